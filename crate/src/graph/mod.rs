@@ -1,0 +1,23 @@
+//! The graph IR: a model as plain Rust data, independent of flatbuffers.
+//!
+//! [`Model`] holds subgraphs of [`Tensor`]s and [`Operator`]s, the constant [`Buffer`]s, metadata
+//! and signatures. It is produced by [`crate::tflite::read()`] and turned back into bytes by
+//! [`crate::tflite::write()`]; everything a `.tflite` file says survives that round trip.
+//!
+//! The IR keeps TFLite's vocabulary (operator codes, tensor types, builtin option tables) because
+//! that vocabulary *is* the meaning of a model, but none of flatbuffers' mechanics (offsets,
+//! vtables, builders): later layers read shapes, quantization parameters, operator kinds and
+//! constant data through ordinary fields and the accessors here.
+
+mod model;
+pub mod summary;
+
+pub use model::{
+    Buffer, Metadata, Model, OpCode, Operator, Quantization, SignatureDef, Subgraph, Tensor,
+    TensorMap,
+};
+// The schema's own vocabulary, re-exported so that IR users need not reach into the format layer.
+pub use crate::tflite::schema::{
+    BuiltinOperator, BuiltinOptions2T, BuiltinOptionsT, CustomOptionsFormat, ExternalBufferGroupT,
+    ExternalBufferT, QuantizationDetailsT, SparsityParametersT, TensorType, VariantSubTypeT,
+};

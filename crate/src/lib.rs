@@ -1,0 +1,28 @@
+//! Zeropoint: a TFLite quantizer and int8 inference engine, one Rust core for the browser
+//! (WebAssembly, SIMD128) and the command line.
+//!
+//! Module map (dependencies point one way: `error` ← `tflite` ← `graph` ← faces):
+//!
+//! | module | what lives there |
+//! |---|---|
+//! | [`error`] | the crate's one error enum and `Result` alias |
+//! | [`tflite`] | the format: generated schema, `read` (verify + build IR), `write` |
+//! | [`graph`] | the format-agnostic IR: tensors, operators, buffers, summaries |
+//! | `wasm` | the `#[wasm_bindgen]` face (feature `wasm`) |
+//!
+//! The CLI (`zeropoint`) lives in `src/bin/zeropoint.rs` and only calls this library.
+
+// The flatc-generated schema code names `alloc::` paths.
+extern crate alloc;
+
+pub mod error;
+pub mod graph;
+pub mod tflite;
+#[cfg(feature = "wasm")]
+pub mod wasm;
+
+pub use error::{Error, Result};
+pub use graph::Model;
+
+/// True when this build was compiled with WebAssembly SIMD128 enabled.
+pub const SIMD128: bool = cfg!(all(target_arch = "wasm32", target_feature = "simd128"));

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# `npm test`: every layer, in order, failing fast and failing loudly if a layer ran no test.
+#   fmt → clippy (native + wasm) → Rust tests (native) → Rust tests in wasm (Node, SIMD on)
+#   → wasm builds → TS lint/typecheck → TS unit tests → LiteRT cross-check → browser e2e
+# Logs of each step go to artifacts/logs/; screenshots to artifacts/e2e/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+logs=artifacts/logs
+mkdir -p "$logs"
+total=0
+summary=()
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+# run NAME CMD…: runs CMD with output to the terminal and to $logs/NAME.log; stops on failure.
+run() {
+  local name=$1; shift
+  if ! "$@" 2>&1 | tee "$logs/$name.log"; then
+    echo "FAILED: $name (log: $logs/$name.log)" >&2
+    exit 1
+  fi
+}
+
+# count NAME N: records that layer NAME ran N tests; zero tests is a failure.
+count() {
+  if [ "${2:-0}" -le 0 ]; then
+    echo "FAILED: $1 ran no test" >&2
+    exit 1
+  fi
+  total=$((total + $2))
+  summary+=("$(printf '%-28s %5d passed' "$1" "$2")")
+}
+
+# A log without colour codes.
+plain() { sed 's/\x1b\[[0-9;]*m//g' "$1"; }
+# Sum of "test result: ok. N passed" lines (cargo test / wasm-bindgen-test-runner).
+cargo_passed() { plain "$1" | grep -Eo 'test result: ok\. [0-9]+ passed' | awk '{s += $4} END {print s + 0}'; }
+# The "N passed, M failed" closing line of our own runners.
+plain_passed() { plain "$1" | grep -E '^[0-9]+ passed, 0 failed' | tail -1 | awk '{print $1 + 0}'; }
+# Vitest's "Tests  N passed" line.
+vitest_passed() { plain "$1" | grep -E '^\s*Tests\s+[0-9]+ passed' | grep -Eo '[0-9]+ passed' | tail -1 | awk '{print $1 + 0}'; }
+
+step "setup (installs only what is missing)"
+bash scripts/setup.sh test
+
+step "cargo fmt --check"
+run fmt cargo fmt --all -- --check
+
+step "cargo clippy -D warnings (native, all targets)"
+run clippy cargo clippy --workspace --all-targets --locked -- -D warnings
+step "cargo clippy -D warnings (wasm32, feature wasm)"
+run clippy-wasm cargo clippy -p zeropoint --all-targets --locked --target wasm32-unknown-unknown \
+  --no-default-features --features wasm -- -D warnings
+
+step "cargo doc -D warnings (every public item documented, links resolve)"
+run doc env RUSTDOCFLAGS="-D warnings" cargo doc -p zeropoint --no-deps --locked
+
+step "Rust tests (native)"
+run cargo-test cargo test --workspace --locked
+count "rust native" "$(cargo_passed "$logs/cargo-test.log")"
+# The golden round trip must itself have run (it walks tests/golden and www/assets).
+n=$(plain "$logs/cargo-test.log" | awk '/Running rust\/roundtrip.rs/{f=1} f && /test result: ok/{print $4; exit}')
+[ "${n:-0}" -gt 0 ] || { echo "FAILED: the golden round-trip test did not run" >&2; exit 1; }
+
+step "Rust tests compiled to wasm32, run in Node (SIMD128 on)"
+run wasm-test env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+  cargo test -p zeropoint --locked --target wasm32-unknown-unknown --no-default-features --features wasm
+count "rust wasm (node, simd128)" "$(cargo_passed "$logs/wasm-test.log")"
+
+step "wasm builds (simd + nosimd) and the CLI"
+run build-wasm bash scripts/build-wasm.sh
+run build-cli cargo build -p zeropoint --bin zeropoint --locked
+
+step "TypeScript: ESLint + tsc (strict)"
+run lint npm run --silent lint
+
+step "TypeScript unit tests (vitest)"
+run vitest npx vitest run
+count "ts unit (vitest)" "$(vitest_passed "$logs/vitest.log")"
+
+step "LiteRT cross-check: rewrite every shipped model, compare outputs in LiteRT (BUILTIN_REF)"
+run litert target/py-check/bin/python tests/tools/check_roundtrip.py --zeropoint target/debug/zeropoint
+count "litert cross-check" "$(plain_passed "$logs/litert.log")"
+
+step "browser e2e (Debian Chromium, Playwright)"
+run vite-build npx vite build --logLevel warn
+run e2e node tests/e2e/run.mjs
+count "browser e2e" "$(plain_passed "$logs/e2e.log")"
+
+printf '\n\033[1m== summary\033[0m\n'
+printf '  %s\n' "${summary[@]}"
+echo "$total passed, 0 failed"

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { EngineClient, EngineError, WorkerCrashedError } from './client';
+import type { EngineInfo, WorkerRequest, WorkerResponse } from './protocol';
+import type { ModelSummary } from './types';
+
+const INFO: EngineInfo = { version: '0.0.0-test', simd: true, build: 'simd', simdSupported: true };
+const SUMMARY: ModelSummary = {
+  version: 3,
+  description: undefined,
+  subgraphs: [],
+  operator_counts: [],
+  signatures: [],
+  metadata: [],
+  buffers: 0,
+  constant_bytes: 0,
+};
+
+/** A stand-in Worker: answers requests with `respond`, and can be made to "crash". */
+class FakeWorker extends EventTarget {
+  terminated = false;
+  readonly received: WorkerRequest[] = [];
+  constructor(private readonly respond: (req: WorkerRequest) => WorkerResponse | undefined) {
+    super();
+  }
+  postMessage(req: WorkerRequest): void {
+    this.received.push(req);
+    const res = this.respond(req);
+    if (res) queueMicrotask(() => this.dispatchEvent(new MessageEvent('message', { data: res })));
+  }
+  terminate(): void {
+    this.terminated = true;
+  }
+  crash(message: string): void {
+    const event = new Event('error', { cancelable: true });
+    Object.assign(event, { message });
+    this.dispatchEvent(event);
+  }
+}
+
+function healthy(req: WorkerRequest): WorkerResponse | undefined {
+  switch (req.type) {
+    case 'init':
+      return { type: 'ready', id: req.id, engine: INFO };
+    case 'inspect':
+      return req.bytes.length < 8
+        ? { type: 'error', id: req.id, message: 'truncated file', fatal: false }
+        : { type: 'summary', id: req.id, name: req.name, size: req.bytes.length, summary: SUMMARY };
+    case 'rewrite':
+      return { type: 'rewritten', id: req.id, bytes: req.bytes };
+    case 'crash':
+      return undefined;
+  }
+}
+
+function setup(respond: (req: WorkerRequest) => WorkerResponse | undefined = healthy) {
+  const workers: FakeWorker[] = [];
+  const restarts: string[] = [];
+  const client = new EngineClient({
+    prefer: 'auto',
+    onRestart: (reason) => restarts.push(reason),
+    createWorker: () => {
+      const w = new FakeWorker(respond);
+      workers.push(w);
+      return w as unknown as Worker;
+    },
+  });
+  return { client, workers, restarts };
+}
+
+describe('EngineClient', () => {
+  it('initialises once and answers requests by id', async () => {
+    const { client, workers } = setup();
+    await expect(client.init()).resolves.toEqual(INFO);
+    const [a, b] = await Promise.all([
+      client.inspect('a.tflite', new Uint8Array(16)),
+      client.inspect('b.tflite', new Uint8Array(32)),
+    ]);
+    expect(a.size).toBe(16);
+    expect(b.size).toBe(32);
+    const sent = workers[0]?.received ?? [];
+    expect(sent.filter((r) => r.type === 'init')).toHaveLength(1);
+    expect(new Set(sent.map((r) => r.id)).size).toBe(sent.length);
+  });
+
+  it('turns engine errors into EngineError and keeps working', async () => {
+    const { client, restarts } = setup();
+    await expect(client.inspect('bad.tflite', new Uint8Array(3))).rejects.toThrow(EngineError);
+    await expect(client.inspect('bad.tflite', new Uint8Array(3))).rejects.toThrow('truncated file');
+    await expect(client.rewrite(new Uint8Array(12), false)).resolves.toHaveLength(12);
+    expect(restarts).toEqual([]);
+  });
+
+  it('restarts a crashed worker and rejects what was pending', async () => {
+    const { client, workers, restarts } = setup((req) => (req.type === 'inspect' ? undefined : healthy(req)));
+    await client.init();
+    const pending = client.inspect('slow.tflite', new Uint8Array(16));
+    await Promise.resolve();
+    workers[0]?.crash('boom');
+    await expect(pending).rejects.toThrow(WorkerCrashedError);
+    expect(workers[0]?.terminated).toBe(true);
+    expect(workers).toHaveLength(2);
+    expect(restarts).toEqual(['engine worker crashed: boom']);
+    expect(client.restartCount).toBe(1);
+    // The new worker is initialised again on the next request.
+    await expect(client.rewrite(new Uint8Array(9), false)).resolves.toHaveLength(9);
+    expect(workers[1]?.received.map((r) => r.type)).toEqual(['init', 'rewrite']);
+  });
+
+  it('restarts after a fatal engine error (wasm trap)', async () => {
+    const { client, workers, restarts } = setup((req) =>
+      req.type === 'inspect'
+        ? { type: 'error', id: req.id, message: 'unreachable', fatal: true }
+        : healthy(req),
+    );
+    await expect(client.inspect('x.tflite', new Uint8Array(16))).rejects.toThrow('unreachable');
+    expect(workers).toHaveLength(2);
+    expect(restarts).toEqual(['engine failed: unreachable']);
+  });
+
+  it('gives up after repeated crashes', async () => {
+    const { client, workers } = setup();
+    for (let i = 0; i < 4; i++) workers[workers.length - 1]?.crash(`crash ${String(i)}`);
+    expect(workers).toHaveLength(4);
+    await expect(client.init()).rejects.toThrow(/crashed 4 times/);
+  });
+});

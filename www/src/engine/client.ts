@@ -1,0 +1,180 @@
+/**
+ * Main-thread side of the engine worker: typed request/response with ids, and restart on crash.
+ *
+ * If the worker dies (uncaught error, failed load) or reports a fatal error (a wasm trap),
+ * every pending request is rejected, a fresh worker is started and initialised with the
+ * same preference, and `onRestart` tells the page.
+ */
+import {
+  errorMessage,
+  isWorkerResponse,
+  type EngineInfo,
+  type EnginePreference,
+  type RequestBody,
+  type RequestType,
+  type ResponseFor,
+  type WorkerRequest,
+  type WorkerResponse,
+} from './protocol';
+import type { ModelSummary } from './types';
+
+/** An error reported by the engine (e.g. a malformed model), as opposed to a dead worker. */
+export class EngineError extends Error {
+  override name = 'EngineError';
+}
+
+/** The worker died while a request was pending. */
+export class WorkerCrashedError extends Error {
+  override name = 'WorkerCrashedError';
+}
+
+/** A worker that dies more often than this within the window is not restarted again. */
+const MAX_RESTARTS_IN_WINDOW = 3;
+const RESTART_WINDOW_MS = 10_000;
+
+interface Pending {
+  type: RequestType;
+  resolve: (response: WorkerResponse) => void;
+  reject: (error: Error) => void;
+}
+
+export interface EngineClientOptions {
+  prefer: EnginePreference;
+  /** Called after a crashed worker has been replaced (before it is initialised). */
+  onRestart?: (reason: string) => void;
+  /** Makes the worker; injectable for tests. */
+  createWorker?: () => Worker;
+}
+
+function defaultWorker(): Worker {
+  return new Worker(new URL('../worker.ts', import.meta.url), { type: 'module', name: 'zeropoint-engine' });
+}
+
+export class EngineClient {
+  private worker: Worker;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly createWorker: () => Worker;
+  private ready: Promise<EngineInfo> | undefined;
+  private restarts = 0;
+  private recentRestarts: number[] = [];
+  /** Set when the worker crashed too often in a row: no more restarts, every request fails. */
+  private gaveUp: string | undefined;
+
+  constructor(private readonly options: EngineClientOptions) {
+    this.createWorker = options.createWorker ?? defaultWorker;
+    this.worker = this.spawn();
+  }
+
+  /** How many times the worker has been restarted. */
+  get restartCount(): number {
+    return this.restarts;
+  }
+
+  /** Load the wasm engine (once per worker); resolves with the engine build's details. */
+  init(): Promise<EngineInfo> {
+    if (this.ready) return this.ready;
+    const ready = this.request('init', { type: 'init', prefer: this.options.prefer }).then((r) => r.engine);
+    this.ready = ready;
+    // A failed init may be retried on the next call.
+    ready.catch(() => {
+      if (this.ready === ready) this.ready = undefined;
+    });
+    return ready;
+  }
+
+  async inspect(name: string, bytes: Uint8Array): Promise<{ summary: ModelSummary; size: number }> {
+    await this.init();
+    const response = await this.request('inspect', { type: 'inspect', name, bytes });
+    return { summary: response.summary, size: response.size };
+  }
+
+  async rewrite(bytes: Uint8Array, externalBuffers: boolean): Promise<Uint8Array> {
+    await this.init();
+    const response = await this.request('rewrite', { type: 'rewrite', bytes, externalBuffers });
+    return response.bytes;
+  }
+
+  /** Test hook: kill the worker with an uncaught error to exercise the restart path. */
+  crash(): void {
+    const id = this.nextId++;
+    this.worker.postMessage({ type: 'crash', id } satisfies WorkerRequest);
+  }
+
+  private request<T extends Exclude<RequestType, 'crash'>>(type: T, body: RequestBody<T>): Promise<ResponseFor[T]> {
+    if (this.gaveUp) return Promise.reject(new WorkerCrashedError(this.gaveUp));
+    const id = this.nextId++;
+    const message = { ...body, id } as WorkerRequest;
+    return new Promise<ResponseFor[T]>((resolve, reject) => {
+      this.pending.set(id, {
+        type,
+        resolve: resolve as (response: WorkerResponse) => void,
+        reject,
+      });
+      // Bytes are copied (not transferred): the page keeps the model for later requests.
+      this.worker.postMessage(message);
+    });
+  }
+
+  private spawn(): Worker {
+    const worker = this.createWorker();
+    worker.addEventListener('message', (event: MessageEvent<unknown>) => {
+      if (worker === this.worker) this.onMessage(event.data);
+    });
+    worker.addEventListener('error', (event: ErrorEvent) => {
+      event.preventDefault();
+      if (worker === this.worker) this.restart(`engine worker crashed: ${event.message || 'unknown error'}`);
+    });
+    worker.addEventListener('messageerror', () => {
+      if (worker === this.worker) this.restart('engine worker sent an unreadable message');
+    });
+    return worker;
+  }
+
+  private onMessage(data: unknown): void {
+    if (!isWorkerResponse(data)) return;
+    const pending = this.pending.get(data.id);
+    if (!pending) return;
+    this.pending.delete(data.id);
+    if (data.type === 'error') {
+      pending.reject(new EngineError(data.message));
+      if (data.fatal) this.restart(`engine failed: ${data.message}`);
+    } else if (data.type !== expectedResponse(pending.type)) {
+      pending.reject(new EngineError(`unexpected response ${data.type} to ${pending.type}`));
+    } else {
+      pending.resolve(data);
+    }
+  }
+
+  private restart(reason: string): void {
+    this.worker.terminate();
+    this.ready = undefined;
+    const failed = [...this.pending.values()];
+    this.pending.clear();
+    const now = Date.now();
+    this.recentRestarts = [...this.recentRestarts.filter((t) => now - t < RESTART_WINDOW_MS), now];
+    if (this.recentRestarts.length > MAX_RESTARTS_IN_WINDOW) {
+      this.gaveUp = `${reason} (it crashed ${String(this.recentRestarts.length)} times in a row; reload the page)`;
+    } else {
+      this.restarts += 1;
+      this.worker = this.spawn();
+    }
+    for (const p of failed) p.reject(new WorkerCrashedError(this.gaveUp ?? reason));
+    if (!this.gaveUp) this.options.onRestart?.(reason);
+  }
+}
+
+function expectedResponse(type: RequestType): WorkerResponse['type'] {
+  switch (type) {
+    case 'init':
+      return 'ready';
+    case 'inspect':
+      return 'summary';
+    case 'rewrite':
+      return 'rewritten';
+    case 'crash':
+      return 'error';
+  }
+}
+
+export { errorMessage };

@@ -1,0 +1,76 @@
+/**
+ * Messages between the page (main thread) and the engine worker.
+ *
+ * Every request carries a numeric `id`; the worker answers each request with exactly one
+ * response carrying the same `id`: either the matching success type or `error`.
+ * The worker is stateless apart from the loaded wasm module: requests carry the model bytes,
+ * so a restarted worker can serve the next request without replaying history.
+ */
+import type { ModelSummary } from './types';
+
+/** Which wasm build the worker should load. */
+export type EnginePreference = 'auto' | 'simd' | 'nosimd';
+
+/** What the worker reports once the wasm module is instantiated. */
+export interface EngineInfo {
+  version: string;
+  simd: boolean;
+  /** The build that was loaded: `simd` or `nosimd` (directory under www/pkg). */
+  build: 'simd' | 'nosimd';
+  /** Whether this browser validated the SIMD probe module. */
+  simdSupported: boolean;
+}
+
+export type WorkerRequest =
+  | { type: 'init'; id: number; prefer: EnginePreference }
+  | { type: 'inspect'; id: number; name: string; bytes: Uint8Array }
+  | { type: 'rewrite'; id: number; bytes: Uint8Array; externalBuffers: boolean }
+  /** Test hook: make the worker die with an uncaught error, to exercise the restart path. */
+  | { type: 'crash'; id: number };
+
+export type WorkerResponse =
+  | { type: 'ready'; id: number; engine: EngineInfo }
+  | { type: 'summary'; id: number; name: string; size: number; summary: ModelSummary }
+  | { type: 'rewritten'; id: number; bytes: Uint8Array }
+  | {
+      type: 'error';
+      id: number;
+      message: string;
+      /** The wasm instance may be unusable (trap/panic): the page should restart the worker. */
+      fatal: boolean;
+    };
+
+/** Request types, and the success response each one expects. */
+export interface ResponseFor {
+  init: Extract<WorkerResponse, { type: 'ready' }>;
+  inspect: Extract<WorkerResponse, { type: 'summary' }>;
+  rewrite: Extract<WorkerResponse, { type: 'rewritten' }>;
+  crash: never;
+}
+
+export type RequestType = WorkerRequest['type'];
+
+/** A request without its id (the client assigns ids). */
+export type RequestBody<T extends RequestType> = Omit<Extract<WorkerRequest, { type: T }>, 'id'>;
+
+const RESPONSE_TYPES: ReadonlySet<string> = new Set(['ready', 'summary', 'rewritten', 'error']);
+
+/** Structural check of a message coming from the worker (it crosses a trust boundary of sorts). */
+export function isWorkerResponse(value: unknown): value is WorkerResponse {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as { type?: unknown; id?: unknown };
+  return typeof v.type === 'string' && RESPONSE_TYPES.has(v.type) && typeof v.id === 'number';
+}
+
+/** Turn anything thrown into a readable message (wasm-bindgen throws `Error`s; be lenient). */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === 'string') return error;
+  try {
+    // JSON.stringify gives undefined (despite its declared type) for undefined and functions.
+    const json = JSON.stringify(error) as string | undefined;
+    return json ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

@@ -1,0 +1,16 @@
+/**
+ * Types of the engine's model summary, re-exported from the wasm package's d.ts (generated
+ * from the Rust structs with tsify), so the page cannot drift from the engine. Both builds
+ * (simd / nosimd) export the same types.
+ */
+export type {
+  MetadataSummary,
+  ModelSummary,
+  NamedTensor,
+  OpCount,
+  OperatorSummary,
+  QuantSummary,
+  SignatureSummary,
+  SubgraphSummary,
+  TensorSummary,
+} from '../../pkg/simd/zeropoint.js';

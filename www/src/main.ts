@@ -1,0 +1,154 @@
+/**
+ * Page entry point: wires the drop zone, the engine worker and the summary panel together.
+ *
+ * State for tests and styling is on `document.body.dataset.state`: `loading` while a model is
+ * read/inspected, `ready` when the shown model is the last one asked for, `error` when the last
+ * load failed (the previously shown model, if any, stays on screen).
+ */
+import './style.css';
+import exampleUrl from '../assets/example.tflite?url';
+import { EngineClient, errorMessage } from './engine/client';
+import type { EngineInfo, EnginePreference } from './engine/protocol';
+import { formatBytesExact, looksLikeTflite, rewrittenFileName } from './format';
+import { Banner } from './ui/banner';
+import { h, required } from './ui/dom';
+import { setupDropZone } from './ui/dropzone';
+import { renderSummary, type LoadedModel } from './ui/summary';
+
+type PageState = 'loading' | 'ready' | 'error';
+
+interface CurrentModel extends LoadedModel {
+  bytes: Uint8Array;
+}
+
+/** Test and debugging hooks (see tests/e2e/run.mjs). */
+interface ZeropointDebug {
+  crashWorker: () => void;
+  readonly workerRestarts: number;
+}
+
+declare global {
+  interface Window {
+    zeropoint?: ZeropointDebug;
+  }
+}
+
+const EXAMPLE_NAME = 'example.tflite';
+
+const badge = required('[data-testid="engine-badge"]', HTMLElement);
+const zone = required('[data-testid="drop-zone"]', HTMLElement);
+const input = required('[data-testid="file-input"]', HTMLInputElement);
+const status = required('[data-testid="load-status"]', HTMLElement);
+const summaryRoot = required('[data-testid="summary"]', HTMLElement);
+const errorBanner = new Banner(required('[data-testid="error-banner"]', HTMLElement));
+const noticeBanner = new Banner(required('[data-testid="notice-banner"]', HTMLElement));
+
+function setState(state: PageState): void {
+  document.body.dataset['state'] = state;
+}
+
+/** `?engine=nosimd` forces the scalar build (to compare, or to test it); `?engine=simd` is the default. */
+function preference(): EnginePreference {
+  const value = new URLSearchParams(window.location.search).get('engine');
+  return value === 'simd' || value === 'nosimd' ? value : 'auto';
+}
+
+const client = new EngineClient({
+  prefer: preference(),
+  onRestart: (reason) => {
+    noticeBanner.show(`${reason}. The engine was restarted; the shown model is unaffected.`);
+    showEngine(client.init());
+  },
+});
+
+function showEngine(ready: Promise<EngineInfo>): void {
+  badge.textContent = 'engine loading…';
+  badge.dataset['engine'] = 'loading';
+  ready.then(
+    (info) => {
+      const kind = info.simd ? 'SIMD' : 'no SIMD';
+      badge.textContent = `engine ${info.version} · ${kind}`;
+      badge.dataset['engine'] = info.build;
+      badge.title = info.simd
+        ? 'WebAssembly SIMD128 build'
+        : info.simdSupported
+          ? 'Scalar build (chosen with ?engine=nosimd)'
+          : 'Scalar build: this browser has no WebAssembly SIMD';
+    },
+    (error: unknown) => {
+      badge.textContent = 'engine failed';
+      badge.dataset['engine'] = 'failed';
+      badge.title = errorMessage(error);
+    },
+  );
+}
+
+let current: CurrentModel | undefined;
+let loadSeq = 0;
+
+/** Read and inspect a model; only the most recent request updates the page. */
+async function loadModel(name: string, read: () => Promise<Uint8Array>): Promise<void> {
+  const seq = ++loadSeq;
+  setState('loading');
+  errorBanner.hide();
+  status.textContent = `Reading ${name}…`;
+  try {
+    const bytes = await read();
+    const { summary, size } = await client.inspect(name, bytes);
+    if (seq !== loadSeq) return;
+    current = { name, size, summary, bytes };
+    renderSummary(summaryRoot, current, { download });
+    setState('ready');
+  } catch (error) {
+    if (seq !== loadSeq) return;
+    const hint = looksLikeTflite(name) ? '' : ' (is it a .tflite model?)';
+    errorBanner.show(`Could not load ${name}: ${errorMessage(error)}${hint}`);
+    setState('error');
+  } finally {
+    if (seq === loadSeq) status.textContent = '';
+  }
+}
+
+async function download(externalBuffers: boolean): Promise<string> {
+  const model = current;
+  if (!model) throw new Error('no model loaded');
+  try {
+    const bytes = await client.rewrite(model.bytes, externalBuffers);
+    const fileName = rewrittenFileName(model.name);
+    const url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }));
+    const link = h('a', { href: url, download: fileName, hidden: true });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => {
+      URL.revokeObjectURL(url);
+    }, 60_000);
+    return `Saved ${fileName}: ${formatBytesExact(bytes.byteLength)}; the original is ${formatBytesExact(model.bytes.byteLength)}.`;
+  } catch (error) {
+    errorBanner.show(`Could not rewrite ${model.name}: ${errorMessage(error)}`);
+    throw error;
+  }
+}
+
+async function fetchBytes(url: string): Promise<Uint8Array> {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`HTTP ${String(response.status)} ${response.statusText}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+setupDropZone(zone, input, (file) => {
+  void loadModel(file.name, async () => new Uint8Array(await file.arrayBuffer()));
+});
+
+window.zeropoint = {
+  crashWorker: () => {
+    client.crash();
+  },
+  get workerRestarts() {
+    return client.restartCount;
+  },
+};
+
+showEngine(client.init());
+// First visit: show the bundled example as if it had been dropped.
+void loadModel(EXAMPLE_NAME, () => fetchBytes(exampleUrl));

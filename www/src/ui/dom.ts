@@ -1,0 +1,55 @@
+/**
+ * A tiny element builder: `h('td', { class: 'num' }, '42')`. Text is always set as text
+ * (never parsed as HTML), so model-provided strings (tensor names, descriptions) are safe.
+ */
+
+export type Child = Node | string | number | null | undefined | false;
+export type Attrs = Record<string, string | number | boolean | null | undefined>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: (Child | Child[])[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    el.setAttribute(name, value === true ? '' : String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+export function append(parent: Node, children: (Child | Child[])[]): void {
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Look up an element that index.html must contain; a missing one is a programming error. */
+export function required<T extends HTMLElement>(selector: string, type: new () => T): T {
+  const el = document.querySelector(selector);
+  if (!(el instanceof type)) throw new Error(`page is missing ${selector}`);
+  return el;
+}
+
+/** A table with a header row; `numeric` columns are right-aligned. */
+export function table(
+  testId: string,
+  headers: readonly string[],
+  rows: readonly Child[][],
+  numeric: readonly number[] = [],
+): HTMLTableElement {
+  const cls = (i: number): string | undefined => (numeric.includes(i) ? 'num' : undefined);
+  return h(
+    'table',
+    { 'data-testid': testId },
+    h('thead', {}, h('tr', {}, headers.map((text, i) => h('th', { scope: 'col', class: cls(i) }, text)))),
+    h(
+      'tbody',
+      {},
+      rows.map((cells) => h('tr', {}, cells.map((cell, i) => h('td', { class: cls(i) }, cell)))),
+    ),
+  );
+}

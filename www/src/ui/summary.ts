@@ -1,0 +1,231 @@
+/**
+ * The model summary panel: headline numbers, download of the rewritten model, inputs/outputs,
+ * operator counts, signatures, metadata and a per-subgraph tensor table.
+ */
+import type { ModelSummary, SubgraphSummary, TensorSummary } from '../engine/types';
+import { formatBytes, formatCount, formatDtype, formatInt, formatQuant, formatShape } from '../format';
+import { filterTensors, ioRows, modelStats, tensorKind, tensorRole } from '../view-model';
+import { append, h, table, type Child } from './dom';
+
+export interface LoadedModel {
+  name: string;
+  size: number;
+  summary: ModelSummary;
+}
+
+export interface SummaryActions {
+  /** Ask for the rewritten model and offer it as a download; resolves with a line to show. */
+  download: (externalBuffers: boolean) => Promise<string>;
+}
+
+/** Rows beyond this are rendered only on request (models can have thousands of tensors). */
+const TENSOR_ROWS_SHOWN = 500;
+
+export function renderSummary(root: HTMLElement, model: LoadedModel, actions: SummaryActions): void {
+  const { summary } = model;
+  root.replaceChildren();
+  append(root, [
+    h(
+      'div',
+      { class: 'summary-head' },
+      h('h2', { 'data-testid': 'model-name' }, model.name),
+      downloadControls(actions),
+    ),
+    h(
+      'dl',
+      { class: 'stats', 'data-testid': 'model-stats' },
+      modelStats(summary, model.size).map((s) =>
+        h(
+          'div',
+          {},
+          h('dt', {}, s.label),
+          h('dd', {}, s.value, s.detail ? h('span', { class: 'detail' }, s.detail) : null),
+        ),
+      ),
+    ),
+    h('div', { class: 'grid' }, ioSection(summary), opCountsSection(summary)),
+    signaturesSection(summary),
+    metadataSection(summary),
+    summary.subgraphs.map((sg, i) => subgraphSection(sg, i, summary.subgraphs.length)),
+  ]);
+  root.hidden = false;
+}
+
+function downloadControls(actions: SummaryActions): HTMLElement[] {
+  const button = h(
+    'button',
+    { type: 'button', class: 'primary', 'data-testid': 'download-button' },
+    'Download rewritten .tflite',
+  );
+  const external = h('input', { type: 'checkbox', 'data-testid': 'external-buffers' });
+  const info = h('span', { class: 'download-info', 'data-testid': 'download-info', 'aria-live': 'polite' });
+  button.addEventListener('click', () => {
+    button.disabled = true;
+    info.textContent = 'rewriting…';
+    actions.download(external.checked).then(
+      (text) => {
+        info.textContent = text;
+        button.disabled = false;
+      },
+      () => {
+        info.textContent = 'rewrite failed';
+        button.disabled = false;
+      },
+    );
+  });
+  return [
+    h(
+      'div',
+      { class: 'download' },
+      button,
+      h(
+        'label',
+        {
+          class: 'check',
+          title: 'Store tensor data after the flatbuffer (the layout LiteRT uses for models over 2 GB)',
+        },
+        external,
+        ' external buffers',
+      ),
+    ),
+    info,
+  ];
+}
+
+function section(title: string, testId: string, ...content: (Child | Child[])[]): HTMLElement {
+  return h('section', { class: 'card', 'data-testid': testId }, h('h3', {}, title), ...content);
+}
+
+function ioSection(summary: ModelSummary): HTMLElement {
+  const rows = ioRows(summary);
+  return section(
+    'Inputs and outputs',
+    'io-section',
+    rows.length === 0
+      ? h('p', { class: 'muted' }, 'none')
+      : table(
+          'io-table',
+          ['', 'name', 'shape', 'dtype', 'quantization'],
+          rows.map((r) => [
+            h('span', { class: `tag tag-${r.role}` }, r.role),
+            h('code', {}, r.name),
+            r.shape,
+            r.dtype,
+            r.quant,
+          ]),
+        ),
+    summary.subgraphs.length > 1 ? h('p', { class: 'muted' }, 'Of subgraph 0.') : null,
+  );
+}
+
+function opCountsSection(summary: ModelSummary): HTMLElement {
+  return section(
+    'Operators',
+    'op-section',
+    summary.operator_counts.length === 0
+      ? h('p', { class: 'muted' }, 'no operators')
+      : table(
+          'op-counts',
+          ['operator', 'count'],
+          summary.operator_counts.map((c) => [h('code', {}, c.op), formatCount(c.count)]),
+          [1],
+        ),
+  );
+}
+
+function signaturesSection(summary: ModelSummary): HTMLElement | null {
+  if (summary.signatures.length === 0) return null;
+  const names = (items: { name: string }[]): string => items.map((i) => i.name).join(', ') || '—';
+  return section(
+    'Signatures',
+    'signatures',
+    table(
+      'signature-table',
+      ['key', 'subgraph', 'inputs', 'outputs'],
+      summary.signatures.map((s) => [h('code', {}, s.key), s.subgraph, names(s.inputs), names(s.outputs)]),
+    ),
+  );
+}
+
+function metadataSection(summary: ModelSummary): HTMLElement | null {
+  if (summary.metadata.length === 0) return null;
+  return section(
+    'Metadata',
+    'metadata',
+    table(
+      'metadata-table',
+      ['name', 'size'],
+      summary.metadata.map((m) => [h('code', {}, m.name), formatBytes(m.bytes)]),
+      [1],
+    ),
+  );
+}
+
+function subgraphSection(subgraph: SubgraphSummary, index: number, count: number): HTMLElement {
+  const title = `Tensors${count > 1 ? ` of subgraph ${String(index)}` : ''}${subgraph.name ? ` “${subgraph.name}”` : ''}`;
+  const filter = h('input', {
+    type: 'search',
+    class: 'filter',
+    placeholder: 'filter by name, dtype or index',
+    'aria-label': 'Filter tensors',
+    'data-testid': `tensor-filter-${String(index)}`,
+  });
+  const holder = h('div', { class: 'table-scroll' });
+  let showAll = false;
+  const render = (): void => {
+    const matching = filterTensors(subgraph.tensors, filter.value);
+    const shown = showAll ? matching : matching.slice(0, TENSOR_ROWS_SHOWN);
+    const more =
+      shown.length < matching.length
+        ? h(
+            'button',
+            { type: 'button', class: 'link' },
+            `show all ${formatCount(matching.length)} tensors (${formatCount(matching.length - shown.length)} more)`,
+          )
+        : null;
+    more?.addEventListener('click', () => {
+      showAll = true;
+      render();
+    });
+    holder.replaceChildren(tensorTable(subgraph, shown, index), more ?? '');
+  };
+  filter.addEventListener('input', render);
+  render();
+  const details = h(
+    'details',
+    { class: 'card', open: index === 0, 'data-testid': `subgraph-${String(index)}` },
+    h(
+      'summary',
+      {},
+      h('h3', {}, title),
+      h(
+        'span',
+        { class: 'muted' },
+        ` ${formatCount(subgraph.tensors.length)} tensors, ${formatCount(subgraph.operators.length)} operators`,
+      ),
+    ),
+    filter,
+    holder,
+  );
+  return details;
+}
+
+function tensorTable(subgraph: SubgraphSummary, tensors: TensorSummary[], index: number): HTMLTableElement {
+  return table(
+    index === 0 ? 'tensor-table' : `tensor-table-${String(index)}`,
+    ['#', 'name', 'dtype', 'shape', 'kind', 'data', 'quantization'],
+    tensors.map((t) => {
+      const role = tensorRole(subgraph, t.index);
+      return [
+        formatInt(t.index),
+        h('code', { class: 'name', title: t.name }, t.name, role ? h('span', { class: `tag tag-${role}` }, role) : null),
+        formatDtype(t.dtype),
+        formatShape(t.shape, t.shape_signature),
+        tensorKind(t),
+        t.data_bytes > 0 ? formatBytes(t.data_bytes) : '',
+        formatQuant(t.quantization),
+      ];
+    }),
+    [0, 5],
+  );
+}
