@@ -56,9 +56,13 @@ pub fn read_with(bytes: &[u8], opts: &ReadOptions) -> Result<Model> {
         ignore_missing_null_terminator: false,
     };
     let root = flatbuffers::root_with_opts::<schema::Model>(&verifier, bytes).map_err(|e| {
-        Error::InvalidFlatbuffer {
-            reason: e.to_string(),
-        }
+        // The verifier's message spans lines (error, then the path of fields); keep it to one.
+        let reason = e
+            .to_string()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        Error::InvalidFlatbuffer { reason }
     })?;
     let raw = root.unpack();
     let model = from_schema(raw, bytes)?;
