@@ -63,6 +63,75 @@ pub enum Error {
         reason: String,
     },
 
+    /// The engine cannot run the model: every operator it cannot prepare, listed at once.
+    #[error("cannot run the model: {}", list_issues(.issues))]
+    CannotRun {
+        /// One entry per operator that is unsupported or invalid, in execution order.
+        issues: Vec<OpIssue>,
+    },
+
+    /// Data handed to the engine does not fit the tensor it is meant for.
+    #[error("{what} '{tensor}': expected {expected}, got {got}")]
+    TensorMismatch {
+        /// Which tensor, e.g. "input 0" or "sample 3 of input 1".
+        what: String,
+        /// The tensor's name in the model.
+        tensor: String,
+        /// What the model expects (shape, type, bytes).
+        expected: String,
+        /// What was given.
+        got: String,
+    },
+
+    /// An index (input, output or tensor) that the model does not have.
+    #[error("no {what} {index}: the model has {count}")]
+    NoSuchIndex {
+        /// "input", "output" or "tensor".
+        what: &'static str,
+        /// The index asked for.
+        index: usize,
+        /// How many there are.
+        count: usize,
+    },
+
+    /// Quantization parameters or values cannot be computed from the given numbers (a NaN or
+    /// infinite range, weight or bias; a shape that does not match the data).
+    #[error("cannot quantize {what}: {reason}")]
+    Quantization {
+        /// What was being quantized ("int8 activation", "per-channel weights", …).
+        what: String,
+        /// Why it cannot be.
+        reason: String,
+    },
+
+    /// Calibration data holds a NaN or an infinity: in a model input as given, or first
+    /// appearing in a tensor the model computes from finite inputs.
+    #[error("calibration sample {sample}: {value} in {place}")]
+    NonFinite {
+        /// Index of the sample (counted from 0, one per `add_sample` call).
+        sample: usize,
+        /// "NaN", "+Inf" or "-Inf".
+        value: String,
+        /// Where: "input 0 'x' (element 17)", or the first computed tensor that holds it.
+        place: String,
+    },
+
+    /// Calibration cannot go on: a setting out of range, an input not set, unreadable data.
+    #[error("calibration: {reason}")]
+    Calibration {
+        /// What is wrong, naming the file, input or setting.
+        reason: String,
+    },
+
+    /// A `.npy` file could not be read or written, or does not hold what is needed (CLI only).
+    #[error("{path}: {reason}")]
+    Npy {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+
     /// A file could not be read or written (CLI only).
     #[error("{path}: {source}")]
     Io {
@@ -72,6 +141,53 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+}
+
+/// Whether the engine lacks a kernel for an operator, or the operator itself is malformed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IssueKind {
+    /// A valid operator (or type, or option) that the engine has no kernel for yet.
+    Unsupported,
+    /// The operator contradicts itself or its tensors (shapes, counts, zero strides, …).
+    Invalid,
+}
+
+/// One operator the engine cannot prepare: where it is, which tensor, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpIssue {
+    /// Operator index in the subgraph's execution order.
+    pub op_index: usize,
+    /// Operator name (`CONV_2D`, or the custom code).
+    pub op_name: String,
+    /// The offending tensor, e.g. "input 1 'dense/kernel'" (empty when no tensor is at fault).
+    pub tensor: String,
+    /// Unsupported or invalid.
+    pub kind: IssueKind,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl fmt::Display for OpIssue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.kind {
+            IssueKind::Unsupported => "unsupported",
+            IssueKind::Invalid => "invalid",
+        };
+        write!(f, "operator {} ({}): {kind}", self.op_index, self.op_name)?;
+        if !self.tensor.is_empty() {
+            write!(f, " at {}", self.tensor)?;
+        }
+        write!(f, ": {}", self.reason)
+    }
+}
+
+fn list_issues(issues: &[OpIssue]) -> String {
+    let lines: Vec<String> = issues.iter().map(ToString::to_string).collect();
+    format!(
+        "{} operator(s) cannot be prepared; {}",
+        issues.len(),
+        lines.join("; ")
+    )
 }
 
 /// Result alias used throughout the crate.

@@ -1,13 +1,18 @@
 //! Zeropoint: a TFLite quantizer and int8 inference engine, one Rust core for the browser
 //! (WebAssembly, SIMD128) and the command line.
 //!
-//! Module map (dependencies point one way: `error` ← `tflite` ← `graph` ← faces):
+//! Module map (dependencies point one way: `error` ← `tflite` ← `graph` ← `kernels` ← `ops` ←
+//! `engine` ← faces):
 //!
 //! | module | what lives there |
 //! |---|---|
 //! | [`error`] | the crate's one error enum and `Result` alias |
 //! | [`tflite`] | the format: generated schema, `read` (verify + build IR), `write` |
 //! | [`graph`] | the format-agnostic IR: tensors, operators, buffers, summaries |
+//! | [`kernels`] | float reference kernels over slices (`kernels::reference`), the spec |
+//! | [`ops`] | per-operator prepare (types, options, shapes) + eval, and the op registry |
+//! | [`engine`] | the interpreter: prepare once, one planned arena, run without allocating |
+//! | [`quant`] | the quantizer: TF-exact scale/zero-point, weight and bias rules (`quant::params`) |
 //! | `wasm` | the `#[wasm_bindgen]` face (feature `wasm`) |
 //!
 //! The CLI (`zeropoint`) lives in `src/bin/zeropoint.rs` and only calls this library.
@@ -15,8 +20,12 @@
 // The flatc-generated schema code names `alloc::` paths.
 extern crate alloc;
 
+pub mod engine;
 pub mod error;
 pub mod graph;
+pub mod kernels;
+pub mod ops;
+pub mod quant;
 pub mod tflite;
 #[cfg(feature = "wasm")]
 pub mod wasm;

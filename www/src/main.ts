@@ -12,6 +12,7 @@ import type { EngineInfo, EnginePreference } from './engine/protocol';
 import { formatBytesExact, looksLikeTflite, rewrittenFileName } from './format';
 import { Banner } from './ui/banner';
 import { h, required } from './ui/dom';
+import { CalibrationPanel } from './ui/calibration';
 import { setupDropZone } from './ui/dropzone';
 import { renderSummary, type LoadedModel } from './ui/summary';
 
@@ -42,6 +43,17 @@ const status = required('[data-testid="load-status"]', HTMLElement);
 const summaryRoot = required('[data-testid="summary"]', HTMLElement);
 const errorBanner = new Banner(required('[data-testid="error-banner"]', HTMLElement));
 const noticeBanner = new Banner(required('[data-testid="notice-banner"]', HTMLElement));
+
+const calibration = new CalibrationPanel(required('[data-testid="calibration"]', HTMLElement), {
+  calibrate: (bytes, config, onProgress) => client.calibrate(bytes, config, onProgress),
+  restats: (method) => client.calibrationStats(method),
+  showError: (message) => {
+    errorBanner.show(message);
+  },
+  hideError: () => {
+    errorBanner.hide();
+  },
+});
 
 function setState(state: PageState): void {
   document.body.dataset['state'] = state;
@@ -98,6 +110,7 @@ async function loadModel(name: string, read: () => Promise<Uint8Array>): Promise
     if (seq !== loadSeq) return;
     current = { name, size, summary, bytes };
     renderSummary(summaryRoot, current, { download });
+    calibration.setModel(current);
     setState('ready');
   } catch (error) {
     if (seq !== loadSeq) return;

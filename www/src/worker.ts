@@ -1,10 +1,14 @@
 /**
  * The engine worker: all model work runs here, off the page's UI thread.
  *
- * It loads the wasm engine on `init`, then answers `inspect` / `rewrite` requests
- * (see engine/protocol.ts). Errors thrown by the engine become `error` responses with the
+ * It loads the wasm engine on `init`, then answers `inspect` / `rewrite` / `calibrate` requests
+ * (see engine/protocol.ts). A calibration yields to the message loop between samples, so a
+ * `cancel` (or any other request) is handled while it runs. Errors thrown by the engine become `error` responses with the
  * engine's message; a wasm trap (a Rust panic) is reported as fatal so the page restarts us.
  */
+import { decodeImage } from './calibration/decode';
+import { calibrate, type CalibrationEngine } from './calibration/run';
+import type { CalibratorLike } from './calibration/types';
 import { loadEngine, type LoadedEngine } from './engine/loader';
 import { errorMessage, type WorkerRequest, type WorkerResponse } from './engine/protocol';
 
@@ -16,6 +20,11 @@ interface WorkerScope {
 const scope = self as unknown as WorkerScope;
 
 let engine: Promise<LoadedEngine> | undefined;
+/** Ids of calibrate requests in progress, and those asked to stop. */
+const calibrating = new Set<number>();
+const cancelled = new Set<number>();
+/** The last finished calibration, for `calibration-stats` (replaced when the next one finishes). */
+let lastCalibrator: CalibratorLike | undefined;
 
 function requireEngine(): Promise<LoadedEngine> {
   if (!engine) throw new Error('engine not initialised (no init request yet)');
@@ -41,6 +50,38 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       const { api } = await requireEngine();
       const bytes = api.rewriteModel(request.bytes, request.externalBuffers);
       return [{ type: 'rewritten', id: request.id, bytes }, [bytes.buffer]];
+    }
+    case 'calibrate': {
+      const { api } = await requireEngine();
+      calibrating.add(request.id);
+      try {
+        const outcome = await calibrate(request.bytes, request.config, {
+          engine: api satisfies CalibrationEngine,
+          decodeImage,
+          onProgress: (progress) => {
+            scope.postMessage({ type: 'progress', id: request.id, ...progress }, []);
+          },
+          isCancelled: () => cancelled.has(request.id),
+        });
+        if (outcome.calibrator) {
+          lastCalibrator?.free();
+          lastCalibrator = outcome.calibrator;
+        }
+        const { status, samples, elapsedMs, stats } = outcome;
+        return [{ type: 'calibrated', id: request.id, status, samples, elapsedMs, stats }, []];
+      } finally {
+        calibrating.delete(request.id);
+        cancelled.delete(request.id);
+      }
+    }
+    case 'cancel': {
+      const found = calibrating.has(request.target);
+      if (found) cancelled.add(request.target);
+      return [{ type: 'cancel-ack', id: request.id, found }, []];
+    }
+    case 'calibration-stats': {
+      if (!lastCalibrator) throw new Error('no finished calibration in this engine: run Calibrate again');
+      return [{ type: 'calibration-stats', id: request.id, stats: lastCalibrator.stats(request.method) }, []];
     }
     case 'crash': {
       setTimeout(() => {

@@ -1,13 +1,17 @@
 //! `zeropoint`: the command-line face of the Zeropoint library.
 //!
-//! Subcommands: `inspect` (summary as text or JSON) and `rewrite` (read and write back through the
-//! IR). Everything here is argument parsing and printing; the work happens in the library.
+//! Subcommands: `inspect` (summary as text or JSON), `rewrite` (read and write back through the
+//! IR), `run` (the float engine over `.npy` samples) and `calibrate` (per-tensor statistics). Everything here is argument parsing,
+//! file I/O and printing; the work happens in the library.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use zeropoint::engine::{Interpreter, TensorDesc, shape_text};
+use zeropoint::graph::TensorType;
 use zeropoint::graph::summary::{ModelSummary, QuantSummary, TensorSummary};
+use zeropoint::tflite::types::dtype_name;
 use zeropoint::tflite::{self, WriteOptions};
 use zeropoint::{Error, Result};
 
@@ -43,6 +47,50 @@ enum Command {
         /// models over 2 GiB.
         #[arg(long)]
         external_buffers: bool,
+    },
+    /// Run a model on .npy inputs (first axis = samples) and write one .npy per output.
+    Run {
+        /// The .tflite file.
+        model: PathBuf,
+        /// One .npy per model input, in the subgraph's input order.
+        #[arg(long = "input", required = true)]
+        inputs: Vec<PathBuf>,
+        /// Directory for output_<i>.npy (created if missing).
+        #[arg(long)]
+        out_dir: PathBuf,
+    },
+    /// Calibrate a float model: record per-tensor statistics (TF's min/max, histogram, chosen
+    /// range) over samples from .npy files, images or seeded random data, and write them as JSON.
+    Calibrate {
+        /// The float .tflite file.
+        model: PathBuf,
+        /// One .npy per model input, in the subgraph's input order (first axis = samples).
+        #[arg(long = "data")]
+        data: Vec<PathBuf>,
+        /// A folder of PNG/JPEG images for the (single, NHWC) input, resized to its H×W.
+        #[arg(long)]
+        images: Option<PathBuf>,
+        /// Image normalisation: (pixel − mean) / std, pixels 0..255; one value or one per channel.
+        #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+        mean: Vec<f32>,
+        /// See --mean.
+        #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+        std: Vec<f32>,
+        /// LO,HI: the value range of images (pixel 0 → LO, 255 → HI) or of random data.
+        #[arg(long, value_parser = parse_range, allow_hyphen_values = true)]
+        range: Option<(f32, f32)>,
+        /// N samples of seeded random data, uniform in --range.
+        #[arg(long)]
+        random: Option<usize>,
+        /// Seed for --random.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Range selection: minmax, percentile:P, mse or moving-average.
+        #[arg(long, default_value = "minmax")]
+        method: String,
+        /// Where to write the statistics (JSON).
+        #[arg(short, long)]
+        output: PathBuf,
     },
 }
 
@@ -153,6 +201,364 @@ fn print_text(path: &Path, s: &ModelSummary) {
     }
 }
 
+/// The numpy type code (without byte order) of a tensor type the CLI reads and writes.
+fn npy_code(dtype: TensorType) -> Option<&'static str> {
+    Some(match dtype {
+        TensorType::FLOAT32 => "f4",
+        TensorType::INT8 => "i1",
+        TensorType::UINT8 => "u1",
+        TensorType::INT16 => "i2",
+        TensorType::INT32 => "i4",
+        TensorType::INT64 => "i8",
+        TensorType::BOOL => "b1",
+        _ => return None,
+    })
+}
+
+fn npy_err(path: &Path, reason: impl std::fmt::Display) -> Error {
+    Error::Npy {
+        path: path.display().to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+/// A .npy file read as little-endian element bytes.
+struct NpyInput {
+    shape: Vec<usize>,
+    bytes: Vec<u8>,
+}
+
+/// Reads `path` as an array of `dtype`; a different element type is a [`Error::TensorMismatch`]
+/// naming the model input.
+fn read_npy(path: &Path, which: usize, input: &TensorDesc) -> Result<NpyInput> {
+    let file = std::fs::File::open(path).map_err(|source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let npy = npyz::NpyFile::new(std::io::BufReader::new(file)).map_err(|e| npy_err(path, e))?;
+    let got = match npy.dtype() {
+        npyz::DType::Plain(t) => t.to_string(),
+        other => format!("{other:?}"),
+    };
+    let code = npy_code(input.dtype);
+    if code.is_none_or(|c| got.get(1..) != Some(c)) {
+        return Err(Error::TensorMismatch {
+            what: format!("input {which} ({})", path.display()),
+            tensor: input.name.clone(),
+            expected: format!(
+                "{} elements ({})",
+                dtype_name(input.dtype),
+                code.unwrap_or("?")
+            ),
+            got: format!("numpy dtype {got}"),
+        });
+    }
+    if npy.order() != npyz::Order::C {
+        return Err(npy_err(path, "Fortran-order arrays are not supported"));
+    }
+    let shape: Vec<usize> = npy
+        .shape()
+        .iter()
+        .map(|&d| usize::try_from(d).map_err(|_| npy_err(path, "dimension too large")))
+        .collect::<Result<_>>()?;
+    let e = |err| npy_err(path, err);
+    let bytes: Vec<u8> = match input.dtype {
+        TensorType::FLOAT32 => npy
+            .into_vec::<f32>()
+            .map_err(e)?
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect(),
+        TensorType::INT8 => npy
+            .into_vec::<i8>()
+            .map_err(e)?
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect(),
+        TensorType::UINT8 => npy.into_vec::<u8>().map_err(e)?,
+        TensorType::INT16 => npy
+            .into_vec::<i16>()
+            .map_err(e)?
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect(),
+        TensorType::INT32 => npy
+            .into_vec::<i32>()
+            .map_err(e)?
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect(),
+        TensorType::INT64 => npy
+            .into_vec::<i64>()
+            .map_err(e)?
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect(),
+        _ => npy
+            .into_vec::<bool>()
+            .map_err(e)?
+            .iter()
+            .map(|&v| u8::from(v))
+            .collect(),
+    };
+    Ok(NpyInput { shape, bytes })
+}
+
+/// Writes little-endian element bytes of `dtype` as a .npy array of `shape`.
+fn write_npy(path: &Path, dtype: TensorType, shape: &[usize], bytes: &[u8]) -> Result<()> {
+    use npyz::WriterBuilder;
+    let file = std::fs::File::create(path).map_err(|source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let dims: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
+    let w = std::io::BufWriter::new(file);
+    let io = |e: std::io::Error| npy_err(path, e);
+    macro_rules! write_as {
+        ($t:ty, $n:expr) => {{
+            let mut writer = npyz::WriteOptions::<$t>::new()
+                .default_dtype()
+                .shape(&dims)
+                .writer(w)
+                .begin_nd()
+                .map_err(io)?;
+            writer
+                .extend(
+                    bytes
+                        .chunks_exact($n)
+                        .map(|c| <$t>::from_le_bytes(c.try_into().unwrap_or([0; $n]))),
+                )
+                .map_err(io)?;
+            writer.finish().map_err(io)
+        }};
+    }
+    match dtype {
+        TensorType::FLOAT32 => write_as!(f32, 4),
+        TensorType::INT8 => write_as!(i8, 1),
+        TensorType::UINT8 => write_as!(u8, 1),
+        TensorType::INT16 => write_as!(i16, 2),
+        TensorType::INT32 => write_as!(i32, 4),
+        TensorType::INT64 => write_as!(i64, 8),
+        other => Err(npy_err(
+            path,
+            format!("cannot write {} outputs", dtype_name(other)),
+        )),
+    }
+}
+
+/// `zeropoint run`: loops the engine over the samples (first axis) of every input.
+fn run_model(model: &Path, inputs: &[PathBuf], out_dir: &Path) -> Result<()> {
+    let m = load(model)?;
+    let mut interp = Interpreter::new(&m)?;
+    let descs = interp.inputs().to_vec();
+    if inputs.len() != descs.len() {
+        return Err(Error::NoSuchIndex {
+            what: "input",
+            index: inputs.len().min(descs.len()),
+            count: descs.len(),
+        });
+    }
+    let mut arrays = Vec::with_capacity(inputs.len());
+    let mut samples = None;
+    for (i, (path, d)) in inputs.iter().zip(&descs).enumerate() {
+        let a = read_npy(path, i, d)?;
+        let per_sample = a.shape.get(1..).unwrap_or(&[]);
+        let without_batch = d.shape.first() == Some(&1) && per_sample == &d.shape[1..];
+        if a.shape.is_empty() || (per_sample != d.shape.as_slice() && !without_batch) {
+            return Err(Error::TensorMismatch {
+                what: format!("input {i} ({})", path.display()),
+                tensor: d.name.clone(),
+                expected: format!("samples × {} (first axis = samples)", shape_text(&d.shape)),
+                got: format!("shape {}", shape_text(&a.shape)),
+            });
+        }
+        if *samples.get_or_insert(a.shape[0]) != a.shape[0] {
+            return Err(npy_err(
+                path,
+                format!(
+                    "{} samples, but input 0 has {}",
+                    a.shape[0],
+                    samples.unwrap_or(0)
+                ),
+            ));
+        }
+        arrays.push(a);
+    }
+    let samples = samples.unwrap_or(0);
+    let outs = interp.outputs().to_vec();
+    let mut results: Vec<Vec<u8>> = outs
+        .iter()
+        .map(|o| Vec::with_capacity(o.byte_len() * samples))
+        .collect();
+    for s in 0..samples {
+        for (i, (a, d)) in arrays.iter().zip(&descs).enumerate() {
+            let n = d.byte_len();
+            interp.set_input(i, &a.bytes[s * n..(s + 1) * n])?;
+        }
+        interp.invoke();
+        for (k, r) in results.iter_mut().enumerate() {
+            r.extend_from_slice(interp.output(k)?.bytes);
+        }
+    }
+    std::fs::create_dir_all(out_dir).map_err(|source| Error::Io {
+        path: out_dir.display().to_string(),
+        source,
+    })?;
+    for (k, (o, bytes)) in outs.iter().zip(&results).enumerate() {
+        let mut shape = vec![samples];
+        shape.extend_from_slice(&o.shape);
+        let path = out_dir.join(format!("output_{k}.npy"));
+        write_npy(&path, o.dtype, &shape, bytes)?;
+        eprintln!(
+            "wrote {} ({} × {})",
+            path.display(),
+            samples,
+            shape_text(&o.shape)
+        );
+    }
+    Ok(())
+}
+
+/// `LO,HI` → (LO, HI).
+fn parse_range(text: &str) -> std::result::Result<(f32, f32), String> {
+    let (lo, hi) = text
+        .split_once(',')
+        .ok_or_else(|| format!("'{text}' is not LO,HI"))?;
+    let num = |v: &str| {
+        v.trim()
+            .parse::<f32>()
+            .map_err(|_| format!("'{v}' is not a number"))
+    };
+    Ok((num(lo)?, num(hi)?))
+}
+
+/// Where `zeropoint calibrate` takes its samples from.
+enum CalibrationSource {
+    Npy(Vec<PathBuf>),
+    Images(PathBuf, zeropoint::quant::inputs::Normalization),
+    Random(usize, f32, f32, u64),
+}
+
+/// `zeropoint calibrate`: streams the samples through the calibrator and writes the statistics.
+fn calibrate_model(
+    model: &Path,
+    source: CalibrationSource,
+    method: &str,
+    output: &Path,
+) -> Result<()> {
+    use zeropoint::quant::calibrate::{Calibrator, Method};
+    use zeropoint::quant::inputs::{self, NpySamples, RandomSource};
+    let method = Method::parse(method)?;
+    let m = load(model)?;
+    let mut cal = Calibrator::new(&m)?;
+    let descs = cal.inputs().to_vec();
+    match source {
+        CalibrationSource::Npy(paths) => {
+            if paths.len() != descs.len() {
+                return Err(Error::Calibration {
+                    reason: format!(
+                        "{} --data file(s) for {} model input(s): give one .npy per input, in \
+                         the subgraph's input order",
+                        paths.len(),
+                        descs.len()
+                    ),
+                });
+            }
+            let mut arrays = Vec::with_capacity(paths.len());
+            for (i, (p, d)) in paths.iter().zip(&descs).enumerate() {
+                let bytes = read_file(p)?;
+                let a = NpySamples::from_bytes(&p.display().to_string(), &bytes, i, d)?;
+                if a.samples() != arrays.first().map_or(a.samples(), NpySamples::samples) {
+                    return Err(npy_err(
+                        p,
+                        format!(
+                            "{} samples, but input 0 has {}",
+                            a.samples(),
+                            arrays[0].samples()
+                        ),
+                    ));
+                }
+                arrays.push(a);
+            }
+            let samples = arrays.first().map_or(0, NpySamples::samples);
+            for s in 0..samples {
+                for (i, a) in arrays.iter().enumerate() {
+                    cal.set_input(i, a.sample(s))?;
+                }
+                cal.add_sample()?;
+            }
+        }
+        CalibrationSource::Images(dir, norm) => {
+            if descs.len() != 1 {
+                return Err(Error::Calibration {
+                    reason: format!(
+                        "--images needs a model with one input; this one has {}",
+                        descs.len()
+                    ),
+                });
+            }
+            let io = |source| Error::Io {
+                path: dir.display().to_string(),
+                source,
+            };
+            let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .map_err(io)?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.extension().and_then(|x| x.to_str()).is_some_and(|x| {
+                        matches!(x.to_ascii_lowercase().as_str(), "png" | "jpg" | "jpeg")
+                    })
+                })
+                .collect();
+            files.sort();
+            if files.is_empty() {
+                return Err(Error::Calibration {
+                    reason: format!("{}: no .png, .jpg or .jpeg files", dir.display()),
+                });
+            }
+            for f in &files {
+                let bytes = read_file(f)?;
+                let v = inputs::image_sample(&f.display().to_string(), &bytes, &descs[0], &norm)?;
+                cal.set_input(0, &v)?;
+                cal.add_sample()?;
+            }
+        }
+        CalibrationSource::Random(n, lo, hi, seed) => {
+            let mut rng = RandomSource::new(lo, hi, seed)?;
+            let mut bufs: Vec<Vec<f32>> =
+                descs.iter().map(|d| vec![0.0; d.num_elements()]).collect();
+            for _ in 0..n {
+                for (i, b) in bufs.iter_mut().enumerate() {
+                    rng.fill(b);
+                    cal.set_input(i, b)?;
+                }
+                cal.add_sample()?;
+            }
+        }
+    }
+    let stats = cal.stats(method)?;
+    for t in &stats.tensors {
+        println!(
+            "{:>5}  [{:>12.6e}, {:>12.6e}]  chosen [{:>12.6e}, {:>12.6e}]  {}",
+            t.index, t.min, t.max, t.chosen_min, t.chosen_max, t.name
+        );
+    }
+    let text = serde_json::to_string(&stats).map_err(|e| Error::Write {
+        reason: format!("JSON: {e}"),
+    })?;
+    std::fs::write(output, text + "\n").map_err(|source| Error::Io {
+        path: output.display().to_string(),
+        source,
+    })?;
+    eprintln!(
+        "wrote {} ({} tensors, {} samples, method {method})",
+        output.display(),
+        stats.tensors.len(),
+        stats.samples
+    );
+    Ok(())
+}
+
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Inspect { model, json } => {
@@ -179,6 +585,55 @@ fn run(cli: Cli) -> Result<()> {
                 source,
             })?;
             eprintln!("wrote {} ({} bytes)", output.display(), bytes.len());
+        }
+        Command::Run {
+            model,
+            inputs,
+            out_dir,
+        } => run_model(&model, &inputs, &out_dir)?,
+        Command::Calibrate {
+            model,
+            data,
+            images,
+            mean,
+            std,
+            range,
+            random,
+            seed,
+            method,
+            output,
+        } => {
+            use zeropoint::quant::inputs::Normalization;
+            let given = usize::from(!data.is_empty())
+                + usize::from(images.is_some())
+                + usize::from(random.is_some());
+            let usage = |reason: &str| Error::Calibration {
+                reason: reason.to_string(),
+            };
+            if given != 1 {
+                return Err(usage(
+                    "give exactly one source of samples: --data X.npy (one per input), --images \
+                     DIR, or --random N --range LO,HI",
+                ));
+            }
+            let source = if let Some(dir) = images {
+                let norm = match (mean.is_empty(), std.is_empty(), range) {
+                    (false, false, None) => Normalization::MeanStd { mean, std },
+                    (true, true, Some((lo, hi))) => Normalization::Range { lo, hi },
+                    _ => {
+                        return Err(usage(
+                            "--images needs either --mean M --std S or --range LO,HI",
+                        ));
+                    }
+                };
+                CalibrationSource::Images(dir, norm)
+            } else if let Some(n) = random {
+                let (lo, hi) = range.ok_or_else(|| usage("--random needs --range LO,HI"))?;
+                CalibrationSource::Random(n, lo, hi, seed)
+            } else {
+                CalibrationSource::Npy(data)
+            };
+            calibrate_model(&model, source, &method, &output)?;
         }
     }
     Ok(())

@@ -47,6 +47,10 @@ function healthy(req: WorkerRequest): WorkerResponse | undefined {
         : { type: 'summary', id: req.id, name: req.name, size: req.bytes.length, summary: SUMMARY };
     case 'rewrite':
       return { type: 'rewritten', id: req.id, bytes: req.bytes };
+    case 'calibrate':
+    case 'cancel':
+    case 'calibration-stats':
+      return { type: 'error', id: req.id, message: 'not in this fake', fatal: false };
     case 'crash':
       return undefined;
   }
@@ -122,5 +126,40 @@ describe('EngineClient', () => {
     for (let i = 0; i < 4; i++) workers[workers.length - 1]?.crash(`crash ${String(i)}`);
     expect(workers).toHaveLength(4);
     await expect(client.init()).rejects.toThrow(/crashed 4 times/);
+  });
+
+  it('passes calibration progress to the caller and cancels by request id', async () => {
+    let calibrateId = 0;
+    const { client, workers } = setup((req) => {
+      if (req.type === 'calibrate') {
+        calibrateId = req.id;
+        return { type: 'progress', id: req.id, done: 1, total: 4, elapsedMs: 5 };
+      }
+      if (req.type === 'cancel') {
+        const w = workers[0];
+        queueMicrotask(() =>
+          w?.dispatchEvent(
+            new MessageEvent('message', {
+              data: { type: 'calibrated', id: req.target, status: 'cancelled', samples: 1, elapsedMs: 9, stats: undefined },
+            }),
+          ),
+        );
+        return { type: 'cancel-ack', id: req.id, found: req.target === calibrateId };
+      }
+      return healthy(req);
+    });
+    const seen: number[] = [];
+    const run = client.calibrate(
+      new Uint8Array(16),
+      { source: { kind: 'random', count: 4, lo: 0, hi: 1, seed: 1 }, method: { kind: 'minmax' } },
+      (p) => seen.push(p.done),
+    );
+    run.cancel(); // before the request is even sent: delivered once it is
+    const result = await run.result;
+    expect(result).toEqual({ status: 'cancelled', samples: 1, elapsedMs: 9, stats: undefined });
+    expect(seen).toEqual([1]);
+    const cancels = workers[0]?.received.filter((r) => r.type === 'cancel') ?? [];
+    expect(cancels).toHaveLength(1);
+    expect(cancels[0]).toMatchObject({ target: calibrateId });
   });
 });

@@ -16,6 +16,8 @@ import {
   type WorkerRequest,
   type WorkerResponse,
 } from './protocol';
+import type { CalibrationConfig, CalibrationStats } from '../calibration/types';
+import type { Progress } from '../calibration/progress';
 import type { ModelSummary } from './types';
 
 /** An error reported by the engine (e.g. a malformed model), as opposed to a dead worker. */
@@ -36,6 +38,22 @@ interface Pending {
   type: RequestType;
   resolve: (response: WorkerResponse) => void;
   reject: (error: Error) => void;
+  /** For `calibrate`: called with each `progress` message. */
+  onProgress?: (progress: Progress) => void;
+}
+
+/** The outcome of a calibration run. */
+export interface CalibrationResult {
+  status: 'done' | 'cancelled';
+  samples: number;
+  elapsedMs: number;
+  stats: CalibrationStats | undefined;
+}
+
+/** A running calibration: its result, and a way to stop it between two samples. */
+export interface CalibrationRun {
+  result: Promise<CalibrationResult>;
+  cancel: () => void;
 }
 
 export interface EngineClientOptions {
@@ -95,13 +113,46 @@ export class EngineClient {
     return response.bytes;
   }
 
+  /** Calibrate `bytes` in the worker; `onProgress` sees samples done / total as they run. */
+  calibrate(bytes: Uint8Array, config: CalibrationConfig, onProgress: (progress: Progress) => void): CalibrationRun {
+    let id: number | undefined;
+    let cancelRequested = false;
+    const sendCancel = (target: number): void => {
+      this.request('cancel', { type: 'cancel', target }).catch(() => undefined);
+    };
+    const result = this.init().then(() => {
+      const request = this.request('calibrate', { type: 'calibrate', bytes, config }, onProgress);
+      id = this.nextId - 1; // request() took this id synchronously
+      if (cancelRequested) sendCancel(id);
+      return request;
+    });
+    return {
+      result: result.then(({ status, samples, elapsedMs, stats }) => ({ status, samples, elapsedMs, stats })),
+      cancel: () => {
+        if (cancelRequested) return;
+        cancelRequested = true;
+        if (id !== undefined) sendCancel(id);
+      },
+    };
+  }
+
+  /** The last calibration's statistics with another method (no new samples are run). */
+  async calibrationStats(method: string): Promise<CalibrationStats> {
+    await this.init();
+    return (await this.request('calibration-stats', { type: 'calibration-stats', method })).stats;
+  }
+
   /** Test hook: kill the worker with an uncaught error to exercise the restart path. */
   crash(): void {
     const id = this.nextId++;
     this.worker.postMessage({ type: 'crash', id } satisfies WorkerRequest);
   }
 
-  private request<T extends Exclude<RequestType, 'crash'>>(type: T, body: RequestBody<T>): Promise<ResponseFor[T]> {
+  private request<T extends Exclude<RequestType, 'crash'>>(
+    type: T,
+    body: RequestBody<T>,
+    onProgress?: (progress: Progress) => void,
+  ): Promise<ResponseFor[T]> {
     if (this.gaveUp) return Promise.reject(new WorkerCrashedError(this.gaveUp));
     const id = this.nextId++;
     const message = { ...body, id } as WorkerRequest;
@@ -110,6 +161,7 @@ export class EngineClient {
         type,
         resolve: resolve as (response: WorkerResponse) => void,
         reject,
+        ...(onProgress ? { onProgress } : {}),
       });
       // Bytes are copied (not transferred): the page keeps the model for later requests.
       this.worker.postMessage(message);
@@ -135,6 +187,10 @@ export class EngineClient {
     if (!isWorkerResponse(data)) return;
     const pending = this.pending.get(data.id);
     if (!pending) return;
+    if (data.type === 'progress') {
+      pending.onProgress?.({ done: data.done, total: data.total, elapsedMs: data.elapsedMs });
+      return;
+    }
     this.pending.delete(data.id);
     if (data.type === 'error') {
       pending.reject(new EngineError(data.message));
@@ -172,6 +228,12 @@ function expectedResponse(type: RequestType): WorkerResponse['type'] {
       return 'summary';
     case 'rewrite':
       return 'rewritten';
+    case 'calibrate':
+      return 'calibrated';
+    case 'cancel':
+      return 'cancel-ack';
+    case 'calibration-stats':
+      return 'calibration-stats';
     case 'crash':
       return 'error';
   }

@@ -6,6 +6,8 @@
  * The worker is stateless apart from the loaded wasm module: requests carry the model bytes,
  * so a restarted worker can serve the next request without replaying history.
  */
+import type { CalibrationConfig, CalibrationStats } from '../calibration/types';
+import type { Progress } from '../calibration/progress';
 import type { ModelSummary } from './types';
 
 /** Which wasm build the worker should load. */
@@ -25,6 +27,16 @@ export type WorkerRequest =
   | { type: 'init'; id: number; prefer: EnginePreference }
   | { type: 'inspect'; id: number; name: string; bytes: Uint8Array }
   | { type: 'rewrite'; id: number; bytes: Uint8Array; externalBuffers: boolean }
+  /**
+   * Calibrate the model sample by sample; `progress` messages with this id follow until the one
+   * `calibrated` (or `error`) response. The worker keeps the last finished calibrator for
+   * `calibration-stats` requests (a failed or cancelled run leaves it in place).
+   */
+  | { type: 'calibrate'; id: number; bytes: Uint8Array; config: CalibrationConfig }
+  /** Stop the calibration started by request `target` between two samples. */
+  | { type: 'cancel'; id: number; target: number }
+  /** The last finished calibration's statistics with another range-selection method. */
+  | { type: 'calibration-stats'; id: number; method: string }
   /** Test hook: make the worker die with an uncaught error, to exercise the restart path. */
   | { type: 'crash'; id: number };
 
@@ -32,6 +44,19 @@ export type WorkerResponse =
   | { type: 'ready'; id: number; engine: EngineInfo }
   | { type: 'summary'; id: number; name: string; size: number; summary: ModelSummary }
   | { type: 'rewritten'; id: number; bytes: Uint8Array }
+  /** Not a final answer: zero or more precede the `calibrated` response to a `calibrate`. */
+  | ({ type: 'progress'; id: number } & Progress)
+  | {
+      type: 'calibrated';
+      id: number;
+      status: 'done' | 'cancelled';
+      samples: number;
+      elapsedMs: number;
+      /** Only when status is `done`. */
+      stats: CalibrationStats | undefined;
+    }
+  | { type: 'cancel-ack'; id: number; found: boolean }
+  | { type: 'calibration-stats'; id: number; stats: CalibrationStats }
   | {
       type: 'error';
       id: number;
@@ -45,6 +70,9 @@ export interface ResponseFor {
   init: Extract<WorkerResponse, { type: 'ready' }>;
   inspect: Extract<WorkerResponse, { type: 'summary' }>;
   rewrite: Extract<WorkerResponse, { type: 'rewritten' }>;
+  calibrate: Extract<WorkerResponse, { type: 'calibrated' }>;
+  cancel: Extract<WorkerResponse, { type: 'cancel-ack' }>;
+  'calibration-stats': Extract<WorkerResponse, { type: 'calibration-stats' }>;
   crash: never;
 }
 
@@ -53,7 +81,16 @@ export type RequestType = WorkerRequest['type'];
 /** A request without its id (the client assigns ids). */
 export type RequestBody<T extends RequestType> = Omit<Extract<WorkerRequest, { type: T }>, 'id'>;
 
-const RESPONSE_TYPES: ReadonlySet<string> = new Set(['ready', 'summary', 'rewritten', 'error']);
+const RESPONSE_TYPES: ReadonlySet<string> = new Set([
+  'ready',
+  'summary',
+  'rewritten',
+  'progress',
+  'calibrated',
+  'cancel-ack',
+  'calibration-stats',
+  'error',
+]);
 
 /** Structural check of a message coming from the worker (it crosses a trust boundary of sorts). */
 export function isWorkerResponse(value: unknown): value is WorkerResponse {

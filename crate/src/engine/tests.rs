@@ -1,0 +1,616 @@
+//! Engine tests on small models built directly in the IR: results, observers, errors that list
+//! every problem at once, hostile shapes and options, arena reuse, constant folding.
+
+use super::*;
+use crate::graph::{
+    Buffer, BuiltinOperator, BuiltinOptionsT, CustomOptionsFormat, OpCode, Operator, Quantization,
+    Subgraph, Tensor,
+};
+use crate::tflite::schema::{ActivationFunctionType, AddOptionsT, Conv2DOptionsT, Padding};
+
+fn op(
+    code: BuiltinOperator,
+    inputs: &[i32],
+    outputs: &[i32],
+    options: BuiltinOptionsT,
+) -> Operator {
+    Operator {
+        code: OpCode::builtin(code, 1),
+        inputs: inputs.to_vec(),
+        outputs: outputs.to_vec(),
+        intermediates: None,
+        options,
+        options_2: Default::default(),
+        custom_options: None,
+        custom_options_format: CustomOptionsFormat::FLEXBUFFERS,
+        mutating_variable_inputs: None,
+        debug_metadata_index: -1,
+    }
+}
+
+fn f32_tensor(name: &str, shape: &[i32]) -> Tensor {
+    Tensor::new(name, TensorType::FLOAT32, shape.to_vec())
+}
+
+/// A model whose constants are `(tensor, bytes)` pairs.
+fn model(
+    tensors: Vec<Tensor>,
+    consts: Vec<(usize, Vec<u8>)>,
+    ops: Vec<Operator>,
+    inputs: &[i32],
+    outputs: &[i32],
+) -> Model {
+    let mut tensors = tensors;
+    let mut buffers = vec![Buffer::default()];
+    for (t, data) in consts {
+        tensors[t].buffer = buffers.len() as u32;
+        buffers.push(Buffer { data });
+    }
+    Model {
+        version: 3,
+        subgraphs: vec![Subgraph {
+            tensors,
+            inputs: inputs.to_vec(),
+            outputs: outputs.to_vec(),
+            operators: ops,
+            ..Default::default()
+        }],
+        buffers,
+        ..Default::default()
+    }
+}
+
+fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    bytemuck::cast_slice(v).to_vec()
+}
+
+fn add_relu() -> BuiltinOptionsT {
+    BuiltinOptionsT::AddOptions(Box::new(AddOptionsT {
+        fused_activation_function: ActivationFunctionType::RELU,
+        ..Default::default()
+    }))
+}
+
+#[test]
+fn add_with_broadcast_constant_and_observer() {
+    // out = relu(x + [1, -10]) on x: [2, 2]
+    let m = model(
+        vec![
+            f32_tensor("x", &[2, 2]),
+            f32_tensor("c", &[2]),
+            f32_tensor("y", &[2, 2]),
+        ],
+        vec![(1, f32_bytes(&[1.0, -10.0]))],
+        vec![op(BuiltinOperator::ADD, &[0, 1], &[2], add_relu())],
+        &[0],
+        &[2],
+    );
+    let mut it = Interpreter::new(&m).expect("prepares");
+    assert_eq!(it.inputs()[0].shape, vec![2, 2]);
+    assert_eq!(it.outputs()[0].name, "y");
+    it.set_input_f32(0, &[1.0, 20.0, 3.0, 4.0]).expect("fits");
+    let mut seen = Vec::new();
+    it.invoke_with(&mut |id, v| {
+        seen.push((id, v.name.to_string(), v.as_f32().map(<[f32]>::to_vec)))
+    });
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0].1, "x");
+    assert_eq!(
+        seen[1],
+        (TensorId(2), "y".into(), Some(vec![2.0, 10.0, 4.0, 0.0]))
+    );
+    let out = it.output(0).expect("output");
+    assert_eq!(out.as_f32(), Some(&[2.0, 10.0, 4.0, 0.0][..]));
+    assert_eq!(out.shape, &[2, 2]);
+    // Constants stay readable; inputs survive invocation.
+    assert_eq!(
+        it.tensor(TensorId(1))
+            .and_then(|v| v.as_f32().map(<[f32]>::to_vec)),
+        Some(vec![1.0, -10.0])
+    );
+    assert_eq!(
+        it.tensor(TensorId(0))
+            .and_then(|v| v.as_f32().map(|s| s[1])),
+        Some(20.0)
+    );
+}
+
+#[test]
+fn every_unsupported_operator_is_listed_at_once() {
+    let m = model(
+        vec![
+            f32_tensor("x", &[4]),
+            f32_tensor("a", &[4]),
+            f32_tensor("b", &[4]),
+            f32_tensor("c", &[4]),
+        ],
+        vec![],
+        vec![
+            op(BuiltinOperator::FLOOR, &[0], &[1], BuiltinOptionsT::NONE),
+            op(BuiltinOperator::RELU, &[1], &[2], BuiltinOptionsT::NONE),
+            op(BuiltinOperator::CUMSUM, &[2], &[3], BuiltinOptionsT::NONE),
+        ],
+        &[0],
+        &[3],
+    );
+    let Err(Error::CannotRun { issues }) = Interpreter::new(&m) else {
+        panic!("must fail with CannotRun");
+    };
+    assert_eq!(issues.len(), 2, "{issues:?}");
+    assert_eq!(
+        (issues[0].op_index, issues[0].op_name.as_str()),
+        (0, "FLOOR")
+    );
+    assert_eq!(
+        (issues[1].op_index, issues[1].op_name.as_str()),
+        (2, "CUMSUM")
+    );
+    assert_eq!(issues[1].tensor, "output 0 'c'");
+    let text = Error::CannotRun { issues }.to_string();
+    assert!(
+        text.contains("operator 0 (FLOOR)") && text.contains("operator 2 (CUMSUM)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn hostile_options_and_shapes_are_typed_errors() {
+    // CONV_2D with stride 0, and FULLY_CONNECTED whose weights do not fit the input.
+    let conv = BuiltinOptionsT::Conv2DOptions(Box::new(Conv2DOptionsT {
+        padding: Padding::SAME,
+        stride_w: 0,
+        stride_h: 1,
+        ..Default::default()
+    }));
+    let m = model(
+        vec![
+            f32_tensor("x", &[1, 3, 3, 1]),
+            f32_tensor("w", &[1, 1, 1, 1]),
+            f32_tensor("y", &[1, 3, 3, 1]),
+            f32_tensor("fw", &[2, 4]),
+            f32_tensor("z", &[1, 2]),
+        ],
+        vec![(1, f32_bytes(&[1.0])), (3, f32_bytes(&[0.0; 8]))],
+        vec![
+            op(BuiltinOperator::CONV_2D, &[0, 1, -1], &[2], conv),
+            op(
+                BuiltinOperator::FULLY_CONNECTED,
+                &[2, 3, -1],
+                &[4],
+                BuiltinOptionsT::FullyConnectedOptions(Box::default()),
+            ),
+        ],
+        &[0],
+        &[4],
+    );
+    let Err(Error::CannotRun { issues }) = Interpreter::new(&m) else {
+        panic!("must fail");
+    };
+    assert_eq!(issues.len(), 2, "{issues:?}");
+    assert!(
+        issues[0].reason.contains("stride_w must be positive"),
+        "{}",
+        issues[0]
+    );
+    assert_eq!(issues[1].kind, IssueKind::Invalid);
+    assert!(
+        issues[1].reason.contains("do not split into rows of 4"),
+        "{}",
+        issues[1]
+    );
+
+    // A graph input too large to hold is refused, not allocated.
+    let m = model(
+        vec![
+            f32_tensor("huge", &[i32::MAX, i32::MAX]),
+            f32_tensor("y", &[1]),
+        ],
+        vec![],
+        vec![op(BuiltinOperator::RELU, &[0], &[1], BuiltinOptionsT::NONE)],
+        &[0],
+        &[1],
+    );
+    assert!(matches!(Interpreter::new(&m), Err(Error::CannotRun { .. })));
+}
+
+#[test]
+fn wrong_input_size_names_the_tensor() {
+    let m = model(
+        vec![f32_tensor("features", &[1, 4]), f32_tensor("y", &[1, 4])],
+        vec![],
+        vec![op(BuiltinOperator::RELU, &[0], &[1], BuiltinOptionsT::NONE)],
+        &[0],
+        &[1],
+    );
+    let mut it = Interpreter::new(&m).expect("prepares");
+    let e = it
+        .set_input_f32(0, &[1.0; 3])
+        .expect_err("too short")
+        .to_string();
+    assert!(
+        e.contains("'features'") && e.contains("expected 1×4 FLOAT32 (16 bytes)"),
+        "{e}"
+    );
+    assert!(matches!(
+        it.set_input(3, &[]),
+        Err(Error::NoSuchIndex {
+            what: "input",
+            index: 3,
+            count: 1
+        })
+    ));
+    assert!(it.output(1).is_err());
+}
+
+#[test]
+fn a_chain_reuses_the_arena() {
+    // x → relu → relu → … → y: with inputs and outputs pinned, intermediates ping-pong.
+    let len = 10;
+    let mut tensors = vec![f32_tensor("x", &[256])];
+    let mut ops = Vec::new();
+    for i in 1..=len {
+        tensors.push(f32_tensor(&format!("t{i}"), &[256]));
+        ops.push(op(
+            BuiltinOperator::RELU6,
+            &[i - 1],
+            &[i],
+            BuiltinOptionsT::NONE,
+        ));
+    }
+    let m = model(tensors, vec![], ops, &[0], &[len]);
+    let mut it = Interpreter::new(&m).expect("prepares");
+    // x, y and two alternating intermediates.
+    assert_eq!(it.arena_bytes(), 4 * 1024);
+    it.set_input_f32(0, &[7.0; 256]).expect("fits");
+    it.invoke();
+    assert!(
+        it.output(0)
+            .expect("y")
+            .as_f32()
+            .expect("f32")
+            .iter()
+            .all(|&v| v == 6.0)
+    );
+}
+
+#[test]
+fn constant_int8_per_channel_dequantize_is_folded() {
+    // w_q: int8 [2, 2] per-channel on axis 0, scales [0.5, 2], zero points [0, 1]
+    // → w = [[1, -1], [2, 4]]; y = x · wᵀ.
+    let mut wq = Tensor::new("w_q", TensorType::INT8, vec![2, 2]);
+    wq.quantization = Some(Quantization {
+        scale: Some(vec![0.5, 2.0]),
+        zero_point: Some(vec![0, 1]),
+        quantized_dimension: 0,
+        ..Default::default()
+    });
+    let m = model(
+        vec![
+            f32_tensor("x", &[1, 2]),
+            wq,
+            f32_tensor("w", &[2, 2]),
+            f32_tensor("y", &[1, 2]),
+        ],
+        vec![(1, vec![2u8, (-2i8) as u8, 2, 3])],
+        vec![
+            op(
+                BuiltinOperator::DEQUANTIZE,
+                &[1],
+                &[2],
+                BuiltinOptionsT::NONE,
+            ),
+            op(
+                BuiltinOperator::FULLY_CONNECTED,
+                &[0, 2, -1],
+                &[3],
+                BuiltinOptionsT::FullyConnectedOptions(Box::default()),
+            ),
+        ],
+        &[0],
+        &[3],
+    );
+    let mut it = Interpreter::new(&m).expect("prepares");
+    assert_eq!(it.num_kernels(), 1, "DEQUANTIZE runs at prepare time");
+    it.set_input_f32(0, &[1.0, 10.0]).expect("fits");
+    it.invoke();
+    assert_eq!(it.output(0).expect("y").as_f32(), Some(&[-9.0, 42.0][..]));
+    assert_eq!(
+        it.tensor(TensorId(2))
+            .and_then(|v| v.as_f32().map(<[f32]>::to_vec)),
+        Some(vec![1.0, -1.0, 2.0, 4.0])
+    );
+}
+
+#[test]
+fn an_operator_writing_its_own_input_is_refused() {
+    // RELU reading and writing the graph input; a constant overwritten by an operator.
+    let m = model(
+        vec![
+            f32_tensor("x", &[2]),
+            f32_tensor("c", &[2]),
+            f32_tensor("y", &[2]),
+        ],
+        vec![(1, f32_bytes(&[1.0, 2.0]))],
+        vec![
+            op(BuiltinOperator::RELU, &[0], &[0], BuiltinOptionsT::NONE),
+            op(BuiltinOperator::RELU, &[0], &[1], BuiltinOptionsT::NONE),
+            op(BuiltinOperator::RELU, &[1], &[2], BuiltinOptionsT::NONE),
+        ],
+        &[0],
+        &[2],
+    );
+    let Err(Error::CannotRun { issues }) = Interpreter::new(&m) else {
+        panic!("must fail");
+    };
+    assert_eq!(issues.len(), 2, "{issues:?}");
+    assert!(
+        issues
+            .iter()
+            .all(|i| i.reason.contains("already has a value"))
+    );
+}
+
+#[test]
+fn a_constant_with_an_impossible_shape_is_reported_not_skipped() {
+    let m = model(
+        vec![
+            f32_tensor("x", &[2]),
+            f32_tensor("c", &[-3]),
+            f32_tensor("y", &[2]),
+        ],
+        vec![(1, f32_bytes(&[1.0, 2.0]))],
+        vec![op(BuiltinOperator::ADD, &[0, 1], &[2], add_relu())],
+        &[0],
+        &[2],
+    );
+    let Err(Error::CannotRun { issues }) = Interpreter::new(&m) else {
+        panic!("must fail");
+    };
+    assert_eq!(issues.len(), 1, "{issues:?}");
+    assert_eq!(issues[0].tensor, "input 1 'c'");
+}
+
+fn i32_bytes(v: &[i32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Runs a one-operator model: input 0 is the graph input `x`, further inputs are int32
+/// constants; returns the output's shape and values.
+fn run_one(
+    code: BuiltinOperator,
+    options: BuiltinOptionsT,
+    x_shape: &[i32],
+    x: &[f32],
+    consts: &[(&[i32], &[i32])],
+    declared_out: &[i32],
+) -> (Vec<usize>, Vec<f32>) {
+    let mut tensors = vec![f32_tensor("x", x_shape)];
+    let mut data = Vec::new();
+    let mut inputs = vec![0];
+    for (k, (shape, values)) in consts.iter().enumerate() {
+        let t = tensors.len();
+        tensors.push(Tensor::new(
+            format!("c{k}"),
+            TensorType::INT32,
+            shape.to_vec(),
+        ));
+        data.push((t, i32_bytes(values)));
+        inputs.push(t as i32);
+    }
+    let out = tensors.len() as i32;
+    tensors.push(f32_tensor("y", declared_out));
+    let m = model(
+        tensors,
+        data,
+        vec![op(code, &inputs, &[out], options)],
+        &[0],
+        &[out],
+    );
+    let mut it = Interpreter::new(&m).expect("prepares");
+    it.set_input_f32(0, x).expect("fits");
+    it.invoke();
+    let y = it.output(0).expect("output");
+    (y.shape.to_vec(), y.as_f32().expect("f32").to_vec())
+}
+
+#[test]
+fn shape_ops_through_the_engine() {
+    use crate::tflite::schema::{ReducerOptionsT, StridedSliceOptionsT};
+    let x: Vec<f32> = (0..6).map(|v| v as f32).collect();
+    // RESHAPE [2, 3] → [3, -1]
+    let r = run_one(
+        BuiltinOperator::RESHAPE,
+        BuiltinOptionsT::NONE,
+        &[2, 3],
+        &x,
+        &[(&[2], &[3, -1])],
+        &[3, 2],
+    );
+    assert_eq!(r, (vec![3, 2], x.clone()));
+    // TRANSPOSE [2, 3] by [1, 0]
+    let r = run_one(
+        BuiltinOperator::TRANSPOSE,
+        BuiltinOptionsT::NONE,
+        &[2, 3],
+        &x,
+        &[(&[2], &[1, 0])],
+        &[3, 2],
+    );
+    assert_eq!(r, (vec![3, 2], vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]));
+    // PAD [2, 3] by [[0, 1], [1, 0]]
+    let r = run_one(
+        BuiltinOperator::PAD,
+        BuiltinOptionsT::NONE,
+        &[2, 3],
+        &x,
+        &[(&[2, 2], &[0, 1, 1, 0])],
+        &[3, 4],
+    );
+    assert_eq!(r.0, vec![3, 4]);
+    assert_eq!(
+        r.1,
+        vec![0.0, 0.0, 1.0, 2.0, 0.0, 3.0, 4.0, 5.0, 0.0, 0.0, 0.0, 0.0]
+    );
+    // STRIDED_SLICE x[:, ::-2] → [[2, 0], [5, 3]]
+    let ss = BuiltinOptionsT::StridedSliceOptions(Box::new(StridedSliceOptionsT {
+        begin_mask: 3,
+        end_mask: 3,
+        ..Default::default()
+    }));
+    let r = run_one(
+        BuiltinOperator::STRIDED_SLICE,
+        ss,
+        &[2, 3],
+        &x,
+        &[(&[2], &[0, 0]), (&[2], &[0, 0]), (&[2], &[1, -2])],
+        &[2, 2],
+    );
+    assert_eq!(r, (vec![2, 2], vec![2.0, 0.0, 5.0, 3.0]));
+    // SLICE begin [1, 1] size [1, -1]
+    let r = run_one(
+        BuiltinOperator::SLICE,
+        BuiltinOptionsT::NONE,
+        &[2, 3],
+        &x,
+        &[(&[2], &[1, 1]), (&[2], &[1, -1])],
+        &[1, 2],
+    );
+    assert_eq!(r, (vec![1, 2], vec![4.0, 5.0]));
+    // MEAN over axis -1, keep_dims
+    let keep = BuiltinOptionsT::ReducerOptions(Box::new(ReducerOptionsT { keep_dims: true }));
+    let r = run_one(
+        BuiltinOperator::MEAN,
+        keep,
+        &[2, 3],
+        &x,
+        &[(&[1], &[-1])],
+        &[2, 1],
+    );
+    assert_eq!(r, (vec![2, 1], vec![1.0, 4.0]));
+    // REDUCE_MAX over axis 0, no keep_dims
+    let r = run_one(
+        BuiltinOperator::REDUCE_MAX,
+        BuiltinOptionsT::NONE,
+        &[2, 3],
+        &x,
+        &[(&[1], &[0])],
+        &[3],
+    );
+    assert_eq!(r, (vec![3], vec![3.0, 4.0, 5.0]));
+    // RESIZE_NEAREST_NEIGHBOR [1, 1, 2, 1] → [1, 2, 4, 1]
+    let r = run_one(
+        BuiltinOperator::RESIZE_NEAREST_NEIGHBOR,
+        BuiltinOptionsT::NONE,
+        &[1, 1, 2, 1],
+        &[1.0, 2.0],
+        &[(&[2], &[2, 4])],
+        &[1, 2, 4, 1],
+    );
+    assert_eq!(
+        r,
+        (
+            vec![1, 2, 4, 1],
+            vec![1.0, 1.0, 2.0, 2.0, 1.0, 1.0, 2.0, 2.0]
+        )
+    );
+}
+
+#[test]
+fn hostile_shape_arguments_are_errors() {
+    use crate::tflite::schema::StridedSliceOptionsT;
+    /// (shape, values) of each int32 constant input.
+    type Consts = Vec<(Vec<i32>, Vec<i32>)>;
+    let cases: Vec<(BuiltinOperator, BuiltinOptionsT, Consts)> = vec![
+        // Two -1s in a new shape; a shape holding the wrong count.
+        (
+            BuiltinOperator::RESHAPE,
+            BuiltinOptionsT::NONE,
+            vec![(vec![2], vec![-1, -1])],
+        ),
+        (
+            BuiltinOperator::RESHAPE,
+            BuiltinOptionsT::NONE,
+            vec![(vec![1], vec![7])],
+        ),
+        // A repeated axis in a permutation.
+        (
+            BuiltinOperator::TRANSPOSE,
+            BuiltinOptionsT::NONE,
+            vec![(vec![2], vec![0, 0])],
+        ),
+        // Negative and overflowing paddings.
+        (
+            BuiltinOperator::PAD,
+            BuiltinOptionsT::NONE,
+            vec![(vec![2, 2], vec![-1, 0, 0, 0])],
+        ),
+        // Stride 0.
+        (
+            BuiltinOperator::STRIDED_SLICE,
+            BuiltinOptionsT::StridedSliceOptions(Box::default()),
+            vec![
+                (vec![2], vec![0, 0]),
+                (vec![2], vec![1, 1]),
+                (vec![2], vec![1, 0]),
+            ],
+        ),
+        // Shrinking an out-of-range index.
+        (
+            BuiltinOperator::STRIDED_SLICE,
+            BuiltinOptionsT::StridedSliceOptions(Box::new(StridedSliceOptionsT {
+                shrink_axis_mask: 1,
+                ..Default::default()
+            })),
+            vec![
+                (vec![2], vec![5, 0]),
+                (vec![2], vec![6, 1]),
+                (vec![2], vec![1, 1]),
+            ],
+        ),
+        // A slice running past the end; a reduction over a missing axis.
+        (
+            BuiltinOperator::SLICE,
+            BuiltinOptionsT::NONE,
+            vec![(vec![2], vec![1, 0]), (vec![2], vec![2, 1])],
+        ),
+        (
+            BuiltinOperator::MEAN,
+            BuiltinOptionsT::NONE,
+            vec![(vec![1], vec![5])],
+        ),
+        (
+            BuiltinOperator::RESIZE_BILINEAR,
+            BuiltinOptionsT::NONE,
+            vec![(vec![2], vec![0, i32::MAX])],
+        ),
+    ];
+    for (code, options, consts) in cases {
+        let mut tensors = vec![f32_tensor("x", &[2, 3])];
+        let mut data = Vec::new();
+        let mut inputs = vec![0];
+        for (k, (shape, values)) in consts.iter().enumerate() {
+            let t = tensors.len();
+            tensors.push(Tensor::new(
+                format!("c{k}"),
+                TensorType::INT32,
+                shape.clone(),
+            ));
+            data.push((t, i32_bytes(values)));
+            inputs.push(t as i32);
+        }
+        let out = tensors.len() as i32;
+        tensors.push(f32_tensor("y", &[6]));
+        let m = model(
+            tensors,
+            data,
+            vec![op(code, &inputs, &[out], options)],
+            &[0],
+            &[out],
+        );
+        match Interpreter::new(&m) {
+            Err(Error::CannotRun { issues }) => assert_eq!(issues.len(), 1, "{code:?}: {issues:?}"),
+            Err(e) => panic!("{code:?}: unexpected error {e}"),
+            Ok(_) => panic!("{code:?} with {consts:?} must be refused"),
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! Scalar float reference kernels: plain loops, explicit offsets, the operation order of LiteRT's
+//! reference kernels (so float sums round the same way), one family per file.
+//!
+//! Every kernel takes its shapes in a small parameter struct that the `ops` layer has already
+//! validated: slice lengths are guaranteed to match those shapes, so the kernels index freely.
+//! No kernel allocates.
+
+pub mod activations;
+pub mod conv;
+pub mod elementwise;
+pub mod fully_connected;
+pub mod pool;
+pub mod quantize;
+pub mod reduce;
+pub mod resize;
+pub mod shape;
+
+/// The clamp a fused activation applies to an op's float output (`[min, max]`).
+///
+/// Mirrors LiteRT's `ActivationFunctionWithMinMax`: `min(max(x, lo), hi)` with C++'s
+/// `std::max`/`std::min` comparison order, so a NaN passes through unchanged as in LiteRT.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ActivationRange {
+    /// Lower bound (`-inf` for none).
+    pub min: f32,
+    /// Upper bound (`+inf` for none).
+    pub max: f32,
+}
+
+impl ActivationRange {
+    /// No clamp.
+    pub const NONE: Self = Self {
+        min: f32::NEG_INFINITY,
+        max: f32::INFINITY,
+    };
+    /// `RELU`: `[0, inf)`.
+    pub const RELU: Self = Self {
+        min: 0.0,
+        max: f32::INFINITY,
+    };
+    /// `RELU6`: `[0, 6]`.
+    pub const RELU6: Self = Self { min: 0.0, max: 6.0 };
+    /// `RELU_N1_TO_1`: `[-1, 1]`.
+    pub const RELU_N1_TO_1: Self = Self {
+        min: -1.0,
+        max: 1.0,
+    };
+
+    /// Clamps one value.
+    #[inline(always)]
+    pub fn apply(self, x: f32) -> f32 {
+        // std::max(x, lo) is `x < lo ? lo : x`; std::min(y, hi) is `hi < y ? hi : y`.
+        let y = if x < self.min { self.min } else { x };
+        if self.max < y { self.max } else { y }
+    }
+}
+
+/// Greatest tensor rank the N-dimensional kernels (broadcast, transpose, pad, slice, reduce)
+/// accept; the ops layer rejects higher ranks with a typed error.
+pub const MAX_RANK: usize = 8;
+
+/// Advances a row-major multi-index over `dims` by one; returns false after the last index
+/// (like LiteRT's `NextIndex`).
+#[inline]
+pub(crate) fn next_index(dims: &[usize], index: &mut [usize]) -> bool {
+    for i in (0..dims.len()).rev() {
+        index[i] += 1;
+        if index[i] < dims[i] {
+            return true;
+        }
+        index[i] = 0;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn activation_ranges_clamp_and_pass_nan() {
+        assert_eq!(ActivationRange::RELU6.apply(7.0), 6.0);
+        assert_eq!(ActivationRange::RELU6.apply(-1.0), 0.0);
+        assert_eq!(ActivationRange::RELU.apply(1e30), 1e30);
+        assert_eq!(ActivationRange::RELU_N1_TO_1.apply(-3.0), -1.0);
+        assert!(ActivationRange::RELU6.apply(f32::NAN).is_nan());
+        assert_eq!(ActivationRange::NONE.apply(-5.0), -5.0);
+    }
+
+    #[test]
+    fn next_index_walks_row_major() {
+        let dims = [2, 3];
+        let mut idx = [0, 0];
+        let mut seen = vec![idx];
+        while next_index(&dims, &mut idx) {
+            seen.push(idx);
+        }
+        assert_eq!(seen.len(), 6);
+        assert_eq!(seen[1], [0, 1]);
+        assert_eq!(seen[3], [1, 0]);
+        // Rank 0: one element, then done.
+        assert!(!next_index(&[], &mut []));
+    }
+}

@@ -1,0 +1,152 @@
+//! AVERAGE_POOL_2D and MAX_POOL_2D over NHWC float tensors.
+
+use super::ActivationRange;
+
+/// Geometry of a 2-D pooling window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PoolParams {
+    /// Batch size.
+    pub batches: usize,
+    /// Input height.
+    pub in_h: usize,
+    /// Input width.
+    pub in_w: usize,
+    /// Channels (same in and out).
+    pub channels: usize,
+    /// Output height.
+    pub out_h: usize,
+    /// Output width.
+    pub out_w: usize,
+    /// Window height.
+    pub filter_h: usize,
+    /// Window width.
+    pub filter_w: usize,
+    /// Vertical stride (≥ 1).
+    pub stride_h: usize,
+    /// Horizontal stride (≥ 1).
+    pub stride_w: usize,
+    /// Rows of padding before the input.
+    pub pad_top: usize,
+    /// Columns of padding before the input.
+    pub pad_left: usize,
+    /// Fused activation clamp.
+    pub act: ActivationRange,
+}
+
+/// Visits each output element with the clipped window `[y0, y1) × [x0, x1)` in input coordinates.
+fn for_each_window(p: &PoolParams, mut f: impl FnMut(usize, usize, usize, usize, usize, usize)) {
+    for b in 0..p.batches {
+        for out_y in 0..p.out_h {
+            let in_y_origin = (out_y * p.stride_h) as isize - p.pad_top as isize;
+            let y0 = in_y_origin.max(0) as usize;
+            let y1 = (in_y_origin + p.filter_h as isize).clamp(0, p.in_h as isize) as usize;
+            for out_x in 0..p.out_w {
+                let in_x_origin = (out_x * p.stride_w) as isize - p.pad_left as isize;
+                let x0 = in_x_origin.max(0) as usize;
+                let x1 = (in_x_origin + p.filter_w as isize).clamp(0, p.in_w as isize) as usize;
+                let out_base = ((b * p.out_h + out_y) * p.out_w + out_x) * p.channels;
+                f(b, y0, y1, x0, x1, out_base);
+            }
+        }
+    }
+}
+
+/// AVERAGE_POOL_2D. Mirrors LiteRT `reference_ops::AveragePool` (float): sum the window's
+/// in-bounds elements row by row, divide by their count (padding is not counted), clamp.
+/// A window with no in-bounds element (possible only with hostile padding) gives 0.
+pub fn average_pool(p: &PoolParams, input: &[f32], output: &mut [f32]) {
+    for_each_window(p, |b, y0, y1, x0, x1, out_base| {
+        for c in 0..p.channels {
+            let mut total = 0.0f32;
+            let mut count = 0usize;
+            for y in y0..y1 {
+                for x in x0..x1 {
+                    total += input[((b * p.in_h + y) * p.in_w + x) * p.channels + c];
+                    count += 1;
+                }
+            }
+            let average = if count == 0 {
+                0.0
+            } else {
+                total / count as f32
+            };
+            output[out_base + c] = p.act.apply(average);
+        }
+    });
+}
+
+/// MAX_POOL_2D. Mirrors LiteRT `reference_ops::MaxPool` (float): the largest in-bounds element
+/// of the window (starting from the lowest finite float), clamped.
+pub fn max_pool(p: &PoolParams, input: &[f32], output: &mut [f32]) {
+    for_each_window(p, |b, y0, y1, x0, x1, out_base| {
+        for c in 0..p.channels {
+            let mut max = f32::MIN;
+            for y in y0..y1 {
+                for x in x0..x1 {
+                    let v = input[((b * p.in_h + y) * p.in_w + x) * p.channels + c];
+                    // std::max(max, v): `max < v ? v : max`.
+                    if max < v {
+                        max = v;
+                    }
+                }
+            }
+            output[out_base + c] = p.act.apply(max);
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(in_hw: usize, out_hw: usize, filter: usize, stride: usize, pad: usize) -> PoolParams {
+        PoolParams {
+            batches: 1,
+            in_h: in_hw,
+            in_w: in_hw,
+            channels: 1,
+            out_h: out_hw,
+            out_w: out_hw,
+            filter_h: filter,
+            filter_w: filter,
+            stride_h: stride,
+            stride_w: stride,
+            pad_top: pad,
+            pad_left: pad,
+            act: ActivationRange::NONE,
+        }
+    }
+
+    #[test]
+    fn average_excludes_padding_from_the_count() {
+        // 3x3 input 1..9, 2x2 window, stride 2, SAME → out 2x2 with pad 0 (total pad 1, top 0).
+        let input: Vec<f32> = (1..=9).map(|v| v as f32).collect();
+        let mut out = [0.0; 4];
+        average_pool(&params(3, 2, 2, 2, 0), &input, &mut out);
+        // windows: {1,2,4,5}=3, {3,6}=4.5, {7,8}=7.5, {9}=9
+        assert_eq!(out, [3.0, 4.5, 7.5, 9.0]);
+    }
+
+    #[test]
+    fn max_pool_odd_size_with_leading_padding_and_clamp() {
+        let input = [-5.0, -2.0, -7.0, -1.0];
+        let mut out = [0.0; 4];
+        // 2x2 input, 3x3 window, stride 1, pad 1: every window covers all 4 → max -1.
+        max_pool(&params(2, 2, 3, 1, 1), &input, &mut out);
+        assert_eq!(out, [-1.0; 4]);
+        let mut p = params(2, 2, 3, 1, 1);
+        p.act = ActivationRange::RELU;
+        max_pool(&p, &input, &mut out);
+        assert_eq!(out, [0.0; 4]);
+    }
+
+    #[test]
+    fn one_by_one_window_is_identity() {
+        let input = [1.0, 2.0, 3.0, 4.0];
+        let mut out = [0.0; 4];
+        average_pool(&params(2, 2, 1, 1, 0), &input, &mut out);
+        assert_eq!(out, input);
+        max_pool(&params(2, 2, 1, 1, 0), &input, &mut out);
+        assert_eq!(out, input);
+    }
+}

@@ -1,0 +1,519 @@
+//! Operators: for each TFLite builtin the engine runs, a `prepare_*` that checks types, options
+//! and shapes once and returns a ready [`Kernel`], and the kernel's `eval`, which only moves
+//! slices into `crate::kernels`. One file per op family; [`registry`] maps
+//! [`BuiltinOperator`](crate::graph::BuiltinOperator) → prepare function.
+//!
+//! Prepare never panics on a hostile model: every count, stride, axis and size is checked (with
+//! checked arithmetic) and a problem becomes an [`OpIssue`] naming the operator and tensor. Eval
+//! never allocates: everything it needs was computed at prepare time.
+
+pub mod activations;
+pub mod conv;
+pub mod elementwise;
+pub mod fully_connected;
+pub mod pool;
+pub mod quantize;
+pub mod reduce;
+pub mod registry;
+pub mod resize;
+pub mod shape;
+
+use crate::error::{IssueKind, OpIssue};
+use crate::graph::{Operator, Quantization, TensorType};
+use crate::kernels::reference::{ActivationRange, MAX_RANK};
+use crate::tflite::schema::{ActivationFunctionType, Padding};
+use crate::tflite::types::{dtype_name, element_size};
+
+/// Result of a prepare step: a problem is one [`OpIssue`].
+pub type PrepareResult<T> = Result<T, OpIssue>;
+
+/// Which of an operator's tensors a [`TensorInfo`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Input at this position.
+    Input(usize),
+    /// Output at this position.
+    Output(usize),
+}
+
+/// What prepare knows about one tensor of the operator.
+#[derive(Debug, Clone, Copy)]
+pub struct TensorInfo<'a> {
+    /// Input or output position within the operator.
+    pub role: Role,
+    /// Name in the model.
+    pub name: &'a str,
+    /// Element type.
+    pub dtype: TensorType,
+    /// Shape (computed by the engine for activations, declared for constants and graph inputs).
+    pub shape: &'a [usize],
+    /// Constant contents (little-endian element bytes), when the tensor is constant.
+    pub data: Option<&'a [u8]>,
+    /// Quantization parameters, when present.
+    pub quantization: Option<&'a Quantization>,
+}
+
+impl TensorInfo<'_> {
+    /// "input 1 'dense/kernel'": how issues name this tensor.
+    pub fn describe(&self) -> String {
+        match self.role {
+            Role::Input(i) => format!("input {i} '{}'", self.name),
+            Role::Output(i) => format!("output {i} '{}'", self.name),
+        }
+    }
+
+    /// Number of elements (the engine has checked that the product fits).
+    pub fn num_elements(&self) -> usize {
+        self.shape.iter().product()
+    }
+}
+
+/// The view of the graph an operator's prepare function gets.
+pub struct PrepareCtx<'a> {
+    /// Operator index in execution order.
+    pub op_index: usize,
+    /// Operator name (`CONV_2D`, …).
+    pub op_name: &'a str,
+    /// The operator.
+    pub op: &'a Operator,
+    /// Inputs by position (`None` for omitted optional inputs).
+    pub inputs: &'a [Option<TensorInfo<'a>>],
+    /// Outputs by position.
+    pub outputs: &'a [TensorInfo<'a>],
+}
+
+impl<'a> PrepareCtx<'a> {
+    /// An issue of `kind` at this operator.
+    pub fn issue(&self, kind: IssueKind, tensor: String, reason: impl Into<String>) -> OpIssue {
+        OpIssue {
+            op_index: self.op_index,
+            op_name: self.op_name.to_string(),
+            tensor,
+            kind,
+            reason: reason.into(),
+        }
+    }
+
+    /// An "invalid" issue (the model contradicts itself).
+    pub fn invalid(&self, tensor: String, reason: impl Into<String>) -> OpIssue {
+        self.issue(IssueKind::Invalid, tensor, reason)
+    }
+
+    /// An "unsupported" issue (valid, but no kernel for it yet).
+    pub fn unsupported(&self, tensor: String, reason: impl Into<String>) -> OpIssue {
+        self.issue(IssueKind::Unsupported, tensor, reason)
+    }
+
+    /// Required input `k`.
+    pub fn input(&self, k: usize) -> PrepareResult<TensorInfo<'a>> {
+        self.inputs.get(k).copied().flatten().ok_or_else(|| {
+            self.invalid(
+                String::new(),
+                format!("needs input {k}, has {} input(s)", self.inputs.len()),
+            )
+        })
+    }
+
+    /// Optional input `k` (absent or -1 → `None`).
+    pub fn optional_input(&self, k: usize) -> Option<TensorInfo<'a>> {
+        self.inputs.get(k).copied().flatten()
+    }
+
+    /// Checks the operator has between `min` and `max` inputs.
+    pub fn expect_inputs(&self, min: usize, max: usize) -> PrepareResult<()> {
+        let n = self.inputs.len();
+        if n < min || n > max {
+            let want = if min == max {
+                format!("{min}")
+            } else {
+                format!("{min} to {max}")
+            };
+            return Err(self.invalid(String::new(), format!("expects {want} inputs, has {n}")));
+        }
+        Ok(())
+    }
+
+    /// Output `k`.
+    pub fn output(&self, k: usize) -> PrepareResult<TensorInfo<'a>> {
+        self.outputs.get(k).copied().ok_or_else(|| {
+            self.invalid(
+                String::new(),
+                format!("needs output {k}, has {} output(s)", self.outputs.len()),
+            )
+        })
+    }
+
+    /// Requires `t` to be float32; other types are "unsupported" (with `hint` saying where they
+    /// are handled, e.g. the int8 engine).
+    pub fn require_f32(&self, t: &TensorInfo<'_>) -> PrepareResult<()> {
+        if t.dtype == TensorType::FLOAT32 {
+            Ok(())
+        } else {
+            Err(self.unsupported(
+                t.describe(),
+                format!(
+                    "type {} (the float engine runs FLOAT32 tensors; quantized kernels come with \
+                     the int8 engine, issue 6)",
+                    dtype_name(t.dtype)
+                ),
+            ))
+        }
+    }
+
+    /// Requires a weight tensor to be float32; int8 weights with float activations are the
+    /// dynamic-range (hybrid) kernels.
+    pub fn require_f32_weights(&self, t: &TensorInfo<'_>) -> PrepareResult<()> {
+        if t.dtype == TensorType::FLOAT32 {
+            return Ok(());
+        }
+        Err(self.unsupported(
+            t.describe(),
+            format!(
+                "{} weights with float activations (dynamic-range hybrid kernel; issue 6)",
+                dtype_name(t.dtype)
+            ),
+        ))
+    }
+
+    /// Requires `t` to have rank `rank`.
+    pub fn require_rank(&self, t: &TensorInfo<'_>, rank: usize) -> PrepareResult<()> {
+        if t.shape.len() == rank {
+            Ok(())
+        } else {
+            Err(self.invalid(
+                t.describe(),
+                format!("expected rank {rank}, got shape {:?}", t.shape),
+            ))
+        }
+    }
+
+    /// Requires `t`'s rank to be at most [`MAX_RANK`].
+    pub fn require_max_rank(&self, t: &TensorInfo<'_>) -> PrepareResult<()> {
+        if t.shape.len() <= MAX_RANK {
+            Ok(())
+        } else {
+            Err(self.unsupported(
+                t.describe(),
+                format!("rank {} (at most {MAX_RANK} supported)", t.shape.len()),
+            ))
+        }
+    }
+
+    /// The integer contents of a constant INT32/INT64 tensor (shape arguments, axes, paddings).
+    pub fn const_ints(&self, t: &TensorInfo<'_>) -> PrepareResult<Vec<i64>> {
+        let Some(data) = t.data else {
+            return Err(self.unsupported(
+                t.describe(),
+                "must be a constant (dynamic shape arguments are not supported)",
+            ));
+        };
+        match t.dtype {
+            TensorType::INT32 => Ok(data
+                .chunks_exact(4)
+                .map(|b| i64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+                .collect()),
+            TensorType::INT64 => Ok(data
+                .chunks_exact(8)
+                .map(|b| i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+                .collect()),
+            other => Err(self.unsupported(
+                t.describe(),
+                format!("type {} (expected INT32 or INT64)", dtype_name(other)),
+            )),
+        }
+    }
+
+    /// The fused activation's clamp range (TANH and SIGN_BIT are not fused activations LiteRT
+    /// implements for these ops).
+    pub fn activation(&self, f: ActivationFunctionType) -> PrepareResult<ActivationRange> {
+        Ok(match f {
+            ActivationFunctionType::NONE => ActivationRange::NONE,
+            ActivationFunctionType::RELU => ActivationRange::RELU,
+            ActivationFunctionType::RELU6 => ActivationRange::RELU6,
+            ActivationFunctionType::RELU_N1_TO_1 => ActivationRange::RELU_N1_TO_1,
+            other => {
+                return Err(self.unsupported(
+                    String::new(),
+                    format!(
+                        "fused activation {}",
+                        other
+                            .variant_name()
+                            .map_or_else(|| format!("#{}", other.0), str::to_string)
+                    ),
+                ));
+            }
+        })
+    }
+
+    /// Resolves a possibly negative axis against `rank`.
+    pub fn axis(&self, t: &TensorInfo<'_>, axis: i64, rank: usize) -> PrepareResult<usize> {
+        let r = i64::try_from(rank).unwrap_or(i64::MAX);
+        let a = if axis < 0 { axis + r } else { axis };
+        if (0..r).contains(&a) {
+            Ok(a as usize)
+        } else {
+            Err(self.invalid(
+                t.describe(),
+                format!("axis {axis} out of range for rank {rank}"),
+            ))
+        }
+    }
+
+    /// The declared-output check: the output tensor's dtype must be what the op produces.
+    pub fn require_output_dtype(&self, k: usize, dtype: TensorType) -> PrepareResult<()> {
+        let out = self.output(k)?;
+        if out.dtype == dtype {
+            Ok(())
+        } else {
+            Err(self.invalid(
+                out.describe(),
+                format!(
+                    "type {} but the operator produces {}",
+                    dtype_name(out.dtype),
+                    dtype_name(dtype)
+                ),
+            ))
+        }
+    }
+}
+
+/// Extracts a builtin options table, or the schema defaults when the operator has none.
+/// A table of the wrong kind is an invalid model.
+macro_rules! options {
+    ($ctx:expr, $variant:ident, $ty:ty) => {
+        match &$ctx.op.options {
+            $crate::graph::BuiltinOptionsT::$variant(o) => {
+                Ok::<$ty, $crate::error::OpIssue>((**o).clone())
+            }
+            $crate::graph::BuiltinOptionsT::NONE => Ok(<$ty>::default()),
+            _ => Err($ctx.invalid(
+                String::new(),
+                concat!("options are not ", stringify!($variant)),
+            )),
+        }
+    };
+}
+pub(crate) use options;
+
+/// Output size and leading padding of one spatial axis, as LiteRT's `ComputeOutSize` and
+/// `ComputePaddingWithOffset` define them: SAME → `ceil(in / stride)`, VALID →
+/// `ceil((in - effective_filter + 1) / stride)`; padding before = half the total (the odd one
+/// goes after). `None` when the output would be empty or sizes overflow.
+pub fn out_size_and_pad(
+    padding: Padding,
+    input: usize,
+    filter: usize,
+    stride: usize,
+    dilation: usize,
+) -> Option<(usize, usize)> {
+    let effective = filter
+        .checked_sub(1)?
+        .checked_mul(dilation)?
+        .checked_add(1)?;
+    let out = match padding {
+        Padding::SAME => input.checked_add(stride - 1)? / stride,
+        Padding::VALID => (input.checked_add(stride)?.checked_sub(effective)?) / stride,
+        _ => return None,
+    };
+    if out == 0 {
+        return None;
+    }
+    let needed = (out - 1).checked_mul(stride)?.checked_add(effective)?;
+    let total = needed.saturating_sub(input);
+    Some((out, total / 2))
+}
+
+/// Checks a positive stride/dilation/filter option and converts it.
+pub fn positive(ctx: &PrepareCtx<'_>, what: &str, v: i32) -> PrepareResult<usize> {
+    match usize::try_from(v) {
+        Ok(v) if v > 0 => Ok(v),
+        _ => Err(ctx.invalid(String::new(), format!("{what} must be positive, got {v}"))),
+    }
+}
+
+/// A (height, width) pair of operator parameters that must both be positive (strides,
+/// dilations, window sizes), named `<name>_h` / `<name>_w` in errors.
+pub fn positive_hw(
+    ctx: &PrepareCtx<'_>,
+    name: &str,
+    h: i32,
+    w: i32,
+) -> PrepareResult<(usize, usize)> {
+    Ok((
+        positive(ctx, &format!("{name}_h"), h)?,
+        positive(ctx, &format!("{name}_w"), w)?,
+    ))
+}
+
+/// The four dimensions of a shape whose rank the caller has checked to be 4.
+pub fn dims4(shape: &[usize]) -> [usize; 4] {
+    [shape[0], shape[1], shape[2], shape[3]]
+}
+
+/// Element size of a fixed-size dtype, or an "unsupported" issue.
+pub fn elem_size(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<usize> {
+    element_size(t.dtype).ok_or_else(|| {
+        ctx.unsupported(
+            t.describe(),
+            format!("type {} has no fixed element size", dtype_name(t.dtype)),
+        )
+    })
+}
+
+/// Where one tensor lives while a kernel runs, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Region {
+    /// In the activation arena.
+    Arena {
+        /// Byte offset (a multiple of 16).
+        start: usize,
+        /// Byte length.
+        len: usize,
+    },
+    /// In the constant store.
+    Const {
+        /// Byte offset (a multiple of 16).
+        start: usize,
+        /// Byte length.
+        len: usize,
+    },
+}
+
+/// What a kernel reads and writes during one evaluation: its inputs (shared) and its single
+/// output (exclusive), all borrowed from the engine's arena and constant store.
+pub struct OpIo<'a> {
+    inputs: &'a [Option<Region>],
+    /// Arena bytes before the output.
+    before: &'a [u8],
+    /// Arena bytes after the output.
+    after: &'a [u8],
+    /// Offset of `after` in the arena.
+    after_start: usize,
+    consts: &'a [u8],
+    output: &'a mut [u8],
+}
+
+impl<'a> OpIo<'a> {
+    /// Splits `arena` around the output region. The engine's planner guarantees no input
+    /// overlaps the output.
+    pub fn new(
+        arena: &'a mut [u8],
+        consts: &'a [u8],
+        inputs: &'a [Option<Region>],
+        output: (usize, usize),
+    ) -> Self {
+        let (start, len) = output;
+        let (before, rest) = arena.split_at_mut(start);
+        let (output, after) = rest.split_at_mut(len);
+        OpIo {
+            inputs,
+            before,
+            after,
+            after_start: start + len,
+            consts,
+            output,
+        }
+    }
+
+    /// Bytes of input `k` (empty when absent).
+    pub fn input(&self, k: usize) -> &'a [u8] {
+        match self.inputs.get(k).copied().flatten() {
+            Some(Region::Const { start, len }) => &self.consts[start..start + len],
+            Some(Region::Arena { start, len }) => {
+                let before: &'a [u8] = self.before;
+                let after: &'a [u8] = self.after;
+                if start + len <= before.len() {
+                    &before[start..start + len]
+                } else {
+                    let s = start - self.after_start;
+                    &after[s..s + len]
+                }
+            }
+            None => &[],
+        }
+    }
+
+    /// Input `k` as floats.
+    pub fn f32_in(&self, k: usize) -> &'a [f32] {
+        bytemuck::cast_slice(self.input(k))
+    }
+
+    /// Optional input `k` as floats (`None` when absent).
+    pub fn opt_f32_in(&self, k: usize) -> Option<&'a [f32]> {
+        self.inputs
+            .get(k)
+            .copied()
+            .flatten()
+            .map(|_| self.f32_in(k))
+    }
+
+    /// The output's bytes.
+    pub fn output(&mut self) -> &mut [u8] {
+        self.output
+    }
+
+    /// The output as floats.
+    pub fn f32_out(&mut self) -> &mut [f32] {
+        bytemuck::cast_slice_mut(self.output)
+    }
+}
+
+/// A prepared operator: evaluates with everything fixed at prepare time, without allocating.
+pub trait Kernel {
+    /// Computes the output from the inputs.
+    fn eval(&self, io: &mut OpIo<'_>);
+}
+
+/// What prepare produced for one operator.
+pub enum Node {
+    /// Run this kernel at every inference.
+    Kernel(Box<dyn Kernel>),
+    /// The output is a constant computed at prepare time (constant folding), as
+    /// little-endian element bytes.
+    Constant(Vec<u8>),
+}
+
+/// A prepared operator: the shape and type of its single output, and how to compute it.
+pub struct Prepared {
+    /// Output shape.
+    pub shape: Vec<usize>,
+    /// Output element type.
+    pub dtype: TensorType,
+    /// Kernel or folded constant.
+    pub node: Node,
+}
+
+impl Prepared {
+    /// A float32 output of `shape` computed by `kernel`.
+    pub fn f32(shape: Vec<usize>, kernel: impl Kernel + 'static) -> Self {
+        Prepared {
+            shape,
+            dtype: TensorType::FLOAT32,
+            node: Node::Kernel(Box::new(kernel)),
+        }
+    }
+}
+
+/// Signature of every `prepare_*` function.
+pub type PrepareFn = fn(&PrepareCtx<'_>) -> PrepareResult<Prepared>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_and_valid_sizes_match_litert() {
+        // SAME, stride 2, 3x3 on 32: out 16, total pad (15*2+3-32)=1 → before 0.
+        assert_eq!(out_size_and_pad(Padding::SAME, 32, 3, 2, 1), Some((16, 0)));
+        // SAME, stride 1, 3x3 on 5: out 5, total 2 → before 1.
+        assert_eq!(out_size_and_pad(Padding::SAME, 5, 3, 1, 1), Some((5, 1)));
+        // VALID, 3x3 on 5 stride 2: (5 + 2 - 3) / 2 = 2.
+        assert_eq!(out_size_and_pad(Padding::VALID, 5, 3, 2, 1), Some((2, 0)));
+        // VALID with dilation 2: effective 5 on 5 → 1.
+        assert_eq!(out_size_and_pad(Padding::VALID, 5, 3, 1, 2), Some((1, 0)));
+        // Filter bigger than input with VALID → empty → None.
+        assert_eq!(out_size_and_pad(Padding::VALID, 2, 3, 1, 1), None);
+        // Huge dilation overflows → None.
+        assert_eq!(out_size_and_pad(Padding::SAME, 2, 3, 1, usize::MAX), None);
+    }
+}

@@ -1,0 +1,112 @@
+//! Proof that the engine does not allocate per inference: this test binary installs a counting
+//! global allocator (per thread, so the test harness's own threads do not interfere), prepares
+//! every float model the repository ships, and checks that `invoke` and `invoke_with` make zero
+//! heap allocations, reallocations or frees.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::path::Path;
+
+use zeropoint::engine::Interpreter;
+use zeropoint::tflite;
+
+thread_local! {
+    static HEAP_CALLS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count() {
+    // `try_with`: during thread teardown the slot may be gone; those calls are not ours.
+    let _ = HEAP_CALLS.try_with(|c| c.set(c.get() + 1));
+}
+
+/// Forwards to the system allocator and counts every call made on the current thread.
+struct Counting;
+
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count();
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count();
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        count();
+        // SAFETY: same contract as ours.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count();
+        // SAFETY: same contract as ours.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn heap_calls() -> usize {
+    HEAP_CALLS.with(Cell::get)
+}
+
+#[test]
+fn invoke_makes_no_heap_calls() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // The page's example and every float-compute golden model (float, fp16 weights).
+    let mut models = vec![root.join("www/assets/example.tflite")];
+    let mut cases: Vec<_> = std::fs::read_dir(root.join("tests/golden"))
+        .expect("tests/golden")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    cases.sort();
+    for case in cases {
+        for variant in ["float", "fp16"] {
+            let path = case.join(format!("model_{variant}.tflite"));
+            if path.exists() {
+                models.push(path);
+            }
+        }
+    }
+    assert!(models.len() > 3, "golden models missing");
+    for path in models {
+        let bytes = std::fs::read(&path).expect("model file");
+        let model = tflite::read(&bytes).expect("model reads");
+        let mut interp = Interpreter::new(&model).expect("model prepares");
+        for i in 0..interp.inputs().len() {
+            let n = interp.inputs()[i].num_elements();
+            let values: Vec<f32> = (0..n).map(|k| (k % 7) as f32 * 0.25 - 0.5).collect();
+            interp.set_input_f32(i, &values).expect("input fits");
+        }
+        let mut observed = 0usize;
+        let mut checksum = 0.0f32;
+        let before = heap_calls();
+        interp.invoke();
+        interp.invoke_with(&mut |_, view| {
+            observed += 1;
+            checksum += view
+                .as_f32()
+                .map_or(0.0, |v| v.first().copied().unwrap_or(0.0));
+        });
+        let after = heap_calls();
+        assert_eq!(
+            after - before,
+            0,
+            "{}: {} heap calls during two invocations",
+            path.display(),
+            after - before
+        );
+        assert_eq!(observed, interp.inputs().len() + interp.num_kernels());
+        assert!(checksum.is_finite());
+        // The counter does see allocations (so a zero above means something).
+        let probe = heap_calls();
+        let v = std::hint::black_box(vec![1u8; 64]);
+        drop(v);
+        assert!(heap_calls() > probe);
+    }
+}

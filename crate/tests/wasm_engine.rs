@@ -1,0 +1,70 @@
+//! The float engine inside WebAssembly (Node, through wasm-bindgen-test-runner, SIMD on): the
+//! page's example model runs in wasm on the golden inputs and matches the outputs that the
+//! native engine reproduces bit for bit (LiteRT's reference kernels, `tests/golden/example_cnn`).
+//!
+//! Natively this file compiles to nothing; it runs with
+//! `cargo test --target wasm32-unknown-unknown --features wasm`.
+#![cfg(target_arch = "wasm32")]
+
+use wasm_bindgen_test::wasm_bindgen_test;
+use zeropoint::engine::Interpreter;
+use zeropoint::tflite;
+
+/// The page's bundled example model (= tests/golden/example_cnn/model_float.tflite).
+const EXAMPLE: &[u8] = include_bytes!("../../www/assets/example.tflite");
+/// Four input samples and LiteRT's float outputs for them.
+const INPUTS: &[u8] = include_bytes!("../../tests/golden/example_cnn/input_0.npy");
+const EXPECTED: &[u8] =
+    include_bytes!("../../tests/golden/example_cnn/expected_float_output_0.npy");
+
+/// Relative tolerance: wasm's `exp` (Rust's libm port) may differ from glibc's by an ulp; the
+/// native engine is bit-exact, so this only admits last-bit differences in SOFTMAX.
+const FLOAT_REL: f32 = 1e-5;
+/// Absolute floor for near-zero outputs.
+const FLOAT_ABS: f32 = 1e-6;
+
+/// The float32 payload of a version-1 `.npy` file (little-endian, C order).
+fn npy_f32(bytes: &[u8]) -> Vec<f32> {
+    let header_len = usize::from(u16::from_le_bytes([bytes[8], bytes[9]]));
+    bytes[10 + header_len..]
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
+#[wasm_bindgen_test]
+fn example_model_matches_the_native_engine() {
+    let model = tflite::read(EXAMPLE).expect("example reads");
+    let mut interp = Interpreter::new(&model).expect("example prepares");
+    let inputs = npy_f32(INPUTS);
+    let expected = npy_f32(EXPECTED);
+    let per_in = interp.inputs()[0].num_elements();
+    let per_out = interp.outputs()[0].num_elements();
+    assert_eq!(inputs.len() / per_in, expected.len() / per_out);
+    for (sample, want) in inputs
+        .chunks_exact(per_in)
+        .zip(expected.chunks_exact(per_out))
+    {
+        interp.set_input_f32(0, sample).expect("input fits");
+        interp.invoke();
+        let out = interp.output(0).expect("output");
+        let got = out.as_f32().expect("float output");
+        for (g, w) in got.iter().zip(want) {
+            assert!(
+                (g - w).abs() <= FLOAT_ABS.max(FLOAT_REL * w.abs()),
+                "got {g}, expected {w}"
+            );
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn wrong_input_size_is_an_error_not_a_crash() {
+    let model = tflite::read(EXAMPLE).expect("example reads");
+    let mut interp = Interpreter::new(&model).expect("example prepares");
+    let err = interp.set_input(0, &[0u8; 3]).expect_err("wrong size");
+    assert!(
+        err.to_string().contains("expected 1×32×32×3 FLOAT32"),
+        "{err}"
+    );
+}

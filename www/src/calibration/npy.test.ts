@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { halfToFloat, NpyError, parseHeader, parseNpy, writeNpy } from './npy';
+
+/** Build a .npy by hand: any descr, any header version, raw data bytes. */
+function npy(descr: string, shape: string, data: Uint8Array, opts: { version?: 1 | 2 | 3; fortran?: boolean } = {}): Uint8Array {
+  const version = opts.version ?? 1;
+  const pre = version === 1 ? 10 : 12;
+  let header = `{'descr': '${descr}', 'fortran_order': ${opts.fortran ? 'True' : 'False'}, 'shape': ${shape}, }`;
+  header += ' '.repeat((64 - ((pre + header.length + 1) % 64)) % 64) + '\n';
+  const out = new Uint8Array(pre + header.length + data.length);
+  out.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, version, 0]);
+  const view = new DataView(out.buffer);
+  if (version === 1) view.setUint16(8, header.length, true);
+  else view.setUint32(8, header.length, true);
+  out.set(new TextEncoder().encode(header), pre);
+  out.set(data, pre + header.length);
+  return out;
+}
+
+function bytesOf(values: number[], size: number, write: (v: DataView, o: number, x: number) => void): Uint8Array {
+  const out = new Uint8Array(values.length * size);
+  const view = new DataView(out.buffer);
+  values.forEach((x, i) => { write(view, i * size, x); });
+  return out;
+}
+
+describe('parseNpy', () => {
+  it('round-trips float32 written by writeNpy', () => {
+    const data = new Float32Array([1.5, -2, 3.25, 0, 1e-7, 65504]);
+    const parsed = parseNpy(writeNpy([2, 3], data));
+    expect(parsed.dtype).toBe('<f4');
+    expect(parsed.shape).toEqual([2, 3]);
+    expect([...parsed.data]).toEqual([...data]);
+  });
+
+  it('keeps a 64-byte aligned header (as numpy writes it)', () => {
+    const bytes = writeNpy([4], new Float32Array(4));
+    const headerLen = new DataView(bytes.buffer).getUint16(8, true);
+    expect((10 + headerLen) % 64).toBe(0);
+    expect(parseNpy(bytes).shape).toEqual([4]);
+  });
+
+  it('reads float64, float16, integers and big-endian, converting to float32', () => {
+    const f8 = npy('<f8', '(3,)', bytesOf([0.1, -1, 2.5], 8, (v, o, x) => { v.setFloat64(o, x, true); }));
+    expect([...parseNpy(f8).data]).toEqual([Math.fround(0.1), -1, 2.5]);
+    const f2 = npy('<f2', '(3,)', bytesOf([0x3c00, 0xc000, 0x3555], 2, (v, o, x) => { v.setUint16(o, x, true); }));
+    expect([...parseNpy(f2).data]).toEqual([1, -2, Math.fround(0.333251953125)]);
+    const u1 = npy('|u1', '(2, 2)', new Uint8Array([0, 127, 128, 255]));
+    expect(parseNpy(u1)).toMatchObject({ dtype: '|u1', shape: [2, 2] });
+    expect([...parseNpy(u1).data]).toEqual([0, 127, 128, 255]);
+    const i1 = npy('|i1', '(2,)', new Uint8Array([0xff, 0x80]));
+    expect([...parseNpy(i1).data]).toEqual([-1, -128]);
+    const i4be = npy('>i4', '(2,)', bytesOf([-7, 70000], 4, (v, o, x) => { v.setInt32(o, x, false); }));
+    expect([...parseNpy(i4be).data]).toEqual([-7, 70000]);
+    const i8 = npy('<i8', '(1,)', bytesOf([-3], 8, (v, o, x) => { v.setBigInt64(o, BigInt(x), true); }));
+    expect([...parseNpy(i8).data]).toEqual([-3]);
+  });
+
+  it('reads format versions 2.0 and 3.0 and scalars', () => {
+    const v2 = npy('<f4', '(1, 2)', bytesOf([1, 2], 4, (v, o, x) => { v.setFloat32(o, x, true); }), { version: 2 });
+    expect(parseNpy(v2).shape).toEqual([1, 2]);
+    const v3 = npy('<f4', '()', bytesOf([5], 4, (v, o, x) => { v.setFloat32(o, x, true); }), { version: 3 });
+    expect(parseNpy(v3)).toMatchObject({ shape: [] });
+    expect([...parseNpy(v3).data]).toEqual([5]);
+  });
+
+  it('names what is wrong', () => {
+    const ok = writeNpy([2, 2], new Float32Array(4));
+    expect(() => parseNpy(new Uint8Array([1, 2, 3]))).toThrow(/not a \.npy file/);
+    expect(() => parseNpy(ok.slice(0, ok.length - 3))).toThrow(/truncated data: shape \(2, 2\) of <f4 needs 16 bytes, the file has 13/);
+    expect(() => parseNpy(ok.slice(0, 20))).toThrow(/truncated header/);
+    expect(() => parseNpy(npy('<c8', '(1,)', new Uint8Array(8)))).toThrow(/dtype <c8 is not supported/);
+    expect(() => parseNpy(npy('<U3', '(1,)', new Uint8Array(12)))).toThrow(NpyError);
+    expect(() => parseNpy(npy('|O', '(1,)', new Uint8Array(8)))).toThrow(/dtype \|O is not supported/);
+    expect(() => parseNpy(npy('<f4', '(2, 2)', new Uint8Array(16), { fortran: true }))).toThrow(/Fortran-order/);
+    const bad = ok.slice();
+    bad[6] = 9;
+    expect(() => parseNpy(bad)).toThrow(/unsupported \.npy format version 9\.0/);
+  });
+
+  it('a 1-D Fortran-order array is the same as C order', () => {
+    const bytes = npy('<f4', '(2,)', bytesOf([1, 2], 4, (v, o, x) => { v.setFloat32(o, x, true); }), { fortran: true });
+    expect([...parseNpy(bytes).data]).toEqual([1, 2]);
+  });
+
+  it('copes with data at an unaligned offset', () => {
+    const inner = writeNpy([3], new Float32Array([1, 2, 3]));
+    const padded = new Uint8Array(inner.length + 1);
+    padded.set(inner, 1);
+    expect([...parseNpy(padded.subarray(1)).data]).toEqual([1, 2, 3]);
+  });
+});
+
+describe('parseHeader', () => {
+  it('parses shapes with trailing commas and spaces', () => {
+    expect(parseHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (16, 1, 32, 32, 3), }")).toEqual({
+      descr: '<f4',
+      fortranOrder: false,
+      shape: [16, 1, 32, 32, 3],
+    });
+    expect(parseHeader("{'descr':'<f8','fortran_order':True,'shape':(7,)}").shape).toEqual([7]);
+  });
+  it('rejects structured dtypes and missing keys', () => {
+    expect(() => parseHeader("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }")).toThrow(/structured dtypes/);
+    expect(() => parseHeader("{'descr': '<f4', 'shape': (1,), }")).toThrow(/fortran_order/);
+    expect(() => parseHeader("{'descr': '<f4', 'fortran_order': False}")).toThrow(/no shape/);
+    expect(() => parseHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,)}")).toThrow(/bad dimension/);
+  });
+});
+
+describe('halfToFloat', () => {
+  it('decodes normals, subnormals, infinities and NaN', () => {
+    expect(halfToFloat(0x3c00)).toBe(1);
+    expect(halfToFloat(0x7bff)).toBe(65504);
+    expect(halfToFloat(0x0001)).toBe(2 ** -24);
+    expect(halfToFloat(0x8000)).toBe(-0);
+    expect(halfToFloat(0x7c00)).toBe(Infinity);
+    expect(halfToFloat(0xfc00)).toBe(-Infinity);
+    expect(halfToFloat(0x7e00)).toBeNaN();
+  });
+});

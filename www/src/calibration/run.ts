@@ -1,0 +1,99 @@
+/**
+ * One calibration request inside the worker: build the Calibrator, turn the configured source
+ * into samples, run the loop, and hand back the statistics. Engine and browser pieces are
+ * injected (see worker.ts), so this is exercised in Node with fakes.
+ */
+import { runCalibration, type LoopResult } from './loop';
+import { parseNpy } from './npy';
+import { validateNormalization } from './preprocess';
+import type { Progress } from './progress';
+import { imageLayout } from './shapes';
+import { imageSource, npySource, randomSource, type DecodeImage, type RandomData } from './sources';
+import {
+  methodString,
+  validateMethod,
+  validateRandom,
+  type CalibrationConfig,
+  type CalibrationStats,
+  type CalibratorLike,
+} from './types';
+
+/** The wasm API slice calibration needs (Calibrator class + randomData). */
+export interface CalibrationEngine {
+  Calibrator: new (model: Uint8Array) => CalibratorLike;
+  randomData: RandomData;
+}
+
+export interface RunEnv {
+  engine: CalibrationEngine;
+  decodeImage: DecodeImage;
+  onProgress: (progress: Progress) => void;
+  isCancelled: () => boolean;
+  yieldToEventLoop?: () => Promise<void>;
+  now?: () => number;
+}
+
+export interface RunOutcome extends LoopResult {
+  stats: CalibrationStats | undefined;
+  /** The calibrator, kept by the worker for later `calibration-stats` requests (done runs only). */
+  calibrator: CalibratorLike | undefined;
+}
+
+const macrotask = (): Promise<void> =>
+  new Promise((resolve) => {
+    setTimeout(resolve, 0);
+  });
+
+async function readNpy(file: File): Promise<{ name: string; array: ReturnType<typeof parseNpy> }> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  try {
+    return { name: file.name, array: parseNpy(bytes) };
+  } catch (error) {
+    throw new Error(`${file.name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+export async function calibrate(model: Uint8Array, config: CalibrationConfig, env: RunEnv): Promise<RunOutcome> {
+  validateMethod(config.method);
+  const method = methodString(config.method);
+  const calibrator = new env.engine.Calibrator(model);
+  let keep = false;
+  try {
+    const inputs = calibrator.inputs();
+    const { source } = config;
+    let samples;
+    switch (source.kind) {
+      case 'random':
+        validateRandom(source);
+        samples = randomSource(inputs, source, env.engine.randomData);
+        break;
+      case 'npy':
+        samples = npySource(inputs, await Promise.all(source.files.map(readNpy)));
+        break;
+      case 'images': {
+        const first = inputs[0];
+        if (first) validateNormalization(source.normalization, imageLayout(first).channels);
+        samples = imageSource(inputs, source.files, source.normalization, env.decodeImage);
+        break;
+      }
+    }
+    const result = await runCalibration(calibrator, samples, {
+      onProgress: env.onProgress,
+      isCancelled: env.isCancelled,
+      yieldToEventLoop: env.yieldToEventLoop ?? macrotask,
+      now: env.now ?? (() => performance.now()),
+    });
+    if (result.status === 'cancelled') return { ...result, stats: undefined, calibrator: undefined };
+    const stats = calibrator.stats(method);
+    keep = true;
+    return { ...result, stats, calibrator };
+  } finally {
+    if (!keep) {
+      try {
+        calibrator.free();
+      } catch {
+        // after a wasm trap the instance is dead anyway; the worker reports the trap
+      }
+    }
+  }
+}

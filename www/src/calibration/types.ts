@@ -1,0 +1,77 @@
+/**
+ * Calibration types shared by the page, the worker and the protocol. The engine-side shapes
+ * (CalibrationStats, TensorStats, Histogram, InputDesc) are the wasm package's generated types;
+ * `CalibratorLike` is the slice of its Calibrator class the loop needs, so the loop can be driven
+ * by a fake in tests (worker.ts checks that the real class fits it).
+ */
+import type { CalibrationStats, Histogram, InputDesc, TensorStats } from '../../pkg/simd/zeropoint.js';
+import type { Normalization } from './preprocess';
+
+export type { CalibrationStats, Histogram, InputDesc, TensorStats };
+
+/** What the calibration loop calls on the engine's Calibrator. */
+export interface CalibratorLike {
+  inputs(): InputDesc[];
+  setInput(index: number, data: Float32Array): void;
+  addSample(): void;
+  samples(): number;
+  stats(method: string): CalibrationStats;
+  free(): void;
+}
+
+/** Range-selection methods; `percentile` carries P (e.g. 99.99). */
+export type CalibrationMethod =
+  | { kind: 'minmax' }
+  | { kind: 'percentile'; percentile: number }
+  | { kind: 'mse' }
+  | { kind: 'moving-average' };
+
+/** The method string the engine takes: "minmax" | "percentile:99.99" | "mse" | "moving-average". */
+export function methodString(method: CalibrationMethod): string {
+  return method.kind === 'percentile' ? `percentile:${String(method.percentile)}` : method.kind;
+}
+
+export function validateMethod(method: CalibrationMethod): void {
+  if (method.kind === 'percentile' && !(method.percentile > 0 && method.percentile <= 100)) {
+    throw new Error(`percentile must be in (0, 100], got ${String(method.percentile)}`);
+  }
+}
+
+/** Where samples come from. Everything here can be posted to the worker (Files are cloneable). */
+export type CalibrationSource =
+  | { kind: 'random'; count: number; lo: number; hi: number; seed: number }
+  /** One `.npy` per model input, in input order; first axis = samples. */
+  | { kind: 'npy'; files: File[] }
+  | { kind: 'images'; files: File[]; normalization: Normalization };
+
+export interface CalibrationConfig {
+  source: CalibrationSource;
+  method: CalibrationMethod;
+}
+
+/** Limits on what the page accepts, so a typo cannot start a run of a billion samples. */
+export const MAX_RANDOM_SAMPLES = 1_000_000;
+
+/** Throws a readable Error if a random-data config is unusable. */
+export function validateRandom(source: { count: number; lo: number; hi: number; seed: number }): void {
+  if (!Number.isInteger(source.count) || source.count < 1 || source.count > MAX_RANDOM_SAMPLES) {
+    throw new Error(`sample count must be a whole number from 1 to ${MAX_RANDOM_SAMPLES.toLocaleString('en-US')}`);
+  }
+  if (!Number.isFinite(source.lo) || !Number.isFinite(source.hi)) throw new Error('random range lo and hi must be numbers');
+  if (!(source.lo < source.hi)) throw new Error(`random range needs lo < hi, got [${String(source.lo)}, ${String(source.hi)}]`);
+  if (!Number.isInteger(source.seed) || source.seed < 0 || source.seed > 0xffffffff) {
+    throw new Error('seed must be a whole number from 0 to 4294967295');
+  }
+}
+
+/** A short description of the source, for the result header and the JSON. */
+export function describeSource(source: CalibrationSource): string {
+  switch (source.kind) {
+    case 'random':
+      return `seeded random data in [${String(source.lo)}, ${String(source.hi)}], seed ${String(source.seed)}`;
+    case 'npy':
+      return `.npy: ${source.files.map((f) => f.name).join(', ')}`;
+    case 'images':
+      return `${source.files.length.toLocaleString('en-US')} image${source.files.length === 1 ? '' : 's'}`;
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * What the calibration result shows, as pure data: per-tensor rows with the geometry of the
+ * range bar, and the JSON the page offers for download.
+ */
+import type { CalibrationStats, TensorStats } from './types';
+
+/** Positions in percent of the bar's width. */
+export interface RangeBar {
+  observed: { left: number; width: number };
+  chosen: { left: number; width: number };
+  /** Where 0.0 falls, if inside the shown span. */
+  zero: number | undefined;
+}
+
+/**
+ * The bar spans the union of the observed range, the chosen range and 0 (quantized ranges always
+ * include 0), so every tensor's bar is on its own scale and both ranges are visible.
+ */
+export function rangeBar(t: Pick<TensorStats, 'min' | 'max' | 'chosen_min' | 'chosen_max'>): RangeBar {
+  const values = [t.min, t.max, t.chosen_min, t.chosen_max, 0].filter(Number.isFinite);
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const span = hi - lo;
+  const pos = (x: number): number => (span > 0 ? ((x - lo) / span) * 100 : 50);
+  const seg = (a: number, b: number): { left: number; width: number } => {
+    const left = pos(Math.min(a, b));
+    return { left, width: Math.max(0, pos(Math.max(a, b)) - left) };
+  };
+  return {
+    observed: seg(t.min, t.max),
+    chosen: seg(t.chosen_min, t.chosen_max),
+    zero: span > 0 ? pos(0) : undefined,
+  };
+}
+
+/** Whether the method clipped the observed range (the chosen range is narrower). */
+export function isClipped(t: Pick<TensorStats, 'min' | 'max' | 'chosen_min' | 'chosen_max'>): boolean {
+  return t.chosen_min > t.min || t.chosen_max < t.max;
+}
+
+export interface StatsExport {
+  format: 'zeropoint-calibration-stats';
+  version: 1;
+  model: string;
+  method: string;
+  source: string;
+  samples: number;
+  tensors: TensorStats[];
+}
+
+export function statsExport(model: string, method: string, source: string, stats: CalibrationStats): StatsExport {
+  return {
+    format: 'zeropoint-calibration-stats',
+    version: 1,
+    model,
+    method,
+    source,
+    samples: stats.samples,
+    tensors: stats.tensors,
+  };
+}
+
+/** "model.tflite" → "model.calibration.json". */
+export function statsFileName(model: string): string {
+  return `${model.replace(/\.tflite$/i, '') || 'model'}.calibration.json`;
+}

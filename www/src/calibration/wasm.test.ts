@@ -1,0 +1,87 @@
+/**
+ * The worker's calibration run against the real wasm engine in Node, on the bundled example
+ * model: what the page gets for random data, a wrong-shape .npy and a NaN.
+ * Needs `bash scripts/build-wasm.sh` (www/pkg) like engine/wasm.test.ts.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { EngineModule } from '../engine/loader';
+import { writeNpy } from './npy';
+import { calibrate, type RunEnv } from './run';
+import { sampleSeed } from './sources';
+
+const PKG_WASM = 'www/pkg/simd/zeropoint_bg.wasm';
+let api: EngineModule;
+let model: Uint8Array;
+
+beforeAll(async () => {
+  if (!existsSync(PKG_WASM)) throw new Error(`${PKG_WASM} is missing: build the wasm package with \`bash scripts/build-wasm.sh\``);
+  api = await import('../../pkg/simd/zeropoint.js');
+  api.initSync({ module: readFileSync(PKG_WASM) });
+  model = new Uint8Array(readFileSync('www/assets/example.tflite'));
+});
+
+function env(overrides: Partial<RunEnv> = {}): RunEnv {
+  return {
+    engine: api,
+    decodeImage: () => Promise.reject(new Error('no images in Node')),
+    onProgress: () => undefined,
+    isCancelled: () => false,
+    yieldToEventLoop: () => Promise.resolve(),
+    ...overrides,
+  };
+}
+
+const npyFile = (name: string, shape: number[], data: Float32Array): File =>
+  new File([writeNpy(shape, data)], name);
+
+describe('calibration run with the real engine', () => {
+  it('random data: the same statistics as feeding the Calibrator by hand', async () => {
+    const source = { kind: 'random', count: 5, lo: -1, hi: 2, seed: 9 } as const;
+    const out = await calibrate(model, { source, method: { kind: 'minmax' } }, env());
+    expect(out.status).toBe('done');
+    expect(out.stats?.samples).toBe(5);
+
+    const by = new api.Calibrator(model);
+    try {
+      for (let i = 0; i < 5; i++) {
+        by.setInput(0, api.randomData(32 * 32 * 3, -1, 2, sampleSeed(9, i, 0)));
+        by.addSample();
+      }
+      expect(out.stats).toEqual(by.stats('minmax'));
+      const input = out.stats?.tensors.find((t) => t.name === by.inputs()[0]?.name);
+      expect(input?.min).toBeGreaterThanOrEqual(-1);
+      expect(input?.max).toBeLessThan(2);
+      // The kept calibrator answers other methods (the page's method selector).
+      expect(out.calibrator?.stats('percentile:99').tensors.length).toBe(out.stats?.tensors.length);
+    } finally {
+      by.free();
+      out.calibrator?.free();
+    }
+  });
+
+  it('.npy with and without the batch axis; wrong shape and NaN are named', async () => {
+    const n = 3;
+    const data = Float32Array.from({ length: n * 3072 }, (_, i) => (i % 255) / 255);
+    const a = await calibrate(model, { source: { kind: 'npy', files: [npyFile('a.npy', [n, 1, 32, 32, 3], data)] }, method: { kind: 'mse' } }, env());
+    const b = await calibrate(model, { source: { kind: 'npy', files: [npyFile('b.npy', [n, 32, 32, 3], data)] }, method: { kind: 'mse' } }, env());
+    expect(a.stats).toEqual(b.stats);
+    a.calibrator?.free();
+    b.calibrator?.free();
+
+    await expect(
+      calibrate(model, { source: { kind: 'npy', files: [npyFile('w.npy', [n, 3072], data)] }, method: { kind: 'minmax' } }, env()),
+    ).rejects.toThrow(/w\.npy: shape \(3, 3072\) does not fit input "serving_default_image:0": expected \(N, 1, 32, 32, 3\)/);
+
+    data[1 * 3072 + 10] = NaN;
+    await expect(
+      calibrate(model, { source: { kind: 'npy', files: [npyFile('nan.npy', [n, 1, 32, 32, 3], data)] }, method: { kind: 'minmax' } }, env()),
+    ).rejects.toThrow(/sample 1: NaN in input 0 'serving_default_image:0'/);
+  });
+
+  it('a model the engine cannot read fails with its message', async () => {
+    await expect(
+      calibrate(new Uint8Array(16), { source: { kind: 'random', count: 1, lo: 0, hi: 1, seed: 0 }, method: { kind: 'minmax' } }, env()),
+    ).rejects.toThrow(Error);
+  });
+});

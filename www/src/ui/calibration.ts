@@ -1,0 +1,534 @@
+/**
+ * The Calibrate panel: data source (seeded random, one `.npy` per input, or images with stated
+ * preprocessing), range-selection method, Start / Cancel with a progress bar, then a per-tensor
+ * table of observed and chosen ranges and a JSON download of the statistics.
+ *
+ * All work happens in the engine worker; this only collects settings and shows what comes back.
+ * Settings survive errors and model changes; results belong to the model they were made for.
+ * The panel's `data-state` (idle, running, done, cancelled, error) is for tests and styling.
+ */
+import type { CalibrationResult, CalibrationRun } from '../engine/client';
+import type { ModelSummary } from '../engine/types';
+import { formatDtype, formatFloat, formatShape } from '../format';
+import { describeNormalization, isImageFile, parseNumberList, type Normalization } from '../calibration/preprocess';
+import { formatProgress, fraction, type Progress } from '../calibration/progress';
+import { imageLayout, type InputDesc } from '../calibration/shapes';
+import {
+  describeSource,
+  methodString,
+  validateMethod,
+  validateRandom,
+  type CalibrationConfig,
+  type CalibrationMethod,
+  type CalibrationSource,
+  type CalibrationStats,
+} from '../calibration/types';
+import { isClipped, rangeBar, statsExport, statsFileName } from '../calibration/view';
+import { h, table } from './dom';
+
+export interface CalibrationModel {
+  name: string;
+  bytes: Uint8Array;
+  summary: ModelSummary;
+}
+
+export interface CalibrationDeps {
+  calibrate: (bytes: Uint8Array, config: CalibrationConfig, onProgress: (p: Progress) => void) => CalibrationRun;
+  restats: (method: string) => Promise<CalibrationStats>;
+  showError: (message: string) => void;
+  hideError: () => void;
+}
+
+type PanelState = 'idle' | 'running' | 'done' | 'cancelled' | 'error';
+type SourceKind = CalibrationSource['kind'];
+
+/** The inputs of subgraph 0 as the summary lists them. */
+export function modelInputs(summary: ModelSummary): InputDesc[] {
+  const main = summary.subgraphs[0];
+  if (!main) return [];
+  return main.inputs.flatMap((index) => {
+    const t = main.tensors.find((x) => x.index === index);
+    return t ? [{ name: t.name, shape: t.shape, dtype: t.dtype }] : [];
+  });
+}
+
+function numberField(label: string, testId: string, value: string, attrs: Record<string, string> = {}): [HTMLLabelElement, HTMLInputElement] {
+  const input = h('input', { type: 'number', 'data-testid': testId, value, ...attrs });
+  return [h('label', { class: 'field' }, h('span', {}, label), input), input];
+}
+
+function radio(name: string, value: string, label: string, testId: string, checked: boolean): [HTMLLabelElement, HTMLInputElement] {
+  const input = h('input', { type: 'radio', name, value, 'data-testid': testId, checked });
+  return [h('label', { class: 'check' }, input, ` ${label}`), input];
+}
+
+/** Files in a dropped folder (recursively), via the non-standard but universal entries API. */
+async function entryFiles(entry: FileSystemEntry): Promise<File[]> {
+  if (entry.isFile) {
+    return [await new Promise<File>((resolve, reject) => { (entry as FileSystemFileEntry).file(resolve, reject); })];
+  }
+  if (!entry.isDirectory) return [];
+  const reader = (entry as FileSystemDirectoryEntry).createReader();
+  const all: File[] = [];
+  for (;;) {
+    const batch = await new Promise<FileSystemEntry[]>((resolve, reject) => { reader.readEntries(resolve, reject); });
+    if (batch.length === 0) break;
+    for (const child of batch) all.push(...(await entryFiles(child)));
+  }
+  return all;
+}
+
+async function droppedFiles(data: DataTransfer): Promise<File[]> {
+  const entries = [...data.items].flatMap((item) => {
+    const entry = item.kind === 'file' ? item.webkitGetAsEntry() : null;
+    return entry ? [entry] : [];
+  });
+  if (entries.length === 0) return [...data.files];
+  return (await Promise.all(entries.map(entryFiles))).flat();
+}
+
+export class CalibrationPanel {
+  private model: CalibrationModel | undefined;
+  private inputs: InputDesc[] = [];
+  private run: CalibrationRun | undefined;
+  private runSeq = 0;
+  /** Only the latest method change may update the table (answers can arrive out of order). */
+  private restatsSeq = 0;
+  private npyFiles: (File | undefined)[] = [];
+  private images: File[] = [];
+  private lastResult: { stats: CalibrationStats; method: string; source: string; model: string } | undefined;
+
+  private readonly sourceRadios: Record<SourceKind, HTMLInputElement>;
+  private readonly sourceBoxes: Record<SourceKind, HTMLElement>;
+  private readonly lo: HTMLInputElement;
+  private readonly hi: HTMLInputElement;
+  private readonly count: HTMLInputElement;
+  private readonly seed: HTMLInputElement;
+  private readonly npyBox = h('div', { class: 'npy-inputs' });
+  private readonly imageInfo = h('span', { class: 'muted', 'data-testid': 'image-count' }, 'no images chosen');
+  private readonly imageLayoutInfo = h('p', { class: 'muted', 'data-testid': 'image-layout' });
+  private readonly normRange: HTMLInputElement;
+  private readonly normMin: HTMLInputElement;
+  private readonly normMax: HTMLInputElement;
+  private readonly normMean = h('input', { type: 'text', value: '127.5', 'data-testid': 'norm-mean', size: 14 });
+  private readonly normStd = h('input', { type: 'text', value: '127.5', 'data-testid': 'norm-std', size: 14 });
+  private readonly normInfo = h('p', { class: 'muted', 'data-testid': 'norm-info' });
+  private readonly method = h(
+    'select',
+    { 'data-testid': 'calibrate-method' },
+    h('option', { value: 'minmax' }, 'min/max (as TF)'),
+    h('option', { value: 'percentile' }, 'percentile'),
+    h('option', { value: 'mse' }, 'MSE-optimal'),
+    h('option', { value: 'moving-average' }, 'moving-average min/max'),
+  );
+  private readonly percentile: HTMLInputElement;
+  private readonly percentileLabel: HTMLLabelElement;
+  private readonly start = h('button', { type: 'button', class: 'primary', 'data-testid': 'calibrate-start' }, 'Start');
+  private readonly cancel = h('button', { type: 'button', 'data-testid': 'calibrate-cancel', disabled: true }, 'Cancel');
+  private readonly progress = h('progress', { 'data-testid': 'calibrate-progress', 'aria-label': 'Calibration progress', max: 1, value: 0 });
+  private readonly status = h('span', { class: 'calibrate-status', 'data-testid': 'calibrate-status', 'aria-live': 'polite' });
+  private readonly result = h('div', { class: 'calibration-result', 'data-testid': 'calibration-result', hidden: true });
+  private readonly title = h('h3', {}, 'Calibrate');
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly deps: CalibrationDeps,
+  ) {
+    const [randomLabel, randomRadio] = radio('cal-source', 'random', 'seeded random', 'source-random', true);
+    const [npyLabel, npyRadio] = radio('cal-source', 'npy', '.npy files', 'source-npy', false);
+    const [imagesLabel, imagesRadio] = radio('cal-source', 'images', 'images', 'source-images', false);
+    this.sourceRadios = { random: randomRadio, npy: npyRadio, images: imagesRadio };
+
+    const [loLabel, lo] = numberField('lo', 'random-lo', '0', { step: 'any' });
+    const [hiLabel, hi] = numberField('hi', 'random-hi', '1', { step: 'any' });
+    const [countLabel, count] = numberField('samples', 'random-count', '100', { min: '1', step: '1' });
+    const [seedLabel, seed] = numberField('seed', 'random-seed', '0', { min: '0', step: '1' });
+    this.lo = lo;
+    this.hi = hi;
+    this.count = count;
+    this.seed = seed;
+
+    const [rangeLabel, normRange] = radio('cal-norm', 'range', 'map 0…255 to [min, max]', 'norm-range', true);
+    const [meanStdLabel, normMeanStd] = radio('cal-norm', 'meanstd', '(pixel − mean) / std', 'norm-meanstd', false);
+    this.normRange = normRange;
+    const [minLabel, normMin] = numberField('min', 'norm-min', '0', { step: 'any' });
+    const [maxLabel, normMax] = numberField('max', 'norm-max', '1', { step: 'any' });
+    this.normMin = normMin;
+    this.normMax = normMax;
+
+    const [pLabel, percentile] = numberField('P', 'calibrate-percentile', '99.99', { step: 'any', min: '0', max: '100' });
+    this.percentile = percentile;
+    this.percentileLabel = pLabel;
+
+    const pickImages = h('input', { type: 'file', multiple: true, accept: 'image/*', 'data-testid': 'image-input', class: 'visually-hidden' });
+    const pickFolder = h('input', { type: 'file', multiple: true, webkitdirectory: true, 'data-testid': 'image-folder-input', class: 'visually-hidden' });
+    const imageDrop = h(
+      'div',
+      { class: 'image-drop', 'data-testid': 'image-drop' },
+      h('span', {}, 'Drop images or a folder here, or '),
+      h('label', { class: 'button-like' }, pickImages, 'choose images'),
+      ' ',
+      h('label', { class: 'button-like' }, pickFolder, 'choose a folder'),
+      h('div', {}, this.imageInfo),
+    );
+    for (const picker of [pickImages, pickFolder]) {
+      picker.addEventListener('change', () => {
+        this.setImages([...(picker.files ?? [])]);
+        picker.value = '';
+      });
+    }
+    imageDrop.addEventListener('dragover', (event) => {
+      event.preventDefault();
+      event.stopPropagation();
+      imageDrop.classList.add('dragging');
+    });
+    imageDrop.addEventListener('dragleave', () => { imageDrop.classList.remove('dragging'); });
+    imageDrop.addEventListener('drop', (event) => {
+      // Not a model drop: keep it away from the window-level model drop handler.
+      event.preventDefault();
+      event.stopPropagation();
+      imageDrop.classList.remove('dragging');
+      const data = event.dataTransfer;
+      if (data) {
+        droppedFiles(data).then(
+          (files) => {
+            this.setImages(files);
+          },
+          (error: unknown) => {
+            this.deps.showError(`Could not read the dropped images: ${error instanceof Error ? error.message : String(error)}`);
+          },
+        );
+      }
+    });
+
+    this.sourceBoxes = {
+      random: h(
+        'div',
+        { class: 'source-box fields', 'data-source': 'random' },
+        loLabel,
+        hiLabel,
+        countLabel,
+        seedLabel,
+        h('p', { class: 'muted' }, 'Uniform in [lo, hi) for every input element; the same seed gives the same samples.'),
+      ),
+      npy: h(
+        'div',
+        { class: 'source-box', 'data-source': 'npy' },
+        h('p', { class: 'muted' }, 'One .npy per model input; first axis = samples, each sample of the input’s shape (batch 1 optional). float32/64/16 or integers.'),
+        this.npyBox,
+      ),
+      images: h(
+        'div',
+        { class: 'source-box', 'data-source': 'images' },
+        imageDrop,
+        this.imageLayoutInfo,
+        h('div', { class: 'fields' }, rangeLabel, minLabel, maxLabel),
+        h(
+          'div',
+          { class: 'fields' },
+          meanStdLabel,
+          h('label', { class: 'field' }, h('span', {}, 'mean'), this.normMean),
+          h('label', { class: 'field' }, h('span', {}, 'std'), this.normStd),
+        ),
+        this.normInfo,
+      ),
+    };
+
+    for (const r of Object.values(this.sourceRadios)) r.addEventListener('change', () => { this.syncVisibility(); });
+    for (const el of [normRange, normMeanStd, normMin, normMax, this.normMean, this.normStd]) {
+      el.addEventListener('input', () => { this.syncVisibility(); });
+    }
+    this.method.addEventListener('change', () => {
+      this.syncVisibility();
+      this.onMethodChange();
+    });
+    percentile.addEventListener('change', () => { this.onMethodChange(); });
+    this.start.addEventListener('click', () => { this.startRun(); });
+    this.cancel.addEventListener('click', () => { this.cancelRun(); });
+
+    root.replaceChildren(
+      this.title,
+      h('p', { class: 'muted' }, 'Runs samples through the float model in the engine worker and records every tensor’s range.'),
+      h('div', { class: 'fields', role: 'radiogroup', 'aria-label': 'Calibration data' }, h('strong', {}, 'Data:'), randomLabel, npyLabel, imagesLabel),
+      ...Object.values(this.sourceBoxes),
+      h(
+        'div',
+        { class: 'fields' },
+        h('label', { class: 'field' }, h('span', {}, 'Range method'), this.method),
+        pLabel,
+        this.start,
+        this.cancel,
+      ),
+      h('div', { class: 'progress-row' }, this.progress, this.status),
+      this.result,
+    );
+    this.setState('idle');
+    this.syncVisibility();
+  }
+
+  /** A (new) model is shown: results and per-input files are for the old one, settings stay. */
+  setModel(model: CalibrationModel): void {
+    if (this.run) {
+      this.run.cancel();
+      this.run = undefined;
+      this.runSeq++; // ignore what the old run reports
+    }
+    this.model = model;
+    this.inputs = modelInputs(model.summary);
+    this.title.textContent = `Calibrate ${model.name}`;
+    this.npyFiles = this.inputs.map(() => undefined);
+    this.npyBox.replaceChildren(
+      ...this.inputs.map((input, k) => {
+        const picker = h('input', { type: 'file', accept: '.npy', 'data-testid': `npy-input-${String(k)}` });
+        picker.addEventListener('change', () => {
+          this.npyFiles[k] = picker.files?.[0];
+        });
+        return h(
+          'label',
+          { class: 'npy-row' },
+          h('code', {}, input.name),
+          ` ${formatShape(input.shape)} ${formatDtype(input.dtype)} `,
+          picker,
+        );
+      }),
+    );
+    this.result.hidden = true;
+    this.result.replaceChildren();
+    this.lastResult = undefined;
+    this.progress.value = 0;
+    this.status.textContent = '';
+    this.setState('idle');
+    this.syncVisibility();
+    this.root.hidden = false;
+  }
+
+  private setState(state: PanelState): void {
+    this.root.dataset['state'] = state;
+    const running = state === 'running';
+    this.start.disabled = running;
+    this.cancel.disabled = !running;
+  }
+
+  private sourceKind(): SourceKind {
+    return (Object.keys(this.sourceRadios) as SourceKind[]).find((k) => this.sourceRadios[k].checked) ?? 'random';
+  }
+
+  private setImages(files: File[]): void {
+    const images = files.filter((f) => isImageFile(f.name, f.type)).sort((a, b) => a.name.localeCompare(b.name));
+    this.images = images;
+    const skipped = files.length - images.length;
+    this.imageInfo.textContent =
+      `${images.length.toLocaleString('en-US')} image${images.length === 1 ? '' : 's'} chosen` +
+      (skipped > 0 ? ` (${String(skipped)} other file${skipped === 1 ? '' : 's'} skipped)` : '');
+  }
+
+  private normalization(): Normalization {
+    if (this.normRange.checked) return { kind: 'range', min: Number(this.normMin.value), max: Number(this.normMax.value) };
+    return { kind: 'meanstd', mean: parseNumberList(this.normMean.value), std: parseNumberList(this.normStd.value) };
+  }
+
+  private methodChoice(): CalibrationMethod {
+    switch (this.method.value) {
+      case 'percentile':
+        return { kind: 'percentile', percentile: Number(this.percentile.value) };
+      case 'mse':
+        return { kind: 'mse' };
+      case 'moving-average':
+        return { kind: 'moving-average' };
+      default:
+        return { kind: 'minmax' };
+    }
+  }
+
+  private syncVisibility(): void {
+    const kind = this.sourceKind();
+    for (const [k, box] of Object.entries(this.sourceBoxes)) box.hidden = k !== kind;
+    this.percentileLabel.hidden = this.method.value !== 'percentile';
+    const first = this.inputs[0];
+    let layoutText: string;
+    try {
+      if (this.inputs.length !== 1 || !first) throw new Error(`images need a model with one input (this one has ${String(this.inputs.length)})`);
+      const layout = imageLayout(first);
+      const kindText = layout.channels === 1 ? 'gray (luma)' : layout.channels === 3 ? 'RGB' : 'RGBA';
+      layoutText = `Each image is resized (stretched) to ${String(layout.width)}×${String(layout.height)}, ${kindText}, then mapped:`;
+    } catch (error) {
+      layoutText = error instanceof Error ? error.message : String(error);
+    }
+    this.imageLayoutInfo.textContent = layoutText;
+    this.normInfo.textContent = `Input value = ${describeNormalization(this.normalization())}`;
+  }
+
+  private config(): CalibrationConfig {
+    const method = this.methodChoice();
+    validateMethod(method);
+    const kind = this.sourceKind();
+    let source: CalibrationSource;
+    if (kind === 'random') {
+      source = {
+        kind,
+        lo: Number(this.lo.value),
+        hi: Number(this.hi.value),
+        count: Number(this.count.value),
+        seed: Number(this.seed.value),
+      };
+      validateRandom(source);
+    } else if (kind === 'npy') {
+      const missing = this.inputs.filter((_, k) => !this.npyFiles[k]).map((i) => `"${i.name}"`);
+      if (missing.length > 0) throw new Error(`choose a .npy for input ${missing.join(', ')}`);
+      source = { kind, files: this.npyFiles.filter((f): f is File => f !== undefined) };
+    } else {
+      if (this.images.length === 0) throw new Error('choose or drop some images first');
+      source = { kind, files: this.images, normalization: this.normalization() };
+    }
+    return { source, method };
+  }
+
+  private startRun(): void {
+    const model = this.model;
+    if (!model || this.run) return;
+    let config: CalibrationConfig;
+    try {
+      config = this.config();
+    } catch (error) {
+      this.deps.showError(`Calibration settings: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    this.deps.hideError();
+    const seq = ++this.runSeq;
+    this.setState('running');
+    this.result.hidden = true;
+    this.progress.value = 0;
+    this.status.textContent = 'starting…';
+    const method = methodString(config.method);
+    const source = describeSource(config.source);
+    const run = this.deps.calibrate(model.bytes, config, (p) => {
+      if (seq !== this.runSeq) return;
+      this.progress.max = Math.max(1, p.total);
+      this.progress.value = fraction(p) * this.progress.max;
+      this.status.textContent = formatProgress(p);
+    });
+    this.run = run;
+    run.result.then(
+      (result) => {
+        if (seq === this.runSeq) this.finish(result, model.name, method, source);
+      },
+      (error: unknown) => {
+        if (seq !== this.runSeq) return;
+        this.run = undefined;
+        this.setState('error');
+        this.status.textContent = 'calibration failed';
+        this.result.hidden = this.lastResult === undefined; // the previous result still holds
+        this.deps.showError(`Calibration failed: ${error instanceof Error ? error.message : String(error)}`);
+      },
+    );
+  }
+
+  private cancelRun(): void {
+    if (!this.run) return;
+    this.status.textContent = `${this.status.textContent} · cancelling…`;
+    this.cancel.disabled = true;
+    this.run.cancel();
+  }
+
+  private finish(result: CalibrationResult, modelName: string, method: string, source: string): void {
+    this.run = undefined;
+    if (result.status === 'cancelled' || !result.stats) {
+      this.setState('cancelled');
+      this.status.textContent = `Cancelled after ${result.samples.toLocaleString('en-US')} samples; nothing was kept.`;
+      this.result.hidden = this.lastResult === undefined; // the previous result still holds
+      return;
+    }
+    this.setState('done');
+    this.status.textContent = formatProgress({ done: result.samples, total: result.samples, elapsedMs: result.elapsedMs });
+    this.lastResult = { stats: result.stats, method, source, model: modelName };
+    this.renderResult();
+  }
+
+  /** The method changed after a run: recompute the chosen ranges from the recorded statistics. */
+  private onMethodChange(): void {
+    const last = this.lastResult;
+    if (!last || this.run) return;
+    let method: string;
+    try {
+      const choice = this.methodChoice();
+      validateMethod(choice);
+      method = methodString(choice);
+    } catch (error) {
+      this.deps.showError(`Calibration settings: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    const seq = this.runSeq;
+    const restats = ++this.restatsSeq;
+    this.deps.restats(method).then(
+      (stats) => {
+        if (seq !== this.runSeq || restats !== this.restatsSeq || this.lastResult !== last) return;
+        this.lastResult = { ...last, stats, method };
+        this.renderResult();
+      },
+      (error: unknown) => {
+        this.deps.showError(`Could not recompute the ranges: ${error instanceof Error ? error.message : String(error)}`);
+      },
+    );
+  }
+
+  private renderResult(): void {
+    const last = this.lastResult;
+    if (!last) return;
+    const download = h('button', { type: 'button', 'data-testid': 'stats-download' }, 'Download calibration stats (JSON)');
+    download.addEventListener('click', () => {
+      const json = JSON.stringify(statsExport(last.model, last.method, last.source, last.stats), null, 1);
+      const url = URL.createObjectURL(new Blob([json], { type: 'application/json' }));
+      const link = h('a', { href: url, download: statsFileName(last.model), hidden: true });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => {
+        URL.revokeObjectURL(url);
+      }, 60_000);
+    });
+    const rows = last.stats.tensors.map((t) => {
+      const bar = rangeBar(t);
+      const observed = h('span', { class: 'range-observed' });
+      observed.style.setProperty('left', `${String(bar.observed.left)}%`);
+      observed.style.setProperty('width', `${String(bar.observed.width)}%`);
+      const chosen = h('span', { class: 'range-chosen' });
+      chosen.style.setProperty('left', `${String(bar.chosen.left)}%`);
+      chosen.style.setProperty('width', `${String(bar.chosen.width)}%`);
+      const zero = bar.zero === undefined ? null : h('span', { class: 'range-zero' });
+      zero?.style.setProperty('left', `${String(bar.zero ?? 0)}%`);
+      const title = `observed [${formatFloat(t.min)}, ${formatFloat(t.max)}], chosen [${formatFloat(t.chosen_min)}, ${formatFloat(t.chosen_max)}]`;
+      return [
+        String(t.index),
+        h('code', { class: 'name', title: t.name }, t.name),
+        formatFloat(t.min),
+        formatFloat(t.max),
+        h('span', { class: isClipped(t) ? 'clipped' : undefined }, `${formatFloat(t.chosen_min)} … ${formatFloat(t.chosen_max)}`),
+        h('div', { class: 'range-bar', title }, observed, chosen, zero),
+      ];
+    });
+    this.result.replaceChildren(
+      h(
+        'div',
+        { class: 'result-head' },
+        h(
+          'span',
+          { 'data-testid': 'calibration-summary' },
+          `${last.stats.samples.toLocaleString('en-US')} samples · ${last.method} · ${last.source} · ${last.stats.tensors.length.toLocaleString('en-US')} tensors`,
+        ),
+        download,
+      ),
+      h(
+        'p',
+        { class: 'muted legend' },
+        h('span', { class: 'swatch swatch-observed' }),
+        ' observed min…max ',
+        h('span', { class: 'swatch swatch-chosen' }),
+        ' chosen range ',
+        h('span', { class: 'swatch swatch-zero' }),
+        ' zero',
+      ),
+      h('div', { class: 'table-scroll' }, table('stats-table', ['#', 'tensor', 'min', 'max', 'chosen range', 'range'], rows, [0, 2, 3, 4])),
+    );
+    this.result.hidden = false;
+  }
+}
