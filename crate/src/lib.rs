@@ -8,6 +8,7 @@
 //! |---|---|
 //! | [`error`] | the crate's one error enum and `Result` alias |
 //! | [`tflite`] | the format: generated schema, `read` (verify + build IR), `write` |
+//! | [`fixedpoint`] | LiteRT's requantization arithmetic (Q31 multipliers, each rounding flavour) |
 //! | [`graph`] | the format-agnostic IR: tensors, operators, buffers, summaries |
 //! | [`kernels`] | float reference kernels over slices (`kernels::reference`), the spec |
 //! | [`ops`] | per-operator prepare (types, options, shapes) + eval, and the op registry |
@@ -22,6 +23,7 @@ extern crate alloc;
 
 pub mod engine;
 pub mod error;
+pub mod fixedpoint;
 pub mod graph;
 pub mod kernels;
 pub mod ops;

@@ -5,20 +5,14 @@
 //! min/max attached) — are run sample by sample and compared with LiteRT `BUILTIN_REF` outputs
 //! under the case's stated tolerance. A per-op exactness table is printed.
 //!
-//! Integer and hybrid variants need the int8 engine (issue 6). Until then this test checks that
-//! the engine refuses them with one typed error listing the operators it cannot run — never a
-//! panic or a wrong answer — so the day they start running this test says so.
+//! Integer and hybrid variants are checked by `int_goldens.rs`.
 
-use zeropoint::Error;
 use zeropoint::engine::Interpreter;
 use zeropoint::tflite;
 use zeropoint_tests::{Case, NpyArray, OpSummary, StageReport, Variant, cases, compare};
 
 /// Variants the float engine must run and match.
 const FLOAT_VARIANTS: [&str; 3] = ["float", "fp16", "calibrated"];
-
-/// Variants that need integer or hybrid kernels: issue 6 ("Integer engine") tracks them.
-const INTEGER_VARIANTS_ISSUE_6: [&str; 4] = ["dynamic", "int8", "int8_floatio", "16x8"];
 
 /// Runs every sample of `v` through the engine and compares each output with LiteRT's.
 fn run_variant(case: &Case, v: &Variant, summary: &mut OpSummary) -> Result<(), String> {
@@ -85,48 +79,4 @@ fn float_engine_matches_litert_reference_kernels() {
     summary.print();
     assert!(report.total() > 0, "no float variant was checked");
     report.finish();
-}
-
-#[test]
-fn integer_variants_are_refused_or_exact_until_issue_6() {
-    // Until the int8 engine lands, an integer/hybrid model must either be refused with one typed
-    // error listing what cannot run, or — where every op it has is pure data movement the engine
-    // already supports (e.g. CONCATENATION with equal scales) — give LiteRT's exact bits.
-    // Anything else would be a silent wrong answer.
-    let (mut refused, mut exact) = (0, 0);
-    let mut summary =
-        OpSummary::new("integer variants the engine already runs (data movement only)");
-    for case in cases() {
-        for v in case
-            .variants
-            .iter()
-            .filter(|v| INTEGER_VARIANTS_ISSUE_6.contains(&v.name.as_str()))
-        {
-            let bytes = std::fs::read(&v.model).expect("model readable");
-            let model = tflite::read(&bytes).expect("model reads");
-            match Interpreter::new(&model) {
-                Err(Error::CannotRun { issues }) => {
-                    assert!(
-                        !issues.is_empty(),
-                        "{}/{}: empty issue list",
-                        case.name,
-                        v.name
-                    );
-                    refused += 1;
-                }
-                Err(e) => panic!("{}/{}: unexpected error kind: {e}", case.name, v.name),
-                Ok(_) => {
-                    if let Err(e) = run_variant(&case, v, &mut summary) {
-                        panic!("{}/{}: prepared but wrong: {e}", case.name, v.name);
-                    }
-                    exact += 1;
-                }
-            }
-        }
-    }
-    summary.print();
-    println!(
-        "integer/hybrid variants: {refused} refused with Error::CannotRun (issue 6), {exact} already exact"
-    );
-    assert!(refused > 0);
 }

@@ -24,6 +24,15 @@ use crate::kernels::reference::{ActivationRange, MAX_RANK};
 use crate::tflite::schema::{ActivationFunctionType, Padding};
 use crate::tflite::types::{dtype_name, element_size};
 
+/// Scale and zero point of a per-tensor quantized tensor: `real = scale · (q − zero_point)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QParams {
+    /// Scale (finite, positive).
+    pub scale: f32,
+    /// Zero point.
+    pub zero_point: i32,
+}
+
 /// Result of a prepare step: a problem is one [`OpIssue`].
 pub type PrepareResult<T> = Result<T, OpIssue>;
 
@@ -259,6 +268,105 @@ impl<'a> PrepareCtx<'a> {
         }
     }
 
+    /// Requires `t`'s dtype to be one of `allowed`; otherwise "unsupported", naming the tensor.
+    pub fn require_dtype(&self, t: &TensorInfo<'_>, allowed: &[TensorType]) -> PrepareResult<()> {
+        if allowed.contains(&t.dtype) {
+            return Ok(());
+        }
+        let names: Vec<String> = allowed.iter().map(|&d| dtype_name(d).to_string()).collect();
+        Err(self.unsupported(
+            t.describe(),
+            format!(
+                "type {} (expected {})",
+                dtype_name(t.dtype),
+                names.join(" or ")
+            ),
+        ))
+    }
+
+    /// The single scale and zero point of a per-tensor quantized tensor. Missing parameters, more
+    /// than one, a scale that is not finite and positive, or a zero point outside `i32` are
+    /// "invalid".
+    pub fn per_tensor_qparams(&self, t: &TensorInfo<'_>) -> PrepareResult<QParams> {
+        let q = t.quantization.ok_or_else(|| {
+            self.invalid(
+                t.describe(),
+                "quantized tensor without quantization parameters",
+            )
+        })?;
+        match (q.scales(), q.zero_points()) {
+            ([scale], zps) if zps.len() <= 1 => {
+                let zp = zps.first().copied().unwrap_or(0);
+                let zero_point = i32::try_from(zp).map_err(|_| {
+                    self.invalid(t.describe(), format!("zero point {zp} out of range"))
+                })?;
+                if !(scale.is_finite() && *scale > 0.0) {
+                    return Err(
+                        self.invalid(t.describe(), format!("scale {scale} is not positive"))
+                    );
+                }
+                Ok(QParams {
+                    scale: *scale,
+                    zero_point,
+                })
+            }
+            (s, z) => Err(self.invalid(
+                t.describe(),
+                format!(
+                    "expected one scale and zero point, got {} scale(s) and {} zero point(s)",
+                    s.len(),
+                    z.len()
+                ),
+            )),
+        }
+    }
+
+    /// Per-channel (or per-tensor, broadcast to `channels`) scales of a quantized weight tensor
+    /// whose channels lie along `axis`: one scale per channel (or a single one), every scale
+    /// finite and positive, zero points all 0 (symmetric weights). Returns `channels` scales.
+    pub fn channel_scales(
+        &self,
+        t: &TensorInfo<'_>,
+        axis: usize,
+        channels: usize,
+    ) -> PrepareResult<Vec<f32>> {
+        let q = t.quantization.ok_or_else(|| {
+            self.invalid(
+                t.describe(),
+                "quantized tensor without quantization parameters",
+            )
+        })?;
+        let scales = q.scales();
+        if scales.len() > 1 && usize::try_from(q.quantized_dimension).ok() != Some(axis) {
+            return Err(self.unsupported(
+                t.describe(),
+                format!(
+                    "per-channel parameters along axis {} (expected {axis})",
+                    q.quantized_dimension
+                ),
+            ));
+        }
+        let out: Vec<f32> = match scales.len() {
+            1 => vec![scales[0]; channels],
+            n if n == channels => scales.to_vec(),
+            n => {
+                return Err(
+                    self.invalid(t.describe(), format!("{n} scales for {channels} channels"))
+                );
+            }
+        };
+        if let Some(bad) = out.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
+            return Err(self.invalid(t.describe(), format!("scale {bad} is not positive")));
+        }
+        if q.zero_points().iter().any(|&z| z != 0) {
+            return Err(self.unsupported(
+                t.describe(),
+                "non-zero weight zero point (weights are symmetric in TFLite's int8 scheme)",
+            ));
+        }
+        Ok(out)
+    }
+
     /// The declared-output check: the output tensor's dtype must be what the op produces.
     pub fn require_output_dtype(&self, k: usize, dtype: TensorType) -> PrepareResult<()> {
         let out = self.output(k)?;
@@ -447,6 +555,27 @@ impl<'a> OpIo<'a> {
             .map(|_| self.f32_in(k))
     }
 
+    /// Input `k` as elements of `T` (`i8`, `u8`, `i16`, `i32`, `i64`, `f32`, …). Regions are
+    /// 16-byte aligned and sized by prepare, so the cast cannot fail for the dtype prepare
+    /// checked.
+    pub fn in_as<T: bytemuck::Pod>(&self, k: usize) -> &'a [T] {
+        bytemuck::cast_slice(self.input(k))
+    }
+
+    /// Optional input `k` as elements of `T` (`None` when absent).
+    pub fn opt_in_as<T: bytemuck::Pod>(&self, k: usize) -> Option<&'a [T]> {
+        self.inputs
+            .get(k)
+            .copied()
+            .flatten()
+            .map(|_| self.in_as::<T>(k))
+    }
+
+    /// The output as elements of `T`.
+    pub fn out_as<T: bytemuck::Pod>(&mut self) -> &mut [T] {
+        bytemuck::cast_slice_mut(self.output)
+    }
+
     /// The output's bytes.
     pub fn output(&mut self) -> &mut [u8] {
         self.output
@@ -484,6 +613,15 @@ pub struct Prepared {
 }
 
 impl Prepared {
+    /// An output of `shape` and `dtype` computed by `kernel`.
+    pub fn new(shape: Vec<usize>, dtype: TensorType, kernel: impl Kernel + 'static) -> Self {
+        Prepared {
+            shape,
+            dtype,
+            node: Node::Kernel(Box::new(kernel)),
+        }
+    }
+
     /// A float32 output of `shape` computed by `kernel`.
     pub fn f32(shape: Vec<usize>, kernel: impl Kernel + 'static) -> Self {
         Prepared {

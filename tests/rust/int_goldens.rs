@@ -1,0 +1,194 @@
+//! The integer engine against LiteRT's reference kernels (`BUILTIN_REF`) on every golden case.
+//!
+//! For each case, the integer and hybrid variants TF's converter wrote — `int8` (int8 I/O),
+//! `int8_floatio` (QUANTIZE/DEQUANTIZE at the edges), `16x8` (int16 activations) and `dynamic`
+//! (int8 weights, float activations, hybrid kernels) — are run sample by sample and compared
+//! with LiteRT's reference outputs under the case's stated tolerance (0 LSB for integer models).
+//! For sample 0, every intermediate tensor LiteRT recorded is compared too, and a mismatch names
+//! the first operator that differs, so a wrong kernel is found where it is, not downstream.
+//!
+//! Two per-op tables are printed: outputs by case, and intermediates by the producing op type
+//! (the README's supported-ops table quotes them). Known, explained gaps are listed in
+//! [`KNOWN_GAPS`]; any other failure, and any listed gap that no longer fails, fails the test.
+
+use std::collections::HashMap;
+
+use zeropoint::engine::{Interpreter, TensorId};
+use zeropoint::tflite;
+use zeropoint_tests::{Case, NpyArray, OpSummary, Tolerance, Variant, cases, compare, load_npy};
+
+/// Integer and hybrid variants.
+const INTEGER_VARIANTS: [&str; 4] = ["int8", "int8_floatio", "16x8", "dynamic"];
+
+/// `(case, variant, reason)`: integer variants that are known not to match, with why. Every
+/// entry must still fail (a stale entry fails the test).
+const KNOWN_GAPS: &[(&str, &str, &str)] = &[];
+
+fn known_gap(case: &str, variant: &str) -> Option<&'static str> {
+    KNOWN_GAPS
+        .iter()
+        .find(|(c, v, _)| *c == case && *v == variant)
+        .map(|(_, _, r)| *r)
+}
+
+/// Runs every sample of `v`, compares outputs, then compares sample 0's intermediates.
+fn run_variant(
+    case: &Case,
+    v: &Variant,
+    outputs: &mut OpSummary,
+    per_op: &mut OpSummary,
+) -> Result<(), String> {
+    let bytes = std::fs::read(&v.model).map_err(|e| format!("{}: {e}", v.model.display()))?;
+    let model = tflite::read(&bytes).map_err(|e| e.to_string())?;
+    let mut interp = Interpreter::new(&model).map_err(|e| e.to_string())?;
+    let inputs = v.load_inputs();
+    let expected = v.load_expected();
+    if inputs.len() != interp.inputs().len() || expected.len() != interp.outputs().len() {
+        return Err(format!(
+            "golden has {} inputs / {} outputs, model {} / {}",
+            inputs.len(),
+            expected.len(),
+            interp.inputs().len(),
+            interp.outputs().len()
+        ));
+    }
+    let mut failures = Vec::new();
+
+    // Sample 0 with every intermediate captured.
+    let wanted: HashMap<usize, usize> = v
+        .intermediates
+        .iter()
+        .enumerate()
+        .map(|(k, im)| (im.tensor, k))
+        .collect();
+    let mut captured: Vec<Option<Vec<u8>>> = vec![None; v.intermediates.len()];
+    let mut got: Vec<Vec<u8>> = vec![Vec::new(); expected.len()];
+    for s in 0..case.num_samples {
+        for (i, a) in inputs.iter().enumerate() {
+            interp
+                .set_input(i, &a.sample_bytes(s))
+                .map_err(|e| format!("sample {s}: {e}"))?;
+        }
+        if s == 0 {
+            interp.invoke_with(&mut |TensorId(t), view| {
+                if let Some(&k) = wanted.get(&t) {
+                    captured[k] = Some(view.bytes.to_vec());
+                }
+            });
+        } else {
+            interp.invoke();
+        }
+        for (o, buf) in got.iter_mut().enumerate() {
+            let view = interp.output(o).map_err(|e| e.to_string())?;
+            buf.extend_from_slice(view.bytes);
+        }
+    }
+    for (o, (bytes, exp)) in got.iter().zip(&expected).enumerate() {
+        let got = NpyArray::from_le_bytes(exp.dtype(), exp.shape.clone(), bytes)
+            .map_err(|e| format!("output {o}: {e}"))?;
+        let cmp = compare(&got, exp, &v.tolerance);
+        outputs.record(&case.summary_label(), &case.name, &v.name, &cmp);
+        if !cmp.ok {
+            failures.push(format!("output {o}: {cmp} (tolerance {})", v.tolerance));
+        }
+    }
+
+    // Intermediates in operator order: report the first operator that differs.
+    let mut order: Vec<usize> = (0..v.intermediates.len()).collect();
+    order.sort_by_key(|&k| v.intermediates[k].op);
+    let mut first_bad: Option<String> = None;
+    for k in order {
+        let im = &v.intermediates[k];
+        let exp = load_npy(&case.dir.join(&im.file));
+        let Some(bytes) = &captured[k] else {
+            // The engine folded or did not materialise this tensor (e.g. a constant-only
+            // subgraph): nothing to compare, but an integer tensor LiteRT computed at run time
+            // must exist in ours.
+            first_bad.get_or_insert_with(|| {
+                format!(
+                    "op {} {} -> t{} '{}': not computed by the engine",
+                    im.op, im.op_type, im.tensor, im.name
+                )
+            });
+            continue;
+        };
+        let got = match NpyArray::from_le_bytes(exp.dtype(), exp.shape.clone(), bytes) {
+            Ok(g) => g,
+            Err(e) => {
+                first_bad.get_or_insert_with(|| format!("op {} {}: {e}", im.op, im.op_type));
+                continue;
+            }
+        };
+        let tol = if exp.data.is_integer() {
+            Tolerance::Exact
+        } else {
+            v.tolerance
+        };
+        let cmp = compare(&got, &exp, &tol);
+        per_op.record(&im.op_type, &case.name, &v.name, &cmp);
+        if !cmp.ok {
+            first_bad.get_or_insert_with(|| {
+                format!(
+                    "first differing intermediate: op {} {} -> t{} '{}': {cmp}",
+                    im.op, im.op_type, im.tensor, im.name
+                )
+            });
+        }
+    }
+    if let Some(b) = first_bad {
+        failures.push(b);
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("; "))
+    }
+}
+
+#[test]
+fn integer_engine_matches_litert_reference_kernels() {
+    let all = cases();
+    assert!(!all.is_empty(), "no golden cases found");
+    let mut outputs = OpSummary::new("integer engine vs LiteRT BUILTIN_REF: outputs per case");
+    let mut per_op =
+        OpSummary::new("integer engine vs LiteRT BUILTIN_REF: sample-0 intermediates per op type");
+    let (mut passed, mut gaps) = (0usize, Vec::new());
+    let mut problems = Vec::new();
+    let mut checked = 0usize;
+    for case in &all {
+        for v in case
+            .variants
+            .iter()
+            .filter(|v| INTEGER_VARIANTS.contains(&v.name.as_str()))
+        {
+            checked += 1;
+            let who = format!("{}/{}", case.name, v.name);
+            let result = run_variant(case, v, &mut outputs, &mut per_op);
+            match (result, known_gap(&case.name, &v.name)) {
+                (Ok(()), None) => passed += 1,
+                (Ok(()), Some(_)) => problems.push(format!(
+                    "{who}: UNEXPECTEDLY PASSING: remove it from KNOWN_GAPS"
+                )),
+                (Err(e), Some(reason)) => gaps.push(format!("{who}: known gap ({reason}): {e}")),
+                (Err(e), None) => problems.push(format!("{who}: FAILED: {e}")),
+            }
+        }
+    }
+    outputs.print();
+    per_op.print();
+    println!(
+        "integer variants: {checked} checked, {passed} exact/within tolerance, {} known gaps, {} problems",
+        gaps.len(),
+        problems.len()
+    );
+    for g in &gaps {
+        println!("  {g}");
+    }
+    assert!(checked > 0, "no integer variant was checked");
+    assert!(
+        problems.is_empty(),
+        "{} integer variant(s) failed:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
