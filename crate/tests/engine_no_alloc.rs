@@ -1,6 +1,7 @@
 //! Proof that the engine does not allocate per inference: this test binary installs a counting
 //! global allocator (per thread, so the test harness's own threads do not interfere), prepares
-//! every float model the repository ships, and checks that `invoke` and `invoke_with` make zero
+//! every model the repository ships — float, fp16-weight, and the integer ones (int8, int8 with
+//! float I/O, 16x8, dynamic-range hybrid) — and checks that `invoke` and `invoke_with` make zero
 //! heap allocations, reallocations or frees.
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -66,29 +67,45 @@ fn invoke_makes_no_heap_calls() {
         .collect();
     cases.sort();
     for case in cases {
-        for variant in ["float", "fp16"] {
+        for variant in [
+            "float",
+            "fp16",
+            "int8",
+            "int8_floatio",
+            "16x8",
+            "dynamic",
+        ] {
             let path = case.join(format!("model_{variant}.tflite"));
             if path.exists() {
                 models.push(path);
             }
         }
     }
-    assert!(models.len() > 3, "golden models missing");
+    assert!(models.len() > 100, "golden models missing");
     for path in models {
         let bytes = std::fs::read(&path).expect("model file");
         let model = tflite::read(&bytes).expect("model reads");
         let mut interp = Interpreter::new(&model).expect("model prepares");
         for i in 0..interp.inputs().len() {
-            let n = interp.inputs()[i].num_elements();
-            let values: Vec<f32> = (0..n).map(|k| (k % 7) as f32 * 0.25 - 0.5).collect();
-            interp.set_input_f32(i, &values).expect("input fits");
+            let d = interp.inputs()[i].clone();
+            if d.dtype == zeropoint::graph::TensorType::FLOAT32 {
+                let values: Vec<f32> = (0..d.num_elements())
+                    .map(|k| (k % 7) as f32 * 0.25 - 0.5)
+                    .collect();
+                interp.set_input_f32(i, &values).expect("input fits");
+            } else {
+                let bytes: Vec<u8> = (0..d.byte_len()).map(|k| (k * 37 % 251) as u8).collect();
+                interp.set_input(i, &bytes).expect("input fits");
+            }
         }
         let mut observed = 0usize;
         let mut checksum = 0.0f32;
+        let mut bytes_seen = 0usize;
         let before = heap_calls();
         interp.invoke();
         interp.invoke_with(&mut |_, view| {
             observed += 1;
+            bytes_seen += view.bytes.len();
             checksum += view
                 .as_f32()
                 .map_or(0.0, |v| v.first().copied().unwrap_or(0.0));
@@ -103,6 +120,7 @@ fn invoke_makes_no_heap_calls() {
         );
         assert_eq!(observed, interp.inputs().len() + interp.num_kernels());
         assert!(checksum.is_finite());
+        assert!(bytes_seen > 0);
         // The counter does see allocations (so a zero above means something).
         let probe = heap_calls();
         let v = std::hint::black_box(vec![1u8; 64]);

@@ -108,6 +108,13 @@ fn load(path: &Path) -> Result<zeropoint::Model> {
         Error::InvalidFlatbuffer { reason } => Error::InvalidFlatbuffer {
             reason: format!("{}: {reason}", path.display()),
         },
+        Error::InconsistentModel { at, reason } => Error::InconsistentModel {
+            at,
+            reason: format!("{reason} (in {})", path.display()),
+        },
+        Error::InconsistentTable { reason } => Error::InconsistentTable {
+            reason: format!("{}: {reason}", path.display()),
+        },
         other => other,
     })
 }

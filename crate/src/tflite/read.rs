@@ -47,6 +47,17 @@ pub fn read_with(bytes: &[u8], opts: &ReadOptions) -> Result<Model> {
             ),
         });
     }
+    // Every TFLite writer stamps the file identifier "TFL3" at bytes 4..8, and LiteRT's
+    // `VerifyModelBuffer` refuses a buffer without it: a clear message beats a verifier error
+    // about a random table (an ONNX or .pb file dropped by mistake ends here).
+    if &bytes[4..8] != b"TFL3" {
+        return Err(Error::InvalidFlatbuffer {
+            reason: format!(
+                "file identifier is {:?}, expected \"TFL3\" (is this a .tflite file?)",
+                String::from_utf8_lossy(&bytes[4..8])
+            ),
+        });
+    }
     let verifier = flatbuffers::VerifierOptions {
         max_depth: opts.max_depth,
         max_tables: opts.max_tables,
