@@ -99,3 +99,79 @@ fn malformed_files_fail_with_one_clear_line() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(text(&missing.stderr).contains("no/such/model.tflite"));
 }
+
+#[test]
+fn run_dump_writes_every_tensor_of_sample_zero() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/example_cnn");
+    let dump = scratch("dump");
+    let _ = std::fs::remove_dir_all(&dump);
+    let out = zeropoint(&[
+        "run",
+        case.join("model_float.tflite").to_str().expect("utf-8"),
+        "--input",
+        case.join("input_0.npy").to_str().expect("utf-8"),
+        "--out-dir",
+        scratch("dump_out").to_str().expect("utf-8"),
+        "--dump",
+        dump.to_str().expect("utf-8"),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let index: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dump.join("tensors.json")).expect("tensors.json"),
+    )
+    .expect("json");
+    let entries = index.as_array().expect("array");
+    // One graph input plus one output per operator.
+    let model =
+        zeropoint::tflite::read(&std::fs::read(case.join("model_float.tflite")).expect("model"))
+            .expect("reads");
+    let ops = model.subgraphs[0].operators.len();
+    assert!(ops > 5);
+    assert_eq!(entries.len(), 1 + ops, "{index}");
+    for e in entries {
+        let f = e["file"].as_str().expect("file");
+        assert!(dump.join(f).exists(), "{f} missing");
+    }
+    // The dumped graph output equals the written output's first sample.
+    let last = entries.last().expect("entries");
+    assert!(
+        std::fs::metadata(dump.join(last["file"].as_str().expect("file")))
+            .expect("file")
+            .len()
+            > 0
+    );
+}
+
+#[test]
+fn compare_reports_every_shared_tensor_worst_first() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/example_cnn");
+    let json = scratch("compare.json");
+    let out = zeropoint(&[
+        "compare",
+        case.join("model_float.tflite").to_str().expect("utf-8"),
+        case.join("model_fp16.tflite").to_str().expect("utf-8"),
+        "--input",
+        case.join("calib.npy").to_str().expect("utf-8"),
+        "--json",
+        json.to_str().expect("utf-8"),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("json");
+    let rows = rows.as_array().expect("array");
+    assert!(!rows.is_empty());
+    for r in rows {
+        // fp16 weights: float tensors, finite positive SQNR well above 30 dB, small errors.
+        assert_eq!(r["dtype"], "FLOAT32");
+        // null = identical (the graph input, fed the same floats to both).
+        match r["sqnr_db"].as_f64() {
+            Some(sqnr) => {
+                assert!(sqnr > 30.0, "{r}");
+                assert!(r["max_abs_error"].as_f64().expect("err") > 0.0, "{r}");
+            }
+            None => assert_eq!(r["max_abs_error"].as_f64(), Some(0.0), "{r}"),
+        }
+    }
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("worst SQNR first"), "{stdout}");
+}

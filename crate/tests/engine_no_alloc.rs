@@ -67,14 +67,7 @@ fn invoke_makes_no_heap_calls() {
         .collect();
     cases.sort();
     for case in cases {
-        for variant in [
-            "float",
-            "fp16",
-            "int8",
-            "int8_floatio",
-            "16x8",
-            "dynamic",
-        ] {
+        for variant in ["float", "fp16", "int8", "int8_floatio", "16x8", "dynamic"] {
             let path = case.join(format!("model_{variant}.tflite"));
             if path.exists() {
                 models.push(path);

@@ -51,8 +51,14 @@ fn cli_refuses(name: &str, bytes: &[u8], needle: &str) {
     let (ok, err) = cli(&["inspect", p]);
     assert!(!ok, "{name}: inspect succeeded");
     assert_eq!(err.trim_end().lines().count(), 1, "{name}: {err}");
-    assert!(err.contains(name), "{name}: the message must name the file: {err}");
-    assert!(err.contains(needle), "{name}: expected '{needle}' in: {err}");
+    assert!(
+        err.contains(name),
+        "{name}: the message must name the file: {err}"
+    );
+    assert!(
+        err.contains(needle),
+        "{name}: expected '{needle}' in: {err}"
+    );
 }
 
 fn add(inputs: &[i32], outputs: &[i32]) -> Operator {
@@ -97,8 +103,7 @@ fn npy_f32(shape: &[usize], values: &[f32]) -> Vec<u8> {
     } else {
         format!("({})", dims.join(", "))
     };
-    let mut header =
-        format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape_txt}, }}");
+    let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape_txt}, }}");
     while (10 + header.len() + 1) % 64 != 0 {
         header.push(' ');
     }
@@ -186,8 +191,7 @@ fn buffer_offsets_past_the_end_name_the_buffer() {
     .expect("writes");
     let flat_len = {
         // Find the smallest buffer offset: everything before it is the flatbuffer.
-        let root = flatbuffers::root::<zeropoint::tflite::schema::Model>(&external)
-            .expect("valid");
+        let root = flatbuffers::root::<zeropoint::tflite::schema::Model>(&external).expect("valid");
         root.buffers()
             .expect("buffers")
             .iter()
@@ -200,7 +204,10 @@ fn buffer_offsets_past_the_end_name_the_buffer() {
     let err = tflite::read(cut).expect_err("offsets past the end must be refused");
     let msg = err.to_string();
     assert!(msg.contains("buffer"), "{msg}");
-    assert!(msg.contains("past the end") || msg.contains("beyond"), "{msg}");
+    assert!(
+        msg.contains("past the end") || msg.contains("beyond"),
+        "{msg}"
+    );
     cli_refuses("offsets_past_end.tflite", cut, "buffer");
 }
 
@@ -209,7 +216,10 @@ fn huge_dimensions_are_refused_before_allocation() {
     // Output shapes are computed by the engine (as LiteRT's Prepare resizes them), so the
     // declared shapes that matter are those of graph inputs and constants.
     let m = graph(
-        vec![f32t("huge", &[1 << 20, 1 << 20, 1 << 20]), f32t("y", &[1, 2])],
+        vec![
+            f32t("huge", &[1 << 20, 1 << 20, 1 << 20]),
+            f32t("y", &[1, 2]),
+        ],
         vec![add(&[0, 0], &[1])],
         &[0],
         &[1],
@@ -256,18 +266,18 @@ fn a_cyclic_graph_names_the_tensor_read_before_it_exists() {
 fn a_tensor_used_before_it_is_produced_is_named() {
     // op 0 reads c, which op 1 computes later.
     let m = graph(
-        vec![
-            f32t("x", &[1, 2]),
-            f32t("y", &[1, 2]),
-            f32t("c", &[1, 2]),
-        ],
+        vec![f32t("x", &[1, 2]), f32t("y", &[1, 2]), f32t("c", &[1, 2])],
         vec![add(&[0, 2], &[1]), add(&[0, 0], &[2])],
         &[0],
         &[1],
     );
     match Interpreter::new(&m) {
         Err(Error::CannotRun { issues }) => {
-            assert!(issues.iter().any(|i| i.op_index == 0 && i.tensor.contains("'c'")));
+            assert!(
+                issues
+                    .iter()
+                    .any(|i| i.op_index == 0 && i.tensor.contains("'c'"))
+            );
         }
         other => panic!("expected CannotRun, got {:?}", other.err()),
     }
@@ -284,7 +294,10 @@ fn negative_dims_and_bad_tensor_indices_are_typed_errors() {
     );
     match Interpreter::new(&m) {
         Err(Error::CannotRun { issues }) => {
-            assert!(issues.iter().any(|i| i.to_string().contains("neg")), "{issues:?}");
+            assert!(
+                issues.iter().any(|i| i.to_string().contains("neg")),
+                "{issues:?}"
+            );
         }
         other => panic!("expected CannotRun, got {:?}", other.err()),
     }
@@ -299,7 +312,10 @@ fn negative_dims_and_bad_tensor_indices_are_typed_errors() {
     match tflite::read(&bytes) {
         Err(e @ Error::InconsistentModel { .. }) => {
             let msg = e.to_string();
-            assert!(msg.contains("operator 0 (ADD)") && msg.contains("tensor 9"), "{msg}");
+            assert!(
+                msg.contains("operator 0 (ADD)") && msg.contains("tensor 9"),
+                "{msg}"
+            );
         }
         other => panic!("expected InconsistentModel, got {other:?}"),
     }

@@ -58,6 +58,28 @@ enum Command {
         /// Directory for output_<i>.npy (created if missing).
         #[arg(long)]
         out_dir: PathBuf,
+        /// Also write every tensor of the first sample (graph inputs and each operator's
+        /// output) as t<index>.npy into this directory, to trace a mismatch to its first op.
+        #[arg(long)]
+        dump: Option<PathBuf>,
+    },
+    /// Run a float model and its quantized version side by side on float samples and report,
+    /// for every tensor present in both (matched by name), the SQNR and the largest error
+    /// (in float units and in LSB of the quantized tensor), worst first.
+    Compare {
+        /// The float .tflite file.
+        float_model: PathBuf,
+        /// The quantized .tflite file (float or integer I/O).
+        quantized_model: PathBuf,
+        /// One float32 .npy per model input (first axis = samples).
+        #[arg(long = "input", required = true)]
+        inputs: Vec<PathBuf>,
+        /// Write the full table as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Rows to print (worst SQNR first).
+        #[arg(long, default_value_t = 20)]
+        top: usize,
     },
     /// Calibrate a float model: record per-tensor statistics (TF's min/max, histogram, chosen
     /// range) over samples from .npy files, images or seeded random data, and write them as JSON.
@@ -353,11 +375,9 @@ fn write_npy(path: &Path, dtype: TensorType, shape: &[usize], bytes: &[u8]) -> R
     }
 }
 
-/// `zeropoint run`: loops the engine over the samples (first axis) of every input.
-fn run_model(model: &Path, inputs: &[PathBuf], out_dir: &Path) -> Result<()> {
-    let m = load(model)?;
-    let mut interp = Interpreter::new(&m)?;
-    let descs = interp.inputs().to_vec();
+/// Reads one .npy per model input (first axis = samples; a batch-1 model also takes samples
+/// without the batch axis) and checks they agree on the number of samples.
+fn read_samples(inputs: &[PathBuf], descs: &[TensorDesc]) -> Result<Vec<NpyInput>> {
     if inputs.len() != descs.len() {
         return Err(Error::NoSuchIndex {
             what: "input",
@@ -367,7 +387,7 @@ fn run_model(model: &Path, inputs: &[PathBuf], out_dir: &Path) -> Result<()> {
     }
     let mut arrays = Vec::with_capacity(inputs.len());
     let mut samples = None;
-    for (i, (path, d)) in inputs.iter().zip(&descs).enumerate() {
+    for (i, (path, d)) in inputs.iter().zip(descs).enumerate() {
         let a = read_npy(path, i, d)?;
         let per_sample = a.shape.get(1..).unwrap_or(&[]);
         let without_batch = d.shape.first() == Some(&1) && per_sample == &d.shape[1..];
@@ -391,7 +411,16 @@ fn run_model(model: &Path, inputs: &[PathBuf], out_dir: &Path) -> Result<()> {
         }
         arrays.push(a);
     }
-    let samples = samples.unwrap_or(0);
+    Ok(arrays)
+}
+
+/// `zeropoint run`: loops the engine over the samples (first axis) of every input.
+fn run_model(model: &Path, inputs: &[PathBuf], out_dir: &Path, dump: Option<&Path>) -> Result<()> {
+    let m = load(model)?;
+    let mut interp = Interpreter::new(&m)?;
+    let descs = interp.inputs().to_vec();
+    let arrays = read_samples(inputs, &descs)?;
+    let samples = arrays.first().map_or(0, |a| a.shape[0]);
     let outs = interp.outputs().to_vec();
     let mut results: Vec<Vec<u8>> = outs
         .iter()
@@ -402,7 +431,44 @@ fn run_model(model: &Path, inputs: &[PathBuf], out_dir: &Path) -> Result<()> {
             let n = d.byte_len();
             interp.set_input(i, &a.bytes[s * n..(s + 1) * n])?;
         }
-        interp.invoke();
+        if s == 0
+            && let Some(dir) = dump
+        {
+            let mut tensors: Vec<(usize, TensorType, Vec<usize>, Vec<u8>)> = Vec::new();
+            let mut index = Vec::new();
+            interp.invoke_with(&mut |id, view| {
+                index.push(serde_json::json!({
+                    "file": format!("t{}.npy", id.0),
+                    "tensor": id.0,
+                    "name": view.name,
+                    "dtype": dtype_name(view.dtype),
+                    "shape": view.shape,
+                }));
+                tensors.push((id.0, view.dtype, view.shape.to_vec(), view.bytes.to_vec()));
+            });
+            std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+                path: dir.display().to_string(),
+                source,
+            })?;
+            for (t, dtype, shape, bytes) in &tensors {
+                let mut with_batch = vec![1];
+                with_batch.extend_from_slice(shape);
+                write_npy(&dir.join(format!("t{t}.npy")), *dtype, &with_batch, bytes)?;
+            }
+            let listing = dir.join("tensors.json");
+            let text = serde_json::to_string_pretty(&index).unwrap_or_default();
+            std::fs::write(&listing, text).map_err(|source| Error::Io {
+                path: listing.display().to_string(),
+                source,
+            })?;
+            eprintln!(
+                "dumped {} tensors of sample 0 to {} (index: tensors.json, in execution order)",
+                tensors.len(),
+                dir.display()
+            );
+        } else {
+            interp.invoke();
+        }
         for (k, r) in results.iter_mut().enumerate() {
             r.extend_from_slice(interp.output(k)?.bytes);
         }
@@ -597,7 +663,21 @@ fn run(cli: Cli) -> Result<()> {
             model,
             inputs,
             out_dir,
-        } => run_model(&model, &inputs, &out_dir)?,
+            dump,
+        } => run_model(&model, &inputs, &out_dir, dump.as_deref())?,
+        Command::Compare {
+            float_model,
+            quantized_model,
+            inputs,
+            json,
+            top,
+        } => compare_models(
+            &float_model,
+            &quantized_model,
+            &inputs,
+            json.as_deref(),
+            top,
+        )?,
         Command::Calibrate {
             model,
             data,
@@ -654,4 +734,74 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `zeropoint compare`: float vs quantized, per tensor.
+fn compare_models(
+    float_model: &Path,
+    quantized_model: &Path,
+    inputs: &[PathBuf],
+    json: Option<&Path>,
+    top: usize,
+) -> Result<()> {
+    let f = load(float_model)?;
+    let q = load(quantized_model)?;
+    let descs = Interpreter::new(&f)?.inputs().to_vec();
+    if let Some((i, d)) = descs
+        .iter()
+        .enumerate()
+        .find(|(_, d)| d.dtype != TensorType::FLOAT32)
+    {
+        return Err(Error::TensorMismatch {
+            what: format!("input {i} of the float model"),
+            tensor: d.name.clone(),
+            expected: "FLOAT32".into(),
+            got: dtype_name(d.dtype).into(),
+        });
+    }
+    let arrays = read_samples(inputs, &descs)?;
+    let samples = arrays.first().map_or(0, |a| a.shape[0]);
+    let per_sample: Vec<Vec<Vec<f32>>> = (0..samples)
+        .map(|s| {
+            arrays
+                .iter()
+                .zip(&descs)
+                .map(|(a, d)| {
+                    let n = d.num_elements();
+                    bytemuck::cast_slice::<u8, f32>(&a.bytes[s * n * 4..(s + 1) * n * 4]).to_vec()
+                })
+                .collect()
+        })
+        .collect();
+    let mut rows = zeropoint::engine::compare::compare_models(&f, &q, &per_sample)?;
+    if let Some(path) = json {
+        let text = serde_json::to_string_pretty(&rows).map_err(|e| Error::Io {
+            path: path.display().to_string(),
+            source: std::io::Error::other(e),
+        })?;
+        std::fs::write(path, text).map_err(|source| Error::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+    }
+    rows.sort_by(|a, b| a.sqnr_db.total_cmp(&b.sqnr_db));
+    println!(
+        "{} tensors in both models, {} samples; worst SQNR first",
+        rows.len(),
+        samples
+    );
+    println!(
+        "{:>9}  {:>12}  {:>9}  {:<7}  name",
+        "SQNR dB", "max |err|", "LSB", "dtype"
+    );
+    for r in rows.iter().take(top) {
+        let lsb = r
+            .max_abs_error_lsb
+            .map_or_else(|| "-".to_string(), |l| format!("{l:.2}"));
+        println!(
+            "{:>9.2}  {:>12.6}  {:>9}  {:<7}  {}",
+            r.sqnr_db, r.max_abs_error, lsb, r.dtype, r.name
+        );
+    }
+    Ok(())
 }

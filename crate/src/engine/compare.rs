@@ -35,7 +35,8 @@ pub struct TensorError {
     pub zero_point: Option<i64>,
     /// Elements compared (over all samples).
     pub elements: usize,
-    /// Signal-to-quantization-noise ratio in dB (`inf` when identical).
+    /// Signal-to-quantization-noise ratio in dB (`inf` when identical, written as `null` in
+    /// JSON, which has no infinity).
     pub sqnr_db: f64,
     /// Largest `|float − dequantized|`.
     pub max_abs_error: f64,
@@ -54,7 +55,13 @@ struct Acc {
 
 /// Per-tensor (scale, zero point) of subgraph 0 (per-tensor quantized tensors only).
 fn per_tensor_params(model: &Model, t: usize) -> Option<(f32, i64)> {
-    let q = model.subgraphs.first()?.tensors.get(t)?.quantization.as_ref()?;
+    let q = model
+        .subgraphs
+        .first()?
+        .tensors
+        .get(t)?
+        .quantization
+        .as_ref()?;
     match (q.scales(), q.zero_points()) {
         ([s], [z]) => Some((*s, *z)),
         ([s], []) => Some((*s, 0)),
@@ -146,22 +153,20 @@ pub fn compare_models(
             if d.dtype == TensorType::FLOAT32 {
                 qi.set_input_f32(i, x)?;
             } else {
-                let (scale, zp) = per_tensor_params(quant, d.id.0).ok_or_else(|| {
-                    Error::TensorMismatch {
+                let (scale, zp) =
+                    per_tensor_params(quant, d.id.0).ok_or_else(|| Error::TensorMismatch {
                         what: format!("input {i}"),
                         tensor: d.name.clone(),
                         expected: "per-tensor quantization parameters".into(),
                         got: "none".into(),
-                    }
-                })?;
-                let bytes = quantize_input(x, d.dtype, scale, zp).ok_or_else(|| {
-                    Error::TensorMismatch {
+                    })?;
+                let bytes =
+                    quantize_input(x, d.dtype, scale, zp).ok_or_else(|| Error::TensorMismatch {
                         what: format!("input {i}"),
                         tensor: d.name.clone(),
                         expected: "FLOAT32, INT8, UINT8 or INT16".into(),
                         got: format!("{:?}", d.dtype),
-                    }
-                })?;
+                    })?;
                 if x.len() != d.num_elements() {
                     return Err(Error::TensorMismatch {
                         what: format!("input {i}"),
