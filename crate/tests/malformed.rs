@@ -67,7 +67,7 @@ fn add(inputs: &[i32], outputs: &[i32]) -> Operator {
         inputs: inputs.to_vec(),
         outputs: outputs.to_vec(),
         intermediates: None,
-        options: BuiltinOptionsT::AddOptions(Box::new(AddOptionsT::default())),
+        options: BuiltinOptionsT::AddOptions(Box::default()),
         options_2: Default::default(),
         custom_options: None,
         custom_options_format: CustomOptionsFormat::FLEXBUFFERS,
