@@ -12,13 +12,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use zeropoint::Error;
 use zeropoint::engine::Interpreter;
 use zeropoint::graph::{
     Buffer, BuiltinOperator, BuiltinOptionsT, CustomOptionsFormat, Model, OpCode, Operator,
     Subgraph, Tensor, TensorType,
 };
 use zeropoint::tflite::{self, WriteOptions};
-use zeropoint::{Error, tflite::schema::AddOptionsT};
 
 fn example_bytes() -> Vec<u8> {
     std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../www/assets/example.tflite"))

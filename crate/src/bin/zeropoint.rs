@@ -756,7 +756,7 @@ fn compare_models(
             what: format!("input {i} of the float model"),
             tensor: d.name.clone(),
             expected: "FLOAT32".into(),
-            got: dtype_name(d.dtype).into(),
+            got: dtype_name(d.dtype),
         });
     }
     let arrays = read_samples(inputs, &descs)?;
