@@ -26,9 +26,34 @@ use crate::graph::{Model, TensorType};
 use crate::ops::{Node, OpIo, PrepareCtx, Region, Role, TensorInfo, registry};
 use crate::tflite::types::{dtype_name, element_size};
 
-/// Largest arena or constant store the engine will allocate (2 GiB): beyond that a model is
-/// refused with [`Error::TooLarge`] rather than aborting on allocation.
+/// Largest arena or constant store the engine will allocate by default (2 GiB): beyond that a
+/// model is refused with [`Error::TooLarge`] rather than aborting on allocation.
 pub const MAX_BYTES: usize = 1 << 31;
+
+/// Size limits checked at prepare time, before anything is allocated: a tensor, the activation
+/// arena or the constant store that would exceed them makes [`Interpreter::with_limits`] fail
+/// with a typed error naming it. The page and the CLI let the user change them; fuzzing uses
+/// small ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest single tensor, in bytes.
+    pub max_tensor_bytes: usize,
+    /// Largest activation arena (all intermediate tensors, with reuse), in bytes.
+    pub max_arena_bytes: usize,
+    /// Largest constant store (weights the kernels read, folded constants), in bytes.
+    pub max_constant_bytes: usize,
+}
+
+impl Default for Limits {
+    /// [`MAX_BYTES`] for each.
+    fn default() -> Self {
+        Limits {
+            max_tensor_bytes: MAX_BYTES,
+            max_arena_bytes: MAX_BYTES,
+            max_constant_bytes: MAX_BYTES,
+        }
+    }
+}
 
 /// A tensor of subgraph 0, by index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -139,35 +164,36 @@ pub struct Interpreter {
 }
 
 /// Converts a declared shape to sizes, if every dim is non-negative and the byte size of a
-/// tensor of `dtype` fits [`MAX_BYTES`].
-fn declared_shape(dims: &[i32], dtype: TensorType) -> Option<Vec<usize>> {
+/// tensor of `dtype` is at most `max` bytes.
+fn declared_shape(dims: &[i32], dtype: TensorType, max: usize) -> Option<Vec<usize>> {
     let shape: Vec<usize> = dims
         .iter()
         .map(|&d| usize::try_from(d).ok())
         .collect::<Option<_>>()?;
-    byte_len(&shape, dtype)?;
+    byte_len(&shape, dtype, max)?;
     Some(shape)
 }
 
-/// Bytes of a tensor, if it has a fixed element size and fits [`MAX_BYTES`].
-fn byte_len(shape: &[usize], dtype: TensorType) -> Option<usize> {
+/// Bytes of a tensor, if it has a fixed element size and is at most `max` bytes (checked
+/// arithmetic: an overflowing element count is simply too large).
+fn byte_len(shape: &[usize], dtype: TensorType, max: usize) -> Option<usize> {
     let n = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d))?;
     let b = n.checked_mul(element_size(dtype)?)?;
-    (b <= MAX_BYTES).then_some(b)
+    (b <= max).then_some(b)
 }
 
 /// Packs byte blobs at [`plan::ALIGN`]-aligned offsets into one u64 buffer.
-fn pack(blobs: &[(usize, &[u8])], regions: &mut [Option<Region>]) -> Result<Vec<u64>> {
+fn pack(blobs: &[(usize, &[u8])], regions: &mut [Option<Region>], max: usize) -> Result<Vec<u64>> {
     let mut total = 0usize;
     let mut starts = Vec::with_capacity(blobs.len());
     for (_, b) in blobs {
         starts.push(total);
         total = plan::align_up(b.len())
             .and_then(|l| total.checked_add(l))
-            .filter(|&t| t <= MAX_BYTES)
+            .filter(|&t| t <= max)
             .ok_or_else(|| Error::TooLarge {
                 what: "the model's constants".into(),
-                detail: format!("more than {MAX_BYTES} bytes"),
+                detail: format!("more than the limit of {max} bytes"),
             })?;
     }
     let mut store = vec![0u64; total / 8];
@@ -187,6 +213,12 @@ impl Interpreter {
     /// DEQUANTIZE, plans the arena. Fails with one [`Error::CannotRun`] listing every operator
     /// that is unsupported or invalid.
     pub fn new(model: &Model) -> Result<Self> {
+        Self::with_limits(model, &Limits::default())
+    }
+
+    /// [`Interpreter::new`] with explicit size [`Limits`].
+    pub fn with_limits(model: &Model, limits: &Limits) -> Result<Self> {
+        let max_tensor = limits.max_tensor_bytes;
         let sg = model
             .subgraphs
             .first()
@@ -211,7 +243,7 @@ impl Interpreter {
         let mut shapes: Vec<Option<Vec<usize>>> = sg
             .tensors
             .iter()
-            .map(|t| declared_shape(t.dims(), t.dtype))
+            .map(|t| declared_shape(t.dims(), t.dtype, max_tensor))
             .collect();
         let mut dtypes: Vec<TensorType> = sg.tensors.iter().map(|t| t.dtype).collect();
         // Which tensors have a value when an operator runs: graph inputs and constants at first.
@@ -227,7 +259,8 @@ impl Interpreter {
             };
             if shapes[t].is_none() {
                 issues.push(model_issue(format!(
-                    "graph input '{}' has shape {:?} of type {}, which the engine cannot hold",
+                    "graph input '{}' has shape {:?} of type {}, which the engine cannot hold \
+                     (a negative dimension, or more than the tensor limit of {max_tensor} bytes)",
                     sg.tensors[t].name,
                     sg.tensors[t].dims(),
                     dtype_name(sg.tensors[t].dtype)
@@ -304,7 +337,8 @@ impl Interpreter {
                             IssueKind::Invalid,
                             format!("input {k} '{}'", tensor.name),
                             format!(
-                                "shape {:?} of type {} cannot be held",
+                                "shape {:?} of type {} cannot be held (a negative dimension, or \
+                                 more than the tensor limit of {max_tensor} bytes)",
                                 tensor.dims(),
                                 dtype_name(tensor.dtype)
                             ),
@@ -369,7 +403,8 @@ impl Interpreter {
                     })
                 })
                 .collect();
-            let declared_out = declared_shape(sg.tensors[out].dims(), sg.tensors[out].dtype);
+            let declared_out =
+                declared_shape(sg.tensors[out].dims(), sg.tensors[out].dtype, max_tensor);
             let out_infos = [TensorInfo {
                 role: Role::Output(0),
                 name: &sg.tensors[out].name,
@@ -394,11 +429,14 @@ impl Interpreter {
                     shapes[out] = declared_out;
                 }
                 Ok(p) => {
-                    if byte_len(&p.shape, p.dtype).is_none() {
+                    if byte_len(&p.shape, p.dtype, max_tensor).is_none() {
                         issues.push(issue(
                             IssueKind::Invalid,
                             format!("output 0 '{}'", sg.tensors[out].name),
-                            format!("shape {:?} is larger than {MAX_BYTES} bytes", p.shape),
+                            format!(
+                                "shape {:?} is larger than the tensor limit of {max_tensor} bytes",
+                                p.shape
+                            ),
                         ));
                         shapes[out] = None;
                         continue;
@@ -465,18 +503,19 @@ impl Interpreter {
             .map(|&t| plan::Request {
                 size: shapes[t]
                     .as_deref()
-                    .and_then(|s| byte_len(s, dtypes[t]))
+                    .and_then(|s| byte_len(s, dtypes[t], max_tensor))
                     .unwrap_or(0),
                 first: first[t],
                 last: last[t],
             })
             .collect();
+        let max_arena = limits.max_arena_bytes;
         let too_large = || Error::TooLarge {
             what: "the activation arena".into(),
-            detail: format!("more than {MAX_BYTES} bytes"),
+            detail: format!("more than the limit of {max_arena} bytes"),
         };
         let (offsets, arena_bytes) = plan::plan(&requests).ok_or_else(too_large)?;
-        if arena_bytes > MAX_BYTES {
+        if arena_bytes > max_arena {
             return Err(too_large());
         }
         let mut regions: Vec<Option<Region>> = vec![None; n];
@@ -498,7 +537,7 @@ impl Interpreter {
             .filter(|&t| needed[t])
             .filter_map(|t| data[t].as_deref().map(|d| (t, d)))
             .collect();
-        let consts = pack(&blobs, &mut regions)?;
+        let consts = pack(&blobs, &mut regions, limits.max_constant_bytes)?;
 
         let slots: Vec<Slot> = (0..n)
             .map(|t| Slot {

@@ -614,3 +614,44 @@ fn hostile_shape_arguments_are_errors() {
         }
     }
 }
+
+#[test]
+fn limits_are_checked_before_allocation() {
+    // out = x + x on [1, 1024]: 4 KiB per tensor, 8 KiB arena (input and output both live).
+    let m = model(
+        vec![f32_tensor("x", &[1, 1024]), f32_tensor("y", &[1, 1024])],
+        vec![],
+        vec![op(BuiltinOperator::ADD, &[0, 0], &[1], add_relu())],
+        &[0],
+        &[1],
+    );
+    assert!(Interpreter::new(&m).is_ok());
+    let tight_tensor = Limits {
+        max_tensor_bytes: 4095,
+        ..Limits::default()
+    };
+    match Interpreter::with_limits(&m, &tight_tensor) {
+        Err(Error::CannotRun { issues }) => {
+            assert!(issues[0].to_string().contains("'x'"), "{issues:?}");
+            assert!(issues[0].to_string().contains("4095"), "{issues:?}");
+        }
+        other => panic!("expected CannotRun, got {:?}", other.err()),
+    }
+    let tight_arena = Limits {
+        max_arena_bytes: 8191,
+        ..Limits::default()
+    };
+    match Interpreter::with_limits(&m, &tight_arena) {
+        Err(e @ Error::TooLarge { .. }) => {
+            assert!(e.to_string().contains("arena"), "{e}");
+            assert!(e.to_string().contains("8191"), "{e}");
+        }
+        other => panic!("expected TooLarge, got {:?}", other.err()),
+    }
+    let exact = Limits {
+        max_tensor_bytes: 4096,
+        max_arena_bytes: 8192,
+        max_constant_bytes: 0,
+    };
+    assert!(Interpreter::with_limits(&m, &exact).is_ok());
+}
