@@ -1,12 +1,24 @@
-//! CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV (float32).
+//! CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV: float32, integer (int8 activations with int32
+//! bias, int16 activations with int32/int64 bias; int8 per-channel weights) and hybrid (int8
+//! weights, float32 activations).
+//!
+//! The integer prepare mirrors LiteRT's `PopulateConvolutionQuantizationParams`: per output
+//! channel, the real multiplier `(double)s_in · (double)s_w[c] / (double)s_out` becomes a Q31
+//! multiplier and shift (`QuantizeMultiplier`), and the fused activation becomes a clamp in
+//! output units (`CalculateActivationRangeQuantized`).
+
+use std::marker::PhantomData;
 
 use super::{
-    Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, dims4, options, out_size_and_pad,
-    positive_hw,
+    Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, QParams, TensorInfo, dims4, options,
+    out_size_and_pad, positive_hw,
 };
+use crate::fixedpoint::quantize_multiplier;
+use crate::graph::TensorType;
 use crate::kernels::reference::conv::{self, ConvParams};
+use crate::kernels::reference::conv_int::{self, Accumulator, QuantElem, QuantParams};
 use crate::tflite::schema::{
-    Conv2DOptionsT, DepthwiseConv2DOptionsT, Padding, TransposeConvOptionsT,
+    ActivationFunctionType, Conv2DOptionsT, DepthwiseConv2DOptionsT, Padding, TransposeConvOptionsT,
 };
 
 struct Conv2d {
@@ -49,6 +61,221 @@ impl Kernel for TransposeConv2d {
         let (filter, input, bias) = (io.f32_in(1), io.f32_in(2), io.opt_f32_in(3));
         conv::transpose_conv2d(&self.p, input, filter, bias, io.f32_out());
     }
+}
+
+/// Marks an integer kernel's activation, accumulator and bias types (no data).
+pub(crate) type KernelTypes<T, A, B> = PhantomData<fn() -> (T, A, B)>;
+
+/// Integer CONV_2D kernel: activations `T`, accumulator `A`, bias elements `B`.
+struct QConv2d<T, A, B> {
+    p: ConvParams,
+    filter_in_c: usize,
+    q: QuantParams,
+    _types: KernelTypes<T, A, B>,
+}
+
+impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel for QConv2d<T, A, B> {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let (input, filter, bias) = (io.in_as::<T>(0), io.in_as::<i8>(1), io.opt_in_as::<B>(2));
+        conv_int::conv2d::<T, A, B>(
+            &self.p,
+            self.filter_in_c,
+            &self.q,
+            input,
+            filter,
+            bias,
+            io.out_as::<T>(),
+        );
+    }
+}
+
+/// Integer DEPTHWISE_CONV_2D kernel.
+struct QDepthwiseConv2d<T, A, B> {
+    p: ConvParams,
+    depth_multiplier: usize,
+    q: QuantParams,
+    _types: KernelTypes<T, A, B>,
+}
+
+impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel
+    for QDepthwiseConv2d<T, A, B>
+{
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let (input, filter, bias) = (io.in_as::<T>(0), io.in_as::<i8>(1), io.opt_in_as::<B>(2));
+        conv_int::depthwise_conv2d::<T, A, B>(
+            &self.p,
+            self.depth_multiplier,
+            &self.q,
+            input,
+            filter,
+            bias,
+            io.out_as::<T>(),
+        );
+    }
+}
+
+/// Integer TRANSPOSE_CONV kernel.
+struct QTransposeConv2d<T, A, B> {
+    p: ConvParams,
+    q: QuantParams,
+    _types: KernelTypes<T, A, B>,
+}
+
+impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel
+    for QTransposeConv2d<T, A, B>
+{
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let (filter, input, bias) = (io.in_as::<i8>(1), io.in_as::<T>(2), io.opt_in_as::<B>(3));
+        conv_int::transpose_conv2d::<T, A, B>(
+            &self.p,
+            &self.q,
+            input,
+            filter,
+            bias,
+            io.out_as::<T>(),
+        );
+    }
+}
+
+/// Which integer kernel instantiation an op needs: activation type and bias type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IntScheme {
+    /// int8 activations, int32 accumulator, int32 bias (or none).
+    Int8,
+    /// int16 activations, int64 accumulator, int32 bias.
+    Int16BiasI32,
+    /// int16 activations, int64 accumulator, int64 bias (or none).
+    Int16BiasI64,
+}
+
+/// The clamp of a fused activation in output units, as LiteRT's
+/// `CalculateActivationRangeQuantized`: the type's range intersected with
+/// `zero_point + round(limit / scale)` (float division, round half away from zero) for RELU's 0,
+/// RELU6's 0 and 6, RELU_N1_TO_1's −1 and 1.
+pub(crate) fn quantized_activation_range(
+    ctx: &PrepareCtx<'_>,
+    f: ActivationFunctionType,
+    out: QParams,
+    dtype: TensorType,
+) -> PrepareResult<(i32, i32)> {
+    // Rejects fused activations LiteRT does not implement here (TANH, SIGN_BIT).
+    ctx.activation(f)?;
+    let (qmin, qmax) = if dtype == TensorType::INT16 {
+        (i32::from(i16::MIN), i32::from(i16::MAX))
+    } else {
+        (i32::from(i8::MIN), i32::from(i8::MAX))
+    };
+    let quantize = |v: f32| {
+        out.zero_point
+            .saturating_add((v / out.scale).round() as i32)
+    };
+    Ok(match f {
+        ActivationFunctionType::RELU => (qmin.max(quantize(0.0)), qmax),
+        ActivationFunctionType::RELU6 => (qmin.max(quantize(0.0)), qmax.min(quantize(6.0))),
+        ActivationFunctionType::RELU_N1_TO_1 => (qmin.max(quantize(-1.0)), qmax.min(quantize(1.0))),
+        _ => (qmin, qmax),
+    })
+}
+
+/// Prepares the integer parameters of a conv-like op (input 0 or `input`, int8 `filter` with
+/// channels along `axis`, output 0): checks types, zero points and scales, computes the
+/// per-channel multipliers and the activation clamp, and picks the kernel instantiation from the
+/// input and bias types.
+pub(crate) fn int_params(
+    ctx: &PrepareCtx<'_>,
+    input: &TensorInfo<'_>,
+    filter: &TensorInfo<'_>,
+    bias: Option<&TensorInfo<'_>>,
+    axis: usize,
+    channels: usize,
+    act: ActivationFunctionType,
+) -> PrepareResult<(IntScheme, QuantParams)> {
+    ctx.require_dtype(filter, &[TensorType::INT8])?;
+    ctx.require_output_dtype(0, input.dtype)?;
+    let output = ctx.output(0)?;
+    let in_q = ctx.per_tensor_qparams(input)?;
+    let out_q = ctx.per_tensor_qparams(&output)?;
+    let scheme = match input.dtype {
+        TensorType::INT8 => {
+            for (t, q) in [(input, in_q), (&output, out_q)] {
+                if !(-128..=127).contains(&q.zero_point) {
+                    return Err(ctx.invalid(
+                        t.describe(),
+                        format!("zero point {} outside int8", q.zero_point),
+                    ));
+                }
+            }
+            if let Some(b) = bias {
+                ctx.require_dtype(b, &[TensorType::INT32])?;
+            }
+            IntScheme::Int8
+        }
+        TensorType::INT16 => {
+            for (t, q) in [(input, in_q), (&output, out_q)] {
+                if q.zero_point != 0 {
+                    return Err(ctx.unsupported(
+                        t.describe(),
+                        format!(
+                            "int16 zero point {} (the 16x8 scheme is symmetric: zero point 0)",
+                            q.zero_point
+                        ),
+                    ));
+                }
+            }
+            match bias {
+                Some(b) => {
+                    ctx.require_dtype(b, &[TensorType::INT32, TensorType::INT64])?;
+                    if b.dtype == TensorType::INT32 {
+                        IntScheme::Int16BiasI32
+                    } else {
+                        IntScheme::Int16BiasI64
+                    }
+                }
+                None => IntScheme::Int16BiasI64,
+            }
+        }
+        _ => {
+            return Err(ctx.unsupported(
+                input.describe(),
+                format!(
+                    "type {} (expected FLOAT32, INT8 or INT16)",
+                    crate::tflite::types::dtype_name(input.dtype)
+                ),
+            ));
+        }
+    };
+    if let Some(b) = bias
+        && b.num_elements() != channels
+    {
+        return Err(ctx.invalid(
+            b.describe(),
+            format!(
+                "bias has {} elements, expected {channels}",
+                b.num_elements()
+            ),
+        ));
+    }
+    let w_scales = ctx.channel_scales(filter, axis, channels)?;
+    let (mut multipliers, mut shifts) =
+        (Vec::with_capacity(channels), Vec::with_capacity(channels));
+    for &ws in &w_scales {
+        let real = f64::from(in_q.scale) * f64::from(ws) / f64::from(out_q.scale);
+        let (m, s) = quantize_multiplier(real);
+        multipliers.push(m);
+        shifts.push(s);
+    }
+    let (act_min, act_max) = quantized_activation_range(ctx, act, out_q, input.dtype)?;
+    Ok((
+        scheme,
+        QuantParams {
+            input_offset: in_q.zero_point.wrapping_neg(),
+            output_offset: out_q.zero_point,
+            act_min,
+            act_max,
+            multipliers,
+            shifts,
+        },
+    ))
 }
 
 /// Checks an optional bias: float32 with exactly `out_c` elements.
@@ -101,13 +328,38 @@ fn spatial(
     }
 }
 
+/// Builds the integer kernel `$kernel { p, <extra>, q }` for `scheme`, output dtype = input's.
+macro_rules! int_kernel {
+    ($scheme:expr, $shape:expr, $kernel:ident { $($field:ident: $value:expr),* $(,)? }) => {
+        match $scheme {
+            IntScheme::Int8 => Prepared::new(
+                $shape,
+                TensorType::INT8,
+                $kernel::<i8, i32, i32> { $($field: $value,)* _types: PhantomData },
+            ),
+            IntScheme::Int16BiasI32 => Prepared::new(
+                $shape,
+                TensorType::INT16,
+                $kernel::<i16, i64, i32> { $($field: $value,)* _types: PhantomData },
+            ),
+            IntScheme::Int16BiasI64 => Prepared::new(
+                $shape,
+                TensorType::INT16,
+                $kernel::<i16, i64, i64> { $($field: $value,)* _types: PhantomData },
+            ),
+        }
+    };
+}
+
 /// CONV_2D: input `[n, h, w, c]`, filter `[oc, fh, fw, c / groups]`, optional bias `[oc]`.
+/// Float32, integer (int8 / 16x8) or hybrid (int8 weights, float32 activations).
 pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(2, 3)?;
     let o = options!(ctx, Conv2DOptions, Conv2DOptionsT)?;
     let (input, filter) = (ctx.input(0)?, ctx.input(1)?);
-    ctx.require_f32(&input)?;
-    ctx.require_f32_weights(&filter)?;
+    if input.dtype == TensorType::FLOAT32 {
+        ctx.require_f32_weights(&filter)?;
+    }
     ctx.require_rank(&input, 4)?;
     ctx.require_rank(&filter, 4)?;
     let stride = positive_hw(ctx, "stride", o.stride_h, o.stride_w)?;
@@ -121,7 +373,6 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             format!("filter input depth {fic} does not divide input depth {ic} into groups of {oc} filters"),
         ));
     }
-    check_bias(ctx, 2, oc)?;
     let ((oh, ow), (ph, pw)) = spatial(ctx, o.padding, (ih, iw), (fh, fw), stride, dilation)?;
     let p = ConvParams {
         batches: n,
@@ -141,22 +392,47 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         pad_left: pw,
         act,
     };
-    Ok(Prepared::f32(
-        vec![n, oh, ow, oc],
-        Conv2d {
-            p,
+    let shape = vec![n, oh, ow, oc];
+    if input.dtype == TensorType::FLOAT32 {
+        check_bias(ctx, 2, oc)?;
+        return Ok(Prepared::f32(
+            shape,
+            Conv2d {
+                p,
+                filter_in_c: fic,
+            },
+        ));
+    }
+    let bias = ctx.optional_input(2);
+    let (scheme, q) = int_params(
+        ctx,
+        &input,
+        &filter,
+        bias.as_ref(),
+        0,
+        oc,
+        o.fused_activation_function,
+    )?;
+    Ok(int_kernel!(
+        scheme,
+        shape,
+        QConv2d {
+            p: p,
             filter_in_c: fic,
-        },
+            q: q
+        }
     ))
 }
 
 /// DEPTHWISE_CONV_2D: input `[n, h, w, c]`, filter `[1, fh, fw, c * multiplier]`, optional bias.
+/// Float32, integer (int8 / 16x8) or hybrid.
 pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(2, 3)?;
     let o = options!(ctx, DepthwiseConv2DOptions, DepthwiseConv2DOptionsT)?;
     let (input, filter) = (ctx.input(0)?, ctx.input(1)?);
-    ctx.require_f32(&input)?;
-    ctx.require_f32_weights(&filter)?;
+    if input.dtype == TensorType::FLOAT32 {
+        ctx.require_f32_weights(&filter)?;
+    }
     ctx.require_rank(&input, 4)?;
     ctx.require_rank(&filter, 4)?;
     let stride = positive_hw(ctx, "stride", o.stride_h, o.stride_w)?;
@@ -175,7 +451,6 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
         ));
     }
     let depth_multiplier = oc / ic;
-    check_bias(ctx, 2, oc)?;
     let ((oh, ow), (ph, pw)) = spatial(ctx, o.padding, (ih, iw), (fh, fw), stride, dilation)?;
     let p = ConvParams {
         batches: n,
@@ -195,24 +470,48 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
         pad_left: pw,
         act,
     };
-    Ok(Prepared::f32(
-        vec![n, oh, ow, oc],
-        DepthwiseConv2d {
-            p,
-            depth_multiplier,
-        },
+    let shape = vec![n, oh, ow, oc];
+    if input.dtype == TensorType::FLOAT32 {
+        check_bias(ctx, 2, oc)?;
+        return Ok(Prepared::f32(
+            shape,
+            DepthwiseConv2d {
+                p,
+                depth_multiplier,
+            },
+        ));
+    }
+    let bias = ctx.optional_input(2);
+    let (scheme, q) = int_params(
+        ctx,
+        &input,
+        &filter,
+        bias.as_ref(),
+        3,
+        oc,
+        o.fused_activation_function,
+    )?;
+    Ok(int_kernel!(
+        scheme,
+        shape,
+        QDepthwiseConv2d {
+            p: p,
+            depth_multiplier: depth_multiplier,
+            q: q
+        }
     ))
 }
 
 /// TRANSPOSE_CONV: inputs `output_shape` (constant int32 `[4]`), filter `[oc, fh, fw, ic]`,
 /// input `[n, h, w, ic]`, optional bias `[oc]`. Padding as LiteRT computes it: from the output
-/// size, as if the output were a conv's input.
+/// size, as if the output were a conv's input. Float32 or integer (int8 / 16x8).
 pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(3, 4)?;
     let o = options!(ctx, TransposeConvOptions, TransposeConvOptionsT)?;
     let (shape_t, filter, input) = (ctx.input(0)?, ctx.input(1)?, ctx.input(2)?);
-    ctx.require_f32(&input)?;
-    ctx.require_f32_weights(&filter)?;
+    if input.dtype == TensorType::FLOAT32 {
+        ctx.require_f32_weights(&filter)?;
+    }
     ctx.require_rank(&input, 4)?;
     ctx.require_rank(&filter, 4)?;
     let stride = positive_hw(ctx, "stride", o.stride_h, o.stride_w)?;
@@ -240,7 +539,6 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             ),
         ));
     }
-    check_bias(ctx, 3, oc)?;
     let ((_, _), (ph, pw)) = spatial(ctx, o.padding, (out[1], out[2]), (fh, fw), stride, (1, 1))?;
     let p = ConvParams {
         batches: n,
@@ -260,5 +558,19 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         pad_left: pw,
         act,
     };
-    Ok(Prepared::f32(out, TransposeConv2d { p }))
+    if input.dtype == TensorType::FLOAT32 {
+        check_bias(ctx, 3, oc)?;
+        return Ok(Prepared::f32(out, TransposeConv2d { p }));
+    }
+    let bias = ctx.optional_input(3);
+    let (scheme, q) = int_params(
+        ctx,
+        &input,
+        &filter,
+        bias.as_ref(),
+        0,
+        oc,
+        o.fused_activation_function,
+    )?;
+    Ok(int_kernel!(scheme, out, QTransposeConv2d { p: p, q: q }))
 }

@@ -1,8 +1,19 @@
-//! FULLY_CONNECTED (float32 weights; int8 weights with float inputs are the hybrid kernel of
-//! issue 6).
+//! FULLY_CONNECTED: float32, integer (int8 activations with int32 bias, int16 activations with
+//! int32/int64 bias; int8 weights per tensor or per channel) and hybrid (int8 weights, float32
+//! activations).
+//!
+//! The integer prepare mirrors LiteRT's `fully_connected.cc`: the real multiplier
+//! `(double)s_in · (double)s_w / (double)s_out` (per channel for per-channel weights) becomes a
+//! Q31 multiplier and shift, the fused activation a clamp in output units.
 
+use std::marker::PhantomData;
+
+use super::conv::{IntScheme, KernelTypes, int_params};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
+use crate::graph::TensorType;
+use crate::kernels::reference::conv_int::{Accumulator, QuantElem, QuantParams};
 use crate::kernels::reference::fully_connected::{self as fc, FullyConnectedParams};
+use crate::kernels::reference::fully_connected_int;
 use crate::tflite::schema::{FullyConnectedOptionsT, FullyConnectedOptionsWeightsFormat};
 
 struct FullyConnected {
@@ -16,6 +27,27 @@ impl Kernel for FullyConnected {
     }
 }
 
+/// Integer FULLY_CONNECTED kernel: activations `T`, accumulator `A`, bias elements `B`.
+struct QFullyConnected<T, A, B> {
+    p: FullyConnectedParams,
+    q: QuantParams,
+    _types: KernelTypes<T, A, B>,
+}
+
+impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel for QFullyConnected<T, A, B> {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let (input, weights, bias) = (io.in_as::<T>(0), io.in_as::<i8>(1), io.opt_in_as::<B>(2));
+        fully_connected_int::fully_connected::<T, A, B>(
+            &self.p,
+            &self.q,
+            input,
+            weights,
+            bias,
+            io.out_as::<T>(),
+        );
+    }
+}
+
 /// FULLY_CONNECTED: input of any rank flattened to `[batches, accum_depth]`, weights
 /// `[units, accum_depth]`, optional bias `[units]`. Output `[batches, units]`, or the input's
 /// shape with the last dim replaced by `units` under `keep_num_dims`.
@@ -23,8 +55,10 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
     ctx.expect_inputs(2, 3)?;
     let o = options!(ctx, FullyConnectedOptions, FullyConnectedOptionsT)?;
     let (input, weights) = (ctx.input(0)?, ctx.input(1)?);
-    ctx.require_f32(&input)?;
-    ctx.require_f32_weights(&weights)?;
+    let is_float = input.dtype == TensorType::FLOAT32;
+    if is_float {
+        ctx.require_f32_weights(&weights)?;
+    }
     if o.weights_format != FullyConnectedOptionsWeightsFormat::DEFAULT {
         return Err(ctx.unsupported(weights.describe(), "shuffled weights format"));
     }
@@ -41,7 +75,9 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
             ),
         ));
     }
-    if let Some(bias) = ctx.optional_input(2) {
+    if let Some(bias) = ctx.optional_input(2)
+        && is_float
+    {
         ctx.require_f32(&bias)?;
         if bias.num_elements() != units {
             return Err(ctx.invalid(
@@ -78,5 +114,46 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
         out_c: units,
         act,
     };
-    Ok(Prepared::f32(shape, FullyConnected { p }))
+    if is_float {
+        return Ok(Prepared::f32(shape, FullyConnected { p }));
+    }
+    let bias = ctx.optional_input(2);
+    let (scheme, q) = int_params(
+        ctx,
+        &input,
+        &weights,
+        bias.as_ref(),
+        0,
+        units,
+        o.fused_activation_function,
+    )?;
+    Ok(match scheme {
+        IntScheme::Int8 => Prepared::new(
+            shape,
+            TensorType::INT8,
+            QFullyConnected::<i8, i32, i32> {
+                p,
+                q,
+                _types: PhantomData,
+            },
+        ),
+        IntScheme::Int16BiasI32 => Prepared::new(
+            shape,
+            TensorType::INT16,
+            QFullyConnected::<i16, i64, i32> {
+                p,
+                q,
+                _types: PhantomData,
+            },
+        ),
+        IntScheme::Int16BiasI64 => Prepared::new(
+            shape,
+            TensorType::INT16,
+            QFullyConnected::<i16, i64, i64> {
+                p,
+                q,
+                _types: PhantomData,
+            },
+        ),
+    })
 }
