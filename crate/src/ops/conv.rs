@@ -7,6 +7,7 @@
 //! multiplier and shift (`QuantizeMultiplier`), and the fused activation becomes a clamp in
 //! output units (`CalculateActivationRangeQuantized`).
 
+use std::cell::RefCell;
 use std::marker::PhantomData;
 
 use super::{
@@ -17,6 +18,7 @@ use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
 use crate::kernels::reference::conv::{self, ConvParams};
 use crate::kernels::reference::conv_int::{self, Accumulator, QuantElem, QuantParams};
+use crate::kernels::reference::hybrid::{self, QuantizedBatches};
 use crate::tflite::schema::{
     ActivationFunctionType, Conv2DOptionsT, DepthwiseConv2DOptionsT, Padding, TransposeConvOptionsT,
 };
@@ -258,11 +260,13 @@ pub(crate) fn int_params(
     let w_scales = ctx.channel_scales(filter, axis, channels)?;
     let (mut multipliers, mut shifts) =
         (Vec::with_capacity(channels), Vec::with_capacity(channels));
+    let mut real_multipliers = Vec::with_capacity(channels);
     for &ws in &w_scales {
         let real = f64::from(in_q.scale) * f64::from(ws) / f64::from(out_q.scale);
         let (m, s) = quantize_multiplier(real);
         multipliers.push(m);
         shifts.push(s);
+        real_multipliers.push(real);
     }
     let (act_min, act_max) = quantized_activation_range(ctx, act, out_q, input.dtype)?;
     Ok((
@@ -274,8 +278,84 @@ pub(crate) fn int_params(
             act_max,
             multipliers,
             shifts,
+            real_multipliers,
         },
     ))
+}
+
+/// Hybrid CONV_2D kernel (int8 weights, float32 activations). The run-time quantized input
+/// lives in a `RefCell` sized at prepare time (interior mutability, so `eval(&self)` fills it
+/// without allocating).
+struct HybridConv2d {
+    p: ConvParams,
+    /// Per-channel weight scales when they differ (asymmetric input, LiteRT's
+    /// `EvalHybridPerChannel`); `None` for one scale (symmetric input, `EvalHybrid`).
+    per_channel: Option<Vec<f32>>,
+    weight_scale: f32,
+    scratch: RefCell<QuantizedBatches>,
+}
+
+impl Kernel for HybridConv2d {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let Ok(mut q) = self.scratch.try_borrow_mut() else {
+            return;
+        };
+        let (input, filter, bias) = (io.f32_in(0), io.in_as::<i8>(1), io.opt_f32_in(2));
+        q.quantize(input, self.per_channel.is_some());
+        if self.per_channel.is_none() {
+            q.scale_by(self.weight_scale);
+        }
+        hybrid::conv2d(
+            &self.p,
+            &q,
+            self.per_channel.as_deref(),
+            filter,
+            bias,
+            io.f32_out(),
+        );
+    }
+}
+
+/// Hybrid DEPTHWISE_CONV_2D kernel (always per channel, asymmetric input); scratch as in
+/// [`HybridConv2d`].
+struct HybridDepthwiseConv2d {
+    p: ConvParams,
+    depth_multiplier: usize,
+    scales: Vec<f32>,
+    scratch: RefCell<QuantizedBatches>,
+}
+
+impl Kernel for HybridDepthwiseConv2d {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let Ok(mut q) = self.scratch.try_borrow_mut() else {
+            return;
+        };
+        let (input, filter, bias) = (io.f32_in(0), io.in_as::<i8>(1), io.opt_f32_in(2));
+        q.quantize(input, true);
+        hybrid::depthwise_conv2d(
+            &self.p,
+            self.depth_multiplier,
+            &q,
+            &self.scales,
+            filter,
+            bias,
+            io.f32_out(),
+        );
+    }
+}
+
+/// The weight scales of a hybrid op's int8 `filter` (channels along `axis`), broadcast to
+/// `channels`, and whether the tensor carries more than one scale. Requires a float32 output.
+pub(crate) fn hybrid_scales(
+    ctx: &PrepareCtx<'_>,
+    filter: &TensorInfo<'_>,
+    axis: usize,
+    channels: usize,
+) -> PrepareResult<(Vec<f32>, bool)> {
+    ctx.require_output_dtype(0, TensorType::FLOAT32)?;
+    let scales = ctx.channel_scales(filter, axis, channels)?;
+    let several = filter.quantization.is_some_and(|q| q.scales().len() > 1);
+    Ok((scales, several))
 }
 
 /// Checks an optional bias: float32 with exactly `out_c` elements.
@@ -357,7 +437,7 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(2, 3)?;
     let o = options!(ctx, Conv2DOptions, Conv2DOptionsT)?;
     let (input, filter) = (ctx.input(0)?, ctx.input(1)?);
-    if input.dtype == TensorType::FLOAT32 {
+    if input.dtype == TensorType::FLOAT32 && filter.dtype != TensorType::INT8 {
         ctx.require_f32_weights(&filter)?;
     }
     ctx.require_rank(&input, 4)?;
@@ -395,6 +475,28 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     let shape = vec![n, oh, ow, oc];
     if input.dtype == TensorType::FLOAT32 {
         check_bias(ctx, 2, oc)?;
+        if filter.dtype == TensorType::INT8 {
+            if fic != ic {
+                return Err(ctx.unsupported(
+                    filter.describe(),
+                    "grouped convolution with int8 weights and float activations",
+                ));
+            }
+            let (scales, _) = hybrid_scales(ctx, &filter, 0, oc)?;
+            let weight_scale = scales.first().copied().unwrap_or(1.0);
+            // LiteRT's `is_hybrid_per_channel`: several scales that are not all equal.
+            let per_channel = scales.iter().any(|&s| s != weight_scale).then_some(scales);
+            let scratch = RefCell::new(QuantizedBatches::new(n, input.num_elements() / n.max(1)));
+            return Ok(Prepared::f32(
+                shape,
+                HybridConv2d {
+                    p,
+                    per_channel,
+                    weight_scale,
+                    scratch,
+                },
+            ));
+        }
         return Ok(Prepared::f32(
             shape,
             Conv2d {
@@ -430,7 +532,7 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
     ctx.expect_inputs(2, 3)?;
     let o = options!(ctx, DepthwiseConv2DOptions, DepthwiseConv2DOptionsT)?;
     let (input, filter) = (ctx.input(0)?, ctx.input(1)?);
-    if input.dtype == TensorType::FLOAT32 {
+    if input.dtype == TensorType::FLOAT32 && filter.dtype != TensorType::INT8 {
         ctx.require_f32_weights(&filter)?;
     }
     ctx.require_rank(&input, 4)?;
@@ -473,6 +575,19 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
     let shape = vec![n, oh, ow, oc];
     if input.dtype == TensorType::FLOAT32 {
         check_bias(ctx, 2, oc)?;
+        if filter.dtype == TensorType::INT8 {
+            let (scales, _) = hybrid_scales(ctx, &filter, 3, oc)?;
+            let scratch = RefCell::new(QuantizedBatches::new(n, input.num_elements() / n.max(1)));
+            return Ok(Prepared::f32(
+                shape,
+                HybridDepthwiseConv2d {
+                    p,
+                    depth_multiplier,
+                    scales,
+                    scratch,
+                },
+            ));
+        }
         return Ok(Prepared::f32(
             shape,
             DepthwiseConv2d {

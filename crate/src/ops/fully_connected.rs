@@ -6,14 +6,16 @@
 //! `(double)s_in · (double)s_w / (double)s_out` (per channel for per-channel weights) becomes a
 //! Q31 multiplier and shift, the fused activation a clamp in output units.
 
+use std::cell::RefCell;
 use std::marker::PhantomData;
 
-use super::conv::{IntScheme, KernelTypes, int_params};
+use super::conv::{IntScheme, KernelTypes, hybrid_scales, int_params};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
 use crate::graph::TensorType;
 use crate::kernels::reference::conv_int::{Accumulator, QuantElem, QuantParams};
 use crate::kernels::reference::fully_connected::{self as fc, FullyConnectedParams};
 use crate::kernels::reference::fully_connected_int;
+use crate::kernels::reference::hybrid::{self, QuantizedBatches};
 use crate::tflite::schema::{FullyConnectedOptionsT, FullyConnectedOptionsWeightsFormat};
 
 struct FullyConnected {
@@ -48,6 +50,41 @@ impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel for QFully
     }
 }
 
+/// Hybrid FULLY_CONNECTED kernel (int8 weights, float32 activations). The run-time quantized
+/// input lives in a `RefCell` sized at prepare time (interior mutability, so `eval(&self)` fills
+/// it without allocating).
+struct HybridFullyConnected {
+    p: FullyConnectedParams,
+    /// Per-unit weight scales when the weights carry several (LiteRT's
+    /// `VerifyPerChannelQuantization`); `None` for one scale.
+    per_channel: Option<Vec<f32>>,
+    weight_scale: f32,
+    asymmetric: bool,
+    scratch: RefCell<QuantizedBatches>,
+}
+
+impl Kernel for HybridFullyConnected {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let Ok(mut q) = self.scratch.try_borrow_mut() else {
+            return;
+        };
+        let (input, weights, bias) = (io.f32_in(0), io.in_as::<i8>(1), io.opt_f32_in(2));
+        q.quantize(input, self.asymmetric);
+        if self.per_channel.is_none() {
+            q.scale_by(self.weight_scale);
+        }
+        hybrid::fully_connected(
+            &self.p,
+            input,
+            &q,
+            self.per_channel.as_deref(),
+            weights,
+            bias,
+            io.f32_out(),
+        );
+    }
+}
+
 /// FULLY_CONNECTED: input of any rank flattened to `[batches, accum_depth]`, weights
 /// `[units, accum_depth]`, optional bias `[units]`. Output `[batches, units]`, or the input's
 /// shape with the last dim replaced by `units` under `keep_num_dims`.
@@ -56,7 +93,7 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
     let o = options!(ctx, FullyConnectedOptions, FullyConnectedOptionsT)?;
     let (input, weights) = (ctx.input(0)?, ctx.input(1)?);
     let is_float = input.dtype == TensorType::FLOAT32;
-    if is_float {
+    if is_float && weights.dtype != TensorType::INT8 {
         ctx.require_f32_weights(&weights)?;
     }
     if o.weights_format != FullyConnectedOptionsWeightsFormat::DEFAULT {
@@ -114,6 +151,20 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
         out_c: units,
         act,
     };
+    if is_float && weights.dtype == TensorType::INT8 {
+        let (scales, several) = hybrid_scales(ctx, &weights, 0, units)?;
+        let weight_scale = scales.first().copied().unwrap_or(1.0);
+        return Ok(Prepared::f32(
+            shape,
+            HybridFullyConnected {
+                p,
+                per_channel: several.then_some(scales),
+                weight_scale,
+                asymmetric: o.asymmetric_quantize_inputs,
+                scratch: RefCell::new(QuantizedBatches::new(batches, depth)),
+            },
+        ));
+    }
     if is_float {
         return Ok(Prepared::f32(shape, FullyConnected { p }));
     }
@@ -140,7 +191,8 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
         IntScheme::Int16BiasI32 => Prepared::new(
             shape,
             TensorType::INT16,
-            QFullyConnected::<i16, i64, i32> {
+            // LiteRT accumulates in the bias type: int32 here.
+            QFullyConnected::<i16, i32, i32> {
                 p,
                 q,
                 _types: PhantomData,

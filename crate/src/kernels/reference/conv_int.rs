@@ -30,6 +30,9 @@ pub struct QuantParams {
     pub multipliers: Vec<i32>,
     /// Exponent per output channel (positive = left shift).
     pub shifts: Vec<i32>,
+    /// The real multiplier per output channel, `(double)s_in · (double)s_w / (double)s_out`
+    /// (the kernels that rescale in double precision use it instead of `multipliers`).
+    pub real_multipliers: Vec<f64>,
 }
 
 impl QuantParams {
@@ -37,6 +40,18 @@ impl QuantParams {
     #[inline(always)]
     pub fn finish<A: Accumulator>(&self, acc: A, c: usize) -> i32 {
         let scaled = acc.requantize(self.multipliers[c], self.shifts[c]);
+        scaled
+            .wrapping_add(self.output_offset)
+            .max(self.act_min)
+            .min(self.act_max)
+    }
+
+    /// Requantizes channel `c`'s accumulator in double precision, as LiteRT's reference
+    /// FULLY_CONNECTED does: `(int32)round((double)acc · real_multiplier)`, add the output zero
+    /// point, clamp.
+    #[inline(always)]
+    pub fn finish_double<A: Accumulator>(&self, acc: A, c: usize) -> i32 {
+        let scaled = (acc.to_f64() * self.real_multipliers[c]).round() as i32;
         scaled
             .wrapping_add(self.output_offset)
             .max(self.act_min)
@@ -82,6 +97,8 @@ pub trait Accumulator: Copy + Default {
     fn plus(self, other: Self) -> Self;
     /// LiteRT's `MultiplyByQuantizedMultiplier` for this accumulator width.
     fn requantize(self, multiplier: i32, shift: i32) -> i32;
+    /// The value as a double (exact below 2^53).
+    fn to_f64(self) -> f64;
 }
 
 impl Accumulator for i32 {
@@ -97,6 +114,10 @@ impl Accumulator for i32 {
     fn requantize(self, multiplier: i32, shift: i32) -> i32 {
         multiply_by_quantized_multiplier(self, multiplier, shift)
     }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
 }
 
 impl Accumulator for i64 {
@@ -111,6 +132,10 @@ impl Accumulator for i64 {
     #[inline(always)]
     fn requantize(self, multiplier: i32, shift: i32) -> i32 {
         multiply_by_quantized_multiplier_i64(self, multiplier, shift)
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
     }
 }
 

@@ -5,9 +5,13 @@ use super::conv_int::{Accumulator, QuantElem, QuantParams};
 use super::fully_connected::FullyConnectedParams;
 
 /// FULLY_CONNECTED, integer. Mirrors LiteRT `reference_integer_ops::FullyConnected` /
-/// `FullyConnectedPerChannel` (int8/int32, int16/int64): for each row and unit, sum
-/// `weight · (input + input_offset)` over the row, add the bias, requantize with the unit's
-/// multiplier (all equal for per-tensor weights), add the output zero point, clamp.
+/// `FullyConnectedPerChannel` in the overloads `fully_connected.cc` calls for `kReference`
+/// (int8 input with int32 bias; int16 input with int32 or int64 bias, accumulating in the bias
+/// type): for each row and unit, sum `weight · (input + input_offset)` over the row, add the
+/// bias, then rescale in **double precision** — `(int32)round((double)acc · (double)s_in ·
+/// (double)s_w / (double)s_out)` — not with the Q31 fixed-point multiplier; add the output zero
+/// point, clamp. (The goldens confirm it: the fixed-point rescale is 1 LSB off on some 16x8
+/// outputs.)
 ///
 /// `weights` is `[out_c, accum_depth]`; `input` is `batches` rows of `accum_depth` (`p.act` is
 /// unused: the clamp is `q.act_min..=q.act_max`).
@@ -31,7 +35,7 @@ pub fn fully_connected<T: QuantElem, A: Accumulator, B: Copy + Into<A>>(
             if let Some(bias) = bias {
                 acc = acc.plus(bias[oc].into());
             }
-            output[b * out_c + oc] = T::from_clamped(q.finish(acc, oc));
+            output[b * out_c + oc] = T::from_clamped(q.finish_double(acc, oc));
         }
     }
 }

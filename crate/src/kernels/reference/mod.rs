@@ -11,6 +11,7 @@ pub mod conv_int;
 pub mod elementwise;
 pub mod fully_connected;
 pub mod fully_connected_int;
+pub mod hybrid;
 pub mod pool;
 pub mod quantize;
 pub mod reduce;
