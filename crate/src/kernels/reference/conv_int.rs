@@ -311,3 +311,250 @@ pub fn transpose_conv2d<T: QuantElem, A: Accumulator, B: Copy + Into<A>>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixedpoint::quantize_multiplier;
+    use crate::kernels::reference::ActivationRange;
+
+    fn geometry(
+        in_hw: (usize, usize),
+        in_c: usize,
+        out_hw: (usize, usize),
+        out_c: usize,
+    ) -> ConvParams {
+        ConvParams {
+            batches: 1,
+            in_h: in_hw.0,
+            in_w: in_hw.1,
+            in_c,
+            out_h: out_hw.0,
+            out_w: out_hw.1,
+            out_c,
+            filter_h: 1,
+            filter_w: 1,
+            stride_h: 1,
+            stride_w: 1,
+            dilation_h: 1,
+            dilation_w: 1,
+            pad_top: 0,
+            pad_left: 0,
+            act: ActivationRange::NONE,
+        }
+    }
+
+    /// Requantization with one real multiplier for all `channels`, input zero point `in_zp`,
+    /// output zero point `out_zp`, clamp `[lo, hi]`.
+    fn quant(real: f64, channels: usize, in_zp: i32, out_zp: i32, lo: i32, hi: i32) -> QuantParams {
+        let (m, s) = quantize_multiplier(real);
+        QuantParams {
+            input_offset: -in_zp,
+            output_offset: out_zp,
+            act_min: lo,
+            act_max: hi,
+            multipliers: vec![m; channels],
+            shifts: vec![s; channels],
+            real_multipliers: vec![real; channels],
+        }
+    }
+
+    #[test]
+    fn conv_1x1_int8_input_zero_point_minus_128_and_bias() {
+        // Two pixels, two channels, one filter [1, −2]; input zero point −128 (offset +128).
+        // Pixel 0: (−128, −126) → (0, 2): 1·0 − 2·2 = −4, + bias 10 = 6, · 0.5 = 3, − 128 = −125.
+        // Pixel 1: (−118, −127) → (10, 1): 10 − 2 = 8, + 10 = 18, · 0.5 = 9, − 128 = −119.
+        let p = geometry((1, 2), 2, (1, 2), 1);
+        let q = quant(0.5, 1, -128, -128, -128, 127);
+        let mut out = [0i8; 2];
+        conv2d::<i8, i32, i32>(
+            &p,
+            2,
+            &q,
+            &[-128, -126, -118, -127],
+            &[1, -2],
+            Some(&[10]),
+            &mut out,
+        );
+        assert_eq!(out, [-125, -119]);
+    }
+
+    #[test]
+    fn conv_multiplier_above_one_zero_point_127_and_relu6_clamp() {
+        // Multiplier 3 (Q31 mantissa 0.75, shift 2). Input zero point 127 (offset −127), output
+        // zero point 10, clamp [10, 40] (a RELU6-like window). Filter [2, 1]: 2·x0 + x1.
+        // Pixels (127, 120), (125, 127), (120, 127) → (0, −7), (−2, 0), (−7, 0):
+        // sums −7, −4, −14 → ·3 = −21, −12, −42 → +10 = −11, −2, −32 → clamp 10, 10, 10.
+        let p = geometry((1, 3), 2, (1, 3), 1);
+        let q = quant(3.0, 1, 127, 10, 10, 40);
+        assert_eq!((q.multipliers[0], q.shifts[0]), (3 << 29, 2));
+        let mut out = [0i8; 3];
+        conv2d::<i8, i32, i32>(
+            &p,
+            2,
+            &q,
+            &[127, 120, 125, 127, 120, 127],
+            &[2, 1],
+            None,
+            &mut out,
+        );
+        assert_eq!(out, [10, 10, 10]);
+        // Without the clamp the multiplier shows: −11, −2, −32.
+        let wide = quant(3.0, 1, 127, 10, -128, 127);
+        conv2d::<i8, i32, i32>(
+            &p,
+            2,
+            &wide,
+            &[127, 120, 125, 127, 120, 127],
+            &[2, 1],
+            None,
+            &mut out,
+        );
+        assert_eq!(out, [-11, -2, -32]);
+        conv2d::<i8, i32, i32>(
+            &p,
+            2,
+            &q,
+            &[127, 120, 125, 127, 120, 127],
+            &[2, 1],
+            Some(&[30]),
+            &mut out,
+        );
+        // With bias 30: sums 23, 26, 16 → ·3 = 69, 78, 48 → +10 = 79, 88, 58 → clamp 40.
+        assert_eq!(out, [40, 40, 40]);
+    }
+
+    #[test]
+    fn conv_tiny_multiplier_gives_the_output_zero_point() {
+        // 1e-12 < 2^-31: QuantizeMultiplier flushes it to (0, 0), so every output is the
+        // zero point, whatever the accumulator.
+        let p = geometry((1, 1), 3, (1, 1), 2);
+        let q = quant(1e-12, 2, 0, -7, -128, 127);
+        assert_eq!((q.multipliers[0], q.shifts[0]), (0, 0));
+        let mut out = [0i8; 2];
+        conv2d::<i8, i32, i32>(
+            &p,
+            3,
+            &q,
+            &[127, 127, 127],
+            &[127, 127, 127, -127, -127, -127],
+            Some(&[1_000_000, -1_000_000]),
+            &mut out,
+        );
+        assert_eq!(out, [-7, -7]);
+    }
+
+    #[test]
+    fn conv_3x3_same_padding_skips_outside_taps_with_an_input_offset() {
+        // 3x3 input of stored 5 with zero point 2 (real value 3 each), 3x3 filter of ones,
+        // pad 1: corners sum 4 taps (12), edges 6 (18), centre 9 (27). Multiplier 1.
+        let mut p = geometry((3, 3), 1, (3, 3), 1);
+        p.filter_h = 3;
+        p.filter_w = 3;
+        p.pad_top = 1;
+        p.pad_left = 1;
+        let q = quant(1.0, 1, 2, 0, -128, 127);
+        let mut out = [0i8; 9];
+        conv2d::<i8, i32, i32>(&p, 1, &q, &[5; 9], &[1; 9], None, &mut out);
+        assert_eq!(out, [12, 18, 12, 18, 27, 18, 12, 18, 12]);
+    }
+
+    #[test]
+    fn grouped_conv_and_16x8_int64_bias() {
+        // Two groups of one channel: oc0 sees channel 0, oc1 channel 1. int16 input, int64 bias
+        // beyond int32 range, multiplier 2^-20: (1000·3 + 2^32) / 2^20 = 4096.00286 → 4096;
+        // (−2000·7 − 2^32) / 2^20 → −4096.0134 → −4096.
+        let p = geometry((1, 1), 2, (1, 1), 2);
+        let q = quant(2f64.powi(-20), 2, 0, 0, -32768, 32767);
+        let mut out = [0i16; 2];
+        conv2d::<i16, i64, i64>(
+            &p,
+            1,
+            &q,
+            &[1000, -2000],
+            &[3, 7],
+            Some(&[1i64 << 32, -(1i64 << 32)]),
+            &mut out,
+        );
+        assert_eq!(out, [4096, -4096]);
+    }
+
+    #[test]
+    fn depthwise_multiplier_2_odd_channels_per_channel_multipliers() {
+        // 1x1, 3 channels, multiplier 2 → 6 outputs; filter taps w[oc] = oc + 1.
+        // oc = ic·2 + m: values x = (1, 2, 3) → (1·1, 1·2, 2·3, 2·4, 3·5, 3·6) = (1, 2, 6, 8, 15, 18).
+        // Per-channel multipliers: 1 for even channels, 0.5 for odd (ties away from zero:
+        // 2·0.5 = 1, 8·0.5 = 4, 18·0.5 = 9).
+        let p = geometry((1, 1), 3, (1, 1), 6);
+        let mut q = quant(1.0, 6, 0, 0, -128, 127);
+        let (m, s) = quantize_multiplier(0.5);
+        for c in [1, 3, 5] {
+            q.multipliers[c] = m;
+            q.shifts[c] = s;
+        }
+        let mut out = [0i8; 6];
+        depthwise_conv2d::<i8, i32, i32>(
+            &p,
+            2,
+            &q,
+            &[1, 2, 3],
+            &[1, 2, 3, 4, 5, 6],
+            None,
+            &mut out,
+        );
+        assert_eq!(out, [1, 1, 6, 4, 15, 9]);
+    }
+
+    #[test]
+    fn depthwise_dilation_2_stride_2_int16() {
+        // 1x5 input 0..5 (int16), 1x2 filter dilated by 2 (taps at x and x + 2), stride 2,
+        // VALID → out 2: (0 + 2·2, 2 + 2·4) = (4, 10) with filter (1, 2); bias 1; ×1.
+        let mut p = geometry((1, 5), 1, (1, 2), 1);
+        p.filter_w = 2;
+        p.stride_w = 2;
+        p.dilation_w = 2;
+        let q = quant(1.0, 1, 0, 0, -32768, 32767);
+        let mut out = [0i16; 2];
+        depthwise_conv2d::<i16, i64, i32>(
+            &p,
+            1,
+            &q,
+            &[0, 1, 2, 3, 4],
+            &[1, 2],
+            Some(&[1]),
+            &mut out,
+        );
+        assert_eq!(out, [5, 11]);
+    }
+
+    #[test]
+    fn transpose_conv_gathers_what_the_reference_scatters() {
+        // 1x2 input (1, 10) stored with zero point 3, 1x3 filter (1, 2, 3), stride 2: the full
+        // output is [1, 2, 1·3 + 10·1, 20, 30] = [1, 2, 13, 20, 30]; pad_left 1 and width 4 keep
+        // [2, 13, 20, 30]; bias 5 → [7, 18, 25, 35]; multiplier 1, output zero point −1.
+        let mut p = geometry((1, 2), 1, (1, 4), 1);
+        p.filter_w = 3;
+        p.stride_w = 2;
+        p.pad_left = 1;
+        let q = quant(1.0, 1, 3, -1, -128, 127);
+        let mut out = [0i8; 4];
+        transpose_conv2d::<i8, i32, i32>(&p, &q, &[4, 13], &[1, 2, 3], Some(&[5]), &mut out);
+        assert_eq!(out, [6, 17, 24, 34]);
+    }
+
+    #[test]
+    fn transpose_conv_two_channels_in_and_out() {
+        // 1x1 input with 2 channels (1, 2), 2x2 filter per output channel, stride 1:
+        // out[y][x][oc] = Σ_ic in[ic] · w[oc][y][x][ic]. w[0] taps: (1,0),(0,1),(1,1),(2,0);
+        // w[1] taps: (0,0),(1,1),(−1,0),(0,3). Output 2x2x2:
+        // (0,0): oc0 1, oc1 0; (0,1): oc0 2, oc1 3; (1,0): oc0 3, oc1 −1; (1,1): oc0 2, oc1 6.
+        let mut p = geometry((1, 1), 2, (2, 2), 2);
+        p.filter_h = 2;
+        p.filter_w = 2;
+        let q = quant(1.0, 2, 0, 0, -128, 127);
+        let filter = [1, 0, 0, 1, 1, 1, 2, 0, 0, 0, 1, 1, -1, 0, 0, 3];
+        let mut out = [0i8; 8];
+        transpose_conv2d::<i8, i32, i32>(&p, &q, &[1, 2], &filter, None, &mut out);
+        assert_eq!(out, [1, 0, 2, 3, 3, -1, 2, 6]);
+    }
+}

@@ -39,3 +39,81 @@ pub fn fully_connected<T: QuantElem, A: Accumulator, B: Copy + Into<A>>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::reference::ActivationRange;
+
+    fn params(batches: usize, accum_depth: usize, out_c: usize) -> FullyConnectedParams {
+        FullyConnectedParams {
+            batches,
+            accum_depth,
+            out_c,
+            act: ActivationRange::NONE,
+        }
+    }
+
+    fn quant(reals: &[f64], in_zp: i32, out_zp: i32, lo: i32, hi: i32) -> QuantParams {
+        QuantParams {
+            input_offset: -in_zp,
+            output_offset: out_zp,
+            act_min: lo,
+            act_max: hi,
+            // The fixed-point fields are unused by FULLY_CONNECTED.
+            multipliers: vec![0; reals.len()],
+            shifts: vec![0; reals.len()],
+            real_multipliers: reals.to_vec(),
+        }
+    }
+
+    #[test]
+    fn rescale_is_double_precision_not_fixed_point() {
+        // acc 5 · 0.25 = 1.25 → 1 (double-rounding fixed point would give 2); −5 → −1;
+        // acc 10 · 0.25 = 2.5 → 3 (ties away from zero); −10 → −3.
+        let p = params(4, 1, 1);
+        let q = quant(&[0.25], 0, 0, -128, 127);
+        let mut out = [0i8; 4];
+        fully_connected::<i8, i32, i32>(&p, &q, &[5, -5, 10, -10], &[1], None, &mut out);
+        assert_eq!(out, [1, -1, 3, -3]);
+    }
+
+    #[test]
+    fn per_channel_units_zero_points_and_clamp() {
+        // One row x = (−128, 127) stored with zero point −128 → (0, 255). Units:
+        // w0 = (1, 1): 255 + bias 1 = 256, ·0.5 = 128, + out zp 127 = 255 → clamp 127;
+        // w1 = (−1, −1): −255 + 1 = −254, ·0.5 = −127, + 127 = 0;
+        // w2 = (0, −1): −255 + 1 = −254, ·2 = −508 + 127 = −381 → clamp to act_min −100.
+        let p = params(1, 2, 3);
+        let q = quant(&[0.5, 0.5, 2.0], -128, 127, -100, 127);
+        let mut out = [0i8; 3];
+        fully_connected::<i8, i32, i32>(
+            &p,
+            &q,
+            &[-128, 127],
+            &[1, 1, -1, -1, 0, -1],
+            Some(&[1, 1, 1]),
+            &mut out,
+        );
+        assert_eq!(out, [127, 0, -100]);
+    }
+
+    #[test]
+    fn int16_with_int64_bias_and_two_rows() {
+        // Rows (1000, −1000) and (32767, 32767), weights (3, 1): 2000 and 131068; bias 3·10^9
+        // (beyond int32): 3000002000 · 1e-5 = 30000.02 → 30000; 3000131068 · 1e-5 =
+        // 30001.31 → 30001.
+        let p = params(2, 2, 1);
+        let q = quant(&[1e-5], 0, 0, -32768, 32767);
+        let mut out = [0i16; 2];
+        fully_connected::<i16, i64, i64>(
+            &p,
+            &q,
+            &[1000, -1000, 32767, 32767],
+            &[3, 1],
+            Some(&[3_000_000_000]),
+            &mut out,
+        );
+        assert_eq!(out, [30000, 30001]);
+    }
+}

@@ -297,3 +297,185 @@ pub fn fully_connected(
         *v = p.act.apply(*v);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::reference::ActivationRange;
+
+    #[test]
+    fn symmetric_quantization_scales_the_largest_magnitude_to_127() {
+        // Largest magnitude 127: scale 1, values round half away from zero.
+        let mut q = [0i8; 4];
+        let s = symmetric_quantize(&[127.0, -3.0, 2.5, -126.5], &mut q);
+        assert_eq!(s, 1.0);
+        assert_eq!(q, [127, -3, 3, -127]);
+        // Range 1: inv 127: 0.5 → 63.5 → 64, −1 → −127, 0.25 → 31.75 → 32.
+        let s = symmetric_quantize(&[0.5, -1.0, 0.25, 0.0], &mut q);
+        assert_eq!(s, 1.0 / 127.0);
+        assert_eq!(q, [64, -127, 32, 0]);
+        // All zero: zeros, scale 1.
+        let s = symmetric_quantize(&[0.0; 4], &mut q);
+        assert_eq!((s, q), (1.0, [0; 4]));
+    }
+
+    #[test]
+    fn asymmetric_quantization_picks_and_nudges_the_zero_point() {
+        let mut q = [0i8; 2];
+        // [0, 255]: scale 1, zero point −128 (from min, error 128 < 382).
+        assert_eq!(asymmetric_quantize(&[0.0, 255.0], &mut q), (1.0, -128));
+        assert_eq!(q, [-128, 127]);
+        // [−1, 3]: scale 4/255; zero point −128 + 63.75 = −64.25 → −64;
+        // −1 → −64 − 63.75 = −127.75 → −128; 3 → −64 + 191.25 → 127.
+        let (s, z) = asymmetric_quantize(&[-1.0, 3.0], &mut q);
+        assert_eq!((s, z), ((4.0f64 / 255.0) as f32, -64));
+        assert_eq!(q, [-128, 127]);
+        // All negative: the range still includes 0 → zero point 127.
+        let (s, z) = asymmetric_quantize(&[-2.55, -1.0], &mut q);
+        assert_eq!(z, 127);
+        assert_eq!(s, (f64::from(2.55f32) / 255.0) as f32);
+        // Nothing but zeros: scale 1, zero point 0.
+        assert_eq!(asymmetric_quantize(&[0.0, 0.0], &mut q), (1.0, 0));
+        assert_eq!(q, [0, 0]);
+    }
+
+    fn fc(
+        batches: usize,
+        depth: usize,
+        units: usize,
+        act: ActivationRange,
+    ) -> FullyConnectedParams {
+        FullyConnectedParams {
+            batches,
+            accum_depth: depth,
+            out_c: units,
+            act,
+        }
+    }
+
+    #[test]
+    fn fully_connected_per_tensor_symmetric_with_bias_and_relu() {
+        // Input (127, −3): scale 1, q = (127, −3); weight scale 0.5 folds into the batch scale.
+        // Unit (2, 1): 254 − 3 = 251 → 125.5 + 0.25 = 125.75; unit (−1, 0): −127 → −63.5 + 0.25
+        // → RELU → 0.
+        let p = fc(1, 2, 2, ActivationRange::RELU);
+        let input = [127.0, -3.0];
+        let mut q = QuantizedBatches::new(1, 2);
+        q.quantize(&input, false);
+        q.scale_by(0.5);
+        let mut out = [9.0f32; 2];
+        fully_connected(
+            &p,
+            &input,
+            &q,
+            None,
+            &[2, 1, -1, 0],
+            Some(&[0.25, 0.25]),
+            &mut out,
+        );
+        assert_eq!(out, [125.75, 0.0]);
+    }
+
+    #[test]
+    fn fully_connected_per_channel_asymmetric_and_zero_input() {
+        // Input (0, 255): scale 1, zero point −128, q = (−128, 127). Unit (1, 1) with scale 2:
+        // Σ w·q − rowsum·zp = −1 + 256 = 255 → 510. Unit (0, −1) with scale 0.5: −127 − (−1)(−128)
+        // = −255 → −127.5.
+        let p = fc(1, 2, 2, ActivationRange::NONE);
+        let input = [0.0, 255.0];
+        let mut q = QuantizedBatches::new(1, 2);
+        q.quantize(&input, true);
+        assert_eq!((q.scales[0], q.offsets[0]), (1.0, -128));
+        let mut out = [0.0f32; 2];
+        fully_connected(
+            &p,
+            &input,
+            &q,
+            Some(&[2.0, 0.5]),
+            &[1, 1, 0, -1],
+            None,
+            &mut out,
+        );
+        assert_eq!(out, [510.0, -127.5]);
+        // An all-zero input leaves exactly the bias.
+        let zero = [0.0, 0.0];
+        q.quantize(&zero, true);
+        fully_connected(
+            &p,
+            &zero,
+            &q,
+            Some(&[2.0, 0.5]),
+            &[1, 1, 0, -1],
+            Some(&[0.1, -0.2]),
+            &mut out,
+        );
+        assert_eq!(out, [0.1, -0.2]);
+    }
+
+    fn geometry(in_w: usize, in_c: usize, out_w: usize, out_c: usize) -> ConvParams {
+        ConvParams {
+            batches: 1,
+            in_h: 1,
+            in_w,
+            in_c,
+            out_h: 1,
+            out_w,
+            out_c,
+            filter_h: 1,
+            filter_w: 1,
+            stride_h: 1,
+            stride_w: 1,
+            dilation_h: 1,
+            dilation_w: 1,
+            pad_top: 0,
+            pad_left: 0,
+            act: ActivationRange::NONE,
+        }
+    }
+
+    #[test]
+    fn conv_per_tensor_and_per_channel_scaling() {
+        // One pixel, channels (127, 1) → symmetric q = (127, 1), scale 1.
+        // Per tensor (weight scale 0.25 folded): filter (1, 2) → 129 · 0.25 = 32.25, + 1 = 33.25.
+        let p = geometry(1, 2, 1, 1);
+        let input = [127.0, 1.0];
+        let mut q = QuantizedBatches::new(1, 2);
+        q.quantize(&input, false);
+        q.scale_by(0.25);
+        let mut out = [0.0f32; 1];
+        conv2d(&p, &q, None, &[1, 2], Some(&[1.0]), &mut out);
+        assert_eq!(out, [33.25]);
+        // Per channel, asymmetric: input (0, 255) → q (−128, 127), zp −128, scale 1; filter
+        // (1, −1): 1·0 − 1·255 = −255 → · 0.5 · 1 = −127.5; RELU6 clamps to 0.
+        let mut p6 = p;
+        p6.act = ActivationRange::RELU6;
+        let input = [0.0, 255.0];
+        q.quantize(&input, true);
+        conv2d(&p, &q, Some(&[0.5]), &[1, -1], None, &mut out);
+        assert_eq!(out, [-127.5]);
+        conv2d(&p6, &q, Some(&[0.5]), &[1, -1], None, &mut out);
+        assert_eq!(out, [0.0]);
+    }
+
+    #[test]
+    fn depthwise_per_channel_multiplier_2() {
+        // Two pixels (padding none, 1x1 filter), one channel, multiplier 2: input (0, 255) over
+        // the whole batch → zp −128, scale 1, q = (−128, 127) → x − zp = (0, 255).
+        // oc0 tap 2, scale 0.5: (0, 255) → (0, 255); oc1 tap −1, scale 4: (0, −1020).
+        let p = geometry(2, 1, 2, 2);
+        let input = [0.0, 255.0];
+        let mut q = QuantizedBatches::new(1, 2);
+        q.quantize(&input, true);
+        let mut out = [0.0f32; 4];
+        depthwise_conv2d(
+            &p,
+            2,
+            &q,
+            &[0.5, 4.0],
+            &[2, -1],
+            Some(&[1.0, 0.0]),
+            &mut out,
+        );
+        assert_eq!(out, [1.0, 0.0, 256.0, -1020.0]);
+    }
+}
