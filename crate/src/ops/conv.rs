@@ -354,6 +354,25 @@ impl Kernel for HybridDepthwiseConv2d {
     }
 }
 
+/// Hybrid TRANSPOSE_CONV kernel (asymmetric input, per-channel scales, a per-tensor scale
+/// broadcast); scratch as in [`HybridConv2d`].
+struct HybridTransposeConv2d {
+    p: ConvParams,
+    scales: Vec<f32>,
+    scratch: RefCell<QuantizedBatches>,
+}
+
+impl Kernel for HybridTransposeConv2d {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let Ok(mut q) = self.scratch.try_borrow_mut() else {
+            return;
+        };
+        let (filter, input, bias) = (io.in_as::<i8>(1), io.f32_in(2), io.opt_f32_in(3));
+        q.quantize(input, true);
+        hybrid::transpose_conv2d(&self.p, &q, &self.scales, filter, bias, io.f32_out());
+    }
+}
+
 /// The weight scales of a hybrid op's int8 `filter` (channels along `axis`), broadcast to
 /// `channels`, and whether the tensor carries more than one scale. Requires a float32 output.
 pub(crate) fn hybrid_scales(
@@ -634,7 +653,7 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(3, 4)?;
     let o = options!(ctx, TransposeConvOptions, TransposeConvOptionsT)?;
     let (shape_t, filter, input) = (ctx.input(0)?, ctx.input(1)?, ctx.input(2)?);
-    if input.dtype == TensorType::FLOAT32 {
+    if input.dtype == TensorType::FLOAT32 && filter.dtype != TensorType::INT8 {
         ctx.require_f32_weights(&filter)?;
     }
     ctx.require_rank(&input, 4)?;
@@ -685,6 +704,14 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     };
     if input.dtype == TensorType::FLOAT32 {
         check_bias(ctx, 3, oc)?;
+        if filter.dtype == TensorType::INT8 {
+            let (scales, _) = hybrid_scales(ctx, &filter, 0, oc)?;
+            let scratch = RefCell::new(QuantizedBatches::new(n, input.num_elements() / n.max(1)));
+            return Ok(Prepared::f32(
+                out,
+                HybridTransposeConv2d { p, scales, scratch },
+            ));
+        }
         return Ok(Prepared::f32(out, TransposeConv2d { p }));
     }
     let bias = ctx.optional_input(3);
