@@ -3,9 +3,12 @@
 //! point), the products are accumulated in int32, and the sum is scaled back to float with the
 //! batch's input scale and the weight scale, then the float bias and activation are applied.
 //!
-//! The float steps follow LiteRT's `tensor_utils` (`PortableSymmetricQuantizeFloats`,
-//! `PortableAsymmetricQuantizeFloats`, `MatrixBatchVectorMultiplyAccumulate`) and the hybrid
-//! conv kernels operation by operation, so the float roundings are the same.
+//! The float steps follow LiteRT's `tensor_utils` (`SymmetricQuantizeFloats`,
+//! `AsymmetricQuantizeFloats`, `MatrixBatchVectorMultiplyAccumulate`) and the hybrid conv kernels
+//! operation by operation, so the float roundings are the same. Where the pip LiteRT 2.3 build
+//! differs from the portable source (the asymmetric quantization), the build decides: every
+//! hybrid kernel here was checked bit-exact against `BUILTIN_REF` on the `dynamic` goldens and
+//! on 60 random inputs per model.
 
 use super::conv::ConvParams;
 use super::fully_connected::FullyConnectedParams;
@@ -45,11 +48,14 @@ pub fn symmetric_quantize(values: &[f32], out: &mut [i8]) -> f32 {
     range / 127.0
 }
 
-/// LiteRT's `AsymmetricQuantizeFloats`: the range `[min(0, lo), max(0, hi)]` mapped onto
-/// `[−128, 127]` in double (`scale = (rmax − rmin) / 255`, the zero point from whichever end
-/// has the smaller error, nudged into range and rounded), then `q = clamp(round(zp + v ·
-/// (1 / (float)scale)), −128, 127)` in float. An empty range gives zeros, scale 1, zero point 0.
-/// Returns `(scale, zero_point)`.
+/// LiteRT's `AsymmetricQuantizeFloats` as the pip LiteRT 2.3 build computes it (measured against
+/// `BUILTIN_REF` on random inputs, bit-exact): the range `[min(0, lo), max(0, hi)]` mapped onto
+/// `[−128, 127]`; the zero point chosen in double as the portable source does (from whichever end
+/// has the smaller error, nudged into range, rounded half away from zero); but the scale is the
+/// **float** quotient `(rmax − rmin) / 255.0f` and each value is `clamp(round(v · (1 / scale)) +
+/// zp, −128, 127)` — rounded before the zero point is added. (The portable source's double scale
+/// and `round(zp + v · inv)` are each off by one ulp / one step on some inputs.) An empty range
+/// gives zeros, scale 1, zero point 0. Returns `(scale, zero_point)`.
 pub fn asymmetric_quantize(values: &[f32], out: &mut [i8]) -> (f32, i32) {
     const QMIN: f64 = -128.0;
     const QMAX: f64 = 127.0;
@@ -77,10 +83,10 @@ pub fn asymmetric_quantize(values: &[f32], out: &mut [i8]) -> (f32, i32) {
     } else {
         zp_double.round() as i32
     };
-    let scale_f = scale as f32;
+    let scale_f = (rmax as f32 - rmin as f32) / 255.0f32;
     let inv = 1.0f32 / scale_f;
     for (o, &v) in out.iter_mut().zip(values) {
-        *o = ((zero_point as f32 + v * inv).round() as i32).clamp(-128, 127) as i8;
+        *o = (((v * inv).round() as i32) + zero_point).clamp(-128, 127) as i8;
     }
     (scale_f, zero_point)
 }
@@ -256,9 +262,8 @@ pub fn depthwise_conv2d(
 /// `s_w[oc]` then `s_b` into it in the float reference's loop order (input rows, columns,
 /// channels; filter rows, columns, output channels), then add the bias and clamp.
 ///
-/// Measured on the `dynamic` golden: sample 0 bit-exact, sample 1 within 6e-7 absolute (the
-/// case's tolerance is 1e-3 relative); the LiteRT source of this kernel was not available to
-/// check the remaining float-order detail.
+/// Bit-exact against `BUILTIN_REF` (the golden and 60 random inputs); the other float orders
+/// (`s_w · s_b` first, integer accumulation) are not.
 ///
 /// `filter` is `[out_c, filter_h, filter_w, in_c]`, `scales` one per output channel.
 pub fn transpose_conv2d(
@@ -392,14 +397,22 @@ mod tests {
         assert_eq!(asymmetric_quantize(&[0.0, 255.0], &mut q), (1.0, -128));
         assert_eq!(q, [-128, 127]);
         // [−1, 3]: scale 4/255; zero point −128 + 63.75 = −64.25 → −64;
-        // −1 → −64 − 63.75 = −127.75 → −128; 3 → −64 + 191.25 → 127.
+        // −1 → round(−63.75) − 64 = −128; 3 → round(191.25) − 64 = 127.
         let (s, z) = asymmetric_quantize(&[-1.0, 3.0], &mut q);
-        assert_eq!((s, z), ((4.0f64 / 255.0) as f32, -64));
+        assert_eq!((s, z), (4.0f32 / 255.0, -64));
         assert_eq!(q, [-128, 127]);
         // All negative: the range still includes 0 → zero point 127.
         let (s, z) = asymmetric_quantize(&[-2.55, -1.0], &mut q);
         assert_eq!(z, 127);
-        assert_eq!(s, (f64::from(2.55f32) / 255.0) as f32);
+        assert_eq!(s, 2.55f32 / 255.0);
+        // [−129, 126]: scale 1, zero point 1 (both ends agree). Values round *before* the zero
+        // point is added: −0.5 → round(−0.5) + 1 = 0 (not round(0.5) = 1); 0.5 → 2.
+        let mut q5 = [0i8; 5];
+        assert_eq!(
+            asymmetric_quantize(&[-129.0, 126.0, -0.5, 0.5, 2.5], &mut q5),
+            (1.0, 1)
+        );
+        assert_eq!(q5, [-128, 127, 0, 2, 4]);
         // Nothing but zeros: scale 1, zero point 0.
         assert_eq!(asymmetric_quantize(&[0.0, 0.0], &mut q), (1.0, 0));
         assert_eq!(q, [0, 0]);
