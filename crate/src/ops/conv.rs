@@ -144,7 +144,8 @@ impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel
 pub(crate) enum IntScheme {
     /// int8 activations, int32 accumulator, int32 bias (or none).
     Int8,
-    /// int16 activations, int64 accumulator, int32 bias.
+    /// int16 activations, int32 bias: LiteRT accumulates in the bias type (int32, double-rounding
+    /// requantization) for CONV_2D, TRANSPOSE_CONV and FULLY_CONNECTED.
     Int16BiasI32,
     /// int16 activations, int64 accumulator, int64 bias (or none).
     Int16BiasI64,
@@ -449,7 +450,7 @@ macro_rules! int_kernel {
             IntScheme::Int16BiasI32 => Prepared::new(
                 $shape,
                 TensorType::INT16,
-                $kernel::<i16, i64, i32> { $($field: $value,)* _types: PhantomData },
+                $kernel::<i16, i32, i32> { $($field: $value,)* _types: PhantomData },
             ),
             IntScheme::Int16BiasI64 => Prepared::new(
                 $shape,
@@ -635,6 +636,15 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
         oc,
         o.fused_activation_function,
     )?;
+    if scheme == IntScheme::Int16BiasI32
+        && let Some(b) = bias
+    {
+        // LiteRT's depthwise 16x8 kernel takes int64 bias only (its prepare rejects int32).
+        return Err(ctx.unsupported(
+            b.describe(),
+            "INT32 bias with INT16 activations (DEPTHWISE_CONV_2D 16x8 takes INT64 bias)",
+        ));
+    }
     Ok(int_kernel!(
         scheme,
         shape,

@@ -10,7 +10,9 @@
 //!
 //! Which requantization each accumulator width uses is chosen by [`Accumulator`]:
 //! int32 → [`multiply_by_quantized_multiplier`] (double rounding, as LiteRT's pip wheels are
-//! built), int64 → [`multiply_by_quantized_multiplier_i64`]. The goldens confirm both.
+//! built), int64 → [`multiply_by_quantized_multiplier_i64`]. The goldens confirm both, and so
+//! does LiteRT 2.3's `BUILTIN_REF` on random inputs (int8, int8 with float I/O, 16x8 with int64
+//! and int32 bias).
 
 use super::conv::ConvParams;
 use crate::fixedpoint::{multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_i64};
@@ -139,11 +141,16 @@ impl Accumulator for i64 {
     }
 }
 
-/// CONV_2D, integer. Mirrors LiteRT `reference_integer_ops::ConvPerChannel` (int8 input with an
-/// int32 accumulator, or int16 input with an int64 accumulator and an int32 or int64 bias):
-/// per output element, sum `filter · (input + input_offset)` over the taps inside the image and
-/// the channels of its group, add the bias, requantize with the channel's multiplier (double
-/// rounding for int32, the int64 variant for int64), add the output zero point, clamp.
+/// CONV_2D, integer. Mirrors LiteRT `reference_integer_ops::ConvPerChannel`: int8 input with an
+/// int32 accumulator, or int16 input accumulating in its bias type (int64, or int32 when the
+/// model carries an int32 bias): per output element, sum `filter · (input + input_offset)` over
+/// the taps inside the image and the channels of its group, add the bias, requantize with the
+/// channel's multiplier, add the output zero point, clamp.
+///
+/// Rounding, as measured on the goldens (bit-exact, also on random inputs): int32 accumulators
+/// use the **double-rounding** `MultiplyByQuantizedMultiplier` (single rounding is 1 LSB off on
+/// some int8 outputs), int64 accumulators the int64 variant (15-bit multiplier, one rounding
+/// shift); a double-precision rescale is off on many 16x8 outputs.
 ///
 /// `filter` is `[out_c, filter_h, filter_w, filter_in_c]` (grouped when `in_c > filter_in_c`).
 pub fn conv2d<T: QuantElem, A: Accumulator, B: Copy + Into<A>>(
@@ -199,10 +206,11 @@ pub fn conv2d<T: QuantElem, A: Accumulator, B: Copy + Into<A>>(
 }
 
 /// DEPTHWISE_CONV_2D, integer. Mirrors LiteRT `reference_integer_ops::DepthwiseConvPerChannel`
-/// (int8/int32 or int16/int64): output channel `ic · depth_multiplier + m` sums
-/// `filter · (input + input_offset)` over the taps of input channel `ic` inside the image, adds
-/// the bias, requantizes per channel, adds the output zero point, clamps. (LiteRT's int16
-/// variant omits the offsets, which prepare has required to be 0.)
+/// (int8 with int32 accumulator and double-rounding requantization; int16 with int64 bias and
+/// accumulator and the int64 requantization — measured bit-exact on the goldens): output channel
+/// `ic · depth_multiplier + m` sums `filter · (input + input_offset)` over the taps of input
+/// channel `ic` inside the image, adds the bias, requantizes per channel, adds the output zero
+/// point, clamps. (LiteRT's int16 variant omits the offsets, which prepare has required to be 0.)
 ///
 /// `filter` is `[1, filter_h, filter_w, out_c]` with `out_c = in_c · depth_multiplier`.
 pub fn depthwise_conv2d<T: QuantElem, A: Accumulator, B: Copy + Into<A>>(
@@ -254,11 +262,13 @@ pub fn depthwise_conv2d<T: QuantElem, A: Accumulator, B: Copy + Into<A>>(
     }
 }
 
-/// TRANSPOSE_CONV, integer. Mirrors LiteRT `reference_integer_ops::TransposeConv` (int8/int32
-/// or int16/int64): LiteRT scatters `(input + input_offset) · filter` into a zeroed int32/int64
-/// scratch buffer, then adds the bias, requantizes per channel, adds the output zero point and
-/// clamps. Integer sums do not depend on order, so this kernel gathers instead: each output
-/// element sums the input elements whose scattered taps land on it — same result, no scratch.
+/// TRANSPOSE_CONV, integer. Mirrors LiteRT `reference_integer_ops::TransposeConv` (int8 with an
+/// int32 scratch; int16 with an int64 or, for int32 bias, int32 scratch; the same requantization
+/// flavours as [`conv2d`], measured bit-exact): LiteRT scatters `(input + input_offset) · filter`
+/// into a zeroed scratch buffer, then adds the bias, requantizes per channel, adds the output
+/// zero point and clamps. Integer sums do not depend on order, so this kernel gathers instead:
+/// each output element sums the input elements whose scattered taps land on it — same result, no
+/// scratch.
 ///
 /// `filter` is `[out_c, filter_h, filter_w, in_c]`; `pad_top`/`pad_left` are the rows/columns
 /// cropped from the start of the full transposed output.
@@ -477,6 +487,20 @@ mod tests {
             &mut out,
         );
         assert_eq!(out, [4096, -4096]);
+    }
+
+    #[test]
+    fn int16_requantization_follows_the_accumulator_width() {
+        // acc 5 · 0.25 = 1.25. int32 accumulator (int32 bias): double rounding, SRDHM(5, 2^30)
+        // = round(2.5) = 3, then 3 / 2 = 1.5 → 2. int64 accumulator: multiplier reduced to
+        // 2^14, (5 · 2^14 + 2^15) >> 16 = 1.
+        let p = geometry((1, 1), 1, (1, 1), 1);
+        let q = quant(0.25, 1, 0, 0, -32768, 32767);
+        let mut out = [0i16; 1];
+        conv2d::<i16, i32, i32>(&p, 1, &q, &[5], &[1], Some(&[0]), &mut out);
+        assert_eq!(out, [2]);
+        conv2d::<i16, i64, i64>(&p, 1, &q, &[5], &[1], Some(&[0]), &mut out);
+        assert_eq!(out, [1]);
     }
 
     #[test]
