@@ -2,9 +2,12 @@
 //! int32/int64 bias; int8 weights per tensor or per channel) and hybrid (int8 weights, float32
 //! activations).
 //!
-//! The integer prepare mirrors LiteRT's `fully_connected.cc`: the real multiplier
-//! `(double)s_in · (double)s_w / (double)s_out` (per channel for per-channel weights) becomes a
-//! Q31 multiplier and shift, the fused activation a clamp in output units.
+//! The integer prepare mirrors LiteRT's `fully_connected.cc` with `kReference`: the real
+//! multiplier `(double)s_in · (double)s_w / (double)s_out` (per unit for per-channel weights) is
+//! kept in double precision — the reference kernels rescale with it directly, not with a Q31
+//! multiplier — and the fused activation becomes a clamp in output units. The hybrid kernel
+//! follows `EvalHybridDense` (per-batch input quantization, symmetric or asymmetric as the
+//! `asymmetric_quantize_inputs` option says).
 
 use std::cell::RefCell;
 use std::marker::PhantomData;
