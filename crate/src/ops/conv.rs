@@ -740,9 +740,197 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::IssueKind;
+    use crate::graph::{
+        BuiltinOperator, BuiltinOptions2T, BuiltinOptionsT, CustomOptionsFormat, OpCode, Operator,
+        Quantization,
+    };
+    use crate::ops::Role;
 
     fn qp(scale: f32, zero_point: i32) -> QParams {
         QParams { scale, zero_point }
+    }
+
+    fn operator(code: BuiltinOperator, options: BuiltinOptionsT, inputs: usize) -> Operator {
+        Operator {
+            code: OpCode {
+                builtin_code: code,
+                deprecated_builtin_code: 0,
+                custom_code: None,
+                version: 1,
+            },
+            inputs: (0..inputs as i32).collect(),
+            outputs: vec![inputs as i32],
+            intermediates: None,
+            options,
+            options_2: BuiltinOptions2T::NONE,
+            custom_options: None,
+            custom_options_format: CustomOptionsFormat::FLEXBUFFERS,
+            mutating_variable_inputs: None,
+            debug_metadata_index: -1,
+        }
+    }
+
+    fn quant(scales: &[f32], zero_points: &[i64], axis: i32) -> Quantization {
+        Quantization {
+            scale: Some(scales.to_vec()),
+            zero_point: Some(zero_points.to_vec()),
+            quantized_dimension: axis,
+            ..Default::default()
+        }
+    }
+
+    /// A 1x3x3x2 input, 2x1x1x2 (or depthwise 1x1x1x2) filter, bias of `bias_dtype`, 1x3x3x2
+    /// output; `act` the input/output type with zero point `zp`.
+    fn prepare_with(
+        code: BuiltinOperator,
+        act: TensorType,
+        zp: i64,
+        filter_dtype: TensorType,
+        bias_dtype: TensorType,
+        filter_shape: &[usize],
+    ) -> PrepareResult<Prepared> {
+        let options = match code {
+            BuiltinOperator::DEPTHWISE_CONV_2D => {
+                BuiltinOptionsT::DepthwiseConv2DOptions(Box::new(DepthwiseConv2DOptionsT {
+                    stride_h: 1,
+                    stride_w: 1,
+                    dilation_h_factor: 1,
+                    dilation_w_factor: 1,
+                    padding: Padding::SAME,
+                    ..Default::default()
+                }))
+            }
+            _ => BuiltinOptionsT::Conv2DOptions(Box::new(Conv2DOptionsT {
+                stride_h: 1,
+                stride_w: 1,
+                dilation_h_factor: 1,
+                dilation_w_factor: 1,
+                padding: Padding::SAME,
+                ..Default::default()
+            })),
+        };
+        let op = operator(code, options, 3);
+        let q_act = quant(&[0.5], &[zp], 0);
+        let q_w = quant(
+            &[0.25, 0.125],
+            &[0, 0],
+            if filter_shape[0] == 1 { 3 } else { 0 },
+        );
+        let q_b = quant(&[0.125, 0.0625], &[0, 0], 0);
+        let inputs = [
+            Some(TensorInfo {
+                role: Role::Input(0),
+                name: "x",
+                dtype: act,
+                shape: &[1, 3, 3, 2],
+                data: None,
+                quantization: Some(&q_act),
+            }),
+            Some(TensorInfo {
+                role: Role::Input(1),
+                name: "w",
+                dtype: filter_dtype,
+                shape: filter_shape,
+                data: None,
+                quantization: Some(&q_w),
+            }),
+            Some(TensorInfo {
+                role: Role::Input(2),
+                name: "b",
+                dtype: bias_dtype,
+                shape: &[2],
+                data: None,
+                quantization: Some(&q_b),
+            }),
+        ];
+        let out_dtype = if act == TensorType::FLOAT32 {
+            TensorType::FLOAT32
+        } else {
+            act
+        };
+        let outputs = [TensorInfo {
+            role: Role::Output(0),
+            name: "y",
+            dtype: out_dtype,
+            shape: &[1, 3, 3, 2],
+            data: None,
+            quantization: Some(&q_act),
+        }];
+        let ctx = PrepareCtx {
+            op_index: 0,
+            op_name: "CONV_2D",
+            op: &op,
+            inputs: &inputs,
+            outputs: &outputs,
+        };
+        match code {
+            BuiltinOperator::DEPTHWISE_CONV_2D => prepare_depthwise_conv2d(&ctx),
+            _ => prepare_conv2d(&ctx),
+        }
+    }
+
+    fn issue(r: PrepareResult<Prepared>) -> (IssueKind, String) {
+        match r {
+            Ok(_) => panic!("expected an issue"),
+            Err(e) => (e.kind, e.tensor),
+        }
+    }
+
+    #[test]
+    fn integer_and_hybrid_conv_prepare_and_refuse_with_typed_issues() {
+        const CONV_2D: BuiltinOperator = BuiltinOperator::CONV_2D;
+        const DEPTHWISE_CONV_2D: BuiltinOperator = BuiltinOperator::DEPTHWISE_CONV_2D;
+        const FLOAT32: TensorType = TensorType::FLOAT32;
+        const INT8: TensorType = TensorType::INT8;
+        const INT16: TensorType = TensorType::INT16;
+        const INT32: TensorType = TensorType::INT32;
+        const INT64: TensorType = TensorType::INT64;
+        const UINT8: TensorType = TensorType::UINT8;
+        let conv_w: &[usize] = &[2, 1, 1, 2];
+        let dw_w: &[usize] = &[1, 1, 1, 2];
+        // Supported: int8 (zero point −128), 16x8 (int64 or int32 bias), hybrid.
+        for (code, act, zp, bias, w) in [
+            (CONV_2D, INT8, -128, INT32, conv_w),
+            (CONV_2D, INT16, 0, INT64, conv_w),
+            (CONV_2D, INT16, 0, INT32, conv_w),
+            (DEPTHWISE_CONV_2D, INT16, 0, INT64, dw_w),
+            (CONV_2D, FLOAT32, 0, FLOAT32, conv_w),
+            (DEPTHWISE_CONV_2D, FLOAT32, 0, FLOAT32, dw_w),
+        ] {
+            let p = prepare_with(code, act, zp, INT8, bias, w).expect("prepares");
+            assert_eq!(p.dtype, act);
+            assert_eq!(p.shape, vec![1, 3, 3, 2]);
+        }
+        // int16 with a non-zero zero point: unsupported, naming the input.
+        let (kind, t) = issue(prepare_with(CONV_2D, INT16, 3, INT8, INT64, conv_w));
+        assert_eq!((kind, t.as_str()), (IssueKind::Unsupported, "input 0 'x'"));
+        // int8 zero point outside int8: invalid.
+        let (kind, _) = issue(prepare_with(CONV_2D, INT8, 200, INT8, INT32, conv_w));
+        assert_eq!(kind, IssueKind::Invalid);
+        // uint8 activations, int64 bias with int8, int32 bias for depthwise 16x8, int16
+        // weights: unsupported, naming the tensor.
+        let (kind, t) = issue(prepare_with(CONV_2D, UINT8, 0, INT8, INT32, conv_w));
+        assert_eq!((kind, t.as_str()), (IssueKind::Unsupported, "input 0 'x'"));
+        let (kind, t) = issue(prepare_with(CONV_2D, INT8, 0, INT8, INT64, conv_w));
+        assert_eq!((kind, t.as_str()), (IssueKind::Unsupported, "input 2 'b'"));
+        let (kind, t) = issue(prepare_with(DEPTHWISE_CONV_2D, INT16, 0, INT8, INT32, dw_w));
+        assert_eq!((kind, t.as_str()), (IssueKind::Unsupported, "input 2 'b'"));
+        let (kind, t) = issue(prepare_with(CONV_2D, INT16, 0, INT16, INT64, conv_w));
+        assert_eq!((kind, t.as_str()), (IssueKind::Unsupported, "input 1 'w'"));
+        // Hybrid with int32 bias: the float path wants a float bias.
+        let (kind, t) = issue(prepare_with(CONV_2D, FLOAT32, 0, INT8, INT32, conv_w));
+        assert_eq!((kind, t.as_str()), (IssueKind::Unsupported, "input 2 'b'"));
+        // Hybrid grouped convolution (filter depth 1 of input depth 2): unsupported.
+        let (kind, t) = issue(prepare_with(
+            CONV_2D,
+            FLOAT32,
+            0,
+            INT8,
+            FLOAT32,
+            &[2, 1, 1, 1],
+        ));
+        assert_eq!((kind, t.as_str()), (IssueKind::Unsupported, "input 1 'w'"));
     }
 
     #[test]
