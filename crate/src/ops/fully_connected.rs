@@ -1,8 +1,24 @@
-//! FULLY_CONNECTED (float32 weights; int8 weights with float inputs are the hybrid kernel of
-//! issue 6).
+//! FULLY_CONNECTED: float32, integer (int8 activations with int32 bias, int16 activations with
+//! int32/int64 bias; int8 weights per tensor or per channel) and hybrid (int8 weights, float32
+//! activations).
+//!
+//! The integer prepare mirrors LiteRT's `fully_connected.cc` with `kReference`: the real
+//! multiplier `(double)s_in · (double)s_w / (double)s_out` (per unit for per-channel weights) is
+//! kept in double precision — the reference kernels rescale with it directly, not with a Q31
+//! multiplier — and the fused activation becomes a clamp in output units. The hybrid kernel
+//! follows `EvalHybridDense` (per-batch input quantization, symmetric or asymmetric as the
+//! `asymmetric_quantize_inputs` option says).
 
+use std::cell::RefCell;
+use std::marker::PhantomData;
+
+use super::conv::{IntScheme, KernelTypes, hybrid_scales, int_params};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
+use crate::graph::TensorType;
+use crate::kernels::reference::conv_int::{Accumulator, QuantElem, QuantParams};
 use crate::kernels::reference::fully_connected::{self as fc, FullyConnectedParams};
+use crate::kernels::reference::fully_connected_int;
+use crate::kernels::reference::hybrid::{self, QuantizedBatches};
 use crate::tflite::schema::{FullyConnectedOptionsT, FullyConnectedOptionsWeightsFormat};
 
 struct FullyConnected {
@@ -16,6 +32,62 @@ impl Kernel for FullyConnected {
     }
 }
 
+/// Integer FULLY_CONNECTED kernel: activations `T`, accumulator `A`, bias elements `B`.
+struct QFullyConnected<T, A, B> {
+    p: FullyConnectedParams,
+    q: QuantParams,
+    _types: KernelTypes<T, A, B>,
+}
+
+impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel for QFullyConnected<T, A, B> {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let (input, weights, bias) = (io.in_as::<T>(0), io.in_as::<i8>(1), io.opt_in_as::<B>(2));
+        fully_connected_int::fully_connected::<T, A, B>(
+            &self.p,
+            &self.q,
+            input,
+            weights,
+            bias,
+            io.out_as::<T>(),
+        );
+    }
+}
+
+/// Hybrid FULLY_CONNECTED kernel (int8 weights, float32 activations). The run-time quantized
+/// input lives in a `RefCell` sized at prepare time (interior mutability, so `eval(&self)` fills
+/// it without allocating).
+struct HybridFullyConnected {
+    p: FullyConnectedParams,
+    /// Per-unit weight scales when the weights carry several (LiteRT's
+    /// `VerifyPerChannelQuantization`); `None` for one scale.
+    per_channel: Option<Vec<f32>>,
+    weight_scale: f32,
+    asymmetric: bool,
+    scratch: RefCell<QuantizedBatches>,
+}
+
+impl Kernel for HybridFullyConnected {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let Ok(mut q) = self.scratch.try_borrow_mut() else {
+            return;
+        };
+        let (input, weights, bias) = (io.f32_in(0), io.in_as::<i8>(1), io.opt_f32_in(2));
+        q.quantize(input, self.asymmetric);
+        if self.per_channel.is_none() {
+            q.scale_by(self.weight_scale);
+        }
+        hybrid::fully_connected(
+            &self.p,
+            input,
+            &q,
+            self.per_channel.as_deref(),
+            weights,
+            bias,
+            io.f32_out(),
+        );
+    }
+}
+
 /// FULLY_CONNECTED: input of any rank flattened to `[batches, accum_depth]`, weights
 /// `[units, accum_depth]`, optional bias `[units]`. Output `[batches, units]`, or the input's
 /// shape with the last dim replaced by `units` under `keep_num_dims`.
@@ -23,8 +95,10 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
     ctx.expect_inputs(2, 3)?;
     let o = options!(ctx, FullyConnectedOptions, FullyConnectedOptionsT)?;
     let (input, weights) = (ctx.input(0)?, ctx.input(1)?);
-    ctx.require_f32(&input)?;
-    ctx.require_f32_weights(&weights)?;
+    let is_float = input.dtype == TensorType::FLOAT32;
+    if is_float && weights.dtype != TensorType::INT8 {
+        ctx.require_f32_weights(&weights)?;
+    }
     if o.weights_format != FullyConnectedOptionsWeightsFormat::DEFAULT {
         return Err(ctx.unsupported(weights.describe(), "shuffled weights format"));
     }
@@ -41,7 +115,9 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
             ),
         ));
     }
-    if let Some(bias) = ctx.optional_input(2) {
+    if let Some(bias) = ctx.optional_input(2)
+        && is_float
+    {
         ctx.require_f32(&bias)?;
         if bias.num_elements() != units {
             return Err(ctx.invalid(
@@ -78,5 +154,61 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
         out_c: units,
         act,
     };
-    Ok(Prepared::f32(shape, FullyConnected { p }))
+    if is_float && weights.dtype == TensorType::INT8 {
+        let (scales, several) = hybrid_scales(ctx, &weights, 0, units)?;
+        let weight_scale = scales.first().copied().unwrap_or(1.0);
+        return Ok(Prepared::f32(
+            shape,
+            HybridFullyConnected {
+                p,
+                per_channel: several.then_some(scales),
+                weight_scale,
+                asymmetric: o.asymmetric_quantize_inputs,
+                scratch: RefCell::new(QuantizedBatches::new(batches, depth)),
+            },
+        ));
+    }
+    if is_float {
+        return Ok(Prepared::f32(shape, FullyConnected { p }));
+    }
+    let bias = ctx.optional_input(2);
+    let (scheme, q) = int_params(
+        ctx,
+        &input,
+        &weights,
+        bias.as_ref(),
+        0,
+        units,
+        o.fused_activation_function,
+    )?;
+    Ok(match scheme {
+        IntScheme::Int8 => Prepared::new(
+            shape,
+            TensorType::INT8,
+            QFullyConnected::<i8, i32, i32> {
+                p,
+                q,
+                _types: PhantomData,
+            },
+        ),
+        IntScheme::Int16BiasI32 => Prepared::new(
+            shape,
+            TensorType::INT16,
+            // LiteRT accumulates in the bias type: int32 here.
+            QFullyConnected::<i16, i32, i32> {
+                p,
+                q,
+                _types: PhantomData,
+            },
+        ),
+        IntScheme::Int16BiasI64 => Prepared::new(
+            shape,
+            TensorType::INT16,
+            QFullyConnected::<i16, i64, i64> {
+                p,
+                q,
+                _types: PhantomData,
+            },
+        ),
+    })
 }

@@ -7,8 +7,11 @@
 
 pub mod activations;
 pub mod conv;
+pub mod conv_int;
 pub mod elementwise;
 pub mod fully_connected;
+pub mod fully_connected_int;
+pub mod hybrid;
 pub mod pool;
 pub mod quantize;
 pub mod reduce;
