@@ -8,6 +8,7 @@
 pub mod activations;
 pub mod conv;
 pub mod elementwise;
+pub mod fixedpoint_math;
 pub mod fully_connected;
 pub mod pool;
 pub mod quantize;

@@ -51,6 +51,31 @@ pub fn round_to_i32(x: f32) -> i32 {
     x.round() as i32
 }
 
+/// The clamp a fused activation applies to a quantized output, as LiteRT's
+/// `CalculateActivationRangeQuantized`: each finite float bound `f` becomes
+/// `zero_point + round(f / scale)` (division in float, rounding half away from zero), limited to
+/// the type's range `[qmin, qmax]`; an infinite bound is the type's limit.
+pub fn quantized_activation_range(
+    act: super::ActivationRange,
+    scale: f32,
+    zero_point: i32,
+    qmin: i32,
+    qmax: i32,
+) -> (i32, i32) {
+    let q = |f: f32| zero_point.saturating_add(round_to_i32(f / scale));
+    let lo = if act.min.is_finite() {
+        qmin.max(q(act.min))
+    } else {
+        qmin
+    };
+    let hi = if act.max.is_finite() {
+        qmax.min(q(act.max))
+    } else {
+        qmax
+    };
+    (lo, hi)
+}
+
 /// QUANTIZE float32 → integer, per tensor. Mirrors LiteRT `reference_ops::AffineQuantize`:
 /// `clamp(round(x / scale) + zero_point)`, the division in float, rounding half away from zero.
 pub fn affine_quantize<T: QuantInt>(scale: f32, zero_point: i32, input: &[f32], output: &mut [T]) {
@@ -174,6 +199,30 @@ mod tests {
         let mut out = [0i16; 2];
         affine_quantize(1.0 / 32768.0, 0, &[0.999_99, -1.5], &mut out);
         assert_eq!(out, [32767, -32768]);
+    }
+
+    #[test]
+    fn activation_ranges_on_the_quantized_grid() {
+        use crate::kernels::reference::ActivationRange;
+        // scale 0.05, zp -10: RELU6 → [max(-128, -10), min(127, -10 + 120)] = [-10, 110].
+        assert_eq!(
+            quantized_activation_range(ActivationRange::RELU6, 0.05, -10, -128, 127),
+            (-10, 110)
+        );
+        // RELU with zp -128: lower bound at the type minimum, upper unbounded.
+        assert_eq!(
+            quantized_activation_range(ActivationRange::RELU, 0.1, -128, -128, 127),
+            (-128, 127)
+        );
+        // RELU_N1_TO_1, scale 0.004 (±250 steps) → clamped to the type range.
+        assert_eq!(
+            quantized_activation_range(ActivationRange::RELU_N1_TO_1, 0.004, 0, -128, 127),
+            (-128, 127)
+        );
+        assert_eq!(
+            quantized_activation_range(ActivationRange::NONE, 1.0, 0, -32768, 32767),
+            (-32768, 32767)
+        );
     }
 
     #[test]
