@@ -1,7 +1,13 @@
-//! Unary float activations: RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, LEAKY_RELU, HARD_SWISH,
-//! and SOFTMAX along the last axis.
+//! Unary activations: RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, LEAKY_RELU, HARD_SWISH, and
+//! SOFTMAX along the last axis — float32, and the quantized int8 / uint8 / int16 forms of
+//! LiteRT's reference kernels.
 
 use super::ActivationRange;
+use super::fixedpoint_math::{
+    SIGMOID_TABLE_UINT16, exp_on_negative_values, lut_lookup_int16, reciprocal, rescale,
+};
+use super::quantize::QuantInt;
+use crate::fixedpoint::{multiply_by_quantized_multiplier, saturating_rounding_doubling_high_mul};
 
 /// RELU / RELU6 / RELU_N1_TO_1. Mirrors LiteRT `reference_ops::Relu`, `Relu6`, `Relu1` (float):
 /// a clamp to the activation's range.
@@ -77,6 +83,367 @@ pub fn softmax(beta: f32, depth: usize, input: &[f32], output: &mut [f32]) {
         }
         for o in row_out.iter_mut() {
             *o /= sum;
+        }
+    }
+}
+
+/// Prepared parameters of a quantized RELU / RELU6 / RELU_N1_TO_1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuantReluX {
+    /// Input zero point.
+    pub input_zero_point: i32,
+    /// Output zero point.
+    pub output_zero_point: i32,
+    /// Q31 multiplier of `s_in / s_out`.
+    pub multiplier: i32,
+    /// Its exponent.
+    pub shift: i32,
+    /// Lower clamp on the output grid.
+    pub act_min: i32,
+    /// Upper clamp.
+    pub act_max: i32,
+}
+
+/// Quantized RELU / RELU6 / RELU_N1_TO_1. Mirrors LiteRT `optimized_ops::ReluX` (the only
+/// quantized ReLU kernel, used by the reference registration too): requantize with
+/// `MultiplyByQuantizedMultiplier` (double rounding), then clamp.
+pub fn quantized_relu_x<T: QuantInt>(p: &QuantReluX, input: &[T], output: &mut [T]) {
+    let hi = p.act_max.max(p.act_min);
+    for (o, &x) in output.iter_mut().zip(input) {
+        let v = x.to_i32().wrapping_sub(p.input_zero_point);
+        let r = multiply_by_quantized_multiplier(v, p.multiplier, p.shift)
+            .wrapping_add(p.output_zero_point);
+        *o = T::wrap_from(r.clamp(p.act_min, hi));
+    }
+}
+
+/// Prepared parameters of a quantized LEAKY_RELU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuantLeakyRelu {
+    /// Input zero point.
+    pub input_zero_point: i32,
+    /// Output zero point.
+    pub output_zero_point: i32,
+    /// Multiplier of `s_in / s_out` (x ≥ 0).
+    pub multiplier_identity: i32,
+    /// Its exponent.
+    pub shift_identity: i32,
+    /// Multiplier of `s_in · alpha / s_out` (x < 0).
+    pub multiplier_alpha: i32,
+    /// Its exponent.
+    pub shift_alpha: i32,
+}
+
+/// Quantized LEAKY_RELU. Mirrors LiteRT `reference_ops::QuantizeLeakyRelu`: `x − z_in ≥ 0`
+/// takes the identity multiplier, otherwise the alpha multiplier; double rounding; clamped to
+/// the type.
+pub fn quantized_leaky_relu<T: QuantInt>(p: &QuantLeakyRelu, input: &[T], output: &mut [T]) {
+    for (o, &x) in output.iter_mut().zip(input) {
+        let v = x.to_i32().wrapping_sub(p.input_zero_point);
+        let r = if v >= 0 {
+            multiply_by_quantized_multiplier(v, p.multiplier_identity, p.shift_identity)
+        } else {
+            multiply_by_quantized_multiplier(v, p.multiplier_alpha, p.shift_alpha)
+        };
+        *o = T::clamp_from(r.wrapping_add(p.output_zero_point));
+    }
+}
+
+/// Prepared parameters of a quantized HARD_SWISH (LiteRT's `HardSwishParams`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuantHardSwish {
+    /// Input zero point.
+    pub input_zero_point: i32,
+    /// Output zero point.
+    pub output_zero_point: i32,
+    /// Q15 multiplier from the "hires" input scale (`s_in / 128`) to the output scale.
+    pub output_multiplier_fixedpoint_int16: i16,
+    /// Its exponent (≤ 0).
+    pub output_multiplier_exponent: i32,
+    /// Q15 multiplier from the hires input scale to the "reluish" scale (3 ↦ 32768).
+    pub reluish_multiplier_fixedpoint_int16: i16,
+    /// Its exponent.
+    pub reluish_multiplier_exponent: i32,
+}
+
+/// gemmlowp's `SaturatingRoundingDoublingHighMul` for `i16`.
+#[inline]
+fn srdhm_i16(a: i16, b: i16) -> i16 {
+    if a == b && a == i16::MIN {
+        return i16::MAX;
+    }
+    let ab = i32::from(a) * i32::from(b);
+    let nudge = if ab >= 0 { 1 << 14 } else { 1 - (1 << 14) };
+    ((ab + nudge) / (1 << 15)) as i16
+}
+
+/// LiteRT's `SaturatingDoublingHighMul` (hard_swish.h): like [`srdhm_i16`] but truncating.
+#[inline]
+fn sdhm_i16(a: i16, b: i16) -> i16 {
+    if a == b && a == i16::MIN {
+        return i16::MAX;
+    }
+    ((i32::from(a) * i32::from(b)) / (1 << 15)) as i16
+}
+
+/// gemmlowp's `RoundingDivideByPOT<int16_t>`, including its behaviour for exponents ≥ 16 (the
+/// mask is truncated to 16 bits).
+#[inline]
+fn rounding_divide_by_pot_i16(x: i16, exponent: i32) -> i16 {
+    let exponent = exponent.clamp(0, 31);
+    let mask = ((1i64 << exponent) - 1) as i16;
+    let remainder = x & mask;
+    let threshold = (i32::from(mask) >> 1) + i32::from(x < 0);
+    let shifted = (i32::from(x) >> exponent) as i16;
+    (i32::from(shifted) + i32::from(i32::from(remainder) > threshold)) as i16
+}
+
+/// LiteRT's `SaturatingLeftShift(int16_t, amount)` (hard_swish.h).
+#[inline]
+fn saturating_left_shift_i16(value: i16, amount: i32) -> i16 {
+    let r = i64::from(value) << amount.clamp(0, 40);
+    r.clamp(i64::from(i16::MIN), i64::from(i16::MAX)) as i16
+}
+
+/// LiteRT's `DownScaleInt32ToInt16Multiplier`: a Q31 multiplier rounded to Q15.
+pub fn down_scale_int32_to_int16_multiplier(m: i32) -> i16 {
+    const ROUNDING_OFFSET: i32 = 1 << 15;
+    if m >= i32::MAX - ROUNDING_OFFSET {
+        return i16::MAX;
+    }
+    ((m + ROUNDING_OFFSET) >> 16) as i16
+}
+
+/// Quantized HARD_SWISH (int8 / uint8). Mirrors LiteRT `reference_ops::HardSwish` (quantized):
+/// 16-bit fixed point — the input on a scale 128 times finer, a "reluish" factor in [0, 1]
+/// from `(x + 3) / 6` with saturation, a truncating doubling high multiply, then the output
+/// shift; rounding to nearest (ties away) in the other steps.
+pub fn quantized_hard_swish<T: QuantInt>(p: &QuantHardSwish, input: &[T], output: &mut [T]) {
+    for (o, &x) in output.iter_mut().zip(input) {
+        let input_value = x.to_i32().wrapping_sub(p.input_zero_point) as i16;
+        let hires = (i32::from(input_value) * (1 << 7)) as i16;
+        let preshift_output = srdhm_i16(hires, p.output_multiplier_fixedpoint_int16);
+        let mut reluish = hires;
+        if p.reluish_multiplier_exponent > 0 {
+            reluish = saturating_left_shift_i16(reluish, p.reluish_multiplier_exponent - 1);
+        }
+        reluish = srdhm_i16(reluish, p.reluish_multiplier_fixedpoint_int16);
+        if p.reluish_multiplier_exponent > 0 {
+            reluish = saturating_left_shift_i16(reluish, 1);
+        }
+        if p.reluish_multiplier_exponent < 0 {
+            reluish = rounding_divide_by_pot_i16(reluish, -p.reluish_multiplier_exponent);
+        }
+        reluish = ((i32::from(reluish) + (1 << 15)) >> 1) as i16;
+        let preshift = sdhm_i16(reluish, preshift_output);
+        let mut v = rounding_divide_by_pot_i16(preshift, -p.output_multiplier_exponent);
+        v = (i32::from(v) + p.output_zero_point) as i16;
+        *o = T::clamp_from(i32::from(v));
+    }
+}
+
+/// Table lookup for 8-bit LOGISTIC / TANH. Mirrors LiteRT `LookupTable` over a table built by
+/// `LUTPopulate` at prepare time ([`super::fixedpoint_math::lut_int8`]), indexed by the input's
+/// byte.
+pub fn lookup_u8(lut: &[u8; 256], input: &[u8], output: &mut [u8]) {
+    for (o, &x) in output.iter_mut().zip(input) {
+        *o = lut[usize::from(x)];
+    }
+}
+
+/// Rescales an int16 LOGISTIC / TANH input as LiteRT's reference kernels do: a multiplier of 0
+/// means "power-of-two scale" (`3 << left_shift`, no shift); otherwise
+/// `(x · multiplier + round) >> left_shift`.
+#[inline]
+fn scale_int16_input(x: i16, input_multiplier: i32, input_left_shift: i32) -> i32 {
+    let (m, shift) = if input_multiplier == 0 {
+        (3i32.wrapping_shl(input_left_shift.clamp(0, 31) as u32), 0)
+    } else {
+        (input_multiplier, input_left_shift.clamp(0, 31))
+    };
+    let round = if shift > 0 { 1i32 << (shift - 1) } else { 0 };
+    i32::from(x).wrapping_mul(m).wrapping_add(round) >> shift
+}
+
+/// int16 LOGISTIC. Mirrors LiteRT `reference_integer_ops::Logistic` (int16): the input on a
+/// scale where ±2^17 is ±10.7, linear interpolation in `sigmoid_table_uint16` with 9 fractional
+/// bits, symmetry for negative inputs, rounding back to Q0.15.
+pub fn logistic_int16(
+    input_multiplier: i32,
+    input_left_shift: i32,
+    input: &[i16],
+    output: &mut [i16],
+) {
+    for (o, &x) in output.iter_mut().zip(input) {
+        let v = scale_int16_input(x, input_multiplier, input_left_shift);
+        let abs = v.unsigned_abs();
+        let uh = abs >> 9;
+        let result: u32 = if uh >= 255 {
+            0x7FFF << 10
+        } else {
+            let ua = u32::from(SIGMOID_TABLE_UINT16[uh as usize]);
+            let ub = u32::from(SIGMOID_TABLE_UINT16[uh as usize + 1]);
+            let ut = abs & 0x1ff;
+            (ua << 9).wrapping_add(ut.wrapping_mul(ub.wrapping_sub(ua)))
+        };
+        let result = if v >= 0 {
+            result.wrapping_add(1 << 9)
+        } else {
+            (1u32 << 25)
+                .wrapping_sub(result)
+                .wrapping_add(1 << 9)
+                .wrapping_sub(1)
+        };
+        *o = (result >> 10) as i16;
+    }
+}
+
+/// int16 TANH. Mirrors LiteRT `reference_integer_ops::Tanh` (int16): the same table as
+/// [`logistic_int16`] read at twice the input (`tanh(x) = 2·sigmoid(2x) − 1`), 8 fractional
+/// interpolation bits.
+pub fn tanh_int16(input_multiplier: i32, input_left_shift: i32, input: &[i16], output: &mut [i16]) {
+    for (o, &x) in output.iter_mut().zip(input) {
+        let v = scale_int16_input(x, input_multiplier, input_left_shift);
+        let abs = v.unsigned_abs();
+        let uh = abs >> 8;
+        let result: i32 = if uh >= 255 {
+            0xFFFF << 8
+        } else {
+            let ua = u32::from(SIGMOID_TABLE_UINT16[uh as usize]);
+            let ub = u32::from(SIGMOID_TABLE_UINT16[uh as usize + 1]);
+            let ut = abs & 0xff;
+            (ua << 8).wrapping_add(ut.wrapping_mul(ub.wrapping_sub(ua))) as i32
+        };
+        let result = if v >= 0 {
+            result.wrapping_sub(1 << 23).wrapping_add(1 << 7)
+        } else {
+            result
+                .wrapping_neg()
+                .wrapping_add(1 << 23)
+                .wrapping_add(1 << 7)
+                .wrapping_sub(1)
+        };
+        *o = (result >> 8) as i16;
+    }
+}
+
+/// Prepared parameters of the 8-bit quantized SOFTMAX.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuantSoftmax {
+    /// Q31 multiplier of `beta · s_in · 2^(31 − 5)` (capped).
+    pub input_multiplier: i32,
+    /// Its (non-negative) exponent.
+    pub input_left_shift: i32,
+    /// Differences to the row maximum below this contribute 0.
+    pub diff_min: i32,
+}
+
+/// Quantized SOFTMAX along the last axis (`depth` elements per row), int8 / uint8 input, int8 /
+/// uint8 / int16 output. Mirrors LiteRT `reference_ops::Softmax` (quantized): differences to the
+/// row maximum scaled into Q5.26, gemmlowp `exp_on_negative_values`, sum in Q12.19, the
+/// reciprocal by `GetReciprocal`, each output `RoundingDivideByPOT(scale · exp, exponent)`
+/// shifted to the output's type minimum (zero point −128 for int8).
+pub fn quantized_softmax<I: QuantInt, O: QuantInt>(
+    p: &QuantSoftmax,
+    depth: usize,
+    input: &[I],
+    output: &mut [O],
+) {
+    const SCALED_DIFF_INTEGER_BITS: i32 = 5;
+    const ACCUMULATION_INTEGER_BITS: i32 = 12;
+    if depth == 0 {
+        return;
+    }
+    let out_bits = (std::mem::size_of::<O>() * 8) as i32;
+    let exp_of = |diff: i32| -> i32 {
+        let rescaled = saturating_rounding_doubling_high_mul(
+            diff.wrapping_shl(p.input_left_shift.clamp(0, 31) as u32),
+            p.input_multiplier,
+        );
+        exp_on_negative_values(rescaled, SCALED_DIFF_INTEGER_BITS)
+    };
+    for (row_in, row_out) in input
+        .chunks_exact(depth)
+        .zip(output.chunks_exact_mut(depth))
+    {
+        let max_in_row = row_in.iter().map(|v| v.to_i32()).fold(I::MIN, i32::max);
+        let mut sum_of_exps = 0i32;
+        for &x in row_in {
+            let diff = x.to_i32() - max_in_row;
+            if diff >= p.diff_min {
+                sum_of_exps =
+                    sum_of_exps.wrapping_add(rescale(exp_of(diff), 0, ACCUMULATION_INTEGER_BITS));
+            }
+        }
+        let (shifted_scale, num_bits_over_unit) =
+            reciprocal(sum_of_exps, ACCUMULATION_INTEGER_BITS);
+        let exponent = (num_bits_over_unit + 31 - out_bits).clamp(0, 31);
+        for (o, &x) in row_out.iter_mut().zip(row_in) {
+            let diff = x.to_i32() - max_in_row;
+            *o = if diff >= p.diff_min {
+                let exp_in_0 = exp_of(diff);
+                let unsat = crate::fixedpoint::rounding_divide_by_pot(
+                    saturating_rounding_doubling_high_mul(shifted_scale, exp_in_0),
+                    exponent,
+                );
+                O::clamp_from(unsat.wrapping_add(O::MIN))
+            } else {
+                O::clamp_from(O::MIN)
+            };
+        }
+    }
+}
+
+/// Prepared parameters of the int16 SOFTMAX: the two interpolated tables and the input scaling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuantSoftmaxInt16 {
+    /// `exp(x)` for x in [−10, 0] (input −32768..32767), output on ±1.
+    pub exp_lut: Box<[i16; 513]>,
+    /// `1 / (1 + x)` for x in [0, 1], output on ±1.
+    pub one_over_one_plus_x_lut: Box<[i16; 513]>,
+    /// Q31 multiplier of `s_in · beta / (10 / 65535)`.
+    pub input_multiplier: i32,
+    /// Its exponent.
+    pub input_left_shift: i32,
+}
+
+/// int16 SOFTMAX along the last axis. Mirrors LiteRT `reference_ops::SoftmaxInt16`: each
+/// difference to the row maximum is rescaled so that [−65535, 0] covers [−10, 0], recentred,
+/// looked up in the exp table; the sum is normalised and inverted with the `1 / (1 + x)` table;
+/// outputs are `exp · reciprocal` rounded, clamped to [0, 32767].
+pub fn softmax_int16(p: &QuantSoftmaxInt16, depth: usize, input: &[i16], output: &mut [i16]) {
+    if depth == 0 {
+        return;
+    }
+    for (row_in, row_out) in input
+        .chunks_exact(depth)
+        .zip(output.chunks_exact_mut(depth))
+    {
+        let max_in_row = row_in.iter().copied().fold(i16::MIN, i16::max);
+        let mut sum_of_exps = 0i32;
+        for (o, &x) in row_out.iter_mut().zip(row_in) {
+            let diff = i32::from(x) - i32::from(max_in_row);
+            let scaled =
+                multiply_by_quantized_multiplier(diff, p.input_multiplier, p.input_left_shift);
+            let sym = scaled.wrapping_add(32767).clamp(-32768, 32767) as i16;
+            let e = lut_lookup_int16(sym, &p.exp_lut);
+            *o = e;
+            sum_of_exps = sum_of_exps.wrapping_add(i32::from(e));
+        }
+        let headroom_plus_one = (sum_of_exps as u32).leading_zeros() as i32;
+        let shifted_sum = if headroom_plus_one >= 1 {
+            (((i64::from(sum_of_exps) << (headroom_plus_one - 1)) + (1 << 13)) >> 14) as i32
+        } else {
+            ((i64::from(sum_of_exps) + (1 << 13)) >> 14) as i32
+        };
+        let sym_shifted_sum = shifted_sum.wrapping_add(-((1 << 15) + (1 << 16)));
+        let sat = sym_shifted_sum.clamp(-32768, 32767) as i16;
+        let reciprocal_scale = i64::from(lut_lookup_int16(sat, &p.one_over_one_plus_x_lut));
+        let right_shift = (31 - headroom_plus_one).clamp(1, 62);
+        let round = 1i64 << (right_shift - 1);
+        for o in row_out.iter_mut() {
+            let r = ((i64::from(*o) * reciprocal_scale + round) >> right_shift) as i32;
+            *o = r.clamp(0, 32767) as i16;
         }
     }
 }
