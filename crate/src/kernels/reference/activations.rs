@@ -503,4 +503,170 @@ mod tests {
         softmax(1.0, 1, &[5.0, -5.0], &mut one);
         assert_eq!(one, [1.0, 1.0]);
     }
+
+    #[test]
+    fn quantized_relu_requantizes_then_clamps() {
+        use crate::fixedpoint::quantize_multiplier;
+        // in scale 0.1 zp -10 → out scale 0.05 zp 5: multiplier 2; RELU6 → [5, 5 + 120].
+        let (multiplier, shift) = quantize_multiplier(2.0);
+        let p = QuantReluX {
+            input_zero_point: -10,
+            output_zero_point: 5,
+            multiplier,
+            shift,
+            act_min: 5,
+            act_max: 125,
+        };
+        let mut out = [0i8; 5];
+        quantized_relu_x(&p, &[-20i8, -10, -5, 50, 60], &mut out);
+        assert_eq!(out, [5, 5, 15, 125, 125]);
+        // Tiny multiplier 2^-10 = (2^30, -9) on int16: ±1.5 rounds away from zero; 511 · 2^-10 =
+        // 0.499 becomes 1 by double rounding (SRDHM gives round(255.5) = 256, then 256 / 2^9 =
+        // 0.5 rounds up).
+        let (multiplier, shift) = quantize_multiplier(2f64.powi(-10));
+        let p = QuantReluX {
+            input_zero_point: 0,
+            output_zero_point: 0,
+            multiplier,
+            shift,
+            act_min: -32768,
+            act_max: 32767,
+        };
+        let mut out = [0i16; 3];
+        quantized_relu_x(&p, &[1536i16, -1536, 511], &mut out);
+        assert_eq!(out, [2, -2, 1]);
+    }
+
+    #[test]
+    fn quantized_leaky_relu_uses_two_multipliers() {
+        use crate::fixedpoint::quantize_multiplier;
+        let (multiplier_identity, shift_identity) = quantize_multiplier(1.0);
+        let (multiplier_alpha, shift_alpha) = quantize_multiplier(0.25);
+        let p = QuantLeakyRelu {
+            input_zero_point: 0,
+            output_zero_point: 100,
+            multiplier_identity,
+            shift_identity,
+            multiplier_alpha,
+            shift_alpha,
+        };
+        let mut out = [0i8; 5];
+        // -6 · 0.25 = -1.5 → -2; -5 · 0.25 = -1.25 → -1; 27 → 127; 28 → 128 → clamped; -128 → -32.
+        quantized_leaky_relu(&p, &[-6i8, -5, 27, 28, -128], &mut out);
+        assert_eq!(out, [98, 99, 127, 127, 68]);
+    }
+
+    #[test]
+    fn quantized_hard_swish_fixed_point_pipeline() {
+        use crate::fixedpoint::quantize_multiplier;
+        // Input and output scale 1/32, zero points 0. hires scale 2^-12: output multiplier
+        // 2^-7 = (2^30, -6) → Q15 16384; reluish multiplier (2^-12) / (3 / 32768) = 8/3, which
+        // in float is 2.6666667461… = (1431655808, 2) → Q15 21845.
+        let (m_out, e_out) = quantize_multiplier(2f64.powi(-7));
+        assert_eq!(
+            (down_scale_int32_to_int16_multiplier(m_out), e_out),
+            (16384, -6)
+        );
+        let (m_rel, e_rel) = quantize_multiplier(f64::from(2f32.powi(-12) / (3.0 / 32768.0)));
+        assert_eq!((m_rel, e_rel), (1_431_655_808, 2));
+        assert_eq!(down_scale_int32_to_int16_multiplier(m_rel), 21845);
+        let p = QuantHardSwish {
+            input_zero_point: 0,
+            output_zero_point: 0,
+            output_multiplier_fixedpoint_int16: 16384,
+            output_multiplier_exponent: -6,
+            reluish_multiplier_fixedpoint_int16: 21845,
+            reluish_multiplier_exponent: 2,
+        };
+        let mut out = [0i8; 5];
+        // x = 1: reluish 21845 (2/3), preshift 2048 → 1365 → 21 (0.656); x = 3 → 96;
+        // x = -3 and -4 → 0; 0 → 0.
+        quantized_hard_swish(&p, &[32i8, 96, -96, -128, 0], &mut out);
+        assert_eq!(out, [21, 96, 0, 0, 0]);
+        assert_eq!(down_scale_int32_to_int16_multiplier(i32::MAX), i16::MAX);
+    }
+
+    #[test]
+    fn sixteen_bit_helpers_round_like_gemmlowp() {
+        // Positive ties go up, negative ties toward zero (the nudge), truncating division.
+        assert_eq!(srdhm_i16(3, 16384), 2); // 1.5 → 2
+        assert_eq!(srdhm_i16(-3, 16384), -1); // -1.5 → -1
+        assert_eq!(srdhm_i16(i16::MIN, i16::MIN), i16::MAX);
+        assert_eq!(sdhm_i16(3, 16384), 1);
+        assert_eq!(rounding_divide_by_pot_i16(6, 2), 2);
+        assert_eq!(rounding_divide_by_pot_i16(-6, 2), -2);
+        // Exponents ≥ 16 truncate the mask as int16 arithmetic does: any x ≥ 0 gives 1.
+        assert_eq!(rounding_divide_by_pot_i16(5, 20), 1);
+        assert_eq!(saturating_left_shift_i16(20000, 1), i16::MAX);
+        assert_eq!(saturating_left_shift_i16(-20000, 1), i16::MIN);
+    }
+
+    #[test]
+    fn int16_logistic_and_tanh_interpolate_the_sigmoid_table() {
+        // Input scale 2^-12 is the power-of-two case (multiplier 0 → 3, no shift).
+        let mut out = [0i16; 3];
+        // sigmoid(0) = 0.5 → 16384; sigmoid(1): table[24] = 47911 → (47911·512 + 512) >> 10 =
+        // 23956; sigmoid(-1) = 32768 − 23956.
+        logistic_int16(0, 0, &[0, 4096, -4096], &mut out);
+        assert_eq!(out, [16384, 23956, 8812]);
+        // tanh(0.5) = 2·sigmoid(1) − 1: (47911·256 − 2^23 + 128) >> 8 = 15143; odd symmetry.
+        tanh_int16(0, 0, &[0, 2048, -2048], &mut out);
+        assert_eq!(out, [0, 15143, -15143]);
+        // Input scale 2^-11 is the power-of-two case with left shift 1 (multiplier 6).
+        tanh_int16(0, 1, &[1024, 0, 0], &mut out);
+        assert_eq!(out[0], 15143);
+        // Saturation far beyond the table: 0x7FFF << 10 → 32767 (+ half), and for negative
+        // inputs (2^25 − (0x7FFF << 10) + 511) >> 10 = 1.
+        logistic_int16(30000, 1, &[32767, -32768, 0], &mut out);
+        assert_eq!(out, [32767, 1, 16384]);
+    }
+
+    #[test]
+    fn quantized_softmax_int8() {
+        use crate::fixedpoint::quantize_multiplier;
+        // Input scale 1, beta 1: multiplier 2^26 = (2^30, 27); radius floor(31 · 2^26 / 2^27) = 15.
+        let (input_multiplier, input_left_shift) = quantize_multiplier(2f64.powi(26));
+        let p = QuantSoftmax {
+            input_multiplier,
+            input_left_shift,
+            diff_min: -15,
+        };
+        let mut out = [0i8; 4];
+        // Equal pair → 0.5 each → 128 − 128 = 0; a difference of 255 is below -15 → -128 and the
+        // maximum takes everything (256 − 128, clamped to 127).
+        quantized_softmax(&p, 2, &[5i8, 5, 127, -128], &mut out);
+        assert_eq!(out, [0, 0, 127, -128]);
+        // uint8 output on the uint8 grid: 0.5 → 128.
+        let mut out = [0u8; 2];
+        quantized_softmax(&p, 2, &[7u8, 7], &mut out);
+        assert_eq!(out, [128, 128]);
+    }
+
+    #[test]
+    fn int16_softmax_normalises_rows() {
+        use super::super::fixedpoint_math::lut_int16;
+        use crate::fixedpoint::quantize_multiplier;
+        let range = 65535.0;
+        let (input_multiplier, input_left_shift) =
+            quantize_multiplier(f64::from(1.0f32 / 4096.0) / (10.0 / 65535.0));
+        let p = QuantSoftmaxInt16 {
+            exp_lut: Box::new(lut_int16(10.0 / range, 32767, 2.0 / range, 0, f64::exp)),
+            one_over_one_plus_x_lut: Box::new(lut_int16(
+                1.0 / range,
+                -32768,
+                2.0 / range,
+                0,
+                |x| 1.0 / (1.0 + x),
+            )),
+            input_multiplier,
+            input_left_shift,
+        };
+        let mut out = [0i16; 4];
+        softmax_int16(&p, 2, &[100, 100, 32767, -32768], &mut out);
+        // Equal pair ≈ 0.5 each (within the tables' error); a difference of 16 (scale 2^-12)
+        // gives exp(-16) ≈ 0 and ≈ 1 for the maximum.
+        assert_eq!(out[0], out[1]);
+        assert!((out[0] - 16384).abs() <= 2, "{out:?}");
+        assert!(out[2] >= 32760 && out[3] <= 2, "{out:?}");
+    }
 }
