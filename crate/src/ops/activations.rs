@@ -4,7 +4,7 @@
 
 use std::marker::PhantomData;
 
-use super::elementwise::{int_qparams, int_range};
+use super::elementwise::{int_qparams, int_range, multiplier};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, QParams, TensorInfo, options};
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::{BuiltinOperator, TensorType};
@@ -153,6 +153,16 @@ fn int16_lut_input_scaling(input_scale: f32, pot_shifts: &[i32]) -> (i32, i32) {
 fn prepare_int_unary(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResult<Prepared> {
     let output = ctx.output(0)?;
     let dtype = input.dtype;
+    if output.dtype != dtype && ctx.op.code.op() == BuiltinOperator::SOFTMAX {
+        return Err(ctx.unsupported(
+            output.describe(),
+            format!(
+                "SOFTMAX from {} to {} (only same-type quantized SOFTMAX is implemented)",
+                dtype_name(dtype),
+                dtype_name(output.dtype)
+            ),
+        ));
+    }
     if output.dtype != dtype {
         return Err(ctx.invalid(
             output.describe(),
@@ -196,7 +206,7 @@ fn prepare_int_unary(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResu
                 }
             };
             // activations.cc: `input->params.scale / output->params.scale` in float.
-            let (multiplier, shift) = quantize_multiplier(f64::from(qi.scale / qo.scale));
+            let (multiplier, shift) = multiplier(ctx, f64::from(qi.scale / qo.scale))?;
             let act_min = qmin.max(qo.zero_point.saturating_add(round_to_i32(lo / qo.scale)));
             let act_max = if hi == f32::INFINITY {
                 qmax
@@ -222,9 +232,9 @@ fn prepare_int_unary(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResu
             }
             // Both multipliers are evaluated in float, then widened.
             let (multiplier_alpha, shift_alpha) =
-                quantize_multiplier(f64::from(qi.scale * alpha / qo.scale));
+                multiplier(ctx, f64::from(qi.scale * alpha / qo.scale))?;
             let (multiplier_identity, shift_identity) =
-                quantize_multiplier(f64::from(qi.scale / qo.scale));
+                multiplier(ctx, f64::from(qi.scale / qo.scale))?;
             IntUnary::LeakyRelu(QuantLeakyRelu {
                 input_zero_point: qi.zero_point,
                 output_zero_point: qo.zero_point,
@@ -241,7 +251,7 @@ fn prepare_int_unary(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResu
             let hires_input_scale = (1.0f32 / 128.0) * qi.scale;
             let reluish_scale = 3.0f32 / 32768.0;
             let (m_out, output_multiplier_exponent) =
-                quantize_multiplier(f64::from(hires_input_scale / qo.scale));
+                multiplier(ctx, f64::from(hires_input_scale / qo.scale))?;
             if output_multiplier_exponent > 0 {
                 return Err(ctx.unsupported(
                     output.describe(),
@@ -249,7 +259,7 @@ fn prepare_int_unary(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResu
                 ));
             }
             let (m_relu, reluish_multiplier_exponent) =
-                quantize_multiplier(f64::from(hires_input_scale / reluish_scale));
+                multiplier(ctx, f64::from(hires_input_scale / reluish_scale))?;
             IntUnary::HardSwish(QuantHardSwish {
                 input_zero_point: qi.zero_point,
                 output_zero_point: qo.zero_point,
@@ -343,7 +353,7 @@ fn prepare_int_unary(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResu
                     lut_int16(1.0 / range, -32768, 2.0 / range, 0, |x| 1.0 / (1.0 + x));
                 // `input->params.scale * params->beta` in float, then divided in double.
                 let rescale = f64::from(qi.scale * beta) / (10.0 / 65535.0);
-                let (input_multiplier, input_left_shift) = quantize_multiplier(rescale);
+                let (input_multiplier, input_left_shift) = multiplier(ctx, rescale)?;
                 IntUnary::Softmax16 {
                     params: QuantSoftmaxInt16 {
                         exp_lut: Box::new(exp_lut),
@@ -511,8 +521,8 @@ fn prepare_int_prelu(
         int_qparams(ctx, &output)?,
     );
     // activations.cc: both products/quotients in float, then widened.
-    let (multiplier_1, shift_1) = quantize_multiplier(f64::from(qi.scale / qo.scale));
-    let (multiplier_2, shift_2) = quantize_multiplier(f64::from(qi.scale * qa.scale / qo.scale));
+    let (multiplier_1, shift_1) = multiplier(ctx, f64::from(qi.scale / qo.scale))?;
+    let (multiplier_2, shift_2) = multiplier(ctx, f64::from(qi.scale * qa.scale / qo.scale))?;
     let params = QuantPrelu {
         input_offset: -qi.zero_point,
         alpha_offset: -qa.zero_point,

@@ -83,6 +83,19 @@ pub(crate) fn int_qparams(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareRe
     Ok(q)
 }
 
+/// LiteRT's `QuantizeMultiplier` of a real multiplier formed at prepare time; a multiplier
+/// that is not finite (scales so far apart that their ratio overflows) is refused rather than
+/// silently flushed.
+pub(crate) fn multiplier(ctx: &PrepareCtx<'_>, m: f64) -> PrepareResult<(i32, i32)> {
+    if !m.is_finite() {
+        return Err(ctx.unsupported(
+            String::new(),
+            format!("requantization multiplier {m} (the scales are too far apart)"),
+        ));
+    }
+    Ok(quantize_multiplier(m))
+}
+
 /// Splits a multiplier the way LiteRT's `QuantizeMultiplierSmallerThanOneExp` does, refusing
 /// (like LiteRT's check) multipliers that are not in (0, 1).
 fn smaller_than_one(ctx: &PrepareCtx<'_>, what: &str, m: f64) -> PrepareResult<(i32, i32)> {
@@ -162,7 +175,7 @@ fn prepare_int_binary(
             let (input2_multiplier, input2_shift) = smaller_than_one(ctx, "input 2", m2)?;
             let (output_multiplier, output_shift) = if op == BinaryOp::Sub {
                 // SUB accepts an output multiplier above 1 (narrow ranges).
-                quantize_multiplier(mo)
+                multiplier(ctx, mo)?
             } else {
                 smaller_than_one(ctx, "output", mo)?
             };
@@ -192,7 +205,7 @@ fn prepare_int_binary(
             // mul.cc: `input1->params.scale * input2->params.scale / output->params.scale`,
             // evaluated in float, then widened.
             let real = qa.scale * qb.scale / qo.scale;
-            let (multiplier, shift) = quantize_multiplier(f64::from(real));
+            let (multiplier, shift) = multiplier(ctx, f64::from(real))?;
             IntOp::Mul(QuantMul {
                 input1_offset: -qa.zero_point,
                 input2_offset: -qb.zero_point,

@@ -6,8 +6,8 @@
 
 use std::marker::PhantomData;
 
+use super::elementwise::multiplier;
 use super::{Kernel, Node, OpIo, PrepareCtx, PrepareResult, Prepared};
-use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
 use crate::kernels::reference::quantize::{self as q, QuantInt};
 use crate::tflite::types::dtype_name;
@@ -231,6 +231,9 @@ pub fn prepare_quantize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         &output,
         &[TensorType::INT8, TensorType::UINT8, TensorType::INT16],
     )?;
+    if output.quantization.is_some_and(|q| q.scales().len() > 1) {
+        return Err(ctx.unsupported(output.describe(), "QUANTIZE to per-channel parameters"));
+    }
     let out_q = ctx.per_tensor_qparams(&output)?;
     let shape = input.shape.to_vec();
     let dtype = output.dtype;
@@ -259,7 +262,7 @@ pub fn prepare_quantize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         &[TensorType::INT8, TensorType::UINT8, TensorType::INT16],
     )?;
     let in_q = ctx.per_tensor_qparams(&input)?;
-    let m = quantize_multiplier(f64::from(in_q.scale) / f64::from(out_q.scale));
+    let m = multiplier(ctx, f64::from(in_q.scale) / f64::from(out_q.scale))?;
     let (izp, ozp) = (in_q.zero_point, out_q.zero_point);
     Ok(match (input.dtype, dtype) {
         (TensorType::INT8, TensorType::INT8) => {
