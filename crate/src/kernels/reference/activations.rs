@@ -669,4 +669,73 @@ mod tests {
         assert!((out[0] - 16384).abs() <= 2, "{out:?}");
         assert!(out[2] >= 32760 && out[3] <= 2, "{out:?}");
     }
+
+    #[test]
+    fn quantized_kernels_are_total_on_any_input() {
+        // Every int16 value through the table kernels with ordinary and extreme scalings.
+        let all16: Vec<i16> = (i16::MIN..=i16::MAX).collect();
+        let mut out16 = vec![0i16; all16.len()];
+        for (m, s) in [
+            (0, 0),
+            (0, 1),
+            (32767, 31),
+            (16384, 5),
+            (i32::MAX, 0),
+            (-5, 40),
+        ] {
+            logistic_int16(m, s, &all16, &mut out16);
+            tanh_int16(m, s, &all16, &mut out16);
+        }
+        // Every int8 value through HARD_SWISH, RELU and LEAKY_RELU with extreme parameters.
+        let all8: Vec<i8> = (i8::MIN..=i8::MAX).collect();
+        let mut out8 = vec![0i8; all8.len()];
+        for e in [-40, -20, -1, 0, 1, 20, 40] {
+            for m in [i16::MIN, -1, 0, 1, i16::MAX] {
+                let p = QuantHardSwish {
+                    input_zero_point: 127,
+                    output_zero_point: -128,
+                    output_multiplier_fixedpoint_int16: m,
+                    output_multiplier_exponent: e,
+                    reluish_multiplier_fixedpoint_int16: m,
+                    reluish_multiplier_exponent: -e,
+                };
+                quantized_hard_swish(&p, &all8, &mut out8);
+            }
+            let r = QuantReluX {
+                input_zero_point: -128,
+                output_zero_point: 127,
+                multiplier: i32::MAX,
+                shift: e,
+                act_min: 100,
+                act_max: -100,
+            };
+            quantized_relu_x(&r, &all8, &mut out8);
+            let l = QuantLeakyRelu {
+                input_zero_point: i32::MAX,
+                output_zero_point: i32::MIN,
+                multiplier_identity: i32::MIN,
+                shift_identity: e,
+                multiplier_alpha: i32::MAX,
+                shift_alpha: -e,
+            };
+            quantized_leaky_relu(&l, &all8, &mut out8);
+        }
+        // SOFTMAX with extreme rows and parameters.
+        for (m, s, d) in [(i32::MAX, 31, i32::MIN), (1, 0, 0), (i32::MAX, 0, -1)] {
+            let p = QuantSoftmax {
+                input_multiplier: m,
+                input_left_shift: s,
+                diff_min: d,
+            };
+            quantized_softmax(&p, 3, &all8[..255], &mut out8[..255]);
+        }
+        let p = QuantSoftmaxInt16 {
+            exp_lut: Box::new([i16::MAX; 513]),
+            one_over_one_plus_x_lut: Box::new([i16::MIN; 513]),
+            input_multiplier: i32::MAX,
+            input_left_shift: 31,
+        };
+        softmax_int16(&p, 4, &all16, &mut out16);
+        softmax_int16(&p, 1, &all16, &mut out16);
+    }
 }

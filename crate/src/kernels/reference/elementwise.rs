@@ -570,4 +570,51 @@ mod tests {
         quantized_prelu(&p, &s, &[-128i8, 1, 2, 3], &[127i8], &mut out);
         assert_eq!(out, [-128, 1, 2, 3]);
     }
+
+    #[test]
+    fn quantized_kernels_are_total_on_any_input() {
+        let a: Vec<i16> = (i16::MIN..=i16::MAX).step_by(7).collect();
+        let s = Broadcast::new(&[a.len()], &[1]).expect("scalar");
+        let mut out = vec![0i16; a.len()];
+        for b in [i16::MIN, -1, 0, i16::MAX] {
+            for shift in [-31, -1, 0, 1, 30] {
+                let p = QuantAddSub {
+                    sub: shift > 0,
+                    left_shift: 20,
+                    input1_offset: i32::MAX,
+                    input1_multiplier: i32::MAX,
+                    input1_shift: shift,
+                    input2_offset: i32::MIN,
+                    input2_multiplier: i32::MIN,
+                    input2_shift: -shift,
+                    output_offset: i32::MAX,
+                    output_multiplier: i32::MAX,
+                    output_shift: shift,
+                    act_min: 10,
+                    act_max: -10,
+                };
+                quantized_add_sub(&p, &s, &a, &[b], &mut out);
+                let m = QuantMul {
+                    input1_offset: i32::MIN,
+                    input2_offset: i32::MAX,
+                    output_offset: i32::MIN,
+                    multiplier: i32::MIN,
+                    shift,
+                    act_min: 5,
+                    act_max: 4,
+                };
+                quantized_mul(&m, &s, &a, &[b], &mut out);
+                let pr = QuantPrelu {
+                    input_offset: i32::MIN,
+                    alpha_offset: i32::MAX,
+                    output_offset: i32::MAX,
+                    multiplier_1: i32::MIN,
+                    shift_1: shift,
+                    multiplier_2: i32::MAX,
+                    shift_2: -shift,
+                };
+                quantized_prelu(&pr, &s, &a, &[b], &mut out);
+            }
+        }
+    }
 }
