@@ -217,7 +217,9 @@ pub fn down_scale_int32_to_int16_multiplier(m: i32) -> i16 {
 /// Quantized HARD_SWISH (int8 / uint8). Mirrors LiteRT `reference_ops::HardSwish` (quantized):
 /// 16-bit fixed point — the input on a scale 128 times finer, a "reluish" factor in [0, 1]
 /// from `(x + 3) / 6` with saturation, a truncating doubling high multiply, then the output
-/// shift; rounding to nearest (ties away) in the other steps.
+/// shift; rounding to nearest (ties away) in the other steps. As in LiteRT, adding the output
+/// zero point happens in `int16_t` (it wraps when the pre-offset value is within `|zp|` of the
+/// int16 limits, which needs an output scale of at most input scale / 64).
 pub fn quantized_hard_swish<T: QuantInt>(p: &QuantHardSwish, input: &[T], output: &mut [T]) {
     for (o, &x) in output.iter_mut().zip(input) {
         let input_value = x.to_i32().wrapping_sub(p.input_zero_point) as i16;
@@ -261,8 +263,11 @@ fn scale_int16_input(x: i16, input_multiplier: i32, input_left_shift: i32) -> i3
     } else {
         (input_multiplier, input_left_shift.clamp(0, 31))
     };
-    let round = if shift > 0 { 1i32 << (shift - 1) } else { 0 };
-    i32::from(x).wrapping_mul(m).wrapping_add(round) >> shift
+    let round = if shift > 0 { 1i64 << (shift - 1) } else { 0 };
+    // In 64 bits: identical to LiteRT's int32 arithmetic wherever that does not overflow (input
+    // scales up to ~5), saturating where the C++ would overflow (undefined behaviour there).
+    let v = (i64::from(x) * i64::from(m) + round) >> shift;
+    v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
 }
 
 /// int16 LOGISTIC. Mirrors LiteRT `reference_integer_ops::Logistic` (int16): the input on a
