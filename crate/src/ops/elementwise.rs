@@ -31,8 +31,17 @@ impl Kernel for Binary {
 #[derive(Clone, Copy)]
 enum IntOp {
     AddSub(QuantAddSub),
+    PotAddSub16 {
+        sub: bool,
+        shift1: i32,
+        shift2: i32,
+        act_min: i32,
+        act_max: i32,
+    },
     Mul(QuantMul),
-    MaxMin { maximum: bool },
+    MaxMin {
+        maximum: bool,
+    },
 }
 
 struct IntBinary<T> {
@@ -47,6 +56,27 @@ impl<T: QuantInt> Kernel for IntBinary<T> {
         let out = io.out_as::<T>();
         match &self.op {
             IntOp::AddSub(p) => elementwise::quantized_add_sub(p, &self.shape, a, b, out),
+            IntOp::PotAddSub16 {
+                sub,
+                shift1,
+                shift2,
+                act_min,
+                act_max,
+            } => {
+                // Prepare chose this only for int16 tensors.
+                let (a, b): (&[i16], &[i16]) = (io.in_as::<i16>(0), io.in_as::<i16>(1));
+                elementwise::pot_add_sub_int16(
+                    *sub,
+                    *shift1,
+                    *shift2,
+                    *act_min,
+                    *act_max,
+                    &self.shape,
+                    a,
+                    b,
+                    io.out_as::<i16>(),
+                )
+            }
             IntOp::Mul(p) => elementwise::quantized_mul(p, &self.shape, a, b, out),
             IntOp::MaxMin { maximum } => {
                 elementwise::quantized_max_min(*maximum, &self.shape, a, b, out)
@@ -154,13 +184,33 @@ fn prepare_int_binary(
                         ctx.unsupported(out.describe(), "int16 ADD/SUB with non-zero zero points")
                     );
                 }
-                let all_pot = [qa.scale, qb.scale, qo.scale]
-                    .iter()
-                    .all(|&s| checked_log2(s).is_some());
-                if pot_scale_int16 && all_pot {
-                    return Err(ctx.unsupported(
-                        out.describe(),
-                        "int16 ADD/SUB with power-of-two scales (LiteRT's LSTM-only POT path)",
+                let logs = [qa.scale, qb.scale, qo.scale].map(checked_log2);
+                if let ([Some(l1), Some(l2), Some(lo)], true) = (logs, pot_scale_int16) {
+                    let (shift1, shift2) = (l1 - lo, l2 - lo);
+                    if !(shift1 == 0 || shift2 == 0) || shift1 > 0 || shift2 > 0 {
+                        return Err(ctx.invalid(
+                            out.describe(),
+                            format!(
+                                "power-of-two int16 ADD/SUB needs one input on the output's \
+                                 scale and the other on a finer one (shifts {shift1}, {shift2})"
+                            ),
+                        ));
+                    }
+                    let int_op = IntOp::PotAddSub16 {
+                        sub: op == BinaryOp::Sub,
+                        shift1,
+                        shift2,
+                        act_min,
+                        act_max,
+                    };
+                    return Ok(Prepared::new(
+                        shape.dims().to_vec(),
+                        a.dtype,
+                        IntBinary::<i16> {
+                            op: int_op,
+                            shape,
+                            _t: PhantomData,
+                        },
                     ));
                 }
             }

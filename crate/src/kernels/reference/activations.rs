@@ -5,6 +5,7 @@
 use super::ActivationRange;
 use super::fixedpoint_math::{
     SIGMOID_TABLE_UINT16, exp_on_negative_values, lut_lookup_int16, reciprocal, rescale,
+    rounding_divide_by_pot_i16,
 };
 use super::quantize::QuantInt;
 use crate::fixedpoint::{multiply_by_quantized_multiplier, saturating_rounding_doubling_high_mul};
@@ -184,18 +185,6 @@ fn sdhm_i16(a: i16, b: i16) -> i16 {
         return i16::MAX;
     }
     ((i32::from(a) * i32::from(b)) / (1 << 15)) as i16
-}
-
-/// gemmlowp's `RoundingDivideByPOT<int16_t>`, including its behaviour for exponents ≥ 16 (the
-/// mask is truncated to 16 bits).
-#[inline]
-fn rounding_divide_by_pot_i16(x: i16, exponent: i32) -> i16 {
-    let exponent = exponent.clamp(0, 31);
-    let mask = ((1i64 << exponent) - 1) as i16;
-    let remainder = x & mask;
-    let threshold = (i32::from(mask) >> 1) + i32::from(x < 0);
-    let shifted = (i32::from(x) >> exponent) as i16;
-    (i32::from(shifted) + i32::from(i32::from(remainder) > threshold)) as i16
 }
 
 /// LiteRT's `SaturatingLeftShift(int16_t, amount)` (hard_swish.h).

@@ -243,6 +243,34 @@ pub fn quantized_add_sub<T: QuantInt>(
     shape.walk(|o, ai, bi| output[o] = T::wrap_from(p.apply(a[ai].to_i32(), b[bi].to_i32())));
 }
 
+/// int16 ADD / SUB with power-of-two scales and zero points 0 (LiteRT's LSTM path, taken when
+/// `pot_scale_int16` is set and all three scales are powers of two). Mirrors LiteRT
+/// `reference_ops::Add` (int16, POT) and `reference_ops::Sub16`: the input whose scale is
+/// finer than the output's is divided by `2^-shift` (gemmlowp `RoundingDivideByPOT<int16_t>`),
+/// then a saturating int16 add / subtract and the activation clamp. `shift1`, `shift2` ≤ 0, at
+/// least one of them 0.
+#[allow(clippy::too_many_arguments)]
+pub fn pot_add_sub_int16(
+    sub: bool,
+    shift1: i32,
+    shift2: i32,
+    act_min: i32,
+    act_max: i32,
+    shape: &Broadcast,
+    a: &[i16],
+    b: &[i16],
+    output: &mut [i16],
+) {
+    use super::fixedpoint_math::rounding_divide_by_pot_i16;
+    let hi = act_max.max(act_min);
+    shape.walk(|o, ai, bi| {
+        let x = i32::from(rounding_divide_by_pot_i16(a[ai], -shift1));
+        let y = i32::from(rounding_divide_by_pot_i16(b[bi], -shift2));
+        let r = if sub { x - y } else { x + y };
+        output[o] = r.clamp(-32768, 32767).clamp(act_min, hi) as i16;
+    });
+}
+
 /// Prepared parameters of quantized MUL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QuantMul {
@@ -616,5 +644,37 @@ mod tests {
                 quantized_prelu(&pr, &s, &a, &[b], &mut out);
             }
         }
+    }
+
+    #[test]
+    fn pot_int16_add_sub_shift_one_input_and_saturate() {
+        let s = Broadcast::new(&[4], &[4]).expect("same");
+        let mut out = [0i16; 4];
+        // Input 2 on a scale 4 times finer (shift -2): 6 → 1.5 → 2, -6 → -2 (ties away).
+        pot_add_sub_int16(
+            false,
+            0,
+            -2,
+            -32768,
+            32767,
+            &s,
+            &[1, 1, 32767, -32768],
+            &[6, -6, 400, -400],
+            &mut out,
+        );
+        assert_eq!(out, [3, -1, 32767, -32768]);
+        // SUB with input 1 shifted by 1: 5 → 2.5 → 3; then 3 − 1 = 2; RELU clamp at 0.
+        pot_add_sub_int16(
+            true,
+            -1,
+            0,
+            0,
+            32767,
+            &s,
+            &[5, -5, 0, 4],
+            &[1, 1, 1, 1],
+            &mut out,
+        );
+        assert_eq!(out, [2, 0, 0, 1]);
     }
 }

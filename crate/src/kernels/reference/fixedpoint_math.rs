@@ -61,6 +61,18 @@ pub fn rounding_half_sum(a: i32, b: i32) -> i32 {
     ((sum + sign) / 2) as i32
 }
 
+/// gemmlowp's `RoundingDivideByPOT<int16_t>`, including its behaviour for exponents ≥ 16 (the
+/// mask is truncated to 16 bits).
+#[inline]
+pub fn rounding_divide_by_pot_i16(x: i16, exponent: i32) -> i16 {
+    let exponent = exponent.clamp(0, 31);
+    let mask = ((1i64 << exponent) - 1) as i16;
+    let remainder = x & mask;
+    let threshold = (i32::from(mask) >> 1) + i32::from(x < 0);
+    let shifted = (i32::from(x) >> exponent) as i16;
+    (i32::from(shifted) + i32::from(i32::from(remainder) > threshold)) as i16
+}
+
 /// gemmlowp's `exp_on_interval_between_negative_one_quarter_and_0_excl` (Q0.31 in, Q0.31 out):
 /// a Taylor expansion around −1/8.
 pub fn exp_on_interval_between_negative_one_quarter_and_0_excl(a: i32) -> i32 {
