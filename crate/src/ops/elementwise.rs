@@ -1,11 +1,18 @@
 //! Binary elementwise ops with broadcasting and fused activations: ADD, SUB, MUL, DIV, MAXIMUM,
-//! MINIMUM, SQUARED_DIFFERENCE.
+//! MINIMUM, SQUARED_DIFFERENCE on float32; ADD, SUB, MUL, MAXIMUM, MINIMUM on int8 / uint8 /
+//! int16 (LiteRT's quantized reference kernels).
 
-use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
-use crate::graph::BuiltinOperator;
+use std::marker::PhantomData;
+
+use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, QParams, TensorInfo, options};
+use crate::fixedpoint::quantize_multiplier;
+use crate::graph::{BuiltinOperator, TensorType};
 use crate::kernels::reference::ActivationRange;
-use crate::kernels::reference::elementwise::{self, BinaryOp, Broadcast};
+use crate::kernels::reference::elementwise::{self, BinaryOp, Broadcast, QuantAddSub, QuantMul};
+use crate::kernels::reference::fixedpoint_math::checked_log2;
+use crate::kernels::reference::quantize::{QuantInt, quantized_activation_range};
 use crate::tflite::schema::{AddOptionsT, DivOptionsT, MulOptionsT, SubOptionsT};
+use crate::tflite::types::dtype_name;
 
 struct Binary {
     op: BinaryOp,
@@ -20,17 +27,303 @@ impl Kernel for Binary {
     }
 }
 
-/// Prepares any of the binary ops: both inputs float32, shapes broadcastable.
+/// The integer operation of a quantized binary kernel.
+#[derive(Clone, Copy)]
+enum IntOp {
+    AddSub(QuantAddSub),
+    PotAddSub16 {
+        sub: bool,
+        shift1: i32,
+        shift2: i32,
+        act_min: i32,
+        act_max: i32,
+    },
+    Mul(QuantMul),
+    MaxMin {
+        maximum: bool,
+    },
+}
+
+struct IntBinary<T> {
+    op: IntOp,
+    shape: Broadcast,
+    _t: PhantomData<T>,
+}
+
+impl<T: QuantInt> Kernel for IntBinary<T> {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let (a, b) = (io.in_as::<T>(0), io.in_as::<T>(1));
+        let out = io.out_as::<T>();
+        match &self.op {
+            IntOp::AddSub(p) => elementwise::quantized_add_sub(p, &self.shape, a, b, out),
+            IntOp::PotAddSub16 {
+                sub,
+                shift1,
+                shift2,
+                act_min,
+                act_max,
+            } => {
+                // Prepare chose this only for int16 tensors.
+                let (a, b): (&[i16], &[i16]) = (io.in_as::<i16>(0), io.in_as::<i16>(1));
+                elementwise::pot_add_sub_int16(
+                    *sub,
+                    *shift1,
+                    *shift2,
+                    *act_min,
+                    *act_max,
+                    &self.shape,
+                    a,
+                    b,
+                    io.out_as::<i16>(),
+                )
+            }
+            IntOp::Mul(p) => elementwise::quantized_mul(p, &self.shape, a, b, out),
+            IntOp::MaxMin { maximum } => {
+                elementwise::quantized_max_min(*maximum, &self.shape, a, b, out)
+            }
+        }
+    }
+}
+
+/// `(min, max)` of an integer dtype the quantized kernels run (int8, uint8, int16).
+pub(crate) fn int_range(dtype: TensorType) -> Option<(i32, i32)> {
+    match dtype {
+        TensorType::INT8 => Some((i8::MIN.into(), i8::MAX.into())),
+        TensorType::UINT8 => Some((u8::MIN.into(), u8::MAX.into())),
+        TensorType::INT16 => Some((i16::MIN.into(), i16::MAX.into())),
+        _ => None,
+    }
+}
+
+/// The per-tensor parameters of a quantized tensor whose zero point must lie in its type's
+/// range (as LiteRT's kernels check).
+pub(crate) fn int_qparams(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<QParams> {
+    let q = ctx.per_tensor_qparams(t)?;
+    let (lo, hi) = int_range(t.dtype).unwrap_or((i32::MIN, i32::MAX));
+    if !(lo..=hi).contains(&q.zero_point) {
+        return Err(ctx.invalid(
+            t.describe(),
+            format!(
+                "zero point {} outside the {} range",
+                q.zero_point,
+                dtype_name(t.dtype)
+            ),
+        ));
+    }
+    Ok(q)
+}
+
+/// LiteRT's `QuantizeMultiplier` of a real multiplier formed at prepare time; a multiplier
+/// that is not finite (scales so far apart that their ratio overflows) is refused rather than
+/// silently flushed.
+pub(crate) fn multiplier(ctx: &PrepareCtx<'_>, m: f64) -> PrepareResult<(i32, i32)> {
+    if !m.is_finite() {
+        return Err(ctx.unsupported(
+            String::new(),
+            format!("requantization multiplier {m} (the scales are too far apart)"),
+        ));
+    }
+    Ok(quantize_multiplier(m))
+}
+
+/// Splits a multiplier the way LiteRT's `QuantizeMultiplierSmallerThanOneExp` does, refusing
+/// (like LiteRT's check) multipliers that are not in (0, 1).
+fn smaller_than_one(ctx: &PrepareCtx<'_>, what: &str, m: f64) -> PrepareResult<(i32, i32)> {
+    if !(m > 0.0 && m < 1.0) {
+        return Err(ctx.unsupported(
+            String::new(),
+            format!("{what} multiplier {m} is not in (0, 1) (LiteRT refuses it)"),
+        ));
+    }
+    Ok(quantize_multiplier(m))
+}
+
+/// Quantized ADD / SUB / MUL / MAXIMUM / MINIMUM: both inputs and the output of one integer type.
+fn prepare_int_binary(
+    ctx: &PrepareCtx<'_>,
+    op: BinaryOp,
+    act: ActivationRange,
+    pot_scale_int16: bool,
+) -> PrepareResult<Prepared> {
+    let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    let allowed = [TensorType::INT8, TensorType::UINT8, TensorType::INT16];
+    ctx.require_dtype(&a, &allowed)?;
+    for t in [&b, &out] {
+        if t.dtype != a.dtype {
+            return Err(ctx.invalid(
+                t.describe(),
+                format!(
+                    "type {} differs from input 0's {}",
+                    dtype_name(t.dtype),
+                    dtype_name(a.dtype)
+                ),
+            ));
+        }
+    }
+    ctx.require_max_rank(&a)?;
+    ctx.require_max_rank(&b)?;
+    let shape = Broadcast::new(a.shape, b.shape).ok_or_else(|| {
+        ctx.invalid(
+            b.describe(),
+            format!("shapes {:?} and {:?} do not broadcast", a.shape, b.shape),
+        )
+    })?;
+    let (qa, qb, qo) = (
+        int_qparams(ctx, &a)?,
+        int_qparams(ctx, &b)?,
+        int_qparams(ctx, &out)?,
+    );
+    let (qmin, qmax) = int_range(a.dtype).unwrap_or((0, 0));
+    let (act_min, act_max) = quantized_activation_range(act, qo.scale, qo.zero_point, qmin, qmax);
+    let int16 = a.dtype == TensorType::INT16;
+    let int_op = match op {
+        BinaryOp::Add | BinaryOp::Sub => {
+            if int16 {
+                if qa.zero_point != 0 || qb.zero_point != 0 || qo.zero_point != 0 {
+                    return Err(
+                        ctx.unsupported(out.describe(), "int16 ADD/SUB with non-zero zero points")
+                    );
+                }
+                let logs = [qa.scale, qb.scale, qo.scale].map(checked_log2);
+                if let ([Some(l1), Some(l2), Some(lo)], true) = (logs, pot_scale_int16) {
+                    let (shift1, shift2) = (l1 - lo, l2 - lo);
+                    if !(shift1 == 0 || shift2 == 0) || shift1 > 0 || shift2 > 0 {
+                        return Err(ctx.invalid(
+                            out.describe(),
+                            format!(
+                                "power-of-two int16 ADD/SUB needs one input on the output's \
+                                 scale and the other on a finer one (shifts {shift1}, {shift2})"
+                            ),
+                        ));
+                    }
+                    let int_op = IntOp::PotAddSub16 {
+                        sub: op == BinaryOp::Sub,
+                        shift1,
+                        shift2,
+                        act_min,
+                        act_max,
+                    };
+                    return Ok(Prepared::new(
+                        shape.dims().to_vec(),
+                        a.dtype,
+                        IntBinary::<i16> {
+                            op: int_op,
+                            shape,
+                            _t: PhantomData,
+                        },
+                    ));
+                }
+            }
+            let left_shift = if int16 { 15 } else { 20 };
+            // Both LiteRT kernels form these in double from the float scales (SUB's
+            // `2 * std::max(float, float)` is exact in float).
+            let twice_max = 2.0 * f64::from(qa.scale.max(qb.scale));
+            let m1 = f64::from(qa.scale) / twice_max;
+            let m2 = f64::from(qb.scale) / twice_max;
+            let mo = twice_max / (f64::from(1u32 << left_shift) * f64::from(qo.scale));
+            let (input1_multiplier, input1_shift) = smaller_than_one(ctx, "input 1", m1)?;
+            let (input2_multiplier, input2_shift) = smaller_than_one(ctx, "input 2", m2)?;
+            let (output_multiplier, output_shift) = if op == BinaryOp::Sub {
+                // SUB accepts an output multiplier above 1 (narrow ranges).
+                multiplier(ctx, mo)?
+            } else {
+                smaller_than_one(ctx, "output", mo)?
+            };
+            IntOp::AddSub(QuantAddSub {
+                sub: op == BinaryOp::Sub,
+                left_shift,
+                input1_offset: -qa.zero_point,
+                input1_multiplier,
+                input1_shift,
+                input2_offset: -qb.zero_point,
+                input2_multiplier,
+                input2_shift,
+                output_offset: qo.zero_point,
+                output_multiplier,
+                output_shift,
+                act_min,
+                act_max,
+            })
+        }
+        BinaryOp::Mul => {
+            if int16 && (qa.zero_point != 0 || qb.zero_point != 0 || qo.zero_point != 0) {
+                return Err(ctx.invalid(
+                    out.describe(),
+                    "int16 MUL needs zero points 0 (LiteRT refuses others)",
+                ));
+            }
+            // mul.cc: `input1->params.scale * input2->params.scale / output->params.scale`,
+            // evaluated in float, then widened.
+            let real = qa.scale * qb.scale / qo.scale;
+            let (multiplier, shift) = multiplier(ctx, f64::from(real))?;
+            IntOp::Mul(QuantMul {
+                input1_offset: -qa.zero_point,
+                input2_offset: -qb.zero_point,
+                output_offset: qo.zero_point,
+                multiplier,
+                shift,
+                act_min,
+                act_max,
+            })
+        }
+        BinaryOp::Maximum | BinaryOp::Minimum => {
+            if qa != qo || qb != qo {
+                return Err(ctx.unsupported(
+                    out.describe(),
+                    "MAXIMUM/MINIMUM with differing input and output quantization (LiteRT \
+                     compares raw values; the converter always gives them one scale)",
+                ));
+            }
+            IntOp::MaxMin {
+                maximum: op == BinaryOp::Maximum,
+            }
+        }
+        other => {
+            return Err(ctx.unsupported(
+                a.describe(),
+                format!(
+                    "{other:?} on type {} (no quantized kernel)",
+                    dtype_name(a.dtype)
+                ),
+            ));
+        }
+    };
+    let dims = shape.dims().to_vec();
+    macro_rules! kernel {
+        ($t:ty) => {
+            Prepared::new(
+                dims,
+                a.dtype,
+                IntBinary::<$t> {
+                    op: int_op,
+                    shape,
+                    _t: PhantomData,
+                },
+            )
+        };
+    }
+    Ok(match a.dtype {
+        TensorType::INT8 => kernel!(i8),
+        TensorType::UINT8 => kernel!(u8),
+        _ => kernel!(i16),
+    })
+}
+
+/// Prepares any of the binary ops: float32 inputs (all ops), or int8 / uint8 / int16 inputs
+/// (ADD, SUB, MUL, MAXIMUM, MINIMUM), shapes broadcastable.
 pub fn prepare_binary(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(2, 2)?;
     let op_code = ctx.op.code.op();
+    let mut pot_scale_int16 = false;
     let (op, act) = match op_code {
         BuiltinOperator::ADD => {
             let o = options!(ctx, AddOptions, AddOptionsT)?;
+            pot_scale_int16 = o.pot_scale_int16;
             (BinaryOp::Add, ctx.activation(o.fused_activation_function)?)
         }
         BuiltinOperator::SUB => {
             let o = options!(ctx, SubOptions, SubOptionsT)?;
+            pot_scale_int16 = o.pot_scale_int16;
             (BinaryOp::Sub, ctx.activation(o.fused_activation_function)?)
         }
         BuiltinOperator::MUL => {
@@ -47,6 +340,9 @@ pub fn prepare_binary(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         _ => return Err(ctx.unsupported(String::new(), "not a binary elementwise operator")),
     };
     let (a, b) = (ctx.input(0)?, ctx.input(1)?);
+    if int_range(a.dtype).is_some() {
+        return prepare_int_binary(ctx, op, act, pot_scale_int16);
+    }
     ctx.require_f32(&a)?;
     ctx.require_f32(&b)?;
     ctx.require_max_rank(&a)?;

@@ -1,10 +1,15 @@
 //! DEQUANTIZE (int8 / uint8 / int16 per tensor or per channel, and float16, to float32), folded
 //! into a float constant when its input is constant — how TF stores fp16 and some int8 weights.
-//! QUANTIZE (float → int) comes with the int8 engine.
+//! QUANTIZE: float32 → int8 / uint8 / int16 per tensor (LiteRT's reference `AffineQuantize`),
+//! and integer → integer requantization (int8 ↔ int8 / uint8, int16 → int16 / int8, as
+//! LiteRT's `quantize.cc` `Requantize`).
 
+use std::marker::PhantomData;
+
+use super::elementwise::multiplier;
 use super::{Kernel, Node, OpIo, PrepareCtx, PrepareResult, Prepared};
 use crate::graph::TensorType;
-use crate::kernels::reference::quantize as q;
+use crate::kernels::reference::quantize::{self as q, QuantInt};
 use crate::tflite::types::dtype_name;
 
 /// How to turn the input into floats.
@@ -157,10 +162,143 @@ pub fn prepare_dequantize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     Ok(Prepared::f32(shape, how))
 }
 
-/// QUANTIZE: not in the float engine.
+/// QUANTIZE float → integer, per tensor.
+struct AffineQuantize<O> {
+    scale: f32,
+    zero_point: i32,
+    _out: PhantomData<O>,
+}
+
+impl<O: QuantInt> Kernel for AffineQuantize<O> {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let input = io.f32_in(0);
+        q::affine_quantize(self.scale, self.zero_point, input, io.out_as::<O>());
+    }
+}
+
+/// QUANTIZE integer → integer.
+struct Requantize<I, O> {
+    multiplier: i32,
+    shift: i32,
+    input_zero_point: i32,
+    output_zero_point: i32,
+    _types: PhantomData<(I, O)>,
+}
+
+impl<I: QuantInt, O: QuantInt> Kernel for Requantize<I, O> {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let input = io.in_as::<I>(0);
+        q::requantize(
+            self.multiplier,
+            self.shift,
+            self.input_zero_point,
+            self.output_zero_point,
+            input,
+            io.out_as::<O>(),
+        );
+    }
+}
+
+fn requantize_kernel<I: QuantInt, O: QuantInt>(
+    shape: Vec<usize>,
+    dtype: TensorType,
+    (multiplier, shift): (i32, i32),
+    input_zero_point: i32,
+    output_zero_point: i32,
+) -> Prepared {
+    Prepared::new(
+        shape,
+        dtype,
+        Requantize::<I, O> {
+            multiplier,
+            shift,
+            input_zero_point,
+            output_zero_point,
+            _types: PhantomData,
+        },
+    )
+}
+
+/// QUANTIZE: float32 → int8 / uint8 / int16 with one scale and zero point (LiteRT's
+/// `AffineQuantize`), or a requantization between integer types (LiteRT's `Requantize`, double
+/// rounding; the multiplier is `in_scale / out_scale` in double). Per-channel output parameters
+/// and int32 inputs/outputs are unsupported.
 pub fn prepare_quantize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
-    Err(ctx.unsupported(
-        String::new(),
-        "QUANTIZE (float → int) comes with the int8 engine (issue 6)",
-    ))
+    ctx.expect_inputs(1, 1)?;
+    let input = ctx.input(0)?;
+    let output = ctx.output(0)?;
+    ctx.require_dtype(
+        &output,
+        &[TensorType::INT8, TensorType::UINT8, TensorType::INT16],
+    )?;
+    if output.quantization.is_some_and(|q| q.scales().len() > 1) {
+        return Err(ctx.unsupported(output.describe(), "QUANTIZE to per-channel parameters"));
+    }
+    let out_q = ctx.per_tensor_qparams(&output)?;
+    let shape = input.shape.to_vec();
+    let dtype = output.dtype;
+    if input.dtype == TensorType::FLOAT32 {
+        macro_rules! affine {
+            ($t:ty) => {
+                Prepared::new(
+                    shape,
+                    dtype,
+                    AffineQuantize::<$t> {
+                        scale: out_q.scale,
+                        zero_point: out_q.zero_point,
+                        _out: PhantomData,
+                    },
+                )
+            };
+        }
+        return Ok(match dtype {
+            TensorType::INT8 => affine!(i8),
+            TensorType::UINT8 => affine!(u8),
+            _ => affine!(i16),
+        });
+    }
+    ctx.require_dtype(
+        &input,
+        &[TensorType::INT8, TensorType::UINT8, TensorType::INT16],
+    )?;
+    let in_q = ctx.per_tensor_qparams(&input)?;
+    let m = multiplier(ctx, f64::from(in_q.scale) / f64::from(out_q.scale))?;
+    let (izp, ozp) = (in_q.zero_point, out_q.zero_point);
+    Ok(match (input.dtype, dtype) {
+        (TensorType::INT8, TensorType::INT8) => {
+            requantize_kernel::<i8, i8>(shape, dtype, m, izp, ozp)
+        }
+        (TensorType::INT8, TensorType::UINT8) => {
+            requantize_kernel::<i8, u8>(shape, dtype, m, izp, ozp)
+        }
+        (TensorType::UINT8, TensorType::INT8) => {
+            requantize_kernel::<u8, i8>(shape, dtype, m, izp, ozp)
+        }
+        (TensorType::UINT8, TensorType::UINT8) => {
+            requantize_kernel::<u8, u8>(shape, dtype, m, izp, ozp)
+        }
+        (TensorType::INT16, TensorType::INT8) => {
+            requantize_kernel::<i16, i8>(shape, dtype, m, izp, ozp)
+        }
+        (TensorType::INT16, TensorType::INT16) => {
+            if izp != 0 || ozp != 0 {
+                return Err(ctx.invalid(
+                    output.describe(),
+                    "int16 → int16 requantization needs zero points 0 (LiteRT refuses others)",
+                ));
+            }
+            requantize_kernel::<i16, i16>(shape, dtype, m, izp, ozp)
+        }
+        (i, o) => {
+            return Err(ctx.unsupported(
+                output.describe(),
+                format!(
+                    "QUANTIZE from {} to {} (LiteRT requantizes int8/uint8 → int8/uint8 and \
+                     int16 → int8/int16)",
+                    dtype_name(i),
+                    dtype_name(o)
+                ),
+            ));
+        }
+    })
 }

@@ -46,6 +46,7 @@ pub const SUPPORTED: &[Op] = &[
     Op::RESIZE_BILINEAR,
     Op::RESIZE_NEAREST_NEIGHBOR,
     Op::DEQUANTIZE,
+    Op::QUANTIZE,
 ];
 
 /// The prepare function for `op`, or `None` when the engine has no kernel for it.

@@ -1,7 +1,10 @@
-//! Binary elementwise float ops with NumPy broadcasting: ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM,
-//! SQUARED_DIFFERENCE (and PRELU, which reuses the broadcast walk).
+//! Binary elementwise ops with NumPy broadcasting: float ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM,
+//! SQUARED_DIFFERENCE (and PRELU, which reuses the broadcast walk), and their quantized integer
+//! forms (ADD, SUB, MUL, MAXIMUM, MINIMUM, PRELU over int8 / uint8 / int16).
 
+use super::quantize::QuantInt;
 use super::{ActivationRange, MAX_RANK};
+use crate::fixedpoint::multiply_by_quantized_multiplier;
 
 /// How two shapes broadcast to an output shape: the output dims and, per output dim, each
 /// operand's element stride (0 along broadcast dims). Ranks are aligned at the right, as NumPy
@@ -66,7 +69,7 @@ impl Broadcast {
 
     /// Calls `f(out_index, a_index, b_index)` for every output element in row-major order.
     #[inline]
-    fn walk(&self, mut f: impl FnMut(usize, usize, usize)) {
+    pub(crate) fn walk(&self, mut f: impl FnMut(usize, usize, usize)) {
         if self.same {
             let n: usize = self.dims().iter().product();
             for i in 0..n {
@@ -167,6 +170,201 @@ pub fn prelu(shape: &Broadcast, input: &[f32], alpha: &[f32], output: &mut [f32]
     shape.walk(|o, xi, ai| {
         let x = input[xi];
         output[o] = if x >= 0.0 { x } else { x * alpha[ai] };
+    });
+}
+
+/// Prepared parameters of quantized ADD / SUB (LiteRT's `ArithmeticParams` for the general
+/// path): both inputs are brought to a common scale of `2 · max(s1, s2) / 2^left_shift` with
+/// their own multipliers, added (or subtracted), then rescaled to the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuantAddSub {
+    /// SUB instead of ADD.
+    pub sub: bool,
+    /// 20 for 8-bit, 15 for 16-bit.
+    pub left_shift: i32,
+    /// `-zero_point` of input 1.
+    pub input1_offset: i32,
+    /// Q31 multiplier of input 1.
+    pub input1_multiplier: i32,
+    /// Exponent of input 1's multiplier.
+    pub input1_shift: i32,
+    /// `-zero_point` of input 2.
+    pub input2_offset: i32,
+    /// Q31 multiplier of input 2.
+    pub input2_multiplier: i32,
+    /// Exponent of input 2's multiplier.
+    pub input2_shift: i32,
+    /// Output zero point.
+    pub output_offset: i32,
+    /// Q31 output multiplier.
+    pub output_multiplier: i32,
+    /// Exponent of the output multiplier.
+    pub output_shift: i32,
+    /// Lower clamp (fused activation, on the output grid).
+    pub act_min: i32,
+    /// Upper clamp.
+    pub act_max: i32,
+}
+
+impl QuantAddSub {
+    /// One element. Mirrors LiteRT `reference_integer_ops::AddFunc` / `reference_ops::SubFunc`
+    /// (double rounding: `MultiplyByQuantizedMultiplierSmallerThanOneExp` is
+    /// `RoundingDivideByPOT(SRDHM(x, m), -shift)`, the same as
+    /// [`multiply_by_quantized_multiplier`] for `shift ≤ 0`).
+    #[inline(always)]
+    pub fn apply(&self, a: i32, b: i32) -> i32 {
+        let x = self.input1_offset.wrapping_add(a);
+        let y = self.input2_offset.wrapping_add(b);
+        let sx = x.wrapping_shl(self.left_shift as u32);
+        let sy = y.wrapping_shl(self.left_shift as u32);
+        let x = multiply_by_quantized_multiplier(sx, self.input1_multiplier, self.input1_shift);
+        let y = multiply_by_quantized_multiplier(sy, self.input2_multiplier, self.input2_shift);
+        let raw = if self.sub {
+            x.wrapping_sub(y)
+        } else {
+            x.wrapping_add(y)
+        };
+        let out = multiply_by_quantized_multiplier(raw, self.output_multiplier, self.output_shift)
+            .wrapping_add(self.output_offset);
+        out.clamp(self.act_min, self.act_max.max(self.act_min))
+    }
+}
+
+/// Quantized ADD / SUB with broadcasting. Mirrors LiteRT `reference_integer_ops::Add` /
+/// `BroadcastAdd6DSlow` (int8), `reference_ops::Add` / `BroadcastAdd6DSlow` (int16, general
+/// scales) and `reference_ops::Sub` / `BroadcastQuantSubSlow`; double rounding.
+pub fn quantized_add_sub<T: QuantInt>(
+    p: &QuantAddSub,
+    shape: &Broadcast,
+    a: &[T],
+    b: &[T],
+    output: &mut [T],
+) {
+    shape.walk(|o, ai, bi| output[o] = T::wrap_from(p.apply(a[ai].to_i32(), b[bi].to_i32())));
+}
+
+/// int16 ADD / SUB with power-of-two scales and zero points 0 (LiteRT's LSTM path, taken when
+/// `pot_scale_int16` is set and all three scales are powers of two). Mirrors LiteRT
+/// `reference_ops::Add` (int16, POT) and `reference_ops::Sub16`: the input whose scale is
+/// finer than the output's is divided by `2^-shift` (gemmlowp `RoundingDivideByPOT<int16_t>`),
+/// then a saturating int16 add / subtract and the activation clamp. `shift1`, `shift2` ≤ 0, at
+/// least one of them 0.
+#[allow(clippy::too_many_arguments)]
+pub fn pot_add_sub_int16(
+    sub: bool,
+    shift1: i32,
+    shift2: i32,
+    act_min: i32,
+    act_max: i32,
+    shape: &Broadcast,
+    a: &[i16],
+    b: &[i16],
+    output: &mut [i16],
+) {
+    use super::fixedpoint_math::rounding_divide_by_pot_i16;
+    let hi = act_max.max(act_min);
+    shape.walk(|o, ai, bi| {
+        let x = i32::from(rounding_divide_by_pot_i16(a[ai], -shift1));
+        let y = i32::from(rounding_divide_by_pot_i16(b[bi], -shift2));
+        let r = if sub { x - y } else { x + y };
+        output[o] = r.clamp(-32768, 32767).clamp(act_min, hi) as i16;
+    });
+}
+
+/// Prepared parameters of quantized MUL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuantMul {
+    /// `-zero_point` of input 1.
+    pub input1_offset: i32,
+    /// `-zero_point` of input 2.
+    pub input2_offset: i32,
+    /// Output zero point.
+    pub output_offset: i32,
+    /// Q31 multiplier of `s1 · s2 / s_out`.
+    pub multiplier: i32,
+    /// Its exponent.
+    pub shift: i32,
+    /// Lower clamp (fused activation).
+    pub act_min: i32,
+    /// Upper clamp.
+    pub act_max: i32,
+}
+
+/// Quantized MUL with broadcasting. Mirrors LiteRT `reference_integer_ops::MulElementwise` /
+/// `BroadcastMul6DSlow`: `clamp(out_zp + MultiplyByQuantizedMultiplier((a − za)(b − zb), m,
+/// shift))`, double rounding.
+pub fn quantized_mul<T: QuantInt>(
+    p: &QuantMul,
+    shape: &Broadcast,
+    a: &[T],
+    b: &[T],
+    output: &mut [T],
+) {
+    shape.walk(|o, ai, bi| {
+        let x = p.input1_offset.wrapping_add(a[ai].to_i32());
+        let y = p.input2_offset.wrapping_add(b[bi].to_i32());
+        let r = multiply_by_quantized_multiplier(x.wrapping_mul(y), p.multiplier, p.shift)
+            .wrapping_add(p.output_offset);
+        output[o] = T::wrap_from(r.clamp(p.act_min, p.act_max.max(p.act_min)));
+    });
+}
+
+/// Quantized MAXIMUM / MINIMUM with broadcasting. Mirrors LiteRT
+/// `reference_ops::MaximumMinimumBroadcastSlow`: the raw quantized values are compared (the
+/// inputs and output share one scale and zero point).
+pub fn quantized_max_min<T: QuantInt>(
+    maximum: bool,
+    shape: &Broadcast,
+    a: &[T],
+    b: &[T],
+    output: &mut [T],
+) {
+    shape.walk(|o, ai, bi| {
+        let (x, y) = (a[ai].to_i32(), b[bi].to_i32());
+        let pick_x = if maximum { x > y } else { x < y };
+        output[o] = if pick_x { a[ai] } else { b[bi] };
+    });
+}
+
+/// Prepared parameters of quantized PRELU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuantPrelu {
+    /// `-zero_point` of the input.
+    pub input_offset: i32,
+    /// `-zero_point` of alpha.
+    pub alpha_offset: i32,
+    /// Output zero point.
+    pub output_offset: i32,
+    /// Multiplier of `s_in / s_out` (the identity branch).
+    pub multiplier_1: i32,
+    /// Its exponent.
+    pub shift_1: i32,
+    /// Multiplier of `s_in · s_alpha / s_out` (the negative branch).
+    pub multiplier_2: i32,
+    /// Its exponent.
+    pub shift_2: i32,
+}
+
+/// Quantized PRELU with `alpha` broadcast against the input. Mirrors LiteRT
+/// `reference_ops::BroadcastPrelu4DSlow` / `Prelu` (quantized): `x − zx ≥ 0` → identity
+/// multiplier, else `(x − zx)(α − zα)` times the alpha multiplier; double rounding; clamped to
+/// the type.
+pub fn quantized_prelu<T: QuantInt>(
+    p: &QuantPrelu,
+    shape: &Broadcast,
+    input: &[T],
+    alpha: &[T],
+    output: &mut [T],
+) {
+    shape.walk(|o, xi, ai| {
+        let x = p.input_offset.wrapping_add(input[xi].to_i32());
+        let r = if x >= 0 {
+            multiply_by_quantized_multiplier(x, p.multiplier_1, p.shift_1)
+        } else {
+            let a = p.alpha_offset.wrapping_add(alpha[ai].to_i32());
+            multiply_by_quantized_multiplier(x.wrapping_mul(a), p.multiplier_2, p.shift_2)
+        };
+        output[o] = T::clamp_from(r.wrapping_add(p.output_offset));
     });
 }
 
@@ -279,5 +477,204 @@ mod tests {
         let mut out = [0.0; 4];
         prelu(&s, &[-1.0, -1.0, 2.0, -4.0], &[0.5, 0.25], &mut out);
         assert_eq!(out, [-0.5, -0.25, 2.0, -1.0]);
+    }
+
+    fn add_params(sub: bool, act_min: i32, act_max: i32) -> QuantAddSub {
+        use crate::fixedpoint::quantize_multiplier;
+        // Inputs scale 0.5 zp 0, output scale 1 zp 0: twice_max = 1, input multipliers 0.5,
+        // output multiplier 2^-20.
+        let (m_in, s_in) = quantize_multiplier(0.5);
+        let (m_out, s_out) = quantize_multiplier(2f64.powi(-20));
+        QuantAddSub {
+            sub,
+            left_shift: 20,
+            input1_offset: 0,
+            input1_multiplier: m_in,
+            input1_shift: s_in,
+            input2_offset: 0,
+            input2_multiplier: m_in,
+            input2_shift: s_in,
+            output_offset: 0,
+            output_multiplier: m_out,
+            output_shift: s_out,
+            act_min,
+            act_max,
+        }
+    }
+
+    #[test]
+    fn quantized_add_sub_round_half_away_and_clamp() {
+        let s = Broadcast::new(&[3], &[3]).expect("same");
+        let mut out = [0i8; 3];
+        // 1.5 + 2 = 3.5 → 4; -1.5 - 2 = -3.5 → -4; 63.5 + 63.5 = 127.
+        quantized_add_sub(
+            &add_params(false, -128, 127),
+            &s,
+            &[3i8, -3, 127],
+            &[4i8, -4, 127],
+            &mut out,
+        );
+        assert_eq!(out, [4, -4, 127]);
+        // RELU clamp at 0.
+        quantized_add_sub(
+            &add_params(false, 0, 127),
+            &s,
+            &[3i8, -3, 0],
+            &[4i8, -4, 0],
+            &mut out,
+        );
+        assert_eq!(out, [4, 0, 0]);
+        // SUB: 1.5 - 2 = -0.5 → -1 (ties away from zero); broadcast a scalar.
+        let s = Broadcast::new(&[3], &[]).expect("scalar");
+        quantized_add_sub(
+            &add_params(true, -128, 127),
+            &s,
+            &[3i8, 5, -128],
+            &[4i8],
+            &mut out,
+        );
+        assert_eq!(out, [-1, 1, -66]);
+    }
+
+    #[test]
+    fn quantized_mul_with_offsets_and_relu6() {
+        use crate::fixedpoint::quantize_multiplier;
+        // a: scale 0.5 zp -1; b: scale 0.25 zp 2; out: scale 0.125 zp 0 → multiplier 1.
+        let (multiplier, shift) = quantize_multiplier(1.0);
+        let p = QuantMul {
+            input1_offset: 1,
+            input2_offset: -2,
+            output_offset: 0,
+            multiplier,
+            shift,
+            act_min: -128,
+            act_max: 127,
+        };
+        let s = Broadcast::new(&[2], &[2]).expect("same");
+        let mut out = [0i8; 2];
+        // (5 + 1)(-2 - 2) = -24; (127 + 1)(127 - 2) saturates to 127.
+        quantized_mul(&p, &s, &[5i8, 127], &[-2i8, 127], &mut out);
+        assert_eq!(out, [-24, 127]);
+        let relu6 = QuantMul {
+            act_min: 0,
+            act_max: 48,
+            ..p
+        };
+        quantized_mul(&relu6, &s, &[5i8, 127], &[-2i8, 127], &mut out);
+        assert_eq!(out, [0, 48]);
+    }
+
+    #[test]
+    fn quantized_max_min_compare_raw_values() {
+        let s = Broadcast::new(&[2, 2], &[2]).expect("compatible");
+        let mut out = [0i16; 4];
+        quantized_max_min(true, &s, &[-5i16, 3, 7, -32768], &[0i16, 4], &mut out);
+        assert_eq!(out, [0, 4, 7, 4]);
+        quantized_max_min(false, &s, &[-5i16, 3, 7, -32768], &[0i16, 4], &mut out);
+        assert_eq!(out, [-5, 3, 0, -32768]);
+    }
+
+    #[test]
+    fn quantized_prelu_two_multipliers() {
+        use crate::fixedpoint::quantize_multiplier;
+        // input scale 1 zp 0, alpha scale 0.25 zp 0, output scale 1 zp 0.
+        let (multiplier_1, shift_1) = quantize_multiplier(1.0);
+        let (multiplier_2, shift_2) = quantize_multiplier(0.25);
+        let p = QuantPrelu {
+            input_offset: 0,
+            alpha_offset: 0,
+            output_offset: 0,
+            multiplier_1,
+            shift_1,
+            multiplier_2,
+            shift_2,
+        };
+        let s = Broadcast::new(&[4], &[1]).expect("scalar alpha");
+        let mut out = [0i8; 4];
+        // alpha 2 · 0.25 = 0.5: -5 → -2.5 → -3; 7 → 7; -128 → -64; 0 → 0.
+        quantized_prelu(&p, &s, &[-5i8, 7, -128, 0], &[2i8], &mut out);
+        assert_eq!(out, [-3, 7, -64, 0]);
+        // alpha 127 · 0.25: -128 → -4064 → clamps to -128.
+        quantized_prelu(&p, &s, &[-128i8, 1, 2, 3], &[127i8], &mut out);
+        assert_eq!(out, [-128, 1, 2, 3]);
+    }
+
+    #[test]
+    fn quantized_kernels_are_total_on_any_input() {
+        let a: Vec<i16> = (i16::MIN..=i16::MAX).step_by(7).collect();
+        let s = Broadcast::new(&[a.len()], &[1]).expect("scalar");
+        let mut out = vec![0i16; a.len()];
+        for b in [i16::MIN, -1, 0, i16::MAX] {
+            for shift in [-31, -1, 0, 1, 30] {
+                let p = QuantAddSub {
+                    sub: shift > 0,
+                    left_shift: 20,
+                    input1_offset: i32::MAX,
+                    input1_multiplier: i32::MAX,
+                    input1_shift: shift,
+                    input2_offset: i32::MIN,
+                    input2_multiplier: i32::MIN,
+                    input2_shift: -shift,
+                    output_offset: i32::MAX,
+                    output_multiplier: i32::MAX,
+                    output_shift: shift,
+                    act_min: 10,
+                    act_max: -10,
+                };
+                quantized_add_sub(&p, &s, &a, &[b], &mut out);
+                let m = QuantMul {
+                    input1_offset: i32::MIN,
+                    input2_offset: i32::MAX,
+                    output_offset: i32::MIN,
+                    multiplier: i32::MIN,
+                    shift,
+                    act_min: 5,
+                    act_max: 4,
+                };
+                quantized_mul(&m, &s, &a, &[b], &mut out);
+                let pr = QuantPrelu {
+                    input_offset: i32::MIN,
+                    alpha_offset: i32::MAX,
+                    output_offset: i32::MAX,
+                    multiplier_1: i32::MIN,
+                    shift_1: shift,
+                    multiplier_2: i32::MAX,
+                    shift_2: -shift,
+                };
+                quantized_prelu(&pr, &s, &a, &[b], &mut out);
+            }
+        }
+    }
+
+    #[test]
+    fn pot_int16_add_sub_shift_one_input_and_saturate() {
+        let s = Broadcast::new(&[4], &[4]).expect("same");
+        let mut out = [0i16; 4];
+        // Input 2 on a scale 4 times finer (shift -2): 6 → 1.5 → 2, -6 → -2 (ties away).
+        pot_add_sub_int16(
+            false,
+            0,
+            -2,
+            -32768,
+            32767,
+            &s,
+            &[1, 1, 32767, -32768],
+            &[6, -6, 400, -400],
+            &mut out,
+        );
+        assert_eq!(out, [3, -1, 32767, -32768]);
+        // SUB with input 1 shifted by 1: 5 → 2.5 → 3; then 3 − 1 = 2; RELU clamp at 0.
+        pot_add_sub_int16(
+            true,
+            -1,
+            0,
+            0,
+            32767,
+            &s,
+            &[5, -5, 0, 4],
+            &[1, 1, 1, 1],
+            &mut out,
+        );
+        assert_eq!(out, [2, 0, 0, 1]);
     }
 }

@@ -9,6 +9,7 @@ pub mod activations;
 pub mod conv;
 pub mod conv_int;
 pub mod elementwise;
+pub mod fixedpoint_math;
 pub mod fully_connected;
 pub mod fully_connected_int;
 pub mod hybrid;

@@ -1,4 +1,107 @@
-//! DEQUANTIZE: int8 / int16 / uint8 (per tensor or per channel) and float16 to float32.
+//! DEQUANTIZE: int8 / int16 / uint8 (per tensor or per channel) and float16 to float32;
+//! QUANTIZE: float32 to int8 / uint8 / int16 (LiteRT's `AffineQuantize`) and integer to integer
+//! requantization (LiteRT's `Requantize`); and [`QuantInt`], the element trait every integer
+//! kernel is generic over.
+
+use crate::fixedpoint::multiply_by_quantized_multiplier;
+
+/// An integer element type of quantized tensors (`i8`, `u8`, `i16`): its range and conversions.
+pub trait QuantInt: bytemuck::Pod + Copy + Default + 'static {
+    /// Smallest value, as `i32`.
+    const MIN: i32;
+    /// Largest value, as `i32`.
+    const MAX: i32;
+    /// Widens to `i32`.
+    fn to_i32(self) -> i32;
+    /// Clamps `v` to `[MIN, MAX]` and narrows.
+    fn clamp_from(v: i32) -> Self;
+    /// Narrows `v` by truncation, as C++'s `static_cast` does.
+    fn wrap_from(v: i32) -> Self;
+}
+
+macro_rules! quant_int {
+    ($t:ty) => {
+        impl QuantInt for $t {
+            const MIN: i32 = <$t>::MIN as i32;
+            const MAX: i32 = <$t>::MAX as i32;
+            #[inline(always)]
+            fn to_i32(self) -> i32 {
+                i32::from(self)
+            }
+            #[inline(always)]
+            fn clamp_from(v: i32) -> Self {
+                v.clamp(<Self as QuantInt>::MIN, <Self as QuantInt>::MAX) as $t
+            }
+            #[inline(always)]
+            fn wrap_from(v: i32) -> Self {
+                v as $t
+            }
+        }
+    };
+}
+quant_int!(i8);
+quant_int!(u8);
+quant_int!(i16);
+
+/// Rounds half away from zero and converts to `i32`, saturating (NaN → 0), as `TfLiteRound` then
+/// `static_cast<int32_t>` do on the platforms where that cast saturates (ARM; on x86 an
+/// out-of-range cast is undefined and yields `i32::MIN`).
+#[inline(always)]
+pub fn round_to_i32(x: f32) -> i32 {
+    x.round() as i32
+}
+
+/// The clamp a fused activation applies to a quantized output, as LiteRT's
+/// `CalculateActivationRangeQuantized`: each finite float bound `f` becomes
+/// `zero_point + round(f / scale)` (division in float, rounding half away from zero), limited to
+/// the type's range `[qmin, qmax]`; an infinite bound is the type's limit.
+pub fn quantized_activation_range(
+    act: super::ActivationRange,
+    scale: f32,
+    zero_point: i32,
+    qmin: i32,
+    qmax: i32,
+) -> (i32, i32) {
+    let q = |f: f32| zero_point.saturating_add(round_to_i32(f / scale));
+    let lo = if act.min.is_finite() {
+        qmin.max(q(act.min))
+    } else {
+        qmin
+    };
+    let hi = if act.max.is_finite() {
+        qmax.min(q(act.max))
+    } else {
+        qmax
+    };
+    (lo, hi)
+}
+
+/// QUANTIZE float32 → integer, per tensor. Mirrors LiteRT `reference_ops::AffineQuantize`:
+/// `clamp(round(x / scale) + zero_point)`, the division in float, rounding half away from zero.
+pub fn affine_quantize<T: QuantInt>(scale: f32, zero_point: i32, input: &[f32], output: &mut [T]) {
+    for (o, &x) in output.iter_mut().zip(input) {
+        *o = T::clamp_from(round_to_i32(x / scale).saturating_add(zero_point));
+    }
+}
+
+/// QUANTIZE integer → integer (requantization). Mirrors LiteRT `reference_ops::Requantize`
+/// (double rounding): `clamp(MultiplyByQuantizedMultiplier(q − in_zp, m, shift) + out_zp)`,
+/// with `(m, shift)` from `in_scale / out_scale` in double. (LiteRT's int8 ↔ uint8 `^ 0x80`
+/// shortcut for equal scales gives the same values.)
+pub fn requantize<I: QuantInt, O: QuantInt>(
+    multiplier: i32,
+    shift: i32,
+    input_zero_point: i32,
+    output_zero_point: i32,
+    input: &[I],
+    output: &mut [O],
+) {
+    for (o, &q) in output.iter_mut().zip(input) {
+        let v = q.to_i32().wrapping_sub(input_zero_point);
+        let r = multiply_by_quantized_multiplier(v, multiplier, shift);
+        *o = O::clamp_from(r.wrapping_add(output_zero_point));
+    }
+}
 
 /// DEQUANTIZE of integers, per tensor. Mirrors LiteRT `reference_ops::Dequantize`: the product
 /// `scale * (q - zero_point)` is formed in double precision and rounded once to float.
@@ -76,6 +179,70 @@ mod tests {
         // 0.1f32 widened to double, times 3, rounded once.
         dequantize(0.1f32, 0, &[3i8], &mut out[..1]);
         assert_eq!(out[0], (f64::from(0.1f32) * 3.0) as f32);
+    }
+
+    #[test]
+    fn affine_quantize_rounds_half_away_and_clamps() {
+        let mut out = [0i8; 6];
+        // scale 0.5, zp -128: 0.25 / 0.5 = 0.5 → 1 → -127; -0.25 → -1 → -129 → -128.
+        affine_quantize(
+            0.5,
+            -128,
+            &[0.25, -0.25, 100.0, 1.0, f32::INFINITY, 63.75],
+            &mut out,
+        );
+        assert_eq!(out, [-127, -128, 72, -126, 127, 0]);
+        let mut out = [0u8; 3];
+        affine_quantize(0.1, 3, &[-1.0, 0.05, 30.0], &mut out);
+        // -10 + 3 → 0 (clamped); 0.5 → 1 + 3 = 4; 300 + 3 → 255.
+        assert_eq!(out, [0, 4, 255]);
+        let mut out = [0i16; 2];
+        affine_quantize(1.0 / 32768.0, 0, &[0.999_99, -1.5], &mut out);
+        assert_eq!(out, [32767, -32768]);
+    }
+
+    #[test]
+    fn activation_ranges_on_the_quantized_grid() {
+        use crate::kernels::reference::ActivationRange;
+        // scale 0.05, zp -10: RELU6 → [max(-128, -10), min(127, -10 + 120)] = [-10, 110].
+        assert_eq!(
+            quantized_activation_range(ActivationRange::RELU6, 0.05, -10, -128, 127),
+            (-10, 110)
+        );
+        // RELU with zp -128: lower bound at the type minimum, upper unbounded.
+        assert_eq!(
+            quantized_activation_range(ActivationRange::RELU, 0.1, -128, -128, 127),
+            (-128, 127)
+        );
+        // RELU_N1_TO_1, scale 0.004 (±250 steps) → clamped to the type range.
+        assert_eq!(
+            quantized_activation_range(ActivationRange::RELU_N1_TO_1, 0.004, 0, -128, 127),
+            (-128, 127)
+        );
+        assert_eq!(
+            quantized_activation_range(ActivationRange::NONE, 1.0, 0, -32768, 32767),
+            (-32768, 32767)
+        );
+    }
+
+    #[test]
+    fn requantize_scales_and_shifts_zero_points() {
+        use crate::fixedpoint::quantize_multiplier;
+        // in scale 1/256 zp -128 → out scale 1/128 zp 0: (q + 128) / 2, ties away from zero.
+        let (m, s) = quantize_multiplier(0.5);
+        let mut out = [0i8; 4];
+        requantize(m, s, -128, 0, &[-128i8, -127, -125, 127], &mut out);
+        assert_eq!(out, [0, 1, 2, 127]);
+        // int8 zp 127 → uint8 zp 0, same scale: q - 127 clamped at 0.
+        let (m, s) = quantize_multiplier(1.0);
+        let mut out = [0u8; 3];
+        requantize(m, s, 127, 0, &[-128i8, 126, 127], &mut out);
+        assert_eq!(out, [0, 0, 0]);
+        // Multiplier 3 (> 1): int16 → int8 saturates.
+        let (m, s) = quantize_multiplier(3.0);
+        let mut out = [0i8; 3];
+        requantize(m, s, 0, -1, &[10i16, -50, 100], &mut out);
+        assert_eq!(out, [29, -128, 127]);
     }
 
     #[test]
