@@ -9,6 +9,7 @@ pub mod activations;
 pub mod conv;
 pub mod elementwise;
 pub mod fully_connected;
+pub mod int_elem;
 pub mod pool;
 pub mod quantize;
 pub mod reduce;
