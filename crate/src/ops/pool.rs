@@ -161,3 +161,77 @@ pub fn prepare_pool(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         _ => int_pool::<i16>(ctx, max, p, f, shape, input.dtype),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::shape::test_model::{act, error, i8s, run, single_op};
+    use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, TensorType};
+    use crate::tflite::schema::{ActivationFunctionType, Padding, Pool2DOptionsT};
+
+    fn pool2x2(f: ActivationFunctionType) -> BuiltinOptionsT {
+        BuiltinOptionsT::Pool2DOptions(Box::new(Pool2DOptionsT {
+            padding: Padding::VALID,
+            stride_w: 1,
+            stride_h: 1,
+            filter_width: 2,
+            filter_height: 2,
+            fused_activation_function: f,
+        }))
+    }
+
+    fn model(op: Op, f: ActivationFunctionType, q: (f32, i64)) -> crate::graph::Model {
+        single_op(
+            op,
+            pool2x2(f),
+            vec![
+                act(TensorType::INT8, &[1, 2, 2, 1], Some(q)),
+                act(TensorType::INT8, &[1, 1, 1, 1], Some(q)),
+            ],
+        )
+    }
+
+    #[test]
+    fn average_pool_relu6_clamps_in_the_quantized_domain() {
+        // Scale 0.1, zero point -128: RELU6 → [max(-128, -128 + 0), min(127, -128 + 60)].
+        let m = model(
+            Op::AVERAGE_POOL_2D,
+            ActivationFunctionType::RELU6,
+            (0.1, -128),
+        );
+        // (-128 - 100 + 0 + 100) = -128 → (-128 - 2) / 4 = -32 → clamped to -68.
+        assert_eq!(run(&m, &[&i8s(&[-128, -100, 0, 100])]), i8s(&[-68]));
+        // -288 → (-288 - 2) / 4 = -72 (within the clamp).
+        assert_eq!(run(&m, &[&i8s(&[-128, -100, -60, 0])]), i8s(&[-72]));
+        let m = model(Op::AVERAGE_POOL_2D, ActivationFunctionType::NONE, (0.1, 0));
+        // 1 + 1 + 1 + 2 = 5 → (5 + 2) / 4 = 1 (1.25); 6 → 8 / 4 = 2 (1.5 rounds up).
+        assert_eq!(run(&m, &[&i8s(&[1, 1, 1, 2])]), i8s(&[1]));
+        assert_eq!(run(&m, &[&i8s(&[1, 1, 2, 2])]), i8s(&[2]));
+    }
+
+    #[test]
+    fn max_pool_relu_clamps_at_the_zero_point() {
+        let m = model(Op::MAX_POOL_2D, ActivationFunctionType::RELU, (0.5, 10));
+        assert_eq!(run(&m, &[&i8s(&[-5, 3, 8, 9])]), i8s(&[10]));
+        assert_eq!(run(&m, &[&i8s(&[-5, 3, 80, 9])]), i8s(&[80]));
+        // RELU_N1_TO_1 at scale 0.5, zero point 10: [8, 12].
+        let m = model(
+            Op::MAX_POOL_2D,
+            ActivationFunctionType::RELU_N1_TO_1,
+            (0.5, 10),
+        );
+        assert_eq!(run(&m, &[&i8s(&[-5, 3, 80, 9])]), i8s(&[12]));
+    }
+
+    #[test]
+    fn pooling_does_not_requantize() {
+        let m = single_op(
+            Op::MAX_POOL_2D,
+            pool2x2(ActivationFunctionType::NONE),
+            vec![
+                act(TensorType::INT8, &[1, 2, 2, 1], Some((0.5, 0))),
+                act(TensorType::INT8, &[1, 1, 1, 1], Some((0.25, 0))),
+            ],
+        );
+        assert!(error(&m).contains("unsupported"));
+    }
+}

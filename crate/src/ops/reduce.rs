@@ -147,3 +147,80 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         _ => int_reduce::<i16>(q, p, shape, input.dtype),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::shape::test_model::{act, error, i8s, ints, run, single_op};
+    use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, TensorType};
+    use crate::tflite::schema::ReducerOptionsT;
+
+    fn reducer() -> BuiltinOptionsT {
+        BuiltinOptionsT::ReducerOptions(Box::new(ReducerOptionsT { keep_dims: false }))
+    }
+
+    #[test]
+    fn int8_mean_rescales_and_divides_in_fixed_point() {
+        // in (0.5, 0) → out (0.25, 0): multiplier 2 = (2^30, 2); count 3 folds to
+        // ((2^30 << 1) / 3, 1). Rows [1, 2, 4] → 7 · 2 / 3 = 4.67 → 5; [-1, -2, -2] → -3.33 → -3.
+        let m = single_op(
+            Op::MEAN,
+            reducer(),
+            vec![
+                act(TensorType::INT8, &[2, 3], Some((0.5, 0))),
+                ints(&[1], &[1]),
+                act(TensorType::INT8, &[2], Some((0.25, 0))),
+            ],
+        );
+        assert_eq!(run(&m, &[&i8s(&[1, 2, 4, -1, -2, -2])]), i8s(&[5, -3]));
+    }
+
+    #[test]
+    fn int8_sum_and_max() {
+        // SUM with equal parameters (zero point 3): (5 - 3) + (7 - 3) + 3 = 9.
+        let m = single_op(
+            Op::SUM,
+            reducer(),
+            vec![
+                act(TensorType::INT8, &[1, 2], Some((0.5, 3))),
+                ints(&[1], &[-1]),
+                act(TensorType::INT8, &[1], Some((0.5, 3))),
+            ],
+        );
+        assert_eq!(run(&m, &[&i8s(&[5, 7])]), i8s(&[9]));
+        let m = single_op(
+            Op::REDUCE_MAX,
+            reducer(),
+            vec![
+                act(TensorType::INT8, &[2, 2], Some((0.5, 3))),
+                ints(&[1], &[0]),
+                act(TensorType::INT8, &[2], Some((0.5, 3))),
+            ],
+        );
+        assert_eq!(run(&m, &[&i8s(&[-128, 5, -127, -9])]), i8s(&[-127, 5]));
+    }
+
+    #[test]
+    fn quantization_rules() {
+        // REDUCE_MAX cannot change parameters; INT16 MEAN needs zero point 0.
+        let m = single_op(
+            Op::REDUCE_MAX,
+            reducer(),
+            vec![
+                act(TensorType::INT16, &[2], Some((0.5, 0))),
+                ints(&[1], &[0]),
+                act(TensorType::INT16, &[], Some((0.25, 0))),
+            ],
+        );
+        assert!(error(&m).contains("unsupported"));
+        let m = single_op(
+            Op::MEAN,
+            reducer(),
+            vec![
+                act(TensorType::INT16, &[2], Some((0.5, 1))),
+                ints(&[1], &[0]),
+                act(TensorType::INT16, &[], Some((0.5, 0))),
+            ],
+        );
+        assert!(error(&m).contains("INT16 zero point must be 0"));
+    }
+}

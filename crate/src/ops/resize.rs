@@ -168,3 +168,38 @@ pub fn prepare_resize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::shape::test_model::{act, error, i8s, ints, run, single_op};
+    use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, TensorType};
+
+    fn bilinear(out_w: i32, out_q: (f32, i64)) -> crate::graph::Model {
+        single_op(
+            Op::RESIZE_BILINEAR,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(TensorType::INT8, &[1, 1, 2, 1], Some((0.1, 0))),
+                ints(&[2], &[1, out_w]),
+                act(TensorType::INT8, &[1, 1, out_w, 1], Some(out_q)),
+            ],
+        )
+    }
+
+    #[test]
+    fn int8_bilinear_runs_in_fixed_point() {
+        // Legacy coordinates x · 0.5: 0, 50.5 → 51, 101, 101.
+        assert_eq!(
+            run(&bilinear(4, (0.1, 0)), &[&i8s(&[0, 101])]),
+            i8s(&[0, 51, 101, 101])
+        );
+    }
+
+    #[test]
+    fn int8_bilinear_rejects_requantization_and_out_of_range_geometry() {
+        assert!(error(&bilinear(4, (0.2, 0))).contains("unsupported"));
+        // 2 → 1200: scale_10 = (2048 + 600) / 1200 = 2, the last pixel maps to 2398/1024 ≥ 2.
+        let e = error(&bilinear(1200, (0.1, 0)));
+        assert!(e.contains("fixed-point range"), "{e}");
+    }
+}

@@ -815,3 +815,240 @@ mod tests {
         assert!(canonical_strided_slice(&[3], &[0, 0], &[1], &[1], SliceMasks::default()).is_err());
     }
 }
+
+/// Tiny quantized models for the end-to-end tests of this file and of `pool`, `reduce` and
+/// `resize`: one operator, activation inputs, optional constants, per-tensor quantization.
+#[cfg(test)]
+pub(crate) mod test_model {
+    use crate::engine::Interpreter;
+    use crate::graph::{
+        Buffer, BuiltinOperator, BuiltinOptionsT, CustomOptionsFormat, Model, OpCode, Operator,
+        Quantization, Subgraph, Tensor, TensorType,
+    };
+
+    /// One tensor of a test model.
+    pub(crate) struct T {
+        pub dtype: TensorType,
+        pub shape: Vec<i32>,
+        /// `(scale, zero point)`, when quantized.
+        pub q: Option<(f32, i64)>,
+        /// Constant bytes, when constant.
+        pub data: Option<Vec<u8>>,
+    }
+
+    /// An activation tensor.
+    pub(crate) fn act(dtype: TensorType, shape: &[i32], q: Option<(f32, i64)>) -> T {
+        T {
+            dtype,
+            shape: shape.to_vec(),
+            q,
+            data: None,
+        }
+    }
+
+    /// A constant INT32 tensor.
+    pub(crate) fn ints(shape: &[i32], v: &[i32]) -> T {
+        T {
+            dtype: TensorType::INT32,
+            shape: shape.to_vec(),
+            q: None,
+            data: Some(bytemuck::cast_slice(v).to_vec()),
+        }
+    }
+
+    /// A model running `code` on `tensors` (the last one is the output; constants are inputs
+    /// too, in order; the rest are graph inputs).
+    pub(crate) fn single_op(
+        code: BuiltinOperator,
+        options: BuiltinOptionsT,
+        tensors: Vec<T>,
+    ) -> Model {
+        let n = tensors.len();
+        let mut buffers = vec![Buffer::default()];
+        let mut graph_inputs = Vec::new();
+        let mut ts = Vec::new();
+        for (i, t) in tensors.into_iter().enumerate() {
+            let mut tensor = Tensor::new(format!("t{i}"), t.dtype, t.shape);
+            tensor.quantization = t.q.map(|(s, z)| Quantization {
+                scale: Some(vec![s]),
+                zero_point: Some(vec![z]),
+                ..Default::default()
+            });
+            match t.data {
+                Some(d) => {
+                    tensor.buffer = buffers.len() as u32;
+                    buffers.push(Buffer { data: d });
+                }
+                None if i + 1 < n => graph_inputs.push(i as i32),
+                None => {}
+            }
+            ts.push(tensor);
+        }
+        let op = Operator {
+            code: OpCode::builtin(code, 1),
+            inputs: (0..n as i32 - 1).collect(),
+            outputs: vec![n as i32 - 1],
+            intermediates: None,
+            options,
+            options_2: Default::default(),
+            custom_options: None,
+            custom_options_format: CustomOptionsFormat::FLEXBUFFERS,
+            mutating_variable_inputs: None,
+            debug_metadata_index: -1,
+        };
+        Model {
+            version: 3,
+            subgraphs: vec![Subgraph {
+                tensors: ts,
+                inputs: graph_inputs,
+                outputs: vec![n as i32 - 1],
+                operators: vec![op],
+                ..Default::default()
+            }],
+            buffers,
+            ..Default::default()
+        }
+    }
+
+    /// Runs `m` on the given raw inputs; returns the output bytes.
+    pub(crate) fn run(m: &Model, inputs: &[&[u8]]) -> Vec<u8> {
+        let mut it = Interpreter::new(m).expect("prepares");
+        for (i, b) in inputs.iter().enumerate() {
+            it.set_input(i, b).expect("input fits");
+        }
+        it.invoke();
+        it.output(0).expect("output").bytes.to_vec()
+    }
+
+    /// The prepare error of `m`, as text.
+    pub(crate) fn error(m: &Model) -> String {
+        match Interpreter::new(m) {
+            Ok(_) => panic!("expected a prepare error"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// `i8` values as bytes.
+    pub(crate) fn i8s(v: &[i8]) -> Vec<u8> {
+        bytemuck::cast_slice(v).to_vec()
+    }
+}
+
+#[cfg(test)]
+mod int_tests {
+    use super::test_model::{act, error, i8s, ints, run, single_op};
+    use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, TensorType};
+    use crate::tflite::schema::{ConcatenationOptionsT, ReshapeOptionsT};
+
+    const I8: TensorType = TensorType::INT8;
+
+    fn concat(axis: i32) -> BuiltinOptionsT {
+        BuiltinOptionsT::ConcatenationOptions(Box::new(ConcatenationOptionsT {
+            axis,
+            ..Default::default()
+        }))
+    }
+
+    #[test]
+    fn concat_requantizes_only_the_input_with_other_parameters() {
+        // in0 (0.5, 10) → out (0.25, -3): q · 2 − 20 − 3; in1 shares the output's parameters.
+        let m = single_op(
+            Op::CONCATENATION,
+            concat(1),
+            vec![
+                act(I8, &[1, 2], Some((0.5, 10))),
+                act(I8, &[1, 2], Some((0.25, -3))),
+                act(I8, &[1, 4], Some((0.25, -3))),
+            ],
+        );
+        let out = run(&m, &[&i8s(&[10, 60]), &i8s(&[-128, 127])]);
+        // 10 → -3; 60 → 100 - 3 = 97 (saturating only past 127).
+        assert_eq!(out, i8s(&[-3, 97, -128, 127]));
+    }
+
+    #[test]
+    fn int16_concat_needs_zero_point_zero() {
+        let i16q = |zp| act(TensorType::INT16, &[2], Some((0.001, zp)));
+        let m = single_op(
+            Op::CONCATENATION,
+            concat(0),
+            vec![i16q(0), i16q(3), i16q(0)],
+        );
+        assert!(error(&m).contains("INT16 zero point must be 0"));
+    }
+
+    #[test]
+    fn pad_writes_the_output_zero_point_and_checks_padv2_constants() {
+        // [1, 2] padded by one on each side of axis 1, zero point 127.
+        let m = single_op(
+            Op::PAD,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(I8, &[1, 2], Some((0.01, 127))),
+                ints(&[2, 2], &[0, 0, 1, 1]),
+                act(I8, &[1, 4], Some((0.01, 127))),
+            ],
+        );
+        assert_eq!(run(&m, &[&i8s(&[-5, 6])]), i8s(&[127, -5, 6, 127]));
+        // PADV2 with a constant whose scale is not the output's.
+        let mut value = act(I8, &[], Some((0.02, 127)));
+        value.data = Some(i8s(&[0]));
+        let m = single_op(
+            Op::PADV2,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(I8, &[1, 2], Some((0.01, 127))),
+                ints(&[2, 2], &[0, 0, 1, 1]),
+                value,
+                act(I8, &[1, 4], Some((0.01, 127))),
+            ],
+        );
+        assert!(error(&m).contains("output's scale and zero point"));
+    }
+
+    #[test]
+    fn padv2_uses_its_constant() {
+        let mut value = act(I8, &[], Some((0.01, -128)));
+        value.data = Some(i8s(&[-100]));
+        let m = single_op(
+            Op::PADV2,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(I8, &[2], Some((0.01, -128))),
+                ints(&[1, 2], &[1, 0]),
+                value,
+                act(I8, &[3], Some((0.01, -128))),
+            ],
+        );
+        assert_eq!(run(&m, &[&i8s(&[1, 2])]), i8s(&[-100, 1, 2]));
+    }
+
+    #[test]
+    fn reshape_of_quantized_values_needs_the_same_parameters() {
+        let opts = || BuiltinOptionsT::ReshapeOptions(Box::<ReshapeOptionsT>::default());
+        let m = single_op(
+            Op::RESHAPE,
+            opts(),
+            vec![
+                act(I8, &[2, 2], Some((0.5, 1))),
+                ints(&[1], &[4]),
+                act(I8, &[4], Some((0.5, 2))),
+            ],
+        );
+        let e = error(&m);
+        assert!(
+            e.contains("unsupported") && e.contains("zero point [2]"),
+            "{e}"
+        );
+        let m = single_op(
+            Op::RESHAPE,
+            opts(),
+            vec![
+                act(I8, &[2, 2], Some((0.5, 1))),
+                ints(&[1], &[4]),
+                act(I8, &[4], Some((0.5, 1))),
+            ],
+        );
+        assert_eq!(run(&m, &[&i8s(&[1, -2, 3, -4])]), i8s(&[1, -2, 3, -4]));
+    }
+}
