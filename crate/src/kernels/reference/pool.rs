@@ -245,6 +245,26 @@ mod tests {
     }
 
     #[test]
+    fn int_average_keeps_odd_channel_counts_apart() {
+        // 1x2 input with 3 channels, 1x2 window: per-channel averages.
+        let p = PoolParams {
+            in_h: 1,
+            in_w: 2,
+            channels: 3,
+            out_h: 1,
+            out_w: 1,
+            filter_h: 1,
+            filter_w: 2,
+            ..params(1, 1, 1, 1, 0)
+        };
+        let input: [i8; 6] = [1, -128, 127, 2, -127, 127];
+        let mut out = [0i8; 3];
+        average_pool_int(&p, -128, 127, &input, &mut out);
+        // (3 + 1) / 2 = 2; (-255 - 1) / 2 = -128; 254 / 2 = 127.
+        assert_eq!(out, [2, -128, 127]);
+    }
+
+    #[test]
     fn int_max_pool_with_padding_and_clamp() {
         let input: [i8; 4] = [-128, -100, -128, -128];
         let mut out = [0i8; 4];

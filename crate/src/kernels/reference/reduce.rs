@@ -201,7 +201,8 @@ impl QuantizedReduce {
         if mean && n > 0 {
             let log2 = 63 - n.leading_zeros() as i32;
             let s = log2.min(32).min(31 + shift).max(0);
-            multiplier = ((i64::from(multiplier) << s) / n as i64) as i32;
+            multiplier =
+                ((i64::from(multiplier) << s) / i64::try_from(n).unwrap_or(i64::MAX)) as i32;
             shift -= s;
         }
         Self {
@@ -228,13 +229,15 @@ pub fn quantized_mean_or_sum<T: IntElem>(
         output.fill(T::saturate(0));
         return;
     }
-    let n = p.count as i64;
+    let n = i64::try_from(p.count).unwrap_or(i64::MAX);
     p.fold_groups(
         input,
         0i32,
         |acc, x| acc.wrapping_add(x.widen()),
         |o, sum| {
-            let shifted = (i64::from(sum) - i64::from(q.input_zero_point).wrapping_mul(n)) as i32;
+            // Wrapping: a hostile zero point times a huge count must not panic.
+            let shifted =
+                i64::from(sum).wrapping_sub(i64::from(q.input_zero_point).wrapping_mul(n)) as i32;
             let v = multiply_by_quantized_multiplier(shifted, q.multiplier, q.shift)
                 .saturating_add(q.output_zero_point);
             output[o] = T::saturate(v);
@@ -293,6 +296,23 @@ mod tests {
         // row 0: (2 - 1) + (3 - 1) = 3 → 9 + 5 = 14; row 1: (100 - 1) · 2 = 198 · 3 → 127.
         quantized_mean_or_sum(&p, &q, &[2i8, 3, 100, 100], &mut out);
         assert_eq!(out, [14, 127]);
+    }
+
+    #[test]
+    fn quantized_mean_with_a_tiny_multiplier_gives_the_zero_point() {
+        // in/out = 2^-40 flushes to (0, 0) in QuantizeMultiplier: every output is the zero point.
+        let (m, s) = crate::fixedpoint::quantize_multiplier(2f64.powi(-40));
+        assert_eq!((m, s), (0, 0));
+        let q = QuantizedReduce::new(0, m, s, 127, 2, true);
+        let p = ReduceParams::new(&[1, 2], &[1]).expect("valid");
+        let mut out = [0i8];
+        quantized_mean_or_sum(&p, &q, &[127i8, 127], &mut out);
+        assert_eq!(out, [127]);
+        // 2^-20: 127 · 2^-20 rounds to 0 → the zero point -128.
+        let (m, s) = crate::fixedpoint::quantize_multiplier(2f64.powi(-20));
+        let q = QuantizedReduce::new(0, m, s, -128, 2, true);
+        quantized_mean_or_sum(&p, &q, &[127i8, 127], &mut out);
+        assert_eq!(out, [-128]);
     }
 
     #[test]
