@@ -1,8 +1,13 @@
-//! Reductions: MEAN, SUM, REDUCE_MAX over constant axes, with `keep_dims` (float32).
+//! Reductions: MEAN, SUM, REDUCE_MAX over constant axes, with `keep_dims`: float32, and
+//! quantized INT8 / UINT8 / INT16 (LiteRT's reference paths: `QuantizedMeanOrSum` for MEAN and
+//! SUM, the raw-integer max for REDUCE_MAX).
 
+use super::shape::require_same_quantization;
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
-use crate::graph::BuiltinOperator;
-use crate::kernels::reference::reduce::{self, ReduceParams};
+use crate::fixedpoint::quantize_multiplier;
+use crate::graph::{BuiltinOperator, TensorType};
+use crate::kernels::reference::int_elem::IntElem;
+use crate::kernels::reference::reduce::{self, QuantizedReduce, ReduceParams};
 use crate::tflite::schema::ReducerOptionsT;
 
 #[derive(Clone, Copy)]
@@ -29,7 +34,42 @@ impl Kernel for Reduce {
     }
 }
 
-/// MEAN / SUM / REDUCE_MAX: input float32, axes a constant int32 scalar or vector (negative
+/// A quantized reduction on `T` elements: MEAN/SUM requantize (`Some`), REDUCE_MAX does not.
+struct IntReduce<T> {
+    q: Option<QuantizedReduce>,
+    p: ReduceParams,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<T: IntElem> Kernel for IntReduce<T> {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let input = io.in_as::<T>(0);
+        let out = io.out_as::<T>();
+        match &self.q {
+            Some(q) => reduce::quantized_mean_or_sum(&self.p, q, input, out),
+            None => reduce::max_int(&self.p, input, out),
+        }
+    }
+}
+
+fn int_reduce<T: IntElem>(
+    q: Option<QuantizedReduce>,
+    p: ReduceParams,
+    shape: Vec<usize>,
+    dtype: TensorType,
+) -> Prepared {
+    Prepared::new(
+        shape,
+        dtype,
+        IntReduce::<T> {
+            q,
+            p,
+            _t: std::marker::PhantomData,
+        },
+    )
+}
+
+/// MEAN / SUM / REDUCE_MAX: input float32 or quantized INT8 / UINT8 / INT16, axes a constant int32 scalar or vector (negative
 /// axes count from the end, duplicates are ignored).
 pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(2, 2)?;
@@ -41,7 +81,16 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         _ => return Err(ctx.unsupported(String::new(), "not a reduction")),
     };
     let (input, axes_t) = (ctx.input(0)?, ctx.input(1)?);
-    ctx.require_f32(&input)?;
+    ctx.require_dtype(
+        &input,
+        &[
+            TensorType::FLOAT32,
+            TensorType::INT8,
+            TensorType::UINT8,
+            TensorType::INT16,
+        ],
+    )?;
+    ctx.require_output_dtype(0, input.dtype)?;
     ctx.require_max_rank(&input)?;
     let rank = input.shape.len();
     let axes = ctx
@@ -59,5 +108,119 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             shape.push(1);
         }
     }
-    Ok(Prepared::f32(shape, Reduce { reducer, p }))
+    if input.dtype == TensorType::FLOAT32 {
+        return Ok(Prepared::f32(shape, Reduce { reducer, p }));
+    }
+    let out = ctx.output(0)?;
+    let q = match reducer {
+        Reducer::Max => {
+            // reduce.cc: input and output scale and zero point must be equal.
+            require_same_quantization(ctx, &input, &out)?;
+            None
+        }
+        Reducer::Mean | Reducer::Sum => {
+            let (iq, oq) = (
+                ctx.per_tensor_qparams(&input)?,
+                ctx.per_tensor_qparams(&out)?,
+            );
+            if input.dtype == TensorType::INT16 {
+                for (t, q) in [(&input, iq), (&out, oq)] {
+                    if q.zero_point != 0 {
+                        return Err(ctx.invalid(t.describe(), "INT16 zero point must be 0"));
+                    }
+                }
+            }
+            let (m, shift) = quantize_multiplier(f64::from(iq.scale) / f64::from(oq.scale));
+            Some(QuantizedReduce::new(
+                iq.zero_point,
+                m,
+                shift,
+                oq.zero_point,
+                p.count(),
+                matches!(reducer, Reducer::Mean),
+            ))
+        }
+    };
+    Ok(match input.dtype {
+        TensorType::INT8 => int_reduce::<i8>(q, p, shape, input.dtype),
+        TensorType::UINT8 => int_reduce::<u8>(q, p, shape, input.dtype),
+        _ => int_reduce::<i16>(q, p, shape, input.dtype),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::shape::test_model::{act, error, i8s, ints, run, single_op};
+    use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, TensorType};
+    use crate::tflite::schema::ReducerOptionsT;
+
+    fn reducer() -> BuiltinOptionsT {
+        BuiltinOptionsT::ReducerOptions(Box::new(ReducerOptionsT { keep_dims: false }))
+    }
+
+    #[test]
+    fn int8_mean_rescales_and_divides_in_fixed_point() {
+        // in (0.5, 0) → out (0.25, 0): multiplier 2 = (2^30, 2); count 3 folds to
+        // ((2^30 << 1) / 3, 1). Rows [1, 2, 4] → 7 · 2 / 3 = 4.67 → 5; [-1, -2, -2] → -3.33 → -3.
+        let m = single_op(
+            Op::MEAN,
+            reducer(),
+            vec![
+                act(TensorType::INT8, &[2, 3], Some((0.5, 0))),
+                ints(&[1], &[1]),
+                act(TensorType::INT8, &[2], Some((0.25, 0))),
+            ],
+        );
+        assert_eq!(run(&m, &[&i8s(&[1, 2, 4, -1, -2, -2])]), i8s(&[5, -3]));
+    }
+
+    #[test]
+    fn int8_sum_and_max() {
+        // SUM with equal parameters (zero point 3): (5 - 3) + (7 - 3) + 3 = 9.
+        let m = single_op(
+            Op::SUM,
+            reducer(),
+            vec![
+                act(TensorType::INT8, &[1, 2], Some((0.5, 3))),
+                ints(&[1], &[-1]),
+                act(TensorType::INT8, &[1], Some((0.5, 3))),
+            ],
+        );
+        assert_eq!(run(&m, &[&i8s(&[5, 7])]), i8s(&[9]));
+        let m = single_op(
+            Op::REDUCE_MAX,
+            reducer(),
+            vec![
+                act(TensorType::INT8, &[2, 2], Some((0.5, 3))),
+                ints(&[1], &[0]),
+                act(TensorType::INT8, &[2], Some((0.5, 3))),
+            ],
+        );
+        assert_eq!(run(&m, &[&i8s(&[-128, 5, -127, -9])]), i8s(&[-127, 5]));
+    }
+
+    #[test]
+    fn quantization_rules() {
+        // REDUCE_MAX cannot change parameters; INT16 MEAN needs zero point 0.
+        let m = single_op(
+            Op::REDUCE_MAX,
+            reducer(),
+            vec![
+                act(TensorType::INT16, &[2], Some((0.5, 0))),
+                ints(&[1], &[0]),
+                act(TensorType::INT16, &[], Some((0.25, 0))),
+            ],
+        );
+        assert!(error(&m).contains("unsupported"));
+        let m = single_op(
+            Op::MEAN,
+            reducer(),
+            vec![
+                act(TensorType::INT16, &[2], Some((0.5, 1))),
+                ints(&[1], &[0]),
+                act(TensorType::INT16, &[], Some((0.5, 0))),
+            ],
+        );
+        assert!(error(&m).contains("INT16 zero point must be 0"));
+    }
 }

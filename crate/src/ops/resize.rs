@@ -1,7 +1,11 @@
-//! RESIZE_BILINEAR (float32) and RESIZE_NEAREST_NEIGHBOR (any element type).
+//! RESIZE_BILINEAR (float32, and INT8 / INT16 in LiteRT's fixed point) and
+//! RESIZE_NEAREST_NEIGHBOR (any element type). Quantized inputs and outputs must share their
+//! parameters: neither op requantizes.
 
+use super::shape::require_same_quantization;
 use super::{Kernel, Node, OpIo, PrepareCtx, PrepareResult, Prepared, elem_size, options};
 use crate::graph::{BuiltinOperator, TensorType};
+use crate::kernels::reference::int_elem::IntElem;
 use crate::kernels::reference::resize::{self, ResizeParams};
 use crate::tflite::schema::{ResizeBilinearOptionsT, ResizeNearestNeighborOptionsT};
 
@@ -13,6 +17,19 @@ impl Kernel for Bilinear {
     fn eval(&self, io: &mut OpIo<'_>) {
         let input = io.f32_in(0);
         resize::resize_bilinear(&self.p, input, io.f32_out());
+    }
+}
+
+/// Integer bilinear resize on `T` elements.
+struct IntBilinear<T> {
+    p: ResizeParams,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<T: IntElem> Kernel for IntBilinear<T> {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let input = io.in_as::<T>(0);
+        resize::resize_bilinear_int(&self.p, input, io.out_as::<T>());
     }
 }
 
@@ -100,18 +117,89 @@ pub fn prepare_resize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     }
     let shape = vec![n, p.out_h, p.out_w, c];
     if bilinear {
-        ctx.require_f32(&input)?;
-        Ok(Prepared::f32(shape, Bilinear { p }))
+        ctx.require_dtype(
+            &input,
+            &[TensorType::FLOAT32, TensorType::INT8, TensorType::INT16],
+        )?;
+        ctx.require_output_dtype(0, input.dtype)?;
+        if input.dtype == TensorType::FLOAT32 {
+            return Ok(Prepared::f32(shape, Bilinear { p }));
+        }
+        require_same_quantization(ctx, &input, &ctx.output(0)?)?;
+        if !resize::resize_bilinear_int_supported(&p) {
+            return Err(ctx.unsupported(
+                size_t.describe(),
+                format!(
+                    "integer resize {ih}x{iw} → {}x{} leaves LiteRT's 10-bit fixed-point range",
+                    p.out_h, p.out_w
+                ),
+            ));
+        }
+        Ok(if input.dtype == TensorType::INT8 {
+            Prepared::new(
+                shape,
+                input.dtype,
+                IntBilinear::<i8> {
+                    p,
+                    _t: std::marker::PhantomData,
+                },
+            )
+        } else {
+            Prepared::new(
+                shape,
+                input.dtype,
+                IntBilinear::<i16> {
+                    p,
+                    _t: std::marker::PhantomData,
+                },
+            )
+        })
     } else {
         let size = elem_size(ctx, &input)?;
         if !matches!(size, 1 | 2 | 4 | 8) || input.dtype == TensorType::BOOL && size != 1 {
             return Err(ctx.unsupported(input.describe(), "element type"));
         }
         ctx.require_output_dtype(0, input.dtype)?;
+        require_same_quantization(ctx, &input, &ctx.output(0)?)?;
         Ok(Prepared {
             shape,
             dtype: input.dtype,
             node: Node::Kernel(Box::new(Nearest { size, p })),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::shape::test_model::{act, error, i8s, ints, run, single_op};
+    use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, TensorType};
+
+    fn bilinear(out_w: i32, out_q: (f32, i64)) -> crate::graph::Model {
+        single_op(
+            Op::RESIZE_BILINEAR,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(TensorType::INT8, &[1, 1, 2, 1], Some((0.1, 0))),
+                ints(&[2], &[1, out_w]),
+                act(TensorType::INT8, &[1, 1, out_w, 1], Some(out_q)),
+            ],
+        )
+    }
+
+    #[test]
+    fn int8_bilinear_runs_in_fixed_point() {
+        // Legacy coordinates x · 0.5: 0, 50.5 → 51, 101, 101.
+        assert_eq!(
+            run(&bilinear(4, (0.1, 0)), &[&i8s(&[0, 101])]),
+            i8s(&[0, 51, 101, 101])
+        );
+    }
+
+    #[test]
+    fn int8_bilinear_rejects_requantization_and_out_of_range_geometry() {
+        assert!(error(&bilinear(4, (0.2, 0))).contains("unsupported"));
+        // 2 → 1200: scale_10 = (2048 + 600) / 1200 = 2, the last pixel maps to 2398/1024 ≥ 2.
+        let e = error(&bilinear(1200, (0.1, 0)));
+        assert!(e.contains("fixed-point range"), "{e}");
     }
 }

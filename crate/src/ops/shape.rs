@@ -1,12 +1,21 @@
 //! Shape and data-movement ops: RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE, CONCATENATION,
 //! PAD/PADV2, STRIDED_SLICE, SLICE. They only move elements, so they run on any fixed-size
 //! element type (the kernel is chosen by element size), not only float32.
+//!
+//! Quantized tensors (INT8, UINT8, INT16 with a scale): moving raw integers keeps their meaning
+//! only when the output is quantized exactly like the input, so that is required (LiteRT's
+//! converter always writes it so; a model that does not is "unsupported", never silently
+//! reinterpreted). PAD pads with the output's zero point; CONCATENATION requantizes inputs whose
+//! parameters differ from the output's as LiteRT's `ConcatenationWithScaling` does.
 
 use super::{
     Kernel, Node, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo, elem_size, options,
 };
 use crate::graph::TensorType;
-use crate::kernels::reference::shape::{self, PadParams, StridedSliceParams, TransposeParams};
+use crate::kernels::reference::int_elem::IntElem;
+use crate::kernels::reference::shape::{
+    self, ConcatRescale, PadParams, StridedSliceParams, TransposeParams,
+};
 use crate::tflite::schema::{
     ActivationFunctionType, ConcatenationOptionsT, ReshapeOptionsT, SqueezeOptionsT,
     StridedSliceOptionsT,
@@ -51,7 +60,61 @@ fn movable_size(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<usize
     }
 }
 
-/// A shape-only op keeps the input's type: the output tensor must agree.
+/// True for the integer types TFLite quantizes activations to.
+pub(crate) fn is_quantized_type(dtype: TensorType) -> bool {
+    matches!(
+        dtype,
+        TensorType::INT8 | TensorType::UINT8 | TensorType::INT16
+    )
+}
+
+/// A tensor's quantization as `(scales, zero points)` with absent zero points read as 0; `None`
+/// when it has no scale (not quantized).
+fn quant_key(t: &TensorInfo<'_>) -> Option<(Vec<f32>, Vec<i64>)> {
+    let q = t.quantization?;
+    if q.scales().is_empty() {
+        return None;
+    }
+    let zps = if q.zero_points().is_empty() {
+        vec![0; q.scales().len()]
+    } else {
+        q.zero_points().to_vec()
+    };
+    Some((q.scales().to_vec(), zps))
+}
+
+/// For an op that passes quantized integers through unchanged (data movement, max pooling,
+/// resizing): the output must be quantized exactly like the input, otherwise the same integers
+/// would mean other values ("unsupported": no requantizing kernel for it). Non-quantized types
+/// pass.
+pub(crate) fn require_same_quantization(
+    ctx: &PrepareCtx<'_>,
+    input: &TensorInfo<'_>,
+    output: &TensorInfo<'_>,
+) -> PrepareResult<()> {
+    if !is_quantized_type(input.dtype) {
+        return Ok(());
+    }
+    let (a, b) = (quant_key(input), quant_key(output));
+    if a == b {
+        return Ok(());
+    }
+    let show = |k: &Option<(Vec<f32>, Vec<i64>)>| match k {
+        Some((s, z)) => format!("scale {s:?} zero point {z:?}"),
+        None => "no quantization".to_string(),
+    };
+    Err(ctx.unsupported(
+        output.describe(),
+        format!(
+            "{} differs from {}'s {} (this operator moves quantized values unchanged)",
+            show(&b),
+            input.describe(),
+            show(&a)
+        ),
+    ))
+}
+
+/// A shape-only op keeps the input's type (and quantization): the output tensor must agree.
 fn same_type(
     ctx: &PrepareCtx<'_>,
     input: &TensorInfo<'_>,
@@ -59,6 +122,7 @@ fn same_type(
     kernel: impl Kernel + 'static,
 ) -> PrepareResult<Prepared> {
     ctx.require_output_dtype(0, input.dtype)?;
+    require_same_quantization(ctx, input, &ctx.output(0)?)?;
     Ok(Prepared {
         shape,
         dtype: input.dtype,
@@ -210,38 +274,66 @@ pub fn prepare_transpose(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     same_type(ctx, &input, p.out_dims().to_vec(), Transpose { size, p })
 }
 
-/// One input's placement in a concatenation.
+/// One input's placement in a concatenation, and its requantization when its parameters differ
+/// from the output's.
 #[derive(Clone, Copy)]
 struct Part {
     in_inner: usize,
     out_offset: usize,
+    rescale: Option<ConcatRescale>,
 }
 
 struct Concat {
     size: usize,
+    dtype: TensorType,
     outer: usize,
     out_inner: usize,
     parts: Vec<Part>,
+}
+
+/// Runs the requantizing concatenation of one part with `T` elements.
+fn concat_rescaled<T: IntElem>(c: &Concat, part: &Part, r: &ConcatRescale, i: &[u8], o: &mut [u8]) {
+    shape::concat_part_rescaled::<T>(
+        c.outer,
+        part.in_inner,
+        c.out_inner,
+        part.out_offset,
+        r,
+        bytemuck::cast_slice(i),
+        bytemuck::cast_slice_mut(o),
+    );
 }
 
 impl Kernel for Concat {
     fn eval(&self, io: &mut OpIo<'_>) {
         for (k, part) in self.parts.iter().enumerate() {
             let input = io.input(k);
-            by_size!(self.size, input, io.output(), |i, o| shape::concat_part(
-                self.outer,
-                part.in_inner,
-                self.out_inner,
-                part.out_offset,
-                i,
-                o
-            ));
+            match (&part.rescale, self.dtype) {
+                (Some(r), TensorType::INT8) => {
+                    concat_rescaled::<i8>(self, part, r, input, io.output());
+                }
+                (Some(r), TensorType::UINT8) => {
+                    concat_rescaled::<u8>(self, part, r, input, io.output());
+                }
+                (Some(r), _) => concat_rescaled::<i16>(self, part, r, input, io.output()),
+                (None, _) => by_size!(self.size, input, io.output(), |i, o| shape::concat_part(
+                    self.outer,
+                    part.in_inner,
+                    self.out_inner,
+                    part.out_offset,
+                    i,
+                    o
+                )),
+            }
         }
     }
 }
 
-/// CONCATENATION along `axis`: same type and rank, equal dims except along the axis. Quantized
-/// inputs must share the output's parameters (requantizing concat comes with the int8 engine).
+/// CONCATENATION along `axis`: same type and rank, equal dims except along the axis. Mirrors
+/// LiteRT's `concatenation.cc`: INT16 inputs and output need zero point 0; quantized inputs
+/// (INT8, UINT8, INT16) whose scale or zero point differ from the output's are requantized as
+/// `reference_ops::ConcatenationWithScaling` does (LiteRT itself only allows that for UINT8 and
+/// rejects it for INT8), the others are copied.
 pub fn prepare_concatenation(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     let o = options!(ctx, ConcatenationOptions, ConcatenationOptionsT)?;
     if o.fused_activation_function != ActivationFunctionType::NONE {
@@ -251,7 +343,17 @@ pub fn prepare_concatenation(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     let size = movable_size(ctx, &first)?;
     let rank = first.shape.len();
     let axis = ctx.axis(&first, i64::from(o.axis), rank)?;
-    let out_q = ctx.output(0)?.quantization;
+    ctx.require_output_dtype(0, first.dtype)?;
+    let out = ctx.output(0)?;
+    let quantized = is_quantized_type(first.dtype) && quant_key(&out).is_some();
+    let out_q = if quantized {
+        Some(ctx.per_tensor_qparams(&out)?)
+    } else {
+        None
+    };
+    if first.dtype == TensorType::INT16 && out_q.is_some_and(|q| q.zero_point != 0) {
+        return Err(ctx.invalid(out.describe(), "INT16 zero point must be 0"));
+    }
     let mut shape = first.shape.to_vec();
     shape[axis] = 0;
     let inner_of = |s: &[usize]| s[axis..].iter().product::<usize>();
@@ -273,15 +375,20 @@ pub fn prepare_concatenation(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                 ),
             ));
         }
-        if t.dtype != TensorType::FLOAT32
-            && t.quantization.map(|q| (q.scales(), q.zero_points()))
-                != out_q.map(|q| (q.scales(), q.zero_points()))
-        {
-            return Err(ctx.unsupported(
-                t.describe(),
-                "requantizing CONCATENATION (int8 engine, issue 6)",
-            ));
-        }
+        let rescale = match out_q {
+            Some(oq) => {
+                let iq = ctx.per_tensor_qparams(&t)?;
+                if t.dtype == TensorType::INT16 && iq.zero_point != 0 {
+                    return Err(ctx.invalid(t.describe(), "INT16 zero point must be 0"));
+                }
+                (iq != oq)
+                    .then(|| ConcatRescale::new(iq.scale, iq.zero_point, oq.scale, oq.zero_point))
+            }
+            None => {
+                require_same_quantization(ctx, &t, &out)?;
+                None
+            }
+        };
         let out_offset = inner_of(&shape);
         shape[axis] = shape[axis]
             .checked_add(t.shape[axis])
@@ -289,21 +396,22 @@ pub fn prepare_concatenation(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         parts.push(Part {
             in_inner: inner_of(t.shape),
             out_offset,
+            rescale,
         });
     }
     let outer = first.shape[..axis].iter().product();
     let out_inner = inner_of(&shape);
-    same_type(
-        ctx,
-        &first,
+    Ok(Prepared {
         shape,
-        Concat {
+        dtype: first.dtype,
+        node: Node::Kernel(Box::new(Concat {
             size,
+            dtype: first.dtype,
             outer,
             out_inner,
             parts,
-        },
-    )
+        })),
+    })
 }
 
 struct Pad {
@@ -341,8 +449,9 @@ impl Kernel for Pad {
     }
 }
 
-/// PAD / PADV2: constant `[rank, 2]` paddings; PADV2's constant pad value, else 0 (the zero point
-/// for quantized tensors).
+/// PAD / PADV2: constant `[rank, 2]` paddings; PADV2's constant pad value, else 0. As LiteRT's
+/// `pad.cc`: quantized tensors (UINT8, and INT8/INT16 with a scale) pad with the output's zero
+/// point, and a PADV2 constant must share the output's scale and zero point.
 pub fn prepare_pad(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(2, 3)?;
     let (input, pads_t) = (ctx.input(0)?, ctx.input(1)?);
@@ -365,6 +474,9 @@ pub fn prepare_pad(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         .collect::<PrepareResult<_>>()?;
     let p = PadParams::new(input.shape, &pairs)
         .ok_or_else(|| ctx.invalid(pads_t.describe(), "padded size overflows"))?;
+    let out = ctx.output(0)?;
+    let quantized = is_quantized_type(input.dtype) && quant_key(&input).is_some()
+        || input.dtype == TensorType::UINT8;
     let mut value = [0u8; 8];
     match ctx.optional_input(2) {
         Some(v) => {
@@ -377,17 +489,34 @@ pub fn prepare_pad(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                     "pad value must be one element of the input's type",
                 ));
             }
+            if quantized && quant_key(&v) != quant_key(&out) {
+                return Err(ctx.invalid(
+                    v.describe(),
+                    "a quantized pad value must have the output's scale and zero point",
+                ));
+            }
             value[..size].copy_from_slice(data);
         }
-        None => {
-            if input.dtype != TensorType::FLOAT32 {
-                let zp = input
-                    .quantization
-                    .and_then(|q| q.zero_points().first().copied())
-                    .unwrap_or(0);
-                value = zp.to_le_bytes();
+        None if quantized => {
+            // LiteRT pads with the output's zero point, which must fit the type.
+            let zp = out
+                .quantization
+                .and_then(|q| q.zero_points().first().copied())
+                .unwrap_or(0);
+            let fits = match input.dtype {
+                TensorType::INT8 => i8::try_from(zp).is_ok(),
+                TensorType::UINT8 => u8::try_from(zp).is_ok(),
+                _ => i16::try_from(zp).is_ok(),
+            };
+            if !fits {
+                return Err(ctx.invalid(
+                    out.describe(),
+                    format!("zero point {zp} outside the type's range"),
+                ));
             }
+            value = zp.to_le_bytes();
         }
+        None => {}
     }
     same_type(ctx, &input, p.out_dims().to_vec(), Pad { size, p, value })
 }
@@ -684,5 +813,242 @@ mod tests {
         };
         assert!(canonical_strided_slice(&[3], &[3], &[4], &[1], m).is_err());
         assert!(canonical_strided_slice(&[3], &[0, 0], &[1], &[1], SliceMasks::default()).is_err());
+    }
+}
+
+/// Tiny quantized models for the end-to-end tests of this file and of `pool`, `reduce` and
+/// `resize`: one operator, activation inputs, optional constants, per-tensor quantization.
+#[cfg(test)]
+pub(crate) mod test_model {
+    use crate::engine::Interpreter;
+    use crate::graph::{
+        Buffer, BuiltinOperator, BuiltinOptionsT, CustomOptionsFormat, Model, OpCode, Operator,
+        Quantization, Subgraph, Tensor, TensorType,
+    };
+
+    /// One tensor of a test model.
+    pub(crate) struct T {
+        pub dtype: TensorType,
+        pub shape: Vec<i32>,
+        /// `(scale, zero point)`, when quantized.
+        pub q: Option<(f32, i64)>,
+        /// Constant bytes, when constant.
+        pub data: Option<Vec<u8>>,
+    }
+
+    /// An activation tensor.
+    pub(crate) fn act(dtype: TensorType, shape: &[i32], q: Option<(f32, i64)>) -> T {
+        T {
+            dtype,
+            shape: shape.to_vec(),
+            q,
+            data: None,
+        }
+    }
+
+    /// A constant INT32 tensor.
+    pub(crate) fn ints(shape: &[i32], v: &[i32]) -> T {
+        T {
+            dtype: TensorType::INT32,
+            shape: shape.to_vec(),
+            q: None,
+            data: Some(bytemuck::cast_slice(v).to_vec()),
+        }
+    }
+
+    /// A model running `code` on `tensors` (the last one is the output; constants are inputs
+    /// too, in order; the rest are graph inputs).
+    pub(crate) fn single_op(
+        code: BuiltinOperator,
+        options: BuiltinOptionsT,
+        tensors: Vec<T>,
+    ) -> Model {
+        let n = tensors.len();
+        let mut buffers = vec![Buffer::default()];
+        let mut graph_inputs = Vec::new();
+        let mut ts = Vec::new();
+        for (i, t) in tensors.into_iter().enumerate() {
+            let mut tensor = Tensor::new(format!("t{i}"), t.dtype, t.shape);
+            tensor.quantization = t.q.map(|(s, z)| Quantization {
+                scale: Some(vec![s]),
+                zero_point: Some(vec![z]),
+                ..Default::default()
+            });
+            match t.data {
+                Some(d) => {
+                    tensor.buffer = buffers.len() as u32;
+                    buffers.push(Buffer { data: d });
+                }
+                None if i + 1 < n => graph_inputs.push(i as i32),
+                None => {}
+            }
+            ts.push(tensor);
+        }
+        let op = Operator {
+            code: OpCode::builtin(code, 1),
+            inputs: (0..n as i32 - 1).collect(),
+            outputs: vec![n as i32 - 1],
+            intermediates: None,
+            options,
+            options_2: Default::default(),
+            custom_options: None,
+            custom_options_format: CustomOptionsFormat::FLEXBUFFERS,
+            mutating_variable_inputs: None,
+            debug_metadata_index: -1,
+        };
+        Model {
+            version: 3,
+            subgraphs: vec![Subgraph {
+                tensors: ts,
+                inputs: graph_inputs,
+                outputs: vec![n as i32 - 1],
+                operators: vec![op],
+                ..Default::default()
+            }],
+            buffers,
+            ..Default::default()
+        }
+    }
+
+    /// Runs `m` on the given raw inputs; returns the output bytes.
+    pub(crate) fn run(m: &Model, inputs: &[&[u8]]) -> Vec<u8> {
+        let mut it = Interpreter::new(m).expect("prepares");
+        for (i, b) in inputs.iter().enumerate() {
+            it.set_input(i, b).expect("input fits");
+        }
+        it.invoke();
+        it.output(0).expect("output").bytes.to_vec()
+    }
+
+    /// The prepare error of `m`, as text.
+    pub(crate) fn error(m: &Model) -> String {
+        match Interpreter::new(m) {
+            Ok(_) => panic!("expected a prepare error"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// `i8` values as bytes.
+    pub(crate) fn i8s(v: &[i8]) -> Vec<u8> {
+        bytemuck::cast_slice(v).to_vec()
+    }
+}
+
+#[cfg(test)]
+mod int_tests {
+    use super::test_model::{act, error, i8s, ints, run, single_op};
+    use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, TensorType};
+    use crate::tflite::schema::{ConcatenationOptionsT, ReshapeOptionsT};
+
+    const I8: TensorType = TensorType::INT8;
+
+    fn concat(axis: i32) -> BuiltinOptionsT {
+        BuiltinOptionsT::ConcatenationOptions(Box::new(ConcatenationOptionsT {
+            axis,
+            ..Default::default()
+        }))
+    }
+
+    #[test]
+    fn concat_requantizes_only_the_input_with_other_parameters() {
+        // in0 (0.5, 10) → out (0.25, -3): q · 2 − 20 − 3; in1 shares the output's parameters.
+        let m = single_op(
+            Op::CONCATENATION,
+            concat(1),
+            vec![
+                act(I8, &[1, 2], Some((0.5, 10))),
+                act(I8, &[1, 2], Some((0.25, -3))),
+                act(I8, &[1, 4], Some((0.25, -3))),
+            ],
+        );
+        let out = run(&m, &[&i8s(&[10, 60]), &i8s(&[-128, 127])]);
+        // 10 → -3; 60 → 100 - 3 = 97 (saturating only past 127).
+        assert_eq!(out, i8s(&[-3, 97, -128, 127]));
+    }
+
+    #[test]
+    fn int16_concat_needs_zero_point_zero() {
+        let i16q = |zp| act(TensorType::INT16, &[2], Some((0.001, zp)));
+        let m = single_op(
+            Op::CONCATENATION,
+            concat(0),
+            vec![i16q(0), i16q(3), i16q(0)],
+        );
+        assert!(error(&m).contains("INT16 zero point must be 0"));
+    }
+
+    #[test]
+    fn pad_writes_the_output_zero_point_and_checks_padv2_constants() {
+        // [1, 2] padded by one on each side of axis 1, zero point 127.
+        let m = single_op(
+            Op::PAD,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(I8, &[1, 2], Some((0.01, 127))),
+                ints(&[2, 2], &[0, 0, 1, 1]),
+                act(I8, &[1, 4], Some((0.01, 127))),
+            ],
+        );
+        assert_eq!(run(&m, &[&i8s(&[-5, 6])]), i8s(&[127, -5, 6, 127]));
+        // PADV2 with a constant whose scale is not the output's.
+        let mut value = act(I8, &[], Some((0.02, 127)));
+        value.data = Some(i8s(&[0]));
+        let m = single_op(
+            Op::PADV2,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(I8, &[1, 2], Some((0.01, 127))),
+                ints(&[2, 2], &[0, 0, 1, 1]),
+                value,
+                act(I8, &[1, 4], Some((0.01, 127))),
+            ],
+        );
+        assert!(error(&m).contains("output's scale and zero point"));
+    }
+
+    #[test]
+    fn padv2_uses_its_constant() {
+        let mut value = act(I8, &[], Some((0.01, -128)));
+        value.data = Some(i8s(&[-100]));
+        let m = single_op(
+            Op::PADV2,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(I8, &[2], Some((0.01, -128))),
+                ints(&[1, 2], &[1, 0]),
+                value,
+                act(I8, &[3], Some((0.01, -128))),
+            ],
+        );
+        assert_eq!(run(&m, &[&i8s(&[1, 2])]), i8s(&[-100, 1, 2]));
+    }
+
+    #[test]
+    fn reshape_of_quantized_values_needs_the_same_parameters() {
+        let opts = || BuiltinOptionsT::ReshapeOptions(Box::<ReshapeOptionsT>::default());
+        let m = single_op(
+            Op::RESHAPE,
+            opts(),
+            vec![
+                act(I8, &[2, 2], Some((0.5, 1))),
+                ints(&[1], &[4]),
+                act(I8, &[4], Some((0.5, 2))),
+            ],
+        );
+        let e = error(&m);
+        assert!(
+            e.contains("unsupported") && e.contains("zero point [2]"),
+            "{e}"
+        );
+        let m = single_op(
+            Op::RESHAPE,
+            opts(),
+            vec![
+                act(I8, &[2, 2], Some((0.5, 1))),
+                ints(&[1], &[4]),
+                act(I8, &[4], Some((0.5, 1))),
+            ],
+        );
+        assert_eq!(run(&m, &[&i8s(&[1, -2, 3, -4])]), i8s(&[1, -2, 3, -4]));
     }
 }

@@ -1,4 +1,4 @@
-//! Scalar float reference kernels: plain loops, explicit offsets, the operation order of LiteRT's
+//! Scalar reference kernels, float and integer: plain loops, explicit offsets, the operation order of LiteRT's
 //! reference kernels (so float sums round the same way), one family per file.
 //!
 //! Every kernel takes its shapes in a small parameter struct that the `ops` layer has already
@@ -13,6 +13,7 @@ pub mod fixedpoint_math;
 pub mod fully_connected;
 pub mod fully_connected_int;
 pub mod hybrid;
+pub mod int_elem;
 pub mod pool;
 pub mod quantize;
 pub mod reduce;

@@ -1,6 +1,8 @@
-//! AVERAGE_POOL_2D and MAX_POOL_2D over NHWC float tensors.
+//! AVERAGE_POOL_2D and MAX_POOL_2D over NHWC tensors: float32, and quantized integers (`i8`,
+//! `u8`, `i16`) whose input and output share scale and zero point.
 
 use super::ActivationRange;
+use super::int_elem::IntElem;
 
 /// Geometry of a 2-D pooling window.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -95,6 +97,66 @@ pub fn max_pool(p: &PoolParams, input: &[f32], output: &mut [f32]) {
     });
 }
 
+/// Quantized AVERAGE_POOL_2D. Mirrors LiteRT `reference_integer_ops::AveragePool` (int8 and
+/// int16; `reference_ops::AveragePool` for uint8 computes the same): the window's in-bounds raw
+/// values summed in 64 bits, divided by their count rounding half away from zero
+/// (`acc > 0 ? (acc + n/2) / n : (acc - n/2) / n` with truncating division), clamped to
+/// `[act_min, act_max]`. No requantization: input and output share their parameters.
+pub fn average_pool_int<T: IntElem>(
+    p: &PoolParams,
+    act_min: i32,
+    act_max: i32,
+    input: &[T],
+    output: &mut [T],
+) {
+    for_each_window(p, |b, y0, y1, x0, x1, out_base| {
+        for c in 0..p.channels {
+            let mut acc = 0i64;
+            let mut count = 0i64;
+            for y in y0..y1 {
+                for x in x0..x1 {
+                    acc +=
+                        i64::from(input[((b * p.in_h + y) * p.in_w + x) * p.channels + c].widen());
+                    count += 1;
+                }
+            }
+            let average = if count == 0 {
+                0
+            } else if acc > 0 {
+                (acc + count / 2) / count
+            } else {
+                (acc - count / 2) / count
+            };
+            // std::max then std::min, as LiteRT (never panics, whatever the bounds).
+            let clamped = average.max(i64::from(act_min)).min(i64::from(act_max));
+            output[out_base + c] = T::saturate(clamped as i32);
+        }
+    });
+}
+
+/// Quantized MAX_POOL_2D. Mirrors LiteRT `reference_integer_ops::MaxPool` (int8, int16; uint8's
+/// `reference_ops::MaxPool` is the same): the largest in-bounds raw value, starting from the
+/// type's lowest, clamped to `[act_min, act_max]`.
+pub fn max_pool_int<T: IntElem>(
+    p: &PoolParams,
+    act_min: i32,
+    act_max: i32,
+    input: &[T],
+    output: &mut [T],
+) {
+    for_each_window(p, |b, y0, y1, x0, x1, out_base| {
+        for c in 0..p.channels {
+            let mut max = T::MIN;
+            for y in y0..y1 {
+                for x in x0..x1 {
+                    max = max.max(input[((b * p.in_h + y) * p.in_w + x) * p.channels + c].widen());
+                }
+            }
+            output[out_base + c] = T::saturate(max.max(act_min).min(act_max));
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +200,82 @@ mod tests {
         p.act = ActivationRange::RELU;
         max_pool(&p, &input, &mut out);
         assert_eq!(out, [0.0; 4]);
+    }
+
+    #[test]
+    fn int_average_rounds_half_away_from_zero_and_excludes_padding() {
+        // 3x3 input, 2x2 window, stride 2 (as above): windows {1,2,4,5}, {3,6}, {7,8}, {9}.
+        let input: [i8; 9] = [1, 2, -3, 4, 5, -4, -7, -8, 127];
+        let mut out = [0i8; 4];
+        average_pool_int(&params(3, 2, 2, 2, 0), -128, 127, &input, &mut out);
+        // 12/4 = 3; (-7 - 1) / 2 = -4 (−3.5 away from zero); (-15 - 1) / 2 = -8 (−7.5 → −8);
+        // 127 alone.
+        assert_eq!(out, [3, -4, -8, 127]);
+        // 1 + 2 = 3 over 2 → 1.5 → 2 (positive ties go up); -1 + -2 → -2.
+        let p = PoolParams {
+            in_h: 1,
+            in_w: 2,
+            out_h: 1,
+            out_w: 1,
+            filter_h: 1,
+            filter_w: 2,
+            ..params(1, 1, 1, 1, 0)
+        };
+        let mut one = [0i16];
+        average_pool_int(
+            &p,
+            i32::from(i16::MIN),
+            i32::from(i16::MAX),
+            &[1i16, 2],
+            &mut one,
+        );
+        assert_eq!(one, [2]);
+        average_pool_int(
+            &p,
+            i32::from(i16::MIN),
+            i32::from(i16::MAX),
+            &[-1i16, -2],
+            &mut one,
+        );
+        assert_eq!(one, [-2]);
+        // Activation clamp (e.g. RELU6 with zero point -128 → [-128, 25]).
+        let mut out = [0i8; 4];
+        average_pool_int(&params(3, 2, 2, 2, 0), -2, 2, &input, &mut out);
+        assert_eq!(out, [2, -2, -2, 2]);
+    }
+
+    #[test]
+    fn int_average_keeps_odd_channel_counts_apart() {
+        // 1x2 input with 3 channels, 1x2 window: per-channel averages.
+        let p = PoolParams {
+            in_h: 1,
+            in_w: 2,
+            channels: 3,
+            out_h: 1,
+            out_w: 1,
+            filter_h: 1,
+            filter_w: 2,
+            ..params(1, 1, 1, 1, 0)
+        };
+        let input: [i8; 6] = [1, -128, 127, 2, -127, 127];
+        let mut out = [0i8; 3];
+        average_pool_int(&p, -128, 127, &input, &mut out);
+        // (3 + 1) / 2 = 2; (-255 - 1) / 2 = -128; 254 / 2 = 127.
+        assert_eq!(out, [2, -128, 127]);
+    }
+
+    #[test]
+    fn int_max_pool_with_padding_and_clamp() {
+        let input: [i8; 4] = [-128, -100, -128, -128];
+        let mut out = [0i8; 4];
+        max_pool_int(&params(2, 2, 3, 1, 1), -128, 127, &input, &mut out);
+        assert_eq!(out, [-100; 4]);
+        // RELU with zero point 127 → act_min 127.
+        max_pool_int(&params(2, 2, 3, 1, 1), 127, 127, &input, &mut out);
+        assert_eq!(out, [127; 4]);
+        let mut out = [0u8; 4];
+        max_pool_int(&params(2, 2, 1, 1, 0), 0, 255, &[0u8, 255, 7, 3], &mut out);
+        assert_eq!(out, [0, 255, 7, 3]);
     }
 
     #[test]

@@ -1,6 +1,9 @@
-//! Reductions over a set of axes: MEAN, REDUCE_MAX (and SUM, which MEAN is built on).
+//! Reductions over a set of axes: MEAN, REDUCE_MAX (and SUM, which MEAN is built on), over
+//! float32 and quantized integers.
 
+use super::int_elem::IntElem;
 use super::{MAX_RANK, next_index};
+use crate::fixedpoint::multiply_by_quantized_multiplier;
 
 /// Which axes of an input are reduced, and where each input element lands in the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -11,6 +14,10 @@ pub struct ReduceParams {
     out_strides: [usize; MAX_RANK],
     /// Elements folded into each output element.
     count: usize,
+    /// Row-major input element strides.
+    in_strides: [usize; MAX_RANK],
+    /// Which dims are reduced.
+    reduced: [bool; MAX_RANK],
 }
 
 impl ReduceParams {
@@ -28,9 +35,13 @@ impl ReduceParams {
         let mut d = [1usize; MAX_RANK];
         d[..rank].copy_from_slice(dims);
         let mut out_strides = [0usize; MAX_RANK];
+        let mut in_strides = [0usize; MAX_RANK];
         let mut acc = 1usize;
         let mut count = 1usize;
+        let mut in_acc = 1usize;
         for i in (0..rank).rev() {
+            in_strides[i] = in_acc;
+            in_acc = in_acc.saturating_mul(dims[i]);
             if reduced[i] {
                 count = count.saturating_mul(dims[i]);
             } else {
@@ -43,7 +54,62 @@ impl ReduceParams {
             dims: d,
             out_strides,
             count,
+            in_strides,
+            reduced,
         })
+    }
+
+    /// For every output element in order, folds its group of input elements with `f` starting
+    /// from `init` and hands the result to `emit(output_index, value)`. The group is visited in
+    /// row-major order; the integer folds that use this are order-independent (wrapping sums,
+    /// maxima). An empty group emits `init`.
+    fn fold_groups<T: Copy, A: Copy>(
+        &self,
+        input: &[T],
+        init: A,
+        f: impl Fn(A, T) -> A,
+        mut emit: impl FnMut(usize, A),
+    ) {
+        let mut kept = ([0usize; MAX_RANK], [0usize; MAX_RANK], 0usize);
+        let mut red = ([0usize; MAX_RANK], [0usize; MAX_RANK], 0usize);
+        for i in 0..self.rank {
+            let side = if self.reduced[i] { &mut red } else { &mut kept };
+            side.0[side.2] = self.dims[i];
+            side.1[side.2] = self.in_strides[i];
+            side.2 += 1;
+        }
+        let (kept_dims, red_dims) = (&kept.0[..kept.2], &red.0[..red.2]);
+        if kept_dims.contains(&0) {
+            return;
+        }
+        let group_empty = red_dims.contains(&0);
+        let mut kidx = [0usize; MAX_RANK];
+        let mut o = 0usize;
+        loop {
+            let mut base = 0usize;
+            for (k, &x) in kidx[..kept.2].iter().enumerate() {
+                base += x * kept.1[k];
+            }
+            let mut value = init;
+            if !group_empty {
+                let mut ridx = [0usize; MAX_RANK];
+                loop {
+                    let mut off = base;
+                    for (k, &x) in ridx[..red.2].iter().enumerate() {
+                        off += x * red.1[k];
+                    }
+                    value = f(value, input[off]);
+                    if !next_index(red_dims, &mut ridx[..red.2]) {
+                        break;
+                    }
+                }
+            }
+            emit(o, value);
+            o += 1;
+            if !next_index(kept_dims, &mut kidx[..kept.2]) {
+                break;
+            }
+        }
     }
 
     /// Input elements folded into each output element.
@@ -104,9 +170,163 @@ pub fn max(p: &ReduceParams, input: &[f32], output: &mut [f32]) {
     });
 }
 
+/// The requantization of a quantized MEAN or SUM, fixed at prepare time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuantizedReduce {
+    /// Input zero point.
+    pub input_zero_point: i32,
+    /// Q31 multiplier (for MEAN with the `1 / count` folded in).
+    pub multiplier: i32,
+    /// Its exponent.
+    pub shift: i32,
+    /// Output zero point.
+    pub output_zero_point: i32,
+}
+
+impl QuantizedReduce {
+    /// From the `QuantizeMultiplier(in_scale / out_scale)` pair (computed in double). For MEAN
+    /// (`mean = true`) folds in `1 / count` as LiteRT's `reference_ops::QuantizedMeanOrSum`
+    /// does: `s = min(floor(log2 count), 32, 31 + shift)`, `multiplier = (multiplier << s) /
+    /// count` (64-bit, truncating), `shift -= s`.
+    pub fn new(
+        input_zero_point: i32,
+        multiplier: i32,
+        shift: i32,
+        output_zero_point: i32,
+        count: usize,
+        mean: bool,
+    ) -> Self {
+        let (mut multiplier, mut shift) = (multiplier, shift);
+        let n = count as u64;
+        if mean && n > 0 {
+            let log2 = 63 - n.leading_zeros() as i32;
+            let s = log2.min(32).min(31 + shift).max(0);
+            multiplier =
+                ((i64::from(multiplier) << s) / i64::try_from(n).unwrap_or(i64::MAX)) as i32;
+            shift -= s;
+        }
+        Self {
+            input_zero_point,
+            multiplier,
+            shift,
+            output_zero_point,
+        }
+    }
+}
+
+/// Quantized MEAN / SUM. Mirrors LiteRT `reference_ops::QuantizedMeanOrSum` (the kReference
+/// path of `reduce.cc` for int8, uint8 and int16): the raw inputs of each group summed in
+/// wrapping int32, `sum − input_zero_point · count` (64-bit, truncated to int32), then
+/// `MultiplyByQuantizedMultiplier` (double rounding) with [`QuantizedReduce`]'s multiplier, plus
+/// the output zero point, saturated. An empty reduction leaves 0.
+pub fn quantized_mean_or_sum<T: IntElem>(
+    p: &ReduceParams,
+    q: &QuantizedReduce,
+    input: &[T],
+    output: &mut [T],
+) {
+    if p.count == 0 {
+        output.fill(T::saturate(0));
+        return;
+    }
+    let n = i64::try_from(p.count).unwrap_or(i64::MAX);
+    p.fold_groups(
+        input,
+        0i32,
+        |acc, x| acc.wrapping_add(x.widen()),
+        |o, sum| {
+            // Wrapping: a hostile zero point times a huge count must not panic.
+            let shifted =
+                i64::from(sum).wrapping_sub(i64::from(q.input_zero_point).wrapping_mul(n)) as i32;
+            let v = multiply_by_quantized_multiplier(shifted, q.multiplier, q.shift)
+                .saturating_add(q.output_zero_point);
+            output[o] = T::saturate(v);
+        },
+    );
+}
+
+/// Quantized REDUCE_MAX. Mirrors LiteRT's `ReduceGeneric` with the max reducer on raw integers
+/// (input and output share scale and zero point): start from the type's lowest value, keep
+/// `in > current ? in : current`.
+pub fn max_int<T: IntElem>(p: &ReduceParams, input: &[T], output: &mut [T]) {
+    p.fold_groups(
+        input,
+        T::MIN,
+        |cur, x| cur.max(x.widen()),
+        |o, m| output[o] = T::saturate(m),
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quantized_mean_folds_the_count_into_the_multiplier() {
+        // Same scale (multiplier 0.5 · 2^1 → (2^30, 1)), count 4: s = 2, multiplier
+        // 2^32 / 4 = 2^30, shift -1 → a real factor of 1/4.
+        let q = QuantizedReduce::new(-128, 1 << 30, 1, -128, 4, true);
+        assert_eq!((q.multiplier, q.shift), (1 << 30, -1));
+        // [1, 2, 2, 2] channel values -128, -127, -125, -120 (offsets 0, 1, 3, 8 → 12 / 4 = 3)
+        // and 127, 127, 126, 127 (offsets 255, 255, 254, 255 → 1019 / 4 = 254.75 → 255 → 127).
+        let p = ReduceParams::new(&[1, 2, 2, 2], &[1, 2]).expect("valid");
+        let x: [i8; 8] = [-128, 127, -127, 127, -125, 126, -120, 127];
+        let mut out = [0i8; 2];
+        quantized_mean_or_sum(&p, &q, &x, &mut out);
+        assert_eq!(out, [-125, 127]);
+        // Count 3 over a row of [3, 4, 6] with zero point 0: multiplier (2^30 << 1) / 3, shift
+        // 0 → 13 · 2/3 · 2^-1 = 4.33 → 4.
+        let q3 = QuantizedReduce::new(0, 1 << 30, 1, 0, 3, true);
+        assert_eq!((q3.multiplier, q3.shift), (((1i64 << 31) / 3) as i32, 0));
+        let p3 = ReduceParams::new(&[1, 3], &[1]).expect("valid");
+        let mut one = [0i16];
+        quantized_mean_or_sum(&p3, &q3, &[3i16, 4, 6], &mut one);
+        assert_eq!(one, [4]);
+        quantized_mean_or_sum(&p3, &q3, &[-3i16, -4, -7], &mut one);
+        // -14 / 3 = -4.67 → -5
+        assert_eq!(one, [-5]);
+    }
+
+    #[test]
+    fn quantized_sum_rescales_with_a_multiplier_above_one() {
+        // in/out scale ratio 3 → (0.75 · 2^31, 2); sum of (x - 1) over the row times 3.
+        let q = QuantizedReduce::new(1, 3 << 29, 2, 5, 2, false);
+        let p = ReduceParams::new(&[2, 2], &[1]).expect("valid");
+        let mut out = [0i8; 2];
+        // row 0: (2 - 1) + (3 - 1) = 3 → 9 + 5 = 14; row 1: (100 - 1) · 2 = 198 · 3 → 127.
+        quantized_mean_or_sum(&p, &q, &[2i8, 3, 100, 100], &mut out);
+        assert_eq!(out, [14, 127]);
+    }
+
+    #[test]
+    fn quantized_mean_with_a_tiny_multiplier_gives_the_zero_point() {
+        // in/out = 2^-40 flushes to (0, 0) in QuantizeMultiplier: every output is the zero point.
+        let (m, s) = crate::fixedpoint::quantize_multiplier(2f64.powi(-40));
+        assert_eq!((m, s), (0, 0));
+        let q = QuantizedReduce::new(0, m, s, 127, 2, true);
+        let p = ReduceParams::new(&[1, 2], &[1]).expect("valid");
+        let mut out = [0i8];
+        quantized_mean_or_sum(&p, &q, &[127i8, 127], &mut out);
+        assert_eq!(out, [127]);
+        // 2^-20: 127 · 2^-20 rounds to 0 → the zero point -128.
+        let (m, s) = crate::fixedpoint::quantize_multiplier(2f64.powi(-20));
+        let q = QuantizedReduce::new(0, m, s, -128, 2, true);
+        quantized_mean_or_sum(&p, &q, &[127i8, 127], &mut out);
+        assert_eq!(out, [-128]);
+    }
+
+    #[test]
+    fn reduce_max_int_over_middle_axis_and_empty_groups() {
+        let p = ReduceParams::new(&[2, 3, 2], &[1]).expect("valid");
+        let x: [i8; 12] = [1, -5, 7, -6, -128, -7, 0, 0, 0, 127, -1, 0];
+        let mut out = [0i8; 4];
+        max_int(&p, &x, &mut out);
+        assert_eq!(out, [7, -5, 0, 127]);
+        let empty = ReduceParams::new(&[2, 0], &[1]).expect("valid");
+        let mut out = [0i16; 2];
+        max_int(&empty, &[], &mut out);
+        assert_eq!(out, [i16::MIN; 2]);
+    }
 
     #[test]
     fn mean_over_spatial_axes_of_nhwc() {

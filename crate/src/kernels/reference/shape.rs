@@ -1,6 +1,8 @@
 //! Data movement: TRANSPOSE, CONCATENATION, PAD/PADV2, STRIDED_SLICE/SLICE (and the plain copy
-//! behind RESHAPE/SQUEEZE). Generic over the element type so the int8 engine reuses them.
+//! behind RESHAPE/SQUEEZE). Generic over the element type so the int8 engine reuses them; the
+//! one arithmetic kernel is the requantizing concatenation ([`concat_part_rescaled`]).
 
+use super::int_elem::IntElem;
 use super::{MAX_RANK, next_index};
 
 /// Row-major element strides of `dims`.
@@ -101,6 +103,57 @@ pub fn concat_part<T: Copy>(
         let src = &input[r * in_inner..(r + 1) * in_inner];
         let start = r * out_inner + out_offset;
         output[start..start + in_inner].copy_from_slice(src);
+    }
+}
+
+/// How one quantized CONCATENATION input is brought to the output's scale and zero point:
+/// `q_out = round(q_in · scale + bias) + out_zero_point`, saturated.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ConcatRescale {
+    /// `in_scale · (1 / out_scale)`, in float as LiteRT computes it.
+    pub scale: f32,
+    /// `-in_zero_point · scale`.
+    pub bias: f32,
+    /// The output's zero point.
+    pub out_zero_point: i32,
+}
+
+impl ConcatRescale {
+    /// LiteRT's float parameters for an input of `(in_scale, in_zp)` into an output of
+    /// `(out_scale, out_zp)`: `inverse = 1.f / out_scale`, `scale = in_scale * inverse`,
+    /// `bias = -in_zp * scale`, all in `f32`.
+    pub fn new(in_scale: f32, in_zero_point: i32, out_scale: f32, out_zero_point: i32) -> Self {
+        let inverse = 1.0f32 / out_scale;
+        let scale = in_scale * inverse;
+        let bias = (-(in_zero_point as f32)) * scale;
+        Self {
+            scale,
+            bias,
+            out_zero_point,
+        }
+    }
+}
+
+/// One input's share of a CONCATENATION whose quantization differs from the output's. Mirrors
+/// LiteRT `reference_ops::ConcatenationWithScaling` (float rescale, `TfLiteRound` = half away
+/// from zero, then the output zero point and a clamp to the type's range), generalised from
+/// `uint8` to any [`IntElem`]. Layout as [`concat_part`].
+pub fn concat_part_rescaled<T: IntElem>(
+    outer: usize,
+    in_inner: usize,
+    out_inner: usize,
+    out_offset: usize,
+    r: &ConcatRescale,
+    input: &[T],
+    output: &mut [T],
+) {
+    for row in 0..outer {
+        let src = &input[row * in_inner..(row + 1) * in_inner];
+        let start = row * out_inner + out_offset;
+        for (o, &x) in output[start..start + in_inner].iter_mut().zip(src) {
+            let v = (x.widen() as f32 * r.scale + r.bias).round() as i32;
+            *o = T::saturate(v.saturating_add(r.out_zero_point));
+        }
     }
 }
 
@@ -245,6 +298,28 @@ mod tests {
         concat_part(2, 1, 3, 0, &[1, 4], &mut out);
         concat_part(2, 2, 3, 1, &[2, 3, 5, 6], &mut out);
         assert_eq!(out, [1, 2, 3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn concat_rescaled_matches_the_float_formula() {
+        // in scale 0.5 zp 10 → out scale 0.25 zp -3: scale 2, bias -20.
+        let r = ConcatRescale::new(0.5, 10, 0.25, -3);
+        assert_eq!((r.scale, r.bias), (2.0, -20.0));
+        let mut out = [0i8; 4];
+        // 10 → 0 - 3 = -3; 127 → 234 - 3 → 127 (clamp); -128 → -276 - 3 → -128; 11 → 2 - 3 = -1
+        concat_part_rescaled(1, 4, 4, 0, &r, &[10i8, 127, -128, 11], &mut out);
+        assert_eq!(out, [-3, 127, -128, -1]);
+        // Ties round away from zero: scale 0.5 (in 0.5 / out 1), zp 0: 3 → 1.5 → 2, -3 → -2.
+        let r = ConcatRescale::new(0.5, 0, 1.0, 0);
+        let mut out = [0i16; 2];
+        concat_part_rescaled(1, 2, 2, 0, &r, &[3i16, -3], &mut out);
+        assert_eq!(out, [2, -2]);
+        // uint8 with output zero point 128, interleaved into a wider row.
+        let r = ConcatRescale::new(1.0, 0, 2.0, 128);
+        let mut out = [9u8; 4];
+        concat_part_rescaled(2, 1, 2, 1, &r, &[255u8, 1], &mut out);
+        // 255 · 0.5 = 127.5 → 128 + 128 = 256 → 255; 1 · 0.5 = 0.5 → 1 + 128 = 129.
+        assert_eq!(out, [9, 255, 9, 129]);
     }
 
     #[test]
