@@ -175,6 +175,32 @@ fn compare(ours: &Model, tf: &Model) -> (Tally, Vec<(String, String)>) {
             format!("ours {:?}, TF {:?}", op_names(osg), op_names(tsg)),
         ));
     }
+    // Operator options (and versions) of the compute operators, position by position.
+    let compute = |sg: &Subgraph| -> Vec<usize> {
+        (0..sg.operators.len())
+            .filter(|&i| {
+                !matches!(
+                    sg.operators[i].code.name().as_str(),
+                    "QUANTIZE" | "DEQUANTIZE"
+                )
+            })
+            .collect()
+    };
+    for (n, (a, b)) in compute(osg).into_iter().zip(compute(tsg)).enumerate() {
+        let (a, b) = (&osg.operators[a], &tsg.operators[b]);
+        if a.options != b.options {
+            diffs.push((
+                format!("(operator {n} options)"),
+                format!(" ours {:?}, TF {:?}", a.options, b.options),
+            ));
+        }
+        if a.code.version != b.code.version {
+            diffs.push((
+                format!("(operator {n} version)"),
+                format!(" ours {}, TF {}", a.code.version, b.code.version),
+            ));
+        }
+    }
     let mut tk: Vec<(&String, &usize)> = tkeys.iter().collect();
     tk.sort_by_key(|(_, i)| **i);
     for (key, &ti) in tk {

@@ -179,6 +179,16 @@ pub fn properties(op: Op) -> Option<OpProperties> {
     Some(p)
 }
 
+/// Operator version TF writes for the 16x8 kernel of `op`: the int8 version, except where the
+/// int16 kernel came later (LEAKY_RELU 2, TRANSPOSE_CONV 3, as TF 2.21 writes them).
+pub fn int16_version(op: Op, p: &OpProperties) -> i32 {
+    match op {
+        Op::LEAKY_RELU => 2,
+        Op::TRANSPOSE_CONV => 3,
+        _ => p.int8_version,
+    }
+}
+
 /// A readable operator name (`CONV_2D`).
 pub fn op_name(op: Op) -> String {
     op.variant_name()

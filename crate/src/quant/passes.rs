@@ -33,7 +33,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::calibrate::CalibrationStats;
-use super::op_properties::{OpProperties, properties};
+use super::op_properties::{OpProperties, int16_version, properties};
 use super::params::{
     self, QuantParams, WeightRule, activation_params_int8, activation_params_int16, bias_int32,
     bias_int64, constant_params_int8, per_channel_weights_int8_for_bias, per_tensor_weights_int8,
@@ -352,6 +352,26 @@ fn push_buffer(model: &mut Model, data: Vec<u8>) -> u32 {
     u32::try_from(model.buffers.len() - 1).unwrap_or(u32::MAX)
 }
 
+/// Gives every operator of one builtin code the highest version among them, as TF's writer does
+/// (its operator-code table has one entry per builtin op).
+fn unify_versions(model: &mut Model) {
+    let mut max: HashMap<(Op, Option<String>), i32> = HashMap::new();
+    let key = |op: &Operator| (op.code.op(), op.code.custom_code.clone());
+    for sg in &model.subgraphs {
+        for op in &sg.operators {
+            let v = max.entry(key(op)).or_insert(op.code.version);
+            *v = (*v).max(op.code.version);
+        }
+    }
+    for sg in &mut model.subgraphs {
+        for op in &mut sg.operators {
+            if let Some(&v) = max.get(&key(op)) {
+                op.code.version = v;
+            }
+        }
+    }
+}
+
 /// Drops buffers no tensor or metadata refers to any more (buffer 0 stays), renumbering the rest.
 fn compact_buffers(model: &mut Model) {
     let mut used = vec![false; model.buffers.len()];
@@ -563,6 +583,7 @@ impl<'a> FullInteger<'a> {
         self.materialize();
         self.multipliers();
         out.subgraphs[0] = std::mem::take(&mut self.sg);
+        unify_versions(&mut out);
         compact_buffers(&mut out);
         self.fill_tensor_report(&out);
         Ok((out, self.report))
@@ -1433,7 +1454,30 @@ impl<'a> FullInteger<'a> {
             if self.quantized[o]
                 && let Some(p) = self.props[o]
             {
-                op.code.version = op.code.version.max(p.int8_version);
+                let v = if self.int16 {
+                    int16_version(op.code.op(), &p)
+                } else {
+                    p.int8_version
+                };
+                op.code.version = op.code.version.max(v);
+                if self.int16 {
+                    // As TF's 16x8 converter writes them: int64 bias declared in the options,
+                    // and ADD/SUB on the general (not power-of-two) int16 scale path.
+                    match &mut op.options {
+                        BuiltinOptionsT::Conv2DOptions(x) => {
+                            x.quantized_bias_type = TensorType::INT64;
+                        }
+                        BuiltinOptionsT::FullyConnectedOptions(x) => {
+                            x.quantized_bias_type = TensorType::INT64;
+                        }
+                        BuiltinOptionsT::TransposeConvOptions(x) => {
+                            x.quantized_bias_type = TensorType::INT64;
+                        }
+                        BuiltinOptionsT::AddOptions(x) => x.pot_scale_int16 = false,
+                        BuiltinOptionsT::SubOptions(x) => x.pot_scale_int16 = false,
+                        _ => {}
+                    }
+                }
             }
             ops.push(op);
             ops.append(&mut after[o]);
@@ -1506,7 +1550,7 @@ impl<'a> FullInteger<'a> {
                 "input"
             } else if outputs.contains(&idx(i)) {
                 "output"
-            } else if t.buffer != 0 {
+            } else if out.tensor_data(0, i).is_some() {
                 match st.map(|s| s.source.as_str()) {
                     Some("weights") => "weight",
                     Some("bias") => "bias",
@@ -1679,13 +1723,19 @@ fn dynamic_range(model: &Model, opts: &QuantizeOptions) -> Result<(Model, Report
         });
         new_data.push((w, q.values.iter().map(|&v| v as u8).collect::<Vec<u8>>()));
         done.insert(w);
-        let code = &mut out.subgraphs[0].operators[i].code;
-        code.version = code.version.max(p.hybrid_version);
+        let qop = &mut out.subgraphs[0].operators[i];
+        qop.code.version = qop.code.version.max(p.hybrid_version);
+        // TF's dynamic-range converter asks the hybrid FULLY_CONNECTED kernel to quantize its
+        // inputs asymmetrically (per batch row, with a zero point).
+        if let BuiltinOptionsT::FullyConnectedOptions(o) = &mut qop.options {
+            o.asymmetric_quantize_inputs = true;
+        }
     }
     for (w, data) in new_data {
         let b = push_buffer(&mut out, data);
         out.subgraphs[0].tensors[w].buffer = b;
     }
+    unify_versions(&mut out);
     compact_buffers(&mut out);
     let report = report_tensors(report, &out);
     Ok((out, report))
