@@ -257,6 +257,19 @@ fn compare(ours: &Model, tf: &Model) -> (Tally, Vec<(String, String)>) {
                 &ts.1[..ts.1.len().min(3)]
             );
         }
+        let mm = |m: &zeropoint::graph::Tensor| {
+            m.quantization.as_ref().map(|q| {
+                (
+                    q.min.clone().unwrap_or_default(),
+                    q.max.clone().unwrap_or_default(),
+                )
+            })
+        };
+        // Recorded ranges (16x8 keeps them) on activations; on weights TF stores the range after
+        // its bias-fit widening, which only the scale reflects — compared through the scale.
+        if !is_const && mm(o) != mm(t) {
+            let _ = write!(p, " min/max ours {:?} TF {:?};", mm(o), mm(t));
+        }
         if os.2 != ts.2 {
             let _ = write!(p, " axis ours {} TF {};", os.2, ts.2);
         }

@@ -452,6 +452,8 @@ struct FullInteger<'a> {
     result_requant: HashMap<usize, QuantParams>,
     /// Operand requantizes: (tensor, params, users (op, input slot)).
     operand_requant: Vec<OperandRequant>,
+    /// Float values and axis of each per-channel weight tensor (for 16x8's recorded min/max).
+    weight_values: Vec<(usize, Vec<f32>, usize)>,
     report: Report,
 }
 
@@ -539,6 +541,7 @@ impl<'a> FullInteger<'a> {
             state,
             result_requant: HashMap::new(),
             operand_requant: Vec::new(),
+            weight_values: Vec::new(),
             report,
         })
     }
@@ -580,7 +583,16 @@ impl<'a> FullInteger<'a> {
             let b = push_buffer(&mut out, data);
             self.sg.tensors[t].buffer = b;
         }
+        let origins = if self.int16 {
+            self.origin_ranges()
+        } else {
+            Vec::new()
+        };
         self.materialize();
+        if self.int16 {
+            let weights = std::mem::take(&mut self.weight_values);
+            self.record_ranges(&origins, &weights);
+        }
         self.multipliers();
         out.subgraphs[0] = std::mem::take(&mut self.sg);
         unify_versions(&mut out);
@@ -1007,6 +1019,10 @@ impl<'a> FullInteger<'a> {
                     });
                     out.push((w, q.values.iter().map(|&v| v as u8).collect()));
                     handled.insert(w);
+                    if self.int16 {
+                        self.weight_values
+                            .push((w, values.clone(), axis.unwrap_or(0)));
+                    }
                     self.state[w] = Some(State {
                         params: QuantParams {
                             scale: q.scales.first().copied().unwrap_or(1.0),
@@ -1488,6 +1504,83 @@ impl<'a> FullInteger<'a> {
         for x in &mut self.sg.outputs {
             if let Some(&n) = usize::try_from(*x).ok().and_then(|t| output_map.get(&t)) {
                 *x = idx(n);
+            }
+        }
+    }
+
+    /// For each tensor, the recorded range its parameters came from (itself, or across
+    /// single-input same-scale ops); none for fixed outputs and for tensors an op writes with
+    /// other parameters than its readers see. Computed on the original graph, before
+    /// materializing.
+    fn origin_ranges(&self) -> Vec<Option<(f32, f32)>> {
+        let n = self.state.len();
+        let origin = |mut t: usize| -> Option<usize> {
+            for _ in 0..n {
+                let s = self.state.get(t)?.as_ref()?;
+                if s.source == "calibrated" {
+                    return Some(t);
+                }
+                if !s.source.starts_with("same-scale") {
+                    return None;
+                }
+                let p = *self.producer.get(&t)?;
+                t = *self.float_inputs(p).first()?;
+            }
+            None
+        };
+        (0..n)
+            .map(|t| {
+                if self.result_requant.contains_key(&t) {
+                    return None;
+                }
+                origin(t).and_then(|o| self.ranges.get(o))
+            })
+            .collect()
+    }
+
+    /// TF's older (16x8) quantizer keeps min/max in the quantization of what it quantized: the
+    /// recorded range (widened to include 0) on each int16 activation, same-scale results
+    /// carrying their source's; and per channel the value range of each int8 weight.
+    fn record_ranges(
+        &mut self,
+        ranges: &[Option<(f32, f32)>],
+        weights: &[(usize, Vec<f32>, usize)],
+    ) {
+        let mut by_name: HashMap<String, (f32, f32)> = HashMap::new();
+        for (t, r) in ranges.iter().enumerate() {
+            if let Some((min, max)) = *r {
+                let r = (min.min(0.0), max.max(0.0));
+                by_name.insert(self.sg.tensors[t].name.clone(), r);
+                by_name.insert(format!("{}_int16", self.sg.tensors[t].name), r);
+            }
+        }
+        for x in &mut self.sg.tensors {
+            if x.dtype != TensorType::INT16 {
+                continue;
+            }
+            let (Some(q), Some(&(min, max))) = (&mut x.quantization, by_name.get(&x.name)) else {
+                continue;
+            };
+            q.min = Some(vec![min]);
+            q.max = Some(vec![max]);
+        }
+        for (w, values, axis) in weights {
+            let shape = dims(&self.sg.tensors[*w]);
+            let channels = shape.get(*axis).copied().unwrap_or(1).max(1);
+            let inner: usize = shape
+                .get(axis + 1..)
+                .map_or(1, |s| s.iter().product::<usize>())
+                .max(1);
+            let mut mins = vec![f32::MAX; channels];
+            let mut maxs = vec![f32::MIN; channels];
+            for (k, &v) in values.iter().enumerate() {
+                let c = (k / inner) % channels;
+                mins[c] = mins[c].min(v);
+                maxs[c] = maxs[c].max(v);
+            }
+            if let Some(q) = &mut self.sg.tensors[*w].quantization {
+                q.min = Some(mins);
+                q.max = Some(maxs);
             }
         }
     }
