@@ -26,7 +26,19 @@
 //!    `tfl.quantize`, `tfl.quantize1`, …; DEQUANTIZE before each output, the integer tensor
 //!    renamed `<name>1`) — as TF's `int8_floatio` models.
 //!
-//! Dynamic range and float16 are separate, simpler passes ([`quantize`] dispatches).
+//! 16x8 follows TF's older quantizer where it differs (all measured on the goldens): every
+//! recorded range counts except on fixed outputs and on results of single-input same-scale ops
+//! (which take their input's); a multi-input same-scale op keeps its result's range and its inputs
+//! are requantized (`<name>_requantized`); float inputs are quantized into `<name>_int16`; output
+//! DEQUANTIZEs come last; recorded min/max stay in the int16 tensors; CONV_2D, FULLY_CONNECTED and
+//! TRANSPOSE_CONV declare `quantized_bias_type = INT64`, ADD/SUB `pot_scale_int16 = false`.
+//!
+//! As TF's writer, every operator of one builtin code gets the highest version among them.
+//!
+//! Dynamic range (int8 weights with at least [`DYNAMIC_MIN_ELEMENTS`] elements for the ops with
+//! hybrid kernels, FULLY_CONNECTED with `asymmetric_quantize_inputs`) and float16 (every float
+//! constant stored as float16 behind a DEQUANTIZE) are separate, simpler passes ([`quantize`]
+//! dispatches).
 //!
 //! Nothing here touches files: the same function serves the CLI and the wasm face.
 
@@ -435,7 +447,8 @@ struct State {
 /// `(operator, input slot)`.
 type OperandRequant = (usize, QuantParams, Vec<(usize, usize)>);
 
-/// Per-op facts precomputed from the float model.
+/// The full-integer quantizer's working state: per-op facts from the float model, per-tensor
+/// parameter states, and the requantizes the propagation asked for.
 struct FullInteger<'a> {
     model: &'a Model,
     ranges: &'a Ranges,
@@ -501,7 +514,7 @@ impl<'a> FullInteger<'a> {
                 }
                 None => Some("no quantized kernel".to_string()),
                 Some(p) if int16 && !p.int16 => Some("no 16x8 kernel".to_string()),
-                Some(p) => check_types(model, &sg, op, &p),
+                Some(p) => check_types(&sg, op, &p),
             };
             match why {
                 None => {
@@ -1682,7 +1695,7 @@ impl<'a> FullInteger<'a> {
 
 /// `None` when every float tensor of the op is FLOAT32 and its weights are float constants;
 /// otherwise why the op cannot be quantized.
-fn check_types(model: &Model, sg: &Subgraph, op: &Operator, p: &OpProperties) -> Option<String> {
+fn check_types(sg: &Subgraph, op: &Operator, p: &OpProperties) -> Option<String> {
     for &t in op.inputs.iter().chain(&op.outputs) {
         let Ok(t) = usize::try_from(t) else { continue };
         let Some(x) = sg.tensors.get(t) else {
@@ -1708,7 +1721,6 @@ fn check_types(model: &Model, sg: &Subgraph, op: &Operator, p: &OpProperties) ->
     {
         return Some("its weights are not float32".into());
     }
-    let _ = model;
     None
 }
 
