@@ -2165,6 +2165,91 @@ mod tests {
         assert_eq!(out.subgraphs[0].operators[0].code.name(), "DEQUANTIZE");
     }
 
+    /// x[1,3] → LOGISTIC → s; CONCATENATION(s, x) → c[1,6].
+    fn concat_of_logistic() -> Model {
+        let mut sg = Subgraph::default();
+        for (name, shape) in [("x", vec![1, 3]), ("s", vec![1, 3]), ("c", vec![1, 6])] {
+            sg.tensors
+                .push(Tensor::new(name, TensorType::FLOAT32, shape));
+        }
+        sg.inputs = vec![0];
+        sg.outputs = vec![2];
+        let mut cat = simple_op(Op::CONCATENATION, 1, 1, 2);
+        cat.inputs = vec![1, 0];
+        sg.operators = vec![simple_op(Op::LOGISTIC, 1, 0, 1), cat];
+        Model {
+            version: 3,
+            subgraphs: vec![sg],
+            buffers: vec![Buffer::default()],
+            ..Model::default()
+        }
+    }
+
+    #[test]
+    fn concat_shares_its_result_range_and_requantizes_a_fixed_input() {
+        let m = concat_of_logistic();
+        let mut r = Ranges::new();
+        r.insert(0, "x", -4.0, 4.0).expect("finite");
+        r.insert(1, "s", 0.02, 0.98).expect("finite");
+        r.insert(2, "c", -4.0, 4.0).expect("finite");
+        let (out, _) = quantize(&m, &r, &QuantizeOptions::default()).expect("ok");
+        let sg = &out.subgraphs[0];
+        let names: Vec<String> = sg.operators.iter().map(|o| o.code.name()).collect();
+        assert_eq!(names, ["LOGISTIC", "QUANTIZE", "CONCATENATION"]);
+        // c's range [-4, 4]: scale 8/255, zero point round(-128 + 127.5) = -1; x (an operand of
+        // the concatenation) takes it instead of its own range.
+        let c = QuantParams {
+            scale: 8.0 / 255.0,
+            zero_point: -1,
+        };
+        let params = |t: i32| {
+            let q = sg.tensors[t as usize].quantization.as_ref().expect("q");
+            QuantParams {
+                scale: q.scales()[0],
+                zero_point: q.zero_points()[0] as i32,
+            }
+        };
+        assert_eq!(params(sg.inputs[0]), c);
+        assert_eq!(params(sg.outputs[0]), c);
+        // LOGISTIC writes 1/256, -128 into 's'; a requantize gives the concatenation 's1' in c's.
+        let s = sg.operators[0].outputs[0];
+        assert_eq!(sg.tensors[s as usize].name, "s");
+        assert_eq!(
+            params(s),
+            QuantParams {
+                scale: 1.0 / 256.0,
+                zero_point: -128
+            }
+        );
+        let s1 = sg.operators[1].outputs[0];
+        assert_eq!(sg.tensors[s1 as usize].name, "s1");
+        assert_eq!(params(s1), c);
+        assert_eq!(sg.operators[2].inputs, vec![s1, sg.inputs[0]]);
+
+        // 16x8: the result keeps its range, each input with other parameters is requantized.
+        let opts = QuantizeOptions {
+            mode: Mode::Int16x8,
+            io: IoType::Float,
+            ..QuantizeOptions::default()
+        };
+        r.insert(2, "c", -5.0, 4.0).expect("finite");
+        let (out, _) = quantize(&m, &r, &opts).expect("ok");
+        let sg = &out.subgraphs[0];
+        let names: Vec<&str> = sg.tensors.iter().map(|t| t.name.as_str()).collect();
+        for n in ["x_int16", "x_requantized", "s_requantized", "c_int16"] {
+            assert!(names.contains(&n), "{n} in {names:?}");
+        }
+        let c16 = sg
+            .tensors
+            .iter()
+            .find(|t| t.name == "c_int16")
+            .expect("c_int16");
+        let q = c16.quantization.as_ref().expect("q");
+        // Symmetric: 5 / 32767, zero point 0, recorded range kept.
+        assert_eq!(q.scales(), [5.0f32 / 32767.0]);
+        assert_eq!(q.min.as_deref(), Some(&[-5.0f32][..]));
+    }
+
     #[test]
     fn f16_conversion() {
         assert_eq!(f32_to_f16_bits(1.0), 0x3c00);
