@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: every layer, in order, failing fast and failing loudly if a layer ran no test.
 #   fmt → clippy (native + wasm) → Rust tests (native) → Rust tests in wasm (Node, SIMD on)
-#   → wasm builds → TS lint/typecheck → TS unit tests → LiteRT cross-check → browser e2e
+#   → wasm builds → TS lint/typecheck → TS unit tests → LiteRT cross-check → LiteRT check of
+#   our quantized models → browser e2e
 # Logs of each step go to artifacts/logs/; screenshots to artifacts/e2e/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -81,6 +82,11 @@ count "ts unit (vitest)" "$(vitest_passed "$logs/vitest.log")"
 step "LiteRT cross-check: rewrite every shipped model, compare outputs in LiteRT (BUILTIN_REF)"
 run litert target/py-check/bin/python tests/tools/check_roundtrip.py --zeropoint target/debug/zeropoint
 count "litert cross-check" "$(plain_passed "$logs/litert.log")"
+
+step "LiteRT check of our quantized models (BUILTIN_REF): load, run, outputs equal to TF's models"
+# Needs target/quantized/*.tflite, written by the quantizer test in "Rust tests (native)".
+run litert-quantized target/py-check/bin/python tests/tools/check_quantized.py
+count "litert quantized models" "$(plain_passed "$logs/litert-quantized.log")"
 
 step "browser e2e (Debian Chromium, Playwright)"
 run vite-build npx vite build --logLevel warn

@@ -1,7 +1,8 @@
 //! `zeropoint`: the command-line face of the Zeropoint library.
 //!
 //! Subcommands: `inspect` (summary as text or JSON), `rewrite` (read and write back through the
-//! IR), `run` (the float engine over `.npy` samples) and `calibrate` (per-tensor statistics). Everything here is argument parsing,
+//! IR), `run` (the float engine over `.npy` samples), `calibrate` (per-tensor statistics) and
+//! `quantize` (TF-exact quantization: int8, int16x8, dynamic, float16). Everything here is argument parsing,
 //! file I/O and printing; the work happens in the library.
 
 use std::path::{Path, PathBuf};
@@ -111,6 +112,40 @@ enum Command {
         #[arg(long, default_value = "minmax")]
         method: String,
         /// Where to write the statistics (JSON).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Quantize a float model as TF's converter does: full integer (int8, int16x8), dynamic
+    /// range or float16.
+    Quantize {
+        /// The float .tflite file.
+        model: PathBuf,
+        /// int8, int16x8, dynamic or float16.
+        #[arg(long, default_value = "int8")]
+        mode: String,
+        /// Input/output type: int8 (int16 for int16x8), uint8 or float.
+        #[arg(long, default_value = "int8")]
+        io: String,
+        /// Calibration samples: one .npy per model input (first axis = samples).
+        #[arg(long = "data")]
+        data: Vec<PathBuf>,
+        /// Calibration statistics instead of --data: a STATS.json from `zeropoint calibrate`, or
+        /// a calibrated .tflite whose tensors carry min/max (TF's model_calibrated.tflite).
+        #[arg(long)]
+        stats: Option<PathBuf>,
+        /// Range selection with --data: minmax, percentile:P, mse or moving-average.
+        #[arg(long, default_value = "minmax")]
+        calibration: String,
+        /// Per-tensor weights instead of per-channel.
+        #[arg(long)]
+        per_tensor: bool,
+        /// Operators to keep float: indices or output tensor names, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        float_ops: Vec<String>,
+        /// Write a JSON report (per tensor ranges and parameters, per op multipliers).
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// Where to write the quantized model.
         #[arg(short, long)]
         output: PathBuf,
     },
@@ -519,11 +554,44 @@ fn calibrate_model(
     method: &str,
     output: &Path,
 ) -> Result<()> {
-    use zeropoint::quant::calibrate::{Calibrator, Method};
-    use zeropoint::quant::inputs::{self, NpySamples, RandomSource};
-    let method = Method::parse(method)?;
+    let method = zeropoint::quant::calibrate::Method::parse(method)?;
     let m = load(model)?;
-    let mut cal = Calibrator::new(&m)?;
+    let stats = collect_stats(&m, source, method)?;
+    for t in &stats.tensors {
+        println!(
+            "{:>5}  [{:>12.6e}, {:>12.6e}]  chosen [{:>12.6e}, {:>12.6e}]  {}",
+            t.index, t.min, t.max, t.chosen_min, t.chosen_max, t.name
+        );
+    }
+    write_json(output, &stats)?;
+    eprintln!(
+        "wrote {} ({} tensors, {} samples, method {method})",
+        output.display(),
+        stats.tensors.len(),
+        stats.samples
+    );
+    Ok(())
+}
+
+fn write_json<T: serde::Serialize>(output: &Path, value: &T) -> Result<()> {
+    let text = serde_json::to_string(value).map_err(|e| Error::Write {
+        reason: format!("JSON: {e}"),
+    })?;
+    std::fs::write(output, text + "\n").map_err(|source| Error::Io {
+        path: output.display().to_string(),
+        source,
+    })
+}
+
+/// Streams the samples of `source` through the calibrator of `m`.
+fn collect_stats(
+    m: &zeropoint::Model,
+    source: CalibrationSource,
+    method: zeropoint::quant::calibrate::Method,
+) -> Result<zeropoint::quant::calibrate::CalibrationStats> {
+    use zeropoint::quant::calibrate::Calibrator;
+    use zeropoint::quant::inputs::{self, NpySamples, RandomSource};
+    let mut cal = Calibrator::new(m)?;
     let descs = cal.inputs().to_vec();
     match source {
         CalibrationSource::Npy(paths) => {
@@ -609,25 +677,84 @@ fn calibrate_model(
             }
         }
     }
-    let stats = cal.stats(method)?;
-    for t in &stats.tensors {
-        println!(
-            "{:>5}  [{:>12.6e}, {:>12.6e}]  chosen [{:>12.6e}, {:>12.6e}]  {}",
-            t.index, t.min, t.max, t.chosen_min, t.chosen_max, t.name
-        );
+    cal.stats(method)
+}
+
+/// `zeropoint quantize`: ranges from --data (our calibration) or --stats (STATS.json from
+/// `zeropoint calibrate`, or a calibrated .tflite carrying min/max), then the library quantizer.
+#[allow(clippy::too_many_arguments)]
+fn quantize_model(
+    model: &Path,
+    data: Vec<PathBuf>,
+    stats: Option<PathBuf>,
+    calibration: &str,
+    opts: zeropoint::quant::QuantizeOptions,
+    report: Option<PathBuf>,
+    output: &Path,
+) -> Result<()> {
+    use zeropoint::quant::calibrate::{CalibrationStats, Method};
+    use zeropoint::quant::{Mode, Ranges, quantize};
+    let m = load(model)?;
+    let method = Method::parse(calibration)?;
+    let needs_ranges = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
+    let ranges = match (stats, data.is_empty()) {
+        (Some(_), false) => {
+            return Err(Error::Calibration {
+                reason: "give either --data or --stats, not both".into(),
+            });
+        }
+        (Some(path), true) => {
+            let bytes = read_file(&path)?;
+            if bytes.starts_with(b"{") {
+                let s: CalibrationStats =
+                    serde_json::from_slice(&bytes).map_err(|e| Error::Calibration {
+                        reason: format!("{}: not a STATS.json: {e}", path.display()),
+                    })?;
+                if method != Method::MinMax {
+                    eprintln!(
+                        "note: --stats JSON carries the ranges chosen when it was calibrated;                          --calibration {method} is ignored"
+                    );
+                }
+                Ranges::from_calibration(&m, &s)?
+            } else {
+                let cal = load(&path)?;
+                Ranges::from_calibrated_model(&m, &cal)?
+            }
+        }
+        (None, false) => {
+            let s = collect_stats(&m, CalibrationSource::Npy(data), method)?;
+            Ranges::from_calibration(&m, &s)?
+        }
+        (None, true) if needs_ranges => {
+            return Err(Error::Calibration {
+                reason: format!(
+                    "--mode {} needs calibration: --data X.npy (one per input) or --stats \
+                     STATS.json|calibrated.tflite",
+                    opts.mode.name()
+                ),
+            });
+        }
+        (None, true) => Ranges::new(),
+    };
+    let (q, rep) = quantize(&m, &ranges, &opts)?;
+    for w in &rep.warnings {
+        eprintln!("warning: {w}");
     }
-    let text = serde_json::to_string(&stats).map_err(|e| Error::Write {
-        reason: format!("JSON: {e}"),
-    })?;
-    std::fs::write(output, text + "\n").map_err(|source| Error::Io {
+    let bytes = tflite::write(&q)?;
+    std::fs::write(output, &bytes).map_err(|source| Error::Io {
         path: output.display().to_string(),
         source,
     })?;
+    if let Some(r) = report {
+        write_json(&r, &rep)?;
+        eprintln!("wrote {}", r.display());
+    }
     eprintln!(
-        "wrote {} ({} tensors, {} samples, method {method})",
+        "wrote {} ({} bytes, mode {}, I/O {})",
         output.display(),
-        stats.tensors.len(),
-        stats.samples
+        bytes.len(),
+        rep.mode,
+        rep.io
     );
     Ok(())
 }
@@ -721,6 +848,27 @@ fn run(cli: Cli) -> Result<()> {
                 CalibrationSource::Npy(data)
             };
             calibrate_model(&model, source, &method, &output)?;
+        }
+        Command::Quantize {
+            model,
+            mode,
+            io,
+            data,
+            stats,
+            calibration,
+            per_tensor,
+            float_ops,
+            report,
+            output,
+        } => {
+            use zeropoint::quant::{IoType, Mode, QuantizeOptions};
+            let opts = QuantizeOptions {
+                mode: Mode::parse(&mode)?,
+                io: IoType::parse(&io)?,
+                per_tensor,
+                float_ops,
+            };
+            quantize_model(&model, data, stats, &calibration, opts, report, &output)?;
         }
     }
     Ok(())

@@ -9,14 +9,25 @@
 //!   range (min/max, percentile, MSE, moving average).
 //! - [`inputs`]: calibration data sources — `.npy`, PNG/JPEG images, seeded random data.
 //!
-//! The op-property table and the passes that apply these rules to a graph come next (issue 5).
+//! - [`op_properties`]: per builtin op, which inputs are weights (and their per-channel axis) or
+//!   bias, fixed output parameters, same-scale constraints, kernel versions.
+//! - [`passes`]: the quantizer itself, [`quantize`]: float model + ranges → quantized model
+//!   (full integer int8 or 16x8, dynamic range, float16) and a [`Report`].
+//! - [`report`]: what was decided, per tensor and per operator.
 
 pub mod calibrate;
 pub mod inputs;
+pub mod op_properties;
 pub mod params;
+pub mod passes;
+pub mod report;
+
+pub use passes::{IoType, Mode, QuantizeOptions, Ranges, quantize};
+pub use report::Report;
 
 pub use params::{
     QuantParams, QuantizedBias, QuantizedWeights, WeightRule, activation_params_int8,
-    activation_params_int16, bias_int32, bias_int64, per_channel_weights_int8,
-    per_channel_weights_int8_for_bias, per_tensor_weights_int8,
+    activation_params_int16, bias_int32, bias_int64, constant_params_int8,
+    per_channel_weights_int8, per_channel_weights_int8_for_bias, per_tensor_weights_int8,
+    quantize_affine,
 };

@@ -705,6 +705,62 @@ fn channel_layout(len: usize, shape: &[usize], axis: usize) -> Result<(usize, us
     Ok((channels, inner.max(1)))
 }
 
+/// Asymmetric int8 parameters of a float constant that is neither a weight nor a bias (e.g. the
+/// constant operand of ADD or MUL), as TF's MLIR quantizer chooses them
+/// (`QuantizationDriver::SetConstantResultParams` → `GetUniformQuantizedTypeForWeight` with
+/// `symmetric = false`, `narrow_range = false`, `legacy_float_scale = true`).
+///
+/// The range is the values' `[min, max]` widened to include 0 (`ExtractMinMaxFromAttr`; a splat
+/// constant `c` gives `[min(c, 0), max(c, 0)]`), then `ExpandVerySmallRange` (not the activations'
+/// ±1e-6 widening), then [`fake_quant_params`] and [`down_cast_scale`] over `[−128, 127]`.
+///
+/// # Errors
+/// [`Error::Quantization`] if a value is NaN or infinite, or the scale overflows.
+pub fn constant_params_int8(values: &[f32]) -> Result<QuantParams> {
+    const WHAT: &str = "int8 constant";
+    check_finite(WHAT, values)?;
+    let (mut lo, mut hi) = (0.0f64, 0.0f64);
+    for &v in values {
+        lo = lo.min(f64::from(v));
+        hi = hi.max(f64::from(v));
+    }
+    let (lo, hi) = expand_very_small_range(lo, hi);
+    let (qmin, qmax) = (i64::from(INT8_MIN), i64::from(INT8_MAX));
+    let (_, fq_zero_point) = fake_quant_params(lo, hi, qmin, qmax);
+    let (scale, zero_point) = down_cast_scale(lo, hi, qmin, qmax, fq_zero_point);
+    Ok(QuantParams {
+        scale: check_scale(WHAT, scale)?,
+        // Clamped to [qmin, qmax] by `down_cast_scale`.
+        zero_point: zero_point as i32,
+    })
+}
+
+/// Quantizes float values with given affine parameters into `[qmin, qmax]`, as MLIR's
+/// `UniformQuantizedValueConverter` does (TF's `Quantize` for asymmetric constants):
+/// `q = round_half_away(f64(v) / f64(scale) + zero_point)`, clamped.
+///
+/// # Errors
+/// [`Error::Quantization`] if a value is NaN or infinite or the scale is not positive.
+pub fn quantize_affine(
+    values: &[f32],
+    params: QuantParams,
+    qmin: i32,
+    qmax: i32,
+) -> Result<Vec<i32>> {
+    const WHAT: &str = "constant";
+    check_finite(WHAT, values)?;
+    check_scale(WHAT, params.scale)?;
+    let (scale, zp) = (f64::from(params.scale), f64::from(params.zero_point));
+    Ok(values
+        .iter()
+        .map(|&v| {
+            let q = (f64::from(v) / scale + zp).round();
+            // Clamped first, so the conversion is exact.
+            q.clamp(f64::from(qmin), f64::from(qmax)) as i32
+        })
+        .collect())
+}
+
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
@@ -1008,6 +1064,32 @@ mod tests {
         // scale 1 (0.5 · 2): 2.5 → 3, -2.5 → -3.
         let q = bias_int32(&[2.5, -2.5, 0.5], 0.5, &[2.0]).expect("valid");
         assert_eq!(q.values, vec![3, -3, 1]);
+    }
+
+    #[test]
+    fn constants_are_asymmetric_over_their_value_range() {
+        // [-1, 3]: scale 4/255, zero point from the min side: -128 + 1/(4/255) = -64.25 → -64.
+        let p = constant_params_int8(&[-1.0, 3.0, 0.5]).expect("valid");
+        assert_eq!(p.scale, 4.0f32 / 255.0);
+        assert_eq!(p.zero_point, -64);
+        // All positive: the range starts at 0, zero point -128.
+        let p = constant_params_int8(&[2.0, 1.0]).expect("valid");
+        assert_eq!((p.scale, p.zero_point), (2.0f32 / 255.0, -128));
+        // All zero: widened to ±5e-7 (not ±1e-6 as activations).
+        let p = constant_params_int8(&[0.0; 3]).expect("valid");
+        assert_eq!(p.scale, (5e-7f64 as f32 * 2.0) / 255.0);
+        assert!(constant_params_int8(&[f32::NAN]).is_err());
+        // Values: 3 / (4/255) - 64 = 127.25 → 127; -1 → -128; 0.5 → -32.125 → -32.
+        let p = constant_params_int8(&[-1.0, 3.0]).expect("valid");
+        let q = quantize_affine(&[-1.0, 3.0, 0.5, 0.0], p, -128, 127).expect("valid");
+        assert_eq!(q, vec![-128, 127, -32, -64]);
+        // Clamping and ties away from zero: scale 1, zp 0.
+        let one = QuantParams {
+            scale: 1.0,
+            zero_point: 0,
+        };
+        let q = quantize_affine(&[300.0, -2.5, 2.5], one, -128, 127).expect("valid");
+        assert_eq!(q, vec![127, -3, 3]);
     }
 
     #[test]

@@ -1,0 +1,64 @@
+//! What the quantizer decided, for people and for the page: per tensor the recorded and chosen
+//! range, dtype, scale(s) and zero point(s); per operator the requantization multipliers
+//! `M = S_in · S_w / S_out` and their fixed-point form; and the warnings (ops kept float, …).
+//!
+//! Plain data with serde, so the CLI writes it as JSON (`zeropoint quantize --report`) and the
+//! wasm face can hand it to the page unchanged.
+
+use serde::{Deserialize, Serialize};
+
+/// The quantizer's account of one run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// `int8`, `int16x8`, `dynamic` or `float16`.
+    pub mode: String,
+    /// Input/output type of the quantized model (`int8`, `uint8`, `int16`, `float`).
+    pub io: String,
+    /// One entry per tensor of the quantized model's subgraph 0, in index order.
+    pub tensors: Vec<TensorReport>,
+    /// One entry per operator whose requantization multiplier is known (ops with a weight and
+    /// an activation input).
+    pub ops: Vec<OpReport>,
+    /// Operators kept float, Q/DQ inserted, and other things worth knowing.
+    pub warnings: Vec<String>,
+}
+
+/// One tensor of the quantized model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TensorReport {
+    /// Tensor index in the quantized model's subgraph 0.
+    pub index: usize,
+    /// Tensor name.
+    pub name: String,
+    /// Element type (`INT8`, `INT32`, `FLOAT32`, …).
+    pub dtype: String,
+    /// What the tensor is: `activation`, `weight`, `bias`, `constant`, `input`, `output`.
+    pub role: String,
+    /// Recorded (calibration) range, when the tensor had one.
+    pub min: Option<f32>,
+    /// Recorded (calibration) range, when the tensor had one.
+    pub max: Option<f32>,
+    /// Where the parameters came from: `calibrated`, `fixed (OP)`, `same-scale (OP)`,
+    /// `weights`, `bias`, `requantized`, …
+    pub source: String,
+    /// Scale(s): one per tensor, or one per channel.
+    pub scales: Vec<f32>,
+    /// Zero point(s), one per scale.
+    pub zero_points: Vec<i64>,
+    /// Per-channel axis when there are several scales.
+    pub axis: Option<i32>,
+}
+
+/// The requantization of one operator's output.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OpReport {
+    /// Operator index in the quantized model.
+    pub index: usize,
+    /// Operator name (`CONV_2D`).
+    pub op: String,
+    /// Real multipliers `S_in · S_w[c] / S_out`, one per output channel (or one).
+    pub multipliers: Vec<f64>,
+    /// The fixed-point form of each multiplier: `(M0, shift)` from
+    /// [`crate::fixedpoint::quantize_multiplier`].
+    pub quantized: Vec<(i32, i32)>,
+}

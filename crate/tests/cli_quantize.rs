@@ -1,0 +1,213 @@
+//! `zeropoint quantize` as a user runs it: each calibration source, each mode, the report, and
+//! one clear error line for bad input.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn zeropoint(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zeropoint"))
+        .args(args)
+        .output()
+        .expect("the zeropoint binary runs")
+}
+
+fn golden(file: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/golden/example_cnn")
+        .join(file)
+        .to_str()
+        .expect("utf-8 path")
+        .to_string()
+}
+
+fn scratch(name: &str) -> String {
+    let dir: PathBuf = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_quantize");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir.join(name).to_str().expect("utf-8 path").to_string()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn inspect(path: &str) -> String {
+    let out = zeropoint(&["inspect", path]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+#[test]
+fn tf_ranges_float_io_with_report() {
+    let (model, report) = (scratch("floatio.tflite"), scratch("report.json"));
+    let out = zeropoint(&[
+        "quantize",
+        &golden("model_float.tflite"),
+        "--stats",
+        &golden("model_calibrated.tflite"),
+        "--io",
+        "float",
+        "--report",
+        &report,
+        "-o",
+        &model,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = inspect(&model);
+    for needle in [
+        "QUANTIZE",
+        "DEQUANTIZE",
+        "INT8",
+        "per-axis(3)",
+        "tfl.quantize",
+    ] {
+        assert!(s.contains(needle), "missing {needle} in:\n{s}");
+    }
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    assert_eq!(r["mode"], "int8");
+    assert_eq!(r["io"], "float");
+    let ops = r["ops"].as_array().expect("ops");
+    // Six weighted ops (3 CONV_2D, 1 DEPTHWISE_CONV_2D, 2 FULLY_CONNECTED): one entry each.
+    assert_eq!(ops.len(), 6, "{ops:?}");
+    let first = &ops[0];
+    assert_eq!(first["op"], "CONV_2D");
+    assert_eq!(
+        first["multipliers"].as_array().map(Vec::len),
+        first["quantized"].as_array().map(Vec::len)
+    );
+    let tensors = r["tensors"].as_array().expect("tensors");
+    assert!(tensors.iter().any(|t| t["source"] == "fixed (SOFTMAX)"));
+}
+
+#[test]
+fn data_and_stats_json_sources() {
+    let model = scratch("int8.tflite");
+    let out = zeropoint(&[
+        "quantize",
+        &golden("model_float.tflite"),
+        "--data",
+        &golden("calib.npy"),
+        "-o",
+        &model,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = inspect(&model);
+    assert!(s.contains("input  0  INT8"), "{s}");
+
+    let stats = scratch("stats.json");
+    let out = zeropoint(&[
+        "calibrate",
+        &golden("model_float.tflite"),
+        "--data",
+        &golden("calib.npy"),
+        "-o",
+        &stats,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let m16 = scratch("16x8.tflite");
+    let out = zeropoint(&[
+        "quantize",
+        &golden("model_float.tflite"),
+        "--stats",
+        &stats,
+        "--mode",
+        "int16x8",
+        "--io",
+        "float",
+        "-o",
+        &m16,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(inspect(&m16).contains("INT16"));
+}
+
+#[test]
+fn dynamic_and_float16_need_no_calibration() {
+    for (mode, needle) in [("dynamic", "INT8"), ("float16", "FLOAT16")] {
+        let model = scratch(&format!("{mode}.tflite"));
+        let out = zeropoint(&[
+            "quantize",
+            &golden("model_float.tflite"),
+            "--mode",
+            mode,
+            "-o",
+            &model,
+        ]);
+        assert!(out.status.success(), "{mode}: {}", text(&out.stderr));
+        assert!(inspect(&model).contains(needle), "{mode}");
+    }
+}
+
+#[test]
+fn float_ops_stay_float_with_a_warning() {
+    let model = scratch("partial.tflite");
+    let out = zeropoint(&[
+        "quantize",
+        &golden("model_float.tflite"),
+        "--stats",
+        &golden("model_calibrated.tflite"),
+        "--float-ops",
+        "1",
+        "-o",
+        &model,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("operator 1 (DEPTHWISE_CONV_2D) stays float"),
+        "{err}"
+    );
+    assert!(inspect(&model).contains("DEQUANTIZE"));
+}
+
+#[test]
+fn bad_input_gives_one_clear_line() {
+    let float = golden("model_float.tflite");
+    let o = scratch("never.tflite");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["quantize", &float, "-o", &o], "needs calibration"),
+        (
+            vec!["quantize", &float, "--mode", "int4", "-o", &o],
+            "unknown mode 'int4'",
+        ),
+        (
+            vec![
+                "quantize",
+                &float,
+                "--mode",
+                "dynamic",
+                "--float-ops",
+                "99",
+                "-o",
+                &o,
+            ],
+            "no operator 99",
+        ),
+        (
+            vec![
+                "quantize", &float, "--stats", &float, "--io", "bf16", "-o", &o,
+            ],
+            "unknown I/O type",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = zeropoint(&args);
+        assert!(!out.status.success(), "{args:?} should fail");
+        let err = text(&out.stderr);
+        assert!(err.starts_with("error: "), "{err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+    // A STATS.json with an inverted range names the tensor.
+    let stats = scratch("bad_stats.json");
+    std::fs::write(
+        &stats,
+        r#"{"samples":1,"tensors":[{"index":0,"name":"serving_default_image:0","min":1.0,"max":0.0,"chosen_min":1.0,"chosen_max":0.0,"method":"minmax","histogram":{"lo":0.0,"hi":1.0,"counts":[1]}}]}"#,
+    )
+    .expect("write");
+    let out = zeropoint(&["quantize", &float, "--stats", &stats, "-o", &o]);
+    let err = text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("serving_default_image:0"), "{err}");
+}

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""LiteRT check of the models our quantizer wrote (`cargo test --test quantizer`).
+
+For every `target/quantized/<case>_<variant>.tflite` (variant: int8, int8_floatio, 16x8,
+dynamic, fp16, quantized with the ranges TF's calibrator recorded) this script
+
+  * loads it in LiteRT with the reference kernels (OpResolverType.BUILTIN_REF),
+  * runs every test sample of the case (the inputs TF's model of that variant takes,
+    `[[variant]] inputs` in case.toml; one invocation per sample),
+  * writes each output next to the model as `<model>.litert_out_<k>.npy` (first axis = samples),
+    so that our engine can be compared with LiteRT on our own models later,
+  * and requires the outputs to equal, bit for bit, what LiteRT computed on TF's model of the
+    same variant (`expected_outputs` in case.toml): the quantizer test already requires the same
+    parameters, weights and operators, so any difference is a real divergence.
+
+One line per model, then `N passed, M failed`. Exit status 1 if anything failed or no model was
+found (run `cargo test -p zeropoint-tests --test quantizer` first).
+
+Usage:
+    python tests/tools/check_quantized.py [--dir target/quantized]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import tomllib
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import numpy as np  # noqa: E402
+from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+GOLDEN = REPO / "tests" / "golden"
+VARIANTS = ("int8_floatio", "int8", "16x8", "dynamic", "fp16")
+
+
+@contextlib.contextmanager
+def quiet_fds():
+    """Silence native stdout/stderr chatter from LiteRT while loading/running."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, devnull):
+            os.close(fd)
+
+
+def split_name(model: Path) -> tuple[str, str] | None:
+    """`<case>_<variant>.tflite` → (case, variant)."""
+    stem = model.name.removesuffix(".tflite")
+    for v in VARIANTS:
+        if stem.endswith("_" + v):
+            return stem[: -len(v) - 1], v
+    return None
+
+
+def variant_table(case: str, variant: str) -> dict | None:
+    toml = GOLDEN / case / "case.toml"
+    if not toml.is_file():
+        return None
+    data = tomllib.loads(toml.read_text())
+    for v in data.get("variant", []):
+        if v.get("name") == variant:
+            return v
+    return None
+
+
+def run(model: Path, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    with quiet_fds():
+        interp = Interpreter(
+            model_path=str(model),
+            experimental_op_resolver_type=OpResolverType.BUILTIN_REF,
+        )
+        interp.allocate_tensors()
+    ins, outs = interp.get_input_details(), interp.get_output_details()
+    if len(ins) != len(inputs):
+        raise RuntimeError(f"{len(ins)} model inputs, {len(inputs)} input files")
+    samples = inputs[0].shape[0]
+    results: list[list[np.ndarray]] = [[] for _ in outs]
+    for s in range(samples):
+        for d, a in zip(ins, inputs):
+            x = a[s]
+            if x.dtype != d["dtype"] or tuple(x.shape) != tuple(d["shape"]):
+                raise RuntimeError(
+                    f"input '{d['name']}': model wants {d['dtype'].__name__} {list(d['shape'])}, "
+                    f"file has {x.dtype} {list(x.shape)}"
+                )
+            interp.set_tensor(d["index"], x)
+        with quiet_fds():
+            interp.invoke()
+        for k, d in enumerate(outs):
+            results[k].append(interp.get_tensor(d["index"]).copy())
+    return [np.stack(r) for r in results]
+
+
+def check(model: Path) -> str:
+    parsed = split_name(model)
+    if parsed is None:
+        raise RuntimeError("name is not <case>_<variant>.tflite")
+    case, variant = parsed
+    table = variant_table(case, variant)
+    if table is None:
+        raise RuntimeError(f"no variant '{variant}' in tests/golden/{case}/case.toml")
+    inputs = [np.load(GOLDEN / case / f) for f in table["inputs"]]
+    outputs = run(model, inputs)
+    for k, o in enumerate(outputs):
+        np.save(f"{model}.litert_out_{k}.npy", o)
+    expected = [np.load(GOLDEN / case / f) for f in table.get("expected_outputs", [])]
+    if len(expected) != len(outputs):
+        raise RuntimeError(f"{len(outputs)} outputs, TF's model has {len(expected)}")
+    for k, (o, e) in enumerate(zip(outputs, expected)):
+        if o.dtype != e.dtype or o.shape != e.shape:
+            raise RuntimeError(f"output {k}: {o.dtype} {o.shape} vs TF's {e.dtype} {e.shape}")
+        same = o.view(np.uint8).tobytes() == e.view(np.uint8).tobytes()
+        if not same:
+            if np.issubdtype(o.dtype, np.integer):
+                d = int(np.max(np.abs(o.astype(np.int64) - e.astype(np.int64))))
+            else:
+                d = float(np.max(np.abs(o.astype(np.float64) - e.astype(np.float64))))
+            raise RuntimeError(f"output {k} differs from LiteRT on TF's model (max |diff| {d})")
+    return f"{len(outputs)} output(s) x {inputs[0].shape[0]} sample(s) identical to TF's model"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dir", type=Path, default=REPO / "target" / "quantized")
+    args = ap.parse_args()
+    models = sorted(args.dir.glob("*.tflite")) if args.dir.is_dir() else []
+    if not models:
+        print(
+            f"FAILED: no quantized model in {args.dir} "
+            "(run `cargo test -p zeropoint-tests --test quantizer` first)"
+        )
+        return 1
+    passed = failed = 0
+    for m in models:
+        try:
+            msg = check(m)
+            print(f"ok    {m.name}: {msg}")
+            passed += 1
+        except Exception as e:  # noqa: BLE001 - one line per model, whatever went wrong
+            print(f"FAIL  {m.name}: {e}")
+            failed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
