@@ -49,10 +49,6 @@ const modelView = required('[data-testid="model-view"]', HTMLElement);
 const errorBanner = new Banner(required('[data-testid="error-banner"]', HTMLElement));
 const noticeBanner = new Banner(required('[data-testid="notice-banner"]', HTMLElement));
 
-const tabs = new Tabs(required('[data-testid="tabs"]', HTMLElement), (tab) => {
-  if (tab === 'model') graph.refit();
-});
-
 const calibration = new CalibrationPanel(required('[data-testid="calibration"]', HTMLElement), {
   calibrate: (bytes, config, onProgress) => client.calibrate(bytes, config, onProgress),
   restats: (method) => client.calibrationStats(method),
@@ -100,6 +96,10 @@ const details = new DetailsPanel({
   },
 });
 modelView.append(graph.element, details.element);
+
+const tabs = new Tabs(required('[data-testid="tabs"]', HTMLElement), (tab) => {
+  if (tab === 'model') graph.refit();
+});
 
 function setState(state: PageState): void {
   document.body.dataset['state'] = state;
@@ -159,6 +159,8 @@ async function loadModel(name: string, read: () => Promise<Uint8Array>): Promise
       download,
       selectTensor: (index) => {
         select({ kind: 'tensor', index });
+        // The details panel sits beside the graph, above the table.
+        modelView.scrollIntoView({ block: 'start' });
       },
     });
     const main = summary.subgraphs[0];

@@ -87,7 +87,8 @@ export function edgeLabel(t: Pick<TensorSummary, 'shape' | 'shape_signature' | '
 }
 
 function box(id: string, kind: NodeKind, label: string, sub: string): GraphNode {
-  const width = Math.max(NODE_MIN_WIDTH, textWidth(label) + NODE_PAD, textWidth(sub, 10) + NODE_PAD);
+  // Bold labels run wider than the average glyph.
+  const width = Math.max(NODE_MIN_WIDTH, Math.ceil(textWidth(label) * 1.12) + NODE_PAD, textWidth(sub, 10) + NODE_PAD);
   return { id, kind, label, sub, width, height: NODE_HEIGHT };
 }
 

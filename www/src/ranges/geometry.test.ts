@@ -49,6 +49,11 @@ describe('massOutside', () => {
     expect(m.below).toBeCloseTo(10 + 10);
     expect(m.above).toBeCloseTo(40);
   });
+  it('trims bins to the data extent first (nothing lies past the max)', () => {
+    // The last bin is [3, 4) but the data ends at 3.5: cutting at 3.25 leaves half of it above.
+    expect(massOutside(hist, 0, 3.25, 0, 3.5).above).toBeCloseTo(20);
+    expect(massOutside(hist, 0, 3.5, 0, 3.5).above).toBe(0);
+  });
 });
 
 describe('scales and formats', () => {

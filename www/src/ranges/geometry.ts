@@ -55,14 +55,24 @@ export function rebin(hist: Pick<Histogram, 'lo' | 'hi' | 'counts'>, maxBars: nu
   return { lo: hist.lo, width: binWidth * factor, counts };
 }
 
-/** How many values lie below `lo` and above `hi` (bins cut by an edge count in proportion). */
+/**
+ * How many values lie below `lo` and above `hi`. A bin cut by an edge counts in proportion; bins
+ * are first trimmed to the data's true extent `[dataLo, dataHi]` when given (the histogram's last
+ * bin reaches past the max, whose values cannot lie beyond it).
+ */
 export interface Mass {
   below: number;
   above: number;
   total: number;
 }
 
-export function massOutside(hist: Pick<Histogram, 'lo' | 'hi' | 'counts'>, lo: number, hi: number): Mass {
+export function massOutside(
+  hist: Pick<Histogram, 'lo' | 'hi' | 'counts'>,
+  lo: number,
+  hi: number,
+  dataLo = -Infinity,
+  dataHi = Infinity,
+): Mass {
   const n = hist.counts.length;
   let below = 0;
   let above = 0;
@@ -73,11 +83,17 @@ export function massOutside(hist: Pick<Histogram, 'lo' | 'hi' | 'counts'>, lo: n
     const c = hist.counts[i] ?? 0;
     if (c === 0) continue;
     total += c;
-    const a = hist.lo + i * w;
-    const b = a + w;
-    if (w <= 0) continue;
-    if (a < lo) below += (c * (Math.min(b, lo) - a)) / w;
-    if (b > hi) above += (c * (b - Math.max(a, hi))) / w;
+    const a = Math.max(hist.lo + i * w, dataLo);
+    const b = Math.min(hist.lo + (i + 1) * w, dataHi);
+    const width = b - a;
+    if (width <= 0) {
+      // A bin squeezed to a point by the data bounds: all its values sit at that point.
+      if (a < lo) below += c;
+      else if (a > hi) above += c;
+      continue;
+    }
+    if (a < lo) below += (c * (Math.min(b, lo) - a)) / width;
+    if (b > hi) above += (c * (b - Math.max(a, hi))) / width;
   }
   return { below, above, total };
 }

@@ -53,7 +53,7 @@ export function stepLines(steps: QuantSteps): StepLine[] {
     lines.push({
       id: 'scale-line',
       title: 'Scale',
-      text: `scale = (rmax − rmin) / (qmax − qmin) = (${num(steps.rmax)} − ${num(steps.rmin)}) / (${formatInt(steps.qmax)} − ${formatInt(steps.qmin)}) = ${num(steps.scale_f64, 9)} / step; TF keeps it in float32: (f32(rmax) − f32(rmin)) / ${String(levels)} = ${num(steps.scale, 9)}`,
+      text: `scale = (rmax − rmin) / (qmax − qmin) = (${num(steps.rmax)} − ${num(steps.rmin)}) / (${formatInt(steps.qmax)} − ${formatInt(steps.qmin)}) = ${num(steps.scale_f64, 9)}; TF keeps it in float32: (f32(rmax) − f32(rmin)) / ${String(levels)} = ${num(steps.scale, 9)}`,
     });
     const chosen = steps.zp_side === 'min' ? 'the min side' : 'the max side';
     lines.push({

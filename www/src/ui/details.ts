@@ -245,7 +245,13 @@ export class DetailsPanel {
       h('h4', {}, `Quantization: per-channel \u00d7${String(scales.length)} (axis ${String(q.quantized_dimension)})`),
       h('p', {}, `scales ${formatFloat(lo)} … ${formatFloat(hi)}, zero point${new Set(zps).size === 1 ? ` ${formatInt(zps[0] ?? 0)}` : 's vary'}`),
       h('div', { class: 'chart-box' }, canvas),
-      h('p', { class: 'muted small' }, 'One scale per output channel: max|w[c]| / 127 for int8 weights.'),
+      h(
+        'p',
+        { class: 'muted small' },
+        t.dtype === 'INT8'
+          ? 'One scale per output channel: max|w[c]| / 127 (symmetric weights, zero point 0).'
+          : 'One scale per output channel: S_x · S_w[c] (the bias is added to the int32 accumulator).',
+      ),
     );
     this.chart = new Chart(canvas, {
       type: 'bar',

@@ -38,7 +38,7 @@ const SVG = 'http://www.w3.org/2000/svg';
 const W = 900;
 const H = 330;
 const LEFT = 120;
-const RIGHT = 24;
+const RIGHT = 120;
 const HIST_TOP = 28;
 const HIST_BOTTOM = 170;
 const GRID_Y = 196;
@@ -247,7 +247,10 @@ export class RangesView {
 
   private draw(t: TensorStats, steps: QuantSteps): void {
     const samples = this.stats?.samples ?? 0;
-    const mass = massOutside(t.histogram, steps.nudged_min, steps.nudged_max);
+    // A value saturates when it lies more than half a step beyond the grid's ends (closer ones
+    // round to the end level like any other value).
+    const half = steps.scale / 2;
+    const mass = massOutside(t.histogram, steps.nudged_min - half, steps.nudged_max + half, t.min, t.max);
     const clipped = mass.below + mass.above;
     const value = (testId: string, x: number, text: string): HTMLElement => h('strong', { 'data-testid': testId, 'data-value': x }, text);
     this.summaryLine.replaceChildren(
@@ -270,7 +273,7 @@ export class RangesView {
         'li',
         { 'data-testid': 'ranges-step-clipped' },
         h('strong', {}, 'Clipped. '),
-        `${formatShare(mass.below, mass.total)} of the calibration values lie below ${num(steps.nudged_min)} and ${formatShare(mass.above, mass.total)} above ${num(steps.nudged_max)}: they saturate to the ends of the grid.`,
+        `${formatShare(mass.below, mass.total)} of the calibration values lie more than half a step below ${num(steps.nudged_min)} and ${formatShare(mass.above, mass.total)} more than half a step above ${num(steps.nudged_max)}: they saturate to the end levels instead of rounding to their nearest one.`,
       ),
     );
     this.plot.replaceChildren(plotSvg(t, steps, mass));
@@ -397,7 +400,11 @@ function plotSvg(t: TensorStats, steps: QuantSteps, mass: { below: number; above
   const zx = x(0);
   svg.append(
     s('line', { x1: zx, x2: zx, y1: HIST_TOP - 6, y2: GRID_Y + 9, class: 'zero-line', 'data-testid': 'ranges-zero-marker' }),
-    s('text', { x: zx, y: GRID_Y - 12, 'text-anchor': 'middle', class: 'zero-label' }, `0.0 = q ${formatInt(steps.zero_point)}`),
+    s(
+      'text',
+      { x: zx < (LEFT + W - RIGHT) / 2 ? zx + 5 : zx - 5, y: GRID_Y - 12, 'text-anchor': zx < (LEFT + W - RIGHT) / 2 ? 'start' : 'end', class: 'zero-label' },
+      `0.0 = q ${formatInt(steps.zero_point)} (zero point)`,
+    ),
   );
 
   // Range rows: observed, chosen, widened, represented.
