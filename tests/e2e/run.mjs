@@ -713,6 +713,14 @@ async function main() {
     checkRanges(api, shown, nodeCalibration(api, example, random16, 'mse'));
     await page.locator(testId('ranges-method')).selectOption('minmax');
     await page.waitForFunction(() => document.querySelector('[data-testid="ranges-summary"]')?.textContent?.includes('minmax'), null, { timeout: STEP_TIMEOUT_MS });
+    // int16 (16x8): symmetric, zero point 0, scale = max(|min|, |max|) / 32767 in float32.
+    await page.locator(testId('ranges-dtype')).selectOption('int16');
+    await page.waitForFunction(() => document.querySelector('[data-testid="ranges-summary"]')?.textContent?.includes('int16') && document.querySelector('[data-testid="ranges"]')?.getAttribute('data-state') === 'ready', null, { timeout: STEP_TIMEOUT_MS });
+    shown = await rangesNumbers(page);
+    const half = Math.max(Math.abs(Math.min(shown.chosenMin, 0)), Math.abs(Math.max(shown.chosenMax, 0)));
+    assert(shown.zeroPoint === 0 && shown.scale === Math.fround(Math.fround(half) / 32767), `int16: scale ${String(shown.scale)} zp ${String(shown.zeroPoint)}`);
+    await page.locator(testId('ranges-dtype')).selectOption('int8');
+    await page.waitForFunction(() => document.querySelector('[data-testid="ranges-summary"]')?.textContent?.includes('int8') && document.querySelector('[data-testid="ranges"]')?.getAttribute('data-state') === 'ready', null, { timeout: STEP_TIMEOUT_MS });
   });
 
   await check('a long run can be cancelled, the page stays responsive and usable', async () => {

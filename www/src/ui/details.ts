@@ -7,6 +7,7 @@
 import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip } from 'chart.js';
 import type { MultiplierSteps, SubgraphSummary, TensorSummary } from '../engine/types';
 import { formatBytes, formatDtype, formatFloat, formatInt, formatQuant, formatShape } from '../format';
+import { ellipsize } from '../graph/layout';
 import { inputRole, multiplierText, quantScales, requantOperands } from '../model/ops';
 import { tensorKind, tensorRole } from '../view-model';
 import { h, type Child } from './dom';
@@ -86,7 +87,8 @@ export class DetailsPanel {
   private tensorLink(index: number): Child {
     if (index < 0) return h('span', { class: 'muted' }, 'omitted');
     const t = this.tensor(index);
-    const link = h('button', { type: 'button', class: 'link', 'data-tensor': index }, `#${String(index)} ${t?.name ?? ''}`);
+    const name = t?.name ?? '';
+    const link = h('button', { type: 'button', class: 'link', 'data-tensor': index, title: name }, `#${String(index)} ${ellipsize(name, 64)}`);
     link.addEventListener('click', () => {
       this.deps.select({ kind: 'tensor', index });
     });

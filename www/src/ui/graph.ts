@@ -9,6 +9,9 @@ import { h } from './dom';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
+/** Beyond this many operators the layout (on the UI thread) would stall the page: not drawn. */
+export const MAX_DRAWN_OPS = 3000;
+
 function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}, ...children: (Node | string)[]): SVGElementTagNameMap[K] {
   const el = document.createElementNS(SVG, tag);
   for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, String(value));
@@ -69,6 +72,13 @@ export class GraphView {
 
   /** Lays out and draws a subgraph (replacing what was shown). */
   show(subgraph: SubgraphSummary): void {
+    if (subgraph.operators.length > MAX_DRAWN_OPS) {
+      this.layout = undefined;
+      this.selected = undefined;
+      this.viewport.replaceChildren();
+      this.info.textContent = `${subgraph.operators.length.toLocaleString('en-US')} operators: too many to draw here; the tensor table below lists every tensor.`;
+      return;
+    }
     const started = performance.now();
     const layout = layoutGraph(subgraph);
     this.layout = layout;
