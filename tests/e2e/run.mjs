@@ -668,6 +668,21 @@ async function main() {
     await page.waitForFunction(() => document.querySelector('[data-testid="calibration-summary"]')?.textContent?.includes('minmax'), null, { timeout: STEP_TIMEOUT_MS });
   });
 
+  await check('after calibration the Model tab links a tensor and a CONV_2D to the Ranges view', async () => {
+    const conv = mainGraph.operators.find((o) => o.op === 'CONV_2D');
+    await showTab(page, 'model');
+    await page.locator(`${testId('graph-op')}[data-op="${String(conv.index)}"]`).click({ timeout: STEP_TIMEOUT_MS });
+    await page.locator(testId('details-open-requant')).click({ timeout: STEP_TIMEOUT_MS });
+    await page.waitForFunction(() => document.body.dataset.tab === 'ranges', null, { timeout: STEP_TIMEOUT_MS });
+    assert((await page.locator(testId('ranges-op')).inputValue()) === String(conv.index), 'the Ranges view does not show the clicked op');
+    await showTab(page, 'model');
+    const tensor = conv.outputs[0];
+    await page.locator(`${testId('tensor-table')} tbody tr[data-tensor="${String(tensor)}"]`).click({ timeout: STEP_TIMEOUT_MS });
+    await page.locator(testId('details-open-ranges')).click({ timeout: STEP_TIMEOUT_MS });
+    await page.waitForFunction(() => document.body.dataset.tab === 'ranges', null, { timeout: STEP_TIMEOUT_MS });
+    assert((await page.locator(testId('ranges-tensor')).inputValue()) === String(tensor), 'the Ranges view does not show the clicked tensor');
+  });
+
   await check('the Ranges view shows the scale and zero point of the calibrated range, with 0.0 exact', async () => {
     await showTab(page, 'ranges');
     await page.waitForFunction(() => document.querySelector('[data-testid="ranges"]')?.getAttribute('data-state') === 'ready', null, { timeout: STEP_TIMEOUT_MS });

@@ -94,6 +94,11 @@ const details = new DetailsPanel({
     ranges.selectTensor(tensor);
     tabs.show('ranges');
   },
+  openRangesOp: (op) => {
+    ranges.selectOp(op);
+    tabs.show('ranges');
+    ranges.revealOp();
+  },
 });
 modelView.append(graph.element, details.element);
 

@@ -21,6 +21,8 @@ export interface DetailsDeps {
   /** Whether the Ranges view has calibration statistics for this tensor. */
   hasStats: (tensor: number) => boolean;
   openRanges: (tensor: number) => void;
+  /** Shows the op's requantization (from the calibrated ranges) in the Ranges tab. */
+  openRangesOp: (op: number) => void;
 }
 
 /** Storage range of a quantized dtype, for the represented real range. */
@@ -150,6 +152,13 @@ export class DetailsPanel {
       root.append(
         h('p', { class: 'muted' }, 'This op is float. After quantization its int32 accumulator is rescaled by M = S_x · S_w / S_y per output channel; the Ranges tab shows M for a calibrated float model.'),
       );
+      if (this.deps.hasStats(operands.input.index) && this.deps.hasStats(operands.output.index)) {
+        const button = h('button', { type: 'button', class: 'primary', 'data-testid': 'details-open-requant' }, 'Show M from the calibrated ranges →');
+        button.addEventListener('click', () => {
+          this.deps.openRangesOp(index);
+        });
+        root.append(button);
+      }
       return;
     }
     const seq = this.seq;

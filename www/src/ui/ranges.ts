@@ -198,6 +198,11 @@ export class RangesView {
     }
   }
 
+  /** Scrolls the requantization section into view. */
+  revealOp(): void {
+    this.opBox.scrollIntoView({ block: 'center' });
+  }
+
   private methodChoice(): CalibrationMethod | undefined {
     switch (this.methodSelect.value) {
       case 'percentile': {
