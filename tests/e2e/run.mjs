@@ -485,6 +485,21 @@ async function main() {
     assert((await page.locator(testId('graph-output')).count()) === mainGraph.outputs.length, 'output nodes');
     const edgeText = (await page.locator('.graph-edge-label').allTextContents()).join(' | ');
     assert(edgeText.includes(`${shapeText(inputTensor)} float32`), `edge labels lack the input's shape and dtype: ${edgeText}`);
+    // Zoom and pan change the view transform.
+    const scaleOf = () => page.locator('.graph-viewport').evaluate((g) => Number(/scale\(([\d.]+)\)/.exec(g.getAttribute('transform') ?? '')?.[1] ?? NaN));
+    const before = await scaleOf();
+    await page.locator(testId('graph-zoom-in')).click();
+    const after = await scaleOf();
+    assert(after > before, `zoom in: scale ${String(before)} → ${String(after)}`);
+    const box = await page.locator(testId('graph-svg')).boundingBox();
+    const translateOf = () => page.locator('.graph-viewport').evaluate((g) => g.getAttribute('transform') ?? '');
+    const t0 = await translateOf();
+    await page.mouse.move(box.x + 20, box.y + 20);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 80, box.y + 60, { steps: 4 });
+    await page.mouse.up();
+    assert((await translateOf()) !== t0, 'dragging did not pan');
+    await page.locator(testId('graph-fit')).click();
   });
 
   await check('clicking an op box shows the op in the side panel; clicking a tensor row shows the tensor', async () => {
@@ -565,6 +580,7 @@ async function main() {
     assert(shown.includes('truncated.tflite'), `banner lacks the file name: ${shown}`);
     assert(shown.includes(message), `banner lacks the engine message "${message}": ${shown}`);
     assert((await text(page, 'model-name')) === 'picked.tflite', 'the previous model is no longer shown');
+    assert((await page.locator(testId('graph-op')).count()) === mainGraph.operators.length, 'the previous model\'s graph is gone');
     assert(await page.locator(testId('summary')).isVisible(), 'summary hidden after the error');
     await screenshot(page, '03-error-truncated');
   });
