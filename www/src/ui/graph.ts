@@ -83,6 +83,9 @@ export class GraphView {
     const layout = layoutGraph(subgraph);
     this.layout = layout;
     this.selected = undefined;
+    // Identity until fitted, so a graph drawn in a hidden tab is fitted when the tab shows.
+    this.view = { tx: 0, ty: 0, k: 1 };
+    this.apply();
     this.viewport.replaceChildren();
     const edges = s('g', { class: 'graph-edges' });
     const labels = s('g', { class: 'graph-edge-labels' });
