@@ -6,8 +6,9 @@
 // page is compared with the engine, not with hard-coded numbers.
 //
 //   node tests/e2e/run.mjs            (CHROMIUM_PATH overrides /usr/bin/chromium)
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { deflateSync } from 'node:zlib';
 import { dirname, join, resolve } from 'node:path';
@@ -396,6 +397,28 @@ function expectedInt8(min, max) {
   return { rmin, rmax, scale, zeroPoint };
 }
 
+/**
+ * `zeropoint calibrate` (the CLI, built by scripts/test.sh before this runs) on the same samples
+ * the page's seeded random source makes, written to a .npy: its statistics JSON.
+ */
+function cliCalibration(api, modelPath, input, { count, lo, hi, seed }, method) {
+  const cli = join(ROOT, 'target', 'debug', 'zeropoint');
+  assert(existsSync(cli), `${cli} is missing: run \`cargo build -p zeropoint --bin zeropoint\``);
+  const n = input.shape.reduce((a, b) => a * b, 1);
+  const data = new Float32Array(count * n);
+  for (let i = 0; i < count; i++) data.set(api.randomData(n, lo, hi, sampleSeed(seed, i, 0)), i * n);
+  const dir = mkdtempSync(join(tmpdir(), 'zeropoint-e2e-'));
+  try {
+    const npy = join(dir, 'samples.npy');
+    const out = join(dir, 'stats.json');
+    writeFileSync(npy, npyBytes([count, ...input.shape], data));
+    execFileSync(cli, ['calibrate', modelPath, '--data', npy, '--method', method, '-o', out], { timeout: 60_000, stdio: ['ignore', 'ignore', 'pipe'] });
+    return JSON.parse(readFileSync(out, 'utf8'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Checks the Ranges view against the independent derivation and against the engine in Node. */
 function checkRanges(api, shown, wantStats) {
   const want = wantStats.tensors.find((t) => t.index === shown.tensor);
@@ -709,6 +732,15 @@ async function main() {
     await page.waitForFunction((i) => document.querySelector('[data-testid="ranges"]')?.getAttribute('data-state') === 'ready' && document.querySelector('[data-testid="ranges-chosen"]') && Number(document.querySelector('[data-testid="ranges-tensor"]')?.value) === i, conv.outputs[0], { timeout: STEP_TIMEOUT_MS });
     const shown = await rangesNumbers(page);
     checkRanges(api, shown, want);
+    // The CLI on the same samples: its range (JSON numbers are float32, shortest form) gives the
+    // same scale and zero point by the float32 re-derivation.
+    const cli = cliCalibration(api, exampleFile, inputTensor, random16, 'minmax');
+    const fromCli = cli.tensors.find((t) => t.index === shown.tensor);
+    assert(fromCli, `zeropoint calibrate has no tensor ${String(shown.tensor)}`);
+    const [cliMin, cliMax] = [Math.fround(fromCli.chosen_min), Math.fround(fromCli.chosen_max)];
+    assert(cliMin === shown.chosenMin && cliMax === shown.chosenMax, `zeropoint calibrate chose [${String(cliMin)}, ${String(cliMax)}], the page [${String(shown.chosenMin)}, ${String(shown.chosenMax)}]`);
+    const cliParams = expectedInt8(cliMin, cliMax);
+    assert(cliParams.scale === shown.scale && cliParams.zeroPoint === shown.zeroPoint, `from the CLI's range: scale ${String(cliParams.scale)} zp ${String(cliParams.zeroPoint)}`);
     assert(shown.summary.includes('minmax'), `summary: ${shown.summary}`);
     assert(shown.bars > 0 && shown.gridTicks > 2 && shown.zeroMarker, `plot: ${String(shown.bars)} bars, ${String(shown.gridTicks)} grid ticks`);
     assert(shown.stride >= 2 && Number.isInteger(Math.log2(shown.stride)), `grid stride ${String(shown.stride)} is not a power of two ≥ 2`);
