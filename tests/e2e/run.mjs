@@ -2,12 +2,13 @@
 //
 // Starts `vite preview` on a free 127.0.0.1 port, drives Debian's Chromium through playwright-core,
 // prints one line per check and finishes with "N passed, M failed". Screenshots go to
-// artifacts/e2e/. Expected values come from the real wasm package loaded here in Node, so the
+// artifacts/e2e/ (and those of the model graph and the Ranges view also to target/e2e/). Expected values come from the real wasm package loaded here in Node, so the
 // page is compared with the engine, not with hard-coded numbers.
 //
 //   node tests/e2e/run.mjs            (CHROMIUM_PATH overrides /usr/bin/chromium)
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { deflateSync } from 'node:zlib';
 import { dirname, join, resolve } from 'node:path';
@@ -16,6 +17,9 @@ import { chromium } from 'playwright-core';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const ARTIFACTS = join(ROOT, 'artifacts', 'e2e');
+/** Screenshots of the model view and the Ranges view are kept here too (build artifacts). */
+const TARGET_SHOTS = join(ROOT, 'target', 'e2e');
+const INT8_MODEL = join(ROOT, 'tests/golden/example_cnn/model_int8.tflite');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--headless',
@@ -331,6 +335,7 @@ async function waitForCalibration(page, state) {
 }
 
 async function fillRandom(page, { count, lo, hi, seed }) {
+  await showTab(page, 'calibrate');
   await page.locator(testId('source-random')).check({ timeout: STEP_TIMEOUT_MS });
   await page.locator(testId('random-count')).fill(String(count));
   await page.locator(testId('random-lo')).fill(String(lo));
@@ -338,12 +343,104 @@ async function fillRandom(page, { count, lo, hi, seed }) {
   await page.locator(testId('random-seed')).fill(String(seed));
 }
 
-async function screenshot(page, name) {
+async function screenshot(page, name, { target = false } = {}) {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true, timeout: STEP_TIMEOUT_MS });
+  if (target) await page.screenshot({ path: join(TARGET_SHOTS, `${name}.png`), fullPage: true, timeout: STEP_TIMEOUT_MS });
+}
+
+async function showTab(page, name) {
+  await page.locator(testId(`tab-${name}`)).click({ timeout: STEP_TIMEOUT_MS });
+  await page.waitForFunction((n) => document.body.dataset.tab === n, name, { timeout: STEP_TIMEOUT_MS });
+}
+
+/** TF's rounding of a zero point: half away from zero. */
+function roundHalfAway(x) {
+  return Math.sign(x) * Math.round(Math.abs(x));
+}
+
+/** Numbers the Ranges view shows, read from data attributes (full precision). */
+async function rangesNumbers(page) {
+  return page.evaluate(() => {
+    const q = (id) => document.querySelector(`[data-testid="${id}"]`);
+    const n = (id, attr) => Number(q(id)?.getAttribute(attr));
+    return {
+      tensor: Number(document.querySelector('[data-testid="ranges-tensor"]')?.value),
+      observedMin: n('ranges-observed', 'data-min'),
+      observedMax: n('ranges-observed', 'data-max'),
+      chosenMin: n('ranges-chosen', 'data-min'),
+      chosenMax: n('ranges-chosen', 'data-max'),
+      scale: n('ranges-scale', 'data-value'),
+      zeroPoint: n('ranges-zero-point', 'data-value'),
+      clipped: n('ranges-clipped', 'data-value'),
+      nudgedMin: n('ranges-row-nudged', 'data-min'),
+      nudgedMax: n('ranges-row-nudged', 'data-max'),
+      bars: document.querySelectorAll('[data-testid="ranges-hist"] rect').length,
+      stride: Number(q('ranges-grid')?.getAttribute('data-stride')),
+      gridTicks: document.querySelectorAll('[data-testid="ranges-grid"] line').length,
+      zeroMarker: q('ranges-zero-marker') !== null,
+      summary: q('ranges-summary')?.textContent ?? '',
+    };
+  });
+}
+
+/**
+ * The int8 scale and zero point derived here from a range, independently of the engine: widen
+ * to include 0, scale = (f32(rmax) − f32(rmin)) / 255 in float32, zero point from the min side
+ * rounded half away from zero and clamped, so that q = zero point stands for 0.0.
+ */
+function expectedInt8(min, max) {
+  const rmin = Math.min(min, 0);
+  const rmax = Math.max(max, 0);
+  const scale = Math.fround(Math.fround(Math.fround(rmax) - Math.fround(rmin)) / 255);
+  const zpReal = Math.fround(-128 - rmin / scale);
+  const zeroPoint = Math.min(127, Math.max(-128, roundHalfAway(zpReal)));
+  return { rmin, rmax, scale, zeroPoint };
+}
+
+/**
+ * `zeropoint calibrate` (the CLI, built by scripts/test.sh before this runs) on the same samples
+ * the page's seeded random source makes, written to a .npy: its statistics JSON.
+ */
+function cliCalibration(api, modelPath, input, { count, lo, hi, seed }, method) {
+  const cli = join(ROOT, 'target', 'debug', 'zeropoint');
+  assert(existsSync(cli), `${cli} is missing: run \`cargo build -p zeropoint --bin zeropoint\``);
+  const n = input.shape.reduce((a, b) => a * b, 1);
+  const data = new Float32Array(count * n);
+  for (let i = 0; i < count; i++) data.set(api.randomData(n, lo, hi, sampleSeed(seed, i, 0)), i * n);
+  const dir = mkdtempSync(join(tmpdir(), 'zeropoint-e2e-'));
+  try {
+    const npy = join(dir, 'samples.npy');
+    const out = join(dir, 'stats.json');
+    writeFileSync(npy, npyBytes([count, ...input.shape], data));
+    execFileSync(cli, ['calibrate', modelPath, '--data', npy, '--method', method, '-o', out], { timeout: 60_000, stdio: ['ignore', 'ignore', 'pipe'] });
+    return JSON.parse(readFileSync(out, 'utf8'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Checks the Ranges view against the independent derivation and against the engine in Node. */
+function checkRanges(api, shown, wantStats) {
+  const want = wantStats.tensors.find((t) => t.index === shown.tensor);
+  assert(want, `the engine has no statistics for tensor ${String(shown.tensor)}`);
+  assert(shown.observedMin === want.min && shown.observedMax === want.max, `observed [${String(shown.observedMin)}, ${String(shown.observedMax)}], engine [${String(want.min)}, ${String(want.max)}]`);
+  assert(shown.chosenMin === want.chosen_min && shown.chosenMax === want.chosen_max, `chosen [${String(shown.chosenMin)}, ${String(shown.chosenMax)}], engine [${String(want.chosen_min)}, ${String(want.chosen_max)}]`);
+  const mine = expectedInt8(shown.chosenMin, shown.chosenMax);
+  assert(shown.scale === mine.scale, `scale ${String(shown.scale)}, (max − min)/255 in float32 gives ${String(mine.scale)}`);
+  assert(shown.zeroPoint === mine.zeroPoint, `zero point ${String(shown.zeroPoint)}, derived ${String(mine.zeroPoint)}`);
+  assert(Number.isInteger(shown.zeroPoint) && shown.zeroPoint >= -128 && shown.zeroPoint <= 127, `zero point ${String(shown.zeroPoint)} is not an int8`);
+  // 0.0 is exact: the grid scale · (q − zp) has q = zp at 0, and it lies inside the represented range.
+  assert(shown.nudgedMin <= 0 && shown.nudgedMax >= 0, `represented range [${String(shown.nudgedMin)}, ${String(shown.nudgedMax)}] lacks 0`);
+  assert(Math.abs(shown.nudgedMin - shown.scale * (-128 - shown.zeroPoint)) <= 1e-12 * Math.max(1, Math.abs(shown.nudgedMin)), 'represented min is not scale · (−128 − zp)');
+  // The represented range covers the widened range to within half a step at each end.
+  assert(shown.nudgedMin <= mine.rmin + shown.scale / 2 + 1e-12 && shown.nudgedMax >= mine.rmax - shown.scale / 2 - 1e-12, 'represented range is not the nudged widened range');
+  const engine = api.quantParams(shown.chosenMin, shown.chosenMax, 'int8');
+  assert(engine.scale === shown.scale && engine.zero_point === shown.zeroPoint, `engine in Node: scale ${String(engine.scale)} zp ${String(engine.zero_point)}`);
 }
 
 async function main() {
   mkdirSync(ARTIFACTS, { recursive: true });
+  mkdirSync(TARGET_SHOTS, { recursive: true });
   if (!existsSync(join(ROOT, 'dist', 'index.html'))) {
     throw new Error('dist/index.html is missing: run `npx vite build` first');
   }
@@ -401,6 +498,89 @@ async function main() {
     assert(rows === want, `tensor table has ${String(rows)} rows, expected ${String(want)}`);
   });
 
+  await check('the graph shows one box per operator, the inputs and outputs, and shape/dtype edge labels', async () => {
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="graph-op"]').length === n, mainGraph.operators.length, { timeout: STEP_TIMEOUT_MS });
+    const boxes = await page.locator(testId('graph-op')).count();
+    assert(boxes === mainGraph.operators.length, `graph has ${String(boxes)} op boxes, the model ${String(mainGraph.operators.length)} operators`);
+    const labels = await page.locator(`${testId('graph-op')} .graph-node-label`).allTextContents();
+    assert(JSON.stringify(labels) === JSON.stringify(mainGraph.operators.map((o) => o.op)), `op boxes ${labels.join(',')}`);
+    assert((await page.locator(testId('graph-input')).count()) === mainGraph.inputs.length, 'input nodes');
+    assert((await page.locator(testId('graph-output')).count()) === mainGraph.outputs.length, 'output nodes');
+    const edgeText = (await page.locator('.graph-edge-label').allTextContents()).join(' | ');
+    assert(edgeText.includes(`${shapeText(inputTensor)} float32`), `edge labels lack the input's shape and dtype: ${edgeText}`);
+    // Zoom and pan change the view transform.
+    const scaleOf = () => page.locator('.graph-viewport').evaluate((g) => Number(/scale\(([\d.]+)\)/.exec(g.getAttribute('transform') ?? '')?.[1] ?? NaN));
+    const before = await scaleOf();
+    await page.locator(testId('graph-zoom-in')).click();
+    const after = await scaleOf();
+    assert(after > before, `zoom in: scale ${String(before)} → ${String(after)}`);
+    const box = await page.locator(testId('graph-svg')).boundingBox();
+    const translateOf = () => page.locator('.graph-viewport').evaluate((g) => g.getAttribute('transform') ?? '');
+    const t0 = await translateOf();
+    await page.mouse.move(box.x + 20, box.y + 20);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 80, box.y + 60, { steps: 4 });
+    await page.mouse.up();
+    assert((await translateOf()) !== t0, 'dragging did not pan');
+    await page.locator(testId('graph-fit')).click();
+  });
+
+  await check('clicking an op box shows the op in the side panel; clicking a tensor row shows the tensor', async () => {
+    const conv = mainGraph.operators.find((o) => o.op === 'CONV_2D');
+    assert(conv, 'example has no CONV_2D');
+    await page.locator(`${testId('graph-op')}[data-op="${String(conv.index)}"]`).click({ timeout: STEP_TIMEOUT_MS });
+    await page.waitForFunction((t) => document.querySelector('[data-testid="details-title"]')?.textContent === t, `CONV_2D #${String(conv.index)}`, { timeout: STEP_TIMEOUT_MS });
+    const inputs = await text(page, 'details-inputs');
+    const weights = mainGraph.tensors.find((t) => t.index === conv.inputs[1]);
+    assert(inputs.includes('weights') && inputs.includes(weights.name), `inputs list lacks the weights ${weights.name}: ${inputs}`);
+    assert(await page.locator(`${testId('graph-op')}[data-op="${String(conv.index)}"].selected`).isVisible(), 'the op box is not highlighted');
+    await screenshot(page, '12-graph-op', { target: true });
+    await page.locator(`${testId('tensor-table')} tbody tr[data-tensor="${String(inputTensor.index)}"]`).click({ timeout: STEP_TIMEOUT_MS });
+    await page.waitForFunction((t) => document.querySelector('[data-testid="details-title"]')?.textContent === t, `Tensor #${String(inputTensor.index)}`, { timeout: STEP_TIMEOUT_MS });
+    const quant = await text(page, 'details-quant');
+    assert(quant.includes('float32'), `a float tensor's quantization: ${quant}`);
+  });
+
+  await check('an int8 model shows scale/zero point, per-channel scales as a chart, and the multipliers M0/shift', async () => {
+    const bytes = new Uint8Array(readFileSync(INT8_MODEL));
+    const want = api.inspectModel(bytes).subgraphs[0];
+    await page.locator(testId('file-input')).setInputFiles({ name: 'model_int8.tflite', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
+    await waitForModel(page, 'model_int8.tflite');
+    assert((await page.locator(testId('graph-op')).count()) === want.operators.length, 'op boxes of the int8 model');
+    const tableText = await text(page, 'tensor-table');
+    assert(/per-channel ×\d+/.test(tableText), 'tensor table lacks "per-channel ×N"');
+    const conv = want.operators.find((o) => o.op === 'CONV_2D');
+    const byIndex = (i) => want.tensors.find((t) => t.index === i);
+    const [x, w, y] = [byIndex(conv.inputs[0]), byIndex(conv.inputs[1]), byIndex(conv.outputs[0])];
+    await page.locator(`${testId('graph-op')}[data-op="${String(conv.index)}"]`).click({ timeout: STEP_TIMEOUT_MS });
+    const panel = testId('op-requant');
+    await page.locator(`${panel} ${testId('requant-table')}`).waitFor({ timeout: STEP_TIMEOUT_MS });
+    const m0 = await page.locator(`${panel} ${testId('requant-m0')}`).allTextContents();
+    const shifts = await page.locator(`${panel} ${testId('requant-shift')}`).allTextContents();
+    const expected = api.requantMultipliers(x.quantization.scale[0], Float32Array.from(w.quantization.scale), y.quantization.scale[0]);
+    assert(m0.length === Math.min(12, expected.length) && m0.length > 0, `${String(m0.length)} multiplier rows`);
+    m0.forEach((v, c) => {
+      assert(Number(v) === expected[c].m0, `channel ${String(c)}: M0 ${v}, engine ${String(expected[c].m0)}`);
+      assert(Number(shifts[c].replace('\u2212', '-')) === expected[c].shift, `channel ${String(c)}: shift ${shifts[c]}, engine ${String(expected[c].shift)}`);
+      // Independent check: M0 · 2^(shift − 31) is S_x · S_w / S_y to within the Q31 rounding.
+      const m = (x.quantization.scale[0] * w.quantization.scale[c]) / y.quantization.scale[0];
+      assert(Math.abs(expected[c].m0 * 2 ** (expected[c].shift - 31) - m) <= m * 2 ** -30, `channel ${String(c)}: M0/shift do not give M`);
+    });
+    assert(((await page.locator(`${panel} ${testId('requant-formula')}`).textContent()) ?? '').includes('M = S_x · S_w / S_y'), 'formula missing');
+    // The weights: per-channel scales as a bar chart.
+    await page.locator(`${testId('details-inputs')} button[data-tensor="${String(w.index)}"]`).click({ timeout: STEP_TIMEOUT_MS });
+    await page.locator(testId('details-scale-chart')).waitFor({ timeout: STEP_TIMEOUT_MS });
+    const head = await text(page, 'details-quant');
+    assert(head.includes(`per-channel ×${String(w.quantization.scale.length)}`), `weights details: ${head}`);
+    await screenshot(page, '13-int8-weights', { target: true });
+    // A per-tensor activation: scale and zero point as stored.
+    await page.locator(`${testId('tensor-table')} tbody tr[data-tensor="${String(x.index)}"]`).click({ timeout: STEP_TIMEOUT_MS });
+    await page.locator(testId('details-scale')).waitFor({ timeout: STEP_TIMEOUT_MS });
+    const scale = Number(await page.locator(testId('details-scale')).getAttribute('data-value'));
+    const zp = Number(await page.locator(testId('details-zero-point')).getAttribute('data-value'));
+    assert(scale === x.quantization.scale[0] && zp === x.quantization.zero_point[0], `input scale ${String(scale)} zp ${String(zp)}`);
+  });
+
   await check('choosing a valid .tflite with the file input shows it', async () => {
     await page.locator(testId('file-input')).setInputFiles({
       name: 'picked.tflite',
@@ -423,6 +603,7 @@ async function main() {
     assert(shown.includes('truncated.tflite'), `banner lacks the file name: ${shown}`);
     assert(shown.includes(message), `banner lacks the engine message "${message}": ${shown}`);
     assert((await text(page, 'model-name')) === 'picked.tflite', 'the previous model is no longer shown');
+    assert((await page.locator(testId('graph-op')).count()) === mainGraph.operators.length, 'the previous model\'s graph is gone');
     assert(await page.locator(testId('summary')).isVisible(), 'summary hidden after the error');
     await screenshot(page, '03-error-truncated');
   });
@@ -524,6 +705,85 @@ async function main() {
     assert((await page.locator(`${testId('stats-table')} .clipped`).count()) > 0, 'no clipped range is highlighted');
     await page.locator(testId('calibrate-method')).selectOption('minmax');
     await page.waitForFunction(() => document.querySelector('[data-testid="calibration-summary"]')?.textContent?.includes('minmax'), null, { timeout: STEP_TIMEOUT_MS });
+  });
+
+  await check('after calibration the Model tab links a tensor and a CONV_2D to the Ranges view', async () => {
+    const conv = mainGraph.operators.find((o) => o.op === 'CONV_2D');
+    await showTab(page, 'model');
+    await page.locator(`${testId('graph-op')}[data-op="${String(conv.index)}"]`).click({ timeout: STEP_TIMEOUT_MS });
+    await page.locator(testId('details-open-requant')).click({ timeout: STEP_TIMEOUT_MS });
+    await page.waitForFunction(() => document.body.dataset.tab === 'ranges', null, { timeout: STEP_TIMEOUT_MS });
+    assert((await page.locator(testId('ranges-op')).inputValue()) === String(conv.index), 'the Ranges view does not show the clicked op');
+    await showTab(page, 'model');
+    const tensor = conv.outputs[0];
+    await page.locator(`${testId('tensor-table')} tbody tr[data-tensor="${String(tensor)}"]`).click({ timeout: STEP_TIMEOUT_MS });
+    await page.locator(testId('details-open-ranges')).click({ timeout: STEP_TIMEOUT_MS });
+    await page.waitForFunction(() => document.body.dataset.tab === 'ranges', null, { timeout: STEP_TIMEOUT_MS });
+    assert((await page.locator(testId('ranges-tensor')).inputValue()) === String(tensor), 'the Ranges view does not show the clicked tensor');
+  });
+
+  await check('the Ranges view shows the scale and zero point of the calibrated range, with 0.0 exact', async () => {
+    await showTab(page, 'ranges');
+    await page.waitForFunction(() => document.querySelector('[data-testid="ranges"]')?.getAttribute('data-state') === 'ready', null, { timeout: STEP_TIMEOUT_MS });
+    const want = nodeCalibration(api, example, random16, 'minmax');
+    // The output of the first CONV_2D (a ReLU6: observed min 0).
+    const conv = mainGraph.operators.find((o) => o.op === 'CONV_2D');
+    await page.locator(testId('ranges-tensor')).selectOption(String(conv.outputs[0]));
+    await page.waitForFunction((i) => document.querySelector('[data-testid="ranges"]')?.getAttribute('data-state') === 'ready' && document.querySelector('[data-testid="ranges-chosen"]') && Number(document.querySelector('[data-testid="ranges-tensor"]')?.value) === i, conv.outputs[0], { timeout: STEP_TIMEOUT_MS });
+    const shown = await rangesNumbers(page);
+    checkRanges(api, shown, want);
+    // The CLI on the same samples: its range (JSON numbers are float32, shortest form) gives the
+    // same scale and zero point by the float32 re-derivation.
+    const cli = cliCalibration(api, exampleFile, inputTensor, random16, 'minmax');
+    const fromCli = cli.tensors.find((t) => t.index === shown.tensor);
+    assert(fromCli, `zeropoint calibrate has no tensor ${String(shown.tensor)}`);
+    const [cliMin, cliMax] = [Math.fround(fromCli.chosen_min), Math.fround(fromCli.chosen_max)];
+    assert(cliMin === shown.chosenMin && cliMax === shown.chosenMax, `zeropoint calibrate chose [${String(cliMin)}, ${String(cliMax)}], the page [${String(shown.chosenMin)}, ${String(shown.chosenMax)}]`);
+    const cliParams = expectedInt8(cliMin, cliMax);
+    assert(cliParams.scale === shown.scale && cliParams.zeroPoint === shown.zeroPoint, `from the CLI's range: scale ${String(cliParams.scale)} zp ${String(cliParams.zeroPoint)}`);
+    assert(shown.summary.includes('minmax'), `summary: ${shown.summary}`);
+    assert(shown.bars > 0 && shown.gridTicks > 2 && shown.zeroMarker, `plot: ${String(shown.bars)} bars, ${String(shown.gridTicks)} grid ticks`);
+    assert(shown.stride >= 2 && Number.isInteger(Math.log2(shown.stride)), `grid stride ${String(shown.stride)} is not a power of two ≥ 2`);
+    assert(shown.clipped === 0, `min/max clips ${String(shown.clipped)}`);
+    const steps = await text(page, 'ranges-steps');
+    for (const part of ['Include 0', 'Scale', 'Zero point', 'Represented', '0.0 is exact']) assert(steps.includes(part), `steps lack "${part}"`);
+    // The requantization of the first CONV_2D from the calibrated ranges and the float weights.
+    await page.locator(testId('ranges-op')).selectOption(String(conv.index));
+    await page.locator(`${testId('ranges-op-result')} ${testId('requant-table')}`).waitFor({ timeout: STEP_TIMEOUT_MS });
+    const sx = api.quantParams(want.tensors.find((t) => t.index === conv.inputs[0]).chosen_min, want.tensors.find((t) => t.index === conv.inputs[0]).chosen_max, 'int8').scale;
+    const sy = api.quantParams(want.tensors.find((t) => t.index === conv.outputs[0]).chosen_min, want.tensors.find((t) => t.index === conv.outputs[0]).chosen_max, 'int8').scale;
+    const sw = api.weightScales(example, conv.inputs[1], 0);
+    const multipliers = api.requantMultipliers(sx, sw, sy);
+    const m0 = await page.locator(`${testId('ranges-op-result')} ${testId('requant-m0')}`).allTextContents();
+    assert(m0.length > 0 && m0.every((v, c) => Number(v) === multipliers[c].m0), `M0 ${m0.join(',')}, engine ${multipliers.map((m) => m.m0).join(',')}`);
+    await screenshot(page, '14-ranges-minmax', { target: true });
+  });
+
+  await check('switching the method in the Ranges view updates the picture (percentile clips, MSE too)', async () => {
+    await page.locator(testId('ranges-method')).selectOption('percentile');
+    await page.locator(testId('ranges-percentile')).fill('99');
+    await page.locator(testId('ranges-percentile')).dispatchEvent('change');
+    await page.waitForFunction(() => document.querySelector('[data-testid="ranges-summary"]')?.textContent?.includes('percentile:99 ') && document.querySelector('[data-testid="ranges"]')?.getAttribute('data-state') === 'ready', null, { timeout: STEP_TIMEOUT_MS });
+    let shown = await rangesNumbers(page);
+    checkRanges(api, shown, nodeCalibration(api, example, random16, 'percentile:99'));
+    assert(shown.chosenMax < shown.observedMax, `percentile:99 did not clip the max of tensor ${String(shown.tensor)}`);
+    assert(shown.clipped > 0, 'no clipped share shown');
+    assert((await page.locator(testId('calibrate-method')).inputValue()) === 'percentile', 'the Calibrate tab did not follow the method');
+    await screenshot(page, '15-ranges-percentile', { target: true });
+    await page.locator(testId('ranges-method')).selectOption('mse');
+    await page.waitForFunction(() => document.querySelector('[data-testid="ranges-summary"]')?.textContent?.includes('mse') && document.querySelector('[data-testid="ranges"]')?.getAttribute('data-state') === 'ready', null, { timeout: STEP_TIMEOUT_MS });
+    shown = await rangesNumbers(page);
+    checkRanges(api, shown, nodeCalibration(api, example, random16, 'mse'));
+    await page.locator(testId('ranges-method')).selectOption('minmax');
+    await page.waitForFunction(() => document.querySelector('[data-testid="ranges-summary"]')?.textContent?.includes('minmax'), null, { timeout: STEP_TIMEOUT_MS });
+    // int16 (16x8): symmetric, zero point 0, scale = max(|min|, |max|) / 32767 in float32.
+    await page.locator(testId('ranges-dtype')).selectOption('int16');
+    await page.waitForFunction(() => document.querySelector('[data-testid="ranges-summary"]')?.textContent?.includes('int16') && document.querySelector('[data-testid="ranges"]')?.getAttribute('data-state') === 'ready', null, { timeout: STEP_TIMEOUT_MS });
+    shown = await rangesNumbers(page);
+    const half = Math.max(Math.abs(Math.min(shown.chosenMin, 0)), Math.abs(Math.max(shown.chosenMax, 0)));
+    assert(shown.zeroPoint === 0 && shown.scale === Math.fround(Math.fround(half) / 32767), `int16: scale ${String(shown.scale)} zp ${String(shown.zeroPoint)}`);
+    await page.locator(testId('ranges-dtype')).selectOption('int8');
+    await page.waitForFunction(() => document.querySelector('[data-testid="ranges-summary"]')?.textContent?.includes('int8') && document.querySelector('[data-testid="ranges"]')?.getAttribute('data-state') === 'ready', null, { timeout: STEP_TIMEOUT_MS });
   });
 
   await check('a long run can be cancelled, the page stays responsive and usable', async () => {

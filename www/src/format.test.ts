@@ -118,7 +118,7 @@ describe('formatQuant', () => {
   it('summarises per-channel parameters as ranges', () => {
     expect(
       formatQuant(quant({ scale: [0.001, 0.5, 0.02], zero_point: [0, 0, 0], quantized_dimension: 3 })),
-    ).toBe('per-channel axis 3 (3): scale 0.001…0.5, zp 0');
+    ).toBe('per-channel \u00d73 (axis 3): scale 0.001…0.5, zp 0');
   });
   it('appends recorded float ranges', () => {
     expect(formatQuant(quant({ min: [-1], max: [1] }))).toBe('range [\u22121, 1]');

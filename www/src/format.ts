@@ -93,7 +93,7 @@ export function hasQuantParams(q: QuantSummary | null | undefined): q is QuantSu
  * Quantization parameters in one line:
  *  - none: "—"
  *  - per-tensor: "scale 0.003922, zp −128"
- *  - per-channel: "per-channel axis 0 (32): scale 1.2e-4…3.4e-3, zp 0"
+ *  - per-channel: "per-channel ×32 (axis 0): scale 1.2e-4…3.4e-3, zp 0"
  * Recorded float ranges (min/max), when present, are appended: "range [−1, 1]"
  * (per-channel: "range [lowest min…highest min, lowest max…highest max]").
  */
@@ -106,7 +106,7 @@ export function formatQuant(q: QuantSummary | null | undefined): string {
     fields.push(`range [${range(q.min, formatFloat)}, ${range(q.max, formatFloat)}]`);
   }
   const channels = Math.max(q.scale.length, q.zero_point.length);
-  const head = channels > 1 ? `per-channel axis ${String(q.quantized_dimension)} (${String(channels)}): ` : '';
+  const head = channels > 1 ? `per-channel ${TIMES}${String(channels)} (axis ${String(q.quantized_dimension)}): ` : '';
   return head + fields.join(', ');
 }
 

@@ -13,8 +13,12 @@ import { formatBytesExact, looksLikeTflite, rewrittenFileName } from './format';
 import { Banner } from './ui/banner';
 import { h, required } from './ui/dom';
 import { CalibrationPanel } from './ui/calibration';
+import { DetailsPanel } from './ui/details';
 import { setupDropZone } from './ui/dropzone';
+import { GraphView, type Selection } from './ui/graph';
+import { RangesView } from './ui/ranges';
 import { renderSummary, type LoadedModel } from './ui/summary';
+import { Tabs } from './ui/tabs';
 
 type PageState = 'loading' | 'ready' | 'error';
 
@@ -41,6 +45,7 @@ const zone = required('[data-testid="drop-zone"]', HTMLElement);
 const input = required('[data-testid="file-input"]', HTMLInputElement);
 const status = required('[data-testid="load-status"]', HTMLElement);
 const summaryRoot = required('[data-testid="summary"]', HTMLElement);
+const modelView = required('[data-testid="model-view"]', HTMLElement);
 const errorBanner = new Banner(required('[data-testid="error-banner"]', HTMLElement));
 const noticeBanner = new Banner(required('[data-testid="notice-banner"]', HTMLElement));
 
@@ -53,6 +58,52 @@ const calibration = new CalibrationPanel(required('[data-testid="calibration"]',
   hideError: () => {
     errorBanner.hide();
   },
+  onStats: (stats, method) => {
+    ranges.setStats(stats, method);
+    // The details panel offers "show its range" only for calibrated tensors.
+    details.show(graph.selection);
+  },
+});
+
+const ranges = new RangesView(required('[data-testid="ranges"]', HTMLElement), {
+  quantParams: (min, max, dtype) => client.quantParams(min, max, dtype),
+  requant: (sx, sw, sy) => client.requant(sx, sw, sy),
+  weightScales: (bytes, tensor, axis) => client.weightScales(bytes, tensor, axis),
+  setMethod: (method) => {
+    calibration.selectMethod(method);
+  },
+  currentMethod: () => calibration.currentMethod(),
+  showCalibrate: () => {
+    tabs.show('calibrate');
+  },
+});
+
+function select(selection: Selection): void {
+  graph.select(selection);
+  details.show(selection);
+  if (selection?.kind === 'tensor') ranges.selectTensor(selection.index);
+  if (selection?.kind === 'op') ranges.selectOp(selection.index);
+}
+
+const graph = new GraphView({ onSelect: select });
+const details = new DetailsPanel({
+  requant: (sx, sw, sy) => client.requant(sx, sw, sy),
+  select,
+  hasStats: (tensor) => ranges.hasTensor(tensor),
+  openRanges: (tensor) => {
+    ranges.selectTensor(tensor);
+    tabs.show('ranges');
+  },
+  openRangesOp: (op) => {
+    ranges.selectOp(op);
+    tabs.show('ranges');
+    ranges.revealOp();
+  },
+});
+modelView.append(graph.element, details.element);
+
+const tabs = new Tabs(required('[data-testid="tabs"]', HTMLElement), (tab) => {
+  if (tab === 'model') graph.refit();
 });
 
 function setState(state: PageState): void {
@@ -109,7 +160,19 @@ async function loadModel(name: string, read: () => Promise<Uint8Array>): Promise
     const { summary, size } = await client.inspect(name, bytes);
     if (seq !== loadSeq) return;
     current = { name, size, summary, bytes };
-    renderSummary(summaryRoot, current, { download });
+    renderSummary(summaryRoot, current, {
+      download,
+      selectTensor: (index) => {
+        select({ kind: 'tensor', index });
+        // The details panel sits beside the graph, above the table.
+        modelView.scrollIntoView({ block: 'start' });
+      },
+    });
+    const main = summary.subgraphs[0];
+    modelView.hidden = main === undefined;
+    details.setSubgraph(main);
+    if (main) graph.show(main);
+    ranges.setModel(current);
     calibration.setModel(current);
     setState('ready');
   } catch (error) {

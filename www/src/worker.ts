@@ -83,6 +83,20 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       if (!lastCalibrator) throw new Error('no finished calibration in this engine: run Calibrate again');
       return [{ type: 'calibration-stats', id: request.id, stats: lastCalibrator.stats(request.method) }, []];
     }
+    case 'quant-params': {
+      const { api } = await requireEngine();
+      return [{ type: 'quant-params', id: request.id, steps: api.quantParams(request.min, request.max, request.dtype) }, []];
+    }
+    case 'requant': {
+      const { api } = await requireEngine();
+      const steps = api.requantMultipliers(request.inputScale, Float32Array.from(request.weightScales), request.outputScale);
+      return [{ type: 'requant', id: request.id, steps }, []];
+    }
+    case 'weight-scales': {
+      const { api } = await requireEngine();
+      const scales = Array.from(api.weightScales(request.bytes, request.tensor, request.axis));
+      return [{ type: 'weight-scales', id: request.id, scales }, []];
+    }
     case 'crash': {
       setTimeout(() => {
         throw new Error('worker crash requested (test hook)');

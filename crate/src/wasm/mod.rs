@@ -7,8 +7,10 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+use crate::fixedpoint;
 use crate::graph::summary::ModelSummary;
 use crate::quant::calibrate::{self, InputDesc, Method};
+use crate::quant::params;
 use crate::tflite::{self, WriteOptions};
 
 /// Turns a crate error into a JS `Error` carrying the same message.
@@ -116,4 +118,349 @@ impl Calibrator {
 #[wasm_bindgen(js_name = randomData)]
 pub fn random_data(n: usize, lo: f32, hi: f32, seed: u32) -> Vec<f32> {
     crate::quant::inputs::random_data(n, lo, hi, u64::from(seed))
+}
+
+/// The steps from a recorded `(min, max)` to a tensor's scale and zero point, for the page's
+/// "ranges and zero points" view. Every number is what the quantizer itself computes
+/// ([`crate::quant::params`]); the final `scale` / `zero_point` are checked against
+/// [`params::activation_params_int8`] / [`params::activation_params_int16`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct QuantSteps {
+    /// `int8` (asymmetric, `[−128, 127]`) or `int16` (symmetric, zero point 0).
+    pub dtype: String,
+    /// The range asked for.
+    pub min: f32,
+    /// The range asked for.
+    pub max: f32,
+    /// Step 1: the range widened to include 0, `min(min, 0)`.
+    pub widened_min: f64,
+    /// Step 1: the range widened to include 0, `max(max, 0)`.
+    pub widened_max: f64,
+    /// Step 2 (int8): whether the range was narrower than 1e-6 and moved out by 1e-6 each side
+    /// (int16: whether an all-zero range was replaced by ±1e-6).
+    pub near_zero_widened: bool,
+    /// The range the scale is computed from (after steps 1–2).
+    pub rmin: f64,
+    /// The range the scale is computed from (after steps 1–2).
+    pub rmax: f64,
+    /// Lowest quantized value the scale formula uses (int8 −128, int16 −32767).
+    pub qmin: i64,
+    /// Highest quantized value (int8 127, int16 32767).
+    pub qmax: i64,
+    /// Lowest storable value (int8 −128, int16 −32768).
+    pub storage_min: i64,
+    /// Step 3 (int8): the f64 scale `(rmax − rmin) / (qmax − qmin)` of MLIR's `fakeQuantAttrsToType`.
+    pub scale_f64: f64,
+    /// Step 3 (int8): the real zero point solved from the min side, `qmin − rmin/scale`.
+    pub zp_from_min: f64,
+    /// Its error estimate `|qmin| + |rmin/scale|`.
+    pub zp_from_min_error: f64,
+    /// Step 3 (int8): the real zero point solved from the max side, `qmax − rmax/scale`.
+    pub zp_from_max: f64,
+    /// Its error estimate `|qmax| + |rmax/scale|`.
+    pub zp_from_max_error: f64,
+    /// Which side has the smaller error (`min` | `max`; `max` on a tie).
+    pub zp_side: String,
+    /// Step 3 (int8): that zero point clamped or rounded ("nudged").
+    pub zp_nudged_f64: i64,
+    /// Step 4: the final f32 scale (int8: `(f32(rmax) − f32(rmin)) / 255` in f32, TF's
+    /// `DownCastScale`; int16: `max(|min|, |max|) / 32767` in f32).
+    pub scale: f32,
+    /// Step 4 (int8): the real zero point recomputed from the f32 scale, `f32(qmin − rmin/scale)`,
+    /// before rounding.
+    pub zp_real: f64,
+    /// The final zero point.
+    pub zero_point: i32,
+    /// The represented range `scale · (qmin_storage − zero_point)`.
+    pub nudged_min: f64,
+    /// The represented range `scale · (qmax − zero_point)`.
+    pub nudged_max: f64,
+}
+
+/// The steps of [`params::activation_params_int8`] / [`params::activation_params_int16`] for
+/// one range, computed with the public functions of [`crate::quant::params`]; `dtype` is `int8`
+/// or `int16`.
+///
+/// # Errors
+/// What the quantizer refuses (non-finite range, `min > max`, an overflowing scale), an unknown
+/// `dtype`, or (a bug) intermediate steps that do not reproduce the quantizer's result.
+pub fn quant_steps(min: f32, max: f32, dtype: &str) -> crate::Result<QuantSteps> {
+    match dtype {
+        "int8" => quant_steps_int8(min, max),
+        "int16" => quant_steps_int16(min, max),
+        other => Err(crate::Error::Quantization {
+            what: "activation".into(),
+            reason: format!("unknown type '{other}': expected int8 or int16"),
+        }),
+    }
+}
+
+fn disagree(what: &str, steps: &QuantSteps, want: params::QuantParams) -> crate::Error {
+    crate::Error::Quantization {
+        what: what.into(),
+        reason: format!(
+            "the displayed steps give scale {} zero point {}, the quantizer {} {}",
+            steps.scale, steps.zero_point, want.scale, want.zero_point
+        ),
+    }
+}
+
+fn quant_steps_int8(min: f32, max: f32) -> crate::Result<QuantSteps> {
+    // The quantizer validates the range and is the reference for the final numbers.
+    let want = params::activation_params_int8(min, max)?;
+    let (widened_min, widened_max) = (f64::from(min).min(0.0), f64::from(max).max(0.0));
+    let near_zero_widened = (widened_max - widened_min).abs() < params::NEAR_ZERO_TOLERANCE;
+    let (rmin, rmax) = if near_zero_widened {
+        (
+            widened_min - params::NEAR_ZERO_TOLERANCE,
+            widened_max + params::NEAR_ZERO_TOLERANCE,
+        )
+    } else {
+        (widened_min, widened_max)
+    };
+    let (qmin, qmax) = (i64::from(params::INT8_MIN), i64::from(params::INT8_MAX));
+    let (scale_f64, zp_nudged_f64) = params::fake_quant_params(rmin, rmax, qmin, qmax);
+    // The two candidates `fake_quant_params` compares (i64 → f64 exact for int8 bounds).
+    let (qmin_f, qmax_f) = (qmin as f64, qmax as f64);
+    let zp_from_min = qmin_f - rmin / scale_f64;
+    let zp_from_min_error = qmin_f.abs() + (rmin / scale_f64).abs();
+    let zp_from_max = qmax_f - rmax / scale_f64;
+    let zp_from_max_error = qmax_f.abs() + (rmax / scale_f64).abs();
+    let zp_side = if zp_from_min_error < zp_from_max_error {
+        "min"
+    } else {
+        "max"
+    };
+    let (scale, zero_point) = params::down_cast_scale(rmin, rmax, qmin, qmax, zp_nudged_f64);
+    let zp_real = f64::from((qmin_f - rmin / f64::from(scale)) as f32);
+    let zero_point = i32::try_from(zero_point).unwrap_or(params::INT8_MIN);
+    let s = f64::from(scale);
+    let steps = QuantSteps {
+        dtype: "int8".into(),
+        min,
+        max,
+        widened_min,
+        widened_max,
+        near_zero_widened,
+        rmin,
+        rmax,
+        qmin,
+        qmax,
+        storage_min: qmin,
+        scale_f64,
+        zp_from_min,
+        zp_from_min_error,
+        zp_from_max,
+        zp_from_max_error,
+        zp_side: zp_side.into(),
+        zp_nudged_f64,
+        scale,
+        zp_real,
+        zero_point,
+        nudged_min: s * (qmin_f - f64::from(zero_point)),
+        nudged_max: s * (qmax_f - f64::from(zero_point)),
+    };
+    if steps.scale != want.scale || steps.zero_point != want.zero_point {
+        return Err(disagree("int8 activation", &steps, want));
+    }
+    Ok(steps)
+}
+
+fn quant_steps_int16(min: f32, max: f32) -> crate::Result<QuantSteps> {
+    let want = params::activation_params_int16(min, max)?;
+    let (wmin, wmax) = (min.min(0.0), max.max(0.0));
+    let mut half = wmax.abs().max(wmin.abs());
+    let near_zero_widened = half == 0.0;
+    if near_zero_widened {
+        half = params::NEAR_ZERO_TOLERANCE as f32;
+    }
+    let qmax = i64::from(params::INT16_MAX);
+    let scale = half / params::INT16_MAX as f32;
+    let s = f64::from(scale);
+    let steps = QuantSteps {
+        dtype: "int16".into(),
+        min,
+        max,
+        widened_min: f64::from(wmin),
+        widened_max: f64::from(wmax),
+        near_zero_widened,
+        rmin: -f64::from(half),
+        rmax: f64::from(half),
+        qmin: -qmax,
+        qmax,
+        storage_min: -qmax - 1,
+        scale_f64: s,
+        zp_from_min: 0.0,
+        zp_from_min_error: 0.0,
+        zp_from_max: 0.0,
+        zp_from_max_error: 0.0,
+        zp_side: "symmetric".into(),
+        zp_nudged_f64: 0,
+        scale,
+        zp_real: 0.0,
+        zero_point: 0,
+        nudged_min: s * (-qmax - 1) as f64,
+        nudged_max: s * qmax as f64,
+    };
+    if steps.scale != want.scale || steps.zero_point != want.zero_point {
+        return Err(disagree("int16 activation", &steps, want));
+    }
+    Ok(steps)
+}
+
+/// The steps of [`params::activation_params_int8`] (`dtype` = `"int8"`) or
+/// [`params::activation_params_int16`] (`"int16"`) for the range `[min, max]`: widened range,
+/// f64 scale and both zero-point candidates, the final f32 scale and zero point, and the
+/// represented (nudged) range.
+#[wasm_bindgen(js_name = quantParams, unchecked_return_type = "QuantSteps")]
+pub fn quant_params(min: f32, max: f32, dtype: &str) -> Result<JsValue, JsError> {
+    let steps = quant_steps(min, max, dtype).map_err(js_error)?;
+    to_js(&steps, "quantization steps")
+}
+
+/// A real requantization multiplier split as LiteRT's `QuantizeMultiplier` does:
+/// `multiplier ≈ m0 · 2^(shift − 31)`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct MultiplierSteps {
+    /// The real multiplier, in f64.
+    pub multiplier: f64,
+    /// Q31 mantissa in `[2^30, 2^31)` (0 for a zero or too small multiplier).
+    pub m0: i32,
+    /// Power-of-two exponent: `multiplier ≈ m0 · 2^(shift − 31)`.
+    pub shift: i32,
+    /// What `m0 · 2^(shift − 31)` gives back, in f64.
+    pub represented: f64,
+}
+
+/// Splits `m` as [`fixedpoint::quantize_multiplier`] does.
+pub fn multiplier_steps(m: f64) -> MultiplierSteps {
+    let (m0, shift) = fixedpoint::quantize_multiplier(m);
+    MultiplierSteps {
+        multiplier: m,
+        m0,
+        shift,
+        represented: f64::from(m0) * (f64::from(shift) - 31.0).exp2(),
+    }
+}
+
+/// The requantization multipliers of a CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED op, one per
+/// weight scale: `M = f64(s_in) · f64(s_w[c]) / f64(s_out)` (LiteRT's per-channel
+/// `PopulateConvolutionQuantizationParams`), each split into `m0` and `shift`.
+#[wasm_bindgen(js_name = requantMultipliers, unchecked_return_type = "MultiplierSteps[]")]
+pub fn requant_multipliers(
+    input_scale: f32,
+    weight_scales: &[f32],
+    output_scale: f32,
+) -> Result<JsValue, JsError> {
+    let steps: Vec<MultiplierSteps> = weight_scales
+        .iter()
+        .map(|&w| multiplier_steps(f64::from(input_scale) * f64::from(w) / f64::from(output_scale)))
+        .collect();
+    to_js(&steps, "multipliers")
+}
+
+/// Splits a real multiplier into LiteRT's Q31 mantissa and exponent.
+#[wasm_bindgen(js_name = quantizeMultiplier, unchecked_return_type = "MultiplierSteps")]
+pub fn quantize_multiplier(m: f64) -> Result<JsValue, JsError> {
+    to_js(&multiplier_steps(m), "multiplier")
+}
+
+/// Per-channel int8 scales the full-integer quantizer would give the float weight tensor
+/// `tensor` (subgraph 0) of the model `bytes` along `axis` (CONV_2D / FULLY_CONNECTED 0,
+/// DEPTHWISE_CONV_2D 3): `max|w| / 127` per channel, as [`params::per_channel_weights_int8`]
+/// with [`params::WeightRule::FullInteger`] computes it.
+#[wasm_bindgen(js_name = weightScales)]
+pub fn weight_scales(bytes: &[u8], tensor: usize, axis: usize) -> Result<Vec<f32>, JsError> {
+    let model = tflite::read(bytes).map_err(js_error)?;
+    weight_scales_of(&model, tensor, axis).map_err(js_error)
+}
+
+fn weight_scales_of(
+    model: &crate::graph::Model,
+    tensor: usize,
+    axis: usize,
+) -> crate::Result<Vec<f32>> {
+    let refuse = |reason: String| crate::Error::Quantization {
+        what: format!("weights (tensor {tensor})"),
+        reason,
+    };
+    let t = model
+        .subgraphs
+        .first()
+        .and_then(|sg| sg.tensors.get(tensor))
+        .ok_or_else(|| refuse("no such tensor in subgraph 0".into()))?;
+    if t.dtype != crate::graph::TensorType::FLOAT32 {
+        return Err(refuse(format!(
+            "'{}' is {}, not float32",
+            t.name,
+            crate::tflite::types::dtype_name(t.dtype)
+        )));
+    }
+    let data = model
+        .tensor_data(0, tensor)
+        .ok_or_else(|| refuse(format!("'{}' has no constant data", t.name)))?;
+    let values: Vec<f32> = data
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let shape: Vec<usize> = t
+        .dims()
+        .iter()
+        .map(|&d| usize::try_from(d).unwrap_or(0))
+        .collect();
+    let q =
+        params::per_channel_weights_int8(&values, &shape, axis, params::WeightRule::FullInteger)?;
+    Ok(q.scales)
+}
+
+#[cfg(all(test, target_arch = "wasm32"))]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    #[wasm_bindgen_test]
+    fn int8_steps_reach_the_quantizer_result() {
+        // [-1, 3]: scale 4/255, zero point from the min side: -128 + 1/(4/255) = -64.25 → -64.
+        let s = quant_steps(-1.0, 3.0, "int8").expect("steps");
+        assert_eq!(s.scale, 4.0f32 / 255.0);
+        assert_eq!(s.zero_point, -64);
+        assert_eq!((s.widened_min, s.widened_max), (-1.0, 3.0));
+        assert!((s.zp_real - -64.25).abs() < 1e-4);
+        assert!(!s.near_zero_widened);
+        // 0.0 is exactly representable: q = zero_point.
+        assert!((s.nudged_min + 64.0 * f64::from(s.scale)).abs() < 1e-12);
+    }
+
+    #[wasm_bindgen_test]
+    fn int8_positive_range_is_widened_to_zero() {
+        let s = quant_steps(0.5, 2.0, "int8").expect("steps");
+        assert_eq!((s.widened_min, s.widened_max), (0.0, 2.0));
+        assert_eq!(s.zero_point, -128);
+        assert_eq!(s.zp_side, "min");
+        let z = quant_steps(0.0, 0.0, "int8").expect("steps");
+        assert!(z.near_zero_widened);
+        assert_eq!(z.zero_point, 0);
+    }
+
+    #[wasm_bindgen_test]
+    fn int16_is_symmetric() {
+        let s = quant_steps(-0.5, 2.0, "int16").expect("steps");
+        assert_eq!(s.zero_point, 0);
+        assert_eq!(s.scale, 2.0f32 / 32767.0);
+        assert!(quant_steps(1.0, 0.0, "int8").is_err());
+        assert!(quant_steps(0.0, 1.0, "uint8").is_err());
+    }
+
+    #[wasm_bindgen_test]
+    fn multiplier_split() {
+        // 0.75 = 0.75 · 2^0 → m0 = 0.75 · 2^31, shift 0.
+        let m = multiplier_steps(0.75);
+        assert_eq!((m.m0, m.shift), (1_610_612_736, 0));
+        assert_eq!(m.represented, 0.75);
+        // 3.0 = 0.75 · 2^2.
+        assert_eq!(multiplier_steps(3.0).shift, 2);
+        assert_eq!(multiplier_steps(0.0).m0, 0);
+    }
 }

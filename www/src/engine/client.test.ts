@@ -47,9 +47,17 @@ function healthy(req: WorkerRequest): WorkerResponse | undefined {
         : { type: 'summary', id: req.id, name: req.name, size: req.bytes.length, summary: SUMMARY };
     case 'rewrite':
       return { type: 'rewritten', id: req.id, bytes: req.bytes };
+    case 'requant':
+      return {
+        type: 'requant',
+        id: req.id,
+        steps: req.weightScales.map((w) => ({ multiplier: (req.inputScale * w) / req.outputScale, m0: 1 << 30, shift: 0, represented: 0.5 })),
+      };
     case 'calibrate':
     case 'cancel':
     case 'calibration-stats':
+    case 'quant-params':
+    case 'weight-scales':
       return { type: 'error', id: req.id, message: 'not in this fake', fatal: false };
     case 'crash':
       return undefined;
@@ -72,6 +80,13 @@ function setup(respond: (req: WorkerRequest) => WorkerResponse | undefined = hea
 }
 
 describe('EngineClient', () => {
+  it('sends requant requests and returns one multiplier per weight scale', async () => {
+    const { client } = setup();
+    const steps = await client.requant(0.5, [0.25, 0.125], 0.25);
+    expect(steps.map((m) => m.multiplier)).toEqual([0.5, 0.25]);
+    await expect(client.quantParams(0, 1, 'int8')).rejects.toThrow('not in this fake');
+  });
+
   it('initialises once and answers requests by id', async () => {
     const { client, workers } = setup();
     await expect(client.init()).resolves.toEqual(INFO);

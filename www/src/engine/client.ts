@@ -18,7 +18,7 @@ import {
 } from './protocol';
 import type { CalibrationConfig, CalibrationStats } from '../calibration/types';
 import type { Progress } from '../calibration/progress';
-import type { ModelSummary } from './types';
+import type { ModelSummary, MultiplierSteps, QuantSteps } from './types';
 
 /** An error reported by the engine (e.g. a malformed model), as opposed to a dead worker. */
 export class EngineError extends Error {
@@ -142,6 +142,24 @@ export class EngineClient {
     return (await this.request('calibration-stats', { type: 'calibration-stats', method })).stats;
   }
 
+  /** The steps from `[min, max]` to scale and zero point, from the engine's quantizer. */
+  async quantParams(min: number, max: number, dtype: 'int8' | 'int16'): Promise<QuantSteps> {
+    await this.init();
+    return (await this.request('quant-params', { type: 'quant-params', min, max, dtype })).steps;
+  }
+
+  /** Requantization multipliers `s_in · s_w[c] / s_out` with their Q31 mantissa and shift. */
+  async requant(inputScale: number, weightScales: number[], outputScale: number): Promise<MultiplierSteps[]> {
+    await this.init();
+    return (await this.request('requant', { type: 'requant', inputScale, weightScales, outputScale })).steps;
+  }
+
+  /** Per-channel int8 scales the quantizer would give a float weight tensor. */
+  async weightScales(bytes: Uint8Array, tensor: number, axis: number): Promise<number[]> {
+    await this.init();
+    return (await this.request('weight-scales', { type: 'weight-scales', bytes, tensor, axis })).scales;
+  }
+
   /** Test hook: kill the worker with an uncaught error to exercise the restart path. */
   crash(): void {
     const id = this.nextId++;
@@ -234,6 +252,12 @@ function expectedResponse(type: RequestType): WorkerResponse['type'] {
       return 'cancel-ack';
     case 'calibration-stats':
       return 'calibration-stats';
+    case 'quant-params':
+      return 'quant-params';
+    case 'requant':
+      return 'requant';
+    case 'weight-scales':
+      return 'weight-scales';
     case 'crash':
       return 'error';
   }

@@ -6,6 +6,7 @@ describe('isWorkerResponse', () => {
   it('accepts the response types', () => {
     expect(isWorkerResponse({ type: 'error', id: 1, message: 'x', fatal: false })).toBe(true);
     expect(isWorkerResponse({ type: 'ready', id: 2, engine: {} })).toBe(true);
+    for (const type of ['quant-params', 'requant', 'weight-scales']) expect(isWorkerResponse({ type, id: 3 })).toBe(true);
   });
   it('rejects anything else', () => {
     expect(isWorkerResponse(null)).toBe(false);

@@ -8,7 +8,7 @@
  */
 import type { CalibrationConfig, CalibrationStats } from '../calibration/types';
 import type { Progress } from '../calibration/progress';
-import type { ModelSummary } from './types';
+import type { ModelSummary, MultiplierSteps, QuantSteps } from './types';
 
 /** Which wasm build the worker should load. */
 export type EnginePreference = 'auto' | 'simd' | 'nosimd';
@@ -37,6 +37,12 @@ export type WorkerRequest =
   | { type: 'cancel'; id: number; target: number }
   /** The last finished calibration's statistics with another range-selection method. */
   | { type: 'calibration-stats'; id: number; method: string }
+  /** The steps from a range to scale and zero point, as the quantizer computes them. */
+  | { type: 'quant-params'; id: number; min: number; max: number; dtype: 'int8' | 'int16' }
+  /** Requantization multipliers `s_in · s_w[c] / s_out`, split into Q31 mantissa and shift. */
+  | { type: 'requant'; id: number; inputScale: number; weightScales: number[]; outputScale: number }
+  /** Per-channel int8 scales the quantizer would give a float weight tensor of `bytes`. */
+  | { type: 'weight-scales'; id: number; bytes: Uint8Array; tensor: number; axis: number }
   /** Test hook: make the worker die with an uncaught error, to exercise the restart path. */
   | { type: 'crash'; id: number };
 
@@ -57,6 +63,9 @@ export type WorkerResponse =
     }
   | { type: 'cancel-ack'; id: number; found: boolean }
   | { type: 'calibration-stats'; id: number; stats: CalibrationStats }
+  | { type: 'quant-params'; id: number; steps: QuantSteps }
+  | { type: 'requant'; id: number; steps: MultiplierSteps[] }
+  | { type: 'weight-scales'; id: number; scales: number[] }
   | {
       type: 'error';
       id: number;
@@ -73,6 +82,9 @@ export interface ResponseFor {
   calibrate: Extract<WorkerResponse, { type: 'calibrated' }>;
   cancel: Extract<WorkerResponse, { type: 'cancel-ack' }>;
   'calibration-stats': Extract<WorkerResponse, { type: 'calibration-stats' }>;
+  'quant-params': Extract<WorkerResponse, { type: 'quant-params' }>;
+  requant: Extract<WorkerResponse, { type: 'requant' }>;
+  'weight-scales': Extract<WorkerResponse, { type: 'weight-scales' }>;
   crash: never;
 }
 
@@ -89,6 +101,9 @@ const RESPONSE_TYPES: ReadonlySet<string> = new Set([
   'calibrated',
   'cancel-ack',
   'calibration-stats',
+  'quant-params',
+  'requant',
+  'weight-scales',
   'error',
 ]);
 

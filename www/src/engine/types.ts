@@ -6,10 +6,12 @@
 export type {
   MetadataSummary,
   ModelSummary,
+  MultiplierSteps,
   NamedTensor,
   OpCount,
   OperatorSummary,
   QuantSummary,
+  QuantSteps,
   SignatureSummary,
   SubgraphSummary,
   TensorSummary,

@@ -37,6 +37,8 @@ export interface CalibrationDeps {
   restats: (method: string) => Promise<CalibrationStats>;
   showError: (message: string) => void;
   hideError: () => void;
+  /** New statistics are shown (after a run, or a method change); `undefined` when cleared. */
+  onStats?: (stats: CalibrationStats | undefined, method: string) => void;
 }
 
 type PanelState = 'idle' | 'running' | 'done' | 'cancelled' | 'error';
@@ -295,6 +297,7 @@ export class CalibrationPanel {
     this.result.hidden = true;
     this.result.replaceChildren();
     this.lastResult = undefined;
+    this.deps.onStats?.(undefined, '');
     this.progress.value = 0;
     this.status.textContent = '';
     this.setState('idle');
@@ -471,9 +474,23 @@ export class CalibrationPanel {
     );
   }
 
+  /** The method now selected (the Ranges view shows and changes the same one). */
+  currentMethod(): CalibrationMethod {
+    return this.methodChoice();
+  }
+
+  /** Selects a method from elsewhere (the Ranges view) and recomputes the ranges with it. */
+  selectMethod(method: CalibrationMethod): void {
+    this.method.value = method.kind;
+    if (method.kind === 'percentile') this.percentile.value = String(method.percentile);
+    this.syncVisibility();
+    this.onMethodChange();
+  }
+
   private renderResult(): void {
     const last = this.lastResult;
     if (!last) return;
+    this.deps.onStats?.(last.stats, last.method);
     const download = h('button', { type: 'button', 'data-testid': 'stats-download' }, 'Download calibration stats (JSON)');
     download.addEventListener('click', () => {
       const json = JSON.stringify(statsExport(last.model, last.method, last.source, last.stats), null, 1);

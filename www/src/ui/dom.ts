@@ -40,6 +40,7 @@ export function table(
   headers: readonly string[],
   rows: readonly Child[][],
   numeric: readonly number[] = [],
+  rowAttrs?: (row: number) => Attrs,
 ): HTMLTableElement {
   const cls = (i: number): string | undefined => (numeric.includes(i) ? 'num' : undefined);
   return h(
@@ -49,7 +50,7 @@ export function table(
     h(
       'tbody',
       {},
-      rows.map((cells) => h('tr', {}, cells.map((cell, i) => h('td', { class: cls(i) }, cell)))),
+      rows.map((cells, r) => h('tr', rowAttrs?.(r) ?? {}, cells.map((cell, i) => h('td', { class: cls(i) }, cell)))),
     ),
   );
 }

@@ -16,6 +16,8 @@ export interface LoadedModel {
 export interface SummaryActions {
   /** Ask for the rewritten model and offer it as a download; resolves with a line to show. */
   download: (externalBuffers: boolean) => Promise<string>;
+  /** A row of the tensor table was clicked (subgraph 0). */
+  selectTensor?: (index: number) => void;
 }
 
 /** Rows beyond this are rendered only on request (models can have thousands of tensors). */
@@ -46,7 +48,7 @@ export function renderSummary(root: HTMLElement, model: LoadedModel, actions: Su
     h('div', { class: 'grid' }, ioSection(summary), opCountsSection(summary)),
     signaturesSection(summary),
     metadataSection(summary),
-    summary.subgraphs.map((sg, i) => subgraphSection(sg, i, summary.subgraphs.length)),
+    summary.subgraphs.map((sg, i) => subgraphSection(sg, i, summary.subgraphs.length, i === 0 ? actions.selectTensor : undefined)),
   ]);
   root.hidden = false;
 }
@@ -161,7 +163,7 @@ function metadataSection(summary: ModelSummary): HTMLElement | null {
   );
 }
 
-function subgraphSection(subgraph: SubgraphSummary, index: number, count: number): HTMLElement {
+function subgraphSection(subgraph: SubgraphSummary, index: number, count: number, select?: (tensor: number) => void): HTMLElement {
   const title = `Tensors${count > 1 ? ` of subgraph ${String(index)}` : ''}${subgraph.name ? ` “${subgraph.name}”` : ''}`;
   const filter = h('input', {
     type: 'search',
@@ -171,6 +173,13 @@ function subgraphSection(subgraph: SubgraphSummary, index: number, count: number
     'data-testid': `tensor-filter-${String(index)}`,
   });
   const holder = h('div', { class: 'table-scroll' });
+  if (select) {
+    holder.addEventListener('click', (event) => {
+      const row = event.target instanceof Element ? event.target.closest('tr[data-tensor]') : null;
+      const tensor = row?.getAttribute('data-tensor');
+      if (tensor !== null && tensor !== undefined) select(Number(tensor));
+    });
+  }
   let showAll = false;
   const render = (): void => {
     const matching = filterTensors(subgraph.tensors, filter.value);
@@ -213,7 +222,7 @@ function subgraphSection(subgraph: SubgraphSummary, index: number, count: number
 function tensorTable(subgraph: SubgraphSummary, tensors: TensorSummary[], index: number): HTMLTableElement {
   return table(
     index === 0 ? 'tensor-table' : `tensor-table-${String(index)}`,
-    ['#', 'name', 'dtype', 'shape', 'kind', 'data', 'quantization'],
+    ['#', 'name', 'dtype', 'shape', 'kind', 'buffer', 'quantization'],
     tensors.map((t) => {
       const role = tensorRole(subgraph, t.index);
       return [
@@ -227,5 +236,6 @@ function tensorTable(subgraph: SubgraphSummary, tensors: TensorSummary[], index:
       ];
     }),
     [0, 5],
+    (row) => ({ 'data-tensor': tensors[row]?.index, class: 'clickable' }),
   );
 }

@@ -1,0 +1,250 @@
+/**
+ * The operator graph as SVG: boxes for operators (and the graph's inputs and outputs), edges
+ * labelled with tensor shape and dtype. Drag to pan, wheel to scroll, Ctrl/⌘ + wheel (or the
+ * buttons) to zoom. Clicking a box selects the op, clicking an edge (or its label) the tensor.
+ */
+import type { SubgraphSummary } from '../engine/types';
+import { fitView, layoutGraph, pathData, zoomAt, type GraphLayout } from '../graph/layout';
+import { h } from './dom';
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+/** Beyond this many operators the layout (on the UI thread) would stall the page: not drawn. */
+export const MAX_DRAWN_OPS = 3000;
+
+function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}, ...children: (Node | string)[]): SVGElementTagNameMap[K] {
+  const el = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, String(value));
+  for (const child of children) el.append(child);
+  return el;
+}
+
+export type Selection = { kind: 'op'; index: number } | { kind: 'tensor'; index: number } | undefined;
+
+export interface GraphViewOptions {
+  onSelect: (selection: Selection) => void;
+}
+
+export class GraphView {
+  readonly element: HTMLElement;
+  private readonly svg: SVGSVGElement;
+  private readonly viewport: SVGGElement;
+  private readonly info = h('span', { class: 'muted graph-info', 'data-testid': 'graph-info' });
+  private layout: GraphLayout | undefined;
+  private view = { tx: 0, ty: 0, k: 1 };
+  private selected: Selection;
+
+  constructor(private readonly options: GraphViewOptions) {
+    this.svg = s('svg', { class: 'graph-svg', 'data-testid': 'graph-svg', role: 'img', 'aria-label': 'Operator graph' });
+    const defs = s(
+      'defs',
+      {},
+      s('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' }, s('path', { d: 'M0,0 L10,5 L0,10 z', class: 'graph-arrow' })),
+    );
+    this.viewport = s('g', { class: 'graph-viewport' });
+    this.svg.append(defs, this.viewport);
+    const button = (label: string, title: string, testId: string, action: () => void): HTMLButtonElement => {
+      const b = h('button', { type: 'button', title, 'data-testid': testId }, label);
+      b.addEventListener('click', action);
+      return b;
+    };
+    this.element = h(
+      'div',
+      { class: 'graph', 'data-testid': 'graph' },
+      h(
+        'div',
+        { class: 'graph-tools' },
+        button('+', 'Zoom in', 'graph-zoom-in', () => {
+          this.zoomBy(1.25);
+        }),
+        button('\u2212', 'Zoom out', 'graph-zoom-out', () => {
+          this.zoomBy(0.8);
+        }),
+        button('fit', 'Show the whole graph', 'graph-fit', () => {
+          this.fit('all');
+        }),
+        this.info,
+      ),
+      this.svg,
+    );
+    this.installPanZoom();
+  }
+
+  /** Lays out and draws a subgraph (replacing what was shown). */
+  show(subgraph: SubgraphSummary): void {
+    if (subgraph.operators.length > MAX_DRAWN_OPS) {
+      this.layout = undefined;
+      this.selected = undefined;
+      this.viewport.replaceChildren();
+      this.info.textContent = `${subgraph.operators.length.toLocaleString('en-US')} operators: too many to draw here; the tensor table below lists every tensor.`;
+      return;
+    }
+    const started = performance.now();
+    const layout = layoutGraph(subgraph);
+    this.layout = layout;
+    this.selected = undefined;
+    // Identity until fitted, so a graph drawn in a hidden tab is fitted when the tab shows.
+    this.view = { tx: 0, ty: 0, k: 1 };
+    this.apply();
+    this.viewport.replaceChildren();
+    const edges = s('g', { class: 'graph-edges' });
+    const labels = s('g', { class: 'graph-edge-labels' });
+    for (const e of layout.edges) {
+      const select = (): void => {
+        this.options.onSelect({ kind: 'tensor', index: e.tensor });
+      };
+      const path = s('path', { d: pathData(e.points), class: 'graph-edge', 'marker-end': 'url(#arrow)', 'data-tensor': e.tensor });
+      const hit = s('path', { d: pathData(e.points), class: 'graph-edge-hit', 'data-tensor': e.tensor }, s('title', {}, e.label));
+      hit.addEventListener('click', select);
+      edges.append(path, hit);
+      const text = s('text', { x: e.labelAt.x, y: e.labelAt.y + 3, class: 'graph-edge-label', 'text-anchor': 'middle', 'data-tensor': e.tensor }, e.label);
+      text.addEventListener('click', select);
+      labels.append(text);
+    }
+    const nodes = s('g', { class: 'graph-nodes' });
+    for (const n of layout.nodes) {
+      const g = s('g', {
+        class: `graph-node graph-node-${n.kind}`,
+        transform: `translate(${(n.x - n.width / 2).toFixed(1)},${(n.y - n.height / 2).toFixed(1)})`,
+        'data-testid': n.kind === 'op' ? 'graph-op' : `graph-${n.kind}`,
+        'data-node': n.id,
+        tabindex: 0,
+        role: 'button',
+      });
+      if (n.op !== undefined) g.setAttribute('data-op', String(n.op));
+      if (n.tensor !== undefined) g.setAttribute('data-tensor', String(n.tensor));
+      g.append(
+        s('rect', { width: n.width, height: n.height, rx: n.kind === 'op' ? 6 : 18 }),
+        s('text', { x: n.width / 2, y: 17, 'text-anchor': 'middle', class: 'graph-node-label' }, n.label),
+        s('text', { x: n.width / 2, y: 31, 'text-anchor': 'middle', class: 'graph-node-sub' }, n.sub),
+      );
+      const select = (): void => {
+        if (n.op !== undefined) this.options.onSelect({ kind: 'op', index: n.op });
+        else if (n.tensor !== undefined) this.options.onSelect({ kind: 'tensor', index: n.tensor });
+      };
+      g.addEventListener('click', select);
+      g.addEventListener('keydown', (event) => {
+        if (event.key === 'Enter' || event.key === ' ') {
+          event.preventDefault();
+          select();
+        }
+      });
+      nodes.append(g);
+    }
+    this.viewport.append(edges, labels, nodes);
+    const ops = subgraph.operators.length;
+    this.info.textContent = `${ops.toLocaleString('en-US')} operators · ${layout.edges.length.toLocaleString('en-US')} edges · laid out in ${(performance.now() - started).toFixed(0)} ms · drag to pan, Ctrl+wheel to zoom`;
+    // The container may not be laid out yet (hidden tab): fit once it has a size.
+    requestAnimationFrame(() => {
+      this.fit('width');
+    });
+  }
+
+  /** Highlights the selected op or tensor (and scrolls it into view). */
+  select(selection: Selection): void {
+    this.selected = selection;
+    for (const el of this.viewport.querySelectorAll('.selected')) el.classList.remove('selected');
+    if (!selection) return;
+    const query = selection.kind === 'op' ? `[data-op="${String(selection.index)}"]` : `[data-tensor="${String(selection.index)}"]`;
+    const found = [...this.viewport.querySelectorAll(query)];
+    for (const el of found) el.classList.add('selected');
+    const node = this.layout?.nodes.find((n) => (selection.kind === 'op' ? n.op === selection.index : n.tensor === selection.index));
+    const edge = this.layout?.edges.find((e) => selection.kind === 'tensor' && e.tensor === selection.index);
+    const at = node ? { x: node.x, y: node.y } : edge?.labelAt;
+    if (at) this.reveal(at);
+  }
+
+  /** The currently highlighted selection. */
+  get selection(): Selection {
+    return this.selected;
+  }
+
+  /** Re-fit after the container became visible (tab switch). */
+  refit(): void {
+    if (this.view.k === 1 && this.view.tx === 0 && this.view.ty === 0) this.fit('width');
+  }
+
+  private size(): { w: number; h: number } {
+    const rect = this.svg.getBoundingClientRect();
+    return { w: rect.width, h: rect.height };
+  }
+
+  private apply(): void {
+    const { tx, ty, k } = this.view;
+    this.viewport.setAttribute('transform', `translate(${tx.toFixed(1)},${ty.toFixed(1)}) scale(${k.toFixed(4)})`);
+  }
+
+  private fit(mode: 'all' | 'width'): void {
+    if (!this.layout) return;
+    const { w, h: hh } = this.size();
+    if (w === 0) return;
+    this.view = fitView(this.layout.width, this.layout.height, w, hh, mode);
+    if (mode === 'width') this.view.ty = 0;
+    this.apply();
+  }
+
+  private zoomBy(factor: number): void {
+    const { w, h: hh } = this.size();
+    this.view = zoomAt(this.view, { x: w / 2, y: hh / 2 }, factor);
+    this.apply();
+  }
+
+  /** Pans so that a point of the drawing is inside the viewport (centred if it was outside). */
+  private reveal(at: { x: number; y: number }): void {
+    const { w, h: hh } = this.size();
+    if (w === 0) return;
+    const x = this.view.tx + at.x * this.view.k;
+    const y = this.view.ty + at.y * this.view.k;
+    if (x >= 20 && x <= w - 20 && y >= 20 && y <= hh - 20) return;
+    this.view = { ...this.view, tx: w / 2 - at.x * this.view.k, ty: hh / 2 - at.y * this.view.k };
+    this.apply();
+  }
+
+  private installPanZoom(): void {
+    let drag: { x: number; y: number; tx: number; ty: number; moved: boolean } | undefined;
+    this.svg.addEventListener('pointerdown', (event) => {
+      if (event.button !== 0) return;
+      drag = { x: event.clientX, y: event.clientY, tx: this.view.tx, ty: this.view.ty, moved: false };
+    });
+    this.svg.addEventListener('pointermove', (event) => {
+      if (!drag) return;
+      const dx = event.clientX - drag.x;
+      const dy = event.clientY - drag.y;
+      if (!drag.moved && Math.hypot(dx, dy) < 4) return;
+      if (!drag.moved) this.svg.setPointerCapture(event.pointerId);
+      drag.moved = true;
+      this.view = { ...this.view, tx: drag.tx + dx, ty: drag.ty + dy };
+      this.apply();
+    });
+    const end = (event: PointerEvent): void => {
+      if (drag?.moved) {
+        // A pan is not a click on whatever is under the pointer at the end.
+        const swallow = (e: Event): void => {
+          e.stopPropagation();
+        };
+        this.svg.addEventListener('click', swallow, { capture: true, once: true });
+        setTimeout(() => {
+          this.svg.removeEventListener('click', swallow, { capture: true });
+        });
+        if (this.svg.hasPointerCapture(event.pointerId)) this.svg.releasePointerCapture(event.pointerId);
+      }
+      drag = undefined;
+    };
+    this.svg.addEventListener('pointerup', end);
+    this.svg.addEventListener('pointercancel', end);
+    this.svg.addEventListener(
+      'wheel',
+      (event) => {
+        event.preventDefault();
+        if (event.ctrlKey || event.metaKey) {
+          const rect = this.svg.getBoundingClientRect();
+          this.view = zoomAt(this.view, { x: event.clientX - rect.left, y: event.clientY - rect.top }, Math.exp(-event.deltaY / 300));
+        } else {
+          this.view = { ...this.view, tx: this.view.tx - event.deltaX, ty: this.view.ty - event.deltaY };
+        }
+        this.apply();
+      },
+      { passive: false },
+    );
+  }
+}
