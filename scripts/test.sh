@@ -83,9 +83,9 @@ step "LiteRT cross-check: rewrite every shipped model, compare outputs in LiteRT
 run litert target/py-check/bin/python tests/tools/check_roundtrip.py --zeropoint target/debug/zeropoint
 count "litert cross-check" "$(plain_passed "$logs/litert.log")"
 
-step "LiteRT check of our quantized models (BUILTIN_REF): load, run, outputs equal to TF's models"
+step "LiteRT check of our quantized models (BUILTIN_REF): load, run, equal to TF's models; our engine equal to LiteRT"
 # Needs target/quantized/*.tflite, written by the quantizer test in "Rust tests (native)".
-run litert-quantized target/py-check/bin/python tests/tools/check_quantized.py
+run litert-quantized target/py-check/bin/python tests/tools/check_quantized.py --zeropoint target/debug/zeropoint
 count "litert quantized models" "$(plain_passed "$logs/litert-quantized.log")"
 
 step "browser e2e (Debian Chromium, Playwright)"

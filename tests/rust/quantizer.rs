@@ -397,6 +397,13 @@ fn quantized_models_match_tf() {
             if full && let Some(Ok(r)) = &ours_ranges {
                 match quantize(&float, r, &opts) {
                     Ok((ours, _)) => {
+                        // Entirely ours (calibration included): LiteRT and our engine must
+                        // agree on it too (check_quantized.py, `ours/`).
+                        let ours_dir = dir.join("ours");
+                        std::fs::create_dir_all(&ours_dir).expect("target/quantized/ours");
+                        let path = ours_dir.join(format!("{}_{variant}.tflite", case.name));
+                        std::fs::write(&path, tflite::write(&ours).expect("write"))
+                            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
                         let (t, d) = compare(&ours, &tf);
                         ours_tally = t;
                         for (name, what) in d {

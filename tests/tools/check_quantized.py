@@ -13,6 +13,13 @@ dynamic, fp16, quantized with the ranges TF's calibrator recorded) this script
     same variant (`expected_outputs` in case.toml): the quantizer test already requires the same
     parameters, weights and operators, so any difference is a real divergence.
 
+Models in `target/quantized/ours/` were quantized with our own calibration of `calib.npy`
+(their ranges can differ from TF's in the last bits, see the quantizer test), so they are not
+compared with TF's models; they must load and run in LiteRT.
+
+With `--zeropoint BIN`, every model (both folders) is also run by our engine (`BIN run`) on the
+same inputs, and its outputs must be bit-identical to LiteRT's reference kernels.
+
 One line per model, then `N passed, M failed`. Exit status 1 if anything failed or no model was
 found (run `cargo test -p zeropoint-tests --test quantizer` first).
 
@@ -25,7 +32,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import subprocess
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -106,7 +115,25 @@ def run(model: Path, inputs: list[np.ndarray]) -> list[np.ndarray]:
     return [np.stack(r) for r in results]
 
 
-def check(model: Path) -> str:
+def engine_matches(zeropoint: Path, model: Path, inputs: list[Path], litert: list[np.ndarray]) -> None:
+    """Runs our engine on the same inputs; outputs must equal LiteRT's bit for bit."""
+    with tempfile.TemporaryDirectory() as out:
+        cmd = [str(zeropoint), "run", str(model), "--out-dir", out]
+        for f in inputs:
+            cmd += ["--input", str(f)]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"zeropoint run failed: {r.stderr.strip()}")
+        for k, e in enumerate(litert):
+            o = np.load(Path(out) / f"output_{k}.npy")
+            if o.dtype != e.dtype or o.shape != e.shape:
+                raise RuntimeError(f"engine output {k}: {o.dtype} {o.shape} vs LiteRT {e.dtype} {e.shape}")
+            if o.view(np.uint8).tobytes() != e.view(np.uint8).tobytes():
+                n = int(np.count_nonzero(o != e))
+                raise RuntimeError(f"engine output {k}: {n} element(s) differ from LiteRT BUILTIN_REF")
+
+
+def check(model: Path, zeropoint: Path | None, ours: bool) -> str:
     parsed = split_name(model)
     if parsed is None:
         raise RuntimeError("name is not <case>_<variant>.tflite")
@@ -114,10 +141,17 @@ def check(model: Path) -> str:
     table = variant_table(case, variant)
     if table is None:
         raise RuntimeError(f"no variant '{variant}' in tests/golden/{case}/case.toml")
-    inputs = [np.load(GOLDEN / case / f) for f in table["inputs"]]
+    input_files = [GOLDEN / case / f for f in table["inputs"]]
+    inputs = [np.load(f) for f in input_files]
     outputs = run(model, inputs)
     for k, o in enumerate(outputs):
         np.save(f"{model}.litert_out_{k}.npy", o)
+    engine = ""
+    if zeropoint is not None:
+        engine_matches(zeropoint, model, input_files, outputs)
+        engine = "; our engine identical to LiteRT"
+    if ours:
+        return f"{len(outputs)} output(s) x {inputs[0].shape[0]} sample(s) from LiteRT{engine}"
     expected = [np.load(GOLDEN / case / f) for f in table.get("expected_outputs", [])]
     if len(expected) != len(outputs):
         raise RuntimeError(f"{len(outputs)} outputs, TF's model has {len(expected)}")
@@ -131,14 +165,16 @@ def check(model: Path) -> str:
             else:
                 d = float(np.max(np.abs(o.astype(np.float64) - e.astype(np.float64))))
             raise RuntimeError(f"output {k} differs from LiteRT on TF's model (max |diff| {d})")
-    return f"{len(outputs)} output(s) x {inputs[0].shape[0]} sample(s) identical to TF's model"
+    return f"{len(outputs)} output(s) x {inputs[0].shape[0]} sample(s) identical to TF's model{engine}"
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", type=Path, default=REPO / "target" / "quantized")
+    ap.add_argument("--zeropoint", type=Path, help="our CLI: also compare our engine with LiteRT")
     args = ap.parse_args()
     models = sorted(args.dir.glob("*.tflite")) if args.dir.is_dir() else []
+    ours = sorted((args.dir / "ours").glob("*.tflite")) if (args.dir / "ours").is_dir() else []
     if not models:
         print(
             f"FAILED: no quantized model in {args.dir} "
@@ -146,13 +182,14 @@ def main() -> int:
         )
         return 1
     passed = failed = 0
-    for m in models:
+    for m in [*models, *ours]:
+        label = m.name if m.parent == args.dir else f"ours/{m.name}"
         try:
-            msg = check(m)
-            print(f"ok    {m.name}: {msg}")
+            msg = check(m, args.zeropoint, m.parent != args.dir)
+            print(f"ok    {label}: {msg}")
             passed += 1
         except Exception as e:  # noqa: BLE001 - one line per model, whatever went wrong
-            print(f"FAIL  {m.name}: {e}")
+            print(f"FAIL  {label}: {e}")
             failed += 1
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 and passed > 0 else 1
