@@ -55,6 +55,29 @@ impl Default for Limits {
     }
 }
 
+/// Which kernel set prepare picks for each operator. Both give the same bits for integer ops (the
+/// fast set is checked against the reference on every golden); float kernels in the fast set keep
+/// each output's summation order, so calibration statistics do not depend on the choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KernelSet {
+    /// The scalar reference kernels (`kernels::reference`): the specification.
+    #[default]
+    Reference,
+    /// The fast kernels where an operator has one (falling back to the reference elsewhere).
+    Fast,
+}
+
+impl std::str::FromStr for KernelSet {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "reference" | "ref" => Ok(KernelSet::Reference),
+            "fast" => Ok(KernelSet::Fast),
+            other => Err(format!("unknown kernel set '{other}' (reference | fast)")),
+        }
+    }
+}
+
 /// A tensor of subgraph 0, by index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TensorId(pub usize);
@@ -218,6 +241,11 @@ impl Interpreter {
 
     /// [`Interpreter::new`] with explicit size [`Limits`].
     pub fn with_limits(model: &Model, limits: &Limits) -> Result<Self> {
+        Self::with_options(model, limits, KernelSet::default())
+    }
+
+    /// [`Interpreter::new`] with explicit size [`Limits`] and [`KernelSet`].
+    pub fn with_options(model: &Model, limits: &Limits, kernels: KernelSet) -> Result<Self> {
         let max_tensor = limits.max_tensor_bytes;
         let sg = model
             .subgraphs
@@ -414,6 +442,7 @@ impl Interpreter {
                 quantization: sg.tensors[out].quantization.as_ref(),
             }];
             let ctx = PrepareCtx {
+                kernels,
                 op_index,
                 op_name: &op_name,
                 op,

@@ -858,6 +858,7 @@ mod tests {
             quantization: Some(&q_act),
         }];
         let ctx = PrepareCtx {
+            kernels: crate::engine::KernelSet::Reference,
             op_index: 0,
             op_name: "CONV_2D",
             op: &op,

@@ -79,6 +79,8 @@ impl TensorInfo<'_> {
 
 /// The view of the graph an operator's prepare function gets.
 pub struct PrepareCtx<'a> {
+    /// Which kernel set to prepare for.
+    pub kernels: crate::engine::KernelSet,
     /// Operator index in execution order.
     pub op_index: usize,
     /// Operator name (`CONV_2D`, …).
