@@ -122,6 +122,74 @@ fn data_and_stats_json_sources() {
     assert!(inspect(&m16).contains("INT16"));
 }
 
+/// `--stats STATS.json --calibration M` re-chooses the ranges from the file's histograms,
+/// extremes and moving average: the same model as calibrating again with `--data` and M.
+#[test]
+fn stats_json_rechosen_by_calibration_method() {
+    let stats = scratch("stats-minmax.json");
+    let out = zeropoint(&[
+        "calibrate",
+        &golden("model_float.tflite"),
+        "--data",
+        &golden("calib.npy"),
+        "-o",
+        &stats,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let golden_float = golden("model_float.tflite");
+    let quantize = |source: &[&str], method: Option<&str>, out_name: &str| -> Vec<u8> {
+        let path = scratch(out_name);
+        let mut args = vec!["quantize", &golden_float, "-o", &path];
+        args.extend_from_slice(source);
+        if let Some(m) = method {
+            args.extend_from_slice(&["--calibration", m]);
+        }
+        let out = zeropoint(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        std::fs::read(&path).expect("quantized model")
+    };
+    let calib = golden("calib.npy");
+    let minmax = quantize(&["--stats", &stats], None, "mm.tflite");
+    assert_eq!(
+        minmax,
+        quantize(&["--data", &calib], None, "mm-data.tflite")
+    );
+    for (i, m) in ["percentile:99", "mse", "moving-average"]
+        .iter()
+        .enumerate()
+    {
+        let from_data = quantize(&["--data", &calib], Some(m), &format!("d{i}.tflite"));
+        let from_stats = quantize(&["--stats", &stats], Some(m), &format!("s{i}.tflite"));
+        assert!(
+            from_data == from_stats,
+            "{m}: --stats + --calibration differs from --data"
+        );
+        if *m == "percentile:99" {
+            assert!(
+                from_data != minmax,
+                "percentile:99 should narrow some range"
+            );
+        }
+    }
+    // A calibrated .tflite keeps only min/max.
+    let out = zeropoint(&[
+        "quantize",
+        &golden("model_float.tflite"),
+        "--stats",
+        &golden("model_calibrated.tflite"),
+        "--calibration",
+        "mse",
+        "-o",
+        &scratch("bad.tflite"),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("needs a STATS.json"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 #[test]
 fn dynamic_and_float16_need_no_calibration() {
     for (mode, needle) in [("dynamic", "INT8"), ("float16", "FLOAT16")] {

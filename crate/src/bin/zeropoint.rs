@@ -108,8 +108,8 @@ enum Command {
         /// Seed for --random.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Range selection: minmax, percentile:P, mse or moving-average.
-        #[arg(long, default_value = "minmax")]
+        /// Range selection: minmax, percentile:P, mse or moving-average (also `--calibration`).
+        #[arg(long, default_value = "minmax", alias = "calibration")]
         method: String,
         /// Where to write the statistics (JSON).
         #[arg(short, long)]
@@ -133,9 +133,11 @@ enum Command {
         /// a calibrated .tflite whose tensors carry min/max (TF's model_calibrated.tflite).
         #[arg(long)]
         stats: Option<PathBuf>,
-        /// Range selection with --data: minmax, percentile:P, mse or moving-average.
-        #[arg(long, default_value = "minmax")]
-        calibration: String,
+        /// Range selection: minmax, percentile:P, mse or moving-average. With --data it picks the
+        /// ranges of the new calibration (default minmax); with a --stats JSON it re-chooses them
+        /// from the file's histograms and extremes (default: the file's own choice).
+        #[arg(long)]
+        calibration: Option<String>,
         /// Per-tensor weights instead of per-channel.
         #[arg(long)]
         per_tensor: bool,
@@ -687,7 +689,7 @@ fn quantize_model(
     model: &Path,
     data: Vec<PathBuf>,
     stats: Option<PathBuf>,
-    calibration: &str,
+    calibration: Option<&str>,
     opts: zeropoint::quant::QuantizeOptions,
     report: Option<PathBuf>,
     output: &Path,
@@ -695,7 +697,7 @@ fn quantize_model(
     use zeropoint::quant::calibrate::{CalibrationStats, Method};
     use zeropoint::quant::{Mode, Ranges, quantize};
     let m = load(model)?;
-    let method = Method::parse(calibration)?;
+    let method = calibration.map(Method::parse).transpose()?;
     let needs_ranges = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
     let ranges = match (stats, data.is_empty()) {
         (Some(_), false) => {
@@ -710,18 +712,27 @@ fn quantize_model(
                     serde_json::from_slice(&bytes).map_err(|e| Error::Calibration {
                         reason: format!("{}: not a STATS.json: {e}", path.display()),
                     })?;
-                if method != Method::MinMax {
-                    eprintln!(
-                        "note: --stats JSON carries the ranges chosen when it was calibrated;                          --calibration {method} is ignored"
-                    );
-                }
+                let s = match method {
+                    Some(method) => s.with_method(method)?,
+                    None => s,
+                };
                 Ranges::from_calibration(&m, &s)?
             } else {
+                if let Some(method) = method.filter(|&m| m != Method::MinMax) {
+                    return Err(Error::Calibration {
+                        reason: format!(
+                            "{}: a calibrated .tflite carries only min/max; --calibration \
+                             {method} needs a STATS.json (zeropoint calibrate) or --data",
+                            path.display()
+                        ),
+                    });
+                }
                 let cal = load(&path)?;
                 Ranges::from_calibrated_model(&m, &cal)?
             }
         }
         (None, false) => {
+            let method = method.unwrap_or(Method::MinMax);
             let s = collect_stats(&m, CalibrationSource::Npy(data), method)?;
             Ranges::from_calibration(&m, &s)?
         }
@@ -868,7 +879,15 @@ fn run(cli: Cli) -> Result<()> {
                 per_tensor,
                 float_ops,
             };
-            quantize_model(&model, data, stats, &calibration, opts, report, &output)?;
+            quantize_model(
+                &model,
+                data,
+                stats,
+                calibration.as_deref(),
+                opts,
+                report,
+                &output,
+            )?;
         }
     }
     Ok(())

@@ -376,6 +376,104 @@ pub struct TensorStats {
     pub method: String,
     /// The value distribution over all samples.
     pub histogram: Histogram,
+    /// True smallest value seen (`min` without TF's start value); absent in older files.
+    #[serde(default)]
+    pub true_min: Option<f32>,
+    /// True largest value seen (`max` may be TF's start value [`TF_MAX_START`]).
+    #[serde(default)]
+    pub true_max: Option<f32>,
+    /// Moving-average `[min, max]` over the per-sample extremes (what `moving-average` chooses).
+    #[serde(default)]
+    pub moving_average: Option<[f32; 2]>,
+}
+
+impl TensorStats {
+    /// The same statistics with the range chosen again by `method`, from what the statistics
+    /// keep (histogram, extremes, moving average): how `quantize --stats S --calibration M` and
+    /// the page switch methods without recalibrating. `moving-average` needs the per-sample
+    /// average a statistics file written by this version carries.
+    pub fn with_method(&self, method: Method) -> Result<TensorStats> {
+        method.check()?;
+        let true_min = self.true_min.unwrap_or(self.min);
+        let true_max = self.true_max.unwrap_or(self.max);
+        let ma = match (method, self.moving_average) {
+            (Method::MovingAverage, None) => {
+                return Err(Error::Calibration {
+                    reason: format!(
+                        "tensor '{}': the statistics carry no moving average (written by an \
+                         older version): recalibrate to use moving-average",
+                        self.name
+                    ),
+                });
+            }
+            (_, m) => m.unwrap_or([true_min, true_max]),
+        };
+        let (chosen_min, chosen_max) = choose_range(
+            method,
+            &self.histogram,
+            (self.min, self.max),
+            (true_min, true_max),
+            (f64::from(ma[0]), f64::from(ma[1])),
+        );
+        Ok(TensorStats {
+            chosen_min,
+            chosen_max,
+            method: method.to_string(),
+            ..self.clone()
+        })
+    }
+}
+
+impl CalibrationStats {
+    /// Every tensor's range chosen again by `method` ([`TensorStats::with_method`]).
+    pub fn with_method(&self, method: Method) -> Result<CalibrationStats> {
+        Ok(CalibrationStats {
+            samples: self.samples,
+            tensors: self
+                .tensors
+                .iter()
+                .map(|t| t.with_method(method))
+                .collect::<Result<_>>()?,
+        })
+    }
+}
+
+/// The range `method` chooses from a tensor's histogram, TF-style min/max, true extremes and
+/// moving average.
+fn choose_range(
+    method: Method,
+    histogram: &Histogram,
+    (tf_min, tf_max): (f32, f32),
+    (true_min, true_max): (f32, f32),
+    (ma_min, ma_max): (f64, f64),
+) -> (f32, f32) {
+    let clamp = |v: f64| (v as f32).clamp(true_min, true_max);
+    match method {
+        Method::MinMax => (tf_min, tf_max),
+        Method::MovingAverage => (ma_min as f32, ma_max as f32),
+        Method::Percentile(p) => {
+            let q = p / 100.0;
+            if q >= 1.0 {
+                (true_min, true_max)
+            } else {
+                // Bin edges, not interpolation: a spike (ReLU's zeros) inside a bin would
+                // otherwise pull the range off the true extreme; at most one bin wider.
+                match (histogram.bin_at(1.0 - q), histogram.bin_at(q)) {
+                    (Some(i), Some(j)) => {
+                        let w = histogram.bin_width();
+                        let lo = histogram.lo + i as f64 * w;
+                        let hi = histogram.lo + (j + 1) as f64 * w;
+                        (clamp(lo), clamp(hi))
+                    }
+                    _ => (true_min, true_max),
+                }
+            }
+        }
+        Method::Mse => {
+            let (lo, hi) = mse_range(histogram, f64::from(true_min), f64::from(true_max));
+            (clamp(lo), clamp(hi))
+        }
+    }
 }
 
 /// Calibration statistics of a model: what `zeropoint calibrate` writes and the page shows.
@@ -476,37 +574,13 @@ impl TensorAcc {
 
     fn stats(&self, method: Method) -> TensorStats {
         let histogram = self.hist.snapshot();
-        let clamp = |v: f64| (v as f32).clamp(self.true_min, self.true_max);
-        let (chosen_min, chosen_max) = match method {
-            Method::MinMax => (self.min, self.max),
-            Method::MovingAverage => (self.ma_min as f32, self.ma_max as f32),
-            Method::Percentile(p) => {
-                let q = p / 100.0;
-                if q >= 1.0 {
-                    (self.true_min, self.true_max)
-                } else {
-                    // Bin edges, not interpolation: a spike (ReLU's zeros) inside a bin would
-                    // otherwise pull the range off the true extreme; at most one bin wider.
-                    match (histogram.bin_at(1.0 - q), histogram.bin_at(q)) {
-                        (Some(i), Some(j)) => {
-                            let w = histogram.bin_width();
-                            let lo = histogram.lo + i as f64 * w;
-                            let hi = histogram.lo + (j + 1) as f64 * w;
-                            (clamp(lo), clamp(hi))
-                        }
-                        _ => (self.true_min, self.true_max),
-                    }
-                }
-            }
-            Method::Mse => {
-                let (lo, hi) = mse_range(
-                    &histogram,
-                    f64::from(self.true_min),
-                    f64::from(self.true_max),
-                );
-                (clamp(lo), clamp(hi))
-            }
-        };
+        let (chosen_min, chosen_max) = choose_range(
+            method,
+            &histogram,
+            (self.min, self.max),
+            (self.true_min, self.true_max),
+            (self.ma_min, self.ma_max),
+        );
         TensorStats {
             index: self.index,
             name: self.name.clone(),
@@ -516,6 +590,9 @@ impl TensorAcc {
             chosen_max,
             method: method.to_string(),
             histogram,
+            true_min: Some(self.true_min),
+            true_max: Some(self.true_max),
+            moving_average: Some([self.ma_min as f32, self.ma_max as f32]),
         }
     }
 }
