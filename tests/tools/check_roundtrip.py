@@ -51,7 +51,10 @@ from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-MODEL_ROOTS = (REPO / "tests" / "golden", REPO / "www" / "assets")
+MODEL_ROOTS = (REPO / "tests" / "golden", REPO / "tests" / "realworld", REPO / "www" / "assets")
+# Real-world-shaped files LiteRT itself refuses (e.g. an unregistered custom op), by
+# tests/realworld/manifest.json: for those the rewrite must be refused with the same message.
+REALWORLD_MANIFEST = REPO / "tests" / "realworld" / "manifest.json"
 VARIANTS = (("rewrite", ()), ("external-buffers", ("--external-buffers",)))
 COMMAND_TIMEOUT_S = 120
 COMPARE_TIMEOUT_S = 300
@@ -243,8 +246,34 @@ def invoke_all(it: Interpreter, inputs: list[np.ndarray]) -> list[list[np.ndarra
     return results
 
 
+def litert_refuses(model: Path) -> str | None:
+    """The load error LiteRT gives for a real-world model the manifest says it cannot run."""
+    if not REALWORLD_MANIFEST.is_file():
+        return None
+    try:
+        key = model.resolve().parent.relative_to(REALWORLD_MANIFEST.parent).as_posix()
+    except ValueError:
+        return None
+    entry = json.loads(REALWORLD_MANIFEST.read_text()).get("models", {}).get(key)
+    if entry is None or entry.get("litert_runs", True):
+        return None
+    return entry.get("litert_error") or "?"
+
+
 def compare_models(original: Path, rewritten: Path) -> str:
     """Raises CheckFailure on any difference; returns a short note on the inputs used."""
+    refused = litert_refuses(original)
+    if refused is not None:
+        errors = []
+        for path in (original, rewritten):
+            try:
+                load(path)
+                errors.append(None)
+            except CheckFailure as e:
+                errors.append(str(e).split(": ", 1)[-1])
+        if errors[0] is None or errors[0] != errors[1]:
+            raise CheckFailure(f"LiteRT should refuse both identically ({refused!r}): {errors}")
+        return f"LiteRT refuses both: {errors[0]}"
     a, b = load(original), load(rewritten)
     ia, ib = a.get_input_details(), b.get_input_details()
     oa, ob = a.get_output_details(), b.get_output_details()

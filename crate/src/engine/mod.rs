@@ -274,6 +274,28 @@ impl Interpreter {
             .map(|t| declared_shape(t.dims(), t.dtype, max_tensor))
             .collect();
         let mut dtypes: Vec<TensorType> = sg.tensors.iter().map(|t| t.dtype).collect();
+        // Sparse constants (DENSIFY's inputs) expanded once, here, to their dense shape.
+        for (t, tensor) in sg.tensors.iter().enumerate() {
+            let (Some(sp), Some(values), Some(shape)) = (&tensor.sparsity, &data[t], &shapes[t])
+            else {
+                continue;
+            };
+            let dense = element_size(tensor.dtype)
+                .ok_or_else(|| format!("type {} cannot be sparse", dtype_name(tensor.dtype)))
+                .and_then(|elem| {
+                    crate::kernels::reference::densify::densify(values, elem, shape, sp)
+                });
+            match dense {
+                Ok(dense) => data[t] = Some(Cow::Owned(dense)),
+                Err(reason) => {
+                    issues.push(model_issue(format!(
+                        "sparse tensor '{}': {reason}",
+                        tensor.name
+                    )));
+                    data[t] = None;
+                }
+            }
+        }
         // Which tensors have a value when an operator runs: graph inputs and constants at first.
         let mut defined: Vec<bool> = data.iter().map(Option::is_some).collect();
         // Outputs of operators that could not be prepared: their readers are skipped quietly

@@ -47,6 +47,7 @@ pub const SUPPORTED: &[Op] = &[
     Op::RESIZE_NEAREST_NEIGHBOR,
     Op::DEQUANTIZE,
     Op::QUANTIZE,
+    Op::DENSIFY,
 ];
 
 /// The prepare function for `op`, or `None` when the engine has no kernel for it.
@@ -85,6 +86,7 @@ pub fn lookup(op: Op) -> Option<PrepareFn> {
         Op::RESIZE_BILINEAR | Op::RESIZE_NEAREST_NEIGHBOR => resize::prepare_resize,
         Op::DEQUANTIZE => quantize::prepare_dequantize,
         Op::QUANTIZE => quantize::prepare_quantize,
+        Op::DENSIFY => shape::prepare_densify,
         _ => return None,
     })
 }

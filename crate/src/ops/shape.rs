@@ -139,6 +139,24 @@ impl Kernel for Copy {
     }
 }
 
+/// DENSIFY: its input is a sparse constant the engine expanded to its dense shape when it
+/// loaded the constants (`kernels::reference::densify`); the output is that constant, folded.
+pub fn prepare_densify(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
+    ctx.expect_inputs(1, 1)?;
+    let input = ctx.input(0)?;
+    let data = input.data.ok_or_else(|| {
+        ctx.unsupported(
+            input.describe(),
+            "DENSIFY of a tensor that is not a constant (LiteRT only densifies constants)",
+        )
+    })?;
+    Ok(Prepared {
+        shape: input.shape.to_vec(),
+        dtype: input.dtype,
+        node: Node::Constant(data.to_vec()),
+    })
+}
+
 /// RESHAPE: the new shape comes from the constant shape input, else the `new_shape` option, else
 /// the output tensor's declared shape; one -1 is inferred.
 pub fn prepare_reshape(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {

@@ -268,11 +268,75 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
             ),
         });
     }
-    match opts.mode {
+    let (dense, notes) = fold_densify(model)?;
+    let model = dense.as_ref().unwrap_or(model);
+    let (q, mut report) = match opts.mode {
         Mode::Int8 | Mode::Int16x8 => FullInteger::new(model, ranges, opts)?.run(),
         Mode::Dynamic => dynamic_range(model, opts),
         Mode::Float16 => float16(model, opts),
+    }?;
+    report.warnings.splice(0..0, notes);
+    Ok((q, report))
+}
+
+/// Sparse constants behind DENSIFY: each DENSIFY of a constant is removed and its output becomes
+/// the dense constant (tensor indices unchanged, so ranges still apply), so the operators that
+/// read it see ordinary weights. `None` when the model has no such DENSIFY. The sparse tensor
+/// stays in the file, unread.
+fn fold_densify(model: &Model) -> Result<(Option<Model>, Vec<String>)> {
+    let sg = &model.subgraphs[0];
+    let foldable = |op: &crate::graph::Operator| {
+        op.code.op() == Op::DENSIFY
+            && op.inputs.len() == 1
+            && op.outputs.len() == 1
+            && usize::try_from(op.inputs[0])
+                .ok()
+                .is_some_and(|t| model.tensor_data(0, t).is_some())
+    };
+    if !sg.operators.iter().any(foldable) {
+        return Ok((None, Vec::new()));
     }
+    let mut m = model.clone();
+    let mut notes = Vec::new();
+    let mut kept = Vec::with_capacity(sg.operators.len());
+    for op in &sg.operators {
+        if !foldable(op) {
+            kept.push(op.clone());
+            continue;
+        }
+        let (i, o) = (op.inputs[0] as usize, op.outputs[0] as usize);
+        let src = &sg.tensors[i];
+        let Some(out) = sg.tensors.get(o) else {
+            return Err(qerr("DENSIFY", format!("output {o} is not a tensor")));
+        };
+        let values = model.tensor_data(0, i).unwrap_or_default();
+        let dense = match (&src.sparsity, crate::tflite::types::element_size(src.dtype)) {
+            (Some(sp), Some(elem)) => {
+                let shape = dims(src);
+                crate::kernels::reference::densify::densify(values, elem, &shape, sp)
+                    .map_err(|e| qerr(format!("sparse tensor '{}'", src.name), e))?
+            }
+            // A dense constant behind DENSIFY is already its own value.
+            (None, _) => values.to_vec(),
+            (Some(_), None) => {
+                return Err(qerr(
+                    format!("sparse tensor '{}'", src.name),
+                    format!("type {} cannot be sparse", dtype_name(src.dtype)),
+                ));
+            }
+        };
+        m.buffers.push(crate::graph::Buffer { data: dense });
+        let t = &mut m.subgraphs[0].tensors[o];
+        t.buffer =
+            u32::try_from(m.buffers.len() - 1).map_err(|_| qerr("model", "too many buffers"))?;
+        t.dtype = src.dtype;
+        notes.push(format!(
+            "DENSIFY of '{}' folded: '{}' is stored dense in the quantized model",
+            src.name, out.name
+        ));
+    }
+    m.subgraphs[0].operators = kept;
+    Ok((Some(m), notes))
 }
 
 fn qerr(what: impl Into<String>, reason: impl Into<String>) -> Error {

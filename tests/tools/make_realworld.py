@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""Real-world-shaped .tflite files for the hardening tests (run by hand, never in CI).
+
+The goldens (make_goldens.py) are clean converter outputs. People drop files written by
+other tools and other years; this script makes small models with the structures those
+files have, with TF's own converter where it can write them and with TF's flatbuffer
+utilities (tensorflow.lite.tools.flatbuffer_utils) where only an older or foreign writer
+would:
+
+    deprecated_opcodes   an MLP whose operator codes fill only `deprecated_builtin_code`
+                         (schema before v3a: `builtin_code` absent)
+    sparse_fc            Dense layers with block-sparse weights, converted with
+                         Optimize.EXPERIMENTAL_SPARSITY: sparse constant + DENSIFY
+    custom_op            a model with one CUSTOM operator ("ZpTestCustom", flexbuffer-free
+                         custom options) that no runtime implements
+    variables            resource variables: VAR_HANDLE / READ_VARIABLE / ASSIGN_VARIABLE and
+                         CALL_ONCE with an initialisation subgraph
+    control_flow         tf.cond and tf.while_loop: IF / WHILE with their own subgraphs
+    no_signature         the MLP with its signature defs removed
+    metadata_heavy       the MLP with several metadata entries (one of 256 KiB) and a
+                         min_runtime_version entry, as Model Maker / MediaPipe files carry
+
+Written to tests/realworld/<name>.tflite, with input_0.npy (seeded test input), LiteRT
+2.3 BUILTIN_REF outputs expected_output_<k>.npy where LiteRT can run the model, and
+manifest.json (sha256, size, what each file is, which ops it holds, whether LiteRT runs
+it). Deterministic for the pinned versions (tests/tools/requirements.txt): a second run
+gives byte-identical files.
+
+Usage:
+    tests/tools/.venv/bin/python tests/tools/make_realworld.py
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+_ENV = {
+    "PYTHONHASHSEED": "0",
+    "TF_CPP_MIN_LOG_LEVEL": "3",
+    "TF_ENABLE_ONEDNN_OPTS": "0",
+    "TF_DETERMINISTIC_OPS": "1",
+    "CUDA_VISIBLE_DEVICES": "",
+    "OMP_NUM_THREADS": "1",
+    "KERAS_BACKEND": "tensorflow",
+}
+if __name__ == "__main__" and any(os.environ.get(k) != v for k, v in _ENV.items()):
+    _env = dict(os.environ)
+    _env.update(_ENV)
+    os.execve(sys.executable, [sys.executable, os.path.abspath(__file__), *sys.argv[1:]], _env)
+
+import hashlib  # noqa: E402
+import json  # noqa: E402
+import random  # noqa: E402
+import shutil  # noqa: E402
+from importlib.metadata import version as pkg_version  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+import keras  # noqa: E402
+from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: E402
+from tensorflow.lite.python import schema_py_generated as schema  # noqa: E402
+from tensorflow.lite.tools import flatbuffer_utils  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+OUT = REPO / "tests" / "realworld"
+
+
+def seed(s: int) -> None:
+    random.seed(s)
+    np.random.seed(s)
+    tf.random.set_seed(s)
+    keras.utils.set_random_seed(s)
+
+
+def mlp() -> keras.Model:
+    seed(11)
+    inp = keras.Input((16,), batch_size=1, name="features")
+    x = keras.layers.Dense(32, activation="relu", name="fc1")(inp)
+    x = keras.layers.Dense(8, name="fc2")(x)
+    out = keras.layers.Softmax(name="probs")(x)
+    return keras.Model(inp, out)
+
+
+def convert_keras(model: keras.Model, **opts) -> bytes:
+    conv = tf.lite.TFLiteConverter.from_keras_model(model)
+    for k, v in opts.items():
+        setattr(conv, k, v)
+    return conv.convert()
+
+
+def edit(model: bytes, fn) -> bytes:
+    """Applies `fn` to the object-API ModelT and serialises it again."""
+    m = flatbuffer_utils.convert_bytearray_to_object(bytearray(model))
+    fn(m)
+    return bytes(flatbuffer_utils.convert_object_to_bytearray(m))
+
+
+def deprecated_opcodes() -> bytes:
+    def f(m):
+        for oc in m.operatorCodes:
+            assert oc.builtinCode < 127, "only codes < 127 fit deprecated_builtin_code"
+            oc.deprecatedBuiltinCode = oc.builtinCode
+            oc.builtinCode = 0  # absent in old files; readers take max(deprecated, builtin)
+
+    return edit(convert_keras(mlp()), f)
+
+
+def no_signature() -> bytes:
+    def f(m):
+        m.signatureDefs = []
+
+    return edit(convert_keras(mlp()), f)
+
+
+def metadata_heavy() -> bytes:
+    rng = np.random.default_rng(5)
+
+    def f(m):
+        def add(name: str, data: bytes) -> None:
+            b = schema.BufferT()
+            b.data = np.frombuffer(data, dtype=np.uint8)
+            m.buffers.append(b)
+            md = schema.MetadataT()
+            md.name = name
+            md.buffer = len(m.buffers) - 1
+            m.metadata = (m.metadata or []) + [md]
+
+        add("TFLITE_METADATA", rng.integers(0, 256, 256 * 1024, dtype=np.uint8).tobytes())
+        add("labels.txt", "\n".join(f"class_{i}" for i in range(8)).encode())
+        add("model_card", json.dumps({"author": "zeropoint tests", "license": "Apache-2.0"}).encode())
+
+    return edit(convert_keras(mlp()), f)
+
+
+def custom_op() -> bytes:
+    """The MLP's second FULLY_CONNECTED turned into a CUSTOM operator."""
+
+    def f(m):
+        code = schema.OperatorCodeT()
+        code.builtinCode = schema.BuiltinOperator.CUSTOM
+        code.deprecatedBuiltinCode = schema.BuiltinOperator.CUSTOM
+        code.customCode = "ZpTestCustom"
+        code.version = 1
+        m.operatorCodes.append(code)
+        sg = m.subgraphs[0]
+        fcs = [
+            op
+            for op in sg.operators
+            if m.operatorCodes[op.opcodeIndex].builtinCode == schema.BuiltinOperator.FULLY_CONNECTED
+        ]
+        op = fcs[-1]
+        op.opcodeIndex = len(m.operatorCodes) - 1
+        op.builtinOptionsType = 0
+        op.builtinOptions = None
+        op.customOptions = np.frombuffer(b"zeropoint-custom-options", dtype=np.uint8)
+        op.customOptionsFormat = schema.CustomOptionsFormat.FLEXBUFFERS
+
+    return edit(convert_keras(mlp()), f)
+
+
+def sparse_fc() -> bytes:
+    seed(12)
+    inp = keras.Input((64,), batch_size=1, name="features")
+    x = keras.layers.Dense(64, activation="relu", name="fc1")(inp)
+    out = keras.layers.Dense(16, name="fc2")(x)
+    model = keras.Model(inp, out)
+    # 4x1 block sparsity at ~80 %: TF's sparsifier only keeps a sparse encoding when it
+    # makes the tensor smaller.
+    rng = np.random.default_rng(3)
+    for layer in (model.get_layer("fc1"), model.get_layer("fc2")):
+        w, b = layer.get_weights()
+        keep = rng.random((w.shape[0], w.shape[1] // 4)) < 0.2
+        w = w * np.repeat(keep, 4, axis=1)
+        layer.set_weights([w.astype(np.float32), b])
+    return convert_keras(model, optimizations=[tf.lite.Optimize.EXPERIMENTAL_SPARSITY])
+
+
+class _Counter(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.total = tf.Variable(tf.zeros([1, 4]), name="total")
+
+    @tf.function(input_signature=[tf.TensorSpec([1, 4], tf.float32, name="x")])
+    def __call__(self, x):
+        self.total.assign_add(x)
+        return {"total": self.total.read_value() * 2.0}
+
+
+def variables() -> bytes:
+    seed(13)
+    module = _Counter()
+    fn = module.__call__.get_concrete_function()
+    conv = tf.lite.TFLiteConverter.from_concrete_functions([fn], module)
+    conv.experimental_enable_resource_variables = True
+    return conv.convert()
+
+
+class _Control(tf.Module):
+    @tf.function(input_signature=[tf.TensorSpec([1, 4], tf.float32, name="x")])
+    def __call__(self, x):
+        y = tf.cond(tf.reduce_sum(x) > 0.0, lambda: x * 2.0, lambda: x - 1.0)
+        i = tf.constant(0)
+        _, z = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * 0.5 + 1.0), [i, y])
+        return {"z": z}
+
+
+def control_flow() -> bytes:
+    seed(14)
+    module = _Control()
+    fn = module.__call__.get_concrete_function()
+    conv = tf.lite.TFLiteConverter.from_concrete_functions([fn], module)
+    return conv.convert()
+
+
+MODELS = {
+    "deprecated_opcodes": (deprecated_opcodes, "operator codes only in deprecated_builtin_code"),
+    "sparse_fc": (sparse_fc, "block-sparse float weights behind DENSIFY"),
+    "custom_op": (custom_op, "one CUSTOM operator ZpTestCustom no runtime implements"),
+    "variables": (variables, "resource variables (VAR_HANDLE/READ_VARIABLE/ASSIGN_VARIABLE, CALL_ONCE)"),
+    "control_flow": (control_flow, "IF and WHILE with their own subgraphs"),
+    "no_signature": (no_signature, "no signature defs"),
+    "metadata_heavy": (metadata_heavy, "metadata entries incl. 256 KiB TFLITE_METADATA"),
+}
+
+
+def op_names(model: bytes) -> list[list[str]]:
+    m = flatbuffer_utils.convert_bytearray_to_object(bytearray(model))
+    names = {v: k for k, v in vars(schema.BuiltinOperator).items() if not k.startswith("_")}
+    out = []
+    for sg in m.subgraphs:
+        ops = []
+        for op in sg.operators:
+            oc = m.operatorCodes[op.opcodeIndex]
+            code = max(oc.builtinCode, oc.deprecatedBuiltinCode)
+            name = names.get(code, str(code))
+            if code == schema.BuiltinOperator.CUSTOM:
+                name += f"({oc.customCode.decode() if isinstance(oc.customCode, bytes) else oc.customCode})"
+            ops.append(name)
+        out.append(ops)
+    return out
+
+
+def litert_outputs(path: Path, inputs: list[np.ndarray]):
+    """BUILTIN_REF outputs, or the load/run error text."""
+    try:
+        it = Interpreter(model_path=str(path), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+        it.allocate_tensors()
+        for d, x in zip(it.get_input_details(), inputs):
+            it.set_tensor(d["index"], x.astype(d["dtype"]).reshape(d["shape"]))
+        it.invoke()
+        return [it.get_tensor(d["index"]).copy() for d in it.get_output_details()], None
+    except Exception as e:  # noqa: BLE001 — recorded, the point of the file
+        return None, str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+
+
+def main() -> int:
+    if OUT.exists():
+        shutil.rmtree(OUT)
+    OUT.mkdir(parents=True)
+    manifest = {
+        "generator": "tests/tools/make_realworld.py",
+        "versions": {p: pkg_version(p) for p in ("tensorflow-cpu", "keras", "ai-edge-litert", "numpy")},
+        "models": {},
+    }
+    for name, (make, what) in MODELS.items():
+        data = make()
+        d = OUT / name
+        d.mkdir()
+        path = d / "model.tflite"
+        path.write_bytes(data)
+        it = Interpreter(model_content=data)
+        details = it.get_input_details()
+        rng = np.random.default_rng(int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "little"))
+        inputs = [rng.uniform(-1.0, 1.0, size=dd["shape"]).astype(np.float32) for dd in details]
+        for k, x in enumerate(inputs):
+            np.save(d / f"input_{k}.npy", x[None, ...])
+        outs, err = litert_outputs(path, inputs)
+        if outs is not None:
+            for k, y in enumerate(outs):
+                np.save(d / f"expected_output_{k}.npy", y[None, ...])
+        files = {}
+        for f in sorted(d.iterdir()):
+            files[f.name] = {"sha256": hashlib.sha256(f.read_bytes()).hexdigest(), "size": f.stat().st_size}
+        manifest["models"][name] = {
+            "what": what,
+            "ops": op_names(data),
+            "litert_runs": outs is not None,
+            "litert_error": err,
+            "files": files,
+        }
+        print(f"{name:20s} {len(data):8d} B  ops={op_names(data)}  litert={'ok' if outs is not None else err}")
+    (OUT / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
