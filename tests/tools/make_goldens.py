@@ -38,6 +38,7 @@ a single-operator case is one ``op_case(...)`` call. See the cases below.
 
 Usage:
     tests/tools/.venv/bin/python tests/tools/make_goldens.py [--cases a,b] [--jobs N] [--list] [--verbose]
+    tests/tools/.venv/bin/python tests/tools/make_goldens.py --labelled-only --cases example_cnn,mlp
 """
 
 from __future__ import annotations
@@ -463,6 +464,11 @@ class CaseData:
     inputs: list[np.ndarray]  # per Keras model input: [S, *input_shape] float32
     description: str
     notes: dict[str, Any] = field(default_factory=dict)
+    # A held-out labelled test set for classifiers: (x stored as written, labels int32, scale):
+    # the model input is x * scale (images as uint8 pixels with scale 1/255, computed in float64
+    # then rounded to float32 as the training data was). Drawn from its own generator so the
+    # rest of the case is unchanged.
+    labelled: tuple[np.ndarray, np.ndarray, float] | None = None
 
 
 @dataclass
@@ -635,6 +641,8 @@ def example_cnn(seed: int) -> CaseData:
 
     model, metrics = train_and_freeze(build, x, y, xv, yv, epochs=6)
     calib, inputs = split_for_case(xe, 32, 4)
+    xt, yt = draw_shapes(np.random.default_rng(seed + 1), 300, 32, classes)
+    labelled = (np.round(xt.astype(np.float64) * 255.0).astype(np.uint8), yt, 1.0 / 255.0)
     return CaseData(
         model,
         [calib],
@@ -643,6 +651,7 @@ def example_cnn(seed: int) -> CaseData:
         f"shapes/stripes, {len(classes)} classes ({', '.join(classes)}); CONV_2D (RELU6, stride 2), "
         "DEPTHWISE_CONV_2D, MAX/AVERAGE_POOL_2D, RESHAPE, FULLY_CONNECTED, SOFTMAX.",
         {"classes": list(classes), "val_metrics": metrics},
+        labelled,
     )
 
 
@@ -678,6 +687,7 @@ def mlp(seed: int) -> CaseData:
         metrics=[["accuracy"], ["mae"]],
     )
     calib, inputs = split_for_case(xe, 64, 4)
+    xt, ct, _ = tabular_task(np.random.default_rng(seed + 1), 1000)
     return CaseData(
         model,
         [calib],
@@ -686,6 +696,7 @@ def mlp(seed: int) -> CaseData:
         "FULLY_CONNECTED with and without bias (RELU fused), TANH and LOGISTIC as separate ops, ADD, CONCATENATION; "
         "two outputs (3 class logits, 1 tanh regression value).",
         {"val_metrics": metrics},
+        (xt, ct, 1.0),
     )
 
 
@@ -1433,6 +1444,62 @@ class CaseWriter:
         return rel
 
 
+def labelled_section(data: CaseData, blobs: dict[str, bytes], unavailable: set[str], w: CaseWriter) -> list[str]:
+    """Writes test_x.npy / test_y.npy of a classifier case and returns the [labelled] table that
+    ends its case.toml: where the set lies and the accuracy of TF's models on it (LiteRT REF)."""
+    if data.labelled is None:
+        return []
+    assert len(data.calib) == 1, "labelled sets are for single-input classifiers"
+    lx, ly, lscale = data.labelled
+    files = [w.npy("test_x.npy", lx[:, None]), w.npy("test_y.npy", ly.astype(np.int32))]
+    x = (lx.astype(np.float64) * lscale).astype(np.float32)[:, None]
+    n_classes = int(ly.max()) + 1
+    outs = make_interpreter(blobs["float"]).get_output_details()
+    cls = [k for k, d in enumerate(outs) if int(d["shape"][-1]) == n_classes]
+    assert len(cls) == 1, [d["shape"] for d in outs]
+
+    def accuracy(blob: bytes) -> float:
+        logits = run_model(blob, [x])[cls[0]]
+        return round(float(np.mean(logits.reshape(len(ly), -1).argmax(1) == ly)) * 100.0, 4)
+
+    lines = [
+        "",
+        "# Held-out labelled test set (drawn apart from the training, calibration and test",
+        "# inputs): input = x * x_scale (float64, rounded to float32); label = argmax of",
+        "# subgraph output `output`. Accuracies in percent, LiteRT BUILTIN_REF.",
+        "[labelled]",
+        f"x = {toml_value(files[0])}",
+        f"y = {toml_value(files[1])}",
+        f"x_scale = {toml_value(lscale)}",
+        f"output = {cls[0]}",
+        f"samples = {len(ly)}",
+    ]
+    for vname in ("float", "int8_floatio", "16x8", "dynamic"):
+        if vname in blobs and vname not in unavailable:
+            lines.append(f"accuracy_{vname} = {toml_value(accuracy(blobs[vname]))}")
+    return lines
+
+
+def add_labelled(spec: CaseSpec) -> dict:
+    """--labelled-only: adds the labelled set to an existing case folder without converting
+    again (the committed models are used as they are), giving the bytes a full run of the same
+    machine would. Exists because Keras training differs across CPUs: a full regeneration on
+    another machine rewrites every model."""
+    t0 = time.time()
+    seed_everything(spec.seed)
+    data = spec.build(spec.seed)
+    out = GOLDEN / spec.name
+    toml_path = out / "case.toml"
+    text = toml_path.read_text()
+    marker = "\n\n# Held-out labelled test set"
+    if marker in text:
+        text = text[: text.index(marker)] + "\n"
+    blobs = {v: (out / f"model_{v}.tflite").read_bytes() for v in spec.variants if (out / f"model_{v}.tflite").is_file()}
+    lines = labelled_section(data, blobs, set(), CaseWriter(out))
+    toml_path.write_text(text.rstrip("\n") + "\n" + "\n".join(lines) + "\n")
+    return {"case": spec.name, "seconds": time.time() - t0, "summary": f"{spec.name}: labelled set added"}
+
+
 def generate_case(spec: CaseSpec, verbose: bool) -> dict:
     t0 = time.time()
     seed_everything(spec.seed)
@@ -1616,6 +1683,7 @@ def generate_case(spec: CaseSpec, verbose: bool) -> dict:
             for d in v[key]:
                 lines.append(f"  {toml_value(d)},")
             lines.append("]")
+    lines += labelled_section(data, blobs, set(unavailable), w)
     (out / "case.toml").write_text("\n".join(lines) + "\n")
 
     elapsed = time.time() - t0
@@ -1678,6 +1746,11 @@ def main() -> int:
     ap.add_argument("--cases", help="comma-separated subset of cases (default: all)")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes (default: 2)")
     ap.add_argument("--list", action="store_true", help="list cases and exit")
+    ap.add_argument(
+        "--labelled-only",
+        action="store_true",
+        help="only (re)write the labelled test sets of the chosen cases, keeping their models",
+    )
     ap.add_argument("--verbose", action="store_true", help="also print op lists, kernel differences, skipped variants")
     args = ap.parse_args()
     if args.list:
@@ -1695,6 +1768,12 @@ def main() -> int:
         for d in sorted(GOLDEN.iterdir()):
             if d.is_dir() and d.name not in CASES:
                 shutil.rmtree(d)
+    if args.labelled_only:
+        for n in names:
+            print(add_labelled(CASES[n])["summary"], flush=True)
+        write_manifest()
+        print(f"done in {time.time() - t0:.1f} s", flush=True)
+        return 0
     work = [(n, args.verbose) for n in names]
     if args.jobs <= 1 or len(work) == 1:
         for item in work:
