@@ -1064,6 +1064,24 @@ op_case(
     weights=scaled_weights(L.Dense, 0.05, 250.0, 300.0),
 )
 
+op_case(
+    "op_fc_bias_overflow", "FULLY_CONNECTED", 5206,
+    [In("x", (8,), -1.0, 1.0)],
+    lambda x: L.Dense(4, name="fc")(x),
+    "FULLY_CONNECTED 8 -> 4 with weights U[-1e-6, 1e-6] and bias U[-1, 1]: bias / (s_in * s_w) "
+    "exceeds 2^30, so TF's quantizer widens the bias scale to |b| / (2^31 / 2) and the weight "
+    "scale with it (MLIR QuantizationDriver::SetBiasParamsWithAdjustments).",
+    weights=scaled_weights(L.Dense, 1e-6, -1.0, 1.0),
+)
+op_case(
+    "op_conv2d_bias_overflow", "CONV_2D", 5007,
+    [In("x", (5, 5, 2), -1.0, 1.0)],
+    lambda x: L.Conv2D(4, 3, padding="same", name="conv")(x),
+    "CONV_2D 3x3 with weights U[-1e-6, 1e-6] and bias U[-1, 1]: per-channel bias scales that "
+    "would overflow int32 are widened with their weight scales.",
+    weights=scaled_weights(L.Conv2D, 1e-6, -1.0, 1.0),
+)
+
 # ADD / SUB / MUL ---------------------------------------------------------------
 op_case(
     "op_add", "ADD", 5301,

@@ -1100,3 +1100,106 @@ mod tests {
         assert!(bias_int64(&[1.0], -1.0, &[1.0]).is_err());
     }
 }
+
+/// MLIR's bound on a quantized bias: `std::numeric_limits<int32_t>::max() / 2`, leaving room for
+/// the accumulator.
+pub const BIAS_MAX: f64 = 1_073_741_823.0;
+
+/// TF's MLIR quantizer (`QuantizationDriver::SetBiasParamsWithAdjustments`) for an int8 op with
+/// a constant float bias: where `|b| / (s_in · s_w)` would exceed [`BIAS_MAX`], the bias scale
+/// becomes `|b| / BIAS_MAX` (per channel; per tensor: the largest `|b|`) and the weight scale
+/// `bias_scale / s_in`, both in f64 and stored as f32; the weights of that channel are quantized
+/// again with the stored scale the way TF's writer quantizes every int8 weight (`inv =
+/// f32(1.0 / f64(scale))`, `round_half_away(w · inv)` in f32). Returns the f64 bias scale of
+/// each adjusted channel (`None` for channels left alone), or `None` if nothing overflowed.
+///
+/// # Errors
+/// [`Error::Quantization`] if the shapes disagree or a value is not finite.
+pub fn widen_for_bias_int32(
+    q: &mut QuantizedWeights,
+    w: &[f32],
+    shape: &[usize],
+    axis: Option<usize>,
+    bias: &[f32],
+    input_scale: f32,
+) -> Result<Option<Vec<Option<f64>>>> {
+    const WHAT: &str = "weights for their int32 bias";
+    check_finite(WHAT, bias)?;
+    let s_in = f64::from(input_scale);
+    if !(s_in.is_finite() && s_in > 0.0) {
+        return Ok(None);
+    }
+    let channels = q.scales.len();
+    let mut adjusted: Vec<Option<f64>> = vec![None; channels];
+    if channels == 1 {
+        let half = bias.iter().fold(0.0f32, |m, b| m.max(b.abs()));
+        let bias_scale = s_in * f64::from(q.scales[0]);
+        if f64::from(half) / bias_scale >= BIAS_MAX {
+            adjusted[0] = Some(f64::from(half) / BIAS_MAX);
+        }
+    } else {
+        if bias.len() != channels {
+            return Err(invalid(
+                WHAT,
+                format!("{} bias values for {channels} channels", bias.len()),
+            ));
+        }
+        for (c, (&b, &s_w)) in bias.iter().zip(&q.scales).enumerate() {
+            let bias_scale = s_in * f64::from(s_w);
+            if f64::from(b.abs()) / bias_scale > BIAS_MAX {
+                adjusted[c] = Some(f64::from(b.abs()) / BIAS_MAX);
+            }
+        }
+    }
+    if adjusted.iter().all(Option::is_none) {
+        return Ok(None);
+    }
+    let inner = match axis {
+        Some(axis) => channel_layout(w.len(), shape, axis)?.1,
+        None => w.len().max(1),
+    };
+    for (c, a) in adjusted.iter().enumerate() {
+        if let Some(bias_scale) = a {
+            q.scales[c] = (bias_scale / s_in) as f32;
+        }
+    }
+    for (i, (&v, out)) in w.iter().zip(q.values.iter_mut()).enumerate() {
+        let c = if channels == 1 {
+            0
+        } else {
+            (i / inner) % channels
+        };
+        if adjusted[c].is_some() {
+            let inv = (1.0 / f64::from(q.scales[c])) as f32;
+            *out = Factor::MulF32(inv).quantize(v);
+        }
+    }
+    Ok(Some(adjusted))
+}
+
+/// [`bias_int32`] where [`widen_for_bias_int32`] adjusted some channels: those get the bias
+/// scale it chose, stored as f32, and are quantized with it as [`bias_int32`] quantizes.
+///
+/// # Errors
+/// As [`bias_int32`].
+pub fn bias_int32_adjusted(
+    b: &[f32],
+    input_scale: f32,
+    weight_scales: &[f32],
+    adjusted: &[Option<f64>],
+) -> Result<QuantizedBias<i32>> {
+    let mut q = bias_int32(b, input_scale, weight_scales)?;
+    for (c, a) in adjusted.iter().enumerate() {
+        if let (Some(scale), Some(s)) = (a, q.scales.get_mut(c)) {
+            *s = *scale as f32;
+        }
+    }
+    for (i, &v) in b.iter().enumerate() {
+        let c = if q.scales.len() == 1 { 0 } else { i };
+        if let Some(Some(_)) = adjusted.get(c) {
+            let inv = (1.0 / f64::from(q.scales[c])) as f32;
+            q.values[i] = ((v * inv).round() as i32).clamp(-i32::MAX, i32::MAX);
+        }
+    }
+    Ok(q)
+}

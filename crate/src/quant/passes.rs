@@ -1043,6 +1043,7 @@ impl<'a> FullInteger<'a> {
             let Some(p) = self.props[o] else { continue };
             let op = self.sg.operators[o].clone();
             let mut weight_scales: Option<Vec<f32>> = None;
+            let mut widened_bias: Option<Vec<Option<f64>>> = None;
             // Weights.
             if let Some(ws) = p.weights
                 && let Some(w) = op.input(ws.input)
@@ -1059,7 +1060,7 @@ impl<'a> FullInteger<'a> {
                         .axis
                         .filter(|&a| !self.opts.per_tensor && a < shape.len());
                     let label = self.tensor_label(w);
-                    let q = match axis {
+                    let mut q = match axis {
                         Some(axis) => {
                             let s_in = p
                                 .bias
@@ -1083,6 +1084,28 @@ impl<'a> FullInteger<'a> {
                         None => per_tensor_weights_int8(&values, rule),
                     }
                     .map_err(|e| qerr(label.clone(), e.to_string()))?;
+                    // Int8 (MLIR): weight and bias scales widened where the int32 bias would
+                    // overflow.
+                    if !self.int16
+                        && let Some(bs) = p.bias
+                        && let Some(b) = op.input(bs.input)
+                        && self.is_const(b)
+                        && self.is_float(b)
+                        && let Some(s_in) =
+                            op.input(bs.activation).and_then(|a| self.state_params(a))
+                    {
+                        let bias = self.const_values(b);
+                        widened_bias = params::widen_for_bias_int32(
+                            &mut q, &values, &shape, axis, &bias, s_in.scale,
+                        )
+                        .map_err(|e| qerr(label.clone(), e.to_string()))?;
+                        if widened_bias.is_some() {
+                            self.report.warnings.push(format!(
+                                "{label}: weight and bias scales widened so the int32 bias fits \
+                                 (|bias| / (s_in · s_w) > 2^30), as TF's MLIR quantizer does"
+                            ));
+                        }
+                    }
                     let t = &mut self.sg.tensors[w];
                     t.dtype = TensorType::INT8;
                     let zps = q.zero_points.iter().map(|&z| i64::from(z)).collect();
@@ -1139,8 +1162,13 @@ impl<'a> FullInteger<'a> {
                     let d: Vec<u8> = q.values.iter().flat_map(|v| v.to_le_bytes()).collect();
                     (d, q.scales, TensorType::INT64)
                 } else {
-                    let q = bias_int32(&values, s_in.scale, &s_w)
-                        .map_err(|e| qerr(label.clone(), e.to_string()))?;
+                    let q = match &widened_bias {
+                        Some(adjusted) => {
+                            params::bias_int32_adjusted(&values, s_in.scale, &s_w, adjusted)
+                        }
+                        None => bias_int32(&values, s_in.scale, &s_w),
+                    }
+                    .map_err(|e| qerr(label.clone(), e.to_string()))?;
                     let d: Vec<u8> = q.values.iter().flat_map(|v| v.to_le_bytes()).collect();
                     (d, q.scales, TensorType::INT32)
                 };
