@@ -30,7 +30,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Interpreter, TensorDesc, TensorId, TensorView};
+use crate::engine::{Interpreter, KernelSet, Limits, TensorDesc, TensorId, TensorView};
 use crate::error::{Error, Result};
 use crate::graph::{Model, TensorType};
 use crate::tflite::types::dtype_name;
@@ -50,6 +50,11 @@ const MSE_STEPS: f64 = 255.0;
 
 /// What TF's `MinMax` starts its running max at (`std::numeric_limits<float>::min()`).
 pub const TF_MAX_START: f32 = f32::MIN_POSITIVE;
+
+/// The kernels [`Calibrator::new`] runs: LiteRT's optimized float kernels' arithmetic, which TF's
+/// calibrator runs, so min/max equal TF's bit for bit (reference kernels differ in the last bits
+/// of conv, FC, softmax, … outputs).
+pub const CALIBRATION_KERNELS: KernelSet = KernelSet::LiteRtOptimized;
 
 /// How a tensor's range is chosen from its statistics.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -607,9 +612,16 @@ pub struct Calibrator {
 }
 
 impl Calibrator {
-    /// Prepares the float engine for `model` (every unsupported operator listed at once).
+    /// Prepares the float engine for `model` (every unsupported operator listed at once) with
+    /// [`CALIBRATION_KERNELS`]: the float arithmetic of TF's calibrator.
     pub fn new(model: &Model) -> Result<Self> {
-        let interp = Interpreter::new(model)?;
+        Self::with_kernels(model, CALIBRATION_KERNELS)
+    }
+
+    /// [`Calibrator::new`] with an explicit [`KernelSet`] (e.g. [`KernelSet::Reference`] to
+    /// record what LiteRT's reference kernels compute).
+    pub fn with_kernels(model: &Model, kernels: KernelSet) -> Result<Self> {
+        let interp = Interpreter::with_options(model, &Limits::default(), kernels)?;
         let n = model.subgraphs.first().map_or(0, |sg| sg.tensors.len());
         let inputs = interp.inputs().len();
         Ok(Calibrator {
