@@ -972,6 +972,40 @@ mod tests {
     }
 
     #[test]
+    fn inplace_add_input_records_the_output_as_tf_does() {
+        // y = relu(x); z = y + c; w = relu(z): ADD may overwrite y (its only reader, same size,
+        // not a graph input; z is not a graph output), so TF records y's range ∪ z's.
+        let mut m = add_relu([10.0, 10.0, 10.0, 10.0]);
+        let sg = &mut m.subgraphs[0];
+        sg.tensors
+            .push(Tensor::new("w", TensorType::FLOAT32, vec![1, 4]));
+        sg.operators = vec![
+            op(BuiltinOperator::RELU, &[0], &[2], BuiltinOptionsT::NONE),
+            op(
+                BuiltinOperator::ADD,
+                &[2, 1],
+                &[3],
+                BuiltinOptionsT::AddOptions(Box::default()),
+            ),
+            op(BuiltinOperator::RELU, &[3], &[4], BuiltinOptionsT::NONE),
+        ];
+        sg.outputs = vec![4];
+        assert_eq!(tf_inplace_inputs(&m), [None, None, None, Some(2), None]);
+        let mut cal = Calibrator::new(&m).expect("prepares");
+        cal.set_input(0, &[-1.0, 0.0, 2.0, 3.0]).expect("fits");
+        cal.add_sample().expect("finite");
+        let s = cal.stats(Method::MinMax).expect("stats");
+        let y = by_name(&s, "y");
+        assert_eq!((y.min, y.max), (0.0, 13.0), "TF's union of y and z");
+        assert_eq!(y.histogram.total(), 4, "the histogram keeps y's own values");
+        assert_eq!((by_name(&s, "z").min, by_name(&s, "z").max), (10.0, 13.0));
+        // A graph output is never shared.
+        m.subgraphs[0].outputs = vec![3];
+        m.subgraphs[0].operators.truncate(2);
+        assert_eq!(tf_inplace_inputs(&m)[3], None);
+    }
+
+    #[test]
     fn all_negative_tensor_gets_tf_max_start() {
         let mut cal = Calibrator::new(&add_relu([-10.0; 4])).expect("prepares");
         cal.set_input(0, &[-1.0, -2.0, -3.0, -4.0]).expect("fits");

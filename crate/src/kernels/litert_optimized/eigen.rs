@@ -110,8 +110,8 @@ pub fn inner_product(a: &[f32], b: &[f32]) -> f32 {
             }
             j += 32;
         }
-        for k in 0..(packets - quad_end / 8) {
-            madd(&mut acc[k], quad_end + 8 * k);
+        for (k, a) in acc.iter_mut().enumerate().take(packets - quad_end / 8) {
+            madd(a, quad_end + 8 * k);
         }
         let a3 = acc[3];
         add(&mut acc[2], a3);
