@@ -4,36 +4,49 @@
 //! model whose float activations carry the min/max TF's calibrator recorded from the case's
 //! calibration samples), we calibrate `model_float.tflite` with exactly those samples (one
 //! invocation per sample, as TF's representative dataset fed them) and compare, for every tensor
-//! TF recorded, our global min/max ([`Method::MinMax`]) with TF's. The calibrated model is the
-//! float model plus statistics, so tensors are matched by index; names, shapes and types are
+//! TF recorded, our global min/max ([`Method::MinMax`], [`Calibrator::new`]: the
+//! `LiteRtOptimized` float kernels and TF's in-place aliasing) with TF's. The calibrated model is
+//! the float model plus statistics, so tensors are matched by index; names, shapes and types are
 //! checked to agree first. Each tensor lands in one class:
 //!
-//! - **exact**: f32-equal min and max. Every graph input is (same f32 values, same `min`/`max`).
-//! - **kernel**: within [`KERNEL_REL`] of the tensor's magnitude. TF's calibrator runs LiteRT's
-//!   *optimized* builtin kernels, our engine mirrors the *reference* kernels (bit-exact to them);
-//!   the two accumulate in different orders, so computed tensors can differ by a few ulps.
-//! - **in-place**: TF's range is the union of ours and the range of the output of the operator
-//!   that reads the tensor. TF's logging interpreter logs an operator's inputs again *after* it
-//!   ran, and LiteRT's arena lets ADD/MUL-like operators write their output over an input whose
-//!   last reader they are; the second log then records the output's values under the input's
-//!   name. Reproducing that aliasing in the calibrator is left to the quantizer work (issue 5).
+//! - **exact**: f32-equal min and max. This is every tensor whose value does not depend on an
+//!   operator in [`UNMIRRORED`] — conv, depthwise, FC (Eigen's summation orders) and the
+//!   in-place aliasing of TF's arena included.
+//! - **kernel**: at most [`MAX_KERNEL_ULPS`] ulps from TF's, and only for a tensor computed by
+//!   an operator in [`UNMIRRORED`] or downstream of one: LiteRT's optimized LOGISTIC, TANH,
+//!   SOFTMAX and TRANSPOSE_CONV as TF 2.21's wheel runs them are not mirrored yet (their
+//!   approximations / summation orders are not identified), so those run the reference kernels
+//!   and their outputs can differ in the last bits.
 //!
-//! Anything else fails. Printed per case (`cargo test --test calibration -- --nocapture`).
+//! Anything else fails, and the number of exact tensors may not fall below [`MIN_EXACT`].
+//! Printed per case, with every non-exact tensor (`cargo test --test calibration --
+//! --nocapture`).
+//!
+//! Before the `LiteRtOptimized` kernels (reference float kernels, no aliasing) 152 of the 214
+//! recorded tensors were f32-equal, 51 differed by kernel rounding (≤ 64 ulps) and 11 by TF's
+//! in-place aliasing; the conv/depthwise/FC kernels brought that to 191, the aliasing to 202.
 
+use zeropoint::graph::BuiltinOperator;
 use zeropoint::graph::{Model, TensorType};
 use zeropoint::quant::calibrate::{Calibrator, Method};
 use zeropoint::tflite;
 use zeropoint_tests::{Case, cases, load_npy, ulp_distance_f32};
 
-/// Relative difference allowed between our min/max and TF's for computed tensors, as a fraction
-/// of `max(|min|, |max|)`: the engine's float tolerance (reference vs optimized LiteRT kernels
-/// accumulate in different orders; largest seen: 24 ulps on a SOFTMAX output near 4e-8).
-const KERNEL_REL: f32 = 1e-5;
+/// Operators whose LiteRT optimized float kernel (TF 2.21 wheel) `KernelSet::LiteRtOptimized`
+/// does not reproduce yet: the engine runs their reference kernel, a few ulps off.
+const UNMIRRORED: &[BuiltinOperator] = &[
+    BuiltinOperator::LOGISTIC,
+    BuiltinOperator::TANH,
+    BuiltinOperator::SOFTMAX,
+    BuiltinOperator::TRANSPOSE_CONV,
+];
 
-/// Whether `a` and `b` agree within [`KERNEL_REL`] of `scale`.
-fn close(a: f32, b: f32, scale: f32) -> bool {
-    (a - b).abs() <= KERNEL_REL * scale
-}
+/// Largest distance (ulps, min or max) allowed for a tensor that depends on an [`UNMIRRORED`]
+/// operator (largest seen: 2, on LOGISTIC outputs).
+const MAX_KERNEL_ULPS: u64 = 2;
+
+/// Fewest f32-equal tensors over all cases (202 of 214 when this was written).
+const MIN_EXACT: usize = 202;
 
 /// Per-case counts.
 #[derive(Default)]
@@ -41,8 +54,28 @@ struct Counts {
     recorded: usize,
     exact: usize,
     kernel: usize,
-    inplace: usize,
     only_ours: usize,
+}
+
+/// For each tensor of subgraph 0, whether its value depends on an [`UNMIRRORED`] operator
+/// (operators are in execution order).
+fn tainted(model: &Model) -> Vec<bool> {
+    let sg = &model.subgraphs[0];
+    let mut t = vec![false; sg.tensors.len()];
+    for op in &sg.operators {
+        let from_input = op
+            .inputs
+            .iter()
+            .any(|&i| usize::try_from(i).is_ok_and(|i| t[i]));
+        if from_input || UNMIRRORED.contains(&op.code.op()) {
+            for &o in &op.outputs {
+                if let Ok(o) = usize::try_from(o) {
+                    t[o] = true;
+                }
+            }
+        }
+    }
+    t
 }
 
 fn read(path: &std::path::Path) -> Model {
@@ -118,6 +151,7 @@ fn check_case(case: &Case) -> Result<Counts, Vec<String>> {
             .map(|s| (s.min, s.max))
     };
     let mut n = Counts::default();
+    let taint = tainted(&float);
     for (i, t) in csg.tensors.iter().enumerate() {
         let Some(q) = &t.quantization else { continue };
         let (Some(min), Some(max)) = (q.min.as_deref(), q.max.as_deref()) else {
@@ -135,29 +169,29 @@ fn check_case(case: &Case) -> Result<Counts, Vec<String>> {
             ));
             continue;
         };
-        let scale = tf_min.abs().max(tf_max.abs());
-        let fits = |lo: f32, hi: f32| close(lo, tf_min, scale) && close(hi, tf_max, scale);
+        let ulps = (
+            ulp_distance_f32(our_min, tf_min),
+            ulp_distance_f32(our_max, tf_max),
+        );
         if our_min.to_bits() == tf_min.to_bits() && our_max.to_bits() == tf_max.to_bits() {
             n.exact += 1;
-        } else if fits(our_min, our_max) {
+            continue;
+        }
+        let producer = fsg
+            .operators
+            .iter()
+            .find(|op| op.outputs.contains(&(i as i32)))
+            .map_or("(graph input)".to_string(), |op| op.code.name());
+        let line = format!(
+            "tensor {i} '{}' ({producer}): ours [{our_min:e}, {our_max:e}], TF [{tf_min:e}, \
+             {tf_max:e}] ({}/{} ulps)",
+            t.name, ulps.0, ulps.1
+        );
+        if taint[i] && ulps.0.max(ulps.1) <= MAX_KERNEL_ULPS {
             n.kernel += 1;
-        } else if fsg.operators.iter().any(|op| {
-            op.inputs.contains(&(i as i32))
-                && op.outputs.len() == 1
-                && usize::try_from(op.outputs[0])
-                    .ok()
-                    .and_then(range_of)
-                    .is_some_and(|(lo, hi)| fits(our_min.min(lo), our_max.max(hi)))
-        }) {
-            n.inplace += 1;
+            println!("    kernel: {line}");
         } else {
-            problems.push(format!(
-                "tensor {i} '{}': ours [{our_min:e}, {our_max:e}], TF [{tf_min:e}, {tf_max:e}] \
-                 ({}/{} ulps)",
-                t.name,
-                ulp_distance_f32(our_min, tf_min),
-                ulp_distance_f32(our_max, tf_max)
-            ));
+            problems.push(line);
         }
     }
     n.only_ours = stats
@@ -183,8 +217,8 @@ fn global_min_max_equals_tf_calibrator() {
     let mut total = Counts::default();
     let mut cases_n = 0;
     println!(
-        "{:<32} {:>7} {:>6} {:>7} {:>9} {:>9}",
-        "case", "TF recs", "exact", "kernel", "in-place", "only ours"
+        "{:<32} {:>7} {:>6} {:>7} {:>9}",
+        "case", "TF recs", "exact", "kernel", "only ours"
     );
     for case in cases() {
         if case.variant("calibrated").is_none() || case.calibration.is_empty() {
@@ -194,13 +228,12 @@ fn global_min_max_equals_tf_calibrator() {
         match check_case(&case) {
             Ok(n) => {
                 println!(
-                    "{:<32} {:>7} {:>6} {:>7} {:>9} {:>9}",
-                    case.name, n.recorded, n.exact, n.kernel, n.inplace, n.only_ours
+                    "{:<32} {:>7} {:>6} {:>7} {:>9}",
+                    case.name, n.recorded, n.exact, n.kernel, n.only_ours
                 );
                 total.recorded += n.recorded;
                 total.exact += n.exact;
                 total.kernel += n.kernel;
-                total.inplace += n.inplace;
                 total.only_ours += n.only_ours;
             }
             Err(problems) => {
@@ -212,10 +245,15 @@ fn global_min_max_equals_tf_calibrator() {
         }
     }
     println!(
-        "{cases_n} cases: {} tensors recorded by TF, {} f32-equal, {} within {KERNEL_REL:e} \
-         (kernel order), {} TF in-place aliasing, {} recorded only by us",
-        total.recorded, total.exact, total.kernel, total.inplace, total.only_ours
+        "{cases_n} cases: {} tensors recorded by TF, {} f32-equal, {} within {MAX_KERNEL_ULPS} \
+         ulps (downstream of an unmirrored LiteRT kernel), {} recorded only by us",
+        total.recorded, total.exact, total.kernel, total.only_ours
     );
     assert!(cases_n > 0, "no golden case has a calibrated model");
+    assert!(
+        total.exact >= MIN_EXACT,
+        "only {} f32-equal tensors (at least {MIN_EXACT} expected)",
+        total.exact
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -13,8 +13,11 @@
 //!
 //! Full-integer modes run twice: with the ranges TF's calibrator recorded (read from
 //! `model_calibrated.tflite`; these must give TF's model), and with our own calibration of
-//! `calib.npy` (reported: our calibration matches TF's min/max exactly on most tensors and within
-//! kernel rounding on the rest, so some scales differ in the last bits).
+//! `calib.npy` ([`Calibrator::new`]: LiteRT's optimized float arithmetic and TF's in-place
+//! aliasing; it matches TF's min/max exactly except on tensors computed by or after LOGISTIC,
+//! TANH, SOFTMAX and TRANSPOSE_CONV, within 2 ulps — see `calibration.rs`). The fraction of
+//! tensors equal to TF's with our calibration must stay at least [`MIN_OURS_AGREEMENT`] per
+//! mode; the rest are listed with their reason.
 //!
 //! Tensors are matched by name (TF's integer tensor in front of an output DEQUANTIZE by the output
 //! it feeds, as TF's renaming there is not always `<name>1`). Per tensor: same dtype, scales (f32
@@ -35,6 +38,12 @@ use zeropoint_tests::{Case, NpyData, cases, load_npy, repo_root};
 /// Fraction of quantized tensors that must equal TF's (TF's ranges); the rest must be listed in
 /// [`KNOWN_DIFFERENCES`].
 const MIN_TENSOR_AGREEMENT: f64 = 0.99;
+
+/// Fewest fraction of quantized tensors equal to TF's with *our* calibration, per variant
+/// (when written: int8 and int8_floatio 214/215, 16x8 212/217; the differences all derive from
+/// the last-bit range differences after LOGISTIC/TANH/SOFTMAX/TRANSPOSE_CONV).
+const MIN_OURS_AGREEMENT: &[(&str, f64)] =
+    &[("int8", 0.99), ("int8_floatio", 0.99), ("16x8", 0.97)];
 
 /// Differences from TF understood but not reproduced: `(case, variant, tensor name, reason)`.
 /// Listed ones are reported and do not fail the test; a listed entry that matches fails it.
@@ -310,10 +319,12 @@ fn classify(float: &Model, tf: &Ranges, ours: &Ranges, name: &str) -> String {
         (Some(a), Some(b)) if a != b => {
             let ulps = |x: f32, y: f32| (x.to_bits() as i64 - y.to_bits() as i64).unsigned_abs();
             let u = ulps(a.0, b.0).max(ulps(a.1, b.1));
-            if u <= 64 {
-                "own range differs by ≤ 64 ulps (kernel rounding)".into()
+            if u <= 2 {
+                "own range differs by ≤ 2 ulps (after an unmirrored LOGISTIC/TANH/SOFTMAX/\
+                 TRANSPOSE_CONV kernel)"
+                    .into()
             } else {
-                "own range differs by > 64 ulps (in-place aliasing in TF's calibrator)".into()
+                format!("own range differs by {u} ulps (unexpected)")
             }
         }
         (Some(_), Some(_)) => "derived from a differing range (bias, same-scale op)".into(),
@@ -408,6 +419,10 @@ fn quantized_models_match_tf() {
                         ours_tally = t;
                         for (name, what) in d {
                             let reason = classify(&float, &ranges, r, &name);
+                            if reason.contains("unexpected") {
+                                failures
+                                    .push(format!("{what} (our calibration) '{name}': {reason}"));
+                            }
                             *reasons_total.entry(reason.clone()).or_default() += 1;
                             ours_reasons.push(format!("'{name}': {reason}:{what}"));
                         }
@@ -487,6 +502,23 @@ fn quantized_models_match_tf() {
         }
     }
     assert!(written > 0, "no model was quantized");
+    for &(variant, min) in MIN_OURS_AGREEMENT {
+        let Some((_, o)) = totals.get(variant) else {
+            failures.push(format!(
+                "{variant}: no model quantized with our calibration"
+            ));
+            continue;
+        };
+        let agreement = o.tensors.1 as f64 / o.tensors.0.max(1) as f64;
+        if agreement < min {
+            failures.push(format!(
+                "{variant}, our calibration: {}/{} tensors equal TF's, below {:.0}%",
+                o.tensors.1,
+                o.tensors.0,
+                min * 100.0
+            ));
+        }
+    }
     let agreement = all.tensors.1 as f64 / all.tensors.0.max(1) as f64;
     assert!(
         agreement >= MIN_TENSOR_AGREEMENT,

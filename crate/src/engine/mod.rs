@@ -65,6 +65,10 @@ pub enum KernelSet {
     Reference,
     /// The fast kernels where an operator has one (falling back to the reference elsewhere).
     Fast,
+    /// Float kernels that reproduce, bit for bit, the arithmetic of LiteRT's *optimized* builtin
+    /// float kernels as TF 2.21's x86-64 pip wheel runs them (`kernels::litert_optimized`), the
+    /// reference elsewhere: what TF's calibrator computes, so calibration records TF's min/max.
+    LiteRtOptimized,
 }
 
 impl std::str::FromStr for KernelSet {
@@ -73,7 +77,10 @@ impl std::str::FromStr for KernelSet {
         match s {
             "reference" | "ref" => Ok(KernelSet::Reference),
             "fast" => Ok(KernelSet::Fast),
-            other => Err(format!("unknown kernel set '{other}' (reference | fast)")),
+            "litert-optimized" | "tf" => Ok(KernelSet::LiteRtOptimized),
+            other => Err(format!(
+                "unknown kernel set '{other}' (reference | fast | litert-optimized)"
+            )),
         }
     }
 }

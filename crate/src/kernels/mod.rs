@@ -6,4 +6,5 @@
 //! The integer reference kernels live beside the float ones in `reference`, one family per file;
 //! their requantization arithmetic is [`crate::fixedpoint`].
 
+pub mod litert_optimized;
 pub mod reference;

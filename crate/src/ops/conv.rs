@@ -16,6 +16,7 @@ use super::{
 };
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
+use crate::kernels::litert_optimized;
 use crate::kernels::reference::conv::{self, ConvParams};
 use crate::kernels::reference::conv_int::{self, Accumulator, QuantElem, QuantParams};
 use crate::kernels::reference::hybrid::{self, QuantizedBatches};
@@ -26,11 +27,17 @@ use crate::tflite::schema::{
 struct Conv2d {
     p: ConvParams,
     filter_in_c: usize,
+    /// One im2col column when mirroring LiteRT's optimized kernel (`KernelSet::LiteRtOptimized`).
+    litert_optimized: Option<RefCell<Vec<f32>>>,
 }
 
 impl Kernel for Conv2d {
     fn eval(&self, io: &mut OpIo<'_>) {
         let (input, filter, bias) = (io.f32_in(0), io.f32_in(1), io.opt_f32_in(2));
+        if let Some(Ok(mut column)) = self.litert_optimized.as_ref().map(RefCell::try_borrow_mut) {
+            litert_optimized::conv::conv2d(&self.p, input, filter, bias, io.f32_out(), &mut column);
+            return;
+        }
         conv::conv2d(&self.p, self.filter_in_c, input, filter, bias, io.f32_out());
     }
 }
@@ -38,12 +45,18 @@ impl Kernel for Conv2d {
 struct DepthwiseConv2d {
     p: ConvParams,
     depth_multiplier: usize,
+    litert_optimized: bool,
 }
 
 impl Kernel for DepthwiseConv2d {
     fn eval(&self, io: &mut OpIo<'_>) {
         let (input, filter, bias) = (io.f32_in(0), io.f32_in(1), io.opt_f32_in(2));
-        conv::depthwise_conv2d(
+        let f = if self.litert_optimized {
+            litert_optimized::conv::depthwise_conv2d
+        } else {
+            conv::depthwise_conv2d
+        };
+        f(
             &self.p,
             self.depth_multiplier,
             input,
@@ -532,6 +545,9 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             Conv2d {
                 p,
                 filter_in_c: fic,
+                // LiteRT's optimized kernels do not group: grouped convolutions run the reference.
+                litert_optimized: (ctx.litert_optimized() && fic == ic)
+                    .then(|| RefCell::new(vec![0.0; fh * fw * ic])),
             },
         ));
     }
@@ -623,6 +639,7 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
             DepthwiseConv2d {
                 p,
                 depth_multiplier,
+                litert_optimized: ctx.litert_optimized(),
             },
         ));
     }

@@ -15,6 +15,7 @@ use std::marker::PhantomData;
 use super::conv::{IntScheme, KernelTypes, hybrid_scales, int_params};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
 use crate::graph::TensorType;
+use crate::kernels::litert_optimized;
 use crate::kernels::reference::conv_int::{Accumulator, QuantElem, QuantParams};
 use crate::kernels::reference::fully_connected::{self as fc, FullyConnectedParams};
 use crate::kernels::reference::fully_connected_int;
@@ -23,12 +24,23 @@ use crate::tflite::schema::{FullyConnectedOptionsT, FullyConnectedOptionsWeights
 
 struct FullyConnected {
     p: FullyConnectedParams,
+    litert_optimized: bool,
 }
 
 impl Kernel for FullyConnected {
     fn eval(&self, io: &mut OpIo<'_>) {
         let (input, weights, bias) = (io.f32_in(0), io.f32_in(1), io.opt_f32_in(2));
-        fc::fully_connected(&self.p, input, weights, bias, io.f32_out());
+        if self.litert_optimized {
+            litert_optimized::fully_connected::fully_connected(
+                &self.p,
+                input,
+                weights,
+                bias,
+                io.f32_out(),
+            );
+        } else {
+            fc::fully_connected(&self.p, input, weights, bias, io.f32_out());
+        }
     }
 }
 
@@ -169,7 +181,13 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
         ));
     }
     if is_float {
-        return Ok(Prepared::f32(shape, FullyConnected { p }));
+        return Ok(Prepared::f32(
+            shape,
+            FullyConnected {
+                p,
+                litert_optimized: ctx.litert_optimized(),
+            },
+        ));
     }
     let bias = ctx.optional_input(2);
     let (scheme, q) = int_params(

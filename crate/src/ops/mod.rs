@@ -105,6 +105,12 @@ impl<'a> PrepareCtx<'a> {
         }
     }
 
+    /// Whether the float kernels should mirror LiteRT's optimized ones
+    /// ([`KernelSet::LiteRtOptimized`](crate::engine::KernelSet::LiteRtOptimized)).
+    pub fn litert_optimized(&self) -> bool {
+        self.kernels == crate::engine::KernelSet::LiteRtOptimized
+    }
+
     /// An "invalid" issue (the model contradicts itself).
     pub fn invalid(&self, tensor: String, reason: impl Into<String>) -> OpIssue {
         self.issue(IssueKind::Invalid, tensor, reason)

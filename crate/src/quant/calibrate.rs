@@ -12,6 +12,16 @@
 //!   reproduces that (it only matters for all-non-positive tensors, whose quantized range
 //!   includes 0 anyway). TF skips NaN with a warning; we refuse NaN and ±Inf with
 //!   [`Error::NonFinite`], naming the sample and the input or the first tensor where it appears.
+//! - **TF's in-place aliasing.** LiteRT's arena planner (`ArenaPlanner::IdentifyInPlaceTensors`)
+//!   lets an operator whose registration allows it write its output over an input's buffer, and
+//!   TF's calibrator then records that input with the values the buffer holds after the operator
+//!   ran: the input's min/max becomes the union of its own and the output's. [`tf_inplace_inputs`]
+//!   reproduces the planner's choice (ADD, SUB, MUL, DIV on input 0 or 1, SOFTMAX on input 0;
+//!   RESHAPE's data-unmodified sharing chains; the input must not be a graph input, the output not
+//!   a graph output, both the same size and larger than 4 bytes, and the input — and the buffer it
+//!   lives in — read by this operator only). Only the TF min/max ([`TensorStats::min`] /
+//!   [`TensorStats::max`]) see it; the histogram, the true extremes and the moving average keep
+//!   the tensor's own values.
 //! - **A histogram of bounded size** ([`HISTOGRAM_BINS`] bins) for display and for percentile
 //!   and MSE range selection, whatever the number of samples: see [`GrowingHistogram`].
 //! - **Moving-average min/max**: the per-sample min and max, smoothed as AI Edge Quantizer's
@@ -30,7 +40,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Interpreter, TensorDesc, TensorId, TensorView};
+use crate::engine::{Interpreter, KernelSet, Limits, TensorDesc, TensorId, TensorView};
 use crate::error::{Error, Result};
 use crate::graph::{Model, TensorType};
 use crate::tflite::types::dtype_name;
@@ -50,6 +60,11 @@ const MSE_STEPS: f64 = 255.0;
 
 /// What TF's `MinMax` starts its running max at (`std::numeric_limits<float>::min()`).
 pub const TF_MAX_START: f32 = f32::MIN_POSITIVE;
+
+/// The kernels [`Calibrator::new`] runs: LiteRT's optimized float kernels' arithmetic, which TF's
+/// calibrator runs, so min/max equal TF's bit for bit (reference kernels differ in the last bits
+/// of conv, FC, softmax, … outputs).
+pub const CALIBRATION_KERNELS: KernelSet = KernelSet::LiteRtOptimized;
 
 /// How a tensor's range is chosen from its statistics.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -508,6 +523,75 @@ impl From<&TensorDesc> for InputDesc {
     }
 }
 
+/// For every tensor of subgraph 0 that an operator's output overwrites in TF's calibrator, the
+/// input whose buffer LiteRT's arena planner lets it reuse (by output tensor index; see the module
+/// docs for the rules). TF records that input again with the output's values.
+pub fn tf_inplace_inputs(model: &Model) -> Vec<Option<usize>> {
+    use crate::graph::BuiltinOperator as B;
+    let Some(sg) = model.subgraphs.first() else {
+        return Vec::new();
+    };
+    let n = sg.tensors.len();
+    let index = |t: i32| usize::try_from(t).ok().filter(|&t| t < n);
+    let mut refcount = vec![0usize; n];
+    for &t in sg.outputs.iter().chain(&sg.inputs) {
+        if let Some(t) = index(t) {
+            refcount[t] += 1;
+        }
+    }
+    for op in &sg.operators {
+        for &t in &op.inputs {
+            if let Some(t) = index(t) {
+                refcount[t] += 1;
+            }
+        }
+    }
+    let bytes = |t: usize| -> Option<usize> {
+        let tensor = &sg.tensors[t];
+        let elems = tensor.dims().iter().try_fold(1usize, |a, &d| {
+            usize::try_from(d).ok().and_then(|d| a.checked_mul(d))
+        })?;
+        elems.checked_mul(crate::tflite::types::element_size(tensor.dtype)?)
+    };
+    let is_graph = |list: &[i32], t: usize| list.iter().any(|&x| index(x) == Some(t));
+    let mut actual: Vec<usize> = (0..n).collect();
+    let mut aliased = vec![None; n];
+    for op in &sg.operators {
+        // (shareable input positions, whether the operator changes the data)
+        let (positions, changed): (&[usize], bool) = match op.code.op() {
+            B::ADD | B::SUB | B::MUL | B::DIV => (&[0, 1], true),
+            B::SOFTMAX => (&[0], true),
+            B::RESHAPE => (&[0], false),
+            _ => continue,
+        };
+        let Some(out) = op.outputs.first().and_then(|&t| index(t)) else {
+            continue;
+        };
+        let shareable = |t: usize| {
+            let arena = model.tensor_data(0, t).is_none() && !sg.tensors[t].is_variable;
+            let sized = !changed
+                || (bytes(t).is_some_and(|b| b > 4 && Some(b) == bytes(out)) && refcount[t] <= 1);
+            arena && sized && !is_graph(&sg.inputs, t) && !is_graph(&sg.outputs, out)
+        };
+        let Some(input) = positions
+            .iter()
+            .filter_map(|&k| op.inputs.get(k).and_then(|&t| index(t)))
+            .find(|&t| shareable(t))
+        else {
+            continue;
+        };
+        let root = actual[input];
+        if changed && refcount[root] > 1 {
+            continue;
+        }
+        actual[out] = root;
+        if changed {
+            aliased[out] = Some(input);
+        }
+    }
+    aliased
+}
+
 /// Running statistics of one tensor.
 #[derive(Debug, Clone)]
 struct TensorAcc {
@@ -529,6 +613,10 @@ struct TensorAcc {
     /// This sample's extremes.
     s_min: f32,
     s_max: f32,
+    /// This sample's extremes of what TF's calibrator also recorded under this tensor (the
+    /// output of an operator that overwrote it in place); `±inf` when nothing.
+    s_alias_min: f32,
+    s_alias_max: f32,
 }
 
 impl TensorAcc {
@@ -547,12 +635,14 @@ impl TensorAcc {
             pending: vec![0; HISTOGRAM_BINS],
             s_min: 0.0,
             s_max: 0.0,
+            s_alias_min: f32::INFINITY,
+            s_alias_max: f32::NEG_INFINITY,
         }
     }
 
     fn commit(&mut self) {
-        self.min = self.min.min(self.s_min);
-        self.max = self.max.max(self.s_max);
+        self.min = self.min.min(self.s_min).min(self.s_alias_min);
+        self.max = self.max.max(self.s_max).max(self.s_alias_max);
         self.true_min = self.true_min.min(self.s_min);
         self.true_max = self.true_max.max(self.s_max);
         let (lo, hi) = (f64::from(self.s_min), f64::from(self.s_max));
@@ -672,6 +762,8 @@ fn scan(values: &[f32]) -> (f32, f32, Option<usize>) {
 /// Sample indices (in errors) count `add_sample` calls from 0, failed ones included.
 pub struct Calibrator {
     interp: Interpreter,
+    /// [`tf_inplace_inputs`] of the model.
+    inplace: Vec<Option<usize>>,
     /// Accumulator index of each tensor of subgraph 0 (`u32::MAX`: not seen yet).
     slot_of: Vec<u32>,
     accs: Vec<TensorAcc>,
@@ -684,13 +776,21 @@ pub struct Calibrator {
 }
 
 impl Calibrator {
-    /// Prepares the float engine for `model` (every unsupported operator listed at once).
+    /// Prepares the float engine for `model` (every unsupported operator listed at once) with
+    /// [`CALIBRATION_KERNELS`]: the float arithmetic of TF's calibrator.
     pub fn new(model: &Model) -> Result<Self> {
-        let interp = Interpreter::new(model)?;
+        Self::with_kernels(model, CALIBRATION_KERNELS)
+    }
+
+    /// [`Calibrator::new`] with an explicit [`KernelSet`] (e.g. [`KernelSet::Reference`] to
+    /// record what LiteRT's reference kernels compute).
+    pub fn with_kernels(model: &Model, kernels: KernelSet) -> Result<Self> {
+        let interp = Interpreter::with_options(model, &Limits::default(), kernels)?;
         let n = model.subgraphs.first().map_or(0, |sg| sg.tensors.len());
         let inputs = interp.inputs().len();
         Ok(Calibrator {
             interp,
+            inplace: tf_inplace_inputs(model),
             slot_of: vec![u32::MAX; n],
             accs: Vec::new(),
             touched: Vec::new(),
@@ -748,6 +848,7 @@ impl Calibrator {
         }
         let Calibrator {
             interp,
+            inplace,
             slot_of,
             accs,
             touched,
@@ -783,6 +884,17 @@ impl Calibrator {
             let acc = &mut accs[k];
             acc.s_min = lo;
             acc.s_max = hi;
+            acc.s_alias_min = f32::INFINITY;
+            acc.s_alias_max = f32::NEG_INFINITY;
+            // TF records the input this output overwrote in place again, with these values.
+            if let Some(&Some(input)) = inplace.get(id.0)
+                && let Some(&a) = slot_of.get(input)
+                && let Some(alias) = accs.get_mut(a as usize)
+            {
+                alias.s_alias_min = alias.s_alias_min.min(lo);
+                alias.s_alias_max = alias.s_alias_max.max(hi);
+            }
+            let acc = &mut accs[k];
             acc.hist.cover(f64::from(lo), f64::from(hi));
             for &v in values {
                 let b = acc.hist.bin(f64::from(v));
@@ -934,6 +1046,40 @@ mod tests {
         assert_eq!((z.min, z.max), (0.0, 9.0));
         assert_eq!(x.histogram.counts.iter().sum::<u64>(), 12);
         assert_eq!(x.method, "minmax");
+    }
+
+    #[test]
+    fn inplace_add_input_records_the_output_as_tf_does() {
+        // y = relu(x); z = y + c; w = relu(z): ADD may overwrite y (its only reader, same size,
+        // not a graph input; z is not a graph output), so TF records y's range ∪ z's.
+        let mut m = add_relu([10.0, 10.0, 10.0, 10.0]);
+        let sg = &mut m.subgraphs[0];
+        sg.tensors
+            .push(Tensor::new("w", TensorType::FLOAT32, vec![1, 4]));
+        sg.operators = vec![
+            op(BuiltinOperator::RELU, &[0], &[2], BuiltinOptionsT::NONE),
+            op(
+                BuiltinOperator::ADD,
+                &[2, 1],
+                &[3],
+                BuiltinOptionsT::AddOptions(Box::default()),
+            ),
+            op(BuiltinOperator::RELU, &[3], &[4], BuiltinOptionsT::NONE),
+        ];
+        sg.outputs = vec![4];
+        assert_eq!(tf_inplace_inputs(&m), [None, None, None, Some(2), None]);
+        let mut cal = Calibrator::new(&m).expect("prepares");
+        cal.set_input(0, &[-1.0, 0.0, 2.0, 3.0]).expect("fits");
+        cal.add_sample().expect("finite");
+        let s = cal.stats(Method::MinMax).expect("stats");
+        let y = by_name(&s, "y");
+        assert_eq!((y.min, y.max), (0.0, 13.0), "TF's union of y and z");
+        assert_eq!(y.histogram.total(), 4, "the histogram keeps y's own values");
+        assert_eq!((by_name(&s, "z").min, by_name(&s, "z").max), (10.0, 13.0));
+        // A graph output is never shared.
+        m.subgraphs[0].outputs = vec![3];
+        m.subgraphs[0].operators.truncate(2);
+        assert_eq!(tf_inplace_inputs(&m)[3], None);
     }
 
     #[test]

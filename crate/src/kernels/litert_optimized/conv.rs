@@ -1,0 +1,111 @@
+//! CONV_2D and DEPTHWISE_CONV_2D as LiteRT's optimized float kernels compute them.
+//!
+//! - CONV_2D (`conv.cc`, `kMultithreadOptimized`: Eigen's spatial convolution, a tensor
+//!   contraction; with dilation, `optimized_ops::Conv`: im2col + `cpu_backend_gemm`): both are
+//!   Eigen's `gebp_kernel` over the `out_c × pixels` product of the filter (`out_c × k`) and the
+//!   im2col matrix (`k × pixels`, `k` ordered filter row, filter column, input channel, padding
+//!   taps included as zeros), summed as [`eigen::gebp_dot`] does for the element's row and column
+//!   kind; then `AddBiasAndEvalActivationFunction` / `BiasAndClamp` adds the bias and clamps.
+//! - DEPTHWISE_CONV_2D (`optimized_ops::DepthwiseConv`, the generic row accumulator on x86): the
+//!   accumulator starts at the bias (`DepthwiseConvInitAccBuffer`), then adds each filter tap's
+//!   product, filter rows outer, columns inner, skipping taps in the padding; then clamps.
+
+use super::eigen::{self, GebpRow};
+use crate::kernels::reference::conv::ConvParams;
+
+/// CONV_2D (float, not grouped). `column` is scratch of at least `filter_h · filter_w · in_c`
+/// floats (one im2col column).
+pub fn conv2d(
+    p: &ConvParams,
+    input: &[f32],
+    filter: &[f32],
+    bias: Option<&[f32]>,
+    output: &mut [f32],
+    column: &mut [f32],
+) {
+    let depth = p.filter_h * p.filter_w * p.in_c;
+    let column = &mut column[..depth];
+    let pixels = p.batches * p.out_h * p.out_w;
+    let panel_end = pixels / 4 * 4;
+    let mut j = 0usize;
+    for b in 0..p.batches {
+        for out_y in 0..p.out_h {
+            let in_y_origin = (out_y * p.stride_h) as isize - p.pad_top as isize;
+            for out_x in 0..p.out_w {
+                let in_x_origin = (out_x * p.stride_w) as isize - p.pad_left as isize;
+                // im2col: this pixel's receptive field, zeros where it falls in the padding.
+                for fy in 0..p.filter_h {
+                    let in_y = in_y_origin + (p.dilation_h * fy) as isize;
+                    for fx in 0..p.filter_w {
+                        let in_x = in_x_origin + (p.dilation_w * fx) as isize;
+                        let dst = &mut column[(fy * p.filter_w + fx) * p.in_c..][..p.in_c];
+                        if in_y < 0
+                            || in_y >= p.in_h as isize
+                            || in_x < 0
+                            || in_x >= p.in_w as isize
+                        {
+                            dst.fill(0.0);
+                        } else {
+                            let src =
+                                ((b * p.in_h + in_y as usize) * p.in_w + in_x as usize) * p.in_c;
+                            dst.copy_from_slice(&input[src..src + p.in_c]);
+                        }
+                    }
+                }
+                let out = &mut output[j * p.out_c..(j + 1) * p.out_c];
+                for (oc, o) in out.iter_mut().enumerate() {
+                    let row = &filter[oc * depth..(oc + 1) * depth];
+                    let sum = eigen::gebp_dot(row, column, GebpRow::of(oc, p.out_c), j < panel_end);
+                    let bias_value = bias.map_or(0.0, |bias| bias[oc]);
+                    *o = p.act.apply(sum + bias_value);
+                }
+                j += 1;
+            }
+        }
+    }
+}
+
+/// DEPTHWISE_CONV_2D (float): output channel `ic · depth_multiplier + m` is
+/// `bias + Σ taps` in filter-row, filter-column order, clamped.
+pub fn depthwise_conv2d(
+    p: &ConvParams,
+    depth_multiplier: usize,
+    input: &[f32],
+    filter: &[f32],
+    bias: Option<&[f32]>,
+    output: &mut [f32],
+) {
+    for b in 0..p.batches {
+        for out_y in 0..p.out_h {
+            let in_y_origin = (out_y * p.stride_h) as isize - p.pad_top as isize;
+            for out_x in 0..p.out_w {
+                let in_x_origin = (out_x * p.stride_w) as isize - p.pad_left as isize;
+                for ic in 0..p.in_c {
+                    for m in 0..depth_multiplier {
+                        let oc = m + ic * depth_multiplier;
+                        let mut acc = bias.map_or(0.0, |bias| bias[oc]);
+                        for fy in 0..p.filter_h {
+                            let in_y = in_y_origin + (p.dilation_h * fy) as isize;
+                            if in_y < 0 || in_y >= p.in_h as isize {
+                                continue;
+                            }
+                            for fx in 0..p.filter_w {
+                                let in_x = in_x_origin + (p.dilation_w * fx) as isize;
+                                if in_x < 0 || in_x >= p.in_w as isize {
+                                    continue;
+                                }
+                                let iv = input[((b * p.in_h + in_y as usize) * p.in_w
+                                    + in_x as usize)
+                                    * p.in_c
+                                    + ic];
+                                acc += iv * filter[(fy * p.filter_w + fx) * p.out_c + oc];
+                            }
+                        }
+                        output[((b * p.out_h + out_y) * p.out_w + out_x) * p.out_c + oc] =
+                            p.act.apply(acc);
+                    }
+                }
+            }
+        }
+    }
+}
