@@ -27,7 +27,7 @@ use zeropoint::graph::{Model, Subgraph, Tensor, TensorType};
 use zeropoint::quant::params::{
     QuantParams, WeightRule, activation_params_int8, activation_params_int16, bias_int32,
     bias_int64, per_channel_weights_int8, per_channel_weights_int8_for_bias,
-    per_tensor_weights_int8,
+    per_tensor_weights_int8, widen_for_bias_int32,
 };
 use zeropoint::tflite;
 use zeropoint_tests::repo_root;
@@ -384,6 +384,14 @@ fn compare_weights(float: &Model, quant: &Model, mode: Mode, tally: &mut Tally, 
                 per_channel_weights_int8_for_bias(&w, &shape, axis, mode.weights, b, *s_in)
             }
             (false, _) => per_channel_weights_int8(&w, &shape, axis, mode.weights),
+        };
+        // Int8 (MLIR): scales widened where the int32 bias would overflow.
+        let ours = match (ours, &bias_fit) {
+            (Ok(mut q), Some((b, s_in))) if mode.bias == BiasKind::Int32 => {
+                let axis = (!per_tensor).then_some(axis);
+                widen_for_bias_int32(&mut q, &w, &shape, axis, b, *s_in).map(|_| q)
+            }
+            (other, _) => other,
         };
         let tf_values: Vec<i8> = data(quant, qw).iter().map(|&b| b as i8).collect();
         let mut problem = String::new();
