@@ -35,7 +35,7 @@ async function pageFirst(request) {
     if (response.ok) await cache.put(PAGE, response.clone());
     return response;
   } catch (error) {
-    const cached = (await cache.match(PAGE)) ?? (await cache.match(request, { ignoreSearch: true }));
+    const cached = (await cache.match(PAGE, { ignoreVary: true })) ?? (await cache.match(request, { ignoreSearch: true, ignoreVary: true }));
     if (cached) return cached;
     throw error;
   }
@@ -43,7 +43,9 @@ async function pageFirst(request) {
 
 async function assetFirst(request) {
   const cache = await caches.open(CACHE);
-  const cached = await cache.match(request);
+  // ignoreVary: the dev/preview server answers with `Vary: Origin`, and module scripts are
+  // requested with an Origin header that the precache requests did not carry.
+  const cached = await cache.match(request, { ignoreVary: true });
   if (cached) return cached;
   const response = await fetch(request);
   if (response.ok && response.type === 'basic') await cache.put(request, response.clone());
