@@ -483,10 +483,16 @@ async function quantizeOnPage(page) {
   assert(state === 'done', `quantize ended in ${String(state)}: ${await text(page, 'error-banner')}`);
 }
 
-async function docsShot(page, name) {
+/** A 1280×800 viewport shot for the README, with element `id` scrolled to the top. */
+async function docsShot(page, name, id) {
   if (!DOCS_SHOTS) return;
   mkdirSync(DOCS_SHOTS, { recursive: true });
+  await page.evaluate((target) => {
+    const el = document.querySelector(`[data-testid="${target}"]`);
+    window.scrollTo(0, el ? el.getBoundingClientRect().top + window.scrollY - 8 : 0);
+  }, id);
   await page.screenshot({ path: join(DOCS_SHOTS, `${name}.png`), timeout: STEP_TIMEOUT_MS });
+  await page.evaluate(() => window.scrollTo(0, 0));
 }
 
 /** A minimal static file server for dist/ (no Vite): what any plain host would do. */
@@ -563,7 +569,7 @@ async function quantizeChecks(api, base, foreignRequests) {
       await waitForCalibration(page, 'done');
       assert((await text(page, 'calibration-summary')).includes('32 samples'), `summary: ${await text(page, 'calibration-summary')}`);
       await screenshot(page, '20-golden-calibrated');
-      await docsShot(page, 'calibrate');
+      await docsShot(page, 'calibrate', 'tabs');
     });
 
     await check('quantize: int8 on the page; the shown scale and zero point of a named tensor equal the CLI report', async () => {
@@ -579,7 +585,6 @@ async function quantizeChecks(api, base, foreignRequests) {
       const command = await text(page, 'quant-cli');
       assert(command.includes('zeropoint quantize mobilenet_block.tflite --stats mobilenet_block.stats.json --mode int8 --io int8'), `CLI line: ${command}`);
       await screenshot(page, '21-quantized');
-      await docsShot(page, 'quantize');
       // A named activation tensor and a per-channel weight tensor, as the CLI's report has them.
       const act = want.report.tensors.find((t) => t.role === 'activation' && t.source === 'calibrated' && t.dtype === 'INT8');
       const weight = want.report.tensors.find((t) => t.role === 'weight' && t.scales.length > 1);
@@ -599,7 +604,7 @@ async function quantizeChecks(api, base, foreignRequests) {
       const head = await text(page, 'details-quant');
       assert(head.includes(`per-channel \u00d7${String(weight.scales.length)}`), `weights of '${weight.name}': ${head}`);
       await screenshot(page, '22-quantized-model-view');
-      await docsShot(page, 'model-quantized');
+      await docsShot(page, 'model-quantized', 'tabs');
     });
 
     await check('quantize: the downloaded .tflite, report and statistics equal the CLI\'s files byte for byte', async () => {
@@ -655,8 +660,7 @@ async function quantizeChecks(api, base, foreignRequests) {
       const [fMs, qMs] = [Number(await latency.getAttribute('data-float-ms')), Number(await latency.getAttribute('data-quant-ms'))];
       assert(fMs > 0 && qMs > 0, `latency float ${String(fMs)} ms, quantized ${String(qMs)} ms`);
       await screenshot(page, '23-compare');
-      await page.locator(testId('compare-results')).scrollIntoViewIfNeeded();
-      await docsShot(page, 'compare');
+      await docsShot(page, 'compare', 'compare-latency');
     });
 
     await check('quantize: one op kept float (clicked in the graph) stays float, and the file equals the CLI\'s --float-ops', async () => {
@@ -668,6 +672,7 @@ async function quantizeChecks(api, base, foreignRequests) {
       const warnings = await text(page, 'quant-warnings');
       assert(warnings.includes(`operator ${String(keepOp.index)}`), `warnings: ${warnings}`);
       await screenshot(page, '24-keep-float');
+      await docsShot(page, 'quantize', 'quant-graph');
       const model = await downloadOf(page, 'quant-download-model');
       const out = api.inspectModel(new Uint8Array(model.bytes)).subgraphs[0];
       const name = floatGraph.tensors.find((t) => t.index === keepOp.outputs[0]).name;
@@ -678,6 +683,32 @@ async function quantizeChecks(api, base, foreignRequests) {
       await page.locator(`${testId('quant-float-remove')}[data-op="${String(keepOp.index)}"]`).click({ timeout: STEP_TIMEOUT_MS });
       assert((await page.locator(testId('quant-float-op')).count()) === 0, 'the op is still listed');
       assert((await page.locator(`${testId('quant-graph-op')}.keep-float`).count()) === 0, 'an op box is still marked');
+    });
+
+    await check('quantize and compare are keyboard reachable and fit a tablet width (768 px)', async () => {
+      await showTab(page, 'quantize');
+      // Keyboard: focus an op box, Enter keeps it float, Enter again quantizes it again.
+      const box = page.locator(`${testId('quant-graph-op')}[data-op="${String(keepOp.index)}"]`);
+      await box.focus();
+      await page.keyboard.press('Enter');
+      await page.locator(`${testId('quant-float-op')}[data-op="${String(keepOp.index)}"]`).waitFor({ timeout: STEP_TIMEOUT_MS });
+      await box.focus();
+      await page.keyboard.press('Enter');
+      assert((await page.locator(testId('quant-float-op')).count()) === 0, 'Enter did not toggle the op back');
+      for (const id of ['quant-mode', 'quant-io', 'quant-weights', 'quant-start', 'quant-download-model']) {
+        assert(await page.locator(testId(id)).evaluate((el) => el.tabIndex >= 0 && !el.disabled), `${id} is not keyboard reachable`);
+      }
+      await page.setViewportSize({ width: 768, height: 1024 });
+      try {
+        for (const tab of ['quantize', 'compare']) {
+          await showTab(page, tab);
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+          assert(overflow <= 0, `the ${tab} tab is ${String(overflow)} px wider than a 768 px window`);
+          await screenshot(page, `27-tablet-${tab}`);
+        }
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 800 });
+      }
     });
 
     await check('no console errors on the quantize page; nothing left 127.0.0.1 (all such requests are blocked)', async () => {
