@@ -132,6 +132,8 @@ const ranges = new RangesView(required('[data-testid="ranges"]', HTMLElement), {
 function select(selection: Selection): void {
   graph.select(selection);
   details.show(selection);
+  // The Ranges view follows selections in the float model (its statistics' tensor indices).
+  if (shown !== 'float') return;
   if (selection?.kind === 'tensor') ranges.selectTensor(selection.index);
   if (selection?.kind === 'op') ranges.selectOp(selection.index);
 }
