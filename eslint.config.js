@@ -52,6 +52,13 @@ export default tseslint.config(
     },
   },
   {
+    // The service worker (www/sw/, filled in and copied to dist/ by vite.config.ts).
+    files: ['www/sw/**/*.js'],
+    languageOptions: {
+      globals: { ...globals.serviceworker },
+    },
+  },
+  {
     // Code in tests/e2e that runs inside page.evaluate() sees browser globals.
     files: ['tests/e2e/**/*.mjs'],
     languageOptions: {

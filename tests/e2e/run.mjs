@@ -3,12 +3,15 @@
 // Starts `vite preview` on a free 127.0.0.1 port, drives Debian's Chromium through playwright-core,
 // prints one line per check and finishes with "N passed, M failed". Screenshots go to
 // artifacts/e2e/ (and those of the model graph and the Ranges view also to target/e2e/). Expected values come from the real wasm package loaded here in Node, so the
-// page is compared with the engine, not with hard-coded numbers.
+// page is compared with the engine, not with hard-coded numbers; the quantize / compare steps
+// are compared with the CLI (target/debug/zeropoint) run on the same golden files.
 //
 //   node tests/e2e/run.mjs            (CHROMIUM_PATH overrides /usr/bin/chromium)
+//   ZEROPOINT_DOCS_SCREENSHOTS=1 node tests/e2e/run.mjs   also rewrites docs/screenshots/*.png
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { deflateSync } from 'node:zlib';
 import { dirname, join, resolve } from 'node:path';
@@ -20,6 +23,11 @@ const ARTIFACTS = join(ROOT, 'artifacts', 'e2e');
 /** Screenshots of the model view and the Ranges view are kept here too (build artifacts). */
 const TARGET_SHOTS = join(ROOT, 'target', 'e2e');
 const INT8_MODEL = join(ROOT, 'tests/golden/example_cnn/model_int8.tflite');
+/** The golden case of the quantize / compare steps: a float model and TF's calibration samples. */
+const GOLDEN = join(ROOT, 'tests/golden/mobilenet_block');
+const CLI = join(ROOT, 'target', 'debug', 'zeropoint');
+/** README screenshots (1280×800), rewritten only when asked. */
+const DOCS_SHOTS = process.env.ZEROPOINT_DOCS_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : undefined;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--headless',
@@ -32,7 +40,7 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 /** The whole run is abandoned (and fails) after this long, whatever is hanging. */
-const OVERALL_TIMEOUT_MS = 300_000;
+const OVERALL_TIMEOUT_MS = 480_000;
 /** Waiting for one thing on the page. */
 const STEP_TIMEOUT_MS = 20_000;
 const SERVER_START_TIMEOUT_MS = 30_000;
@@ -438,6 +446,335 @@ function checkRanges(api, shown, wantStats) {
   assert(engine.scale === shown.scale && engine.zero_point === shown.zeroPoint, `engine in Node: scale ${String(engine.scale)} zp ${String(engine.zero_point)}`);
 }
 
+/** Runs the CLI (built by scripts/test.sh before this runs); throws with its stderr on failure. */
+function cli(args) {
+  assert(existsSync(CLI), `${CLI} is missing: run \`cargo build -p zeropoint --bin zeropoint\``);
+  try {
+    return execFileSync(CLI, args, { timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  } catch (error) {
+    throw new Error(`zeropoint ${args.join(' ')}: ${String(error.stderr ?? error.message)}`, { cause: error });
+  }
+}
+
+/** Clicks a download button and returns the file's name and bytes. */
+async function downloadOf(page, id) {
+  const [download] = await Promise.all([
+    page.waitForEvent('download', { timeout: STEP_TIMEOUT_MS }),
+    page.locator(testId(id)).click({ timeout: STEP_TIMEOUT_MS }),
+  ]);
+  const path = await withTimeout(download.path(), STEP_TIMEOUT_MS, 'download');
+  return { name: download.suggestedFilename(), bytes: readFileSync(path) };
+}
+
+async function waitForPanel(page, id, states) {
+  await page.waitForFunction(
+    ({ panel, want }) => want.includes(document.querySelector(`[data-testid="${panel}"]`)?.getAttribute('data-state') ?? ''),
+    { panel: id, want: states },
+    { timeout: 60_000 },
+  );
+}
+
+/** Quantize with the page's current settings; fails with the page's error banner if it fails. */
+async function quantizeOnPage(page) {
+  await showTab(page, 'quantize');
+  await page.locator(testId('quant-start')).click({ timeout: STEP_TIMEOUT_MS });
+  await waitForPanel(page, 'quantize', ['done', 'error']);
+  const state = await page.locator(testId('quantize')).getAttribute('data-state');
+  assert(state === 'done', `quantize ended in ${String(state)}: ${await text(page, 'error-banner')}`);
+}
+
+/** A 1280×800 viewport shot for the README, with element `id` scrolled to the top. */
+async function docsShot(page, name, id) {
+  if (!DOCS_SHOTS) return;
+  mkdirSync(DOCS_SHOTS, { recursive: true });
+  await page.evaluate((target) => {
+    const el = document.querySelector(`[data-testid="${target}"]`);
+    window.scrollTo(0, el ? el.getBoundingClientRect().top + window.scrollY - 8 : 0);
+  }, id);
+  await page.screenshot({ path: join(DOCS_SHOTS, `${name}.png`), timeout: STEP_TIMEOUT_MS });
+  await page.evaluate(() => window.scrollTo(0, 0));
+}
+
+/** A minimal static file server for dist/ (no Vite): what any plain host would do. */
+function staticServer(dir) {
+  const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json' };
+  const server = createHttpServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const file = resolve(dir, `.${path.endsWith('/') ? `${path}index.html` : path}`);
+    if (!file.startsWith(resolve(dir)) || !existsSync(file)) {
+      res.writeHead(404).end();
+      return;
+    }
+    const ext = file.slice(file.lastIndexOf('.'));
+    res.writeHead(200, { 'content-type': types[ext] ?? 'application/octet-stream' }).end(readFileSync(file));
+  });
+  return new Promise((r) => server.listen(0, '127.0.0.1', () => r(server)));
+}
+
+/**
+ * The quantize / compare / download / offline / crash-recovery steps, in their own browser
+ * context where every request that would leave 127.0.0.1 is aborted (page.route): a golden float
+ * model is dropped, calibrated with its .npy samples, quantized, compared, downloaded; each result
+ * is checked against the CLI run on the same files.
+ */
+async function quantizeChecks(api, base, foreignRequests) {
+  const work = mkdtempSync(join(tmpdir(), 'zeropoint-e2e-quant-'));
+  const floatPath = join(GOLDEN, 'model_float.tflite');
+  const calibPath = join(GOLDEN, 'calib.npy');
+  const floatBytes = new Uint8Array(readFileSync(floatPath));
+  const floatGraph = api.inspectModel(floatBytes).subgraphs[0];
+  const blocked = [];
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 800 } });
+  context.on('request', (request) => {
+    if (!isLocal(request.url())) foreignRequests.push(request.url());
+  });
+  await context.route(
+    (url) => !isLocal(url.href),
+    (route) => {
+      blocked.push(route.request().url());
+      return route.abort();
+    },
+  );
+  const page = await context.newPage();
+  const record = watch(page);
+  // The CLI on the same files: the expected values.
+  const want = {};
+  const keepOp = floatGraph.operators.find((o) => o.op === 'DEPTHWISE_CONV_2D');
+  try {
+    await check('quantize: the CLI quantizes the golden model (the expected files)', async () => {
+      assert(keepOp, 'the golden model has no DEPTHWISE_CONV_2D');
+      const out = (name) => join(work, name);
+      cli(['calibrate', floatPath, '--data', calibPath, '-o', out('cli.stats.json')]);
+      cli(['quantize', floatPath, '--data', calibPath, '--mode', 'int8', '--io', 'int8', '-o', out('cli.tflite'), '--report', out('cli.report.json')]);
+      cli(['quantize', floatPath, '--stats', out('cli.stats.json'), '--mode', 'int8', '--io', 'int8', '-o', out('cli-stats.tflite')]);
+      cli(['quantize', floatPath, '--data', calibPath, '--mode', 'int8', '--io', 'int8', '--float-ops', String(keepOp.index), '-o', out('cli-float.tflite')]);
+      want.stats = readFileSync(out('cli.stats.json'));
+      want.model = readFileSync(out('cli.tflite'));
+      want.reportText = readFileSync(out('cli.report.json'));
+      want.report = JSON.parse(want.reportText.toString('utf8'));
+      want.floatOp = readFileSync(out('cli-float.tflite'));
+      assert(Buffer.compare(want.model, readFileSync(out('cli-stats.tflite'))) === 0, 'the CLI gives different models from --data and from its own --stats');
+    });
+
+    await check('quantize: drop the golden float model and calibrate with its .npy samples', async () => {
+      await page.goto(base, { timeout: STEP_TIMEOUT_MS });
+      await waitForModel(page, 'example.tflite');
+      await dropFile(page, 'mobilenet_block.tflite', floatBytes);
+      await waitForModel(page, 'mobilenet_block.tflite');
+      await showTab(page, 'calibrate');
+      await page.locator(testId('source-npy')).check({ timeout: STEP_TIMEOUT_MS });
+      await page.locator(testId('npy-input-0')).setInputFiles(calibPath);
+      await page.locator(testId('calibrate-method')).selectOption('minmax');
+      await page.locator(testId('calibrate-start')).click({ timeout: STEP_TIMEOUT_MS });
+      await waitForCalibration(page, 'done');
+      assert((await text(page, 'calibration-summary')).includes('32 samples'), `summary: ${await text(page, 'calibration-summary')}`);
+      await screenshot(page, '20-golden-calibrated');
+      await docsShot(page, 'calibrate', 'tabs');
+    });
+
+    await check('quantize: int8 on the page; the shown scale and zero point of a named tensor equal the CLI report', async () => {
+      await showTab(page, 'quantize');
+      await page.locator(testId('quant-mode')).selectOption('int8');
+      await page.locator(testId('quant-io')).selectOption('int8');
+      await page.locator(testId('quant-weights')).selectOption('per-channel');
+      assert((await page.locator(testId('quant-calibration')).getAttribute('data-calibrated')) === 'true', 'the Quantize tab does not see the calibration');
+      await quantizeOnPage(page);
+      const size = page.locator(testId('quant-size'));
+      assert(Number(await size.getAttribute('data-quantized')) === want.model.length, `shown size ${String(await size.getAttribute('data-quantized'))}, the CLI wrote ${String(want.model.length)} bytes`);
+      assert(Number(await size.getAttribute('data-original')) === floatBytes.length, 'original size');
+      const command = await text(page, 'quant-cli');
+      assert(command.includes('zeropoint quantize mobilenet_block.tflite --stats mobilenet_block.stats.json --mode int8 --io int8'), `CLI line: ${command}`);
+      await screenshot(page, '21-quantized');
+      // A named activation tensor and a per-channel weight tensor, as the CLI's report has them.
+      const act = want.report.tensors.find((t) => t.role === 'activation' && t.source === 'calibrated' && t.dtype === 'INT8');
+      const weight = want.report.tensors.find((t) => t.role === 'weight' && t.scales.length > 1);
+      assert(act && weight, 'the CLI report lacks a calibrated activation or a per-channel weight');
+      await page.locator(testId('quant-show-model')).click({ timeout: STEP_TIMEOUT_MS });
+      await waitForModel(page, 'mobilenet_block_int8.tflite');
+      assert(await page.evaluate(() => document.body.dataset.shown === 'quantized'), 'the Model tab does not show the quantized model');
+      await page.locator(`${testId('tensor-table')} tbody tr[data-tensor="${String(act.index)}"]`).click({ timeout: STEP_TIMEOUT_MS });
+      await page.waitForFunction((t) => document.querySelector('[data-testid="details-title"]')?.textContent === t, `Tensor #${String(act.index)}`, { timeout: STEP_TIMEOUT_MS });
+      assert((await page.locator('[data-testid="details"] code.name').textContent()) === act.name, `tensor #${String(act.index)} is not '${act.name}'`);
+      const scale = Number(await page.locator(testId('details-scale')).getAttribute('data-value'));
+      const zp = Number(await page.locator(testId('details-zero-point')).getAttribute('data-value'));
+      assert(Math.fround(scale) === Math.fround(act.scales[0]), `'${act.name}': page scale ${String(scale)}, CLI report ${String(act.scales[0])}`);
+      assert(zp === act.zero_points[0], `'${act.name}': page zero point ${String(zp)}, CLI report ${String(act.zero_points[0])}`);
+      await page.locator(`${testId('tensor-table')} tbody tr[data-tensor="${String(weight.index)}"]`).click({ timeout: STEP_TIMEOUT_MS });
+      await page.locator(testId('details-scale-chart')).waitFor({ timeout: STEP_TIMEOUT_MS });
+      const head = await text(page, 'details-quant');
+      assert(head.includes(`per-channel \u00d7${String(weight.scales.length)}`), `weights of '${weight.name}': ${head}`);
+      await screenshot(page, '22-quantized-model-view');
+      await docsShot(page, 'model-quantized', 'tabs');
+    });
+
+    await check('quantize: the downloaded .tflite, report and statistics equal the CLI\'s files byte for byte', async () => {
+      await showTab(page, 'quantize');
+      const model = await downloadOf(page, 'quant-download-model');
+      assert(model.name === 'mobilenet_block_int8.tflite', `file name ${model.name}`);
+      const summary = api.inspectModel(new Uint8Array(model.bytes));
+      assert(summary.subgraphs[0].tensors.some((t) => t.dtype === 'INT8'), 'the downloaded model has no int8 tensor');
+      assert(Buffer.compare(model.bytes, want.model) === 0, `the page's model (${String(model.bytes.length)} bytes) differs from zeropoint quantize's (${String(want.model.length)} bytes)`);
+      const report = await downloadOf(page, 'quant-download-report');
+      assert(report.name === 'mobilenet_block_int8.report.json', `file name ${report.name}`);
+      assert(Buffer.compare(report.bytes, want.reportText) === 0, 'the report differs from zeropoint quantize --report');
+      const stats = await downloadOf(page, 'quant-download-stats');
+      assert(stats.name === 'mobilenet_block.stats.json', `file name ${stats.name}`);
+      assert(Buffer.compare(stats.bytes, want.stats) === 0, 'the statistics differ from zeropoint calibrate -o');
+    });
+
+    await check('compare: a calibration sample through both models gives the CLI\'s per-layer SQNR, top-k, latency and a heat map', async () => {
+      const sampleNpy = join(work, 'sample0.npy');
+      const n = 48 * 48 * 3;
+      const all = readFileSync(calibPath);
+      const headerLen = all.readUInt16LE(8);
+      const first = new Float32Array(all.buffer.slice(all.byteOffset + 10 + headerLen, all.byteOffset + 10 + headerLen + n * 4));
+      writeFileSync(sampleNpy, npyBytes([1, 1, 48, 48, 3], first));
+      cli(['compare', floatPath, join(work, 'cli.tflite'), '--input', sampleNpy, '--json', join(work, 'compare.json')]);
+      const rows = JSON.parse(readFileSync(join(work, 'compare.json'), 'utf8'));
+      await showTab(page, 'compare');
+      await page.locator(testId('compare-sample-calibration')).check({ timeout: STEP_TIMEOUT_MS });
+      await page.locator(testId('compare-index')).fill('0');
+      await page.locator(testId('compare-start')).click({ timeout: STEP_TIMEOUT_MS });
+      await waitForPanel(page, 'compare', ['done', 'error']);
+      assert((await page.locator(testId('compare')).getAttribute('data-state')) === 'done', `compare failed: ${await text(page, 'error-banner')}`);
+      const shown = await page.locator(`${testId('compare-table')} tbody tr`).count();
+      assert(shown === rows.length && shown > 5, `the page lists ${String(shown)} tensors, zeropoint compare ${String(rows.length)}`);
+      const pageSqnr = await page.locator(testId('compare-sqnr')).evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-value'))));
+      const pageNames = await page.locator(`${testId('compare-table')} tbody tr code.name`).allTextContents();
+      // SQNR = 10·log10(Σf²/Σ(f−q̂)²) in f64 over the same values: equal up to the last bits of
+      // the float reference (wasm's libm `exp` in SOFTMAX may differ from glibc's by an ulp).
+      const SQNR_DB_TOL = 1e-6;
+      for (const r of rows) {
+        const i = pageNames.indexOf(r.name);
+        assert(i >= 0, `the page lacks '${r.name}'`);
+        const cliDb = r.sqnr_db === null ? Infinity : r.sqnr_db;
+        assert(cliDb === pageSqnr[i] || Math.abs(cliDb - pageSqnr[i]) <= SQNR_DB_TOL, `'${r.name}': page ${String(pageSqnr[i])} dB, CLI ${String(cliDb)} dB`);
+      }
+      for (let i = 1; i < pageSqnr.length; i++) assert(pageSqnr[i - 1] <= pageSqnr[i], 'the table is not worst first');
+      const painted = await page.locator(`${testId('compare-graph-op')}[data-heat]`).count();
+      const outputsCompared = floatGraph.operators.filter((o) => rows.some((r) => r.float_tensor === o.outputs[0])).length;
+      assert(painted === outputsCompared && painted > 0, `${String(painted)} ops painted, ${String(outputsCompared)} have a compared output`);
+      assert((await page.locator(`${testId('compare-topk-float')} li`).count()) === 5, 'float top-5');
+      assert((await page.locator(`${testId('compare-topk-quant')} li`).count()) === 5, 'quantized top-5');
+      const latency = page.locator(testId('compare-latency'));
+      const [fMs, qMs] = [Number(await latency.getAttribute('data-float-ms')), Number(await latency.getAttribute('data-quant-ms'))];
+      assert(fMs > 0 && qMs > 0, `latency float ${String(fMs)} ms, quantized ${String(qMs)} ms`);
+      await screenshot(page, '23-compare');
+      await docsShot(page, 'compare', 'compare-latency');
+    });
+
+    await check('quantize: one op kept float (clicked in the graph) stays float, and the file equals the CLI\'s --float-ops', async () => {
+      await showTab(page, 'quantize');
+      await page.locator(`${testId('quant-graph-op')}[data-op="${String(keepOp.index)}"]`).click({ timeout: STEP_TIMEOUT_MS });
+      await page.locator(`${testId('quant-float-op')}[data-op="${String(keepOp.index)}"]`).waitFor({ timeout: STEP_TIMEOUT_MS });
+      assert(await page.locator(`${testId('quant-graph-op')}[data-op="${String(keepOp.index)}"].keep-float`).isVisible(), 'the op box is not marked');
+      await quantizeOnPage(page);
+      const warnings = await text(page, 'quant-warnings');
+      assert(warnings.includes(`operator ${String(keepOp.index)}`), `warnings: ${warnings}`);
+      await screenshot(page, '24-keep-float');
+      await docsShot(page, 'quantize', 'quant-graph');
+      const model = await downloadOf(page, 'quant-download-model');
+      const out = api.inspectModel(new Uint8Array(model.bytes)).subgraphs[0];
+      const name = floatGraph.tensors.find((t) => t.index === keepOp.outputs[0]).name;
+      const t = out.tensors.find((x) => x.name === name);
+      assert(t && t.dtype === 'FLOAT32', `'${name}' is ${String(t?.dtype)} in the result`);
+      assert(Buffer.compare(model.bytes, want.floatOp) === 0, 'the model differs from zeropoint quantize --float-ops');
+      // The list undoes: removing the op quantizes it again.
+      await page.locator(`${testId('quant-float-remove')}[data-op="${String(keepOp.index)}"]`).click({ timeout: STEP_TIMEOUT_MS });
+      assert((await page.locator(testId('quant-float-op')).count()) === 0, 'the op is still listed');
+      assert((await page.locator(`${testId('quant-graph-op')}.keep-float`).count()) === 0, 'an op box is still marked');
+    });
+
+    await check('quantize and compare are keyboard reachable and fit a tablet width (768 px)', async () => {
+      await showTab(page, 'quantize');
+      // Keyboard: focus an op box, Enter keeps it float, Enter again quantizes it again.
+      const box = page.locator(`${testId('quant-graph-op')}[data-op="${String(keepOp.index)}"]`);
+      await box.focus();
+      await page.keyboard.press('Enter');
+      await page.locator(`${testId('quant-float-op')}[data-op="${String(keepOp.index)}"]`).waitFor({ timeout: STEP_TIMEOUT_MS });
+      await box.focus();
+      await page.keyboard.press('Enter');
+      assert((await page.locator(testId('quant-float-op')).count()) === 0, 'Enter did not toggle the op back');
+      for (const id of ['quant-mode', 'quant-io', 'quant-weights', 'quant-start', 'quant-download-model']) {
+        assert(await page.locator(testId(id)).evaluate((el) => el.tabIndex >= 0 && !el.disabled), `${id} is not keyboard reachable`);
+      }
+      await page.setViewportSize({ width: 768, height: 1024 });
+      try {
+        for (const tab of ['quantize', 'compare']) {
+          await showTab(page, tab);
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+          assert(overflow <= 0, `the ${tab} tab is ${String(overflow)} px wider than a 768 px window`);
+          await screenshot(page, `27-tablet-${tab}`);
+        }
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 800 });
+      }
+    });
+
+    await check('no console errors on the quantize page; nothing left 127.0.0.1 (all such requests are blocked)', async () => {
+      const errors = [...record.consoleErrors, ...record.pageErrors];
+      assert(errors.length === 0, errors.join(' | '));
+      assert(blocked.length === 0, `blocked: ${blocked.join(' | ')}`);
+    });
+
+    await check('offline: after the first visit the page, its engine and the quantizer work with no network', async () => {
+      await page.waitForFunction(() => navigator.serviceWorker?.controller !== null, null, { timeout: STEP_TIMEOUT_MS });
+      await context.setOffline(true);
+      try {
+        await page.reload({ timeout: STEP_TIMEOUT_MS });
+        await waitForModel(page, 'example.tflite');
+        await page.waitForFunction(() => document.querySelector('[data-testid="engine-badge"]')?.getAttribute('data-engine') === 'simd', null, { timeout: STEP_TIMEOUT_MS });
+        await fillRandom(page, { count: 4, lo: 0, hi: 1, seed: 5 });
+        await page.locator(testId('calibrate-start')).click({ timeout: STEP_TIMEOUT_MS });
+        await waitForCalibration(page, 'done');
+        await quantizeOnPage(page);
+        await screenshot(page, '25-offline');
+      } finally {
+        await context.setOffline(false);
+      }
+    });
+
+    await check('the build works from a plain static file server (no Vite)', async () => {
+      const server = await staticServer(join(ROOT, 'dist'));
+      const other = await context.newPage();
+      try {
+        await other.goto(`http://127.0.0.1:${String(server.address().port)}/`, { timeout: STEP_TIMEOUT_MS });
+        await waitForModel(other, 'example.tflite');
+        await other.waitForFunction(() => document.querySelector('[data-testid="engine-badge"]')?.getAttribute('data-engine') === 'simd', null, { timeout: STEP_TIMEOUT_MS });
+      } finally {
+        await other.close();
+        server.close();
+      }
+    });
+
+    await check('a panic in the engine restarts the worker, says what failed, keeps the model and statistics', async () => {
+      await dropFile(page, 'mobilenet_block.tflite', floatBytes);
+      await waitForModel(page, 'mobilenet_block.tflite');
+      await showTab(page, 'calibrate');
+      await page.locator(testId('source-npy')).check({ timeout: STEP_TIMEOUT_MS });
+      await page.locator(testId('npy-input-0')).setInputFiles(calibPath);
+      await page.locator(testId('calibrate-start')).click({ timeout: STEP_TIMEOUT_MS });
+      await waitForCalibration(page, 'done');
+      const before = await page.evaluate(() => window.zeropoint?.workerRestarts);
+      const message = await page.evaluate(() => window.zeropoint?.panicWorker('e2e'));
+      assert(message.includes('the engine panicked: debugPanic (test hook): e2e'), `rejected with: ${message}`);
+      await page.waitForFunction(() => !document.querySelector('[data-testid="notice-banner"]')?.hidden, null, { timeout: STEP_TIMEOUT_MS });
+      const notice = await text(page, 'notice-banner');
+      assert(notice.includes('debugPanic (test hook): e2e') && /restarted/.test(notice), `notice: ${notice}`);
+      assert((await page.evaluate(() => window.zeropoint?.workerRestarts)) === before + 1, 'the worker was not restarted');
+      assert((await text(page, 'model-name')) === 'mobilenet_block.tflite', 'the model is gone');
+      await screenshot(page, '26-panic-restarted');
+      // The restarted worker gets the model and the statistics again with the next request.
+      await quantizeOnPage(page);
+      const model = await downloadOf(page, 'quant-download-model');
+      assert(Buffer.compare(model.bytes, want.model) === 0, 'after the restart the model differs from the CLI\'s');
+    });
+  } finally {
+    await context.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   mkdirSync(ARTIFACTS, { recursive: true });
   mkdirSync(TARGET_SHOTS, { recursive: true });
@@ -506,16 +843,16 @@ async function main() {
     assert(JSON.stringify(labels) === JSON.stringify(mainGraph.operators.map((o) => o.op)), `op boxes ${labels.join(',')}`);
     assert((await page.locator(testId('graph-input')).count()) === mainGraph.inputs.length, 'input nodes');
     assert((await page.locator(testId('graph-output')).count()) === mainGraph.outputs.length, 'output nodes');
-    const edgeText = (await page.locator('.graph-edge-label').allTextContents()).join(' | ');
+    const edgeText = (await page.locator(`${testId('graph')} .graph-edge-label`).allTextContents()).join(' | ');
     assert(edgeText.includes(`${shapeText(inputTensor)} float32`), `edge labels lack the input's shape and dtype: ${edgeText}`);
     // Zoom and pan change the view transform.
-    const scaleOf = () => page.locator('.graph-viewport').evaluate((g) => Number(/scale\(([\d.]+)\)/.exec(g.getAttribute('transform') ?? '')?.[1] ?? NaN));
+    const scaleOf = () => page.locator(`${testId('graph')} .graph-viewport`).evaluate((g) => Number(/scale\(([\d.]+)\)/.exec(g.getAttribute('transform') ?? '')?.[1] ?? NaN));
     const before = await scaleOf();
     await page.locator(testId('graph-zoom-in')).click();
     const after = await scaleOf();
     assert(after > before, `zoom in: scale ${String(before)} → ${String(after)}`);
     const box = await page.locator(testId('graph-svg')).boundingBox();
-    const translateOf = () => page.locator('.graph-viewport').evaluate((g) => g.getAttribute('transform') ?? '');
+    const translateOf = () => page.locator(`${testId('graph')} .graph-viewport`).evaluate((g) => g.getAttribute('transform') ?? '');
     const t0 = await translateOf();
     await page.mouse.move(box.x + 20, box.y + 20);
     await page.mouse.down();
@@ -926,6 +1263,8 @@ async function main() {
       await other.close();
     }
   });
+
+  await quantizeChecks(api, base, foreignRequests);
 
   await check('no request left 127.0.0.1', async () => {
     assert(foreignRequests.length === 0, foreignRequests.join(' | '));

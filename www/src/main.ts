@@ -1,9 +1,14 @@
 /**
- * Page entry point: wires the drop zone, the engine worker and the summary panel together.
+ * Page entry point: wires the drop zone, the engine worker and the panels together.
  *
  * State for tests and styling is on `document.body.dataset.state`: `loading` while a model is
  * read/inspected, `ready` when the shown model is the last one asked for, `error` when the last
- * load failed (the previously shown model, if any, stays on screen).
+ * load failed (the previously shown model, if any, stays on screen). `dataset.shown` says which
+ * model the Model tab shows (`float` or `quantized`).
+ *
+ * Everything the user made — the model bytes, the calibration statistics, the settings, the
+ * quantized model — lives here on the main thread and is sent with each request, so when the
+ * engine worker dies (a wasm trap) and is restarted, nothing is lost.
  */
 import './style.css';
 import exampleUrl from '../assets/example.tflite?url';
@@ -13,9 +18,11 @@ import { formatBytesExact, looksLikeTflite, rewrittenFileName } from './format';
 import { Banner } from './ui/banner';
 import { h, required } from './ui/dom';
 import { CalibrationPanel } from './ui/calibration';
+import { ComparePanel } from './ui/compare';
 import { DetailsPanel } from './ui/details';
 import { setupDropZone } from './ui/dropzone';
 import { GraphView, type Selection } from './ui/graph';
+import { QuantizePanel, type QuantizedModel } from './ui/quantize';
 import { RangesView } from './ui/ranges';
 import { renderSummary, type LoadedModel } from './ui/summary';
 import { Tabs } from './ui/tabs';
@@ -29,6 +36,8 @@ interface CurrentModel extends LoadedModel {
 /** Test and debugging hooks (see tests/e2e/run.mjs). */
 interface ZeropointDebug {
   crashWorker: () => void;
+  /** Makes the Rust engine panic (a wasm trap) with `message`; resolves with the error text. */
+  panicWorker: (message: string) => Promise<string>;
   readonly workerRestarts: number;
 }
 
@@ -46,6 +55,7 @@ const input = required('[data-testid="file-input"]', HTMLInputElement);
 const status = required('[data-testid="load-status"]', HTMLElement);
 const summaryRoot = required('[data-testid="summary"]', HTMLElement);
 const modelView = required('[data-testid="model-view"]', HTMLElement);
+const modelSwitch = required('[data-testid="model-switch"]', HTMLElement);
 const errorBanner = new Banner(required('[data-testid="error-banner"]', HTMLElement));
 const noticeBanner = new Banner(required('[data-testid="notice-banner"]', HTMLElement));
 
@@ -60,8 +70,49 @@ const calibration = new CalibrationPanel(required('[data-testid="calibration"]',
   },
   onStats: (stats, method) => {
     ranges.setStats(stats, method);
+    quantize.setStats(stats, method);
+    compare.calibrationChanged();
     // The details panel offers "show its range" only for calibrated tensors.
     details.show(graph.selection);
+  },
+});
+
+const quantize = new QuantizePanel(required('[data-testid="quantize"]', HTMLElement), {
+  quantize: (bytes, stats, settings) => client.quantize(bytes, stats, settings),
+  setMethod: (method) => {
+    calibration.selectMethod(method);
+  },
+  currentMethod: () => calibration.currentMethod(),
+  showCalibrate: () => {
+    tabs.show('calibrate');
+  },
+  showError: (message) => {
+    errorBanner.show(message);
+  },
+  hideError: () => {
+    errorBanner.hide();
+  },
+  onQuantized: (result) => {
+    setQuantized(result);
+  },
+  showInModelView: () => {
+    showModel('quantized');
+    tabs.show('model');
+  },
+});
+
+const compare = new ComparePanel(required('[data-testid="compare"]', HTMLElement), {
+  run: (bytes, sample, runs) => client.run(bytes, sample, runs),
+  compare: (float, quant, sample) => client.compare(float, quant, sample),
+  calibrationSource: () => calibration.lastSource(),
+  showError: (message) => {
+    errorBanner.show(message);
+  },
+  hideError: () => {
+    errorBanner.hide();
+  },
+  showQuantize: () => {
+    tabs.show('quantize');
   },
 });
 
@@ -81,6 +132,8 @@ const ranges = new RangesView(required('[data-testid="ranges"]', HTMLElement), {
 function select(selection: Selection): void {
   graph.select(selection);
   details.show(selection);
+  // The Ranges view follows selections in the float model (its statistics' tensor indices).
+  if (shown !== 'float') return;
   if (selection?.kind === 'tensor') ranges.selectTensor(selection.index);
   if (selection?.kind === 'op') ranges.selectOp(selection.index);
 }
@@ -89,7 +142,8 @@ const graph = new GraphView({ onSelect: select });
 const details = new DetailsPanel({
   requant: (sx, sw, sy) => client.requant(sx, sw, sy),
   select,
-  hasStats: (tensor) => ranges.hasTensor(tensor),
+  // Statistics belong to the float model's tensor indices.
+  hasStats: (tensor) => shown === 'float' && ranges.hasTensor(tensor),
   openRanges: (tensor) => {
     ranges.selectTensor(tensor);
     tabs.show('ranges');
@@ -104,6 +158,8 @@ modelView.append(graph.element, details.element);
 
 const tabs = new Tabs(required('[data-testid="tabs"]', HTMLElement), (tab) => {
   if (tab === 'model') graph.refit();
+  if (tab === 'quantize') quantize.shown();
+  if (tab === 'compare') compare.shown();
 });
 
 function setState(state: PageState): void {
@@ -119,7 +175,9 @@ function preference(): EnginePreference {
 const client = new EngineClient({
   prefer: preference(),
   onRestart: (reason) => {
-    noticeBanner.show(`${reason}. The engine was restarted; the shown model is unaffected.`);
+    noticeBanner.show(
+      `${reason}. The engine was restarted; your model, calibration statistics, settings and quantized model are kept on this page and sent to it again with the next request.`,
+    );
     showEngine(client.init());
   },
 });
@@ -147,7 +205,45 @@ function showEngine(ready: Promise<EngineInfo>): void {
 }
 
 let current: CurrentModel | undefined;
+let quantized: CurrentModel | undefined;
+let shown: 'float' | 'quantized' = 'float';
 let loadSeq = 0;
+
+/** Shows the float model or its quantized version in the Model tab. */
+function showModel(which: 'float' | 'quantized'): void {
+  const model = which === 'quantized' ? quantized : current;
+  if (!model) return;
+  shown = which;
+  document.body.dataset['shown'] = which;
+  for (const button of modelSwitch.querySelectorAll('[data-show]')) {
+    button.setAttribute('aria-pressed', String(button.getAttribute('data-show') === which));
+  }
+  renderSummary(summaryRoot, model, {
+    download,
+    selectTensor: (index) => {
+      select({ kind: 'tensor', index });
+      // The details panel sits beside the graph, above the table.
+      modelView.scrollIntoView({ block: 'start' });
+    },
+  });
+  const main = model.summary.subgraphs[0];
+  modelView.hidden = main === undefined;
+  details.setSubgraph(main);
+  if (main) graph.show(main);
+}
+
+function setQuantized(result: QuantizedModel | undefined): void {
+  quantized = result ? { name: result.name, size: result.bytes.byteLength, summary: result.summary, bytes: result.bytes } : undefined;
+  modelSwitch.hidden = quantized === undefined;
+  compare.setQuantized(quantized);
+  if (!quantized && shown === 'quantized') showModel('float');
+  else if (quantized && shown === 'quantized') showModel('quantized');
+}
+
+modelSwitch.addEventListener('click', (event) => {
+  const which = event.target instanceof Element ? event.target.closest('[data-show]')?.getAttribute('data-show') : null;
+  if (which === 'float' || which === 'quantized') showModel(which);
+});
 
 /** Read and inspect a model; only the most recent request updates the page. */
 async function loadModel(name: string, read: () => Promise<Uint8Array>): Promise<void> {
@@ -160,20 +256,12 @@ async function loadModel(name: string, read: () => Promise<Uint8Array>): Promise
     const { summary, size } = await client.inspect(name, bytes);
     if (seq !== loadSeq) return;
     current = { name, size, summary, bytes };
-    renderSummary(summaryRoot, current, {
-      download,
-      selectTensor: (index) => {
-        select({ kind: 'tensor', index });
-        // The details panel sits beside the graph, above the table.
-        modelView.scrollIntoView({ block: 'start' });
-      },
-    });
-    const main = summary.subgraphs[0];
-    modelView.hidden = main === undefined;
-    details.setSubgraph(main);
-    if (main) graph.show(main);
+    shown = 'float';
+    showModel('float');
     ranges.setModel(current);
     calibration.setModel(current);
+    compare.setFloat(current);
+    quantize.setModel(current);
     setState('ready');
   } catch (error) {
     if (seq !== loadSeq) return;
@@ -186,7 +274,7 @@ async function loadModel(name: string, read: () => Promise<Uint8Array>): Promise
 }
 
 async function download(externalBuffers: boolean): Promise<string> {
-  const model = current;
+  const model = shown === 'quantized' ? quantized : current;
   if (!model) throw new Error('no model loaded');
   try {
     const bytes = await client.rewrite(model.bytes, externalBuffers);
@@ -220,6 +308,7 @@ window.zeropoint = {
   crashWorker: () => {
     client.crash();
   },
+  panicWorker: (message) => client.debugPanic(message).catch((error: unknown) => errorMessage(error)),
   get workerRestarts() {
     return client.restartCount;
   },
@@ -228,3 +317,11 @@ window.zeropoint = {
 showEngine(client.init());
 // First visit: show the bundled example as if it had been dropped.
 void loadModel(EXAMPLE_NAME, () => fetchBytes(exampleUrl));
+
+// Offline: a service worker caches the built page on first load (production builds only; the
+// dev server's modules change on every edit).
+if (import.meta.env.PROD && 'serviceWorker' in navigator) {
+  navigator.serviceWorker.register(new URL('sw.js', document.baseURI)).catch((error: unknown) => {
+    console.warn(`offline cache unavailable: ${errorMessage(error)}`);
+  });
+}

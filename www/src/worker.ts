@@ -1,16 +1,25 @@
 /**
  * The engine worker: all model work runs here, off the page's UI thread.
  *
- * It loads the wasm engine on `init`, then answers `inspect` / `rewrite` / `calibrate` requests
- * (see engine/protocol.ts). A calibration yields to the message loop between samples, so a
- * `cancel` (or any other request) is handled while it runs. Errors thrown by the engine become `error` responses with the
- * engine's message; a wasm trap (a Rust panic) is reported as fatal so the page restarts us.
+ * It loads the wasm engine on `init`, then answers `inspect` / `rewrite` / `calibrate` /
+ * `quantize` / `run` / `compare` requests (see engine/protocol.ts). A calibration yields to the
+ * message loop between samples, so a `cancel` (or any other request) is handled while it runs.
+ * Errors thrown by the engine become `error` responses with the engine's message; a wasm trap (a
+ * Rust panic) is reported as fatal, with the panic's message, so the page restarts us.
  */
 import { decodeImage } from './calibration/decode';
-import { calibrate, type CalibrationEngine } from './calibration/run';
+import { calibrate, sampleSource, type CalibrationEngine } from './calibration/run';
 import type { CalibratorLike } from './calibration/types';
-import { loadEngine, type LoadedEngine } from './engine/loader';
-import { errorMessage, type WorkerRequest, type WorkerResponse } from './engine/protocol';
+import { loadEngine, type EngineModule, type LoadedEngine } from './engine/loader';
+import {
+  errorMessage,
+  panicMessage,
+  type RunOutput,
+  type RunResult,
+  type SampleSpec,
+  type WorkerRequest,
+  type WorkerResponse,
+} from './engine/protocol';
 
 /** The slice of DedicatedWorkerGlobalScope we use (the page's tsconfig has the DOM lib only). */
 interface WorkerScope {
@@ -25,6 +34,50 @@ const calibrating = new Set<number>();
 const cancelled = new Set<number>();
 /** The last finished calibration, for `calibration-stats` (replaced when the next one finishes). */
 let lastCalibrator: CalibratorLike | undefined;
+
+/** The last Rust panic console_error_panic_hook reported (its message names what failed). */
+let lastPanic: string | undefined;
+const consoleError = console.error.bind(console);
+console.error = (...args: unknown[]): void => {
+  const found = panicMessage(args.map((a) => (typeof a === 'string' ? a : errorMessage(a))).join(' '));
+  if (found) lastPanic = found;
+  consoleError(...args);
+};
+
+/** Longest series of timed runs one request may ask for. */
+const MAX_RUNS = 100;
+
+/** Float values of one sample, one array per input of `inputs`. */
+async function resolveSample(api: EngineModule, inputs: { name: string; shape: number[]; dtype: string }[], sample: SampleSpec): Promise<Float32Array[]> {
+  const source = await sampleSource(inputs, sample.source, api.randomData, decodeImage);
+  if (!Number.isInteger(sample.index) || sample.index < 0 || sample.index >= source.total) {
+    throw new Error(`sample ${String(sample.index)} does not exist: the source has ${source.total.toLocaleString('en-US')} (0 to ${String(source.total - 1)})`);
+  }
+  return source.sample(sample.index);
+}
+
+async function runModel(api: EngineModule, bytes: Uint8Array, sample: SampleSpec, runs: number): Promise<RunResult> {
+  if (!Number.isInteger(runs) || runs < 1 || runs > MAX_RUNS) throw new Error(`runs must be a whole number from 1 to ${String(MAX_RUNS)}`);
+  // The fast kernel set where an op has one (same bits as the reference for integer ops).
+  const runner = new api.Runner(bytes, 'fast');
+  try {
+    const inputs = runner.inputs();
+    const data = await resolveSample(api, inputs, sample);
+    data.forEach((values, k) => {
+      runner.setInput(k, values);
+    });
+    const timesMs: number[] = [];
+    for (let r = 0; r < runs; r++) {
+      const started = performance.now();
+      runner.invoke();
+      timesMs.push(performance.now() - started);
+    }
+    const outputs: RunOutput[] = runner.outputs().map((o, k) => ({ name: o.name, shape: o.shape, dtype: o.dtype, values: runner.outputFloat(k) }));
+    return { inputs, outputs, timesMs };
+  } finally {
+    runner.free();
+  }
+}
 
 function requireEngine(): Promise<LoadedEngine> {
   if (!engine) throw new Error('engine not initialised (no init request yet)');
@@ -97,6 +150,61 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       const scales = Array.from(api.weightScales(request.bytes, request.tensor, request.axis));
       return [{ type: 'weight-scales', id: request.id, scales }, []];
     }
+    case 'quantize': {
+      const { api } = await requireEngine();
+      const started = performance.now();
+      const statsJson = request.stats ? api.statsJson(request.stats) : undefined;
+      const q = api.quantizeModel(request.bytes, statsJson, request.settings);
+      try {
+        const bytes = q.bytes();
+        const response: WorkerResponse = {
+          type: 'quantized',
+          id: request.id,
+          bytes,
+          report: q.report(),
+          reportJson: q.reportJson(),
+          statsJson,
+          warnings: q.warnings(),
+          summary: api.inspectModel(bytes),
+          elapsedMs: performance.now() - started,
+        };
+        return [response, [bytes.buffer]];
+      } finally {
+        q.free();
+      }
+    }
+    case 'stats-json': {
+      const { api } = await requireEngine();
+      return [{ type: 'stats-json', id: request.id, json: api.statsJson(request.stats) }, []];
+    }
+    case 'run': {
+      const { api } = await requireEngine();
+      const result = await runModel(api, request.bytes, request.sample, request.runs);
+      return [{ type: 'ran', id: request.id, ...result }, result.outputs.map((o) => o.values.buffer)];
+    }
+    case 'compare': {
+      const { api } = await requireEngine();
+      const runner = new api.Runner(request.float);
+      let inputs;
+      try {
+        inputs = runner.inputs();
+      } finally {
+        runner.free();
+      }
+      const data = await resolveSample(api, inputs, request.sample);
+      const joined = new Float32Array(data.reduce((n, a) => n + a.length, 0));
+      let at = 0;
+      for (const a of data) {
+        joined.set(a, at);
+        at += a.length;
+      }
+      return [{ type: 'compared', id: request.id, tensors: api.compareModels(request.float, request.quant, joined) }, []];
+    }
+    case 'debug-panic': {
+      const { api } = await requireEngine();
+      api.debugPanic(request.message);
+      throw new Error('debugPanic returned without panicking');
+    }
     case 'crash': {
       setTimeout(() => {
         throw new Error('worker crash requested (test hook)');
@@ -117,7 +225,10 @@ scope.addEventListener('message', (event) => {
       // corrupt: the instance must not be reused.
       const fatal = error instanceof WebAssembly.RuntimeError;
       if (request.type === 'init') engine = undefined; // allow a retry
-      scope.postMessage({ type: 'error', id: request.id, message: errorMessage(error), fatal }, []);
+      const panic = fatal ? lastPanic : undefined;
+      lastPanic = undefined;
+      const message = panic ? `the engine panicked: ${panic}` : errorMessage(error);
+      scope.postMessage({ type: 'error', id: request.id, message, fatal }, []);
     },
   );
 });

@@ -695,7 +695,7 @@ fn quantize_model(
     output: &Path,
 ) -> Result<()> {
     use zeropoint::quant::calibrate::{CalibrationStats, Method};
-    use zeropoint::quant::{Mode, Ranges, quantize};
+    use zeropoint::quant::{Mode, Ranges, quantize_to_bytes};
     let m = load(model)?;
     let method = calibration.map(Method::parse).transpose()?;
     let needs_ranges = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
@@ -747,11 +747,11 @@ fn quantize_model(
         }
         (None, true) => Ranges::new(),
     };
-    let (q, rep) = quantize(&m, &ranges, &opts)?;
+    // The same call the page makes (crate::wasm), so both write the same bytes.
+    let (bytes, rep) = quantize_to_bytes(&m, &ranges, &opts)?;
     for w in &rep.warnings {
         eprintln!("warning: {w}");
     }
-    let bytes = tflite::write(&q)?;
     std::fs::write(output, &bytes).map_err(|source| Error::Io {
         path: output.display().to_string(),
         source,

@@ -14,15 +14,19 @@
 //! - [`passes`]: the quantizer itself, [`quantize`]: float model + ranges → quantized model
 //!   (full integer int8 or 16x8, dynamic range, float16) and a [`Report`].
 //! - [`report`]: what was decided, per tensor and per operator.
+//! - [`pipeline`]: statistics JSON → ranges → quantized `.tflite` bytes + report, the one call
+//!   the CLI and the page share.
 
 pub mod calibrate;
 pub mod inputs;
 pub mod op_properties;
 pub mod params;
 pub mod passes;
+pub mod pipeline;
 pub mod report;
 
 pub use passes::{IoType, Mode, QuantizeOptions, Ranges, quantize};
+pub use pipeline::{quantize_to_bytes, ranges_from_stats};
 pub use report::Report;
 
 pub use params::{

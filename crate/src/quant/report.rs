@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// The quantizer's account of one run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct Report {
     /// `int8`, `int16x8`, `dynamic` or `float16`.
     pub mode: String,
@@ -25,6 +26,7 @@ pub struct Report {
 
 /// One tensor of the quantized model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct TensorReport {
     /// Tensor index in the quantized model's subgraph 0.
     pub index: usize,
@@ -51,6 +53,7 @@ pub struct TensorReport {
 
 /// The requantization of one operator's output.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct OpReport {
     /// Operator index in the quantized model.
     pub index: usize,

@@ -3,6 +3,9 @@
 //! Typed arrays in and out; model summaries as plain JS objects whose TypeScript types are
 //! generated from the Rust structs (tsify); every [`crate::Error`] becomes a JS `Error` with the
 //! same message the CLI prints.
+//!
+//! Submodules: [`quantize`] (the quantizer with the CLI's options and files), [`run`] (a model
+//! runner, float-vs-quantized comparison, and the panic test hook).
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -12,6 +15,9 @@ use crate::graph::summary::ModelSummary;
 use crate::quant::calibrate::{self, InputDesc, Method};
 use crate::quant::params;
 use crate::tflite::{self, WriteOptions};
+
+pub mod quantize;
+pub mod run;
 
 /// Turns a crate error into a JS `Error` carrying the same message.
 fn js_error(e: crate::Error) -> JsError {

@@ -3,17 +3,18 @@
  * into samples, run the loop, and hand back the statistics. Engine and browser pieces are
  * injected (see worker.ts), so this is exercised in Node with fakes.
  */
-import { runCalibration, type LoopResult } from './loop';
+import { runCalibration, type LoopResult, type SampleSource } from './loop';
 import { parseNpy } from './npy';
 import { validateNormalization } from './preprocess';
 import type { Progress } from './progress';
-import { imageLayout } from './shapes';
+import { imageLayout, type InputDesc } from './shapes';
 import { imageSource, npySource, randomSource, type DecodeImage, type RandomData } from './sources';
 import {
   methodString,
   validateMethod,
   validateRandom,
   type CalibrationConfig,
+  type CalibrationSource,
   type CalibrationStats,
   type CalibratorLike,
 } from './types';
@@ -53,30 +54,37 @@ async function readNpy(file: File): Promise<{ name: string; array: ReturnType<ty
   }
 }
 
+/**
+ * The samples of a configured source for a model with `inputs` (also used by the Compare view to
+ * pick one sample of the calibration set, a .npy or an image).
+ */
+export async function sampleSource(
+  inputs: readonly InputDesc[],
+  source: CalibrationSource,
+  randomData: RandomData,
+  decodeImage: DecodeImage,
+): Promise<SampleSource> {
+  switch (source.kind) {
+    case 'random':
+      validateRandom(source);
+      return randomSource(inputs, source, randomData);
+    case 'npy':
+      return npySource(inputs, await Promise.all(source.files.map(readNpy)));
+    case 'images': {
+      const first = inputs[0];
+      if (first) validateNormalization(source.normalization, imageLayout(first).channels);
+      return imageSource(inputs, source.files, source.normalization, decodeImage);
+    }
+  }
+}
+
 export async function calibrate(model: Uint8Array, config: CalibrationConfig, env: RunEnv): Promise<RunOutcome> {
   validateMethod(config.method);
   const method = methodString(config.method);
   const calibrator = new env.engine.Calibrator(model);
   let keep = false;
   try {
-    const inputs = calibrator.inputs();
-    const { source } = config;
-    let samples;
-    switch (source.kind) {
-      case 'random':
-        validateRandom(source);
-        samples = randomSource(inputs, source, env.engine.randomData);
-        break;
-      case 'npy':
-        samples = npySource(inputs, await Promise.all(source.files.map(readNpy)));
-        break;
-      case 'images': {
-        const first = inputs[0];
-        if (first) validateNormalization(source.normalization, imageLayout(first).channels);
-        samples = imageSource(inputs, source.files, source.normalization, env.decodeImage);
-        break;
-      }
-    }
+    const samples = await sampleSource(calibrator.inputs(), config.source, env.engine.randomData, env.decodeImage);
     const result = await runCalibration(calibrator, samples, {
       onProgress: env.onProgress,
       isCancelled: env.isCancelled,

@@ -53,11 +53,28 @@ function healthy(req: WorkerRequest): WorkerResponse | undefined {
         id: req.id,
         steps: req.weightScales.map((w) => ({ multiplier: (req.inputScale * w) / req.outputScale, m0: 1 << 30, shift: 0, represented: 0.5 })),
       };
+    case 'quantize':
+      return {
+        type: 'quantized',
+        id: req.id,
+        bytes: new Uint8Array([1, 2, 3]),
+        summary: SUMMARY,
+        report: { mode: req.settings.mode, io: req.settings.io, tensors: [], ops: [], warnings: [] },
+        reportJson: '{}\n',
+        statsJson: req.stats ? '{"samples":1,"tensors":[]}\n' : undefined,
+        warnings: [],
+        elapsedMs: 1,
+      };
+    case 'debug-panic':
+      return { type: 'error', id: req.id, message: `the engine panicked: ${req.message}`, fatal: true };
     case 'calibrate':
     case 'cancel':
     case 'calibration-stats':
     case 'quant-params':
     case 'weight-scales':
+    case 'stats-json':
+    case 'run':
+    case 'compare':
       return { type: 'error', id: req.id, message: 'not in this fake', fatal: false };
     case 'crash':
       return undefined;
@@ -134,6 +151,30 @@ describe('EngineClient', () => {
     await expect(client.inspect('x.tflite', new Uint8Array(16))).rejects.toThrow('unreachable');
     expect(workers).toHaveLength(2);
     expect(restarts).toEqual(['engine failed: unreachable']);
+  });
+
+  it('sends the model, the statistics and the settings with every quantize request', async () => {
+    const { client, workers } = setup();
+    const stats = { samples: 1, tensors: [] };
+    const settings = { mode: 'int8', io: 'uint8', per_tensor: true, float_ops: ['2'] };
+    const result = await client.quantize(new Uint8Array(40), stats, settings);
+    expect(result.report.io).toBe('uint8');
+    expect(result.statsJson).toBe('{"samples":1,"tensors":[]}\n');
+    const sent = workers[0]?.received.find((r) => r.type === 'quantize');
+    expect(sent).toMatchObject({ type: 'quantize', stats, settings });
+    expect(sent?.type === 'quantize' ? sent.bytes.byteLength : 0).toBe(40);
+    expect((await client.quantize(new Uint8Array(8), undefined, { ...settings, mode: 'dynamic' })).statsJson).toBeUndefined();
+  });
+
+  it('a panic rejects with its message, restarts the worker, and the next quantize goes to the new worker', async () => {
+    const { client, workers, restarts } = setup();
+    await expect(client.debugPanic('boom')).rejects.toThrow('the engine panicked: boom');
+    expect(restarts).toEqual(['engine failed: the engine panicked: boom']);
+    expect(workers).toHaveLength(2);
+    const stats = { samples: 3, tensors: [] };
+    await client.quantize(new Uint8Array(12), stats, { mode: 'int8', io: 'int8', per_tensor: false, float_ops: [] });
+    const resent = workers[1]?.received.find((r) => r.type === 'quantize');
+    expect(resent).toMatchObject({ stats });
   });
 
   it('gives up after repeated crashes', async () => {

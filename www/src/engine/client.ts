@@ -10,15 +10,18 @@ import {
   isWorkerResponse,
   type EngineInfo,
   type EnginePreference,
+  type QuantizeResult,
   type RequestBody,
   type RequestType,
   type ResponseFor,
+  type RunResult,
+  type SampleSpec,
   type WorkerRequest,
   type WorkerResponse,
 } from './protocol';
 import type { CalibrationConfig, CalibrationStats } from '../calibration/types';
 import type { Progress } from '../calibration/progress';
-import type { ModelSummary, MultiplierSteps, QuantSteps } from './types';
+import type { ModelSummary, MultiplierSteps, QuantSteps, QuantizeSettings, TensorComparison } from './types';
 
 /** An error reported by the engine (e.g. a malformed model), as opposed to a dead worker. */
 export class EngineError extends Error {
@@ -160,6 +163,49 @@ export class EngineClient {
     return (await this.request('weight-scales', { type: 'weight-scales', bytes, tensor, axis })).scales;
   }
 
+  /**
+   * Quantize `bytes` from `stats` with the CLI's options (`zeropoint quantize --stats`); the
+   * statistics and settings travel with the request, so a restarted worker needs nothing else.
+   */
+  async quantize(bytes: Uint8Array, stats: CalibrationStats | undefined, settings: QuantizeSettings): Promise<QuantizeResult> {
+    await this.init();
+    const { bytes: out, summary, report, reportJson, statsJson, warnings, elapsedMs } = await this.request('quantize', {
+      type: 'quantize',
+      bytes,
+      stats,
+      settings,
+    });
+    return { bytes: out, summary, report, reportJson, statsJson, warnings, elapsedMs };
+  }
+
+  /** The statistics as `zeropoint calibrate` writes them. */
+  async statsJson(stats: CalibrationStats): Promise<string> {
+    await this.init();
+    return (await this.request('stats-json', { type: 'stats-json', stats })).json;
+  }
+
+  /** Run a model on one sample `runs` times (each invoke timed in the worker). */
+  async run(bytes: Uint8Array, sample: SampleSpec, runs: number): Promise<RunResult> {
+    await this.init();
+    const { inputs, outputs, timesMs } = await this.request('run', { type: 'run', bytes, sample, runs });
+    return { inputs, outputs, timesMs };
+  }
+
+  /** Float vs quantized on one sample: every tensor present in both, as `zeropoint compare`. */
+  async compare(float: Uint8Array, quant: Uint8Array, sample: SampleSpec): Promise<TensorComparison[]> {
+    await this.init();
+    return (await this.request('compare', { type: 'compare', float, quant, sample })).tensors;
+  }
+
+  /**
+   * Test hook: make the engine panic. Rejects with the panic's message; the worker is then
+   * restarted (as after any trap).
+   */
+  async debugPanic(message: string): Promise<never> {
+    await this.init();
+    return this.request('debug-panic', { type: 'debug-panic', message });
+  }
+
   /** Test hook: kill the worker with an uncaught error to exercise the restart path. */
   crash(): void {
     const id = this.nextId++;
@@ -258,7 +304,16 @@ function expectedResponse(type: RequestType): WorkerResponse['type'] {
       return 'requant';
     case 'weight-scales':
       return 'weight-scales';
+    case 'quantize':
+      return 'quantized';
+    case 'stats-json':
+      return 'stats-json';
+    case 'run':
+      return 'ran';
+    case 'compare':
+      return 'compared';
     case 'crash':
+    case 'debug-panic':
       return 'error';
   }
 }

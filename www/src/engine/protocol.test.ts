@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { chooseBuild, simdSupported } from './loader';
-import { errorMessage, isWorkerResponse } from './protocol';
+import { errorMessage, isWorkerResponse, panicMessage } from './protocol';
 
 describe('isWorkerResponse', () => {
   it('accepts the response types', () => {
     expect(isWorkerResponse({ type: 'error', id: 1, message: 'x', fatal: false })).toBe(true);
     expect(isWorkerResponse({ type: 'ready', id: 2, engine: {} })).toBe(true);
-    for (const type of ['quant-params', 'requant', 'weight-scales']) expect(isWorkerResponse({ type, id: 3 })).toBe(true);
+    for (const type of ['quant-params', 'requant', 'weight-scales', 'quantized', 'stats-json', 'ran', 'compared']) {
+      expect(isWorkerResponse({ type, id: 3 })).toBe(true);
+    }
   });
   it('rejects anything else', () => {
     expect(isWorkerResponse(null)).toBe(false);
@@ -23,6 +25,15 @@ describe('errorMessage', () => {
     expect(errorMessage('plain')).toBe('plain');
     expect(errorMessage({ code: 3 })).toBe('{"code":3}');
     expect(errorMessage(undefined)).toBe('undefined');
+  });
+});
+
+describe('panicMessage', () => {
+  it('reads what console_error_panic_hook logs', () => {
+    const logged = 'panicked at crate/src/wasm/run.rs:318:5:\ndebugPanic (test hook): boom\n\nStack:\n\nError\n    at x';
+    expect(panicMessage(logged)).toBe('debugPanic (test hook): boom (at crate/src/wasm/run.rs:318:5)');
+    expect(panicMessage('panicked at a.rs:1:1:\n\nStack:')).toBe('panic at a.rs:1:1');
+    expect(panicMessage('something else')).toBeUndefined();
   });
 });
 

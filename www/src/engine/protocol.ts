@@ -3,12 +3,49 @@
  *
  * Every request carries a numeric `id`; the worker answers each request with exactly one
  * response carrying the same `id`: either the matching success type or `error`.
- * The worker is stateless apart from the loaded wasm module: requests carry the model bytes,
- * so a restarted worker can serve the next request without replaying history.
+ * The worker is stateless apart from the loaded wasm module (and the last calibrator, for
+ * method changes): requests carry the model bytes, calibration statistics and settings, so a
+ * restarted worker can serve the next request without replaying history.
  */
-import type { CalibrationConfig, CalibrationStats } from '../calibration/types';
+import type { CalibrationConfig, CalibrationSource, CalibrationStats } from '../calibration/types';
 import type { Progress } from '../calibration/progress';
-import type { ModelSummary, MultiplierSteps, QuantSteps } from './types';
+import type { IoInfo, ModelSummary, MultiplierSteps, QuantSteps, QuantizeSettings, Report, TensorComparison } from './types';
+
+/** One input sample for a run or a comparison: sample `index` of a calibration-style source. */
+export interface SampleSpec {
+  source: CalibrationSource;
+  index: number;
+}
+
+/** One output of a run, as real numbers (integer outputs dequantized). */
+export interface RunOutput {
+  name: string;
+  shape: number[];
+  /** The model's element type (`FLOAT32`, `INT8`, …). */
+  dtype: string;
+  values: Float32Array;
+}
+
+/** What one model did on one sample. */
+export interface RunResult {
+  inputs: IoInfo[];
+  outputs: RunOutput[];
+  /** Wall time of each `invoke()` (performance.now() in the worker), first run included. */
+  timesMs: number[];
+}
+
+/** A quantized model and everything the page offers for download. */
+export interface QuantizeResult {
+  bytes: Uint8Array;
+  summary: ModelSummary;
+  report: Report;
+  /** The report as `zeropoint quantize --report` writes it. */
+  reportJson: string;
+  /** The statistics the model was quantized from, as `zeropoint calibrate` writes them. */
+  statsJson: string | undefined;
+  warnings: string[];
+  elapsedMs: number;
+}
 
 /** Which wasm build the worker should load. */
 export type EnginePreference = 'auto' | 'simd' | 'nosimd';
@@ -43,8 +80,21 @@ export type WorkerRequest =
   | { type: 'requant'; id: number; inputScale: number; weightScales: number[]; outputScale: number }
   /** Per-channel int8 scales the quantizer would give a float weight tensor of `bytes`. */
   | { type: 'weight-scales'; id: number; bytes: Uint8Array; tensor: number; axis: number }
+  /**
+   * Quantize the float model `bytes` from `stats` (absent for dynamic / float16) with the CLI's
+   * options: the same library call as `zeropoint quantize --stats`.
+   */
+  | { type: 'quantize'; id: number; bytes: Uint8Array; stats: CalibrationStats | undefined; settings: QuantizeSettings }
+  /** The statistics as `zeropoint calibrate` writes them (the JSON `--stats` reads). */
+  | { type: 'stats-json'; id: number; stats: CalibrationStats }
+  /** Run a model on one sample `runs` times; outputs of the last run. */
+  | { type: 'run'; id: number; bytes: Uint8Array; sample: SampleSpec; runs: number }
+  /** Float vs quantized on one sample, per tensor (as `zeropoint compare`). */
+  | { type: 'compare'; id: number; float: Uint8Array; quant: Uint8Array; sample: SampleSpec }
   /** Test hook: make the worker die with an uncaught error, to exercise the restart path. */
-  | { type: 'crash'; id: number };
+  | { type: 'crash'; id: number }
+  /** Test hook: make the engine panic (a wasm trap), to exercise crash recovery. */
+  | { type: 'debug-panic'; id: number; message: string };
 
 export type WorkerResponse =
   | { type: 'ready'; id: number; engine: EngineInfo }
@@ -66,6 +116,10 @@ export type WorkerResponse =
   | { type: 'quant-params'; id: number; steps: QuantSteps }
   | { type: 'requant'; id: number; steps: MultiplierSteps[] }
   | { type: 'weight-scales'; id: number; scales: number[] }
+  | ({ type: 'quantized'; id: number } & QuantizeResult)
+  | { type: 'stats-json'; id: number; json: string }
+  | ({ type: 'ran'; id: number } & RunResult)
+  | { type: 'compared'; id: number; tensors: TensorComparison[] }
   | {
       type: 'error';
       id: number;
@@ -85,7 +139,12 @@ export interface ResponseFor {
   'quant-params': Extract<WorkerResponse, { type: 'quant-params' }>;
   requant: Extract<WorkerResponse, { type: 'requant' }>;
   'weight-scales': Extract<WorkerResponse, { type: 'weight-scales' }>;
+  quantize: Extract<WorkerResponse, { type: 'quantized' }>;
+  'stats-json': Extract<WorkerResponse, { type: 'stats-json' }>;
+  run: Extract<WorkerResponse, { type: 'ran' }>;
+  compare: Extract<WorkerResponse, { type: 'compared' }>;
   crash: never;
+  'debug-panic': never;
 }
 
 export type RequestType = WorkerRequest['type'];
@@ -104,6 +163,10 @@ const RESPONSE_TYPES: ReadonlySet<string> = new Set([
   'quant-params',
   'requant',
   'weight-scales',
+  'quantized',
+  'stats-json',
+  'ran',
+  'compared',
   'error',
 ]);
 
@@ -125,4 +188,23 @@ export function errorMessage(error: unknown): string {
   } catch {
     return String(error);
   }
+}
+
+/**
+ * The message of a Rust panic from what console_error_panic_hook logged (`panicked at
+ * FILE:LINE:COL:\nMESSAGE\n\nStack: …`): `MESSAGE (at FILE:LINE:COL)`, or undefined if the text
+ * is not a panic report.
+ */
+export function panicMessage(logged: string): string | undefined {
+  const lines = logged.split('\n');
+  const head = lines.findIndex((line) => line.startsWith('panicked at '));
+  if (head < 0) return undefined;
+  const at = lines[head]?.slice('panicked at '.length).replace(/:$/, '') ?? '';
+  const body: string[] = [];
+  for (const line of lines.slice(head + 1)) {
+    if (line.trim() === '' || line.startsWith('Stack:')) break;
+    body.push(line.trim());
+  }
+  const message = body.join(' ');
+  return message ? `${message} (at ${at})` : `panic at ${at}`;
 }

@@ -4,6 +4,7 @@
  * (simd / nosimd) export the same types.
  */
 export type {
+  IoInfo,
   MetadataSummary,
   ModelSummary,
   MultiplierSteps,
@@ -12,7 +13,10 @@ export type {
   OperatorSummary,
   QuantSummary,
   QuantSteps,
+  QuantizeSettings,
+  Report,
   SignatureSummary,
   SubgraphSummary,
+  TensorComparison,
   TensorSummary,
 } from '../../pkg/simd/zeropoint.js';

@@ -98,7 +98,7 @@ export class CalibrationPanel {
   private restatsSeq = 0;
   private npyFiles: (File | undefined)[] = [];
   private images: File[] = [];
-  private lastResult: { stats: CalibrationStats; method: string; source: string; model: string } | undefined;
+  private lastResult: { stats: CalibrationStats; method: string; source: string; model: string; config: CalibrationSource } | undefined;
 
   private readonly sourceRadios: Record<SourceKind, HTMLInputElement>;
   private readonly sourceBoxes: Record<SourceKind, HTMLElement>;
@@ -413,7 +413,7 @@ export class CalibrationPanel {
     this.run = run;
     run.result.then(
       (result) => {
-        if (seq === this.runSeq) this.finish(result, model.name, method, source);
+        if (seq === this.runSeq) this.finish(result, model.name, method, source, config.source);
       },
       (error: unknown) => {
         if (seq !== this.runSeq) return;
@@ -433,7 +433,7 @@ export class CalibrationPanel {
     this.run.cancel();
   }
 
-  private finish(result: CalibrationResult, modelName: string, method: string, source: string): void {
+  private finish(result: CalibrationResult, modelName: string, method: string, source: string, config: CalibrationSource): void {
     this.run = undefined;
     if (result.status === 'cancelled' || !result.stats) {
       this.setState('cancelled');
@@ -443,7 +443,7 @@ export class CalibrationPanel {
     }
     this.setState('done');
     this.status.textContent = formatProgress({ done: result.samples, total: result.samples, elapsedMs: result.elapsedMs });
-    this.lastResult = { stats: result.stats, method, source, model: modelName };
+    this.lastResult = { stats: result.stats, method, source, model: modelName, config };
     this.renderResult();
   }
 
@@ -472,6 +472,12 @@ export class CalibrationPanel {
         this.deps.showError(`Could not recompute the ranges: ${error instanceof Error ? error.message : String(error)}`);
       },
     );
+  }
+
+  /** Where the last finished calibration took its samples from, and how many (for Compare). */
+  lastSource(): { source: CalibrationSource; samples: number } | undefined {
+    const last = this.lastResult;
+    return last ? { source: last.config, samples: last.stats.samples } : undefined;
   }
 
   /** The method now selected (the Ranges view shows and changes the same one). */

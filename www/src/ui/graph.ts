@@ -23,6 +23,8 @@ export type Selection = { kind: 'op'; index: number } | { kind: 'tensor'; index:
 
 export interface GraphViewOptions {
   onSelect: (selection: Selection) => void;
+  /** Prefix of the elements' `data-testid`s (`graph` → `graph-op`, `graph-svg`, …). */
+  testIdPrefix?: string;
 }
 
 export class GraphView {
@@ -34,8 +36,13 @@ export class GraphView {
   private view = { tx: 0, ty: 0, k: 1 };
   private selected: Selection;
 
+  private readonly prefix: string;
+
   constructor(private readonly options: GraphViewOptions) {
-    this.svg = s('svg', { class: 'graph-svg', 'data-testid': 'graph-svg', role: 'img', 'aria-label': 'Operator graph' });
+    const prefix = options.testIdPrefix ?? 'graph';
+    this.prefix = prefix;
+    this.info.dataset['testid'] = `${prefix}-info`;
+    this.svg = s('svg', { class: 'graph-svg', 'data-testid': `${prefix}-svg`, role: 'img', 'aria-label': 'Operator graph' });
     const defs = s(
       'defs',
       {},
@@ -50,17 +57,17 @@ export class GraphView {
     };
     this.element = h(
       'div',
-      { class: 'graph', 'data-testid': 'graph' },
+      { class: 'graph', 'data-testid': prefix },
       h(
         'div',
         { class: 'graph-tools' },
-        button('+', 'Zoom in', 'graph-zoom-in', () => {
+        button('+', 'Zoom in', `${prefix}-zoom-in`, () => {
           this.zoomBy(1.25);
         }),
-        button('\u2212', 'Zoom out', 'graph-zoom-out', () => {
+        button('\u2212', 'Zoom out', `${prefix}-zoom-out`, () => {
           this.zoomBy(0.8);
         }),
-        button('fit', 'Show the whole graph', 'graph-fit', () => {
+        button('fit', 'Show the whole graph', `${prefix}-fit`, () => {
           this.fit('all');
         }),
         this.info,
@@ -106,7 +113,7 @@ export class GraphView {
       const g = s('g', {
         class: `graph-node graph-node-${n.kind}`,
         transform: `translate(${(n.x - n.width / 2).toFixed(1)},${(n.y - n.height / 2).toFixed(1)})`,
-        'data-testid': n.kind === 'op' ? 'graph-op' : `graph-${n.kind}`,
+        'data-testid': `${this.prefix}-${n.kind}`,
         'data-node': n.id,
         tabindex: 0,
         role: 'button',
@@ -152,6 +159,37 @@ export class GraphView {
     const edge = this.layout?.edges.find((e) => selection.kind === 'tensor' && e.tensor === selection.index);
     const at = node ? { x: node.x, y: node.y } : edge?.labelAt;
     if (at) this.reveal(at);
+  }
+
+  /**
+   * Marks the boxes of `ops` with `className` (removed from every other op box): e.g. the ops
+   * kept float in the Quantize view.
+   */
+  markOps(ops: ReadonlySet<number>, className: string): void {
+    for (const g of this.viewport.querySelectorAll<SVGGElement>('[data-op]')) {
+      if (!g.classList.contains('graph-node')) continue;
+      g.classList.toggle(className, ops.has(Number(g.dataset['op'])));
+    }
+  }
+
+  /**
+   * Paints op boxes (a heat map): `fills` maps an op index to a fill colour, a tooltip and a
+   * value for tests (`data-heat`); ops not in the map lose their paint.
+   */
+  paintOps(fills: ReadonlyMap<number, { fill: string; title: string; value: string }>): void {
+    for (const g of this.viewport.querySelectorAll<SVGGElement>('g.graph-node[data-op]')) {
+      const paint = fills.get(Number(g.dataset['op']));
+      const rect = g.querySelector('rect');
+      g.querySelector('title.graph-heat-title')?.remove();
+      if (!paint) {
+        rect?.style.removeProperty('fill');
+        g.removeAttribute('data-heat');
+        continue;
+      }
+      rect?.style.setProperty('fill', paint.fill);
+      g.setAttribute('data-heat', paint.value);
+      g.append(s('title', { class: 'graph-heat-title' }, paint.title));
+    }
   }
 
   /** The currently highlighted selection. */

@@ -1,0 +1,375 @@
+//! Running models in the page: a [`Runner`] (load once, set inputs, invoke, read outputs; the
+//! page times `invoke` with `performance.now()`), [`compare_models`] (float vs quantized on the
+//! same samples, per tensor, as `zeropoint compare`), and [`debug_panic`], a test hook that
+//! panics on purpose so the page's crash recovery can be exercised.
+
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use super::{js_error, to_js};
+use crate::engine::{Interpreter, KernelSet, Limits, TensorDesc};
+use crate::error::Error;
+use crate::graph::{Model, TensorType};
+use crate::tflite;
+use crate::tflite::types::dtype_name;
+
+/// A model input or output as the page sees it, with its per-tensor quantization.
+#[derive(Debug, Clone, PartialEq, Serialize, tsify::Tsify)]
+pub struct IoInfo {
+    /// Tensor name.
+    pub name: String,
+    /// Shape.
+    pub shape: Vec<usize>,
+    /// Element type (`FLOAT32`, `INT8`, …).
+    pub dtype: String,
+    /// Scale, for integer tensors with per-tensor parameters.
+    pub scale: Option<f32>,
+    /// Zero point, with `scale`.
+    pub zero_point: Option<i64>,
+}
+
+/// Per-tensor `(scale, zero point)` of tensor `t` of subgraph 0 (zero point 0 when absent).
+fn per_tensor_params(model: &Model, t: usize) -> Option<(f32, i64)> {
+    let q = model
+        .subgraphs
+        .first()?
+        .tensors
+        .get(t)?
+        .quantization
+        .as_ref()?;
+    match (q.scales(), q.zero_points()) {
+        ([s], [z]) => Some((*s, *z)),
+        ([s], []) => Some((*s, 0)),
+        _ => None,
+    }
+}
+
+fn io_info(model: &Model, d: &TensorDesc) -> IoInfo {
+    let params = per_tensor_params(model, d.id.0).filter(|_| d.dtype != TensorType::FLOAT32);
+    IoInfo {
+        name: d.name.clone(),
+        shape: d.shape.clone(),
+        dtype: dtype_name(d.dtype),
+        scale: params.map(|p| p.0),
+        zero_point: params.map(|p| p.1),
+    }
+}
+
+/// `round(x / scale) + zp`, clamped to the type (LiteRT's `AffineQuantize`, as
+/// [`crate::engine::compare`] feeds float samples to a quantized model).
+fn quantize_values(x: &[f32], dtype: TensorType, scale: f32, zp: i64) -> Option<Vec<u8>> {
+    let q = |v: f32, lo: i64, hi: i64| ((v / scale).round() as i64 + zp).clamp(lo, hi);
+    Some(match dtype {
+        TensorType::INT8 => x.iter().map(|&v| q(v, -128, 127) as i8 as u8).collect(),
+        TensorType::UINT8 => x.iter().map(|&v| q(v, 0, 255) as u8).collect(),
+        TensorType::INT16 => x
+            .iter()
+            .flat_map(|&v| (q(v, -32768, 32767) as i16).to_le_bytes())
+            .collect(),
+        _ => return None,
+    })
+}
+
+/// Elements as floats: FLOAT32 as is, integers as `f32(f64(scale) · (q − zp))` (LiteRT's
+/// `Dequantize`); `None` for other types or integers without per-tensor parameters.
+fn real_values(dtype: TensorType, bytes: &[u8], params: Option<(f32, i64)>) -> Option<Vec<f32>> {
+    let deq = |q: i64| params.map(|(s, z)| (f64::from(s) * (q - z) as f64) as f32);
+    match dtype {
+        TensorType::FLOAT32 => Some(
+            bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+        ),
+        TensorType::INT8 => bytes.iter().map(|&v| deq(i64::from(v as i8))).collect(),
+        TensorType::UINT8 => bytes.iter().map(|&v| deq(i64::from(v))).collect(),
+        TensorType::INT16 => bytes
+            .chunks_exact(2)
+            .map(|c| deq(i64::from(i16::from_le_bytes([c[0], c[1]]))))
+            .collect(),
+        TensorType::INT32 => bytes
+            .chunks_exact(4)
+            .map(|c| deq(i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]]))))
+            .collect(),
+        _ => None,
+    }
+}
+
+/// A prepared model for repeated runs: set the inputs, `invoke()` (no allocation), read the
+/// outputs. Free it (`free()`) when done.
+#[wasm_bindgen]
+pub struct Runner {
+    model: Model,
+    interp: Interpreter,
+}
+
+#[wasm_bindgen]
+impl Runner {
+    /// Reads and prepares a model; `kernels` is `reference` (the default) or `fast`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(model: &[u8], kernels: Option<String>) -> Result<Runner, JsError> {
+        let kernels: KernelSet = match kernels.as_deref() {
+            None => KernelSet::default(),
+            Some(name) => name.parse().map_err(|e: String| JsError::new(&e))?,
+        };
+        let model = tflite::read(model).map_err(js_error)?;
+        let interp =
+            Interpreter::with_options(&model, &Limits::default(), kernels).map_err(js_error)?;
+        Ok(Runner { model, interp })
+    }
+
+    /// The model's inputs: IoInfo[].
+    #[wasm_bindgen(unchecked_return_type = "IoInfo[]")]
+    pub fn inputs(&self) -> Result<JsValue, JsError> {
+        let infos: Vec<IoInfo> = self
+            .interp
+            .inputs()
+            .iter()
+            .map(|d| io_info(&self.model, d))
+            .collect();
+        to_js(&infos, "inputs")
+    }
+
+    /// The model's outputs: IoInfo[].
+    #[wasm_bindgen(unchecked_return_type = "IoInfo[]")]
+    pub fn outputs(&self) -> Result<JsValue, JsError> {
+        let infos: Vec<IoInfo> = self
+            .interp
+            .outputs()
+            .iter()
+            .map(|d| io_info(&self.model, d))
+            .collect();
+        to_js(&infos, "outputs")
+    }
+
+    /// Sets input `index` from float values: as is for a FLOAT32 input, quantized with the
+    /// input's scale and zero point for an INT8 / UINT8 / INT16 one.
+    #[wasm_bindgen(js_name = setInput)]
+    pub fn set_input(&mut self, index: usize, values: &[f32]) -> Result<(), JsError> {
+        self.set_input_f32(index, values).map_err(js_error)
+    }
+
+    /// Sets input `index` from its raw little-endian element bytes.
+    #[wasm_bindgen(js_name = setInputBytes)]
+    pub fn set_input_bytes(&mut self, index: usize, bytes: &[u8]) -> Result<(), JsError> {
+        self.interp.set_input(index, bytes).map_err(js_error)
+    }
+
+    /// Runs the model once on the inputs set.
+    pub fn invoke(&mut self) {
+        self.interp.invoke();
+    }
+
+    /// Output `index` as floats (integer outputs dequantized with their scale and zero point).
+    #[wasm_bindgen(js_name = outputFloat)]
+    pub fn output_float(&self, index: usize) -> Result<Vec<f32>, JsError> {
+        let d = self
+            .interp
+            .outputs()
+            .get(index)
+            .ok_or_else(|| js_error(no_such("output", index, self.interp.outputs().len())))?;
+        let view = self.interp.output(index).map_err(js_error)?;
+        real_values(
+            view.dtype,
+            view.bytes,
+            per_tensor_params(&self.model, d.id.0),
+        )
+        .ok_or_else(|| {
+            JsError::new(&format!(
+                "output {index} '{}' ({}) cannot be shown as real numbers",
+                d.name,
+                dtype_name(d.dtype)
+            ))
+        })
+    }
+
+    /// Output `index` as raw little-endian element bytes.
+    #[wasm_bindgen(js_name = outputBytes)]
+    pub fn output_bytes(&self, index: usize) -> Result<Vec<u8>, JsError> {
+        Ok(self.interp.output(index).map_err(js_error)?.bytes.to_vec())
+    }
+}
+
+impl Runner {
+    /// [`Runner::set_input`] with the crate's error.
+    ///
+    /// # Errors
+    /// No such input, a wrong element count, or an input type floats cannot be converted to.
+    pub fn set_input_f32(&mut self, index: usize, values: &[f32]) -> crate::Result<()> {
+        let d = self
+            .interp
+            .inputs()
+            .get(index)
+            .ok_or_else(|| no_such("input", index, self.interp.inputs().len()))?
+            .clone();
+        if d.dtype == TensorType::FLOAT32 {
+            return self.interp.set_input_f32(index, values);
+        }
+        let mismatch = |expected: String| Error::TensorMismatch {
+            what: format!("input {index}"),
+            tensor: d.name.clone(),
+            expected,
+            got: format!("{} float values", values.len()),
+        };
+        if values.len() != d.num_elements() {
+            return Err(mismatch(d.describe()));
+        }
+        let (scale, zp) = per_tensor_params(&self.model, d.id.0)
+            .ok_or_else(|| mismatch("per-tensor quantization parameters".into()))?;
+        let bytes = quantize_values(values, d.dtype, scale, zp)
+            .ok_or_else(|| mismatch("a FLOAT32, INT8, UINT8 or INT16 input".into()))?;
+        self.interp.set_input(index, &bytes)
+    }
+}
+
+fn no_such(what: &'static str, index: usize, count: usize) -> Error {
+    Error::NoSuchIndex { what, index, count }
+}
+
+/// One row of [`compare_models`]: the error of one tensor of the quantized model against the
+/// float model (see [`crate::engine::compare::TensorError`]).
+#[derive(Debug, Clone, PartialEq, Serialize, tsify::Tsify)]
+pub struct TensorComparison {
+    /// Tensor name (the same in both models).
+    pub name: String,
+    /// Index in the float model's subgraph 0.
+    pub float_tensor: usize,
+    /// Index in the quantized model's subgraph 0.
+    pub quant_tensor: usize,
+    /// Element type in the quantized model.
+    pub dtype: String,
+    /// Scale used to dequantize (absent for float tensors).
+    pub scale: Option<f32>,
+    /// Zero point used to dequantize (absent for float tensors).
+    pub zero_point: Option<i64>,
+    /// Elements compared (over all samples).
+    pub elements: usize,
+    /// SQNR in dB (`Infinity` when identical).
+    pub sqnr_db: f64,
+    /// Largest `|float − dequantized|`.
+    pub max_abs_error: f64,
+    /// `max_abs_error / scale` for integer tensors.
+    pub max_abs_error_lsb: Option<f64>,
+}
+
+/// Element count of each input of subgraph 0.
+fn input_sizes(model: &Model) -> Vec<usize> {
+    let Some(sg) = model.subgraphs.first() else {
+        return Vec::new();
+    };
+    sg.inputs
+        .iter()
+        .map(|&t| {
+            usize::try_from(t)
+                .ok()
+                .and_then(|t| sg.tensors.get(t))
+                .map_or(0, |t| {
+                    t.dims()
+                        .iter()
+                        .map(|&d| usize::try_from(d).unwrap_or(0))
+                        .product()
+                })
+        })
+        .collect()
+}
+
+/// [`compare_models`] without the JS conversions: `data` holds whole samples, each the float
+/// model's inputs one after the other in input order.
+///
+/// # Errors
+/// Unreadable models, `data` not a whole number of samples, or what
+/// [`crate::engine::compare::compare_models`] refuses.
+pub fn compare_with(
+    float_model: &[u8],
+    quant_model: &[u8],
+    data: &[f32],
+) -> crate::Result<Vec<TensorComparison>> {
+    let f = tflite::read(float_model)?;
+    let q = tflite::read(quant_model)?;
+    let sizes = input_sizes(&f);
+    let per_sample: usize = sizes.iter().sum();
+    if per_sample == 0 || data.is_empty() || !data.len().is_multiple_of(per_sample) {
+        return Err(Error::TensorMismatch {
+            what: "comparison samples".into(),
+            tensor: String::new(),
+            expected: format!("a multiple of {per_sample} values (the float model's inputs)"),
+            got: format!("{} values", data.len()),
+        });
+    }
+    let samples: Vec<Vec<Vec<f32>>> = data
+        .chunks_exact(per_sample)
+        .map(|sample| {
+            let mut rest = sample;
+            sizes
+                .iter()
+                .map(|&n| {
+                    let (head, tail) = rest.split_at(n);
+                    rest = tail;
+                    head.to_vec()
+                })
+                .collect()
+        })
+        .collect();
+    let rows = crate::engine::compare::compare_models(&f, &q, &samples)?;
+    Ok(rows
+        .into_iter()
+        .map(|r| TensorComparison {
+            name: r.name,
+            float_tensor: r.float_tensor,
+            quant_tensor: r.quant_tensor,
+            dtype: r.dtype,
+            scale: r.scale,
+            zero_point: r.zero_point,
+            elements: r.elements,
+            sqnr_db: r.sqnr_db,
+            max_abs_error: r.max_abs_error,
+            max_abs_error_lsb: r.max_abs_error_lsb,
+        })
+        .collect())
+}
+
+/// Runs the float and the quantized model on the same float samples and returns, for every
+/// tensor present in both (matched by name, in the quantized model's execution order), the SQNR
+/// and the largest error, as `zeropoint compare --json`. `data` holds whole samples, each the
+/// float model's inputs one after the other.
+#[wasm_bindgen(js_name = compareModels, unchecked_return_type = "TensorComparison[]")]
+pub fn compare_models(
+    float_model: &[u8],
+    quant_model: &[u8],
+    data: &[f32],
+) -> Result<JsValue, JsError> {
+    let rows = compare_with(float_model, quant_model, data).map_err(js_error)?;
+    to_js(&rows, "comparison")
+}
+
+/// **Test hook, not for use:** panics on purpose with `message`, so the page's end-to-end test
+/// can check that a Rust panic (a wasm trap) is caught, the worker restarted and the loaded
+/// model kept. Nothing in the page calls it; the e2e calls it through `window.zeropoint`.
+#[wasm_bindgen(js_name = debugPanic)]
+pub fn debug_panic(message: &str) {
+    panic!("debugPanic (test hook): {message}");
+}
+
+#[cfg(all(test, target_arch = "wasm32"))]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    #[wasm_bindgen_test]
+    fn quantize_and_dequantize_match_litert() {
+        let q =
+            quantize_values(&[0.0, 0.26, -0.25, 100.0], TensorType::INT8, 0.5, 3).expect("int8");
+        assert_eq!(
+            q.iter().map(|&v| v as i8).collect::<Vec<_>>(),
+            [3, 4, 2, 127]
+        );
+        let u = quantize_values(&[-100.0, 1.0], TensorType::UINT8, 0.5, 128).expect("uint8");
+        assert_eq!(u, [0, 130]);
+        assert_eq!(
+            real_values(TensorType::INT8, &[0, 2, 254], Some((0.5, 2))),
+            Some(vec![-1.0, 0.0, -2.0])
+        );
+        assert_eq!(real_values(TensorType::INT8, &[0], None), None);
+        assert_eq!(quantize_values(&[1.0], TensorType::FLOAT32, 1.0, 0), None);
+    }
+}

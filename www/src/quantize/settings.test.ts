@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { cliCommand, ioChoices, isMode, needsCalibration, quantizedFileName, reportFileName, settingsFor, shellQuote, sizeChange, toggleOp } from './settings';
+
+describe('quantize settings', () => {
+  it('offers the I/O types each mode takes', () => {
+    expect(ioChoices('int8')).toEqual(['int8', 'uint8', 'float']);
+    expect(ioChoices('int16x8')).toEqual(['int16', 'float']);
+    expect(ioChoices('dynamic')).toEqual(['float']);
+    expect(needsCalibration('int8') && needsCalibration('int16x8')).toBe(true);
+    expect(needsCalibration('dynamic') || needsCalibration('float16')).toBe(false);
+    expect(isMode('int16x8') && !isMode('int4')).toBe(true);
+  });
+
+  it('builds the CLI options, sorted ops, a valid I/O type', () => {
+    expect(settingsFor('int8', 'uint8', true, [5, 1, 5])).toEqual({ mode: 'int8', io: 'uint8', per_tensor: true, float_ops: ['1', '5'] });
+    expect(settingsFor('int16x8', 'uint8', false, []).io).toBe('int16');
+    expect(settingsFor('float16', 'int8', false, []).io).toBe('float');
+  });
+
+  it('toggles kept-float ops without touching the old set', () => {
+    const a = new Set([1]);
+    const b = toggleOp(a, 2);
+    expect([...b]).toEqual([1, 2]);
+    expect([...toggleOp(b, 1)]).toEqual([2]);
+    expect([...a]).toEqual([1]);
+  });
+
+  it('names the files and writes the equivalent command', () => {
+    expect(quantizedFileName('net.tflite', 'int8')).toBe('net_int8.tflite');
+    expect(quantizedFileName('net.tflite', 'float16')).toBe('net_fp16.tflite');
+    expect(reportFileName('net_int8.tflite')).toBe('net_int8.report.json');
+    expect(cliCommand('net.tflite', settingsFor('int8', 'int8', false, [3, 0]), true)).toBe(
+      'zeropoint quantize net.tflite --stats net.stats.json --mode int8 --io int8 --float-ops 0,3 -o net_int8.tflite --report net_int8.report.json',
+    );
+    expect(cliCommand('my net.tflite', settingsFor('dynamic', 'float', true, []), false)).toBe(
+      "zeropoint quantize 'my net.tflite' --mode dynamic --io float --per-tensor -o 'my net_dynamic.tflite' --report 'my net_dynamic.report.json'",
+    );
+    expect(shellQuote("it's")).toBe(`'it'\\''s'`);
+  });
+
+  it('describes the size change', () => {
+    expect(sizeChange(4096, 1024)).toBe('4.00 KiB \u2192 1.00 KiB (25.0% of the original)');
+    expect(sizeChange(0, 10)).toBe('0 B \u2192 10 B');
+  });
+});

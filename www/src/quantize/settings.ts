@@ -1,0 +1,95 @@
+/**
+ * The Quantize view's settings as the CLI takes them: which I/O types a mode allows, the file
+ * names of the downloads, the equivalent `zeropoint quantize` command line, the size change,
+ * and the set of operators kept float. Pure functions, unit-tested in Node.
+ */
+import type { QuantizeSettings } from '../engine/types';
+import { baseName, formatBytes } from '../format';
+
+export type Mode = 'int8' | 'int16x8' | 'dynamic' | 'float16';
+export const MODES: readonly { value: Mode; label: string }[] = [
+  { value: 'int8', label: 'int8 (full integer)' },
+  { value: 'int16x8', label: '16x8 (int16 activations, int8 weights)' },
+  { value: 'dynamic', label: 'dynamic range (int8 weights, float activations)' },
+  { value: 'float16', label: 'float16 weights' },
+];
+
+export function isMode(value: string): value is Mode {
+  return MODES.some((m) => m.value === value);
+}
+
+/** Whether the mode quantizes activations (and so needs calibration statistics). */
+export function needsCalibration(mode: Mode): boolean {
+  return mode === 'int8' || mode === 'int16x8';
+}
+
+/** The `--io` values a mode offers (dynamic and float16 models keep float I/O). */
+export function ioChoices(mode: Mode): string[] {
+  switch (mode) {
+    case 'int8':
+      return ['int8', 'uint8', 'float'];
+    case 'int16x8':
+      return ['int16', 'float'];
+    case 'dynamic':
+    case 'float16':
+      return ['float'];
+  }
+}
+
+/** The settings for a mode: an I/O type the mode does not offer becomes its first choice. */
+export function settingsFor(mode: Mode, io: string, perTensor: boolean, floatOps: Iterable<number>): QuantizeSettings {
+  const choices = ioChoices(mode);
+  return {
+    mode,
+    io: choices.includes(io) ? io : (choices[0] ?? 'float'),
+    per_tensor: perTensor,
+    float_ops: [...new Set(floatOps)].sort((a, b) => a - b).map(String),
+  };
+}
+
+/** Adds `op` to the kept-float set, or removes it if it is there; returns a new set. */
+export function toggleOp(ops: ReadonlySet<number>, op: number): Set<number> {
+  const next = new Set(ops);
+  if (!next.delete(op)) next.add(op);
+  return next;
+}
+
+const MODE_SUFFIX: Record<Mode, string> = { int8: 'int8', int16x8: '16x8', dynamic: 'dynamic', float16: 'fp16' };
+
+/** "net.tflite", int8 → "net_int8.tflite". */
+export function quantizedFileName(model: string, mode: Mode): string {
+  return `${baseName(model)}_${MODE_SUFFIX[mode]}.tflite`;
+}
+
+/** "net_int8.tflite" → "net_int8.report.json". */
+export function reportFileName(quantized: string): string {
+  return `${baseName(quantized)}.report.json`;
+}
+
+/** "net.tflite" → "net.stats.json" (what `zeropoint calibrate -o` would write). */
+export function cliStatsFileName(model: string): string {
+  return `${baseName(model)}.stats.json`;
+}
+
+/** Quotes an argument for a POSIX shell when it needs it. */
+export function shellQuote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The `zeropoint quantize` command that writes the same files from the downloaded statistics. */
+export function cliCommand(model: string, settings: QuantizeSettings, withStats: boolean): string {
+  const out = quantizedFileName(model, isMode(settings.mode) ? settings.mode : 'int8');
+  const args = ['zeropoint', 'quantize', model];
+  if (withStats) args.push('--stats', cliStatsFileName(model));
+  args.push('--mode', settings.mode, '--io', settings.io);
+  if (settings.per_tensor) args.push('--per-tensor');
+  if (settings.float_ops.length > 0) args.push('--float-ops', settings.float_ops.join(','));
+  args.push('-o', out, '--report', reportFileName(out));
+  return args.map(shellQuote).join(' ');
+}
+
+/** "1.20 MiB → 312 KiB (26.0% of the original)". */
+export function sizeChange(original: number, quantized: number): string {
+  const share = original > 0 ? ` (${((100 * quantized) / original).toFixed(1)}% of the original)` : '';
+  return `${formatBytes(original)} \u2192 ${formatBytes(quantized)}${share}`;
+}

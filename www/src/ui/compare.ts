@@ -1,0 +1,371 @@
+/**
+ * The Compare tab: one sample (from the calibration set, a `.npy`, or an image) through the float
+ * and the quantized model; their outputs side by side (top-k for a vector of class scores,
+ * element differences otherwise), the latency of each (`invoke()` timed in the worker), and the
+ * SQNR of every layer, painted on the float model's graph as a heat map and listed worst first
+ * (`zeropoint compare`'s numbers). `data-state` on the root: empty, idle, running, done, error.
+ */
+import type { CalibrationSource } from '../calibration/types';
+import { isImageFile } from '../calibration/preprocess';
+import {
+  HIGH_DB,
+  LOW_DB,
+  diffStats,
+  formatDb,
+  formatMs,
+  isClassifierOutput,
+  median,
+  sqnrByOp,
+  sqnrColor,
+  topK,
+  worstFirst,
+} from '../compare/outputs';
+import type { RunOutput, RunResult, SampleSpec } from '../engine/protocol';
+import type { ModelSummary, TensorComparison } from '../engine/types';
+import { formatFloat, formatShape } from '../format';
+import { h, table, type Child } from './dom';
+import { GraphView } from './graph';
+
+export interface CompareModel {
+  name: string;
+  bytes: Uint8Array;
+  summary: ModelSummary;
+}
+
+export interface CompareDeps {
+  run: (bytes: Uint8Array, sample: SampleSpec, runs: number) => Promise<RunResult>;
+  compare: (float: Uint8Array, quant: Uint8Array, sample: SampleSpec) => Promise<TensorComparison[]>;
+  /** The source of the last finished calibration and its sample count. */
+  calibrationSource: () => { source: CalibrationSource; samples: number } | undefined;
+  showError: (message: string) => void;
+  hideError: () => void;
+  showQuantize: () => void;
+}
+
+type PanelState = 'empty' | 'idle' | 'running' | 'done' | 'error';
+type SampleKind = 'calibration' | 'npy' | 'image';
+
+/** Classes listed per model in the top-k tables. */
+const TOP_K = 5;
+/** Elements listed side by side for other outputs. */
+const SHOWN_ELEMENTS = 8;
+
+function radio(value: SampleKind, label: string, checked: boolean): [HTMLLabelElement, HTMLInputElement] {
+  const input = h('input', { type: 'radio', name: 'compare-sample', value, 'data-testid': `compare-sample-${value}`, checked });
+  return [h('label', { class: 'check' }, input, ` ${label}`), input];
+}
+
+export class ComparePanel {
+  private float: CompareModel | undefined;
+  private quant: CompareModel | undefined;
+  private seq = 0;
+  /** Whether the user chose the sample kind (else the calibration set is chosen when it exists). */
+  private picked = false;
+  private readonly title = h('h3', {}, 'Compare');
+  private readonly intro = h('p', { class: 'muted', 'data-testid': 'compare-intro' });
+  private readonly radios: Record<SampleKind, HTMLInputElement>;
+  private readonly index = h('input', { type: 'number', min: '0', step: '1', value: '0', 'data-testid': 'compare-index', 'aria-label': 'Sample index' });
+  private readonly calibrationInfo = h('span', { class: 'muted', 'data-testid': 'compare-calibration-info' });
+  private readonly npy = h('input', { type: 'file', accept: '.npy', 'data-testid': 'compare-npy' });
+  private readonly image = h('input', { type: 'file', accept: 'image/*', 'data-testid': 'compare-image' });
+  private readonly imageMin = h('input', { type: 'number', step: 'any', value: '0', 'data-testid': 'compare-image-min' });
+  private readonly imageMax = h('input', { type: 'number', step: 'any', value: '1', 'data-testid': 'compare-image-max' });
+  private readonly indexLabel = h('label', { class: 'field' }, h('span', {}, 'sample #'), this.index);
+  private readonly npyLabel = h('label', { class: 'field' }, h('span', {}, '.npy (first axis = samples)'), this.npy);
+  private readonly imageLabels = h(
+    'span',
+    { class: 'fields' },
+    h('label', { class: 'field' }, h('span', {}, 'image (resized to the input)'), this.image),
+    h('label', { class: 'field' }, h('span', {}, 'pixel 0 →'), this.imageMin),
+    h('label', { class: 'field' }, h('span', {}, 'pixel 255 →'), this.imageMax),
+  );
+  private readonly runs = h('input', { type: 'number', min: '1', max: '100', step: '1', value: '5', 'data-testid': 'compare-runs' });
+  private readonly start = h('button', { type: 'button', class: 'primary', 'data-testid': 'compare-start' }, 'Run both');
+  private readonly status = h('span', { class: 'calibrate-status', 'data-testid': 'compare-status', 'aria-live': 'polite' });
+  private readonly results = h('div', { class: 'compare-results', 'data-testid': 'compare-results', hidden: true });
+  private readonly graph: GraphView;
+  private readonly controls: HTMLElement;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly deps: CompareDeps,
+  ) {
+    const [calLabel, calRadio] = radio('calibration', 'calibration sample', true);
+    const [npyLabel, npyRadio] = radio('npy', '.npy file', false);
+    const [imageLabel, imageRadio] = radio('image', 'image', false);
+    this.radios = { calibration: calRadio, npy: npyRadio, image: imageRadio };
+    this.graph = new GraphView({
+      testIdPrefix: 'compare-graph',
+      onSelect: (selection) => {
+        this.graph.select(selection);
+        if (selection?.kind === 'op') this.highlightOp(selection.index);
+      },
+    });
+    this.graph.element.classList.add('graph-compact');
+    this.start.addEventListener('click', () => {
+      this.run();
+    });
+    this.controls = h(
+      'div',
+      {},
+      h('div', { class: 'fields', role: 'radiogroup', 'aria-label': 'Sample' }, h('strong', {}, 'Sample:'), calLabel, npyLabel, imageLabel),
+      h(
+        'div',
+        { class: 'fields' },
+        this.indexLabel,
+        this.calibrationInfo,
+        this.npyLabel,
+        this.imageLabels,
+      ),
+      h('div', { class: 'fields' }, h('label', { class: 'field' }, h('span', {}, 'timed runs'), this.runs), this.start, this.status),
+    );
+    for (const r of Object.values(this.radios)) {
+      r.addEventListener('change', () => {
+        this.picked = true;
+        this.sync();
+      });
+    }
+    root.replaceChildren(this.title, this.intro, this.controls, this.results);
+    this.sync();
+  }
+
+  /** The float model changed: the quantized one is gone. */
+  setFloat(model: CompareModel): void {
+    this.float = model;
+    this.setQuantized(undefined);
+  }
+
+  /** A quantized model to compare (or none). */
+  setQuantized(model: CompareModel | undefined): void {
+    this.seq++;
+    this.quant = model;
+    this.results.hidden = true;
+    this.results.replaceChildren();
+    this.status.textContent = '';
+    this.sync();
+  }
+
+  /** The calibration finished or was cleared: the sample choice follows. */
+  calibrationChanged(): void {
+    this.sync();
+  }
+
+  shown(): void {
+    this.graph.refit();
+  }
+
+  private setState(state: PanelState): void {
+    this.root.dataset['state'] = state;
+    this.start.disabled = state === 'running' || state === 'empty';
+  }
+
+  private kind(): SampleKind {
+    return (Object.keys(this.radios) as SampleKind[]).find((k) => this.radios[k].checked) ?? 'calibration';
+  }
+
+  private sync(): void {
+    const cal = this.deps.calibrationSource();
+    this.calibrationInfo.textContent = cal ? `of ${cal.samples.toLocaleString('en-US')} (0 to ${String(cal.samples - 1)})` : 'no calibration run yet';
+    this.radios.calibration.disabled = !cal;
+    if (!cal && this.radios.calibration.checked) this.radios.npy.checked = true;
+    if (cal && !this.picked) this.radios.calibration.checked = true;
+    const kind = this.kind();
+    this.indexLabel.hidden = kind === 'image';
+    this.calibrationInfo.hidden = kind !== 'calibration';
+    this.npyLabel.hidden = kind !== 'npy';
+    this.imageLabels.hidden = kind !== 'image';
+    if (!this.float || !this.quant) {
+      this.title.textContent = 'Compare';
+      const go = h('button', { type: 'button', 'data-testid': 'compare-go-quantize' }, 'Quantize →');
+      go.addEventListener('click', () => {
+        this.deps.showQuantize();
+      });
+      this.intro.replaceChildren('Quantize the model first; then run a sample through both. ', go);
+      this.controls.hidden = true;
+      this.setState('empty');
+      return;
+    }
+    this.title.textContent = `Compare ${this.float.name} with ${this.quant.name}`;
+    this.intro.textContent = 'One sample through both models: outputs side by side, latency, and the SQNR of every layer (10·log₁₀ Σf² / Σ(f − q̂)², q̂ the quantized tensor dequantized), as zeropoint compare computes it.';
+    this.controls.hidden = false;
+    if (this.root.dataset['state'] === 'empty') this.setState('idle');
+  }
+
+  private sample(): SampleSpec {
+    const kind = this.kind();
+    const index = Number(this.index.value);
+    if (kind !== 'image' && (!Number.isInteger(index) || index < 0)) throw new Error('the sample number must be a whole number ≥ 0');
+    if (kind === 'calibration') {
+      const cal = this.deps.calibrationSource();
+      if (!cal) throw new Error('no calibration run yet: choose a .npy or an image');
+      return { source: cal.source, index };
+    }
+    if (kind === 'npy') {
+      const file = this.npy.files?.[0];
+      if (!file) throw new Error('choose a .npy file (first axis = samples)');
+      return { source: { kind: 'npy', files: [file] }, index };
+    }
+    const file = this.image.files?.[0];
+    if (!file) throw new Error('choose an image');
+    if (!isImageFile(file.name, file.type)) throw new Error(`${file.name} is not a PNG/JPEG/WebP/GIF/BMP image`);
+    const min = Number(this.imageMin.value);
+    const max = Number(this.imageMax.value);
+    return { source: { kind: 'images', files: [file], normalization: { kind: 'range', min, max } }, index: 0 };
+  }
+
+  private run(): void {
+    const float = this.float;
+    const quant = this.quant;
+    if (!float || !quant) return;
+    let sample: SampleSpec;
+    const runs = Number(this.runs.value);
+    try {
+      sample = this.sample();
+      if (!Number.isInteger(runs) || runs < 1 || runs > 100) throw new Error('timed runs must be a whole number from 1 to 100');
+    } catch (error) {
+      this.deps.showError(`Compare: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    this.deps.hideError();
+    const seq = ++this.seq;
+    this.setState('running');
+    this.status.textContent = 'running the float model…';
+    const work = async (): Promise<[RunResult, RunResult, TensorComparison[]]> => {
+      const f = await this.deps.run(float.bytes, sample, runs);
+      if (seq === this.seq) this.status.textContent = 'running the quantized model…';
+      const q = await this.deps.run(quant.bytes, sample, runs);
+      if (seq === this.seq) this.status.textContent = 'comparing every tensor…';
+      const rows = await this.deps.compare(float.bytes, quant.bytes, sample);
+      return [f, q, rows];
+    };
+    work().then(
+      ([f, q, rows]) => {
+        if (seq !== this.seq) return;
+        this.setState('done');
+        this.status.textContent = `Sample ${sample.source.kind === 'images' ? (sample.source.files[0]?.name ?? '') : `#${String(sample.index)}`}: done.`;
+        this.render(float, f, q, rows);
+      },
+      (error: unknown) => {
+        if (seq !== this.seq) return;
+        this.setState('error');
+        this.status.textContent = 'comparison failed';
+        this.deps.showError(`Compare failed: ${error instanceof Error ? error.message : String(error)}`);
+      },
+    );
+  }
+
+  private render(float: CompareModel, f: RunResult, q: RunResult, rows: TensorComparison[]): void {
+    const fMed = median(f.timesMs);
+    const qMed = median(q.timesMs);
+    const latency = h(
+      'p',
+      { class: 'latency', 'data-testid': 'compare-latency', 'data-float-ms': fMed, 'data-quant-ms': qMed },
+      h('strong', {}, 'Latency '),
+      `(median of ${String(f.timesMs.length)} invoke() calls in the worker): float ${formatMs(fMed)} · quantized ${formatMs(qMed)}`,
+      qMed > 0 ? ` · ×${(fMed / qMed).toFixed(2)}` : '',
+      h('span', { class: 'muted' }, ` · first call ${formatMs(f.timesMs[0] ?? NaN)} / ${formatMs(q.timesMs[0] ?? NaN)}`),
+    );
+    const outputs = f.outputs.map((fo, k) => this.outputBlock(fo, q.outputs[k], k));
+    const sg = float.summary.subgraphs[0];
+    const byOp = sg ? sqnrByOp(sg.operators, rows) : new Map<number, TensorComparison>();
+    if (sg) this.graph.show(sg);
+    this.graph.paintOps(
+      new Map(
+        [...byOp].map(([op, r]) => [
+          op,
+          { fill: sqnrColor(r.sqnr_db), title: `${r.name}: SQNR ${formatDb(r.sqnr_db)}, max |err| ${formatFloat(r.max_abs_error)}`, value: String(r.sqnr_db) },
+        ]),
+      ),
+    );
+    const producer = new Map<number, number>();
+    for (const op of sg?.operators ?? []) for (const t of op.outputs) producer.set(t, op.index);
+    const ordered = worstFirst(rows);
+    const tableRows: Child[][] = ordered.map((r) => {
+      const op = producer.get(r.float_tensor);
+      const swatch = h('span', { class: 'swatch' });
+      swatch.style.setProperty('background', sqnrColor(r.sqnr_db));
+      return [
+        h('span', { 'data-testid': 'compare-sqnr', 'data-value': String(r.sqnr_db) }, swatch, ' ', formatDb(r.sqnr_db)),
+        h('code', { class: 'name', title: r.name }, r.name),
+        op === undefined ? 'input' : `${sg?.operators[op]?.op ?? '?'} #${String(op)}`,
+        r.dtype.toLowerCase(),
+        formatFloat(r.max_abs_error),
+        r.max_abs_error_lsb === undefined ? '—' : r.max_abs_error_lsb.toFixed(2),
+      ];
+    });
+    const legend = h(
+      'p',
+      { class: 'muted legend' },
+      'Heat: ',
+      h('span', { class: 'heat-scale' }),
+      ` red ≤ ${String(LOW_DB)} dB … green ≥ ${String(HIGH_DB)} dB (the SQNR of each op's output). Click an op to find its row.`,
+    );
+    this.results.replaceChildren(
+      latency,
+      h('h4', {}, 'Outputs'),
+      ...outputs,
+      h('h4', {}, 'Per layer'),
+      legend,
+      this.graph.element,
+      h(
+        'div',
+        { class: 'table-scroll' },
+        table('compare-table', ['SQNR', 'tensor', 'made by', 'dtype', 'max |err|', 'LSB'], tableRows, [0, 4, 5], (i) => ({
+          'data-tensor': ordered[i]?.float_tensor,
+          'data-op': producer.get(ordered[i]?.float_tensor ?? -1),
+        })),
+      ),
+    );
+    this.results.hidden = false;
+    requestAnimationFrame(() => {
+      this.graph.refit();
+    });
+  }
+
+  private outputBlock(fo: RunOutput, qo: RunOutput | undefined, k: number): HTMLElement {
+    const head = h('h5', {}, `Output ${String(k)}: `, h('code', {}, fo.name), ` ${formatShape(fo.shape)} (quantized: ${qo?.dtype.toLowerCase() ?? '—'})`);
+    if (!qo) return h('div', { class: 'compare-output' }, head, h('p', { class: 'error-text' }, 'the quantized model has no such output'));
+    const d = diffStats(fo.values, qo.values);
+    const diff = h('p', { 'data-testid': 'compare-diff', 'data-max': d.maxAbs }, `max |float − quantized| ${formatFloat(d.maxAbs)} (element ${String(d.at)}), mean ${formatFloat(d.meanAbs)}`);
+    if (isClassifierOutput(fo.shape)) {
+      const ft = topK(fo.values, TOP_K);
+      const qt = topK(qo.values, TOP_K);
+      const agree = ft[0]?.index === qt[0]?.index;
+      const list = (ranked: typeof ft, values: Float32Array, other: Float32Array, testId: string): HTMLElement =>
+        h(
+          'ol',
+          { class: 'topk', 'data-testid': testId },
+          ranked.map((r) => h('li', { 'data-class': r.index }, h('strong', {}, `class ${String(r.index)}`), ` ${formatFloat(values[r.index] ?? NaN)}`, h('span', { class: 'muted' }, ` (other ${formatFloat(other[r.index] ?? NaN)})`))),
+        );
+      return h(
+        'div',
+        { class: 'compare-output' },
+        head,
+        h(
+          'p',
+          { 'data-testid': 'compare-top1', 'data-agree': String(agree) },
+          agree ? `Both pick class ${String(ft[0]?.index ?? '')}.` : `Top-1 differs: float class ${String(ft[0]?.index ?? '')}, quantized class ${String(qt[0]?.index ?? '')}.`,
+        ),
+        h('div', { class: 'side-by-side' }, h('div', {}, h('h6', {}, 'float'), list(ft, fo.values, qo.values, 'compare-topk-float')), h('div', {}, h('h6', {}, 'quantized'), list(qt, qo.values, fo.values, 'compare-topk-quant'))),
+        diff,
+      );
+    }
+    const n = Math.min(SHOWN_ELEMENTS, fo.values.length);
+    const rows: Child[][] = Array.from({ length: n }, (_, i) => [String(i), formatFloat(fo.values[i] ?? NaN), formatFloat(qo.values[i] ?? NaN), formatFloat(Math.abs((fo.values[i] ?? 0) - (qo.values[i] ?? 0)))]);
+    return h(
+      'div',
+      { class: 'compare-output' },
+      head,
+      diff,
+      table('compare-values', ['#', 'float', 'quantized', '|diff|'], rows, [0, 1, 2, 3]),
+      fo.values.length > n ? h('p', { class: 'muted small' }, `first ${String(n)} of ${fo.values.length.toLocaleString('en-US')} elements`) : null,
+    );
+  }
+
+  private highlightOp(op: number): void {
+    for (const tr of this.results.querySelectorAll('tr.selected')) tr.classList.remove('selected');
+    const row = this.results.querySelector<HTMLElement>(`[data-testid="compare-table"] tr[data-op="${String(op)}"]`);
+    row?.classList.add('selected');
+    row?.scrollIntoView({ block: 'nearest' });
+  }
+}

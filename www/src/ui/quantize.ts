@@ -1,0 +1,376 @@
+/**
+ * The Quantize tab: the CLI's options (mode, I/O type, per-channel or per-tensor weights, the
+ * calibration range method), operators kept float (click them in the graph; the list undoes),
+ * then the quantized model with its size against the original, the warnings, and the downloads:
+ * the `.tflite`, the JSON report and the calibration statistics it was made from — the same files
+ * `zeropoint quantize --stats` writes, whose command line is shown.
+ *
+ * The model bytes, the statistics and these settings live here on the main thread and travel
+ * with every request, so a restarted engine worker loses nothing. `data-state` on the root:
+ * idle, running, done, error.
+ */
+import type { CalibrationMethod, CalibrationStats } from '../calibration/types';
+import type { QuantizeResult } from '../engine/protocol';
+import type { ModelSummary, QuantizeSettings } from '../engine/types';
+import { formatCount } from '../format';
+import {
+  MODES,
+  cliCommand,
+  cliStatsFileName,
+  ioChoices,
+  isMode,
+  needsCalibration,
+  quantizedFileName,
+  reportFileName,
+  settingsFor,
+  sizeChange,
+  toggleOp,
+  type Mode,
+} from '../quantize/settings';
+import { append, h } from './dom';
+import { GraphView } from './graph';
+import { saveFile } from './save';
+
+export interface QuantizeModel {
+  name: string;
+  bytes: Uint8Array;
+  summary: ModelSummary;
+}
+
+/** A finished quantization, as the page keeps it. */
+export interface QuantizedModel extends QuantizeResult {
+  name: string;
+  settings: QuantizeSettings;
+  /** The float model it was made from. */
+  source: string;
+}
+
+export interface QuantizeDeps {
+  quantize: (bytes: Uint8Array, stats: CalibrationStats | undefined, settings: QuantizeSettings) => Promise<QuantizeResult>;
+  /** Changes the calibration method (the Calibrate tab recomputes and calls `setStats`). */
+  setMethod: (method: CalibrationMethod) => void;
+  currentMethod: () => CalibrationMethod;
+  showCalibrate: () => void;
+  showError: (message: string) => void;
+  hideError: () => void;
+  /** A new quantized model (or none, after a model change). */
+  onQuantized: (result: QuantizedModel | undefined) => void;
+  /** Show the quantized model in the Model tab. */
+  showInModelView: () => void;
+}
+
+type PanelState = 'idle' | 'running' | 'done' | 'error';
+
+function select(testId: string, label: string, options: readonly { value: string; label: string }[]): [HTMLLabelElement, HTMLSelectElement] {
+  const el = h('select', { 'data-testid': testId }, options.map((o) => h('option', { value: o.value }, o.label)));
+  return [h('label', { class: 'field' }, h('span', {}, label), el), el];
+}
+
+export class QuantizePanel {
+  private model: QuantizeModel | undefined;
+  private stats: CalibrationStats | undefined;
+  private method = '';
+  private floatOps = new Set<number>();
+  private result: QuantizedModel | undefined;
+  private seq = 0;
+
+  private readonly title = h('h3', {}, 'Quantize');
+  private readonly mode: HTMLSelectElement;
+  private readonly io: HTMLSelectElement;
+  private readonly weights: HTMLSelectElement;
+  private readonly methodSelect: HTMLSelectElement;
+  private readonly percentile = h('input', { type: 'number', step: 'any', min: '0', max: '100', value: '99.99', 'data-testid': 'quant-percentile' });
+  private readonly percentileLabel: HTMLLabelElement;
+  private readonly calibrationInfo = h('div', { class: 'quant-calibration', 'data-testid': 'quant-calibration' });
+  private readonly graph: GraphView;
+  private readonly floatList = h('ul', { class: 'float-list', 'data-testid': 'quant-float-list' });
+  private readonly start = h('button', { type: 'button', class: 'primary', 'data-testid': 'quant-start' }, 'Quantize');
+  private readonly progress = h('progress', { 'data-testid': 'quant-progress', 'aria-label': 'Quantization progress', hidden: true });
+  private readonly status = h('span', { class: 'calibrate-status', 'data-testid': 'quant-status', 'aria-live': 'polite' });
+  private readonly resultBox = h('div', { class: 'quant-result', 'data-testid': 'quant-result', hidden: true });
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly deps: QuantizeDeps,
+  ) {
+    const [modeLabel, mode] = select('quant-mode', 'Mode', MODES);
+    const [ioLabel, io] = select('quant-io', 'Input/output type', []);
+    const [weightsLabel, weights] = select('quant-weights', 'Weights', [
+      { value: 'per-channel', label: 'per channel' },
+      { value: 'per-tensor', label: 'per tensor' },
+    ]);
+    const [methodLabel, method] = select('quant-method', 'Range method', [
+      { value: 'minmax', label: 'min/max (as TF)' },
+      { value: 'percentile', label: 'percentile' },
+      { value: 'mse', label: 'MSE-optimal' },
+      { value: 'moving-average', label: 'moving-average min/max' },
+    ]);
+    this.mode = mode;
+    this.io = io;
+    this.weights = weights;
+    this.methodSelect = method;
+    this.percentileLabel = h('label', { class: 'field' }, h('span', {}, 'P'), this.percentile);
+    this.graph = new GraphView({
+      testIdPrefix: 'quant-graph',
+      onSelect: (selection) => {
+        if (selection?.kind === 'op') this.toggle(selection.index);
+      },
+    });
+    this.graph.element.classList.add('graph-compact');
+
+    mode.addEventListener('change', () => {
+      this.syncIo();
+      this.syncCalibration();
+    });
+    const methodChanged = (): void => {
+      this.percentileLabel.hidden = method.value !== 'percentile';
+      const choice = this.methodChoice();
+      if (choice) deps.setMethod(choice);
+    };
+    method.addEventListener('change', methodChanged);
+    this.percentile.addEventListener('change', methodChanged);
+    this.start.addEventListener('click', () => {
+      this.run();
+    });
+    const clear = h('button', { type: 'button', 'data-testid': 'quant-float-clear' }, 'Quantize all again');
+    clear.addEventListener('click', () => {
+      this.setFloatOps(new Set());
+    });
+
+    root.replaceChildren(
+      this.title,
+      h('p', { class: 'muted' }, 'The same quantizer as ', h('code', {}, 'zeropoint quantize'), ': TF 2.21’s post-training quantization, run in the engine worker.'),
+      h('div', { class: 'fields' }, modeLabel, ioLabel, weightsLabel, methodLabel, this.percentileLabel),
+      this.calibrationInfo,
+      h(
+        'details',
+        { class: 'keep-float', open: true },
+        h('summary', {}, 'Keep operators float'),
+        h('p', { class: 'muted' }, 'Click an operator (or focus it and press Enter) to keep it float; QUANTIZE/DEQUANTIZE are inserted where types meet. Click it again, or use the list, to quantize it again.'),
+        this.graph.element,
+        h('div', { class: 'float-ops' }, h('strong', {}, 'Kept float: '), this.floatList, clear),
+      ),
+      h('div', { class: 'fields' }, this.start, this.progress, this.status),
+      this.resultBox,
+    );
+    this.syncIo();
+    this.percentileLabel.hidden = true;
+    this.setState('idle');
+    this.renderFloatList();
+    this.syncCalibration();
+  }
+
+  /** A new float model: settings stay, kept-float ops and the result go. */
+  setModel(model: QuantizeModel): void {
+    this.seq++;
+    this.model = model;
+    this.title.textContent = `Quantize ${model.name}`;
+    this.floatOps = new Set();
+    this.result = undefined;
+    this.resultBox.hidden = true;
+    this.resultBox.replaceChildren();
+    this.status.textContent = '';
+    this.progress.hidden = true;
+    this.setState('idle');
+    const main = model.summary.subgraphs[0];
+    if (main) this.graph.show(main);
+    this.renderFloatList();
+    this.syncCalibration();
+    this.deps.onQuantized(undefined);
+  }
+
+  /** Statistics from the Calibrate tab (after a run or a method change). */
+  setStats(stats: CalibrationStats | undefined, method: string): void {
+    this.stats = stats;
+    this.method = method;
+    const current = this.deps.currentMethod();
+    this.methodSelect.value = current.kind;
+    if (current.kind === 'percentile') this.percentile.value = String(current.percentile);
+    this.percentileLabel.hidden = current.kind !== 'percentile';
+    this.syncCalibration();
+  }
+
+  /** The tab became visible: lay the graph out now that it has a size. */
+  shown(): void {
+    this.graph.refit();
+  }
+
+  /** The last quantized model. */
+  get quantized(): QuantizedModel | undefined {
+    return this.result;
+  }
+
+  private setState(state: PanelState): void {
+    this.root.dataset['state'] = state;
+    this.start.disabled = state === 'running';
+  }
+
+  private currentMode(): Mode {
+    return isMode(this.mode.value) ? this.mode.value : 'int8';
+  }
+
+  private syncIo(): void {
+    const previous = this.io.value;
+    const choices = ioChoices(this.currentMode());
+    this.io.replaceChildren(...choices.map((c) => h('option', { value: c }, c)));
+    this.io.value = choices.includes(previous) ? previous : (choices[0] ?? 'float');
+    this.io.disabled = choices.length === 1;
+    this.weights.disabled = this.currentMode() === 'float16';
+  }
+
+  private methodChoice(): CalibrationMethod | undefined {
+    switch (this.methodSelect.value) {
+      case 'percentile': {
+        const p = Number(this.percentile.value);
+        return p > 0 && p <= 100 ? { kind: 'percentile', percentile: p } : undefined;
+      }
+      case 'mse':
+        return { kind: 'mse' };
+      case 'moving-average':
+        return { kind: 'moving-average' };
+      default:
+        return { kind: 'minmax' };
+    }
+  }
+
+  private syncCalibration(): void {
+    const needs = needsCalibration(this.currentMode());
+    this.methodSelect.disabled = !needs;
+    if (this.stats) {
+      this.calibrationInfo.dataset['calibrated'] = 'true';
+      this.calibrationInfo.replaceChildren();
+      append(this.calibrationInfo, [
+        h('span', {}, `Ranges from ${formatCount(this.stats.samples)} calibration sample${this.stats.samples === 1 ? '' : 's'} (${this.method}), ${formatCount(this.stats.tensors.length)} tensors.`),
+        needs ? null : h('span', { class: 'muted' }, ' This mode does not use them.'),
+      ]);
+      return;
+    }
+    this.calibrationInfo.dataset['calibrated'] = 'false';
+    const go = h('button', { type: 'button', 'data-testid': 'quant-go-calibrate' }, 'Calibrate →');
+    go.addEventListener('click', () => {
+      this.deps.showCalibrate();
+    });
+    this.calibrationInfo.replaceChildren();
+    append(this.calibrationInfo, [
+      needs
+        ? h('span', { class: 'warning-text' }, `Not calibrated yet: ${this.currentMode()} quantization needs the ranges of the activations. `)
+        : h('span', { class: 'muted' }, 'Not calibrated (not needed for this mode). '),
+      needs ? go : null,
+    ]);
+  }
+
+  private toggle(op: number): void {
+    this.setFloatOps(toggleOp(this.floatOps, op));
+  }
+
+  private setFloatOps(ops: Set<number>): void {
+    this.floatOps = ops;
+    this.graph.markOps(ops, 'keep-float');
+    this.renderFloatList();
+  }
+
+  private renderFloatList(): void {
+    const ops = this.model?.summary.subgraphs[0]?.operators ?? [];
+    const sorted = [...this.floatOps].sort((a, b) => a - b);
+    if (sorted.length === 0) {
+      this.floatList.replaceChildren(h('li', { class: 'muted' }, 'none: every operator the quantizer supports is quantized'));
+      return;
+    }
+    this.floatList.replaceChildren(
+      ...sorted.map((index) => {
+        const remove = h('button', { type: 'button', class: 'chip-remove', 'data-testid': 'quant-float-remove', 'data-op': index, 'aria-label': `Quantize operator ${String(index)} again` }, '×');
+        remove.addEventListener('click', () => {
+          this.toggle(index);
+        });
+        return h('li', { class: 'chip', 'data-testid': 'quant-float-op', 'data-op': index }, `${ops[index]?.op ?? '?'} #${String(index)} `, remove);
+      }),
+    );
+  }
+
+  private settings(): QuantizeSettings {
+    return settingsFor(this.currentMode(), this.io.value, this.weights.value === 'per-tensor', this.floatOps);
+  }
+
+  private run(): void {
+    const model = this.model;
+    if (!model) return;
+    const settings = this.settings();
+    const mode = this.currentMode();
+    if (needsCalibration(mode) && !this.stats) {
+      this.deps.showError(`Quantize: ${mode} needs calibration statistics. Run the Calibrate tab first.`);
+      return;
+    }
+    this.deps.hideError();
+    const seq = ++this.seq;
+    const stats = needsCalibration(mode) ? this.stats : undefined;
+    this.setState('running');
+    this.progress.hidden = false;
+    this.progress.removeAttribute('value'); // indeterminate: one call in the worker
+    this.status.textContent = `quantizing (${settings.mode}, I/O ${settings.io})…`;
+    this.deps.quantize(model.bytes, stats, settings).then(
+      (result) => {
+        if (seq !== this.seq) return;
+        this.progress.hidden = true;
+        this.result = { ...result, name: quantizedFileName(model.name, mode), settings, source: model.name };
+        this.setState('done');
+        this.status.textContent = `Done in ${result.elapsedMs.toFixed(0)} ms.`;
+        this.renderResult(model, this.result, stats !== undefined);
+        this.deps.onQuantized(this.result);
+      },
+      (error: unknown) => {
+        if (seq !== this.seq) return;
+        this.progress.hidden = true;
+        this.setState('error');
+        this.status.textContent = 'quantization failed';
+        this.deps.showError(`Quantization failed: ${error instanceof Error ? error.message : String(error)}`);
+      },
+    );
+  }
+
+  private renderResult(model: QuantizeModel, q: QuantizedModel, withStats: boolean): void {
+    const ops = q.summary.subgraphs[0]?.operators ?? [];
+    const floatOps = q.settings.float_ops.length;
+    const size = h(
+      'p',
+      { class: 'quant-size', 'data-testid': 'quant-size', 'data-original': model.bytes.byteLength, 'data-quantized': q.bytes.byteLength },
+      h('strong', {}, q.name),
+      `: ${sizeChange(model.bytes.byteLength, q.bytes.byteLength)} · ${formatCount(ops.length)} operators${floatOps > 0 ? `, ${String(floatOps)} kept float` : ''}`,
+    );
+    const show = h('button', { type: 'button', class: 'primary', 'data-testid': 'quant-show-model' }, 'Show in Model view');
+    show.addEventListener('click', () => {
+      this.deps.showInModelView();
+    });
+    const dlModel = h('button', { type: 'button', 'data-testid': 'quant-download-model' }, `Download ${q.name}`);
+    dlModel.addEventListener('click', () => {
+      saveFile(q.name, q.bytes, 'application/octet-stream');
+    });
+    const dlReport = h('button', { type: 'button', 'data-testid': 'quant-download-report' }, 'Download report (JSON)');
+    dlReport.addEventListener('click', () => {
+      saveFile(reportFileName(q.name), q.reportJson, 'application/json');
+    });
+    const statsJson = q.statsJson;
+    const dlStats = statsJson
+      ? h('button', { type: 'button', 'data-testid': 'quant-download-stats' }, 'Download calibration statistics (JSON)')
+      : null;
+    dlStats?.addEventListener('click', () => {
+      saveFile(cliStatsFileName(model.name), statsJson ?? '', 'application/json');
+    });
+    this.resultBox.replaceChildren(
+      h('h4', {}, 'Result'),
+      size,
+      q.warnings.length > 0
+        ? h('ul', { class: 'warnings', 'data-testid': 'quant-warnings' }, q.warnings.map((w) => h('li', {}, w)))
+        : h('p', { class: 'muted', 'data-testid': 'quant-warnings' }, 'No warnings.'),
+      h('div', { class: 'fields' }, show, dlModel, dlReport, dlStats),
+      h(
+        'p',
+        { class: 'muted small' },
+        'The same files from the command line',
+        withStats ? ' (with the statistics downloaded above)' : '',
+        ':',
+      ),
+      h('pre', { class: 'cli', 'data-testid': 'quant-cli' }, cliCommand(model.name, q.settings, withStats)),
+    );
+    this.resultBox.hidden = false;
+  }
+}
