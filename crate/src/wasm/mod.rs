@@ -4,6 +4,8 @@
 //! generated from the Rust structs (tsify); every [`crate::Error`] becomes a JS `Error` with the
 //! same message the CLI prints.
 
+mod bench;
+
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
