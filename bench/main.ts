@@ -2,8 +2,10 @@
  * The benchmark page: one runtime, one model per page load (a fresh page, so nothing is shared
  * between runtimes), single-threaded, driven by scripts/bench.mjs through the query string:
  *
- *   ?runtime=zp-fast|zp-reference|litert|tflite|calibrate&model=models/x.tflite&input=inputs/x.bin
- *    &warmup=5&iters=50
+ *   ?runtime=zp-fast|zp-reference|litert|tflite|calibrate&model=ID&warmup=5&iters=50
+ *
+ * which runs models/ID.tflite on inputs/ID.bin (the query holds no '/': tfjs-tflite builds the URL
+ * of its wasm glue by cutting `location.href` at its last '/').
  *
  * It measures wasm init, model load + prepare (from bytes already in memory), the first inference
  * and `iters` timed inferences after `warmup` untimed ones, and publishes a {@link BenchResult} on
@@ -11,14 +13,18 @@
  *
  * One "inference" is what an application does per call, for every runtime: copy the input in, run,
  * copy the outputs out. Without cross-origin isolation `performance.now()` is coarsened to 0.1 ms,
- * so a sample times `reps` back-to-back inferences (chosen from the first timed one so a sample
+ * so a sample times `reps` back-to-back inferences (counted after the warm-ups so that a sample
  * lasts at least {@link MIN_SAMPLE_MS}) and reports their mean.
  */
-import { loadAndCompile, loadLiteRt, supportsFeature, Tensor, type CompiledModel, type TypedArray } from '@litertjs/core';
-import { getWasmFeatures, loadTFLiteModel, setWasmPath, type TFLiteWebModelRunner } from '@tensorflow/tfjs-tflite';
+// Types only: each runtime's code is imported dynamically by its own page, so a page loads (and
+// starts) nothing of the other runtimes.
+import type { CompiledModel, TypedArray } from '@litertjs/core';
+import type { TFLiteWebModelRunner } from '@tensorflow/tfjs-tflite';
 
-/** A sample lasts at least this long (20× the coarsened timer resolution of 0.1 ms). */
-const MIN_SAMPLE_MS = 2;
+/** A sample lasts at least this long (50× the coarsened timer resolution of 0.1 ms). */
+const MIN_SAMPLE_MS = 5;
+/** The number of inferences per sample is counted over this long after the warm-ups. */
+const PROBE_MS = 20;
 
 /** An output of the last inference. */
 export interface BenchOutput {
@@ -156,6 +162,7 @@ async function zeropoint(kernels: 'fast' | 'reference', model: Uint8Array, input
 
 async function litert(model: Uint8Array, input: Uint8Array): Promise<Runner> {
   const t0 = performance.now();
+  const { loadAndCompile, loadLiteRt, supportsFeature, Tensor } = await import('@litertjs/core');
   await loadLiteRt('./litert/', { threads: false, jspi: false });
   const initMs = performance.now() - t0;
   const relaxedSimd = await supportsFeature('relaxedSimd');
@@ -216,6 +223,7 @@ function typedInput(dtype: string, bytes: Uint8Array): TypedArray {
 // --- tfjs-tflite ---------------------------------------------------------------------------------
 
 async function tflite(model: Uint8Array, input: Uint8Array): Promise<Runner> {
+  const { getWasmFeatures, loadTFLiteModel, setWasmPath } = await import('@tensorflow/tfjs-tflite');
   setWasmPath('./tflite/');
   const features = await getWasmFeatures();
   // tfjs-tflite loads its wasm inside the first model load: init is part of loadMs.
@@ -320,9 +328,11 @@ async function calibrate(model: Uint8Array, samples: number): Promise<BenchResul
 
 async function run(): Promise<BenchResult> {
   const runtime = param('runtime');
-  const model = await fetchBytes(param('model'));
+  const id = param('model');
+  if (!/^[\w.-]+$/.test(id)) throw new Error(`bad model id '${id}'`);
+  const model = await fetchBytes(`models/${id}.tflite`);
   if (runtime === 'calibrate') return calibrate(model, intParam('samples', 100));
-  const input = await fetchBytes(param('input'));
+  const input = await fetchBytes(`inputs/${id}.bin`);
   const warmup = intParam('warmup', 5);
   const iters = intParam('iters', 50);
   let runner: Runner;
@@ -344,8 +354,16 @@ async function run(): Promise<BenchResult> {
   }
   const firstMs = await time(runner.infer);
   for (let i = 0; i < warmup; i++) await once(runner.infer);
-  const probe = await time(runner.infer);
-  const reps = Math.max(1, Math.ceil(MIN_SAMPLE_MS / Math.max(probe, 1e-3)));
+  // How many back-to-back inferences last MIN_SAMPLE_MS (counted over PROBE_MS, not derived from
+  // one coarse reading).
+  let probeRuns = 0;
+  const p0 = performance.now();
+  while (performance.now() - p0 < PROBE_MS) {
+    await once(runner.infer);
+    probeRuns++;
+  }
+  const perRun = (performance.now() - p0) / probeRuns;
+  const reps = Math.max(1, Math.ceil(MIN_SAMPLE_MS / perRun));
   const samplesMs: number[] = [];
   for (let i = 0; i < iters; i++) {
     const t0 = performance.now();

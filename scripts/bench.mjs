@@ -14,7 +14,7 @@
 //   options: --iters N --warmup N --models a,b --out FILE      (CHROMIUM_PATH overrides /usr/bin/chromium)
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { createServer } from 'node:net';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -243,7 +243,8 @@ async function runPage(base, query) {
   const page = await context.newPage();
   const foreign = [];
   const consoleErrors = [];
-  page.on('request', (r) => {
+  // Context-wide: also requests made by workers.
+  context.on('request', (r) => {
     const u = new URL(r.url());
     if (!['127.0.0.1', 'localhost'].includes(u.hostname) && !['data:', 'blob:'].includes(u.protocol)) foreign.push(r.url());
   });
@@ -251,12 +252,15 @@ async function runPage(base, query) {
     if (m.type() === 'error') consoleErrors.push(m.text());
   });
   page.on('pageerror', (e) => consoleErrors.push(e.message));
+  context.on('response', (r) => {
+    if (r.status() >= 400) consoleErrors.push(`HTTP ${String(r.status())} for ${new URL(r.url()).pathname}`);
+  });
   try {
     await page.goto(`${base}index.html?${new URLSearchParams(query).toString()}`);
     await page.waitForFunction(() => globalThis.benchResult !== undefined, null, { timeout: PAGE_TIMEOUT_MS, polling: 500 });
     const result = await page.evaluate(() => globalThis.benchResult);
     if (foreign.length > 0) throw new Error(`requests left 127.0.0.1: ${foreign.join(', ')}`);
-    if (!result.ok && consoleErrors.length > 0) result.error = `${result.error} [console: ${consoleErrors.slice(0, 3).join(' | ')}]`;
+    result.console = consoleErrors;
     return result;
   } finally {
     await context.close();
@@ -283,11 +287,13 @@ function cpuModel() {
   }
 }
 
+const diffText = (v) => (v === 0 || v >= 0.01 || !Number.isFinite(v) ? String(v) : v.toExponential(2));
 const fmt = (v, digits = 2) => (v === null || v === undefined || Number.isNaN(v) ? '—' : v.toFixed(digits));
 const ms = (v) => (v === null || v === undefined ? '—' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
 
 async function main() {
   const started = Date.now();
+  const loadStart = loadavg().map((v) => v.toFixed(2)).join(' ');
   if (!opts['no-build']) {
     run('bash', ['scripts/build-wasm.sh']);
     run(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'bench/vite.config.ts', '--logLevel', 'warn']);
@@ -323,7 +329,7 @@ async function main() {
   for (const m of models) {
     for (const rt of RUNTIMES) {
       const t0 = Date.now();
-      const r = await runPage(base, { runtime: rt.id, model: `models/${m.id}.tflite`, input: `inputs/${m.id}.bin`, warmup: String(warmup), iters: String(iters) });
+      const r = await runPage(base, { runtime: rt.id, model: m.id, warmup: String(warmup), iters: String(iters) });
       const stats = summarize(r.samplesMs);
       results.push({ model: m.id, runtime: rt.id, result: r, stats });
       log(
@@ -355,7 +361,7 @@ async function main() {
     }
   }
 
-  const calibration = await runPage(base, { runtime: 'calibrate', model: 'models/calibration.tflite', samples: String(calibrationSamples) });
+  const calibration = await runPage(base, { runtime: 'calibrate', model: 'calibration', samples: String(calibrationSamples) });
   if (calibration.ok) {
     log(`calibration: ${String(calibrationSamples)} samples in ${ms(calibration.detail.totalMs)} ms (load ${ms(calibration.loadMs)} ms); quantize: TODO (no wasm binding on main)`);
   } else {
@@ -382,6 +388,7 @@ async function main() {
   const machine = {
     cpu: cpuModel(),
     cores: cpus().length,
+    loadStart,
     memGiB: (totalmem() / 2 ** 30).toFixed(1),
     chromium: chromiumVersion,
     node: process.version,
@@ -402,24 +409,68 @@ async function main() {
     vite: pkgVersion('vite'),
   };
   mkdirSync(join(ROOT, 'target', 'bench'), { recursive: true });
-  writeFileSync(
-    join(ROOT, 'target', 'bench', quick ? 'results-quick.json' : 'results.json'),
-    JSON.stringify({ machine, versions, iters, warmup, models, results, calibration, sizes }, null, 1),
-  );
-  writeFileSync(outFile, report({ machine, versions, models, results, calibration, sizes, seconds: (Date.now() - started) / 1000 }));
+  const jsonFile = join(ROOT, 'target', 'bench', quick ? 'results-quick.json' : 'results.json');
+  writeFileSync(jsonFile, JSON.stringify({ machine, versions, iters, warmup, models, results, calibration, sizes }, null, 1));
+  const litertCheck = crossCheck(jsonFile);
+  if (litertCheck.ok) {
+    for (const [id, rows] of Object.entries(litertCheck.report)) {
+      for (const rt of ['zp-fast', 'zp-reference']) {
+        if (rows[rt] && rows[rt].litert_ref !== 0) {
+          failures++;
+          log(`FAIL ${id}: ${rt} differs from LiteRT BUILTIN_REF by ${String(rows[rt].litert_ref)}`);
+        }
+      }
+    }
+  }
+  writeFileSync(outFile, report({ machine, versions, models, results, calibration, sizes, litertCheck, seconds: (Date.now() - started) / 1000 }));
   log(`wrote ${relative(ROOT, outFile)} (${String(Math.round((Date.now() - started) / 1000))} s)`);
   if (failures > 0) throw new Error(`${String(failures)} check(s) failed`);
 }
 
-function report({ machine, versions, models, results, calibration, sizes, seconds }) {
+/**
+ * Runs bench/check_outputs.py with a Python that has ai-edge-litert (BENCH_PYTHON, else the venv
+ * `npm test` sets up, target/py-check): every runtime's output against LiteRT 2.3's reference
+ * kernels and its XNNPACK delegate on the same input bytes. Skipped (and said so) without one.
+ */
+function crossCheck(jsonFile) {
+  const python = process.env.BENCH_PYTHON ?? join(ROOT, 'target', 'py-check', 'bin', 'python');
+  if (!existsSync(python)) return { ok: false, why: `no Python with ai-edge-litert at ${relative(ROOT, python)} (set BENCH_PYTHON)` };
+  try {
+    const out = execFileSync(python, [join(ROOT, 'bench', 'check_outputs.py'), jsonFile], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const report = JSON.parse(out.toString());
+    for (const [id, rows] of Object.entries(report)) {
+      log(`LiteRT Python cross-check ${id}: ${Object.entries(rows).map(([rt, d]) => `${rt} ref ${String(d.litert_ref)} xnnpack ${String(d.litert_xnnpack)}`).join('; ')}`);
+    }
+    return { ok: true, report };
+  } catch (error) {
+    return { ok: false, why: `bench/check_outputs.py failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` };
+  }
+}
+
+function report({ machine, versions, models, results, calibration, sizes, litertCheck, seconds }) {
   const L = [];
   L.push('# Benchmark: Zeropoint vs LiteRT.js and tfjs-tflite, in the browser');
   L.push('');
   L.push(`Generated by \`npm run bench${quick ? ' -- --quick' : ''}\` (\`scripts/bench.mjs\`, page \`bench/\`) at ${machine.date}, commit \`${machine.git}\`, in ${String(Math.round(seconds))} s. Do not edit by hand: rerun.`);
   L.push('');
+  L.push('## Summary');
+  L.push('');
+  L.push('Median single-threaded inference (input in, run, outputs out); ratio = Zeropoint / the best anchor (< 1: Zeropoint faster).');
+  L.push('');
+  L.push('| model | M MACs | Zeropoint fast ms | Zeropoint reference ms | best anchor | anchor ms | fast / anchor |');
+  L.push('|---|---:|---:|---:|---|---:|---:|');
+  for (const m of models) {
+    const rows = results.filter((x) => x.model === m.id && x.result.ok);
+    const get = (id) => rows.find((x) => x.runtime === id);
+    const anchors = rows.filter((x) => RUNTIMES.find((r) => r.id === x.runtime)?.anchor).sort((a, b) => a.stats.median - b.stats.median);
+    const best = anchors[0];
+    const fast = get('zp-fast');
+    L.push(`| ${m.id} | ${(m.macs / 1e6).toFixed(1)} | ${ms(fast?.stats.median)} | ${ms(get('zp-reference')?.stats.median)} | ${best ? RUNTIMES.find((r) => r.id === best.runtime)?.name ?? '' : '—'} | ${ms(best?.stats.median)} | ${fast && best ? fmt(fast.stats.median / best.stats.median, 2) : '—'} |`);
+  }
+  L.push('');
   L.push('## Machine and conditions');
   L.push('');
-  L.push(`- CPU: ${machine.cpu}, ${String(machine.cores)} cores visible, ${machine.memGiB} GiB RAM`);
+  L.push(`- CPU: ${machine.cpu}, ${String(machine.cores)} cores visible, ${machine.memGiB} GiB RAM; load average (1/5/15 min) ${machine.loadStart} before the build, ${loadavg().map((v) => v.toFixed(2)).join(' ')} at the end`);
   L.push(`- Browser: Debian Chromium ${machine.chromium}, headless (playwright-core ${versions['playwright-core']}), one fresh browser context per runtime × model; Node ${machine.node}`);
   L.push(`- Packages: @litertjs/core ${versions['@litertjs/core']}, @tensorflow/tfjs-tflite ${versions['@tensorflow/tfjs-tflite']} (tfjs-core ${versions['@tensorflow/tfjs-core']}), vite ${versions.vite}`);
   L.push(`- Every runtime single-threaded; ${String(iters)} timed inferences after ${String(warmup)} warm-ups (plus the first inference, reported apart).`);
@@ -429,7 +480,8 @@ function report({ machine, versions, models, results, calibration, sizes, second
   L.push('');
   L.push('- **init**: wasm download from 127.0.0.1 + compile + instantiate (Zeropoint: `import()` of the wasm-bindgen glue + `init()`; LiteRT.js: `loadLiteRt()`; tfjs-tflite loads its wasm inside the first model load, so its init is part of **load**).');
   L.push('- **load**: model load + prepare from bytes already in memory (Zeropoint: `new BenchSession(bytes, kernels)` = read + `Interpreter::with_options`; LiteRT.js: `loadAndCompile(bytes, {accelerator: "wasm"})`; tfjs-tflite: `loadTFLiteModel(buffer, {numThreads: 1})`).');
-  L.push('- **inference** = what an application does per call: copy the input in, run, copy every output out (Zeropoint: `setInputBytes` + `invoke` + `outputBytes`; LiteRT.js: `new Tensor` + `await run()` + `toTypedArray()` + `delete()`; tfjs-tflite: its `TFLiteWebModelRunner` — the object `TFLiteModel.predict` drives — `data().set()` + `infer()` + copy of `data()`, without predict\u2019s conversion to tfjs tensors). Without cross-origin isolation `performance.now()` is coarsened to 0.1 ms, so each sample times enough back-to-back inferences to last ≥ 2 ms (column ×) and reports the mean.');
+  L.push('- **inference** = what an application does per call: copy the input in, run, copy every output out (Zeropoint: `setInputBytes` + `invoke` + `outputBytes`; LiteRT.js: `new Tensor` + `await run()` + `toTypedArray()` + `delete()`; tfjs-tflite: its `TFLiteWebModelRunner` — the object `TFLiteModel.predict` drives — `data().set()` + `infer()` + copy of `data()`, without predict\u2019s conversion to tfjs tensors). Without cross-origin isolation `performance.now()` is coarsened to 0.1 ms, so each sample times enough back-to-back inferences to last ≥ 5 ms (column ×, counted after the warm-ups) and reports the mean.');
+  L.push('- **Zeropoint fast** = `KernelSet::Fast` (`Interpreter::with_options`): the SIMD128 kernels where an operator has one, the reference kernels elsewhere; **Zeropoint reference** = `KernelSet::Reference`, the scalar kernels that reproduce LiteRT\u2019s `BUILTIN_REF` bit for bit. Both from the SIMD128 build (`www/pkg/simd`).');
   L.push('- **GMAC/s** = MACs / median; MACs of CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV and FULLY_CONNECTED as the engine counts them (`crate/src/engine/macs.rs`).');
   L.push('- **vs best anchor** = median / the better median of LiteRT.js and tfjs-tflite on that model (< 1: faster than the best anchor).');
   L.push('- **max |diff|**: largest element difference of the outputs against Zeropoint reference on the same input bytes (uniform [−1, 1), seed 42, quantized with the input\u2019s scale and zero point for int8 inputs); float outputs in float units, int8 outputs in LSB. XNNPACK requantizes in fp32 and may differ by ±1 LSB from the reference kernels in int8 intermediates. Zeropoint fast must be bit-identical to reference, or the run fails.');
@@ -448,18 +500,39 @@ function report({ machine, versions, models, results, calibration, sizes, second
       const name = RUNTIMES.find((r) => r.id === x.runtime)?.name ?? x.runtime;
       const r = x.result;
       if (!r.ok) {
-        L.push(`| ${name} | refused: ${r.error.replaceAll('|', '\\|')} | | | | | | | | | |`);
+        const error = r.error.replaceAll('|', '\\|');
+        L.push(`| ${name} | refused: \`${error}\` | | | | | | | | | |`);
         continue;
       }
       const gmacs = m.macs / (x.stats.median / 1000) / 1e9;
-      const cmp = x.runtime === 'zp-reference' ? '(reference)' : x.compare ? `${x.compare.identical ? '0 (bit-identical)' : `${String(x.compare.maxAbs)}${x.compare.unit}`}` : '—';
+      const cmp = x.runtime === 'zp-reference' ? '(reference)' : x.compare ? (x.compare.identical ? '0 (bit-identical)' : `${diffText(x.compare.maxAbs)}${x.compare.unit}`) : '—';
       L.push(`| ${name} | ${ms(r.initMs)} | ${ms(r.loadMs)} | ${ms(r.firstMs)} | ${ms(x.stats.median)} | ${ms(x.stats.p10)} | ${ms(x.stats.p90)} | ${String(x.stats.n)} × ${String(r.reps)} | ${fmt(gmacs, 2)} | ${fmt(x.stats.median / best, 2)} | ${cmp} |`);
     }
     L.push('');
     const notes = rows.filter((x) => x.result.ok).map((x) => `${RUNTIMES.find((r) => r.id === x.runtime)?.name ?? x.runtime}: ${Object.entries(x.result.detail).map(([k, v]) => `${k} ${String(v)}`).join(', ')}`);
     L.push(...notes.map((n) => `- ${n}`));
     L.push('');
+    if (rows.some((x) => x.runtime === 'litert' && !x.result.ok && /INT8/.test(x.result.error ?? ''))) {
+      L.push('LiteRT.js 2.5.3 refuses this int8-I/O model: its `Tensor` takes float32, int32 and uint8 only (`Element type INT8 is not supported.`), so for LiteRT.js the int8 net is benchmarked with float I/O (the next model: the same net with QUANTIZE / DEQUANTIZE at the edges).');
+      L.push('');
+    }
   }
+  L.push('## Outputs against LiteRT\u2019s own interpreter');
+  L.push('');
+  if (litertCheck.ok) {
+    L.push('The same input bytes through LiteRT 2.3\u2019s Python interpreter (`bench/check_outputs.py`), single-threaded, with the reference kernels (`BUILTIN_REF`, the target Zeropoint reproduces) and with the default XNNPACK delegate: largest element difference of each browser runtime\u2019s output (float units / LSB). The run fails if Zeropoint differs from `BUILTIN_REF`. LiteRT.js and tfjs-tflite give exactly LiteRT\u2019s XNNPACK outputs; XNNPACK requantizes in fp32, so intermediates differ from the reference kernels by ±1 LSB here and there, and on the untrained 224×224 net those differences compound through 17 blocks (0.129 = 33 LSB of the softmax output\u2019s 1/256 scale).');
+    L.push('');
+    L.push('| model | runtime | vs LiteRT BUILTIN_REF | vs LiteRT XNNPACK |');
+    L.push('|---|---|---:|---:|');
+    for (const [id, rows] of Object.entries(litertCheck.report)) {
+      for (const [rt, d] of Object.entries(rows)) {
+        L.push(`| ${id} | ${RUNTIMES.find((r) => r.id === rt)?.name ?? rt} | ${d.litert_ref === null ? '—' : diffText(d.litert_ref)} | ${d.litert_xnnpack === null ? '—' : diffText(d.litert_xnnpack)} |`);
+      }
+    }
+  } else {
+    L.push(`Skipped: ${litertCheck.why}.`);
+  }
+  L.push('');
   L.push('## Calibration and quantization in the page');
   L.push('');
   if (calibration.ok) {
