@@ -92,8 +92,7 @@ mod tests {
         TensorType,
     };
     use crate::tflite::schema::{
-        Conv2DOptionsT, DepthwiseConv2DOptionsT, FullyConnectedOptionsT, Padding,
-        TransposeConvOptionsT,
+        Conv2DOptionsT, DepthwiseConv2DOptionsT, Padding, TransposeConvOptionsT,
     };
 
     fn op(
@@ -177,8 +176,7 @@ mod tests {
             stride_w: 2,
             ..Default::default()
         }));
-        let fc =
-            BuiltinOptionsT::FullyConnectedOptions(Box::new(FullyConnectedOptionsT::default()));
+        let fc = BuiltinOptionsT::FullyConnectedOptions(Box::default());
         let operators = vec![
             op(BuiltinOperator::CONV_2D, &[0, 1, 2], 3, conv),
             op(BuiltinOperator::DEPTHWISE_CONV_2D, &[3, 4, 5], 6, dw),
