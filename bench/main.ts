@@ -279,7 +279,7 @@ async function tflite(model: Uint8Array, input: Uint8Array): Promise<Runner> {
 
 // --- calibration ---------------------------------------------------------------------------------
 
-/** Calibration of `samples` seeded random samples through the page's `Calibrator` (float engine). */
+/** Calibration of `samples` seeded random samples through the page's `Calibrator` (float engine, its own kernel set). */
 async function calibrate(model: Uint8Array, samples: number): Promise<BenchResult> {
   const t0 = performance.now();
   const zp = await import('../www/pkg/simd/zeropoint.js');

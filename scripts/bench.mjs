@@ -537,7 +537,7 @@ function report({ machine, versions, models, results, calibration, sizes, litert
   L.push('');
   if (calibration.ok) {
     const s = summarize(calibration.samplesMs);
-    L.push(`Model \`${CALIBRATION_MODEL}\` (the float MobileNetV2-style golden, α 0.35 96×96), ${String(calibration.detail.samples)} seeded random samples (uniform [−1, 1), \`randomData\`) through the page\u2019s wasm \`Calibrator\` (float engine, reference kernels, min/max observers on every tensor), SIMD build:`);
+    L.push(`Model \`${CALIBRATION_MODEL}\` (the float MobileNetV2-style golden, α 0.35 96×96), ${String(calibration.detail.samples)} seeded random samples (uniform [−1, 1), \`randomData\`) through the page\u2019s wasm \`Calibrator\` (float engine with the kernel set \`Calibrator::new\` picks, min/max observers on every tensor), SIMD build:`);
     L.push('');
     L.push('| step | ms |');
     L.push('|---|---:|');

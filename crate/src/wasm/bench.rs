@@ -65,8 +65,8 @@ pub struct BenchSession {
 
 #[wasm_bindgen]
 impl BenchSession {
-    /// Reads and prepares `model` with `kernels` = `"reference"` or `"fast"` (default size
-    /// limits).
+    /// Reads and prepares `model` with `kernels` = `"reference"` or `"fast"` (or any other name
+    /// [`KernelSet`] parses), with the default size limits.
     #[wasm_bindgen(constructor)]
     pub fn new(model: &[u8], kernels: &str) -> Result<BenchSession, JsError> {
         let kernels: KernelSet = kernels.parse().map_err(|e: String| JsError::new(&e))?;
@@ -93,11 +93,12 @@ impl BenchSession {
         })
     }
 
-    /// The kernel set in use: `"reference"` or `"fast"`.
+    /// The kernel set in use: `"reference"`, `"fast"` or `"litert-optimized"`.
     pub fn kernels(&self) -> String {
         match self.kernels {
             KernelSet::Reference => "reference".into(),
             KernelSet::Fast => "fast".into(),
+            KernelSet::LiteRtOptimized => "litert-optimized".into(),
         }
     }
 
