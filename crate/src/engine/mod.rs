@@ -17,6 +17,7 @@
 //! Nothing here touches the file system: the same code runs in the browser.
 
 pub mod compare;
+pub mod macs;
 pub mod plan;
 
 use std::borrow::Cow;

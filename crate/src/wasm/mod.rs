@@ -7,6 +7,8 @@
 //! Submodules: [`quantize`] (the quantizer with the CLI's options and files), [`run`] (a model
 //! runner, float-vs-quantized comparison, and the panic test hook).
 
+mod bench;
+
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 

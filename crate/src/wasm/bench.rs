@@ -1,0 +1,187 @@
+//! The benchmark's binding (`npm run bench`, `bench/main.ts`): one prepared interpreter with a
+//! chosen kernel set, inputs set from bytes or floats, `invoke()` timed by the page, outputs read
+//! back as bytes for the cross-runtime comparison, and the model's MAC count
+//! ([`crate::engine::macs`]) for GMAC/s.
+//!
+//! `invoke()` is a thin call into [`Interpreter::invoke`], which does not allocate; everything else
+//! (reading, preparing, copying outputs) happens outside the timed loop.
+
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use super::{js_error, to_js};
+use crate::engine::{Interpreter, KernelSet, Limits, TensorDesc, macs};
+use crate::graph::Model;
+use crate::tflite::{self, types::dtype_name};
+
+/// A graph input or output as the benchmark sees it: name, shape, element type and, for a
+/// quantized tensor, its (first) scale and zero point.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct BenchTensor {
+    /// Tensor name.
+    pub name: String,
+    /// Shape.
+    pub shape: Vec<usize>,
+    /// Element type (`FLOAT32`, `INT8`, …).
+    pub dtype: String,
+    /// Bytes of the tensor.
+    pub byte_len: usize,
+    /// Scale of a quantized tensor (its first, for per-axis quantization).
+    pub scale: Option<f32>,
+    /// Zero point of a quantized tensor.
+    pub zero_point: Option<i64>,
+}
+
+fn describe(model: &Model, d: &TensorDesc) -> BenchTensor {
+    let q = model
+        .subgraphs
+        .first()
+        .and_then(|sg| sg.tensors.get(d.id.0))
+        .and_then(|t| t.quantization.as_ref());
+    BenchTensor {
+        name: d.name.clone(),
+        shape: d.shape.clone(),
+        dtype: dtype_name(d.dtype),
+        byte_len: d.byte_len(),
+        scale: q
+            .and_then(|q| q.scale.as_ref())
+            .and_then(|s| s.first().copied()),
+        zero_point: q
+            .and_then(|q| q.zero_point.as_ref())
+            .and_then(|z| z.first().copied()),
+    }
+}
+
+/// One model prepared for timing with the reference or the fast kernel set.
+#[wasm_bindgen]
+pub struct BenchSession {
+    interpreter: Interpreter,
+    inputs: Vec<BenchTensor>,
+    outputs: Vec<BenchTensor>,
+    macs: u64,
+    kernels: KernelSet,
+}
+
+#[wasm_bindgen]
+impl BenchSession {
+    /// Reads and prepares `model` with `kernels` = `"reference"` or `"fast"` (or any other name
+    /// [`KernelSet`] parses), with the default size limits.
+    #[wasm_bindgen(constructor)]
+    pub fn new(model: &[u8], kernels: &str) -> Result<BenchSession, JsError> {
+        let kernels: KernelSet = kernels.parse().map_err(|e: String| JsError::new(&e))?;
+        let model = tflite::read(model).map_err(js_error)?;
+        let interpreter =
+            Interpreter::with_options(&model, &Limits::default(), kernels).map_err(js_error)?;
+        let inputs = interpreter
+            .inputs()
+            .iter()
+            .map(|d| describe(&model, d))
+            .collect();
+        let outputs = interpreter
+            .outputs()
+            .iter()
+            .map(|d| describe(&model, d))
+            .collect();
+        let macs = macs::count(&model, &interpreter);
+        Ok(BenchSession {
+            interpreter,
+            inputs,
+            outputs,
+            macs,
+            kernels,
+        })
+    }
+
+    /// The kernel set in use: `"reference"`, `"fast"` or `"litert-optimized"`.
+    pub fn kernels(&self) -> String {
+        match self.kernels {
+            KernelSet::Reference => "reference".into(),
+            KernelSet::Fast => "fast".into(),
+            KernelSet::LiteRtOptimized => "litert-optimized".into(),
+        }
+    }
+
+    /// Multiply-accumulates of one invocation (CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV,
+    /// FULLY_CONNECTED; see [`macs::per_op`]), as a JS number (exact below 2^53).
+    pub fn macs(&self) -> f64 {
+        self.macs as f64
+    }
+
+    /// Number of kernels one invocation runs.
+    #[wasm_bindgen(js_name = numKernels)]
+    pub fn num_kernels(&self) -> usize {
+        self.interpreter.num_kernels()
+    }
+
+    /// Graph inputs.
+    #[wasm_bindgen(unchecked_return_type = "BenchTensor[]")]
+    pub fn inputs(&self) -> Result<JsValue, JsError> {
+        to_js(&self.inputs, "inputs")
+    }
+
+    /// Graph outputs.
+    #[wasm_bindgen(unchecked_return_type = "BenchTensor[]")]
+    pub fn outputs(&self) -> Result<JsValue, JsError> {
+        to_js(&self.outputs, "outputs")
+    }
+
+    /// Sets input `index` from little-endian element bytes (exact length).
+    #[wasm_bindgen(js_name = setInputBytes)]
+    pub fn set_input_bytes(&mut self, index: usize, bytes: &[u8]) -> Result<(), JsError> {
+        self.interpreter.set_input(index, bytes).map_err(js_error)
+    }
+
+    /// Sets a FLOAT32 input from floats (exact element count).
+    #[wasm_bindgen(js_name = setInputF32)]
+    pub fn set_input_f32(&mut self, index: usize, values: &[f32]) -> Result<(), JsError> {
+        self.interpreter
+            .set_input_f32(index, values)
+            .map_err(js_error)
+    }
+
+    /// Runs the model once on the current inputs (no allocation).
+    pub fn invoke(&mut self) {
+        self.interpreter.invoke();
+    }
+
+    /// Runs the model `n` times back to back (one call from JS: the loop overhead is Rust's).
+    #[wasm_bindgen(js_name = invokeTimes)]
+    pub fn invoke_times(&mut self, n: u32) {
+        for _ in 0..n {
+            self.interpreter.invoke();
+        }
+    }
+
+    /// A copy of output `index`'s bytes.
+    #[wasm_bindgen(js_name = outputBytes)]
+    pub fn output_bytes(&self, index: usize) -> Result<Vec<u8>, JsError> {
+        let view = self.interpreter.output(index).map_err(js_error)?;
+        Ok(view.bytes.to_vec())
+    }
+}
+
+#[cfg(all(test, target_arch = "wasm32"))]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    const EXAMPLE: &[u8] = include_bytes!("../../../www/assets/example.tflite");
+
+    #[wasm_bindgen_test]
+    fn reference_and_fast_give_the_same_bytes() {
+        let mut r = BenchSession::new(EXAMPLE, "reference").expect("prepares");
+        let mut f = BenchSession::new(EXAMPLE, "fast").expect("prepares");
+        assert!(r.macs() > 0.0);
+        assert_eq!(r.macs(), f.macs());
+        let n = r.inputs[0].byte_len / 4;
+        let x = crate::quant::inputs::random_data(n, -1.0, 1.0, 7);
+        r.set_input_f32(0, &x).expect("input");
+        f.set_input_f32(0, &x).expect("input");
+        r.invoke();
+        f.invoke_times(2);
+        let (a, b) = (r.output_bytes(0), f.output_bytes(0));
+        assert_eq!(a.ok(), b.ok());
+        assert!(BenchSession::new(EXAMPLE, "turbo").is_err());
+    }
+}
