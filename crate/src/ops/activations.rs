@@ -8,6 +8,7 @@ use super::elementwise::{int_qparams, int_range, multiplier};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, QParams, TensorInfo, options};
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::{BuiltinOperator, TensorType};
+use crate::kernels::litert_optimized::activations as litert;
 use crate::kernels::reference::ActivationRange;
 use crate::kernels::reference::activations::{
     self as act, QuantHardSwish, QuantLeakyRelu, QuantReluX, QuantSoftmax, QuantSoftmaxInt16,
@@ -26,7 +27,18 @@ enum Unary {
     Tanh,
     LeakyRelu(f32),
     HardSwish,
-    Softmax { beta: f32, depth: usize },
+    Softmax {
+        beta: f32,
+        depth: usize,
+    },
+    /// LOGISTIC, TANH and SOFTMAX as LiteRT's optimized kernels compute them
+    /// (`KernelSet::LiteRtOptimized`).
+    LiteRtLogistic,
+    LiteRtTanh,
+    LiteRtSoftmax {
+        beta: f32,
+        depth: usize,
+    },
 }
 
 impl Kernel for Unary {
@@ -40,6 +52,9 @@ impl Kernel for Unary {
             Unary::LeakyRelu(alpha) => act::leaky_relu(alpha, input, out),
             Unary::HardSwish => act::hard_swish(input, out),
             Unary::Softmax { beta, depth } => act::softmax(beta, depth, input, out),
+            Unary::LiteRtLogistic => litert::logistic(input, out),
+            Unary::LiteRtTanh => litert::tanh(input, out),
+            Unary::LiteRtSoftmax { beta, depth } => litert::softmax(beta, depth, input, out),
         }
     }
 }
@@ -456,6 +471,14 @@ pub fn prepare_unary(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             Unary::Softmax { beta, depth }
         }
         _ => return Err(ctx.unsupported(String::new(), "not a unary activation")),
+    };
+    let kernel = match kernel {
+        Unary::Logistic if ctx.litert_optimized() => Unary::LiteRtLogistic,
+        Unary::Tanh if ctx.litert_optimized() => Unary::LiteRtTanh,
+        Unary::Softmax { beta, depth } if ctx.litert_optimized() => {
+            Unary::LiteRtSoftmax { beta, depth }
+        }
+        k => k,
     };
     Ok(Prepared::f32(input.shape.to_vec(), kernel))
 }

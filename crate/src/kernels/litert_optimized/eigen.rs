@@ -220,6 +220,31 @@ pub fn gebp_dot(a: &[f32], b: &[f32], row: GebpRow, in_panel: bool) -> f32 {
     }
 }
 
+/// Element `(i, j)` of `dst = lhs · rhs` as `cpu_backend_gemm`'s Eigen backend
+/// (`GemmImplUsingEigen`) computes it: `a` is row `i` of the row-major `rows × depth` left
+/// matrix, `b` column `j` of the column-major `depth × cols` right one. One column is Eigen's
+/// matrix × vector product ([`gemv_row_dot`]; one row too: [`inner_product`]); a product with
+/// `depth + rows + cols < 20` is the coefficient-based lazy product (each element summed in
+/// order from its first product); anything larger the general product ([`gebp_dot`]).
+pub fn gemm_element(a: &[f32], b: &[f32], i: usize, rows: usize, j: usize, cols: usize) -> f32 {
+    let depth = a.len().min(b.len());
+    if cols == 1 {
+        if rows == 1 {
+            0.0 + inner_product(a, b)
+        } else {
+            0.0 + gemv_row_dot(a, b, i >= rows / 2 * 2)
+        }
+    } else if depth + rows + cols < 20 {
+        let mut s = a.first().zip(b.first()).map_or(0.0, |(x, y)| x * y);
+        for k in 1..depth {
+            s += a[k] * b[k];
+        }
+        s
+    } else {
+        gebp_dot(a, b, GebpRow::of(i, rows), j < cols / 4 * 4)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
