@@ -31,7 +31,7 @@ enum Unary {
         beta: f32,
         depth: usize,
     },
-    /// LOGISTIC, TANH and SOFTMAX as LiteRT's optimized kernels compute them
+    /// LOGISTIC, TANH, SOFTMAX and HARD_SWISH as LiteRT's optimized kernels compute them
     /// (`KernelSet::LiteRtOptimized`).
     LiteRtLogistic,
     LiteRtTanh,
@@ -39,6 +39,7 @@ enum Unary {
         beta: f32,
         depth: usize,
     },
+    LiteRtHardSwish,
 }
 
 impl Kernel for Unary {
@@ -55,6 +56,7 @@ impl Kernel for Unary {
             Unary::LiteRtLogistic => litert::logistic(input, out),
             Unary::LiteRtTanh => litert::tanh(input, out),
             Unary::LiteRtSoftmax { beta, depth } => litert::softmax(beta, depth, input, out),
+            Unary::LiteRtHardSwish => litert::hard_swish(input, out),
         }
     }
 }
@@ -475,6 +477,7 @@ pub fn prepare_unary(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     let kernel = match kernel {
         Unary::Logistic if ctx.litert_optimized() => Unary::LiteRtLogistic,
         Unary::Tanh if ctx.litert_optimized() => Unary::LiteRtTanh,
+        Unary::HardSwish if ctx.litert_optimized() => Unary::LiteRtHardSwish,
         Unary::Softmax { beta, depth } if ctx.litert_optimized() => {
             Unary::LiteRtSoftmax { beta, depth }
         }

@@ -1,16 +1,20 @@
-//! TANH, LOGISTIC and SOFTMAX as LiteRT's optimized float kernels compute them in TF 2.21's
-//! x86-64 wheel: Eigen's vectorized `ptanh_float`, logistic and `pexp_float` (AVX, no FMA, so
-//! every `pmadd` is a multiply then an add, each rounded), evaluated lane by lane.
+//! TANH, LOGISTIC, SOFTMAX and HARD_SWISH as LiteRT's optimized float kernels compute them in
+//! TF 2.21's x86-64 wheel. The first three are Eigen's vectorized `ptanh_float`, logistic and
+//! `pexp_float` (AVX, no FMA, so every `pmadd` is a multiply then an add, each rounded),
+//! evaluated lane by lane; HARD_SWISH is [`hard_swish`]'s two formulas.
 //!
-//! Every element goes through the 8-lane packet formula — the wheel loads the unaligned head and
+//! For the Eigen ones every element goes through the 8-lane packet formula — the wheel loads the unaligned head and
 //! the tail of a buffer with masked packet loads (`vmaskmovps`), so there is no scalar path with
 //! other arithmetic. The constants are the `f32` values the kernels load, given as bit
 //! patterns; the formulas were read from the disassembly of `libpywrap_tflite_common.so`
 //! (`activations::TanhEval<kGenericOptimized>`, `SigmoidEval<kGenericOptimized>`,
 //! `optimized_ops::SoftmaxImpl`) and checked bit for bit against TF 2.21's interpreter on the
-//! golden cases and on ~730 000 random and edge inputs per operator.
+//! golden cases and on random and edge inputs (365 000 per elementwise operator, 102 SOFTMAX
+//! shapes and betas).
 //!
 //! Only IEEE basic operations (and `floor`, which is exact) are used, so wasm and native agree.
+
+use super::eigen;
 
 /// `x < y ? x : y` — `minps`' operand order (the second operand when either is NaN).
 #[inline(always)]
@@ -135,53 +139,25 @@ pub fn logistic(input: &[f32], output: &mut [f32]) {
     }
 }
 
-/// Eigen's vectorized sum of `v` (`redux` with linear vectorized traversal, AVX): the elements
-/// before the first 32-byte boundary (`head`, counted from the start of the buffer, which
-/// TFLite's arena aligns to 64 bytes) are skipped first; with at least 8 elements after them,
-/// two 8-lane accumulators take alternate packets (one when fewer than 16), are added, take the
-/// odd packet left over, and are reduced (halves, then lanes 0+2 and 1+3, then those two); then
-/// the head elements and the tail after the last whole packet are added one by one. Fewer than
-/// 8 aligned elements: a plain left-to-right sum.
-fn eigen_sum(v: &[f32], head: usize) -> f32 {
-    let n = v.len();
-    let a = head.min(n);
-    if n - a < 8 {
-        return v
-            .iter()
-            .skip(1)
-            .fold(v.first().copied().unwrap_or(0.0), |s, &x| s + x);
-    }
-    let whole = (n - a) / 8 * 8;
-    let pairs = (n - a) / 16 * 16;
-    let packet = |i: usize| -> [f32; 8] { std::array::from_fn(|l| v[a + i + l]) };
-    let mut p0 = packet(0);
-    if pairs > 0 {
-        let mut p1 = packet(8);
-        for i in (16..pairs).step_by(16) {
-            let (q0, q1) = (packet(i), packet(i + 8));
-            for l in 0..8 {
-                p0[l] += q0[l];
-                p1[l] += q1[l];
-            }
-        }
-        for l in 0..8 {
-            p0[l] += p1[l];
-        }
-        if whole > pairs {
-            let q = packet(pairs);
-            for l in 0..8 {
-                p0[l] += q[l];
-            }
+/// HARD_SWISH (float) as `optimized_ops::HardSwish` (its NEON loop, which the x86 build runs
+/// through NEON_2_SSE): in groups of 4 elements, `(x · ⅙) · min(6, max(0, x + 3))`; the last
+/// `len mod 4` elements go through the scalar loop, `(x · min(6, max(0, x + 3))) · ⅙` (the
+/// compiler turned its `/ 6` into a multiply by the `f32` nearest ⅙).
+pub fn hard_swish(input: &[f32], output: &mut [f32]) {
+    const SIXTH: f32 = 1.0 / 6.0;
+    let grouped = input.len() / 4 * 4;
+    for (i, (o, &x)) in output.iter_mut().zip(input).enumerate() {
+        let r = x + 3.0;
+        if i < grouped {
+            let r = min_ps(6.0, max_ps(0.0, r));
+            *o = (x * SIXTH) * r;
+        } else {
+            // std::max(0.0f, r) / std::min(6.0f, ·): `maxss r, 0` and `minss ·, 6`.
+            let r = max_ps(r, 0.0);
+            let r = min_ps(r, 6.0);
+            *o = (x * r) * SIXTH;
         }
     }
-    let mut s = super::eigen::predux8(p0);
-    for &x in &v[..a] {
-        s += x;
-    }
-    for &x in &v[a + whole..] {
-        s += x;
-    }
-    s
 }
 
 /// SOFTMAX along the last axis (`depth` elements per row), as `optimized_ops::Softmax`
@@ -203,8 +179,8 @@ pub fn softmax(beta: f32, depth: usize, input: &[f32], output: &mut [f32]) {
         for (o, &x) in row_out.iter_mut().zip(row_in) {
             *o = exp_f32((x - max) * beta);
         }
-        let head = (8 - (row * depth) % 8) % 8;
-        let scale = 1.0 / eigen_sum(row_out, head);
+        let head = eigen::head_to_alignment(row * depth);
+        let scale = 1.0 / eigen::aligned_sum(row_out, head);
         for o in row_out.iter_mut() {
             *o *= scale;
         }
@@ -331,5 +307,33 @@ mod tests {
         softmax(1.0, 20, &x, &mut y);
         let got: Vec<u32> = y.iter().map(|v| v.to_bits()).collect();
         assert_eq!(got, SOFTMAX_TF);
+    }
+
+    /// TF 2.21's HARD_SWISH of 7 elements: the last 3 repeat the first 3 but go through the
+    /// scalar loop, and come out one ulp away.
+    #[test]
+    fn hard_swish_matches_tf() {
+        let x: [u32; 7] = [
+            0x401a_40a6,
+            0xbf08_f4be,
+            0x3ff0_34fe,
+            0xc060_0000,
+            0x401a_40a6,
+            0xbf08_f4be,
+            0x3ff0_34fe,
+        ];
+        let y_tf: [u32; 7] = [
+            0x400b_16e3,
+            0xbe61_10d9,
+            0x3fc3_3ba2,
+            0x8000_0000,
+            0x400b_16e4,
+            0xbe61_10da,
+            0x3fc3_3ba3,
+        ];
+        let x = x.map(f32::from_bits);
+        let mut y = [0.0f32; 7];
+        hard_swish(&x, &mut y);
+        assert_eq!(y.map(f32::to_bits), y_tf);
     }
 }

@@ -245,6 +245,60 @@ pub fn gemm_element(a: &[f32], b: &[f32], i: usize, rows: usize, j: usize, cols:
     }
 }
 
+/// Elements from float offset `offset` of a tensor to the next 32-byte boundary: TFLite's arena
+/// aligns every tensor to 64 bytes, so that is `(8 − offset mod 8) mod 8`.
+pub fn head_to_alignment(offset: usize) -> usize {
+    (8 - offset % 8) % 8
+}
+
+/// Eigen's vectorized sum of `v` (`redux`, linear vectorized traversal, AVX), where `v` starts
+/// `head` elements before a 32-byte boundary ([`head_to_alignment`]): the `head` elements are
+/// skipped first; with at least 8 elements after them, two 8-lane accumulators take alternate
+/// packets (one when fewer than 16), are added, take the odd packet left over, and are reduced
+/// ([`predux8`]); then the head elements and the tail after the last whole packet are added one
+/// by one. Fewer than 8 elements after the head: a plain left-to-right sum.
+pub fn aligned_sum(v: &[f32], head: usize) -> f32 {
+    let n = v.len();
+    let a = head.min(n);
+    if n - a < 8 {
+        return v
+            .iter()
+            .skip(1)
+            .fold(v.first().copied().unwrap_or(0.0), |s, &x| s + x);
+    }
+    let whole = (n - a) / 8 * 8;
+    let pairs = (n - a) / 16 * 16;
+    let packet = |i: usize| -> [f32; 8] { std::array::from_fn(|l| v[a + i + l]) };
+    let mut p0 = packet(0);
+    if pairs > 0 {
+        let mut p1 = packet(8);
+        for i in (16..pairs).step_by(16) {
+            let (q0, q1) = (packet(i), packet(i + 8));
+            for l in 0..8 {
+                p0[l] += q0[l];
+                p1[l] += q1[l];
+            }
+        }
+        for l in 0..8 {
+            p0[l] += p1[l];
+        }
+        if whole > pairs {
+            let q = packet(pairs);
+            for l in 0..8 {
+                p0[l] += q[l];
+            }
+        }
+    }
+    let mut s = predux8(p0);
+    for &x in &v[..a] {
+        s += x;
+    }
+    for &x in &v[a + whole..] {
+        s += x;
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

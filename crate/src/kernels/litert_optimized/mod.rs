@@ -18,4 +18,6 @@ pub mod activations;
 pub mod conv;
 pub mod eigen;
 pub mod fully_connected;
+pub mod reduce;
+pub mod resize;
 pub mod transpose_conv;
