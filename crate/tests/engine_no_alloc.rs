@@ -2,14 +2,15 @@
 //! global allocator (per thread, so the test harness's own threads do not interfere), prepares
 //! every model the repository ships — float, fp16-weight, and the integer ones (int8, int8 with
 //! float I/O, 16x8, dynamic-range hybrid) — and checks that `invoke` and `invoke_with` make zero
-//! heap allocations, reallocations or frees.
+//! heap allocations, reallocations or frees — with the reference kernels, and for the float
+//! models also with the `LiteRtOptimized` ones calibration runs.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::Path;
 
-use zeropoint::engine::Interpreter;
+use zeropoint::engine::{Interpreter, KernelSet, Limits};
 use zeropoint::tflite;
 
 thread_local! {
@@ -75,10 +76,20 @@ fn invoke_makes_no_heap_calls() {
         }
     }
     assert!(models.len() > 100, "golden models missing");
-    for path in models {
+    let runs = models.into_iter().flat_map(|path| {
+        let float = path.ends_with("model_float.tflite");
+        let sets: &[KernelSet] = if float {
+            &[KernelSet::Reference, KernelSet::LiteRtOptimized]
+        } else {
+            &[KernelSet::Reference]
+        };
+        sets.iter().map(move |&k| (path.clone(), k))
+    });
+    for (path, kernels) in runs {
         let bytes = std::fs::read(&path).expect("model file");
         let model = tflite::read(&bytes).expect("model reads");
-        let mut interp = Interpreter::new(&model).expect("model prepares");
+        let mut interp =
+            Interpreter::with_options(&model, &Limits::default(), kernels).expect("model prepares");
         for i in 0..interp.inputs().len() {
             let d = interp.inputs()[i].clone();
             if d.dtype == zeropoint::graph::TensorType::FLOAT32 {
@@ -107,7 +118,7 @@ fn invoke_makes_no_heap_calls() {
         assert_eq!(
             after - before,
             0,
-            "{}: {} heap calls during two invocations",
+            "{} ({kernels:?}): {} heap calls during two invocations",
             path.display(),
             after - before
         );

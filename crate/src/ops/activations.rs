@@ -8,6 +8,7 @@ use super::elementwise::{int_qparams, int_range, multiplier};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, QParams, TensorInfo, options};
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::{BuiltinOperator, TensorType};
+use crate::kernels::litert_optimized::activations as litert;
 use crate::kernels::reference::ActivationRange;
 use crate::kernels::reference::activations::{
     self as act, QuantHardSwish, QuantLeakyRelu, QuantReluX, QuantSoftmax, QuantSoftmaxInt16,
@@ -26,7 +27,19 @@ enum Unary {
     Tanh,
     LeakyRelu(f32),
     HardSwish,
-    Softmax { beta: f32, depth: usize },
+    Softmax {
+        beta: f32,
+        depth: usize,
+    },
+    /// LOGISTIC, TANH, SOFTMAX and HARD_SWISH as LiteRT's optimized kernels compute them
+    /// (`KernelSet::LiteRtOptimized`).
+    LiteRtLogistic,
+    LiteRtTanh,
+    LiteRtSoftmax {
+        beta: f32,
+        depth: usize,
+    },
+    LiteRtHardSwish,
 }
 
 impl Kernel for Unary {
@@ -40,6 +53,10 @@ impl Kernel for Unary {
             Unary::LeakyRelu(alpha) => act::leaky_relu(alpha, input, out),
             Unary::HardSwish => act::hard_swish(input, out),
             Unary::Softmax { beta, depth } => act::softmax(beta, depth, input, out),
+            Unary::LiteRtLogistic => litert::logistic(input, out),
+            Unary::LiteRtTanh => litert::tanh(input, out),
+            Unary::LiteRtSoftmax { beta, depth } => litert::softmax(beta, depth, input, out),
+            Unary::LiteRtHardSwish => litert::hard_swish(input, out),
         }
     }
 }
@@ -456,6 +473,15 @@ pub fn prepare_unary(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             Unary::Softmax { beta, depth }
         }
         _ => return Err(ctx.unsupported(String::new(), "not a unary activation")),
+    };
+    let kernel = match kernel {
+        Unary::Logistic if ctx.litert_optimized() => Unary::LiteRtLogistic,
+        Unary::Tanh if ctx.litert_optimized() => Unary::LiteRtTanh,
+        Unary::HardSwish if ctx.litert_optimized() => Unary::LiteRtHardSwish,
+        Unary::Softmax { beta, depth } if ctx.litert_optimized() => {
+            Unary::LiteRtSoftmax { beta, depth }
+        }
+        k => k,
     };
     Ok(Prepared::f32(input.shape.to_vec(), kernel))
 }

@@ -69,12 +69,18 @@ impl Kernel for DepthwiseConv2d {
 
 struct TransposeConv2d {
     p: ConvParams,
+    litert_optimized: bool,
 }
 
 impl Kernel for TransposeConv2d {
     fn eval(&self, io: &mut OpIo<'_>) {
         let (filter, input, bias) = (io.f32_in(1), io.f32_in(2), io.opt_f32_in(3));
-        conv::transpose_conv2d(&self.p, input, filter, bias, io.f32_out());
+        let f = if self.litert_optimized {
+            litert_optimized::transpose_conv::transpose_conv2d
+        } else {
+            conv::transpose_conv2d
+        };
+        f(&self.p, input, filter, bias, io.f32_out());
     }
 }
 
@@ -739,7 +745,14 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                 HybridTransposeConv2d { p, scales, scratch },
             ));
         }
-        return Ok(Prepared::f32(out, TransposeConv2d { p }));
+        let litert_optimized = ctx.litert_optimized();
+        return Ok(Prepared::f32(
+            out,
+            TransposeConv2d {
+                p,
+                litert_optimized,
+            },
+        ));
     }
     let bias = ctx.optional_input(3);
     let (scheme, q) = int_params(

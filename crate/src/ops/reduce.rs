@@ -6,6 +6,7 @@ use super::shape::require_same_quantization;
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::{BuiltinOperator, TensorType};
+use crate::kernels::litert_optimized::reduce as litert_reduce;
 use crate::kernels::reference::int_elem::IntElem;
 use crate::kernels::reference::reduce::{self, QuantizedReduce, ReduceParams};
 use crate::tflite::schema::ReducerOptionsT;
@@ -20,16 +21,20 @@ enum Reducer {
 struct Reduce {
     reducer: Reducer,
     p: ReduceParams,
+    /// For MEAN over trailing dims with `KernelSet::LiteRtOptimized`: the reduced length, summed
+    /// as LiteRT's optimized kernel sums it.
+    litert_last_axis: Option<usize>,
 }
 
 impl Kernel for Reduce {
     fn eval(&self, io: &mut OpIo<'_>) {
         let input = io.f32_in(0);
         let out = io.f32_out();
-        match self.reducer {
-            Reducer::Mean => reduce::mean(&self.p, input, out),
-            Reducer::Sum => reduce::sum(&self.p, input, out),
-            Reducer::Max => reduce::max(&self.p, input, out),
+        match (self.reducer, self.litert_last_axis) {
+            (Reducer::Mean, Some(n)) => litert_reduce::mean_last_axis(n, input, out),
+            (Reducer::Mean, None) => reduce::mean(&self.p, input, out),
+            (Reducer::Sum, _) => reduce::sum(&self.p, input, out),
+            (Reducer::Max, _) => reduce::max(&self.p, input, out),
         }
     }
 }
@@ -109,7 +114,20 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         }
     }
     if input.dtype == TensorType::FLOAT32 {
-        return Ok(Prepared::f32(shape, Reduce { reducer, p }));
+        let litert_last_axis = match reducer {
+            Reducer::Mean if ctx.litert_optimized() => {
+                litert_reduce::last_axis_split(input.shape, &axes).map(|(_, n)| n)
+            }
+            _ => None,
+        };
+        return Ok(Prepared::f32(
+            shape,
+            Reduce {
+                reducer,
+                p,
+                litert_last_axis,
+            },
+        ));
     }
     let out = ctx.output(0)?;
     let q = match reducer {

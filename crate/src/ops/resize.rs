@@ -5,18 +5,25 @@
 use super::shape::require_same_quantization;
 use super::{Kernel, Node, OpIo, PrepareCtx, PrepareResult, Prepared, elem_size, options};
 use crate::graph::{BuiltinOperator, TensorType};
+use crate::kernels::litert_optimized;
 use crate::kernels::reference::int_elem::IntElem;
 use crate::kernels::reference::resize::{self, ResizeParams};
 use crate::tflite::schema::{ResizeBilinearOptionsT, ResizeNearestNeighborOptionsT};
 
 struct Bilinear {
     p: ResizeParams,
+    litert_optimized: bool,
 }
 
 impl Kernel for Bilinear {
     fn eval(&self, io: &mut OpIo<'_>) {
         let input = io.f32_in(0);
-        resize::resize_bilinear(&self.p, input, io.f32_out());
+        let f = if self.litert_optimized {
+            litert_optimized::resize::resize_bilinear
+        } else {
+            resize::resize_bilinear
+        };
+        f(&self.p, input, io.f32_out());
     }
 }
 
@@ -123,7 +130,14 @@ pub fn prepare_resize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         )?;
         ctx.require_output_dtype(0, input.dtype)?;
         if input.dtype == TensorType::FLOAT32 {
-            return Ok(Prepared::f32(shape, Bilinear { p }));
+            let litert_optimized = ctx.litert_optimized();
+            return Ok(Prepared::f32(
+                shape,
+                Bilinear {
+                    p,
+                    litert_optimized,
+                },
+            ));
         }
         require_same_quantization(ctx, &input, &ctx.output(0)?)?;
         if !resize::resize_bilinear_int_supported(&p) {

@@ -220,6 +220,85 @@ pub fn gebp_dot(a: &[f32], b: &[f32], row: GebpRow, in_panel: bool) -> f32 {
     }
 }
 
+/// Element `(i, j)` of `dst = lhs · rhs` as `cpu_backend_gemm`'s Eigen backend
+/// (`GemmImplUsingEigen`) computes it: `a` is row `i` of the row-major `rows × depth` left
+/// matrix, `b` column `j` of the column-major `depth × cols` right one. One column is Eigen's
+/// matrix × vector product ([`gemv_row_dot`]; one row too: [`inner_product`]); a product with
+/// `depth + rows + cols < 20` is the coefficient-based lazy product (each element summed in
+/// order from its first product); anything larger the general product ([`gebp_dot`]).
+pub fn gemm_element(a: &[f32], b: &[f32], i: usize, rows: usize, j: usize, cols: usize) -> f32 {
+    let depth = a.len().min(b.len());
+    if cols == 1 {
+        if rows == 1 {
+            0.0 + inner_product(a, b)
+        } else {
+            0.0 + gemv_row_dot(a, b, i >= rows / 2 * 2)
+        }
+    } else if depth + rows + cols < 20 {
+        let mut s = a.first().zip(b.first()).map_or(0.0, |(x, y)| x * y);
+        for k in 1..depth {
+            s += a[k] * b[k];
+        }
+        s
+    } else {
+        gebp_dot(a, b, GebpRow::of(i, rows), j < cols / 4 * 4)
+    }
+}
+
+/// Elements from float offset `offset` of a tensor to the next 32-byte boundary: TFLite's arena
+/// aligns every tensor to 64 bytes, so that is `(8 − offset mod 8) mod 8`.
+pub fn head_to_alignment(offset: usize) -> usize {
+    (8 - offset % 8) % 8
+}
+
+/// Eigen's vectorized sum of `v` (`redux`, linear vectorized traversal, AVX), where `v` starts
+/// `head` elements before a 32-byte boundary ([`head_to_alignment`]): the `head` elements are
+/// skipped first; with at least 8 elements after them, two 8-lane accumulators take alternate
+/// packets (one when fewer than 16), are added, take the odd packet left over, and are reduced
+/// ([`predux8`]); then the head elements and the tail after the last whole packet are added one
+/// by one. Fewer than 8 elements after the head: a plain left-to-right sum.
+pub fn aligned_sum(v: &[f32], head: usize) -> f32 {
+    let n = v.len();
+    let a = head.min(n);
+    if n - a < 8 {
+        return v
+            .iter()
+            .skip(1)
+            .fold(v.first().copied().unwrap_or(0.0), |s, &x| s + x);
+    }
+    let whole = (n - a) / 8 * 8;
+    let pairs = (n - a) / 16 * 16;
+    let packet = |i: usize| -> [f32; 8] { std::array::from_fn(|l| v[a + i + l]) };
+    let mut p0 = packet(0);
+    if pairs > 0 {
+        let mut p1 = packet(8);
+        for i in (16..pairs).step_by(16) {
+            let (q0, q1) = (packet(i), packet(i + 8));
+            for l in 0..8 {
+                p0[l] += q0[l];
+                p1[l] += q1[l];
+            }
+        }
+        for l in 0..8 {
+            p0[l] += p1[l];
+        }
+        if whole > pairs {
+            let q = packet(pairs);
+            for l in 0..8 {
+                p0[l] += q[l];
+            }
+        }
+    }
+    let mut s = predux8(p0);
+    for &x in &v[..a] {
+        s += x;
+    }
+    for &x in &v[a + whole..] {
+        s += x;
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,10 @@
 //! These kernels exist for calibration only (`KernelSet::LiteRtOptimized`); the reference
 //! kernels stay the specification of the float engine.
 
+pub mod activations;
 pub mod conv;
 pub mod eigen;
 pub mod fully_connected;
+pub mod reduce;
+pub mod resize;
+pub mod transpose_conv;

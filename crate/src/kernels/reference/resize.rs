@@ -25,7 +25,7 @@ pub struct ResizeParams {
 }
 
 /// LiteRT's scale for one axis: `in / out`, or `(in - 1) / (out - 1)` with aligned corners.
-fn axis_scale(input: usize, output: usize, align_corners: bool) -> f32 {
+pub(crate) fn axis_scale(input: usize, output: usize, align_corners: bool) -> f32 {
     if align_corners && output > 1 {
         (input - 1) as f32 / (output - 1) as f32
     } else {
@@ -34,7 +34,12 @@ fn axis_scale(input: usize, output: usize, align_corners: bool) -> f32 {
 }
 
 /// LiteRT `ComputeInterpolationValues` (float): the source coordinate and its two neighbours.
-fn interpolation(value: usize, scale: f32, half_pixel: bool, size: usize) -> (f32, usize, usize) {
+pub(crate) fn interpolation(
+    value: usize,
+    scale: f32,
+    half_pixel: bool,
+    size: usize,
+) -> (f32, usize, usize) {
     let scaled = if half_pixel {
         (value as f32 + 0.5) * scale - 0.5
     } else {
