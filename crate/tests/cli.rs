@@ -199,11 +199,11 @@ fn limits_apply_to_every_read_and_every_prepare() {
     let out_dir = out_dir.to_str().expect("utf-8");
     let stats = scratch("limits_stats.json");
     let stats = stats.to_str().expect("utf-8");
-    let size = std::fs::metadata(&case.join("model_float.tflite"))
+    let size = std::fs::metadata(case.join("model_float.tflite"))
         .expect("model")
         .len();
     let model =
-        zeropoint::tflite::read(&std::fs::read(&case.join("model_float.tflite")).expect("model"))
+        zeropoint::tflite::read(&std::fs::read(case.join("model_float.tflite")).expect("model"))
             .expect("reads");
     let sg = &model.subgraphs[0];
     let input = &sg.tensors[usize::try_from(sg.inputs[0]).expect("index")].name;
