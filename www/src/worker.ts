@@ -1,8 +1,10 @@
 /**
  * The engine worker: all model work runs here, off the page's UI thread.
  *
- * It loads the wasm engine on `init`, then answers `inspect` / `rewrite` / `calibrate` /
- * `quantize` / `run` / `compare` requests (see engine/protocol.ts). A calibration yields to the
+ * It loads the wasm engine on `init`, then answers `check-size` / `inspect` / `rewrite` /
+ * `calibrate` / `quantize` / `run` / `compare` requests (see engine/protocol.ts); those that read
+ * or prepare a model carry the user's limits, and `inspect` also prepares the model to say at
+ * once whether it can run. A calibration yields to the
  * message loop between samples, so a `cancel` (or any other request) is handled while it runs.
  * Errors thrown by the engine become `error` responses with the engine's message; a wasm trap (a
  * Rust panic) is reported as fatal, with the panic's message, so the page restarts us.
