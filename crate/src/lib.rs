@@ -13,6 +13,7 @@
 //! | [`kernels`] | float reference kernels over slices (`kernels::reference`), the spec |
 //! | [`ops`] | per-operator prepare (types, options, shapes) + eval, and the op registry |
 //! | [`engine`] | the interpreter: prepare once, one planned arena, run without allocating |
+//! | [`limits`] | limits a user sets: model file size, and the engine's size limits |
 //! | [`quant`] | the quantizer: TF-exact scale/zero-point, weight and bias rules (`quant::params`) |
 //! | `wasm` | the `#[wasm_bindgen]` face (feature `wasm`) |
 //!
@@ -26,6 +27,7 @@ pub mod error;
 pub mod fixedpoint;
 pub mod graph;
 pub mod kernels;
+pub mod limits;
 pub mod ops;
 pub mod quant;
 pub mod tflite;

@@ -175,3 +175,149 @@ fn compare_reports_every_shared_tensor_worst_first() {
     let stdout = text(&out.stdout);
     assert!(stdout.contains("worst SQNR first"), "{stdout}");
 }
+
+/// The one error line of a failed run (exit code 1).
+fn refused(args: &[&str]) -> String {
+    let out = zeropoint(args);
+    assert_eq!(out.status.code(), Some(1), "{args:?} succeeded");
+    let err = text(&out.stderr);
+    assert!(err.starts_with("error: "), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    err
+}
+
+#[test]
+fn limits_apply_to_every_read_and_every_prepare() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/example_cnn");
+    let float = case.join("model_float.tflite");
+    let float = float.to_str().expect("utf-8");
+    let fp16 = case.join("model_fp16.tflite");
+    let fp16 = fp16.to_str().expect("utf-8");
+    let calib = case.join("calib.npy");
+    let calib = calib.to_str().expect("utf-8");
+    let out_dir = scratch("limits_out");
+    let out_dir = out_dir.to_str().expect("utf-8");
+    let stats = scratch("limits_stats.json");
+    let stats = stats.to_str().expect("utf-8");
+    let size = std::fs::metadata(case.join("model_float.tflite"))
+        .expect("model")
+        .len();
+    let model =
+        zeropoint::tflite::read(&std::fs::read(case.join("model_float.tflite")).expect("model"))
+            .expect("reads");
+    let sg = &model.subgraphs[0];
+    let input = &sg.tensors[usize::try_from(sg.inputs[0]).expect("index")].name;
+
+    // The model size is checked before reading, by every subcommand (global option, either side
+    // of the subcommand); 0.01 MB = 10485 bytes.
+    assert!(size > 10_485);
+    for args in [
+        vec!["--max-model-mb", "0.01", "inspect", float],
+        vec!["rewrite", float, "-o", out_dir, "--max-model-mb", "0.01"],
+        vec![
+            "--max-model-mb",
+            "0.01",
+            "run",
+            float,
+            "--input",
+            calib,
+            "--out-dir",
+            out_dir,
+        ],
+    ] {
+        let err = refused(&args);
+        assert!(
+            err.contains(&format!(
+                "the model file {float} is too large: {size} bytes, more than the model size limit of 10485 bytes"
+            )),
+            "{args:?}: {err}"
+        );
+    }
+    // A tensor limit below the input's 12,288 bytes names the input, in run, calibrate, quantize
+    // and compare (0.001 MB = 1048 bytes).
+    for args in [
+        vec![
+            "--max-tensor-mb",
+            "0.001",
+            "run",
+            float,
+            "--input",
+            calib,
+            "--out-dir",
+            out_dir,
+        ],
+        vec![
+            "--max-tensor-mb",
+            "0.001",
+            "calibrate",
+            float,
+            "--data",
+            calib,
+            "-o",
+            stats,
+        ],
+        vec![
+            "--max-tensor-mb",
+            "0.001",
+            "quantize",
+            float,
+            "--data",
+            calib,
+            "-o",
+            stats,
+        ],
+        vec![
+            "--max-tensor-mb",
+            "0.001",
+            "compare",
+            float,
+            fp16,
+            "--input",
+            calib,
+        ],
+    ] {
+        let err = refused(&args);
+        assert!(
+            err.contains(&format!("'{input}'")) && err.contains("tensor limit of 1048 bytes"),
+            "{args:?}: {err}"
+        );
+    }
+    let err = refused(&[
+        "run",
+        float,
+        "--input",
+        calib,
+        "--out-dir",
+        out_dir,
+        "--max-arena-mb",
+        "0.01",
+    ]);
+    assert!(
+        err.contains("the activation arena is too large: more than the limit of 10485 bytes"),
+        "{err}"
+    );
+    // Unusable values are refused by the argument parser, naming the option.
+    let bad = zeropoint(&["--max-tensor-mb", "0", "inspect", float]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("--max-tensor-mb"),
+        "{}",
+        text(&bad.stderr)
+    );
+    // Generous limits change nothing.
+    let ok = zeropoint(&[
+        "--max-model-mb",
+        "1",
+        "--max-tensor-mb",
+        "1",
+        "--max-arena-mb",
+        "1",
+        "run",
+        float,
+        "--input",
+        calib,
+        "--out-dir",
+        out_dir,
+    ]);
+    assert!(ok.status.success(), "{}", text(&ok.stderr));
+}

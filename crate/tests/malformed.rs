@@ -7,10 +7,17 @@
 //! of the file, huge dimensions, a cyclic graph, a tensor read before it is produced, negative
 //! dimensions and an operator index out of range. The page shows the same messages (the wasm
 //! face returns the error's `Display`).
+//!
+//! Every corpus file the CLI refuses is kept in `target/malformed-corpus/` with a `manifest.json`
+//! (file, the CLI's error line as printed, the path the CLI was given, and the stage: `read` for
+//! `inspect`, `prepare` for `run` on a file `inspect` accepts), which the browser e2e test
+//! (`tests/e2e/run.mjs`) drops on the page one by one.
 #![cfg(not(target_arch = "wasm32"))]
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
 
 use zeropoint::Error;
 use zeropoint::engine::Interpreter;
@@ -31,6 +38,42 @@ fn scratch(name: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// The corpus folder the e2e test reads: `target/malformed-corpus/` of the workspace.
+fn corpus_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the crate is inside the workspace")
+        .join("target/malformed-corpus");
+    std::fs::create_dir_all(&dir).expect("corpus dir");
+    dir
+}
+
+/// Manifest entries of this test run, by file name (tests run on several threads).
+static MANIFEST: Mutex<BTreeMap<String, serde_json::Value>> = Mutex::new(BTreeMap::new());
+
+/// Records one refused corpus file and rewrites `manifest.json` (write, then rename: a reader
+/// never sees half a file).
+fn record(name: &str, stage: &str, path: &str, error_line: &str) {
+    let mut entries = MANIFEST
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    entries.insert(
+        name.to_string(),
+        serde_json::json!({
+            "file": name,
+            "stage": stage,
+            "cli_path": path,
+            "cli_error": error_line,
+        }),
+    );
+    let list: Vec<&serde_json::Value> = entries.values().collect();
+    let dir = corpus_dir();
+    let tmp = dir.join("manifest.json.tmp");
+    let text = serde_json::to_string_pretty(&list).expect("json");
+    std::fs::write(&tmp, text + "\n").expect("write manifest");
+    std::fs::rename(&tmp, dir.join("manifest.json")).expect("rename manifest");
+}
+
 /// Runs the CLI and returns (success, stderr).
 fn cli(args: &[&str]) -> (bool, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_zeropoint"))
@@ -45,7 +88,7 @@ fn cli(args: &[&str]) -> (bool, String) {
 
 /// `inspect` on `bytes` must fail with one line naming the file and containing `needle`.
 fn cli_refuses(name: &str, bytes: &[u8], needle: &str) {
-    let path = scratch(name);
+    let path = corpus_dir().join(name);
     std::fs::write(&path, bytes).expect("write corpus file");
     let p = path.to_str().expect("utf-8 path");
     let (ok, err) = cli(&["inspect", p]);
@@ -59,6 +102,7 @@ fn cli_refuses(name: &str, bytes: &[u8], needle: &str) {
         err.contains(needle),
         "{name}: expected '{needle}' in: {err}"
     );
+    record(name, "read", p, err.trim_end());
 }
 
 fn add(inputs: &[i32], outputs: &[i32]) -> Operator {
@@ -119,8 +163,11 @@ fn npy_f32(shape: &[usize], values: &[f32]) -> Vec<u8> {
 
 /// `run` on a graph-level malformed model must fail with one line containing every needle.
 fn cli_run_refuses(name: &str, model: &Model, needles: &[&str]) {
-    let path = scratch(name);
+    let path = corpus_dir().join(name);
     std::fs::write(&path, tflite::write(model).expect("writes")).expect("write model");
+    // The file itself reads: the problem shows when the engine prepares it.
+    let (ok, err) = cli(&["inspect", path.to_str().expect("utf-8")]);
+    assert!(ok, "{name}: inspect refused it: {err}");
     let input = scratch(&format!("{name}.input.npy"));
     std::fs::write(&input, npy_f32(&[1, 2], &[1.0, 2.0])).expect("write npy");
     let out_dir = scratch(&format!("{name}.out"));
@@ -137,6 +184,12 @@ fn cli_run_refuses(name: &str, model: &Model, needles: &[&str]) {
     for n in needles {
         assert!(err.contains(n), "{name}: expected '{n}' in: {err}");
     }
+    record(
+        name,
+        "prepare",
+        path.to_str().expect("utf-8"),
+        err.trim_end(),
+    );
 }
 
 #[test]
@@ -301,6 +354,7 @@ fn negative_dims_and_bad_tensor_indices_are_typed_errors() {
         }
         other => panic!("expected CannotRun, got {:?}", other.err()),
     }
+    cli_run_refuses("negative_dims.tflite", &m, &["'neg'"]);
     // An operator referring to tensor 9 in a 2-tensor subgraph: refused at read time.
     let bad = graph(
         vec![f32t("x", &[1, 2]), f32t("y", &[1, 2])],

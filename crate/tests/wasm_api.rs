@@ -52,3 +52,87 @@ fn truncated_model_is_a_js_error_with_the_message() {
     let err = wasm::inspect_model(cut).expect_err("truncated must fail");
     assert_eq!(message(err), expected);
 }
+
+/// Limits as the page sends them (a plain JS object of byte counts).
+fn limits_js(tensor: usize, arena: usize) -> JsValue {
+    let d = zeropoint::engine::Limits::default();
+    serde_wasm_bindgen::to_value(&wasm::limits::EngineLimits {
+        max_tensor_bytes: tensor,
+        max_arena_bytes: arena,
+        max_constant_bytes: d.max_constant_bytes,
+    })
+    .expect("to JS")
+}
+
+#[wasm_bindgen_test]
+fn limits_reach_every_prepare_and_name_what_is_too_large() {
+    // Defaults are the library's, the same as the CLI's.
+    let d: serde_json::Value =
+        serde_wasm_bindgen::from_value(wasm::limits::default_limits().expect("defaults"))
+            .expect("from JS");
+    let e = zeropoint::engine::Limits::default();
+    assert_eq!(
+        d["max_model_bytes"].as_u64(),
+        Some(zeropoint::limits::DEFAULT_MAX_MODEL_BYTES)
+    );
+    assert_eq!(
+        d["engine"]["max_tensor_bytes"].as_u64(),
+        Some(e.max_tensor_bytes as u64)
+    );
+    assert_eq!(
+        d["engine"]["max_arena_bytes"].as_u64(),
+        Some(e.max_arena_bytes as u64)
+    );
+
+    wasm::limits::check_model(EXAMPLE, None).expect("the example runs");
+    wasm::limits::check_model(EXAMPLE, Some(JsValue::UNDEFINED)).expect("undefined = defaults");
+    let input = {
+        let m = tflite::read(EXAMPLE).expect("reads");
+        let sg = &m.subgraphs[0];
+        sg.tensors[sg.inputs[0] as usize].name.clone()
+    };
+    // 32×32×3 float input = 12,288 bytes.
+    let tiny = || Some(limits_js(1000, 1 << 30));
+    let msg = message(wasm::limits::check_model(EXAMPLE, tiny()).expect_err("over the limit"));
+    assert!(
+        msg.contains(&format!("'{input}'")) && msg.contains("tensor limit of 1000 bytes"),
+        "{msg}"
+    );
+    let by_runner = message(
+        wasm::run::Runner::new(EXAMPLE, None, tiny())
+            .err()
+            .expect("refused"),
+    );
+    assert_eq!(by_runner, msg);
+    let by_calibrator = message(
+        wasm::Calibrator::new(EXAMPLE, tiny())
+            .err()
+            .expect("refused"),
+    );
+    assert_eq!(by_calibrator, msg);
+    let sample = vec![0.5f32; 32 * 32 * 3];
+    let by_compare =
+        message(wasm::run::compare_models(EXAMPLE, EXAMPLE, &sample, tiny()).expect_err("refused"));
+    assert_eq!(by_compare, msg);
+    let arena = message(
+        wasm::limits::check_model(EXAMPLE, Some(limits_js(1 << 30, 4096))).expect_err("arena"),
+    );
+    assert!(
+        arena.contains("the activation arena is too large"),
+        "{arena}"
+    );
+    let bad = message(
+        wasm::limits::check_model(EXAMPLE, Some(JsValue::from_str("big"))).expect_err("not limits"),
+    );
+    assert!(bad.starts_with("engine limits:"), "{bad}");
+
+    wasm::limits::check_model_size_js("m.tflite", 10.0, 10.0).expect("at the limit");
+    let size =
+        message(wasm::limits::check_model_size_js("m.tflite", 11.0, 10.0).expect_err("over"));
+    assert_eq!(
+        size,
+        zeropoint::limits::check_model_size("m.tflite", 11, 10)
+            .expect_err("over")
+            .to_string()
+    );
+}

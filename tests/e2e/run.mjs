@@ -26,6 +26,8 @@ const INT8_MODEL = join(ROOT, 'tests/golden/example_cnn/model_int8.tflite');
 /** The golden case of the quantize / compare steps: a float model and TF's calibration samples. */
 const GOLDEN = join(ROOT, 'tests/golden/mobilenet_block');
 const CLI = join(ROOT, 'target', 'debug', 'zeropoint');
+/** Written by crate/tests/malformed.rs: the malformed models and the CLI's error for each. */
+const CORPUS = join(ROOT, 'target', 'malformed-corpus');
 /** README screenshots (1280×800), rewritten only when asked. */
 const DOCS_SHOTS = process.env.ZEROPOINT_DOCS_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : undefined;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -454,6 +456,39 @@ function cli(args) {
   } catch (error) {
     throw new Error(`zeropoint ${args.join(' ')}: ${String(error.stderr ?? error.message)}`, { cause: error });
   }
+}
+
+/** Runs the CLI expecting it to fail; returns its one error line (as printed). */
+function cliError(args) {
+  assert(existsSync(CLI), `${CLI} is missing: run \`cargo build -p zeropoint --bin zeropoint\``);
+  try {
+    execFileSync(CLI, args, { timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  } catch (error) {
+    const lines = String(error.stderr ?? '').trimEnd().split('\n');
+    assert(lines.length === 1 && lines[0].startsWith('error: '), `zeropoint ${args.join(' ')}: not one error line: ${String(error.stderr)}`);
+    return lines[0];
+  }
+  throw new Error(`zeropoint ${args.join(' ')} succeeded`);
+}
+
+/** The CLI's message without "error: " and without the path it was given (the page has a file name). */
+function withoutPath(line, path) {
+  return line.replace(/^error: /, '').replace(`${path}: `, '').replace(` (in ${path})`, '');
+}
+
+/**
+ * The malformed-model corpus and its manifest (file, stage, cli_path, cli_error), built by the
+ * Rust test if it is not there yet.
+ */
+function malformedCorpus() {
+  const manifest = join(CORPUS, 'manifest.json');
+  if (!existsSync(manifest)) {
+    log('# building the malformed corpus: cargo test -p zeropoint --test malformed');
+    execFileSync('cargo', ['test', '-p', 'zeropoint', '--test', 'malformed'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
+  }
+  const entries = JSON.parse(readFileSync(manifest, 'utf8'));
+  assert(Array.isArray(entries) && entries.length > 0, `${manifest} lists no files`);
+  return entries;
 }
 
 /** Clicks a download button and returns the file's name and bytes. */
@@ -979,6 +1014,83 @@ async function main() {
     const size = bytes.length < 1024 ? `${String(bytes.length)} B` : `${bytes.length.toLocaleString('en-US')} bytes`;
     assert(info.includes(size), `download info lacks the size ${size}: ${info}`);
     await screenshot(page, '04-download');
+  });
+
+  // --- malformed files: the CLI's message for each, on the page; the loaded model stays ---
+  const corpus = malformedCorpus();
+  for (const stage of ['read', 'prepare']) {
+    const entries = corpus.filter((e) => e.stage === stage);
+    await check(`${String(entries.length)} malformed files (${stage} stage) each show the CLI's message, naming the file; the loaded model stays`, async () => {
+      assert(entries.length >= (stage === 'read' ? 20 : 4), `only ${String(entries.length)} ${stage}-stage files in the corpus`);
+      for (const entry of entries) {
+        const bytes = readFileSync(join(CORPUS, entry.file));
+        const message = withoutPath(entry.cli_error, entry.cli_path);
+        await dropFile(page, entry.file, bytes);
+        await page.waitForFunction(
+          (n) => document.body.dataset.state === 'error' && document.querySelector('[data-testid="error-banner"]')?.textContent?.includes(n),
+          entry.file,
+          { timeout: STEP_TIMEOUT_MS },
+        );
+        const shown = await text(page, 'error-banner');
+        assert(shown.includes(message), `${entry.file}: banner lacks the CLI's message "${message}": ${shown}`);
+        if (stage === 'prepare') {
+          assert(shown.includes(`${entry.file}: this model cannot run: ${message}`), `${entry.file}: not said at load time: ${shown}`);
+          // The graph of a model that reads is shown for inspection.
+          assert((await text(page, 'model-name')) === entry.file, `${entry.file}: not shown for inspection`);
+          assert((await page.locator(testId('show-inspected')).textContent())?.includes(entry.file), 'the model switch lacks it');
+        } else {
+          const banner = (await page.locator(`${testId('error-banner')} .banner-text`).textContent()) ?? '';
+          assert(banner.startsWith(`Could not load ${entry.file}: `), `${entry.file}: ${banner}`);
+        }
+      }
+      await screenshot(page, `07-malformed-${stage}`);
+      // Nothing the user loaded is lost: the last good model is one click away and is the one
+      // the other tabs use (the calibration below runs on it).
+      if (stage === 'prepare') await page.locator(testId('show-float')).click({ timeout: STEP_TIMEOUT_MS });
+      await page.waitForFunction(() => document.querySelector('[data-testid="model-name"]')?.textContent === 'dropped.tflite', null, { timeout: STEP_TIMEOUT_MS });
+      assert((await page.locator(testId('graph-op')).count()) === mainGraph.operators.length, 'the loaded model\'s graph is gone');
+    });
+  }
+
+  // --- limits: a tiny tensor limit names the tensor, as the CLI does; then restored ---
+  await check('Limits: a tiny tensor limit refuses the example naming its input, with the CLI\'s message; a model over the size limit is refused before reading; restore', async () => {
+    const panel = page.locator(testId('limits'));
+    await panel.locator('summary').click({ timeout: STEP_TIMEOUT_MS });
+    const tensorField = page.locator(testId('limit-tensor-mb'));
+    assert((await tensorField.inputValue()) === '2048', `default tensor limit shown: ${await tensorField.inputValue()}`);
+    await tensorField.fill('0.001');
+    await tensorField.dispatchEvent('change');
+    const stored = await page.evaluate(() => localStorage.getItem('zeropoint.limits') ?? '');
+    assert(JSON.parse(stored).maxTensorMb === 0.001, `not persisted: ${stored}`);
+    const want = withoutPath(
+      cliError(['--max-tensor-mb', '0.001', 'run', exampleFile, '--input', join(CORPUS, 'unused.npy'), '--out-dir', join(ARTIFACTS, 'unused')]),
+      exampleFile,
+    );
+    assert(want.includes(`'${inputTensor.name}'`), `the CLI's message does not name the input: ${want}`);
+    await dropFile(page, 'tiny-limit.tflite', example);
+    await page.waitForFunction(() => document.querySelector('[data-testid="error-banner"]')?.textContent?.includes('tiny-limit.tflite'), null, { timeout: STEP_TIMEOUT_MS });
+    let shown = await text(page, 'error-banner');
+    assert(shown.includes(`tiny-limit.tflite: this model cannot run: ${want}`), `banner lacks the CLI's message "${want}": ${shown}`);
+    await screenshot(page, '08-limit-tensor');
+    // The model-size limit, checked before the file is read.
+    const modelField = page.locator(testId('limit-model-mb'));
+    await modelField.fill('0.01');
+    await modelField.dispatchEvent('change');
+    const sizeWant = cliError(['--max-model-mb', '0.01', 'inspect', exampleFile]).replace(/^error: /, '').replace(exampleFile, 'big.tflite');
+    await dropFile(page, 'big.tflite', example);
+    await page.waitForFunction(() => document.querySelector('[data-testid="error-banner"]')?.textContent?.includes('big.tflite'), null, { timeout: STEP_TIMEOUT_MS });
+    shown = await text(page, 'error-banner');
+    assert(shown.includes(sizeWant), `banner lacks the CLI's message "${sizeWant}": ${shown}`);
+    // An unusable value is named and not applied.
+    await tensorField.fill('-1');
+    await tensorField.dispatchEvent('change');
+    assert((await text(page, 'limits-error')).includes('largest tensor'), 'no message for a negative limit');
+    // Restore: the defaults are back and the example loads again.
+    await page.locator(testId('limits-reset')).click({ timeout: STEP_TIMEOUT_MS });
+    assert((await tensorField.inputValue()) === '2048' && (await modelField.inputValue()) === '2048', 'defaults not restored');
+    await dropFile(page, 'dropped.tflite', example);
+    await waitForModel(page, 'dropped.tflite');
+    await panel.locator('summary').click({ timeout: STEP_TIMEOUT_MS });
   });
 
   // --- calibration ---

@@ -4,7 +4,11 @@
  * State for tests and styling is on `document.body.dataset.state`: `loading` while a model is
  * read/inspected, `ready` when the shown model is the last one asked for, `error` when the last
  * load failed (the previously shown model, if any, stays on screen). `dataset.shown` says which
- * model the Model tab shows (`float` or `quantized`).
+ * model the Model tab shows (`float`, `quantized`, or `inspected`: a model that reads but that the
+ * engine cannot prepare, shown for inspection while the previous model stays loaded).
+ *
+ * The Limits panel's values (localStorage) are sent with every request that reads or prepares a
+ * model; a file over the model-size limit is refused before it is read.
  *
  * Everything the user made — the model bytes, the calibration statistics, the settings, the
  * quantized model — lives here on the main thread and is sent with each request, so when the
@@ -15,6 +19,7 @@ import exampleUrl from '../assets/example.tflite?url';
 import { EngineClient, errorMessage } from './engine/client';
 import type { EngineInfo, EnginePreference } from './engine/protocol';
 import { formatBytesExact, looksLikeTflite, rewrittenFileName } from './format';
+import { loadLimits, saveLimits, workerLimits } from './limits';
 import { Banner } from './ui/banner';
 import { h, required } from './ui/dom';
 import { CalibrationPanel } from './ui/calibration';
@@ -22,6 +27,7 @@ import { ComparePanel } from './ui/compare';
 import { DetailsPanel } from './ui/details';
 import { setupDropZone } from './ui/dropzone';
 import { GraphView, type Selection } from './ui/graph';
+import { LimitsPanel } from './ui/limits';
 import { QuantizePanel, type QuantizedModel } from './ui/quantize';
 import { RangesView } from './ui/ranges';
 import { renderSummary, type LoadedModel } from './ui/summary';
@@ -182,6 +188,24 @@ const client = new EngineClient({
   },
 });
 
+/** localStorage, if this browser lets the page use it. */
+function storage(): Storage | undefined {
+  try {
+    return window.localStorage;
+  } catch {
+    return undefined;
+  }
+}
+
+const limitsPanel = new LimitsPanel(required('[data-testid="limits"]', HTMLElement), {
+  initial: loadLimits(storage()),
+  onChange: (limits) => {
+    saveLimits(storage(), limits);
+    client.setLimits(workerLimits(limits));
+  },
+});
+client.setLimits(workerLimits(limitsPanel.current));
+
 function showEngine(ready: Promise<EngineInfo>): void {
   badge.textContent = 'engine loading…';
   badge.dataset['engine'] = 'loading';
@@ -204,14 +228,36 @@ function showEngine(ready: Promise<EngineInfo>): void {
   );
 }
 
+type Shown = 'float' | 'quantized' | 'inspected';
+
 let current: CurrentModel | undefined;
 let quantized: CurrentModel | undefined;
-let shown: 'float' | 'quantized' = 'float';
+/** The last model dropped that reads but cannot run: shown, never sent to the other panels. */
+let inspected: CurrentModel | undefined;
+let shown: Shown = 'float';
 let loadSeq = 0;
 
-/** Shows the float model or its quantized version in the Model tab. */
-function showModel(which: 'float' | 'quantized'): void {
-  const model = which === 'quantized' ? quantized : current;
+function modelOf(which: Shown): CurrentModel | undefined {
+  return which === 'quantized' ? quantized : which === 'inspected' ? inspected : current;
+}
+
+/** The switch offers the float model and whichever of the other two exist. */
+function updateSwitch(): void {
+  modelSwitch.hidden = quantized === undefined && inspected === undefined;
+  for (const button of modelSwitch.querySelectorAll<HTMLElement>('[data-show]')) {
+    const which = button.getAttribute('data-show');
+    if (which === 'quantized') button.hidden = quantized === undefined;
+    if (which === 'inspected') {
+      button.hidden = inspected === undefined;
+      button.textContent = inspected ? `${inspected.name} (cannot run)` : '';
+    }
+    if (which === 'float') button.hidden = current === undefined;
+  }
+}
+
+/** Shows the float model, its quantized version or a model that cannot run in the Model tab. */
+function showModel(which: Shown): void {
+  const model = modelOf(which);
   if (!model) return;
   shown = which;
   document.body.dataset['shown'] = which;
@@ -234,7 +280,7 @@ function showModel(which: 'float' | 'quantized'): void {
 
 function setQuantized(result: QuantizedModel | undefined): void {
   quantized = result ? { name: result.name, size: result.bytes.byteLength, summary: result.summary, bytes: result.bytes } : undefined;
-  modelSwitch.hidden = quantized === undefined;
+  updateSwitch();
   compare.setQuantized(quantized);
   if (!quantized && shown === 'quantized') showModel('float');
   else if (quantized && shown === 'quantized') showModel('quantized');
@@ -242,20 +288,38 @@ function setQuantized(result: QuantizedModel | undefined): void {
 
 modelSwitch.addEventListener('click', (event) => {
   const which = event.target instanceof Element ? event.target.closest('[data-show]')?.getAttribute('data-show') : null;
-  if (which === 'float' || which === 'quantized') showModel(which);
+  if (which === 'float' || which === 'quantized' || which === 'inspected') showModel(which);
 });
 
-/** Read and inspect a model; only the most recent request updates the page. */
-async function loadModel(name: string, read: () => Promise<Uint8Array>): Promise<void> {
+/**
+ * Read and inspect a model (a file of known `fileSize` is checked against the model-size limit
+ * before it is read); only the most recent request updates the page. A model that reads but
+ * cannot run is shown for inspection, with the engine's reason; the loaded model stays.
+ */
+async function loadModel(name: string, fileSize: number | undefined, read: () => Promise<Uint8Array>): Promise<void> {
   const seq = ++loadSeq;
   setState('loading');
   errorBanner.hide();
   status.textContent = `Reading ${name}…`;
   try {
+    if (fileSize !== undefined) await client.checkModelSize(name, fileSize);
     const bytes = await read();
-    const { summary, size } = await client.inspect(name, bytes);
+    const { summary, size, cannotRun } = await client.inspect(name, bytes);
     if (seq !== loadSeq) return;
+    if (cannotRun !== undefined) {
+      inspected = { name, size, summary, bytes };
+      updateSwitch();
+      showModel('inspected');
+      const kept = current
+        ? ` It is shown for inspection only; ${current.name} stays loaded for calibration, quantization and comparison.`
+        : ' It is shown for inspection only.';
+      errorBanner.show(`${name}: this model cannot run: ${cannotRun}.${kept}`);
+      setState('error');
+      return;
+    }
     current = { name, size, summary, bytes };
+    inspected = undefined;
+    updateSwitch();
     shown = 'float';
     showModel('float');
     ranges.setModel(current);
@@ -274,7 +338,7 @@ async function loadModel(name: string, read: () => Promise<Uint8Array>): Promise
 }
 
 async function download(externalBuffers: boolean): Promise<string> {
-  const model = shown === 'quantized' ? quantized : current;
+  const model = modelOf(shown);
   if (!model) throw new Error('no model loaded');
   try {
     const bytes = await client.rewrite(model.bytes, externalBuffers);
@@ -301,7 +365,7 @@ async function fetchBytes(url: string): Promise<Uint8Array> {
 }
 
 setupDropZone(zone, input, (file) => {
-  void loadModel(file.name, async () => new Uint8Array(await file.arrayBuffer()));
+  void loadModel(file.name, file.size, async () => new Uint8Array(await file.arrayBuffer()));
 });
 
 window.zeropoint = {
@@ -316,7 +380,7 @@ window.zeropoint = {
 
 showEngine(client.init());
 // First visit: show the bundled example as if it had been dropped.
-void loadModel(EXAMPLE_NAME, () => fetchBytes(exampleUrl));
+void loadModel(EXAMPLE_NAME, undefined, () => fetchBytes(exampleUrl));
 
 // Offline: a service worker caches the built page on first load (production builds only; the
 // dev server's modules change on every edit).

@@ -1,8 +1,10 @@
 /**
  * The engine worker: all model work runs here, off the page's UI thread.
  *
- * It loads the wasm engine on `init`, then answers `inspect` / `rewrite` / `calibrate` /
- * `quantize` / `run` / `compare` requests (see engine/protocol.ts). A calibration yields to the
+ * It loads the wasm engine on `init`, then answers `check-size` / `inspect` / `rewrite` /
+ * `calibrate` / `quantize` / `run` / `compare` requests (see engine/protocol.ts); those that read
+ * or prepare a model carry the user's limits, and `inspect` also prepares the model to say at
+ * once whether it can run. A calibration yields to the
  * message loop between samples, so a `cancel` (or any other request) is handled while it runs.
  * Errors thrown by the engine become `error` responses with the engine's message; a wasm trap (a
  * Rust panic) is reported as fatal, with the panic's message, so the page restarts us.
@@ -11,6 +13,7 @@ import { decodeImage } from './calibration/decode';
 import { calibrate, sampleSource, type CalibrationEngine } from './calibration/run';
 import type { CalibratorLike } from './calibration/types';
 import { loadEngine, type EngineModule, type LoadedEngine } from './engine/loader';
+import type { WorkerLimits } from './limits';
 import {
   errorMessage,
   panicMessage,
@@ -48,21 +51,26 @@ console.error = (...args: unknown[]): void => {
 const MAX_RUNS = 100;
 
 /** Float values of one sample, one array per input of `inputs`. */
-async function resolveSample(api: EngineModule, inputs: { name: string; shape: number[]; dtype: string }[], sample: SampleSpec): Promise<Float32Array[]> {
-  const source = await sampleSource(inputs, sample.source, api.randomData, decodeImage);
+async function resolveSample(
+  api: EngineModule,
+  inputs: { name: string; shape: number[]; dtype: string }[],
+  sample: SampleSpec,
+  limits: WorkerLimits,
+): Promise<Float32Array[]> {
+  const source = await sampleSource(inputs, sample.source, api.randomData, decodeImage, limits.maxCalibrationSamples);
   if (!Number.isInteger(sample.index) || sample.index < 0 || sample.index >= source.total) {
     throw new Error(`sample ${String(sample.index)} does not exist: the source has ${source.total.toLocaleString('en-US')} (0 to ${String(source.total - 1)})`);
   }
   return source.sample(sample.index);
 }
 
-async function runModel(api: EngineModule, bytes: Uint8Array, sample: SampleSpec, runs: number): Promise<RunResult> {
+async function runModel(api: EngineModule, bytes: Uint8Array, sample: SampleSpec, runs: number, limits: WorkerLimits): Promise<RunResult> {
   if (!Number.isInteger(runs) || runs < 1 || runs > MAX_RUNS) throw new Error(`runs must be a whole number from 1 to ${String(MAX_RUNS)}`);
   // The fast kernel set where an op has one (same bits as the reference for integer ops).
-  const runner = new api.Runner(bytes, 'fast');
+  const runner = new api.Runner(bytes, 'fast', limits.engine);
   try {
     const inputs = runner.inputs();
-    const data = await resolveSample(api, inputs, sample);
+    const data = await resolveSample(api, inputs, sample, limits);
     data.forEach((values, k) => {
       runner.setInput(k, values);
     });
@@ -91,11 +99,25 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       const { info } = await engine;
       return [{ type: 'ready', id: request.id, engine: info }, []];
     }
+    case 'check-size': {
+      const { api } = await requireEngine();
+      api.checkModelSize(request.name, request.size, request.limits.maxModelBytes);
+      return [{ type: 'size-ok', id: request.id }, []];
+    }
     case 'inspect': {
       const { api } = await requireEngine();
+      api.checkModelSize(request.name, request.bytes.byteLength, request.limits.maxModelBytes);
       const summary = api.inspectModel(request.bytes);
+      // Prepare it as every run would: a model that reads but cannot run is said so now.
+      let cannotRun: string | undefined;
+      try {
+        api.checkModel(request.bytes, request.limits.engine);
+      } catch (error) {
+        if (error instanceof WebAssembly.RuntimeError) throw error; // a trap: fatal
+        cannotRun = errorMessage(error);
+      }
       return [
-        { type: 'summary', id: request.id, name: request.name, size: request.bytes.byteLength, summary },
+        { type: 'summary', id: request.id, name: request.name, size: request.bytes.byteLength, summary, cannotRun },
         [],
       ];
     }
@@ -115,6 +137,8 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
             scope.postMessage({ type: 'progress', id: request.id, ...progress }, []);
           },
           isCancelled: () => cancelled.has(request.id),
+          limits: request.limits.engine,
+          maxSamples: request.limits.maxCalibrationSamples,
         });
         if (outcome.calibrator) {
           lastCalibrator?.free();
@@ -179,26 +203,26 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
     }
     case 'run': {
       const { api } = await requireEngine();
-      const result = await runModel(api, request.bytes, request.sample, request.runs);
+      const result = await runModel(api, request.bytes, request.sample, request.runs, request.limits);
       return [{ type: 'ran', id: request.id, ...result }, result.outputs.map((o) => o.values.buffer)];
     }
     case 'compare': {
       const { api } = await requireEngine();
-      const runner = new api.Runner(request.float);
+      const runner = new api.Runner(request.float, undefined, request.limits.engine);
       let inputs;
       try {
         inputs = runner.inputs();
       } finally {
         runner.free();
       }
-      const data = await resolveSample(api, inputs, request.sample);
+      const data = await resolveSample(api, inputs, request.sample, request.limits);
       const joined = new Float32Array(data.reduce((n, a) => n + a.length, 0));
       let at = 0;
       for (const a of data) {
         joined.set(a, at);
         at += a.length;
       }
-      return [{ type: 'compared', id: request.id, tensors: api.compareModels(request.float, request.quant, joined) }, []];
+      return [{ type: 'compared', id: request.id, tensors: api.compareModels(request.float, request.quant, joined, request.limits.engine) }, []];
     }
     case 'debug-panic': {
       const { api } = await requireEngine();

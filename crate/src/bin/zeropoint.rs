@@ -3,7 +3,8 @@
 //! Subcommands: `inspect` (summary as text or JSON), `rewrite` (read and write back through the
 //! IR), `run` (the float engine over `.npy` samples), `calibrate` (per-tensor statistics) and
 //! `quantize` (TF-exact quantization: int8, int16x8, dynamic, float16). Everything here is argument parsing,
-//! file I/O and printing; the work happens in the library.
+//! file I/O and printing; the work happens in the library. Global options `--max-model-mb`,
+//! `--max-tensor-mb` and `--max-arena-mb` apply to every model read and every engine prepared.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -12,6 +13,7 @@ use clap::{Parser, Subcommand};
 use zeropoint::engine::{Interpreter, TensorDesc, shape_text};
 use zeropoint::graph::TensorType;
 use zeropoint::graph::summary::{ModelSummary, QuantSummary, TensorSummary};
+use zeropoint::limits::{UserLimits, check_model_size};
 use zeropoint::tflite::types::dtype_name;
 use zeropoint::tflite::{self, WriteOptions};
 use zeropoint::{Error, Result};
@@ -25,6 +27,42 @@ use zeropoint::{Error, Result};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Largest model file read, in MB of 2^20 bytes (fractions allowed; default 2048). Checked
+    /// before the file is read.
+    #[arg(long, global = true, value_name = "MB", value_parser = parse_mb)]
+    max_model_mb: Option<usize>,
+    /// Largest tensor the engine prepares, in MB (default 2048).
+    #[arg(long, global = true, value_name = "MB", value_parser = parse_mb)]
+    max_tensor_mb: Option<usize>,
+    /// Largest activation arena (all intermediate tensors, with reuse), in MB (default 2048).
+    #[arg(long, global = true, value_name = "MB", value_parser = parse_mb)]
+    max_arena_mb: Option<usize>,
+}
+
+impl Cli {
+    /// The limits given on the command line, defaults for the others.
+    fn limits(&self) -> UserLimits {
+        let mut limits = UserLimits::default();
+        if let Some(b) = self.max_model_mb {
+            limits.max_model_bytes = b as u64;
+        }
+        if let Some(b) = self.max_tensor_mb {
+            limits.engine.max_tensor_bytes = b;
+        }
+        if let Some(b) = self.max_arena_mb {
+            limits.engine.max_arena_bytes = b;
+        }
+        limits
+    }
+}
+
+/// `--max-…-mb` values: megabytes (2^20 bytes) → bytes.
+fn parse_mb(text: &str) -> std::result::Result<usize, String> {
+    let mb: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number of megabytes"))?;
+    zeropoint::limits::mb_to_bytes(mb)
 }
 
 #[derive(Subcommand)]
@@ -160,7 +198,15 @@ fn read_file(path: &Path) -> Result<Vec<u8>> {
     })
 }
 
-fn load(path: &Path) -> Result<zeropoint::Model> {
+/// Reads a model (refused before reading when larger than the limit), naming the file in errors.
+fn load(path: &Path, limits: &UserLimits) -> Result<zeropoint::Model> {
+    let size = std::fs::metadata(path)
+        .map_err(|source| Error::Io {
+            path: path.display().to_string(),
+            source,
+        })?
+        .len();
+    check_model_size(&path.display().to_string(), size, limits.max_model_bytes)?;
     let bytes = read_file(path)?;
     // Prefix format errors with the file name so scripts handling many files say which one.
     tflite::read(&bytes).map_err(|e| match e {
@@ -452,9 +498,15 @@ fn read_samples(inputs: &[PathBuf], descs: &[TensorDesc]) -> Result<Vec<NpyInput
 }
 
 /// `zeropoint run`: loops the engine over the samples (first axis) of every input.
-fn run_model(model: &Path, inputs: &[PathBuf], out_dir: &Path, dump: Option<&Path>) -> Result<()> {
-    let m = load(model)?;
-    let mut interp = Interpreter::new(&m)?;
+fn run_model(
+    model: &Path,
+    inputs: &[PathBuf],
+    out_dir: &Path,
+    dump: Option<&Path>,
+    limits: &UserLimits,
+) -> Result<()> {
+    let m = load(model, limits)?;
+    let mut interp = Interpreter::with_limits(&m, &limits.engine)?;
     let descs = interp.inputs().to_vec();
     let arrays = read_samples(inputs, &descs)?;
     let samples = arrays.first().map_or(0, |a| a.shape[0]);
@@ -555,10 +607,11 @@ fn calibrate_model(
     source: CalibrationSource,
     method: &str,
     output: &Path,
+    limits: &UserLimits,
 ) -> Result<()> {
     let method = zeropoint::quant::calibrate::Method::parse(method)?;
-    let m = load(model)?;
-    let stats = collect_stats(&m, source, method)?;
+    let m = load(model, limits)?;
+    let stats = collect_stats(&m, source, method, limits)?;
     for t in &stats.tensors {
         println!(
             "{:>5}  [{:>12.6e}, {:>12.6e}]  chosen [{:>12.6e}, {:>12.6e}]  {}",
@@ -590,10 +643,11 @@ fn collect_stats(
     m: &zeropoint::Model,
     source: CalibrationSource,
     method: zeropoint::quant::calibrate::Method,
+    limits: &UserLimits,
 ) -> Result<zeropoint::quant::calibrate::CalibrationStats> {
     use zeropoint::quant::calibrate::Calibrator;
     use zeropoint::quant::inputs::{self, NpySamples, RandomSource};
-    let mut cal = Calibrator::new(m)?;
+    let mut cal = Calibrator::with_limits(m, &limits.engine)?;
     let descs = cal.inputs().to_vec();
     match source {
         CalibrationSource::Npy(paths) => {
@@ -693,10 +747,11 @@ fn quantize_model(
     opts: zeropoint::quant::QuantizeOptions,
     report: Option<PathBuf>,
     output: &Path,
+    limits: &UserLimits,
 ) -> Result<()> {
     use zeropoint::quant::calibrate::{CalibrationStats, Method};
     use zeropoint::quant::{Mode, Ranges, quantize_to_bytes};
-    let m = load(model)?;
+    let m = load(model, limits)?;
     let method = calibration.map(Method::parse).transpose()?;
     let needs_ranges = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
     let ranges = match (stats, data.is_empty()) {
@@ -727,13 +782,13 @@ fn quantize_model(
                         ),
                     });
                 }
-                let cal = load(&path)?;
+                let cal = load(&path, limits)?;
                 Ranges::from_calibrated_model(&m, &cal)?
             }
         }
         (None, false) => {
             let method = method.unwrap_or(Method::MinMax);
-            let s = collect_stats(&m, CalibrationSource::Npy(data), method)?;
+            let s = collect_stats(&m, CalibrationSource::Npy(data), method, limits)?;
             Ranges::from_calibration(&m, &s)?
         }
         (None, true) if needs_ranges => {
@@ -771,9 +826,10 @@ fn quantize_model(
 }
 
 fn run(cli: Cli) -> Result<()> {
+    let limits = &cli.limits();
     match cli.command {
         Command::Inspect { model, json } => {
-            let m = load(&model)?;
+            let m = load(&model, limits)?;
             let summary = ModelSummary::of(&m);
             if json {
                 let text = serde_json::to_string_pretty(&summary).map_err(|e| Error::Write {
@@ -789,7 +845,7 @@ fn run(cli: Cli) -> Result<()> {
             output,
             external_buffers,
         } => {
-            let m = load(&model)?;
+            let m = load(&model, limits)?;
             let bytes = tflite::write_with(&m, &WriteOptions { external_buffers })?;
             std::fs::write(&output, &bytes).map_err(|source| Error::Io {
                 path: output.display().to_string(),
@@ -802,7 +858,7 @@ fn run(cli: Cli) -> Result<()> {
             inputs,
             out_dir,
             dump,
-        } => run_model(&model, &inputs, &out_dir, dump.as_deref())?,
+        } => run_model(&model, &inputs, &out_dir, dump.as_deref(), limits)?,
         Command::Compare {
             float_model,
             quantized_model,
@@ -815,6 +871,7 @@ fn run(cli: Cli) -> Result<()> {
             &inputs,
             json.as_deref(),
             top,
+            limits,
         )?,
         Command::Calibrate {
             model,
@@ -858,7 +915,7 @@ fn run(cli: Cli) -> Result<()> {
             } else {
                 CalibrationSource::Npy(data)
             };
-            calibrate_model(&model, source, &method, &output)?;
+            calibrate_model(&model, source, &method, &output, limits)?;
         }
         Command::Quantize {
             model,
@@ -887,6 +944,7 @@ fn run(cli: Cli) -> Result<()> {
                 opts,
                 report,
                 &output,
+                limits,
             )?;
         }
     }
@@ -910,10 +968,15 @@ fn compare_models(
     inputs: &[PathBuf],
     json: Option<&Path>,
     top: usize,
+    limits: &UserLimits,
 ) -> Result<()> {
-    let f = load(float_model)?;
-    let q = load(quantized_model)?;
-    let descs = Interpreter::new(&f)?.inputs().to_vec();
+    let f = load(float_model, limits)?;
+    let q = load(quantized_model, limits)?;
+    // Both models are prepared with the user's limits first (the comparison prepares them again).
+    let descs = Interpreter::with_limits(&f, &limits.engine)?
+        .inputs()
+        .to_vec();
+    Interpreter::with_limits(&q, &limits.engine)?;
     if let Some((i, d)) = descs
         .iter()
         .enumerate()

@@ -785,7 +785,17 @@ impl Calibrator {
     /// [`Calibrator::new`] with an explicit [`KernelSet`] (e.g. [`KernelSet::Reference`] to
     /// record what LiteRT's reference kernels compute).
     pub fn with_kernels(model: &Model, kernels: KernelSet) -> Result<Self> {
-        let interp = Interpreter::with_options(model, &Limits::default(), kernels)?;
+        Self::with_options(model, &Limits::default(), kernels)
+    }
+
+    /// [`Calibrator::new`] with explicit size [`Limits`] (the user's, from the CLI or the page).
+    pub fn with_limits(model: &Model, limits: &Limits) -> Result<Self> {
+        Self::with_options(model, limits, CALIBRATION_KERNELS)
+    }
+
+    /// [`Calibrator::new`] with explicit size [`Limits`] and [`KernelSet`].
+    pub fn with_options(model: &Model, limits: &Limits, kernels: KernelSet) -> Result<Self> {
+        let interp = Interpreter::with_options(model, limits, kernels)?;
         let n = model.subgraphs.first().map_or(0, |sg| sg.tensors.len());
         let inputs = interp.inputs().len();
         Ok(Calibrator {

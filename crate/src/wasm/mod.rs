@@ -5,7 +5,8 @@
 //! same message the CLI prints.
 //!
 //! Submodules: [`quantize`] (the quantizer with the CLI's options and files), [`run`] (a model
-//! runner, float-vs-quantized comparison, and the panic test hook).
+//! runner, float-vs-quantized comparison, and the panic test hook), [`limits`] (the user's size
+//! limits, the model-size check, and a prepare-only check of a model).
 
 mod bench;
 
@@ -18,6 +19,7 @@ use crate::quant::calibrate::{self, InputDesc, Method};
 use crate::quant::params;
 use crate::tflite::{self, WriteOptions};
 
+pub mod limits;
 pub mod quantize;
 pub mod run;
 
@@ -79,11 +81,16 @@ pub struct Calibrator {
 
 #[wasm_bindgen]
 impl Calibrator {
-    /// Reads a float `.tflite` model and prepares the float engine for it.
+    /// Reads a float `.tflite` model and prepares the float engine for it with `limits` (the
+    /// engine's size limits; default if absent).
     #[wasm_bindgen(constructor)]
-    pub fn new(model: &[u8]) -> Result<Calibrator, JsError> {
+    pub fn new(
+        model: &[u8],
+        #[wasm_bindgen(unchecked_optional_param_type = "EngineLimits")] limits: Option<JsValue>,
+    ) -> Result<Calibrator, JsError> {
+        let limits = limits::limits_or_default(limits)?;
         let model = tflite::read(model).map_err(js_error)?;
-        let inner = calibrate::Calibrator::new(&model).map_err(js_error)?;
+        let inner = calibrate::Calibrator::with_limits(&model, &limits).map_err(js_error)?;
         Ok(Calibrator { inner })
     }
 

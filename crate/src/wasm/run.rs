@@ -6,6 +6,7 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+use super::limits::limits_or_default;
 use super::{js_error, to_js};
 use crate::engine::{Interpreter, KernelSet, Limits, TensorDesc};
 use crate::error::Error;
@@ -105,16 +106,21 @@ pub struct Runner {
 
 #[wasm_bindgen]
 impl Runner {
-    /// Reads and prepares a model; `kernels` is `reference` (the default) or `fast`.
+    /// Reads and prepares a model; `kernels` is `reference` (the default) or `fast`; `limits`
+    /// the engine's size limits (default if absent).
     #[wasm_bindgen(constructor)]
-    pub fn new(model: &[u8], kernels: Option<String>) -> Result<Runner, JsError> {
+    pub fn new(
+        model: &[u8],
+        kernels: Option<String>,
+        #[wasm_bindgen(unchecked_optional_param_type = "EngineLimits")] limits: Option<JsValue>,
+    ) -> Result<Runner, JsError> {
+        let limits = limits_or_default(limits)?;
         let kernels: KernelSet = match kernels.as_deref() {
             None => KernelSet::default(),
             Some(name) => name.parse().map_err(|e: String| JsError::new(&e))?,
         };
         let model = tflite::read(model).map_err(js_error)?;
-        let interp =
-            Interpreter::with_options(&model, &Limits::default(), kernels).map_err(js_error)?;
+        let interp = Interpreter::with_options(&model, &limits, kernels).map_err(js_error)?;
         Ok(Runner { model, interp })
     }
 
@@ -284,8 +290,25 @@ pub fn compare_with(
     quant_model: &[u8],
     data: &[f32],
 ) -> crate::Result<Vec<TensorComparison>> {
+    compare_with_limits(float_model, quant_model, data, &Limits::default())
+}
+
+/// [`compare_with`] with the user's size [`Limits`]: both models are prepared with them first,
+/// so a model over a limit is refused naming the tensor (or the arena) before the comparison.
+///
+/// # Errors
+/// As [`compare_with`], and [`Error::TooLarge`] / [`Error::CannotRun`] for a model over the
+/// limits.
+pub fn compare_with_limits(
+    float_model: &[u8],
+    quant_model: &[u8],
+    data: &[f32],
+    limits: &Limits,
+) -> crate::Result<Vec<TensorComparison>> {
     let f = tflite::read(float_model)?;
     let q = tflite::read(quant_model)?;
+    Interpreter::with_limits(&f, limits)?;
+    Interpreter::with_limits(&q, limits)?;
     let sizes = input_sizes(&f);
     let per_sample: usize = sizes.iter().sum();
     if per_sample == 0 || data.is_empty() || !data.len().is_multiple_of(per_sample) {
@@ -337,8 +360,10 @@ pub fn compare_models(
     float_model: &[u8],
     quant_model: &[u8],
     data: &[f32],
+    #[wasm_bindgen(unchecked_optional_param_type = "EngineLimits")] limits: Option<JsValue>,
 ) -> Result<JsValue, JsError> {
-    let rows = compare_with(float_model, quant_model, data).map_err(js_error)?;
+    let limits = limits_or_default(limits)?;
+    let rows = compare_with_limits(float_model, quant_model, data, &limits).map_err(js_error)?;
     to_js(&rows, "comparison")
 }
 

@@ -74,8 +74,16 @@ export function parseHeader(text: string): { descr: string; fortranOrder: boolea
   return { descr, fortranOrder: fortran === 'True', shape };
 }
 
-/** Parse a whole `.npy` file. Throws NpyError with a readable message. */
-export function parseNpy(bytes: Uint8Array): NpyArray {
+/** The header of a `.npy` file (dtype, order, shape) and where its data starts. */
+export interface NpyHeader {
+  descr: string;
+  fortranOrder: boolean;
+  shape: number[];
+  dataStart: number;
+}
+
+/** Parse only the header of a `.npy` file (no data is decoded). Throws NpyError. */
+export function parseNpyHeader(bytes: Uint8Array): NpyHeader {
   if (bytes.length < 10 || MAGIC.some((b, i) => bytes[i] !== b)) {
     throw new NpyError('not a .npy file (the \\x93NUMPY magic is missing)');
   }
@@ -97,8 +105,13 @@ export function parseNpy(bytes: Uint8Array): NpyArray {
   if (dataStart > bytes.length) throw new NpyError('truncated header');
   const headerBytes = bytes.subarray(headerStart, dataStart);
   const header = major === 3 ? new TextDecoder('utf-8').decode(headerBytes) : latin1(headerBytes);
-  const { descr, fortranOrder, shape } = parseHeader(header);
+  return { ...parseHeader(header), dataStart };
+}
 
+/** Parse a whole `.npy` file. Throws NpyError with a readable message. */
+export function parseNpy(bytes: Uint8Array): NpyArray {
+  const { descr, fortranOrder, shape, dataStart } = parseNpyHeader(bytes);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const order = descr[0] ?? '';
   const code = ['<', '>', '|', '='].includes(order) ? descr.slice(1) : descr;
   const info = DTYPES[code];

@@ -70,6 +70,29 @@ describe('calibrate (worker side, fake engine)', () => {
     ).rejects.toThrow(/^junk\.npy: not a \.npy file/);
   });
 
+  it('refuses a .npy over the sample limit before decoding it, and passes the engine limits on', async () => {
+    const seen: unknown[] = [];
+    const e = env({ maxSamples: 2, limits: { max_tensor_bytes: 7, max_arena_bytes: 8, max_constant_bytes: 9 } });
+    e.engine = {
+      ...e.engine,
+      Calibrator: class extends FakeCalibrator {
+        constructor(_model: Uint8Array, limits?: unknown) {
+          super();
+          seen.push(limits);
+        }
+      },
+    };
+    await expect(
+      calibrate(new Uint8Array(8), { source: { kind: 'npy', files: [npyFile('x.npy', [3, 1, 4])] }, method: { kind: 'minmax' } }, e),
+    ).rejects.toThrow(/^x\.npy holds 3 samples, more than the limit of 2 calibration samples/);
+    const ok = await calibrate(new Uint8Array(8), { source: { kind: 'npy', files: [npyFile('x.npy', [2, 1, 4])] }, method: { kind: 'minmax' } }, e);
+    expect(ok.samples).toBe(2);
+    expect(seen).toEqual([
+      { max_tensor_bytes: 7, max_arena_bytes: 8, max_constant_bytes: 9 },
+      { max_tensor_bytes: 7, max_arena_bytes: 8, max_constant_bytes: 9 },
+    ]);
+  });
+
   it('a cancelled run returns no stats and frees the calibrator', async () => {
     let n = 0;
     const out = await calibrate(

@@ -3,8 +3,10 @@
  * into samples, run the loop, and hand back the statistics. Engine and browser pieces are
  * injected (see worker.ts), so this is exercised in Node with fakes.
  */
+import type { EngineLimits } from '../engine/types';
+import { checkSampleCount } from '../limits';
 import { runCalibration, type LoopResult, type SampleSource } from './loop';
-import { parseNpy } from './npy';
+import { parseNpy, parseNpyHeader } from './npy';
 import { validateNormalization } from './preprocess';
 import type { Progress } from './progress';
 import { imageLayout, type InputDesc } from './shapes';
@@ -21,7 +23,7 @@ import {
 
 /** The wasm API slice calibration needs (Calibrator class + randomData). */
 export interface CalibrationEngine {
-  Calibrator: new (model: Uint8Array) => CalibratorLike;
+  Calibrator: new (model: Uint8Array, limits?: EngineLimits) => CalibratorLike;
   randomData: RandomData;
 }
 
@@ -32,6 +34,10 @@ export interface RunEnv {
   isCancelled: () => boolean;
   yieldToEventLoop?: () => Promise<void>;
   now?: () => number;
+  /** The engine's size limits (the user's); the engine's defaults when absent. */
+  limits?: EngineLimits;
+  /** Most samples a source decoded whole in memory (a `.npy`) may hold; no limit when absent. */
+  maxSamples?: number;
 }
 
 export interface RunOutcome extends LoopResult {
@@ -45,8 +51,16 @@ const macrotask = (): Promise<void> =>
     setTimeout(resolve, 0);
   });
 
-async function readNpy(file: File): Promise<{ name: string; array: ReturnType<typeof parseNpy> }> {
+async function readNpy(file: File, maxSamples: number): Promise<{ name: string; array: ReturnType<typeof parseNpy> }> {
   const bytes = new Uint8Array(await file.arrayBuffer());
+  let samples: number;
+  try {
+    samples = parseNpyHeader(bytes).shape[0] ?? 0;
+  } catch (error) {
+    throw new Error(`${file.name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  // Before decoding: the decoded samples would stay in memory for the whole run.
+  checkSampleCount(file.name, samples, maxSamples);
   try {
     return { name: file.name, array: parseNpy(bytes) };
   } catch (error) {
@@ -56,20 +70,22 @@ async function readNpy(file: File): Promise<{ name: string; array: ReturnType<ty
 
 /**
  * The samples of a configured source for a model with `inputs` (also used by the Compare view to
- * pick one sample of the calibration set, a .npy or an image).
+ * pick one sample of the calibration set, a .npy or an image). A `.npy` holding more than
+ * `maxSamples` samples is refused before it is decoded (it would be held whole in memory).
  */
 export async function sampleSource(
   inputs: readonly InputDesc[],
   source: CalibrationSource,
   randomData: RandomData,
   decodeImage: DecodeImage,
+  maxSamples = Number.POSITIVE_INFINITY,
 ): Promise<SampleSource> {
   switch (source.kind) {
     case 'random':
       validateRandom(source);
       return randomSource(inputs, source, randomData);
     case 'npy':
-      return npySource(inputs, await Promise.all(source.files.map(readNpy)));
+      return npySource(inputs, await Promise.all(source.files.map((file) => readNpy(file, maxSamples))));
     case 'images': {
       const first = inputs[0];
       if (first) validateNormalization(source.normalization, imageLayout(first).channels);
@@ -81,10 +97,10 @@ export async function sampleSource(
 export async function calibrate(model: Uint8Array, config: CalibrationConfig, env: RunEnv): Promise<RunOutcome> {
   validateMethod(config.method);
   const method = methodString(config.method);
-  const calibrator = new env.engine.Calibrator(model);
+  const calibrator = new env.engine.Calibrator(model, env.limits);
   let keep = false;
   try {
-    const samples = await sampleSource(calibrator.inputs(), config.source, env.engine.randomData, env.decodeImage);
+    const samples = await sampleSource(calibrator.inputs(), config.source, env.engine.randomData, env.decodeImage, env.maxSamples);
     const result = await runCalibration(calibrator, samples, {
       onProgress: env.onProgress,
       isCancelled: env.isCancelled,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EngineClient, EngineError, WorkerCrashedError } from './client';
+import { DEFAULT_LIMITS, workerLimits } from '../limits';
 import type { EngineInfo, WorkerRequest, WorkerResponse } from './protocol';
 import type { ModelSummary } from './types';
 
@@ -44,7 +45,18 @@ function healthy(req: WorkerRequest): WorkerResponse | undefined {
     case 'inspect':
       return req.bytes.length < 8
         ? { type: 'error', id: req.id, message: 'truncated file', fatal: false }
-        : { type: 'summary', id: req.id, name: req.name, size: req.bytes.length, summary: SUMMARY };
+        : {
+            type: 'summary',
+            id: req.id,
+            name: req.name,
+            size: req.bytes.length,
+            summary: SUMMARY,
+            cannotRun: req.bytes.length > req.limits.engine.max_tensor_bytes ? 'too large for the fake' : undefined,
+          };
+    case 'check-size':
+      return req.size > req.limits.maxModelBytes
+        ? { type: 'error', id: req.id, message: `${req.name} is too large`, fatal: false }
+        : { type: 'size-ok', id: req.id };
     case 'rewrite':
       return { type: 'rewritten', id: req.id, bytes: req.bytes };
     case 'requant':
@@ -175,6 +187,20 @@ describe('EngineClient', () => {
     await client.quantize(new Uint8Array(12), stats, { mode: 'int8', io: 'int8', per_tensor: false, float_ops: [] });
     const resent = workers[1]?.received.find((r) => r.type === 'quantize');
     expect(resent).toMatchObject({ stats });
+  });
+
+  it('sends the current limits with every request that reads or prepares a model', async () => {
+    const { client, workers } = setup();
+    expect((await client.inspect('a.tflite', new Uint8Array(64))).cannotRun).toBeUndefined();
+    const tiny = workerLimits({ ...DEFAULT_LIMITS, maxModelMb: 16 / 1_048_576, maxTensorMb: 32 / 1_048_576 });
+    client.setLimits(tiny);
+    expect((await client.inspect('a.tflite', new Uint8Array(64))).cannotRun).toBe('too large for the fake');
+    await expect(client.checkModelSize('big.tflite', 17)).rejects.toThrow('big.tflite is too large');
+    await expect(client.checkModelSize('ok.tflite', 16)).resolves.toBeUndefined();
+    await expect(client.run(new Uint8Array(8), { source: { kind: 'random', count: 1, lo: 0, hi: 1, seed: 0 }, index: 0 }, 1)).rejects.toThrow();
+    const sent = workers[0]?.received ?? [];
+    const withLimits = sent.filter((r) => r.type === 'inspect' || r.type === 'check-size' || r.type === 'run');
+    expect(withLimits.map((r) => ('limits' in r ? r.limits.engine.max_tensor_bytes : -1))).toEqual([DEFAULT_LIMITS.maxTensorMb * 1_048_576, 32, 32, 32, 32]);
   });
 
   it('gives up after repeated crashes', async () => {

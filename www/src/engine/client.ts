@@ -20,6 +20,7 @@ import {
   type WorkerResponse,
 } from './protocol';
 import type { CalibrationConfig, CalibrationStats } from '../calibration/types';
+import { DEFAULT_LIMITS, workerLimits, type WorkerLimits } from '../limits';
 import type { Progress } from '../calibration/progress';
 import type { ModelSummary, MultiplierSteps, QuantSteps, QuantizeSettings, TensorComparison } from './types';
 
@@ -81,6 +82,8 @@ export class EngineClient {
   private recentRestarts: number[] = [];
   /** Set when the worker crashed too often in a row: no more restarts, every request fails. */
   private gaveUp: string | undefined;
+  /** The user's limits, sent with every request that reads or prepares a model. */
+  private limits: WorkerLimits = workerLimits(DEFAULT_LIMITS);
 
   constructor(private readonly options: EngineClientOptions) {
     this.createWorker = options.createWorker ?? defaultWorker;
@@ -104,10 +107,26 @@ export class EngineClient {
     return ready;
   }
 
-  async inspect(name: string, bytes: Uint8Array): Promise<{ summary: ModelSummary; size: number }> {
+  /** Use these limits from the next request on. */
+  setLimits(limits: WorkerLimits): void {
+    this.limits = limits;
+  }
+
+  /** Rejects (with the library's message) a model file larger than the model-size limit. */
+  async checkModelSize(name: string, size: number): Promise<void> {
     await this.init();
-    const response = await this.request('inspect', { type: 'inspect', name, bytes });
-    return { summary: response.summary, size: response.size };
+    await this.request('check-size', { type: 'check-size', name, size, limits: this.limits });
+  }
+
+  /**
+   * Read and summarise a model, and try to prepare the engine for it: `cannotRun` is the
+   * engine's reason when the model reads but cannot run (unsupported or invalid operators, a
+   * tensor read before it is computed, a tensor over the limits).
+   */
+  async inspect(name: string, bytes: Uint8Array): Promise<{ summary: ModelSummary; size: number; cannotRun: string | undefined }> {
+    await this.init();
+    const response = await this.request('inspect', { type: 'inspect', name, bytes, limits: this.limits });
+    return { summary: response.summary, size: response.size, cannotRun: response.cannotRun };
   }
 
   async rewrite(bytes: Uint8Array, externalBuffers: boolean): Promise<Uint8Array> {
@@ -124,7 +143,7 @@ export class EngineClient {
       this.request('cancel', { type: 'cancel', target }).catch(() => undefined);
     };
     const result = this.init().then(() => {
-      const request = this.request('calibrate', { type: 'calibrate', bytes, config }, onProgress);
+      const request = this.request('calibrate', { type: 'calibrate', bytes, config, limits: this.limits }, onProgress);
       id = this.nextId - 1; // request() took this id synchronously
       if (cancelRequested) sendCancel(id);
       return request;
@@ -187,14 +206,14 @@ export class EngineClient {
   /** Run a model on one sample `runs` times (each invoke timed in the worker). */
   async run(bytes: Uint8Array, sample: SampleSpec, runs: number): Promise<RunResult> {
     await this.init();
-    const { inputs, outputs, timesMs } = await this.request('run', { type: 'run', bytes, sample, runs });
+    const { inputs, outputs, timesMs } = await this.request('run', { type: 'run', bytes, sample, runs, limits: this.limits });
     return { inputs, outputs, timesMs };
   }
 
   /** Float vs quantized on one sample: every tensor present in both, as `zeropoint compare`. */
   async compare(float: Uint8Array, quant: Uint8Array, sample: SampleSpec): Promise<TensorComparison[]> {
     await this.init();
-    return (await this.request('compare', { type: 'compare', float, quant, sample })).tensors;
+    return (await this.request('compare', { type: 'compare', float, quant, sample, limits: this.limits })).tensors;
   }
 
   /**
@@ -288,6 +307,8 @@ function expectedResponse(type: RequestType): WorkerResponse['type'] {
   switch (type) {
     case 'init':
       return 'ready';
+    case 'check-size':
+      return 'size-ok';
     case 'inspect':
       return 'summary';
     case 'rewrite':

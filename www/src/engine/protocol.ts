@@ -9,6 +9,7 @@
  */
 import type { CalibrationConfig, CalibrationSource, CalibrationStats } from '../calibration/types';
 import type { Progress } from '../calibration/progress';
+import type { WorkerLimits } from '../limits';
 import type { IoInfo, ModelSummary, MultiplierSteps, QuantSteps, QuantizeSettings, Report, TensorComparison } from './types';
 
 /** One input sample for a run or a comparison: sample `index` of a calibration-style source. */
@@ -62,14 +63,20 @@ export interface EngineInfo {
 
 export type WorkerRequest =
   | { type: 'init'; id: number; prefer: EnginePreference }
-  | { type: 'inspect'; id: number; name: string; bytes: Uint8Array }
+  /** The model-size limit, checked before a file is read. */
+  | { type: 'check-size'; id: number; name: string; size: number; limits: WorkerLimits }
+  /**
+   * Read the model and summarise it, then prepare the engine for it with `limits`: the summary
+   * says `cannotRun` (the engine's message) when it reads but cannot run.
+   */
+  | { type: 'inspect'; id: number; name: string; bytes: Uint8Array; limits: WorkerLimits }
   | { type: 'rewrite'; id: number; bytes: Uint8Array; externalBuffers: boolean }
   /**
    * Calibrate the model sample by sample; `progress` messages with this id follow until the one
    * `calibrated` (or `error`) response. The worker keeps the last finished calibrator for
    * `calibration-stats` requests (a failed or cancelled run leaves it in place).
    */
-  | { type: 'calibrate'; id: number; bytes: Uint8Array; config: CalibrationConfig }
+  | { type: 'calibrate'; id: number; bytes: Uint8Array; config: CalibrationConfig; limits: WorkerLimits }
   /** Stop the calibration started by request `target` between two samples. */
   | { type: 'cancel'; id: number; target: number }
   /** The last finished calibration's statistics with another range-selection method. */
@@ -88,9 +95,9 @@ export type WorkerRequest =
   /** The statistics as `zeropoint calibrate` writes them (the JSON `--stats` reads). */
   | { type: 'stats-json'; id: number; stats: CalibrationStats }
   /** Run a model on one sample `runs` times; outputs of the last run. */
-  | { type: 'run'; id: number; bytes: Uint8Array; sample: SampleSpec; runs: number }
+  | { type: 'run'; id: number; bytes: Uint8Array; sample: SampleSpec; runs: number; limits: WorkerLimits }
   /** Float vs quantized on one sample, per tensor (as `zeropoint compare`). */
-  | { type: 'compare'; id: number; float: Uint8Array; quant: Uint8Array; sample: SampleSpec }
+  | { type: 'compare'; id: number; float: Uint8Array; quant: Uint8Array; sample: SampleSpec; limits: WorkerLimits }
   /** Test hook: make the worker die with an uncaught error, to exercise the restart path. */
   | { type: 'crash'; id: number }
   /** Test hook: make the engine panic (a wasm trap), to exercise crash recovery. */
@@ -98,7 +105,16 @@ export type WorkerRequest =
 
 export type WorkerResponse =
   | { type: 'ready'; id: number; engine: EngineInfo }
-  | { type: 'summary'; id: number; name: string; size: number; summary: ModelSummary }
+  | { type: 'size-ok'; id: number }
+  | {
+      type: 'summary';
+      id: number;
+      name: string;
+      size: number;
+      summary: ModelSummary;
+      /** Why the engine cannot run this model (it can still be inspected); absent if it can. */
+      cannotRun: string | undefined;
+    }
   | { type: 'rewritten'; id: number; bytes: Uint8Array }
   /** Not a final answer: zero or more precede the `calibrated` response to a `calibrate`. */
   | ({ type: 'progress'; id: number } & Progress)
@@ -131,6 +147,7 @@ export type WorkerResponse =
 /** Request types, and the success response each one expects. */
 export interface ResponseFor {
   init: Extract<WorkerResponse, { type: 'ready' }>;
+  'check-size': Extract<WorkerResponse, { type: 'size-ok' }>;
   inspect: Extract<WorkerResponse, { type: 'summary' }>;
   rewrite: Extract<WorkerResponse, { type: 'rewritten' }>;
   calibrate: Extract<WorkerResponse, { type: 'calibrated' }>;
@@ -154,6 +171,7 @@ export type RequestBody<T extends RequestType> = Omit<Extract<WorkerRequest, { t
 
 const RESPONSE_TYPES: ReadonlySet<string> = new Set([
   'ready',
+  'size-ok',
   'summary',
   'rewritten',
   'progress',

@@ -4,6 +4,8 @@
  * (simd / nosimd) export the same types.
  */
 export type {
+  DefaultLimits,
+  EngineLimits,
   IoInfo,
   MetadataSummary,
   ModelSummary,

@@ -1,0 +1,97 @@
+//! The page's "Limits" settings: the engine's size [`Limits`] and the largest model file, as
+//! plain JS objects (bytes), with the library's defaults and its model-size check.
+//!
+//! Every binding that prepares a model ([`super::Calibrator`], [`super::run::Runner`],
+//! [`super::run::compare_models`], [`check_model`]) takes an optional [`EngineLimits`]; absent
+//! means [`Limits::default`].
+
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+
+use super::{js_error, to_js};
+use crate::engine::{Interpreter, Limits};
+use crate::limits::{DEFAULT_MAX_MODEL_BYTES, check_model_size};
+use crate::tflite;
+
+/// The engine's size limits, in bytes (see [`Limits`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, tsify::Tsify)]
+pub struct EngineLimits {
+    /// Largest single tensor.
+    pub max_tensor_bytes: usize,
+    /// Largest activation arena (all intermediate tensors, with reuse).
+    pub max_arena_bytes: usize,
+    /// Largest constant store (weights the kernels read, folded constants).
+    pub max_constant_bytes: usize,
+}
+
+impl From<EngineLimits> for Limits {
+    fn from(l: EngineLimits) -> Self {
+        Limits {
+            max_tensor_bytes: l.max_tensor_bytes,
+            max_arena_bytes: l.max_arena_bytes,
+            max_constant_bytes: l.max_constant_bytes,
+        }
+    }
+}
+
+/// The limits a binding was given (an [`EngineLimits`] object), or the defaults when absent
+/// (`undefined` or `null`).
+///
+/// # Errors
+/// A JS `Error` when the value is not an [`EngineLimits`] of whole byte counts.
+pub fn limits_or_default(limits: Option<JsValue>) -> Result<Limits, JsError> {
+    match limits {
+        Some(v) if !v.is_undefined() && !v.is_null() => {
+            let l: EngineLimits = serde_wasm_bindgen::from_value(v)
+                .map_err(|e| JsError::new(&format!("engine limits: {e}")))?;
+            Ok(l.into())
+        }
+        _ => Ok(Limits::default()),
+    }
+}
+
+/// The library's default limits, in bytes (what the CLI uses without `--max-…-mb`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, tsify::Tsify)]
+pub struct DefaultLimits {
+    /// Largest model file read.
+    pub max_model_bytes: usize,
+    /// The engine's limits.
+    pub engine: EngineLimits,
+}
+
+/// The library's default limits (model file, tensor, arena, constants), in bytes.
+#[wasm_bindgen(js_name = defaultLimits, unchecked_return_type = "DefaultLimits")]
+pub fn default_limits() -> Result<JsValue, JsError> {
+    let l = Limits::default();
+    let defaults = DefaultLimits {
+        max_model_bytes: usize::try_from(DEFAULT_MAX_MODEL_BYTES).unwrap_or(usize::MAX),
+        engine: EngineLimits {
+            max_tensor_bytes: l.max_tensor_bytes,
+            max_arena_bytes: l.max_arena_bytes,
+            max_constant_bytes: l.max_constant_bytes,
+        },
+    };
+    to_js(&defaults, "default limits")
+}
+
+/// Refuses a model file `name` of `size` bytes larger than `max` bytes, before it is read: the
+/// CLI's `--max-model-mb` check and message (a JS number is converted with saturation).
+#[wasm_bindgen(js_name = checkModelSize)]
+pub fn check_model_size_js(name: &str, size: f64, max: f64) -> Result<(), JsError> {
+    check_model_size(name, size as u64, max as u64).map_err(js_error)
+}
+
+/// Reads `model` and prepares the engine for it with `limits` (default if absent), as
+/// `zeropoint run` does before its first sample: throws the error that stops the model from
+/// running (unsupported or invalid operators, a tensor read before it is computed, a tensor or
+/// arena over the limits), or returns nothing.
+#[wasm_bindgen(js_name = checkModel)]
+pub fn check_model(
+    model: &[u8],
+    #[wasm_bindgen(unchecked_optional_param_type = "EngineLimits")] limits: Option<JsValue>,
+) -> Result<(), JsError> {
+    let limits = limits_or_default(limits)?;
+    let model = tflite::read(model).map_err(js_error)?;
+    Interpreter::with_limits(&model, &limits).map_err(js_error)?;
+    Ok(())
+}
