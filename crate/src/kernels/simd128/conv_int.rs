@@ -1,0 +1,533 @@
+//! int8 CONV_2D and FULLY_CONNECTED as packed GEMMs, bit-identical to
+//! [`reference::conv_int::conv2d`](crate::kernels::reference::conv_int::conv2d) and
+//! [`reference::fully_connected_int::fully_connected`](crate::kernels::reference::fully_connected_int::fully_connected)
+//! (int8 activations, int32 accumulator).
+//!
+//! **Exactness.** The reference sums `w · (x + input_offset)` over the taps inside the image,
+//! adds the bias, and requantizes; all integer sums wrap modulo 2^32, so any order gives the same
+//! bits. Here `Σ w · x` is computed over *every* tap, with taps outside the image reading the
+//! input zero point (so their `x + input_offset` is 0, as if skipped), and `input_offset · Σ w`
+//! plus the bias is folded into one per-channel constant at prepare time. Products are exact in
+//! `i32x4.dot_i16x8_s` (int8 values widened to int16), sums wrap like the reference's.
+//! Requantization is [`super::requant`] (double rounding, CONV_2D) or the double-precision
+//! rescale of FULLY_CONNECTED, lane for lane the reference's arithmetic.
+//!
+//! **Layout.** The reduction axis `k` (filter row, column, input channel — the reference's
+//! filter layout) is padded to a multiple of 8 and taken in pairs. Weights are packed at
+//! prepare time as `[oc / 4][k / 2]` vectors of four channels × one pair (int16); the input is
+//! packed per chunk of pixels as `[pixel / 4][k / 2]` vectors of four pixels × one pair (an
+//! im2col that widens to int16 and transposes 4×4 blocks of pairs). The micro-kernel computes 8
+//! pixels × 4 channels: per pair, two input vectors, one weight vector whose four pairs are
+//! broadcast, eight `dot_i16x8` — each accumulator holds four pixels of one channel, so the
+//! channel's requantization constants are uniform across its lanes. The 4×4 tile of int8 results
+//! is transposed back to NHWC with one byte shuffle.
+//!
+//! FULLY_CONNECTED (usually one row) runs the other way round: lanes are four output units, the
+//! row's pair is broadcast, sixteen units per step.
+//!
+//! Scratch memory (packed input chunk, im2col rows) is allocated at prepare time.
+
+use super::requant::ChannelRequant;
+use super::v128::V128;
+use crate::kernels::reference::conv::ConvParams;
+use crate::kernels::reference::conv_int::QuantParams;
+
+/// Pixels packed per chunk (a multiple of the 8-pixel tile).
+const CHUNK: usize = 64;
+
+/// `k` rounded up to a multiple of 8.
+fn k_padded(k: usize) -> usize {
+    k.div_ceil(8) * 8
+}
+
+/// Weights `[oc, k]` packed as `[oc / 4][k8 / 2]` vectors (four channels × one pair, int16),
+/// zero-padded in both directions.
+fn pack_weights(weights: &[i8], oc: usize, k: usize) -> Vec<[i16; 8]> {
+    let kp = k_padded(k) / 2;
+    let blocks = oc.div_ceil(4);
+    let mut packed = vec![[0i16; 8]; blocks * kp];
+    for c in 0..oc {
+        let row = &weights[c * k..(c + 1) * k];
+        for (i, &w) in row.iter().enumerate() {
+            packed[(c / 4) * kp + i / 2][(c % 4) * 2 + i % 2] = i16::from(w);
+        }
+    }
+    packed
+}
+
+/// `bias[c] + input_offset · Σ_k w[c][k]` (wrapping), padded to `blocks · 4`.
+fn folded_bias(weights: &[i8], bias: Option<&[i32]>, oc: usize, k: usize, offset: i32) -> Vec<i32> {
+    let mut out = vec![0i32; oc.div_ceil(4) * 4];
+    for (c, o) in out.iter_mut().enumerate().take(oc) {
+        let sum = weights[c * k..(c + 1) * k]
+            .iter()
+            .fold(0i32, |s, &w| s.wrapping_add(i32::from(w)));
+        let b = bias.map_or(0, |b| b[c]);
+        *o = b.wrapping_add(offset.wrapping_mul(sum));
+    }
+    out
+}
+
+/// Packs four rows of `k` int8 values into `dst` (`k8 / 2` vectors of four rows × one pair):
+/// 8 values of each row at a time are widened and transposed as 4×4 blocks of pairs; a tail
+/// shorter than 8 is copied value by value (the rest stays zero).
+fn pack_rows(rows: [&[i8]; 4], k: usize, dst: &mut [[i16; 8]]) {
+    let full = k / 8;
+    for j in 0..full {
+        let r = rows.map(|row| {
+            let (chunks, _) = row.as_chunks::<8>();
+            V128::load_extend_i8x8(&chunks[j])
+        });
+        let t0 = r[0].interleave_low_i32(r[1]);
+        let t1 = r[2].interleave_low_i32(r[3]);
+        let t2 = r[0].interleave_high_i32(r[1]);
+        let t3 = r[2].interleave_high_i32(r[3]);
+        let d = &mut dst[4 * j..4 * j + 4];
+        t0.low_i64s(t1).store_i16(&mut d[0]);
+        t0.high_i64s(t1).store_i16(&mut d[1]);
+        t2.low_i64s(t3).store_i16(&mut d[2]);
+        t2.high_i64s(t3).store_i16(&mut d[3]);
+    }
+    if full * 8 < k {
+        for d in &mut dst[4 * full..] {
+            *d = [0; 8];
+        }
+        for (p, row) in rows.iter().enumerate() {
+            for i in full * 8..k {
+                dst[i / 2][p * 2 + i % 2] = i16::from(row[i]);
+            }
+        }
+    }
+}
+
+/// Requantizes one 4-pixel × 4-channel block (one accumulator per channel, lanes = pixels) and
+/// stores the valid pixels' channels `c0..c0 + n_c` into `out` (NHWC rows of `out_c`).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn store_block(
+    acc: [V128; 4],
+    rq: &[ChannelRequant],
+    zp: V128,
+    lo: V128,
+    hi: V128,
+    out: &mut [i8],
+    first_pixel: usize,
+    n_pixels: usize,
+    out_c: usize,
+    c0: usize,
+) {
+    let v = [0, 1, 2, 3].map(|j| rq[j].apply(acc[j]).i32x4_add(zp));
+    let bytes = v[0]
+        .i16x8_narrow_i32x4(v[1])
+        .i8x16_narrow_i16x8(v[2].i16x8_narrow_i32x4(v[3]))
+        .i8x16_max(lo)
+        .i8x16_min(hi)
+        .transpose_4x4_i8();
+    let n_c = (out_c - c0).min(4);
+    if n_c == 4 && n_pixels >= 4 {
+        let at = |i: usize| (first_pixel + i) * out_c + c0;
+        if let Some(d) = out[at(0)..].first_chunk_mut::<4>() {
+            bytes.store_lane_i8x4::<0>(d);
+        }
+        if let Some(d) = out[at(1)..].first_chunk_mut::<4>() {
+            bytes.store_lane_i8x4::<1>(d);
+        }
+        if let Some(d) = out[at(2)..].first_chunk_mut::<4>() {
+            bytes.store_lane_i8x4::<2>(d);
+        }
+        if let Some(d) = out[at(3)..].first_chunk_mut::<4>() {
+            bytes.store_lane_i8x4::<3>(d);
+        }
+    } else {
+        let b = bytes.to_i8();
+        for i in 0..n_pixels.min(4) {
+            let at = (first_pixel + i) * out_c + c0;
+            out[at..at + n_c].copy_from_slice(&b[4 * i..4 * i + n_c]);
+        }
+    }
+}
+
+/// The 8-pixel × 4-channel micro-kernel over `kp` pairs: `xa`, `xb` are two packed 4-pixel
+/// blocks, `w` one packed 4-channel block; accumulators start at `init`.
+#[inline(always)]
+fn tile_8x4(xa: &[[i16; 8]], xb: &[[i16; 8]], w: &[[i16; 8]], init: V128) -> [[V128; 4]; 2] {
+    let mut a = [
+        init.splat_lane_i32::<0>(),
+        init.splat_lane_i32::<1>(),
+        init.splat_lane_i32::<2>(),
+        init.splat_lane_i32::<3>(),
+    ];
+    let mut b = a;
+    for ((xa, xb), w) in xa.iter().zip(xb).zip(w) {
+        let (xa, xb, w) = (V128::load_i16(xa), V128::load_i16(xb), V128::load_i16(w));
+        let w0 = w.splat_lane_i32::<0>();
+        let w1 = w.splat_lane_i32::<1>();
+        let w2 = w.splat_lane_i32::<2>();
+        let w3 = w.splat_lane_i32::<3>();
+        a[0] = a[0].i32x4_add(xa.i32x4_dot_i16x8(w0));
+        b[0] = b[0].i32x4_add(xb.i32x4_dot_i16x8(w0));
+        a[1] = a[1].i32x4_add(xa.i32x4_dot_i16x8(w1));
+        b[1] = b[1].i32x4_add(xb.i32x4_dot_i16x8(w1));
+        a[2] = a[2].i32x4_add(xa.i32x4_dot_i16x8(w2));
+        b[2] = b[2].i32x4_add(xb.i32x4_dot_i16x8(w2));
+        a[3] = a[3].i32x4_add(xa.i32x4_dot_i16x8(w3));
+        b[3] = b[3].i32x4_add(xb.i32x4_dot_i16x8(w3));
+    }
+    [a, b]
+}
+
+/// A prepared int8 CONV_2D (non-grouped): packed weights, folded bias, per-channel constants.
+#[derive(Debug, Clone)]
+pub struct Conv2dInt8 {
+    p: ConvParams,
+    /// Taps per output value: `filter_h · filter_w · in_c`.
+    k: usize,
+    weights: Vec<[i16; 8]>,
+    bias: Vec<i32>,
+    rq: Vec<ChannelRequant>,
+    zero_point: i8,
+    out_zp: i32,
+    act: (i8, i8),
+}
+
+/// Scratch memory of [`Conv2dInt8`], allocated at prepare time.
+#[derive(Debug, Clone)]
+pub struct Conv2dScratch {
+    /// Packed input chunk: `CHUNK / 4` blocks of `k8 / 2` vectors.
+    packed: Vec<[i16; 8]>,
+    /// Four im2col rows of `k` values (general filters).
+    rows: Vec<i8>,
+}
+
+impl Conv2dInt8 {
+    /// Packs a non-grouped int8 CONV_2D: `filter` `[out_c, fh, fw, in_c]`, `bias` `[out_c]`.
+    /// `None` when the fast kernel cannot reproduce the reference (a multiplier of `i32::MIN`,
+    /// an activation range outside int8, or data that does not match the shapes).
+    pub fn new(
+        p: &ConvParams,
+        q: &QuantParams,
+        filter: &[i8],
+        bias: Option<&[i32]>,
+    ) -> Option<(Self, Conv2dScratch)> {
+        let k = p.filter_h.checked_mul(p.filter_w)?.checked_mul(p.in_c)?;
+        if k == 0
+            || p.out_h == 0
+            || p.out_w == 0
+            || filter.len() != k.checked_mul(p.out_c)?
+            || bias.is_some_and(|b| b.len() != p.out_c)
+        {
+            return None;
+        }
+        let rq = channel_requants(q, p.out_c)?;
+        let act = act_range(q)?;
+        let zero_point = i8::try_from(q.input_offset.checked_neg()?).ok()?;
+        let kp = k_padded(k) / 2;
+        let scratch = Conv2dScratch {
+            packed: vec![[0; 8]; (CHUNK / 4).checked_mul(kp)?],
+            rows: vec![0; 4usize.checked_mul(k)?],
+        };
+        Some((
+            Conv2dInt8 {
+                p: *p,
+                k,
+                weights: pack_weights(filter, p.out_c, k),
+                bias: folded_bias(filter, bias, p.out_c, k, q.input_offset),
+                rq,
+                zero_point,
+                out_zp: q.output_offset,
+                act,
+            },
+            scratch,
+        ))
+    }
+
+    /// True when each output pixel's im2col row is one input pixel's channels (a 1×1 filter
+    /// without padding whose every tap lands inside the image).
+    fn direct_rows(&self) -> bool {
+        let p = &self.p;
+        p.filter_h == 1
+            && p.filter_w == 1
+            && p.pad_top == 0
+            && p.pad_left == 0
+            && (p.out_h - 1) * p.stride_h < p.in_h
+            && (p.out_w - 1) * p.stride_w < p.in_w
+    }
+
+    /// Writes the im2col row of output pixel `pix` (flattened `b, y, x`) into `row`.
+    fn im2col_row(&self, input: &[i8], pix: usize, row: &mut [i8]) {
+        let p = &self.p;
+        let ox = pix % p.out_w;
+        let oy = (pix / p.out_w) % p.out_h;
+        let b = pix / (p.out_w * p.out_h);
+        let y0 = (oy * p.stride_h) as isize - p.pad_top as isize;
+        let x0 = (ox * p.stride_w) as isize - p.pad_left as isize;
+        let c = p.in_c;
+        let mut at = 0;
+        for fy in 0..p.filter_h {
+            let y = y0 + (fy * p.dilation_h) as isize;
+            for fx in 0..p.filter_w {
+                let x = x0 + (fx * p.dilation_w) as isize;
+                let dst = &mut row[at..at + c];
+                if y >= 0 && (y as usize) < p.in_h && x >= 0 && (x as usize) < p.in_w {
+                    let src = ((b * p.in_h + y as usize) * p.in_w + x as usize) * c;
+                    dst.copy_from_slice(&input[src..src + c]);
+                } else {
+                    dst.fill(self.zero_point);
+                }
+                at += c;
+            }
+        }
+    }
+
+    /// The input row of a 1×1 filter's output pixel.
+    fn direct_row<'a>(&self, input: &'a [i8], pix: usize) -> &'a [i8] {
+        let p = &self.p;
+        let ox = pix % p.out_w;
+        let oy = (pix / p.out_w) % p.out_h;
+        let b = pix / (p.out_w * p.out_h);
+        let src = ((b * p.in_h + oy * p.stride_h) * p.in_w + ox * p.stride_w) * p.in_c;
+        &input[src..src + p.in_c]
+    }
+
+    /// Packs output pixels `start..start + n` (`n ≤ CHUNK`) into `s.packed`.
+    fn pack_chunk(&self, input: &[i8], start: usize, n: usize, s: &mut Conv2dScratch) {
+        let kp = k_padded(self.k) / 2;
+        let zeros = [0i8; 0];
+        let blocks = n.div_ceil(8) * 2;
+        for blk in 0..blocks {
+            let dst = &mut s.packed[blk * kp..(blk + 1) * kp];
+            let first = blk * 4;
+            if self.direct_rows() {
+                let rows: [&[i8]; 4] = [0, 1, 2, 3].map(|i| {
+                    if first + i < n {
+                        self.direct_row(input, start + first + i)
+                    } else {
+                        &zeros[..]
+                    }
+                });
+                pack_rows_padded(rows, self.k, dst);
+            } else {
+                let (r0, rest) = s.rows.split_at_mut(self.k);
+                let (r1, rest) = rest.split_at_mut(self.k);
+                let (r2, r3) = rest.split_at_mut(self.k);
+                let mut rows = [r0, r1, r2, r3];
+                for (i, row) in rows.iter_mut().enumerate() {
+                    if first + i < n {
+                        self.im2col_row(input, start + first + i, row);
+                    } else {
+                        row.fill(0);
+                    }
+                }
+                let [r0, r1, r2, r3] = rows;
+                pack_rows([&*r0, &*r1, &*r2, &*r3], self.k, dst);
+            }
+        }
+    }
+
+    /// Runs the convolution. `input` and `output` are the NHWC int8 tensors of the shapes given
+    /// at prepare time.
+    pub fn run(&self, input: &[i8], output: &mut [i8], s: &mut Conv2dScratch) {
+        let p = &self.p;
+        let total = p.batches * p.out_h * p.out_w;
+        let kp = k_padded(self.k) / 2;
+        let zp = V128::splat_i32(self.out_zp);
+        let lo = V128::splat_i8(self.act.0);
+        let hi = V128::splat_i8(self.act.1);
+        let mut start = 0;
+        while start < total {
+            let n = (total - start).min(CHUNK);
+            self.pack_chunk(input, start, n, s);
+            for (cb, w) in self.weights.chunks_exact(kp).enumerate() {
+                let init =
+                    V128::load_i32(self.bias[cb * 4..].first_chunk::<4>().unwrap_or(&[0; 4]));
+                let rq = &self.rq[cb * 4..cb * 4 + 4];
+                for t in 0..n.div_ceil(8) {
+                    let xa = &s.packed[2 * t * kp..(2 * t + 1) * kp];
+                    let xb = &s.packed[(2 * t + 1) * kp..(2 * t + 2) * kp];
+                    let [a, b] = tile_8x4(xa, xb, w, init);
+                    let first = start + 8 * t;
+                    let valid = n - 8 * t;
+                    store_block(
+                        a,
+                        rq,
+                        zp,
+                        lo,
+                        hi,
+                        output,
+                        first,
+                        valid.min(4),
+                        p.out_c,
+                        cb * 4,
+                    );
+                    if valid > 4 {
+                        store_block(
+                            b,
+                            rq,
+                            zp,
+                            lo,
+                            hi,
+                            output,
+                            first + 4,
+                            valid - 4,
+                            p.out_c,
+                            cb * 4,
+                        );
+                    }
+                }
+            }
+            start += n;
+        }
+    }
+}
+
+/// [`pack_rows`] for rows that may be empty (pixels past the end): an empty row packs as zeros.
+fn pack_rows_padded(rows: [&[i8]; 4], k: usize, dst: &mut [[i16; 8]]) {
+    if rows.iter().all(|r| r.len() == k) {
+        pack_rows(rows, k, dst);
+        return;
+    }
+    for d in dst.iter_mut() {
+        *d = [0; 8];
+    }
+    for (p, row) in rows.iter().enumerate() {
+        for (i, &v) in row.iter().enumerate() {
+            dst[i / 2][p * 2 + i % 2] = i16::from(v);
+        }
+    }
+}
+
+/// Per-channel [`ChannelRequant`]s padded to a multiple of 4, or `None` for an `i32::MIN`
+/// multiplier.
+pub(crate) fn channel_requants(q: &QuantParams, channels: usize) -> Option<Vec<ChannelRequant>> {
+    if q.multipliers.len() < channels || q.shifts.len() < channels {
+        return None;
+    }
+    let mut rq = Vec::with_capacity(channels.div_ceil(4) * 4);
+    for c in 0..channels {
+        rq.push(ChannelRequant::new(q.multipliers[c], q.shifts[c])?);
+    }
+    rq.resize(channels.div_ceil(4) * 4, ChannelRequant::default());
+    Some(rq)
+}
+
+/// The activation clamp as int8, or `None` when it is not inside the int8 range.
+pub(crate) fn act_range(q: &QuantParams) -> Option<(i8, i8)> {
+    let lo = i8::try_from(q.act_min).ok()?;
+    let hi = i8::try_from(q.act_max).ok()?;
+    (lo <= hi).then_some((lo, hi))
+}
+
+/// A prepared int8 FULLY_CONNECTED: packed weights, folded bias, the double-precision
+/// multipliers.
+#[derive(Debug, Clone)]
+pub struct FullyConnectedInt8 {
+    batches: usize,
+    depth: usize,
+    units: usize,
+    weights: Vec<[i16; 8]>,
+    bias: Vec<i32>,
+    /// Per unit, padded to a multiple of 4, as pairs for `f64x2`.
+    real: Vec<[f64; 2]>,
+    out_zp: i32,
+    act: (i8, i8),
+}
+
+/// Scratch of [`FullyConnectedInt8`]: one row's pairs as `i32` (two int16 each).
+#[derive(Debug, Clone)]
+pub struct FullyConnectedScratch {
+    pairs: Vec<i32>,
+}
+
+impl FullyConnectedInt8 {
+    /// Packs an int8 FULLY_CONNECTED: `weights` `[units, depth]`, `bias` `[units]`. `None` when
+    /// the data does not match the shapes or the clamp is outside int8.
+    pub fn new(
+        batches: usize,
+        depth: usize,
+        units: usize,
+        q: &QuantParams,
+        weights: &[i8],
+        bias: Option<&[i32]>,
+    ) -> Option<(Self, FullyConnectedScratch)> {
+        if depth == 0
+            || weights.len() != depth.checked_mul(units)?
+            || bias.is_some_and(|b| b.len() != units)
+            || q.real_multipliers.len() < units
+        {
+            return None;
+        }
+        let act = act_range(q)?;
+        let mut real = vec![[0f64; 2]; units.div_ceil(4) * 2];
+        for (u, &r) in q.real_multipliers.iter().enumerate().take(units) {
+            real[u / 2][u % 2] = r;
+        }
+        Some((
+            FullyConnectedInt8 {
+                batches,
+                depth,
+                units,
+                weights: pack_weights(weights, units, depth),
+                bias: folded_bias(weights, bias, units, depth, q.input_offset),
+                real,
+                out_zp: q.output_offset,
+                act,
+            },
+            FullyConnectedScratch {
+                pairs: vec![0; k_padded(depth) / 2],
+            },
+        ))
+    }
+
+    /// `(int32)round((double)acc · real)` lane-wise (Rust's `round`, half away from zero, then a
+    /// saturating `as i32`), for four units whose multipliers are `real[0..2]`.
+    #[inline(always)]
+    fn rescale(acc: V128, real: &[[f64; 2]]) -> V128 {
+        let round = |v: V128| {
+            let t = v.f64x2_trunc();
+            let d = v.f64x2_sub(t);
+            // |d| < 1 exactly; trunc(2d) is ±1 when |d| ≥ 0.5, else 0.
+            t.f64x2_add(d.f64x2_add(d).f64x2_trunc())
+                .i32x4_trunc_sat_f64x2_zero()
+        };
+        let r0 = V128::load_f64(&real[0]);
+        let r1 = V128::load_f64(&real[1]);
+        let lo = round(acc.f64x2_convert_low_i32x4().f64x2_mul(r0));
+        let hi = round(acc.high_i64s(acc).f64x2_convert_low_i32x4().f64x2_mul(r1));
+        lo.low_i32_pairs(hi)
+    }
+
+    /// Runs the layer over `batches` rows of `depth` int8 values.
+    pub fn run(&self, input: &[i8], output: &mut [i8], s: &mut FullyConnectedScratch) {
+        let kp = k_padded(self.depth) / 2;
+        let zp = V128::splat_i32(self.out_zp);
+        let lo = V128::splat_i8(self.act.0);
+        let hi = V128::splat_i8(self.act.1);
+        for b in 0..self.batches {
+            let row = &input[b * self.depth..(b + 1) * self.depth];
+            for (i, pair) in s.pairs.iter_mut().enumerate() {
+                let x0 = row.get(2 * i).copied().unwrap_or(0);
+                let x1 = row.get(2 * i + 1).copied().unwrap_or(0);
+                // x0 as i16 then as u16 keeps the low half's two's-complement bits.
+                *pair = i32::from(i16::from(x0) as u16) | (i32::from(x1) << 16);
+            }
+            let out = &mut output[b * self.units..(b + 1) * self.units];
+            for (cb, w) in self.weights.chunks_exact(kp).enumerate() {
+                let mut acc =
+                    V128::load_i32(self.bias[cb * 4..].first_chunk::<4>().unwrap_or(&[0; 4]));
+                for (&x, w) in s.pairs.iter().zip(w) {
+                    acc = acc.i32x4_add(V128::load_i16(w).i32x4_dot_i16x8(V128::splat_i32(x)));
+                }
+                let v = Self::rescale(acc, &self.real[cb * 2..cb * 2 + 2]).i32x4_add(zp);
+                let bytes = v
+                    .i16x8_narrow_i32x4(v)
+                    .i8x16_narrow_i16x8(v.i16x8_narrow_i32x4(v))
+                    .i8x16_max(lo)
+                    .i8x16_min(hi)
+                    .to_i8();
+                let c0 = cb * 4;
+                let n = (self.units - c0).min(4);
+                out[c0..c0 + n].copy_from_slice(&bytes[..n]);
+            }
+        }
+    }
+}

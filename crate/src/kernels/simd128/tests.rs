@@ -1,0 +1,377 @@
+//! Every fast kernel against its reference kernel, bit for bit.
+//!
+//! A case is a geometry plus a seed; the seed drives a `fastrand` generator for the data
+//! (inputs and weights over the whole int8 range, biases, zero points, per-channel multipliers
+//! from tiny to above 1 including LiteRT's extremes, activation clamps). Natively, proptest
+//! draws the geometries (and shrinks them); compiled to wasm32, the same checks run under
+//! `wasm-bindgen-test-runner` in Node with SIMD128 on, over geometries from a seeded generator
+//! (proptest does not run on wasm32), so the real intrinsics are compared with the reference.
+//! Fixed edge cases run on both.
+
+use super::conv_int::{Conv2dInt8, FullyConnectedInt8};
+use super::depthwise_int::DepthwiseInt8;
+use crate::fixedpoint::quantize_multiplier;
+use crate::kernels::reference::ActivationRange;
+use crate::kernels::reference::conv::ConvParams;
+use crate::kernels::reference::conv_int::{self, QuantParams};
+use crate::kernels::reference::fully_connected::FullyConnectedParams;
+use crate::kernels::reference::fully_connected_int;
+
+/// A convolution geometry (CONV_2D or DEPTHWISE_CONV_2D) and the seed of its data.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ConvCase {
+    pub batches: usize,
+    pub in_hw: (usize, usize),
+    pub in_c: usize,
+    /// Output channels (CONV_2D) or depth multiplier (DEPTHWISE_CONV_2D).
+    pub out_c_or_mult: usize,
+    pub filter: (usize, usize),
+    pub stride: (usize, usize),
+    pub dilation: (usize, usize),
+    pub pad: (usize, usize),
+    pub out_hw: (usize, usize),
+    pub seed: u64,
+}
+
+impl ConvCase {
+    fn params(&self, out_c: usize) -> ConvParams {
+        ConvParams {
+            batches: self.batches,
+            in_h: self.in_hw.0,
+            in_w: self.in_hw.1,
+            in_c: self.in_c,
+            out_h: self.out_hw.0,
+            out_w: self.out_hw.1,
+            out_c,
+            filter_h: self.filter.0,
+            filter_w: self.filter.1,
+            stride_h: self.stride.0,
+            stride_w: self.stride.1,
+            dilation_h: self.dilation.0,
+            dilation_w: self.dilation.1,
+            pad_top: self.pad.0,
+            pad_left: self.pad.1,
+            act: ActivationRange::NONE,
+        }
+    }
+
+    /// A random geometry (the wasm side's stand-in for proptest's strategies).
+    pub fn random(rng: &mut fastrand::Rng) -> Self {
+        let filter = (rng.usize(1..=4), rng.usize(1..=4));
+        let dilation = (rng.usize(1..=3), rng.usize(1..=3));
+        ConvCase {
+            batches: rng.usize(1..=3),
+            in_hw: (rng.usize(1..=9), rng.usize(1..=9)),
+            in_c: rng.usize(1..=20),
+            out_c_or_mult: rng.usize(1..=20),
+            filter,
+            stride: (rng.usize(1..=3), rng.usize(1..=3)),
+            dilation,
+            pad: (
+                rng.usize(0..=(filter.0 - 1) * dilation.0),
+                rng.usize(0..=(filter.1 - 1) * dilation.1),
+            ),
+            out_hw: (rng.usize(1..=7), rng.usize(1..=7)),
+            seed: rng.u64(..),
+        }
+    }
+}
+
+fn i8s(rng: &mut fastrand::Rng, n: usize) -> Vec<i8> {
+    (0..n).map(|_| rng.i8(..)).collect()
+}
+
+/// A bias (or none), mostly of realistic size, sometimes over the whole int32 range.
+fn bias(rng: &mut fastrand::Rng, n: usize) -> Option<Vec<i32>> {
+    match rng.u8(0..8) {
+        0 => None,
+        1 => Some((0..n).map(|_| rng.i32(..)).collect()),
+        _ => Some((0..n).map(|_| rng.i32(-(1 << 20)..1 << 20)).collect()),
+    }
+}
+
+/// Per-channel (multiplier, shift) pairs: mostly `QuantizeMultiplier` of reals from 1e-7 to 100,
+/// sometimes LiteRT's extremes (largest mantissa, largest shifts, zero).
+fn multipliers(rng: &mut fastrand::Rng, n: usize) -> (Vec<i32>, Vec<i32>, Vec<f64>) {
+    let mut out = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..n {
+        let real = 10f64.powf(rng.f64() * 9.0 - 7.0);
+        let (m, s) = match rng.u8(0..12) {
+            0 => (i32::MAX, rng.i32(-31..=31)),
+            1 => (1 << 30, rng.i32(-31..=31)),
+            2 => (0, 0),
+            _ => quantize_multiplier(real),
+        };
+        out.0.push(m);
+        out.1.push(s);
+        out.2.push(real);
+    }
+    out
+}
+
+/// Random zero points, multipliers and clamp for `channels`.
+fn quant(rng: &mut fastrand::Rng, channels: usize) -> QuantParams {
+    let (multipliers, shifts, real_multipliers) = multipliers(rng, channels);
+    let (act_min, act_max) = if rng.bool() {
+        (-128, 127)
+    } else {
+        let lo = rng.i32(-128..=127);
+        (lo, rng.i32(lo..=127))
+    };
+    QuantParams {
+        input_offset: -rng.i32(-128..=127),
+        output_offset: rng.i32(-128..=127),
+        act_min,
+        act_max,
+        multipliers,
+        shifts,
+        real_multipliers,
+    }
+}
+
+/// CONV_2D: the fast kernel prepares and gives the reference's bits.
+pub(crate) fn check_conv(c: &ConvCase) {
+    let mut rng = fastrand::Rng::with_seed(c.seed);
+    let out_c = c.out_c_or_mult;
+    let p = c.params(out_c);
+    let input = i8s(&mut rng, p.batches * p.in_h * p.in_w * p.in_c);
+    let filter = i8s(&mut rng, out_c * p.filter_h * p.filter_w * p.in_c);
+    let bias = bias(&mut rng, out_c);
+    let q = quant(&mut rng, out_c);
+    let n_out = p.batches * p.out_h * p.out_w * out_c;
+    let mut want = vec![0i8; n_out];
+    conv_int::conv2d::<i8, i32, i32>(&p, p.in_c, &q, &input, &filter, bias.as_deref(), &mut want);
+    let (k, mut s) =
+        Conv2dInt8::new(&p, &q, &filter, bias.as_deref()).expect("fast CONV_2D prepares");
+    let mut got = vec![0i8; n_out];
+    k.run(&input, &mut got, &mut s);
+    assert_eq!(got, want, "{c:?}");
+    // A second run over the same scratch gives the same bits.
+    k.run(&input, &mut got, &mut s);
+    assert_eq!(got, want, "{c:?} (second run)");
+}
+
+/// DEPTHWISE_CONV_2D: the fast kernel prepares and gives the reference's bits.
+pub(crate) fn check_depthwise(c: &ConvCase) {
+    let mut rng = fastrand::Rng::with_seed(c.seed);
+    let mult = c.out_c_or_mult.clamp(1, 3);
+    let out_c = c.in_c * mult;
+    let p = c.params(out_c);
+    let input = i8s(&mut rng, p.batches * p.in_h * p.in_w * p.in_c);
+    let filter = i8s(&mut rng, p.filter_h * p.filter_w * out_c);
+    let bias = bias(&mut rng, out_c);
+    let q = quant(&mut rng, out_c);
+    let n_out = p.batches * p.out_h * p.out_w * out_c;
+    let mut want = vec![0i8; n_out];
+    conv_int::depthwise_conv2d::<i8, i32, i32>(
+        &p,
+        mult,
+        &q,
+        &input,
+        &filter,
+        bias.as_deref(),
+        &mut want,
+    );
+    let (k, mut s) = DepthwiseInt8::new(&p, mult, &q, &filter, bias.as_deref())
+        .expect("fast DEPTHWISE_CONV_2D prepares");
+    let mut got = vec![0i8; n_out];
+    k.run(&input, &mut got, &mut s);
+    assert_eq!(got, want, "{c:?}");
+    k.run(&input, &mut got, &mut s);
+    assert_eq!(got, want, "{c:?} (second run)");
+}
+
+/// FULLY_CONNECTED: `batches` rows of `depth`, `units` outputs.
+pub(crate) fn check_fully_connected(batches: usize, depth: usize, units: usize, seed: u64) {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let input = i8s(&mut rng, batches * depth);
+    let weights = i8s(&mut rng, units * depth);
+    let bias = bias(&mut rng, units);
+    let mut q = quant(&mut rng, units);
+    if rng.u8(0..4) == 0 {
+        // Rescales far above 1: the double result saturates in `as i32`.
+        for r in &mut q.real_multipliers {
+            *r *= 1e9;
+        }
+    }
+    let p = FullyConnectedParams {
+        batches,
+        accum_depth: depth,
+        out_c: units,
+        act: ActivationRange::NONE,
+    };
+    let mut want = vec![0i8; batches * units];
+    fully_connected_int::fully_connected::<i8, i32, i32>(
+        &p,
+        &q,
+        &input,
+        &weights,
+        bias.as_deref(),
+        &mut want,
+    );
+    let (k, mut s) = FullyConnectedInt8::new(batches, depth, units, &q, &weights, bias.as_deref())
+        .expect("fast FULLY_CONNECTED prepares");
+    let mut got = vec![0i8; batches * units];
+    k.run(&input, &mut got, &mut s);
+    assert_eq!(
+        got, want,
+        "batches {batches} depth {depth} units {units} seed {seed}"
+    );
+}
+
+/// Geometries every target checks: 1×1, tile ± 1 channels and pixels, odd depths, strides,
+/// dilation, padding on every side, batches.
+pub(crate) fn fixed_conv_cases() -> Vec<ConvCase> {
+    let base = ConvCase {
+        batches: 1,
+        in_hw: (5, 5),
+        in_c: 8,
+        out_c_or_mult: 4,
+        filter: (1, 1),
+        stride: (1, 1),
+        dilation: (1, 1),
+        pad: (0, 0),
+        out_hw: (5, 5),
+        seed: 1,
+    };
+    let mut cases = Vec::new();
+    for (in_c, out_c) in [
+        (1, 1),
+        (3, 5),
+        (7, 3),
+        (8, 8),
+        (9, 4),
+        (16, 17),
+        (17, 15),
+        (24, 32),
+    ] {
+        for (i, (filter, stride, pad, out_hw)) in [
+            ((1, 1), (1, 1), (0, 0), (5, 5)),
+            ((1, 1), (2, 2), (0, 0), (3, 3)),
+            ((3, 3), (1, 1), (1, 1), (5, 5)),
+            ((3, 3), (2, 2), (0, 0), (3, 3)),
+            ((2, 3), (1, 2), (1, 2), (4, 3)),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            cases.push(ConvCase {
+                in_c,
+                out_c_or_mult: out_c,
+                filter,
+                stride,
+                pad,
+                out_hw,
+                seed: (in_c * 100 + out_c * 10 + i) as u64,
+                ..base
+            });
+        }
+    }
+    cases.push(ConvCase {
+        batches: 3,
+        dilation: (2, 2),
+        filter: (3, 3),
+        pad: (2, 2),
+        ..base
+    });
+    cases.push(ConvCase {
+        in_hw: (1, 1),
+        out_hw: (1, 1),
+        in_c: 1,
+        out_c_or_mult: 1,
+        ..base
+    });
+    cases
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn fixed_geometries_match_the_reference() {
+    for c in fixed_conv_cases() {
+        check_conv(&c);
+        check_depthwise(&c);
+    }
+    for (b, d, u) in [
+        (1, 1, 1),
+        (1, 7, 3),
+        (2, 8, 4),
+        (3, 9, 5),
+        (1, 32, 6),
+        (4, 33, 17),
+    ] {
+        check_fully_connected(b, d, u, (b * 1000 + d * 10 + u) as u64);
+    }
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn seeded_random_geometries_match_the_reference() {
+    let mut rng = fastrand::Rng::with_seed(0x5eed);
+    for _ in 0..300 {
+        let c = ConvCase::random(&mut rng);
+        check_conv(&c);
+        check_depthwise(&c);
+        check_fully_connected(
+            rng.usize(1..=4),
+            rng.usize(1..=80),
+            rng.usize(1..=40),
+            rng.u64(..),
+        );
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn conv_case() -> impl Strategy<Value = ConvCase> {
+        (
+            (1usize..=3, 1usize..=9, 1usize..=9, 1usize..=24, 1usize..=24),
+            (
+                1usize..=4,
+                1usize..=4,
+                1usize..=3,
+                1usize..=3,
+                1usize..=3,
+                1usize..=3,
+            ),
+            (0usize..=6, 0usize..=6, 1usize..=8, 1usize..=8, any::<u64>()),
+        )
+            .prop_map(
+                |((b, h, w, ic, oc), (fh, fw, sh, sw, dh, dw), (pt, pl, oh, ow, seed))| ConvCase {
+                    batches: b,
+                    in_hw: (h, w),
+                    in_c: ic,
+                    out_c_or_mult: oc,
+                    filter: (fh, fw),
+                    stride: (sh, sw),
+                    dilation: (dh, dw),
+                    pad: (pt.min((fh - 1) * dh), pl.min((fw - 1) * dw)),
+                    out_hw: (oh, ow),
+                    seed,
+                },
+            )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn conv2d_int8_fast_equals_reference(c in conv_case()) {
+            check_conv(&c);
+        }
+
+        #[test]
+        fn depthwise_int8_fast_equals_reference(c in conv_case()) {
+            check_depthwise(&c);
+        }
+
+        #[test]
+        fn fully_connected_int8_fast_equals_reference(
+            b in 1usize..=4, d in 1usize..=100, u in 1usize..=40, seed in any::<u64>()
+        ) {
+            check_fully_connected(b, d, u, seed);
+        }
+    }
+}
