@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use zeropoint::engine::{Interpreter, TensorDesc, shape_text};
+use zeropoint::engine::{Interpreter, KernelSet, Limits, TensorDesc, shape_text};
 use zeropoint::graph::TensorType;
 use zeropoint::graph::summary::{ModelSummary, QuantSummary, TensorSummary};
 use zeropoint::tflite::types::dtype_name;
@@ -63,6 +63,9 @@ enum Command {
         /// output) as t<index>.npy into this directory, to trace a mismatch to its first op.
         #[arg(long)]
         dump: Option<PathBuf>,
+        /// Kernel set: `fast` (SIMD128 in the browser, the same bits) or `reference`.
+        #[arg(long, default_value = "fast")]
+        kernels: KernelSet,
     },
     /// Run a float model and its quantized version side by side on float samples and report,
     /// for every tensor present in both (matched by name), the SQNR and the largest error
@@ -81,6 +84,9 @@ enum Command {
         /// Rows to print (worst SQNR first).
         #[arg(long, default_value_t = 20)]
         top: usize,
+        /// Kernel set: `fast` (the same bits) or `reference`.
+        #[arg(long, default_value = "fast")]
+        kernels: KernelSet,
     },
     /// Calibrate a float model: record per-tensor statistics (TF's min/max, histogram, chosen
     /// range) over samples from .npy files, images or seeded random data, and write them as JSON.
@@ -450,9 +456,15 @@ fn read_samples(inputs: &[PathBuf], descs: &[TensorDesc]) -> Result<Vec<NpyInput
 }
 
 /// `zeropoint run`: loops the engine over the samples (first axis) of every input.
-fn run_model(model: &Path, inputs: &[PathBuf], out_dir: &Path, dump: Option<&Path>) -> Result<()> {
+fn run_model(
+    model: &Path,
+    inputs: &[PathBuf],
+    out_dir: &Path,
+    dump: Option<&Path>,
+    kernels: KernelSet,
+) -> Result<()> {
     let m = load(model)?;
-    let mut interp = Interpreter::new(&m)?;
+    let mut interp = Interpreter::with_options(&m, &Limits::default(), kernels)?;
     let descs = interp.inputs().to_vec();
     let arrays = read_samples(inputs, &descs)?;
     let samples = arrays.first().map_or(0, |a| a.shape[0]);
@@ -791,19 +803,22 @@ fn run(cli: Cli) -> Result<()> {
             inputs,
             out_dir,
             dump,
-        } => run_model(&model, &inputs, &out_dir, dump.as_deref())?,
+            kernels,
+        } => run_model(&model, &inputs, &out_dir, dump.as_deref(), kernels)?,
         Command::Compare {
             float_model,
             quantized_model,
             inputs,
             json,
             top,
+            kernels,
         } => compare_models(
             &float_model,
             &quantized_model,
             &inputs,
             json.as_deref(),
             top,
+            kernels,
         )?,
         Command::Calibrate {
             model,
@@ -891,6 +906,7 @@ fn compare_models(
     inputs: &[PathBuf],
     json: Option<&Path>,
     top: usize,
+    kernels: KernelSet,
 ) -> Result<()> {
     let f = load(float_model)?;
     let q = load(quantized_model)?;
@@ -921,7 +937,7 @@ fn compare_models(
                 .collect()
         })
         .collect();
-    let mut rows = zeropoint::engine::compare::compare_models(&f, &q, &per_sample)?;
+    let mut rows = zeropoint::engine::compare::compare_models_with(&f, &q, &per_sample, kernels)?;
     if let Some(path) = json {
         let text = serde_json::to_string_pretty(&rows).map_err(|e| Error::Io {
             path: path.display().to_string(),
