@@ -20,6 +20,7 @@ use crate::graph::TensorType;
 use crate::kernels::reference::conv::{self, ConvParams};
 use crate::kernels::reference::conv_int::{self, Accumulator, QuantElem, QuantParams};
 use crate::kernels::reference::hybrid::{self, QuantizedBatches};
+use crate::kernels::simd128::conv_float::{Conv2dF32, Conv2dF32Scratch, DepthwiseF32};
 use crate::kernels::simd128::conv_int::{Conv2dInt8, Conv2dScratch};
 use crate::kernels::simd128::depthwise_int::{DepthwiseInt8, DepthwiseScratch};
 use crate::tflite::schema::{
@@ -173,6 +174,61 @@ impl Kernel for FastDepthwiseInt8 {
         let input = io.in_as::<i8>(0);
         self.k.run(input, io.out_as::<i8>(), &mut s);
     }
+}
+
+/// Fast float CONV_2D ([`Conv2dF32`]): same summation order as the reference.
+struct FastConv2dF32 {
+    k: Conv2dF32,
+    scratch: RefCell<Conv2dF32Scratch>,
+}
+
+impl Kernel for FastConv2dF32 {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let Ok(mut s) = self.scratch.try_borrow_mut() else {
+            return;
+        };
+        let input = io.f32_in(0);
+        self.k.run(input, io.f32_out(), &mut s);
+    }
+}
+
+/// Fast float DEPTHWISE_CONV_2D ([`DepthwiseF32`]).
+struct FastDepthwiseF32 {
+    k: DepthwiseF32,
+}
+
+impl Kernel for FastDepthwiseF32 {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let input = io.f32_in(0);
+        self.k.run(input, io.f32_out());
+    }
+}
+
+/// The contents of a constant float32 tensor (copied: prepare-time only).
+pub(crate) fn const_f32(t: &TensorInfo<'_>) -> Option<Vec<f32>> {
+    if t.dtype != TensorType::FLOAT32 {
+        return None;
+    }
+    Some(
+        t.data?
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+    )
+}
+
+/// The constant float weights and optional constant float bias (input `k`) of an op.
+pub(crate) fn const_f32_weights(
+    ctx: &PrepareCtx<'_>,
+    filter: &TensorInfo<'_>,
+    k: usize,
+) -> Option<(Vec<f32>, Option<Vec<f32>>)> {
+    let w = const_f32(filter)?;
+    let b = match ctx.optional_input(k) {
+        None => None,
+        Some(b) => Some(const_f32(&b)?),
+    };
+    Some((w, b))
 }
 
 /// The constant int8 weights and int32 bias of an op, when both are constant (a missing bias
@@ -582,6 +638,19 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                 },
             ));
         }
+        if ctx.kernels == KernelSet::Fast
+            && fic == ic
+            && let Some((w, b)) = const_f32_weights(ctx, &filter, 2)
+            && let Some((k, scratch)) = Conv2dF32::new(&p, &w, b.as_deref())
+        {
+            return Ok(Prepared::f32(
+                shape,
+                FastConv2dF32 {
+                    k,
+                    scratch: RefCell::new(scratch),
+                },
+            ));
+        }
         return Ok(Prepared::f32(
             shape,
             Conv2d {
@@ -687,6 +756,12 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
                     scratch,
                 },
             ));
+        }
+        if ctx.kernels == KernelSet::Fast
+            && let Some((w, b)) = const_f32_weights(ctx, &filter, 2)
+            && let Some(k) = DepthwiseF32::new(&p, depth_multiplier, &w, b.as_deref())
+        {
+            return Ok(Prepared::f32(shape, FastDepthwiseF32 { k }));
         }
         return Ok(Prepared::f32(
             shape,

@@ -12,7 +12,9 @@
 use std::cell::RefCell;
 use std::marker::PhantomData;
 
-use super::conv::{IntScheme, KernelTypes, const_weights, hybrid_scales, int_params};
+use super::conv::{
+    IntScheme, KernelTypes, const_f32_weights, const_weights, hybrid_scales, int_params,
+};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
 use crate::engine::KernelSet;
 use crate::graph::TensorType;
@@ -20,6 +22,7 @@ use crate::kernels::reference::conv_int::{Accumulator, QuantElem, QuantParams};
 use crate::kernels::reference::fully_connected::{self as fc, FullyConnectedParams};
 use crate::kernels::reference::fully_connected_int;
 use crate::kernels::reference::hybrid::{self, QuantizedBatches};
+use crate::kernels::simd128::conv_float::FullyConnectedF32;
 use crate::kernels::simd128::conv_int::{FullyConnectedInt8, FullyConnectedScratch};
 use crate::tflite::schema::{FullyConnectedOptionsT, FullyConnectedOptionsWeightsFormat};
 
@@ -52,6 +55,18 @@ impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel for QFully
             bias,
             io.out_as::<T>(),
         );
+    }
+}
+
+/// Fast float FULLY_CONNECTED ([`FullyConnectedF32`]): same summation order as the reference.
+struct FastFullyConnectedF32 {
+    k: FullyConnectedF32,
+}
+
+impl Kernel for FastFullyConnectedF32 {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let input = io.f32_in(0);
+        self.k.run(input, io.f32_out());
     }
 }
 
@@ -187,6 +202,12 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
         ));
     }
     if is_float {
+        if ctx.kernels == KernelSet::Fast
+            && let Some((w, b)) = const_f32_weights(ctx, &weights, 2)
+            && let Some(k) = FullyConnectedF32::new(&p, &w, b.as_deref())
+        {
+            return Ok(Prepared::f32(shape, FastFullyConnectedF32 { k }));
+        }
         return Ok(Prepared::f32(shape, FullyConnected { p }));
     }
     let bias = ctx.optional_input(2);

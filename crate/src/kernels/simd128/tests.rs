@@ -8,14 +8,15 @@
 //! (proptest does not run on wasm32), so the real intrinsics are compared with the reference.
 //! Fixed edge cases run on both.
 
+use super::conv_float::{Conv2dF32, DepthwiseF32, FullyConnectedF32};
 use super::conv_int::{Conv2dInt8, FullyConnectedInt8};
 use super::depthwise_int::DepthwiseInt8;
 use crate::fixedpoint::quantize_multiplier;
 use crate::kernels::reference::ActivationRange;
-use crate::kernels::reference::conv::ConvParams;
+use crate::kernels::reference::conv::{self, ConvParams};
 use crate::kernels::reference::conv_int::{self, QuantParams};
 use crate::kernels::reference::fully_connected::FullyConnectedParams;
-use crate::kernels::reference::fully_connected_int;
+use crate::kernels::reference::{fully_connected, fully_connected_int};
 
 /// A convolution geometry (CONV_2D or DEPTHWISE_CONV_2D) and the seed of its data.
 #[derive(Debug, Clone, Copy)]
@@ -219,6 +220,108 @@ pub(crate) fn check_fully_connected(batches: usize, depth: usize, units: usize, 
     );
 }
 
+/// Float data: mostly in [−2, 2], sometimes a special value (±0, NaN, ±inf, subnormal, huge).
+fn f32s(rng: &mut fastrand::Rng, n: usize, specials: bool) -> Vec<f32> {
+    (0..n)
+        .map(|_| match rng.u8(0..40) {
+            0 if specials => f32::NAN,
+            1 if specials => f32::INFINITY,
+            2 if specials => f32::NEG_INFINITY,
+            3 => -0.0,
+            4 => 0.0,
+            5 => 1e-40,
+            6 => 3e37,
+            _ => rng.f32() * 4.0 - 2.0,
+        })
+        .collect()
+}
+
+fn act(rng: &mut fastrand::Rng) -> ActivationRange {
+    [
+        ActivationRange::NONE,
+        ActivationRange::RELU,
+        ActivationRange::RELU6,
+        ActivationRange::RELU_N1_TO_1,
+    ][rng.usize(0..4)]
+}
+
+/// Bit patterns (so −0 differs from +0), every NaN as one canonical pattern: Rust and
+/// WebAssembly leave the sign and payload of a NaN produced by arithmetic unspecified (LLVM may
+/// commute an addition's operands), so "same bits" means NaN in the same places.
+fn bits(v: &[f32]) -> Vec<u32> {
+    v.iter()
+        .map(|x| if x.is_nan() { 0x7fc0_0000 } else { x.to_bits() })
+        .collect()
+}
+
+/// float CONV_2D: same bits as the reference (with finite weights; with non-finite weights the
+/// fast kernel is refused when a tap falls outside the image, and must match otherwise).
+pub(crate) fn check_conv_f32(c: &ConvCase) {
+    let mut rng = fastrand::Rng::with_seed(c.seed ^ 0xf32);
+    let out_c = c.out_c_or_mult;
+    let mut p = c.params(out_c);
+    p.act = act(&mut rng);
+    let input = f32s(&mut rng, p.batches * p.in_h * p.in_w * p.in_c, true);
+    let specials = rng.u8(0..4) == 0;
+    let filter = f32s(&mut rng, out_c * p.filter_h * p.filter_w * p.in_c, specials);
+    let bias = rng.bool().then(|| f32s(&mut rng, out_c, false));
+    let n_out = p.batches * p.out_h * p.out_w * out_c;
+    let mut want = vec![0f32; n_out];
+    conv::conv2d(&p, p.in_c, &input, &filter, bias.as_deref(), &mut want);
+    let Some((k, mut s)) = Conv2dF32::new(&p, &filter, bias.as_deref()) else {
+        assert!(
+            filter.iter().any(|w| !w.is_finite()),
+            "refused with finite weights: {c:?}"
+        );
+        return;
+    };
+    let mut got = vec![0f32; n_out];
+    k.run(&input, &mut got, &mut s);
+    assert_eq!(bits(&got), bits(&want), "{c:?}");
+}
+
+/// float DEPTHWISE_CONV_2D (multiplier 1; others are refused).
+pub(crate) fn check_depthwise_f32(c: &ConvCase) {
+    let mut rng = fastrand::Rng::with_seed(c.seed ^ 0xd32);
+    let mut p = c.params(c.in_c);
+    p.act = act(&mut rng);
+    let input = f32s(&mut rng, p.batches * p.in_h * p.in_w * p.in_c, true);
+    let filter = f32s(&mut rng, p.filter_h * p.filter_w * p.in_c, true);
+    let bias = rng.bool().then(|| f32s(&mut rng, p.in_c, false));
+    let n_out = p.batches * p.out_h * p.out_w * p.in_c;
+    let mut want = vec![0f32; n_out];
+    conv::depthwise_conv2d(&p, 1, &input, &filter, bias.as_deref(), &mut want);
+    let k = DepthwiseF32::new(&p, 1, &filter, bias.as_deref()).expect("fast depthwise prepares");
+    let mut got = vec![0f32; n_out];
+    k.run(&input, &mut got);
+    assert_eq!(bits(&got), bits(&want), "{c:?}");
+    assert!(DepthwiseF32::new(&c.params(c.in_c * 2), 2, &[0.0; 0], None).is_none());
+}
+
+/// float FULLY_CONNECTED.
+pub(crate) fn check_fully_connected_f32(batches: usize, depth: usize, units: usize, seed: u64) {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let input = f32s(&mut rng, batches * depth, true);
+    let weights = f32s(&mut rng, units * depth, true);
+    let bias = rng.bool().then(|| f32s(&mut rng, units, false));
+    let p = FullyConnectedParams {
+        batches,
+        accum_depth: depth,
+        out_c: units,
+        act: act(&mut rng),
+    };
+    let mut want = vec![0f32; batches * units];
+    fully_connected::fully_connected(&p, &input, &weights, bias.as_deref(), &mut want);
+    let k = FullyConnectedF32::new(&p, &weights, bias.as_deref()).expect("fast FC prepares");
+    let mut got = vec![0f32; batches * units];
+    k.run(&input, &mut got);
+    assert_eq!(
+        bits(&got),
+        bits(&want),
+        "batches {batches} depth {depth} units {units} seed {seed}"
+    );
+}
+
 /// Geometries every target checks: 1×1, tile ± 1 channels and pixels, odd depths, strides,
 /// dilation, padding on every side, batches.
 pub(crate) fn fixed_conv_cases() -> Vec<ConvCase> {
@@ -311,12 +414,11 @@ fn seeded_random_geometries_match_the_reference() {
         let c = ConvCase::random(&mut rng);
         check_conv(&c);
         check_depthwise(&c);
-        check_fully_connected(
-            rng.usize(1..=4),
-            rng.usize(1..=80),
-            rng.usize(1..=40),
-            rng.u64(..),
-        );
+        check_conv_f32(&c);
+        check_depthwise_f32(&c);
+        let (b, d, u) = (rng.usize(1..=4), rng.usize(1..=80), rng.usize(1..=40));
+        check_fully_connected(b, d, u, rng.u64(..));
+        check_fully_connected_f32(b, d, u, rng.u64(..));
     }
 }
 
@@ -365,6 +467,23 @@ mod props {
         #[test]
         fn depthwise_int8_fast_equals_reference(c in conv_case()) {
             check_depthwise(&c);
+        }
+
+        #[test]
+        fn conv2d_f32_fast_equals_reference(c in conv_case()) {
+            check_conv_f32(&c);
+        }
+
+        #[test]
+        fn depthwise_f32_fast_equals_reference(c in conv_case()) {
+            check_depthwise_f32(&c);
+        }
+
+        #[test]
+        fn fully_connected_f32_fast_equals_reference(
+            b in 1usize..=4, d in 1usize..=100, u in 1usize..=40, seed in any::<u64>()
+        ) {
+            check_fully_connected_f32(b, d, u, seed);
         }
 
         #[test]
