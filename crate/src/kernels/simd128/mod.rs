@@ -16,6 +16,9 @@
 pub mod conv_float;
 pub mod conv_int;
 pub mod depthwise_int;
+pub mod elementwise_int;
+pub mod pool_int;
+pub mod quantize;
 pub mod requant;
 pub mod v128;
 

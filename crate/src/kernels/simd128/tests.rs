@@ -11,11 +11,17 @@
 use super::conv_float::{Conv2dF32, DepthwiseF32, FullyConnectedF32};
 use super::conv_int::{Conv2dInt8, FullyConnectedInt8};
 use super::depthwise_int::DepthwiseInt8;
+use super::elementwise_int::{AddSubInt8, MulInt8, max_min_int8};
+use super::pool_int::PoolInt8;
+use super::quantize::{RequantizeInt8, affine_quantize_int8, dequantize_int8};
 use crate::fixedpoint::quantize_multiplier;
 use crate::kernels::reference::ActivationRange;
 use crate::kernels::reference::conv::{self, ConvParams};
 use crate::kernels::reference::conv_int::{self, QuantParams};
+use crate::kernels::reference::elementwise::{self, Broadcast, QuantAddSub, QuantMul};
 use crate::kernels::reference::fully_connected::FullyConnectedParams;
+use crate::kernels::reference::pool::{self, PoolParams};
+use crate::kernels::reference::quantize as ref_quantize;
 use crate::kernels::reference::{fully_connected, fully_connected_int};
 
 /// A convolution geometry (CONV_2D or DEPTHWISE_CONV_2D) and the seed of its data.
@@ -322,6 +328,140 @@ pub(crate) fn check_fully_connected_f32(batches: usize, depth: usize, units: usi
     );
 }
 
+/// A (multiplier, shift) below 1, as the ops layer's `smaller_than_one`.
+fn below_one(rng: &mut fastrand::Rng) -> (i32, i32) {
+    quantize_multiplier(10f64.powf(-rng.f64() * 6.0) * 0.999)
+}
+
+fn clamp_pair(rng: &mut fastrand::Rng) -> (i32, i32) {
+    if rng.bool() {
+        (-128, 127)
+    } else {
+        let lo = rng.i32(-128..=127);
+        (lo, rng.i32(lo..=127))
+    }
+}
+
+/// ADD / SUB / MUL / MAXIMUM / MINIMUM of `n` elements.
+pub(crate) fn check_elementwise(n: usize, seed: u64) {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let a = i8s(&mut rng, n);
+    let b = i8s(&mut rng, n);
+    let shape = Broadcast::new(&[n], &[n]).expect("same shapes");
+    let ((m1, s1), (m2, s2)) = (below_one(&mut rng), below_one(&mut rng));
+    let (mo, so) = if rng.u8(0..4) == 0 {
+        quantize_multiplier(10f64.powf(rng.f64() * 4.0))
+    } else {
+        below_one(&mut rng)
+    };
+    let (act_min, act_max) = clamp_pair(&mut rng);
+    let add = QuantAddSub {
+        sub: rng.bool(),
+        left_shift: 20,
+        input1_offset: -rng.i32(-128..=127),
+        input1_multiplier: m1,
+        input1_shift: s1,
+        input2_offset: -rng.i32(-128..=127),
+        input2_multiplier: m2,
+        input2_shift: s2,
+        output_offset: rng.i32(-128..=127),
+        output_multiplier: mo,
+        output_shift: so,
+        act_min,
+        act_max,
+    };
+    let mut want = vec![0i8; n];
+    let mut got = vec![0i8; n];
+    elementwise::quantized_add_sub(&add, &shape, &a, &b, &mut want);
+    AddSubInt8::new(&add)
+        .expect("fast ADD prepares")
+        .run(&a, &b, &mut got);
+    assert_eq!(got, want, "ADD/SUB n {n} seed {seed}");
+    let (m, sh) = quantize_multiplier(10f64.powf(rng.f64() * 8.0 - 6.0));
+    let mul = QuantMul {
+        input1_offset: -rng.i32(-128..=127),
+        input2_offset: -rng.i32(-128..=127),
+        output_offset: rng.i32(-128..=127),
+        multiplier: m,
+        shift: sh,
+        act_min,
+        act_max,
+    };
+    elementwise::quantized_mul(&mul, &shape, &a, &b, &mut want);
+    MulInt8::new(&mul)
+        .expect("fast MUL prepares")
+        .run(&a, &b, &mut got);
+    assert_eq!(got, want, "MUL n {n} seed {seed}");
+    for maximum in [true, false] {
+        elementwise::quantized_max_min(maximum, &shape, &a, &b, &mut want);
+        max_min_int8(maximum, &a, &b, &mut got);
+        assert_eq!(got, want, "MAX/MIN n {n} seed {seed}");
+    }
+}
+
+/// QUANTIZE float → int8 and int8 → int8, DEQUANTIZE int8 → float, `n` elements.
+pub(crate) fn check_quantize(n: usize, seed: u64) {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let scale = 10f32.powf(rng.f32() * 8.0 - 6.0);
+    let zp = rng.i32(-128..=127);
+    let mut x = f32s(&mut rng, n, true);
+    for v in x.iter_mut().take(n / 4) {
+        // Exact ties and huge values.
+        *v = (rng.i32(-300..300) as f32 + 0.5) * scale * if rng.bool() { 1.0 } else { 1e9 };
+    }
+    let (mut want, mut got) = (vec![0i8; n], vec![0i8; n]);
+    ref_quantize::affine_quantize(scale, zp, &x, &mut want);
+    affine_quantize_int8(scale, zp, &x, &mut got);
+    assert_eq!(got, want, "QUANTIZE n {n} seed {seed}");
+    let q = i8s(&mut rng, n);
+    let (mut wf, mut gf) = (vec![0f32; n], vec![0f32; n]);
+    ref_quantize::dequantize(scale, zp, &q, &mut wf);
+    dequantize_int8(scale, zp, &q, &mut gf);
+    assert_eq!(bits(&gf), bits(&wf), "DEQUANTIZE n {n} seed {seed}");
+    let (m, s) = quantize_multiplier(10f64.powf(rng.f64() * 6.0 - 3.0));
+    let ozp = rng.i32(-128..=127);
+    ref_quantize::requantize(m, s, zp, ozp, &q, &mut want);
+    RequantizeInt8::new(m, s, zp, ozp)
+        .expect("fast requantize prepares")
+        .run(&q, &mut got);
+    assert_eq!(got, want, "REQUANTIZE n {n} seed {seed}");
+}
+
+/// MAX_POOL_2D and AVERAGE_POOL_2D, int8.
+pub(crate) fn check_pool(c: &ConvCase) {
+    let mut rng = fastrand::Rng::with_seed(c.seed ^ 0x9001);
+    let p = PoolParams {
+        batches: c.batches,
+        in_h: c.in_hw.0,
+        in_w: c.in_hw.1,
+        channels: c.in_c + c.out_c_or_mult,
+        out_h: c.out_hw.0,
+        out_w: c.out_hw.1,
+        filter_h: c.filter.0 + c.dilation.0 - 1,
+        filter_w: c.filter.1 + c.dilation.1 - 1,
+        stride_h: c.stride.0,
+        stride_w: c.stride.1,
+        pad_top: c.pad.0,
+        pad_left: c.pad.1,
+        act: ActivationRange::NONE,
+    };
+    let input = i8s(&mut rng, p.batches * p.in_h * p.in_w * p.channels);
+    let n = p.batches * p.out_h * p.out_w * p.channels;
+    let (lo, hi) = clamp_pair(&mut rng);
+    for max in [true, false] {
+        let (mut want, mut got) = (vec![0i8; n], vec![0i8; n]);
+        if max {
+            pool::max_pool_int(&p, lo, hi, &input, &mut want);
+        } else {
+            pool::average_pool_int(&p, lo, hi, &input, &mut want);
+        }
+        PoolInt8::new(&p, max, lo, hi)
+            .expect("fast pool prepares")
+            .run(&input, &mut got);
+        assert_eq!(got, want, "max {max} {c:?}");
+    }
+}
+
 /// Geometries every target checks: 1×1, tile ± 1 channels and pixels, odd depths, strides,
 /// dilation, padding on every side, batches.
 pub(crate) fn fixed_conv_cases() -> Vec<ConvCase> {
@@ -416,6 +556,9 @@ fn seeded_random_geometries_match_the_reference() {
         check_depthwise(&c);
         check_conv_f32(&c);
         check_depthwise_f32(&c);
+        check_pool(&c);
+        check_elementwise(rng.usize(0..200), rng.u64(..));
+        check_quantize(rng.usize(0..200), rng.u64(..));
         let (b, d, u) = (rng.usize(1..=4), rng.usize(1..=80), rng.usize(1..=40));
         check_fully_connected(b, d, u, rng.u64(..));
         check_fully_connected_f32(b, d, u, rng.u64(..));
@@ -484,6 +627,21 @@ mod props {
             b in 1usize..=4, d in 1usize..=100, u in 1usize..=40, seed in any::<u64>()
         ) {
             check_fully_connected_f32(b, d, u, seed);
+        }
+
+        #[test]
+        fn pool_int8_fast_equals_reference(c in conv_case()) {
+            check_pool(&c);
+        }
+
+        #[test]
+        fn elementwise_int8_fast_equals_reference(n in 0usize..300, seed in any::<u64>()) {
+            check_elementwise(n, seed);
+        }
+
+        #[test]
+        fn quantize_int8_fast_equals_reference(n in 0usize..300, seed in any::<u64>()) {
+            check_quantize(n, seed);
         }
 
         #[test]

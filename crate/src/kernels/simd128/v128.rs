@@ -753,6 +753,77 @@ impl V128 {
         return map_f32(self, b, |x, y| x * y);
     }
 
+    /// `f32x4.sub`.
+    #[inline(always)]
+    pub fn f32x4_sub(self, b: Self) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::f32x4_sub(self.0, b.0));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return map_f32(self, b, |x, y| x - y);
+    }
+
+    /// `f32x4.abs`.
+    #[inline(always)]
+    pub fn f32x4_abs(self) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::f32x4_abs(self.0));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v(f32s(self).map(f32::abs));
+    }
+
+    /// `f32x4.div`.
+    #[inline(always)]
+    pub fn f32x4_div(self, b: Self) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::f32x4_div(self.0, b.0));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return map_f32(self, b, |x, y| x / y);
+    }
+
+    /// `f32x4.trunc`.
+    #[inline(always)]
+    pub fn f32x4_trunc(self) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::f32x4_trunc(self.0));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v(f32s(self).map(f32::trunc));
+    }
+
+    /// `i32x4.trunc_sat_f32x4_s`: truncation to `i32` with saturation, NaN → 0 (Rust's
+    /// `as i32`).
+    #[inline(always)]
+    pub fn i32x4_trunc_sat_f32x4(self) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::i32x4_trunc_sat_f32x4(self.0));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v(f32s(self).map(|x| x as i32));
+    }
+
+    /// `f32x4.demote_f64x2_zero`: the two `f64` lanes rounded to `f32` (as `as f32`) in lanes 0
+    /// and 1, lanes 2 and 3 zero.
+    #[inline(always)]
+    pub fn f32x4_demote_f64x2_zero(self) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::f32x4_demote_f64x2_zero(self.0));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        {
+            let a = f64s(self);
+            return v([a[0] as f32, a[1] as f32, 0.0, 0.0]);
+        }
+    }
+
+    /// `f64x2.div`.
+    #[inline(always)]
+    pub fn f64x2_div(self, b: Self) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::f64x2_div(self.0, b.0));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        {
+            let (a, b) = (f64s(self), f64s(b));
+            return v([a[0] / b[0], a[1] / b[1]]);
+        }
+    }
+
     /// `f32x4.lt`: all ones where `self < b` (false for NaN).
     #[inline(always)]
     pub fn f32x4_lt(self, b: Self) -> Self {
