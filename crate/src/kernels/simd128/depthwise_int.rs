@@ -96,7 +96,7 @@ impl DepthwiseInt8 {
         let rq: Vec<LaneRequant> = padded
             .chunks_exact(4)
             .map(|c| LaneRequant::from_channels([c[0], c[1], c[2], c[3]]))
-            .collect();
+            .collect::<Option<_>>()?;
         let any_left = rq.iter().any(LaneRequant::any_left);
         let blocks = cp / 8;
         let mut weights = vec![[0i16; 8]; taps * blocks];
@@ -165,53 +165,105 @@ impl DepthwiseInt8 {
     }
 
     /// Runs the convolution over NHWC int8 tensors of the prepared shapes.
+    ///
+    /// Channel blocks outermost, so a block's weights and constants stay in registers while its
+    /// pixels are computed (3×3 filters, the common case, keep all nine weight vectors).
     pub fn run(&self, input: &[i8], output: &mut [i8], s: &mut DepthwiseScratch) {
         self.fill(input, &mut s.image);
         let p = &self.p;
         let (cp, blocks) = (self.cp, self.cp / 8);
-        let zp = V128::splat_i32(self.out_zp);
-        let lo = V128::splat_i8(self.act.0);
-        let hi = V128::splat_i8(self.act.1);
+        let taps = p.filter_h * p.filter_w;
         let image = &s.image[..];
-        for b in 0..p.batches {
-            for oy in 0..p.out_h {
-                for ox in 0..p.out_w {
-                    let out_at = ((b * p.out_h + oy) * p.out_w + ox) * p.out_c;
-                    let origin = ((b * self.hp + oy * p.stride_h) * self.wp + ox * p.stride_w) * cp;
-                    for cb in 0..blocks {
-                        let mut a0 = V128::load_i32(&self.bias[2 * cb]);
-                        let mut a1 = V128::load_i32(&self.bias[2 * cb + 1]);
-                        for fy in 0..p.filter_h {
-                            let row = origin + fy * p.dilation_h * self.wp * cp + cb * 8;
-                            let taps = &self.weights[fy * p.filter_w * blocks..];
-                            for fx in 0..p.filter_w {
-                                let at = row + fx * p.dilation_w * cp;
-                                let Some(x) = image[at..].first_chunk::<8>() else {
-                                    continue;
-                                };
-                                let x = V128::load_extend_i8x8(x);
-                                let w = V128::load_i16(&taps[fx * blocks + cb]);
-                                a0 = a0.i32x4_add(x.i32x4_extmul_low_i16x8(w));
-                                a1 = a1.i32x4_add(x.i32x4_extmul_high_i16x8(w));
-                            }
-                        }
-                        let v0 = self.rq[2 * cb].apply(a0, self.any_left).i32x4_add(zp);
-                        let v1 = self.rq[2 * cb + 1].apply(a1, self.any_left).i32x4_add(zp);
-                        let n = v0.i16x8_narrow_i32x4(v1);
-                        let bytes = n.i8x16_narrow_i16x8(n).i8x16_max(lo).i8x16_min(hi);
-                        let c0 = cb * 8;
-                        if c0 + 8 <= p.out_c {
-                            if let Some(d) = output[out_at + c0..].first_chunk_mut::<8>() {
-                                bytes.store_low_i8x8(d);
+        let mut offsets = [0usize; 9];
+        if taps == 9 {
+            for (t, o) in offsets.iter_mut().enumerate() {
+                let (fy, fx) = (t / p.filter_w, t % p.filter_w);
+                *o = (fy * p.dilation_h * self.wp + fx * p.dilation_w) * cp;
+            }
+        }
+        for cb in 0..blocks {
+            let c0 = cb * 8;
+            let n_c = (p.out_c - c0).min(8);
+            let out = Block {
+                rq: [self.rq[2 * cb], self.rq[2 * cb + 1]],
+                any_left: self.any_left,
+                zp: V128::splat_i32(self.out_zp),
+                lo: V128::splat_i8(self.act.0),
+                hi: V128::splat_i8(self.act.1),
+            };
+            let bias = [
+                V128::load_i32(&self.bias[2 * cb]),
+                V128::load_i32(&self.bias[2 * cb + 1]),
+            ];
+            let w9: [V128; 9] = core::array::from_fn(|t| {
+                self.weights
+                    .get(t * blocks + cb)
+                    .map_or(V128::zero(), V128::load_i16)
+            });
+            for b in 0..p.batches {
+                for oy in 0..p.out_h {
+                    let row = (b * self.hp + oy * p.stride_h) * self.wp;
+                    for ox in 0..p.out_w {
+                        let origin = (row + ox * p.stride_w) * cp + c0;
+                        let [mut a0, mut a1] = bias;
+                        if taps == 9 {
+                            for (w, &o) in w9.iter().zip(&offsets) {
+                                if let Some(x) = image[origin + o..].first_chunk::<8>() {
+                                    let x = V128::load_extend_i8x8(x);
+                                    a0 = a0.i32x4_add(x.i32x4_extmul_low_i16x8(*w));
+                                    a1 = a1.i32x4_add(x.i32x4_extmul_high_i16x8(*w));
+                                }
                             }
                         } else {
-                            let n = p.out_c - c0;
-                            output[out_at + c0..out_at + c0 + n]
-                                .copy_from_slice(&bytes.to_i8()[..n]);
+                            for fy in 0..p.filter_h {
+                                for fx in 0..p.filter_w {
+                                    let at = origin
+                                        + (fy * p.dilation_h * self.wp + fx * p.dilation_w) * cp;
+                                    let w = &self.weights[(fy * p.filter_w + fx) * blocks + cb];
+                                    if let Some(x) = image[at..].first_chunk::<8>() {
+                                        let x = V128::load_extend_i8x8(x);
+                                        let w = V128::load_i16(w);
+                                        a0 = a0.i32x4_add(x.i32x4_extmul_low_i16x8(w));
+                                        a1 = a1.i32x4_add(x.i32x4_extmul_high_i16x8(w));
+                                    }
+                                }
+                            }
                         }
+                        let out_at = ((b * p.out_h + oy) * p.out_w + ox) * p.out_c + c0;
+                        out.store(a0, a1, output, out_at, n_c);
                     }
                 }
             }
+        }
+    }
+}
+
+/// One block of eight channels' output constants.
+struct Block {
+    rq: [LaneRequant; 2],
+    any_left: bool,
+    zp: V128,
+    lo: V128,
+    hi: V128,
+}
+
+impl Block {
+    /// Requantizes two accumulators (channels 0..4, 4..8) and stores `n_c ≤ 8` bytes at `at`.
+    #[inline(always)]
+    fn store(&self, a0: V128, a1: V128, output: &mut [i8], at: usize, n_c: usize) {
+        let v0 = self.rq[0].apply(a0, self.any_left).i32x4_add(self.zp);
+        let v1 = self.rq[1].apply(a1, self.any_left).i32x4_add(self.zp);
+        let n = v0.i16x8_narrow_i32x4(v1);
+        let bytes = n
+            .i8x16_narrow_i16x8(n)
+            .i8x16_max(self.lo)
+            .i8x16_min(self.hi);
+        if n_c == 8 {
+            if let Some(d) = output[at..].first_chunk_mut::<8>() {
+                bytes.store_low_i8x8(d);
+            }
+        } else {
+            output[at..at + n_c].copy_from_slice(&bytes.to_i8()[..n_c]);
         }
     }
 }

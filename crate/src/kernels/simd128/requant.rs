@@ -18,8 +18,8 @@
 //! [`ChannelRequant`] holds one channel's constants for vectors whose lanes share the channel
 //! (a convolution tile laid out as four pixels of one output channel: the shifts are uniform).
 //! [`LaneRequant`] holds four channels' constants for vectors whose lanes are four channels (the
-//! depthwise kernel); there the right shift differs per lane, and `⌊z / 2^e⌋` is computed as
-//! bits 31..62 of `z · 2^(31−e)` (again a widening multiply), lanes with `e = 0` kept as they are.
+//! depthwise kernel); there the right shift differs per lane, and the rounding division is one
+//! more widening multiply by `2^(30−e)` (see [`LaneRequant::apply`]).
 
 use super::v128::V128;
 
@@ -114,33 +114,26 @@ pub struct LaneRequant {
     pub multiplier: [i32; 4],
     /// `2^left` (wrapping to `i32::MIN` for 31), the left shift as a multiply.
     pub left_mul: [i32; 4],
-    /// `2^(31 − right)` for `right ≥ 1`, 0 for `right = 0`.
+    /// `2^(30 − right)`.
     pub right_mul: [i32; 4],
-    /// `2^right − 1`.
-    pub mask: [i32; 4],
-    /// `mask >> 1`.
-    pub half: [i32; 4],
-    /// All ones in lanes whose `right` is 0 (their value is not divided).
-    pub keep: [i32; 4],
+    /// All ones in lanes whose `right` is at least 1 (their negative values step down by one
+    /// before the rounding division; see [`LaneRequant::apply`]).
+    pub neg_adjust: [i32; 4],
 }
 
 impl LaneRequant {
-    /// The constants for four channels given as [`ChannelRequant`]s.
-    pub fn from_channels(c: [ChannelRequant; 4]) -> Self {
-        LaneRequant {
+    /// The constants for four channels given as [`ChannelRequant`]s, or `None` when a right
+    /// shift is 31 (a multiplier below 2^-31·2; the kernels then keep the reference).
+    pub fn from_channels(c: [ChannelRequant; 4]) -> Option<Self> {
+        if c.iter().any(|c| c.right > 30) {
+            return None;
+        }
+        Some(LaneRequant {
             multiplier: c.map(|c| c.multiplier),
             left_mul: c.map(|c| (1i64 << c.left) as i32),
-            right_mul: c.map(|c| {
-                if c.right == 0 {
-                    0
-                } else {
-                    1i32 << (31 - c.right)
-                }
-            }),
-            mask: c.map(|c| c.mask),
-            half: c.map(|c| c.half),
-            keep: c.map(|c| -i32::from(c.right == 0)),
-        }
+            right_mul: c.map(|c| 1i32 << (30 - c.right)),
+            neg_adjust: c.map(|c| -i32::from(c.right > 0)),
+        })
     }
 
     /// True when some lane shifts left (otherwise the left multiply is skipped).
@@ -149,6 +142,11 @@ impl LaneRequant {
     }
 
     /// `MultiplyByQuantizedMultiplier` (double rounding) of each lane with its own constants.
+    ///
+    /// `RoundingDivideByPOT(z, e)` is `⌊(z + 2^(e−1) − [z < 0]) / 2^e⌋` for `e ≥ 1`, and `z` for
+    /// `e = 0`. With `z' = z − [z < 0 ∧ e ≥ 1]` (no overflow: `z > i32::MIN` after the doubling
+    /// high multiply), both are `⌊(z' · 2^(30−e) + 2^29) / 2^30⌋`: one widening multiply by a
+    /// per-lane power of two, one add, and bits 30..61.
     #[inline(always)]
     pub fn apply(&self, acc: V128, any_left: bool) -> V128 {
         let x = if any_left {
@@ -157,18 +155,15 @@ impl LaneRequant {
             acc
         };
         let z = doubling_high_mul(x, V128::load_i32(&self.multiplier));
+        let z = z.i32x4_add(z.i32x4_shr(31).and(V128::load_i32(&self.neg_adjust)));
         let r = V128::load_i32(&self.right_mul);
-        let lo = z.i64x2_extmul_low_i32x4(r).i64x2_shl(1);
-        let hi = z.i64x2_extmul_high_i32x4(r).i64x2_shl(1);
-        let q = lo.odd_i32(hi);
-        let rem = z.and(V128::load_i32(&self.mask));
-        let threshold = V128::load_i32(&self.half).i32x4_sub(z.i32x4_shr(31));
-        let rounded = q.i32x4_sub(rem.i32x4_gt(threshold));
-        z.bitselect(rounded, V128::load_i32(&self.keep))
+        let half = V128::splat_i64(1 << 29);
+        let lo = z.i64x2_extmul_low_i32x4(r).i64x2_add(half).i64x2_shl(2);
+        let hi = z.i64x2_extmul_high_i32x4(r).i64x2_add(half).i64x2_shl(2);
+        lo.odd_i32(hi)
     }
 }
 
-// Native only: proptest does not run on wasm32 (the kernels' seeded tests cover it there).
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
@@ -183,11 +178,14 @@ mod tests {
             want,
             "m {m} shift {shift}"
         );
-        let lanes = LaneRequant::from_channels([c; 4]);
-        assert_eq!(
-            lanes.apply(V128::from_i32(xs), lanes.any_left()).to_i32(),
-            want
-        );
+        if let Some(lanes) = LaneRequant::from_channels([c; 4]) {
+            assert_eq!(
+                lanes.apply(V128::from_i32(xs), lanes.any_left()).to_i32(),
+                want
+            );
+        } else {
+            assert_eq!(c.right, 31);
+        }
     }
 
     #[test]
@@ -217,10 +215,10 @@ mod tests {
             (1 << 30, 0),
             (1 << 30, -1),
             (1_234_567_890, 3),
-            (2_000_000_000, -31),
+            (2_000_000_000, -30),
         ]
         .map(|(m, s)| ChannelRequant::new(m, s).expect("valid"));
-        let lanes = LaneRequant::from_channels(chans);
+        let lanes = LaneRequant::from_channels(chans).expect("right shifts below 31");
         for x in [-7, 5, i32::MAX, i32::MIN, 1 << 29, -(1 << 29) - 1] {
             let got = lanes.apply(V128::splat_i32(x), lanes.any_left()).to_i32();
             for (g, c) in got.iter().zip(&chans) {

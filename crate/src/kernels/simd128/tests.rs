@@ -179,8 +179,11 @@ pub(crate) fn check_depthwise(c: &ConvCase) {
         bias.as_deref(),
         &mut want,
     );
-    let (k, mut s) = DepthwiseInt8::new(&p, mult, &q, &filter, bias.as_deref())
-        .expect("fast DEPTHWISE_CONV_2D prepares");
+    let Some((k, mut s)) = DepthwiseInt8::new(&p, mult, &q, &filter, bias.as_deref()) else {
+        // The per-lane requantization takes right shifts up to 30; 31 keeps the reference.
+        assert!(q.shifts.iter().any(|&s| s <= -31), "refused: {c:?}");
+        return;
+    };
     let mut got = vec![0i8; n_out];
     k.run(&input, &mut got, &mut s);
     assert_eq!(got, want, "{c:?}");
