@@ -120,8 +120,18 @@ impl Conv2dF32 {
         let x0 = (ox * p.stride_w) as isize - p.pad_left as isize;
         let c = p.in_c;
         let mut at = 0;
+        // With dilation 1 a filter row whose taps are all inside the image is one contiguous
+        // run of `filter_w · in_c` values.
+        let row_inside = p.dilation_w == 1 && x0 >= 0 && x0 as usize + p.filter_w <= p.in_w;
         for fy in 0..p.filter_h {
             let y = y0 + (fy * p.dilation_h) as isize;
+            if row_inside && y >= 0 && (y as usize) < p.in_h {
+                let n = p.filter_w * c;
+                let src = ((b * p.in_h + y as usize) * p.in_w + x0 as usize) * c;
+                row[at..at + n].copy_from_slice(&input[src..src + n]);
+                at += n;
+                continue;
+            }
             for fx in 0..p.filter_w {
                 let x = x0 + (fx * p.dilation_w) as isize;
                 let dst = &mut row[at..at + c];

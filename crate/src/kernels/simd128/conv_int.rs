@@ -263,8 +263,18 @@ impl Conv2dInt8 {
         let x0 = (ox * p.stride_w) as isize - p.pad_left as isize;
         let c = p.in_c;
         let mut at = 0;
+        // With dilation 1 a filter row whose taps are all inside the image is one contiguous
+        // run of `filter_w · in_c` values.
+        let row_inside = p.dilation_w == 1 && x0 >= 0 && x0 as usize + p.filter_w <= p.in_w;
         for fy in 0..p.filter_h {
             let y = y0 + (fy * p.dilation_h) as isize;
+            if row_inside && y >= 0 && (y as usize) < p.in_h {
+                let n = p.filter_w * c;
+                let src = ((b * p.in_h + y as usize) * p.in_w + x0 as usize) * c;
+                copy_run(input, src, row, at, n);
+                at += n;
+                continue;
+            }
             for fx in 0..p.filter_w {
                 let x = x0 + (fx * p.dilation_w) as isize;
                 let dst = &mut row[at..at + c];
@@ -378,6 +388,24 @@ impl Conv2dInt8 {
             start += n;
         }
     }
+}
+
+/// Copies `src[from..from + n]` to `dst[at..at + n]`. A run of at most 16 bytes is one vector
+/// load and store when both sides have 16 bytes there (bytes past `n` are overwritten later by
+/// the caller, which fills `dst` in order), avoiding a `memcpy` call per short run (a 3-channel
+/// input's filter rows are 9 bytes).
+#[inline(always)]
+fn copy_run(src: &[i8], from: usize, dst: &mut [i8], at: usize, n: usize) {
+    if n <= 16
+        && let (Some(s), Some(d)) = (
+            src.get(from..).and_then(|s| s.first_chunk::<16>()),
+            dst.get_mut(at..).and_then(|d| d.first_chunk_mut::<16>()),
+        )
+    {
+        V128::load_i8(s).store_i8(d);
+        return;
+    }
+    dst[at..at + n].copy_from_slice(&src[from..from + n]);
 }
 
 /// [`pack_rows`] for rows that may be empty (pixels past the end): an empty row packs as zeros.

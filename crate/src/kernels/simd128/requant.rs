@@ -45,19 +45,19 @@ pub fn doubling_high_mul(x: V128, m: V128) -> V128 {
 }
 
 /// One output channel's requantization constants, for vectors whose four lanes all belong to
-/// that channel.
+/// that channel. The multiplier, mask and threshold are stored broadcast, ready to load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ChannelRequant {
-    /// Q31 multiplier (never `i32::MIN`).
-    pub multiplier: i32,
+    /// Q31 multiplier (never `i32::MIN`), in every lane.
+    pub multiplier: [i32; 4],
     /// Left shift applied before the multiply (0..=31).
     pub left: u32,
     /// Rounding right shift applied after (0..=31).
     pub right: u32,
-    /// `2^right − 1`.
-    pub mask: i32,
-    /// `mask >> 1`.
-    pub half: i32,
+    /// `2^right − 1`, in every lane.
+    pub mask: [i32; 4],
+    /// `mask >> 1`, in every lane.
+    pub half: [i32; 4],
 }
 
 impl ChannelRequant {
@@ -79,11 +79,11 @@ impl ChannelRequant {
         let right = (-shift).clamp(0, 31) as u32;
         let mask = ((1i64 << right) - 1) as i32;
         Some(ChannelRequant {
-            multiplier,
+            multiplier: [multiplier; 4],
             left,
             right,
-            mask,
-            half: mask >> 1,
+            mask: [mask; 4],
+            half: [mask >> 1; 4],
         })
     }
 
@@ -95,13 +95,13 @@ impl ChannelRequant {
         } else {
             acc
         };
-        let z = doubling_high_mul(x, V128::splat_i32(self.multiplier));
+        let z = doubling_high_mul(x, V128::load_i32(&self.multiplier));
         if self.right == 0 {
             return z;
         }
         let q = z.i32x4_shr(self.right);
-        let rem = z.and(V128::splat_i32(self.mask));
-        let threshold = V128::splat_i32(self.half).i32x4_sub(z.i32x4_shr(31));
+        let rem = z.and(V128::load_i32(&self.mask));
+        let threshold = V128::load_i32(&self.half).i32x4_sub(z.i32x4_shr(31));
         // `gt` is −1 where the quotient rounds up.
         q.i32x4_sub(rem.i32x4_gt(threshold))
     }
@@ -129,7 +129,7 @@ impl LaneRequant {
             return None;
         }
         Some(LaneRequant {
-            multiplier: c.map(|c| c.multiplier),
+            multiplier: c.map(|c| c.multiplier[0]),
             left_mul: c.map(|c| (1i64 << c.left) as i32),
             right_mul: c.map(|c| 1i32 << (30 - c.right)),
             neg_adjust: c.map(|c| -i32::from(c.right > 0)),
@@ -227,7 +227,10 @@ mod tests {
                 } else {
                     -(c.right as i32)
                 };
-                assert_eq!(*g, multiply_by_quantized_multiplier(x, c.multiplier, shift));
+                assert_eq!(
+                    *g,
+                    multiply_by_quantized_multiplier(x, c.multiplier[0], shift)
+                );
             }
         }
     }
