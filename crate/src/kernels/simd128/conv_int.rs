@@ -182,7 +182,7 @@ pub struct Conv2dInt8 {
     p: ConvParams,
     /// Taps per output value: `filter_h · filter_w · in_c`.
     k: usize,
-    weights: Vec<[i16; 8]>,
+    gemm: Gemm,
     bias: Vec<i32>,
     rq: Vec<ChannelRequant>,
     zero_point: i8,
@@ -190,13 +190,131 @@ pub struct Conv2dInt8 {
     act: (i8, i8),
 }
 
+/// How the reduction axis is packed (chosen at prepare time).
+#[derive(Debug, Clone)]
+enum Gemm {
+    /// int16 pairs for `i32x4.dot_i16x8_s`: weights `[oc / 4][k8 / 2]` (four channels × one
+    /// pair each).
+    Pairs(Vec<[i16; 8]>),
+    /// int8 quads for `i32x4.relaxed_dot_i8x16_i7x16_add_s` (relaxed-SIMD builds): each weight
+    /// `w` split as `p − n` with `p = max(w, 0)`, `n = max(−w, 0)`, both in 0..=127 (so the
+    /// relaxed instruction is exact everywhere; a weight of −128 keeps `Pairs`). Layout
+    /// `[oc / 4][k16 / 4][channel][p, n]`, each vector one channel's four bytes broadcast.
+    Quads(Vec<[i8; 16]>),
+}
+
 /// Scratch memory of [`Conv2dInt8`], allocated at prepare time.
 #[derive(Debug, Clone)]
 pub struct Conv2dScratch {
-    /// Packed input chunk: `CHUNK / 4` blocks of `k8 / 2` vectors.
+    /// Packed input chunk (`Pairs`): `CHUNK / 4` blocks of `k8 / 2` vectors.
     packed: Vec<[i16; 8]>,
+    /// Packed input chunk (`Quads`): `CHUNK / 4` blocks of `k16 / 4` vectors.
+    packed8: Vec<[i8; 16]>,
     /// Four im2col rows of `k` values (general filters).
     rows: Vec<i8>,
+}
+
+/// True in builds with WebAssembly relaxed SIMD, where [`Conv2dInt8`] packs int8 quads.
+pub const RELAXED: bool = cfg!(all(
+    target_arch = "wasm32",
+    target_feature = "simd128",
+    target_feature = "relaxed-simd"
+));
+
+/// `k` rounded up to a multiple of 16.
+fn k_padded16(k: usize) -> usize {
+    k.div_ceil(16) * 16
+}
+
+/// Weights `[oc, k]` as [`Gemm::Quads`].
+fn pack_weights_quads(weights: &[i8], oc: usize, k: usize) -> Vec<[i8; 16]> {
+    let k4 = k_padded16(k) / 4;
+    let blocks = oc.div_ceil(4);
+    let mut packed = vec![[0i8; 16]; blocks * k4 * 8];
+    for c in 0..oc {
+        for (i, &w) in weights[c * k..(c + 1) * k].iter().enumerate() {
+            let at = ((c / 4) * k4 + i / 4) * 8 + (c % 4) * 2;
+            let (pos, neg) = (w.max(0), w.saturating_neg().max(0));
+            for r in 0..4 {
+                packed[at][r * 4 + i % 4] = pos;
+                packed[at + 1][r * 4 + i % 4] = neg;
+            }
+        }
+    }
+    packed
+}
+
+/// [`pack_rows`] for [`Gemm::Quads`]: four rows of `k` int8 values into `k16 / 4` vectors of
+/// four rows × four values (16 values of each row at a time, transposed as 4×4 blocks of
+/// 32-bit groups; a shorter tail value by value).
+fn pack_rows_quads(rows: [&[i8]; 4], k: usize, dst: &mut [[i8; 16]]) {
+    let full = if rows.iter().all(|r| r.len() == k) {
+        k / 16
+    } else {
+        0
+    };
+    for j in 0..full {
+        let r = rows.map(|row| {
+            let (chunks, _) = row.as_chunks::<16>();
+            V128::load_i8(&chunks[j])
+        });
+        let t0 = r[0].interleave_low_i32(r[1]);
+        let t1 = r[2].interleave_low_i32(r[3]);
+        let t2 = r[0].interleave_high_i32(r[1]);
+        let t3 = r[2].interleave_high_i32(r[3]);
+        let d = &mut dst[4 * j..4 * j + 4];
+        t0.low_i64s(t1).store_i8(&mut d[0]);
+        t0.high_i64s(t1).store_i8(&mut d[1]);
+        t2.low_i64s(t3).store_i8(&mut d[2]);
+        t2.high_i64s(t3).store_i8(&mut d[3]);
+    }
+    if full * 16 < k || rows.iter().any(|r| r.len() != k) {
+        for d in &mut dst[4 * full..] {
+            *d = [0; 16];
+        }
+        for (p, row) in rows.iter().enumerate() {
+            for (i, &v) in row.iter().enumerate().skip(full * 16) {
+                dst[i / 4][p * 4 + i % 4] = v;
+            }
+        }
+    }
+}
+
+/// The 8-pixel × 4-channel micro-kernel over packed quads (see [`Gemm::Quads`]).
+#[inline(always)]
+fn tile_8x4_quads(xa: &[[i8; 16]], xb: &[[i8; 16]], w: &[[i8; 16]], init: V128) -> [[V128; 4]; 2] {
+    let init = [
+        init.splat_lane_i32::<0>(),
+        init.splat_lane_i32::<1>(),
+        init.splat_lane_i32::<2>(),
+        init.splat_lane_i32::<3>(),
+    ];
+    let mut out = [[V128::zero(); 4]; 2];
+    for half in 0..2 {
+        // [pixels 0..4 · channel a, pixels 0..4 · b, pixels 4..8 · a, pixels 4..8 · b]
+        let mut pos = [V128::zero(); 4];
+        let mut neg = [V128::zero(); 4];
+        for ((xa, xb), w) in xa.iter().zip(xb).zip(w.chunks_exact(8)) {
+            let (xa, xb) = (V128::load_i8(xa), V128::load_i8(xb));
+            let w = &w[half * 4..half * 4 + 4];
+            let (pa, na) = (V128::load_i8(&w[0]), V128::load_i8(&w[1]));
+            let (pb, nb) = (V128::load_i8(&w[2]), V128::load_i8(&w[3]));
+            pos[0] = xa.relaxed_dot_i8x16_i7x16_add(pa, pos[0]);
+            neg[0] = xa.relaxed_dot_i8x16_i7x16_add(na, neg[0]);
+            pos[1] = xa.relaxed_dot_i8x16_i7x16_add(pb, pos[1]);
+            neg[1] = xa.relaxed_dot_i8x16_i7x16_add(nb, neg[1]);
+            pos[2] = xb.relaxed_dot_i8x16_i7x16_add(pa, pos[2]);
+            neg[2] = xb.relaxed_dot_i8x16_i7x16_add(na, neg[2]);
+            pos[3] = xb.relaxed_dot_i8x16_i7x16_add(pb, pos[3]);
+            neg[3] = xb.relaxed_dot_i8x16_i7x16_add(nb, neg[3]);
+        }
+        for j in 0..2 {
+            let c = 2 * half + j;
+            out[0][c] = init[c].i32x4_add(pos[j]).i32x4_sub(neg[j]);
+            out[1][c] = init[c].i32x4_add(pos[2 + j]).i32x4_sub(neg[2 + j]);
+        }
+    }
+    out
 }
 
 impl Conv2dInt8 {
@@ -208,6 +326,19 @@ impl Conv2dInt8 {
         q: &QuantParams,
         filter: &[i8],
         bias: Option<&[i32]>,
+    ) -> Option<(Self, Conv2dScratch)> {
+        Self::with_scheme(p, q, filter, bias, RELAXED)
+    }
+
+    /// [`Conv2dInt8::new`] choosing the packing: int8 quads for the relaxed dot product when
+    /// `relaxed` (and no weight is −128), else int16 pairs. Natively both run the portable lane
+    /// emulation, so tests check both packings.
+    pub fn with_scheme(
+        p: &ConvParams,
+        q: &QuantParams,
+        filter: &[i8],
+        bias: Option<&[i32]>,
+        relaxed: bool,
     ) -> Option<(Self, Conv2dScratch)> {
         let k = p.filter_h.checked_mul(p.filter_w)?.checked_mul(p.in_c)?;
         if k == 0
@@ -221,16 +352,32 @@ impl Conv2dInt8 {
         let rq = channel_requants(q, p.out_c)?;
         let act = act_range(q)?;
         let zero_point = i8::try_from(q.input_offset.checked_neg()?).ok()?;
-        let kp = k_padded(k) / 2;
+        let quads = relaxed && !filter.contains(&i8::MIN);
+        let (gemm, packed, packed8) = if quads {
+            let k4 = k_padded16(k) / 4;
+            (
+                Gemm::Quads(pack_weights_quads(filter, p.out_c, k)),
+                Vec::new(),
+                vec![[0; 16]; (CHUNK / 4).checked_mul(k4)?],
+            )
+        } else {
+            let kp = k_padded(k) / 2;
+            (
+                Gemm::Pairs(pack_weights(filter, p.out_c, k)),
+                vec![[0; 8]; (CHUNK / 4).checked_mul(kp)?],
+                Vec::new(),
+            )
+        };
         let scratch = Conv2dScratch {
-            packed: vec![[0; 8]; (CHUNK / 4).checked_mul(kp)?],
+            packed,
+            packed8,
             rows: vec![0; 4usize.checked_mul(k)?],
         };
         Some((
             Conv2dInt8 {
                 p: *p,
                 k,
-                weights: pack_weights(filter, p.out_c, k),
+                gemm,
                 bias: folded_bias(filter, bias, p.out_c, k, q.input_offset),
                 rq,
                 zero_point,
@@ -239,6 +386,11 @@ impl Conv2dInt8 {
             },
             scratch,
         ))
+    }
+
+    /// True when the weights are packed as int8 quads for the relaxed dot product.
+    pub fn uses_relaxed_dot(&self) -> bool {
+        matches!(self.gemm, Gemm::Quads(_))
     }
 
     /// True when each output pixel's im2col row is one input pixel's channels (a 1×1 filter
@@ -301,12 +453,24 @@ impl Conv2dInt8 {
 
     /// Packs output pixels `start..start + n` (`n ≤ CHUNK`) into `s.packed`.
     fn pack_chunk(&self, input: &[i8], start: usize, n: usize, s: &mut Conv2dScratch) {
-        let kp = k_padded(self.k) / 2;
+        let quads = matches!(self.gemm, Gemm::Quads(_));
+        let kp = if quads {
+            k_padded16(self.k) / 4
+        } else {
+            k_padded(self.k) / 2
+        };
         let zeros = [0i8; 0];
         let blocks = n.div_ceil(8) * 2;
         for blk in 0..blocks {
-            let dst = &mut s.packed[blk * kp..(blk + 1) * kp];
             let first = blk * 4;
+            let pack =
+                |rows: [&[i8]; 4], packed: &mut Vec<[i16; 8]>, packed8: &mut Vec<[i8; 16]>| {
+                    if quads {
+                        pack_rows_quads(rows, self.k, &mut packed8[blk * kp..(blk + 1) * kp]);
+                    } else {
+                        pack_rows_padded(rows, self.k, &mut packed[blk * kp..(blk + 1) * kp]);
+                    }
+                };
             if self.direct_rows() {
                 let rows: [&[i8]; 4] = [0, 1, 2, 3].map(|i| {
                     if first + i < n {
@@ -315,7 +479,7 @@ impl Conv2dInt8 {
                         &zeros[..]
                     }
                 });
-                pack_rows_padded(rows, self.k, dst);
+                pack(rows, &mut s.packed, &mut s.packed8);
             } else {
                 let (r0, rest) = s.rows.split_at_mut(self.k);
                 let (r1, rest) = rest.split_at_mut(self.k);
@@ -329,7 +493,7 @@ impl Conv2dInt8 {
                     }
                 }
                 let [r0, r1, r2, r3] = rows;
-                pack_rows([&*r0, &*r1, &*r2, &*r3], self.k, dst);
+                pack([&*r0, &*r1, &*r2, &*r3], &mut s.packed, &mut s.packed8);
             }
         }
     }
@@ -347,14 +511,26 @@ impl Conv2dInt8 {
         while start < total {
             let n = (total - start).min(CHUNK);
             self.pack_chunk(input, start, n, s);
-            for (cb, w) in self.weights.chunks_exact(kp).enumerate() {
+            let k4 = k_padded16(self.k) / 4;
+            for cb in 0..p.out_c.div_ceil(4) {
                 let init =
                     V128::load_i32(self.bias[cb * 4..].first_chunk::<4>().unwrap_or(&[0; 4]));
                 let rq = &self.rq[cb * 4..cb * 4 + 4];
                 for t in 0..n.div_ceil(8) {
-                    let xa = &s.packed[2 * t * kp..(2 * t + 1) * kp];
-                    let xb = &s.packed[(2 * t + 1) * kp..(2 * t + 2) * kp];
-                    let [a, b] = tile_8x4(xa, xb, w, init);
+                    let [a, b] = match &self.gemm {
+                        Gemm::Pairs(w) => {
+                            let w = &w[cb * kp..(cb + 1) * kp];
+                            let xa = &s.packed[2 * t * kp..(2 * t + 1) * kp];
+                            let xb = &s.packed[(2 * t + 1) * kp..(2 * t + 2) * kp];
+                            tile_8x4(xa, xb, w, init)
+                        }
+                        Gemm::Quads(w) => {
+                            let w = &w[cb * k4 * 8..(cb + 1) * k4 * 8];
+                            let xa = &s.packed8[2 * t * k4..(2 * t + 1) * k4];
+                            let xb = &s.packed8[(2 * t + 1) * k4..(2 * t + 2) * k4];
+                            tile_8x4_quads(xa, xb, w, init)
+                        }
+                    };
                     let first = start + 8 * t;
                     let valid = n - 8 * t;
                     store_block(

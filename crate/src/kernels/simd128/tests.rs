@@ -146,16 +146,38 @@ pub(crate) fn check_conv(c: &ConvCase) {
     let bias = bias(&mut rng, out_c);
     let q = quant(&mut rng, out_c);
     let n_out = p.batches * p.out_h * p.out_w * out_c;
-    let mut want = vec![0i8; n_out];
-    conv_int::conv2d::<i8, i32, i32>(&p, p.in_c, &q, &input, &filter, bias.as_deref(), &mut want);
-    let (k, mut s) =
-        Conv2dInt8::new(&p, &q, &filter, bias.as_deref()).expect("fast CONV_2D prepares");
-    let mut got = vec![0i8; n_out];
-    k.run(&input, &mut got, &mut s);
-    assert_eq!(got, want, "{c:?}");
-    // A second run over the same scratch gives the same bits.
-    k.run(&input, &mut got, &mut s);
-    assert_eq!(got, want, "{c:?} (second run)");
+    // Both packings: int16 pairs (SIMD128) and int8 quads (relaxed SIMD; a weight of −128
+    // falls back to pairs, so half the cases clear it to exercise the quads).
+    let mut no_min = filter.clone();
+    for w in no_min.iter_mut().filter(|w| **w == i8::MIN) {
+        *w = -127;
+    }
+    for relaxed in [false, true] {
+        let filter = if relaxed && c.seed.is_multiple_of(2) {
+            &no_min
+        } else {
+            &filter
+        };
+        let mut want = vec![0i8; n_out];
+        conv_int::conv2d::<i8, i32, i32>(
+            &p,
+            p.in_c,
+            &q,
+            &input,
+            filter,
+            bias.as_deref(),
+            &mut want,
+        );
+        let (k, mut s) = Conv2dInt8::with_scheme(&p, &q, filter, bias.as_deref(), relaxed)
+            .expect("fast CONV_2D prepares");
+        assert_eq!(k.uses_relaxed_dot(), relaxed && !filter.contains(&i8::MIN));
+        let mut got = vec![0i8; n_out];
+        k.run(&input, &mut got, &mut s);
+        assert_eq!(got, want, "{c:?} relaxed {relaxed}");
+        // A second run over the same scratch gives the same bits.
+        k.run(&input, &mut got, &mut s);
+        assert_eq!(got, want, "{c:?} relaxed {relaxed} (second run)");
+    }
 }
 
 /// DEPTHWISE_CONV_2D: the fast kernel prepares and gives the reference's bits.

@@ -433,6 +433,35 @@ impl V128 {
         }
     }
 
+    /// `i32x4.relaxed_dot_i8x16_i7x16_add_s`: lane `i` = `c[i] + Σ_{j<4} a[4i+j] · b[4i+j]`
+    /// with `a = self` signed and every byte of `b` in `0..=127` (then the instruction is exact on
+    /// every engine: the int16 pair sums cannot saturate). Callers guarantee the range of `b`.
+    /// The real instruction needs the `relaxed-simd` target feature; elsewhere this is the same
+    /// arithmetic lane by lane.
+    #[inline(always)]
+    pub fn relaxed_dot_i8x16_i7x16_add(self, b: Self, c: Self) -> Self {
+        #[cfg(all(
+            target_arch = "wasm32",
+            target_feature = "simd128",
+            target_feature = "relaxed-simd"
+        ))]
+        return V128(w::i32x4_relaxed_dot_i8x16_i7x16_add(self.0, b.0, c.0));
+        #[cfg(not(all(
+            target_arch = "wasm32",
+            target_feature = "simd128",
+            target_feature = "relaxed-simd"
+        )))]
+        {
+            let (a, b, c) = (self.to_i8(), b.to_i8(), c.to_i32());
+            let lane = |i: usize| {
+                (0..4).fold(c[i], |s, j| {
+                    s.wrapping_add(i32::from(a[4 * i + j]) * i32::from(b[4 * i + j]))
+                })
+            };
+            return V128::from_i32([lane(0), lane(1), lane(2), lane(3)]);
+        }
+    }
+
     /// `i32x4.extmul_low_i16x8_s`: lanes 0..4 multiplied to `i32`.
     #[inline(always)]
     pub fn i32x4_extmul_low_i16x8(self, b: Self) -> Self {
