@@ -9,9 +9,11 @@
 //! channel `ic · multiplier + m` holds input channel `ic`, so every kernel sees one input
 //! channel per output channel.
 //!
-//! **Layout.** Lanes are channels (NHWC keeps them contiguous): eight channels per step, the
-//! input widened by `i16x8.load8x8_s`, weights packed at prepare time as int16 `[tap][c / 8]`,
-//! products accumulated with `i32x4.extmul_{low,high}_i16x8_s`. Channels are padded to a
+//! **Layout.** Lanes are channels (NHWC keeps them contiguous): eight channels per step, weights
+//! packed at prepare time as int16 `[tap][c / 8]`. 3×3 filters take their taps in pairs: the two
+//! taps' eight input bytes are interleaved and widened, so one `i32x4.dot_i16x8_s` adds both
+//! taps' products for four channels (the ninth tap pairs with a zero weight); other filters
+//! widen one tap at a time and accumulate with `i32x4.extmul_{low,high}_i16x8_s`. Channels are padded to a
 //! multiple of 8 in the scratch (zero point) and the weights (zero). The requantization
 //! constants differ per lane ([`LaneRequant`]).
 
@@ -195,10 +197,28 @@ impl DepthwiseInt8 {
                 V128::load_i32(&self.bias[2 * cb]),
                 V128::load_i32(&self.bias[2 * cb + 1]),
             ];
-            let w9: [V128; 9] = core::array::from_fn(|t| {
-                self.weights
-                    .get(t * blocks + cb)
-                    .map_or(V128::zero(), V128::load_i16)
+            // 3×3: taps in pairs (0, 1), (2, 3), (4, 5), (6, 7), (8, –) for `dot_i16x8`: per
+            // pair and half block, four channels × the two taps' weights interleaved.
+            let pairs: [[V128; 2]; 5] = core::array::from_fn(|q| {
+                core::array::from_fn(|h| {
+                    let tap =
+                        |t: usize| self.weights.get(t * blocks + cb).copied().unwrap_or([0; 8]);
+                    let (a, b) = (
+                        tap(2 * q),
+                        if 2 * q + 1 < 9 {
+                            tap(2 * q + 1)
+                        } else {
+                            [0; 8]
+                        },
+                    );
+                    V128::load_i16(&core::array::from_fn(|i| {
+                        if i % 2 == 0 {
+                            a[4 * h + i / 2]
+                        } else {
+                            b[4 * h + i / 2]
+                        }
+                    }))
+                })
             });
             for b in 0..p.batches {
                 for oy in 0..p.out_h {
@@ -207,11 +227,19 @@ impl DepthwiseInt8 {
                         let origin = (row + ox * p.stride_w) * cp + c0;
                         let [mut a0, mut a1] = bias;
                         if taps == 9 {
-                            for (w, &o) in w9.iter().zip(&offsets) {
-                                if let Some(x) = image[origin + o..].first_chunk::<8>() {
-                                    let x = V128::load_extend_i8x8(x);
-                                    a0 = a0.i32x4_add(x.i32x4_extmul_low_i16x8(*w));
-                                    a1 = a1.i32x4_add(x.i32x4_extmul_high_i16x8(*w));
+                            for (q, w) in pairs.iter().enumerate() {
+                                let o0 = offsets[2 * q];
+                                let o1 = offsets.get(2 * q + 1).copied().unwrap_or(o0);
+                                if let (Some(x0), Some(x1)) = (
+                                    image[origin + o0..].first_chunk::<8>(),
+                                    image[origin + o1..].first_chunk::<8>(),
+                                ) {
+                                    let x = V128::load64_zero_i8(x0)
+                                        .interleave_low_i8(V128::load64_zero_i8(x1));
+                                    let (lo, hi) =
+                                        (x.i16x8_extend_low_i8x16(), x.i16x8_extend_high_i8x16());
+                                    a0 = a0.i32x4_add(lo.i32x4_dot_i16x8(w[0]));
+                                    a1 = a1.i32x4_add(hi.i32x4_dot_i16x8(w[1]));
                                 }
                             }
                         } else {

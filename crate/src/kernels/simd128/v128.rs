@@ -211,6 +211,20 @@ impl V128 {
         return v(a.map(i16::from));
     }
 
+    /// `v128.load64_zero`: eight bytes in the low half, zeros above.
+    #[inline(always)]
+    pub fn load64_zero_i8(a: &[i8; 8]) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        // SAFETY: `a` is 8 readable bytes; the load has no alignment requirement.
+        return V128(unsafe { w::v128_load64_zero(a.as_ptr().cast()) });
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        {
+            let mut b = [0i8; 16];
+            b[..8].copy_from_slice(a);
+            return v(b);
+        }
+    }
+
     // ---- stores ------------------------------------------------------------------------------
 
     /// `v128.store` of 16 bytes.
@@ -724,6 +738,41 @@ impl V128 {
         return V128(w::i64x2_shuffle::<1, 3>(self.0, b.0));
         #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
         return v([i64s(self)[1], i64s(b)[1]]);
+    }
+
+    /// The low eight bytes of `self` and `b` interleaved: `self[0], b[0], self[1], b[1], …`
+    /// (`i8x16.shuffle 0 16 1 17 … 7 23`).
+    #[inline(always)]
+    pub fn interleave_low_i8(self, b: Self) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::i8x16_shuffle::<
+            0,
+            16,
+            1,
+            17,
+            2,
+            18,
+            3,
+            19,
+            4,
+            20,
+            5,
+            21,
+            6,
+            22,
+            7,
+            23,
+        >(self.0, b.0));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        {
+            let (a, b) = (i8s(self), i8s(b));
+            let mut out = [0i8; 16];
+            for i in 0..8 {
+                out[2 * i] = a[i];
+                out[2 * i + 1] = b[i];
+            }
+            return v(out);
+        }
     }
 
     /// A 4×4 transpose of bytes: byte `4i + j` of the result is byte `4j + i` of `self`
