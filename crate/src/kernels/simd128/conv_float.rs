@@ -254,49 +254,89 @@ impl DepthwiseF32 {
     }
 
     /// Runs the convolution over NHWC float tensors of the prepared shapes.
+    ///
+    /// Per output pixel, the in-image taps are listed once (input offset, weight row) in the
+    /// reference's order; every channel block then sums over that list.
     pub fn run(&self, input: &[f32], output: &mut [f32]) {
+        /// Taps listed on the stack; larger filters are rare and list in chunks of this size.
+        const MAX_TAPS: usize = 64;
         let p = &self.p;
         let c = p.in_c;
         let full = c / 4;
         let blocks = c.div_ceil(4);
         let (min, max) = (V128::splat_f32(p.act.min), V128::splat_f32(p.act.max));
+        let mut x_at = [0usize; MAX_TAPS];
+        let mut w_at = [0usize; MAX_TAPS];
         for b in 0..p.batches {
             for oy in 0..p.out_h {
                 let y0 = (oy * p.stride_h) as isize - p.pad_top as isize;
                 for ox in 0..p.out_w {
                     let x0 = (ox * p.stride_w) as isize - p.pad_left as isize;
                     let out_at = ((b * p.out_h + oy) * p.out_w + ox) * c;
-                    for cb in 0..blocks {
-                        let mut acc = V128::splat_f32(0.0);
-                        let mut tail = [0f32; 4];
-                        for fy in 0..p.filter_h {
+                    // Taps in chunks of MAX_TAPS, each block's running sum carried in `output`
+                    // between chunks (an f32 stored and reloaded exactly; only filters with more
+                    // than MAX_TAPS taps have several chunks).
+                    let taps = p.filter_h * p.filter_w;
+                    let mut first_tap = 0;
+                    while first_tap < taps {
+                        let last_tap = (first_tap + MAX_TAPS).min(taps);
+                        let mut n = 0;
+                        for t in first_tap..last_tap {
+                            let (fy, fx) = (t / p.filter_w, t % p.filter_w);
                             let y = y0 + (fy * p.dilation_h) as isize;
-                            for fx in 0..p.filter_w {
-                                let x = x0 + (fx * p.dilation_w) as isize;
-                                if y < 0 || y >= p.in_h as isize || x < 0 || x >= p.in_w as isize {
-                                    continue;
-                                }
-                                let at =
-                                    ((b * p.in_h + y as usize) * p.in_w + x as usize) * c + cb * 4;
-                                let w = &self.weights[(fy * p.filter_w + fx) * blocks + cb];
-                                if cb < full {
-                                    if let Some(xs) = input[at..].first_chunk::<4>() {
-                                        acc = acc.f32x4_add(
-                                            V128::load_f32(xs).f32x4_mul(V128::load_f32(w)),
-                                        );
-                                    }
+                            let x = x0 + (fx * p.dilation_w) as isize;
+                            if y < 0 || y >= p.in_h as isize || x < 0 || x >= p.in_w as isize {
+                                continue;
+                            }
+                            x_at[n] = ((b * p.in_h + y as usize) * p.in_w + x as usize) * c;
+                            w_at[n] = t * blocks;
+                            n += 1;
+                        }
+                        let (xs, ws) = (&x_at[..n], &w_at[..n]);
+                        for cb in 0..blocks {
+                            let at = out_at + cb * 4;
+                            if cb < full {
+                                let mut acc = if first_tap == 0 {
+                                    V128::splat_f32(0.0)
                                 } else {
-                                    for (j, t) in tail.iter_mut().enumerate().take(c - cb * 4) {
-                                        *t += input[at + j] * w[j];
+                                    output[at..]
+                                        .first_chunk::<4>()
+                                        .map_or(V128::splat_f32(0.0), V128::load_f32)
+                                };
+                                for (&xa, &wa) in xs.iter().zip(ws) {
+                                    if let Some(v) = input[xa + cb * 4..].first_chunk::<4>() {
+                                        let w = V128::load_f32(&self.weights[wa + cb]);
+                                        acc = acc.f32x4_add(V128::load_f32(v).f32x4_mul(w));
                                     }
                                 }
+                                if last_tap < taps {
+                                    store_f32(acc, output, at, 4);
+                                } else {
+                                    let v = acc.f32x4_add(V128::load_f32(&self.bias[cb]));
+                                    store_f32(clamp(v, min, max), output, at, 4);
+                                }
+                            } else {
+                                let n_c = c - cb * 4;
+                                let mut tail = [0f32; 4];
+                                if first_tap > 0 {
+                                    tail[..n_c].copy_from_slice(&output[at..at + n_c]);
+                                }
+                                for (&xa, &wa) in xs.iter().zip(ws) {
+                                    let w = &self.weights[wa + cb];
+                                    for (j, t) in tail.iter_mut().enumerate().take(n_c) {
+                                        *t += input[xa + cb * 4 + j] * w[j];
+                                    }
+                                }
+                                let v = V128::load_f32(&tail);
+                                let v = if last_tap < taps {
+                                    v
+                                } else {
+                                    clamp(v.f32x4_add(V128::load_f32(&self.bias[cb])), min, max)
+                                };
+                                store_f32(v, output, at, n_c);
                             }
                         }
-                        if cb >= full {
-                            acc = V128::load_f32(&tail);
-                        }
-                        let v = clamp(acc.f32x4_add(V128::load_f32(&self.bias[cb])), min, max);
-                        store_f32(v, output, out_at + cb * 4, (c - cb * 4).min(4));
+                        first_tap = last_tap;
                     }
                 }
             }

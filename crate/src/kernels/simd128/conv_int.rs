@@ -221,6 +221,13 @@ pub const RELAXED: bool = cfg!(all(
     target_feature = "relaxed-simd"
 ));
 
+/// Whether this build can pack [`Gemm::Quads`]: natively (the lane emulation, for tests) and in
+/// relaxed-SIMD wasm builds. A plain SIMD128 (or scalar) wasm build leaves that code out.
+pub const QUADS_AVAILABLE: bool = cfg!(any(
+    not(target_arch = "wasm32"),
+    all(target_feature = "simd128", target_feature = "relaxed-simd")
+));
+
 /// `k` rounded up to a multiple of 16.
 fn k_padded16(k: usize) -> usize {
     k.div_ceil(16) * 16
@@ -331,8 +338,8 @@ impl Conv2dInt8 {
     }
 
     /// [`Conv2dInt8::new`] choosing the packing: int8 quads for the relaxed dot product when
-    /// `relaxed` (and no weight is −128), else int16 pairs. Natively both run the portable lane
-    /// emulation, so tests check both packings.
+    /// `relaxed` (and no weight is −128, and the build has [`QUADS_AVAILABLE`]), else int16
+    /// pairs. Natively both run the portable lane emulation, so tests check both packings.
     pub fn with_scheme(
         p: &ConvParams,
         q: &QuantParams,
@@ -352,7 +359,7 @@ impl Conv2dInt8 {
         let rq = channel_requants(q, p.out_c)?;
         let act = act_range(q)?;
         let zero_point = i8::try_from(q.input_offset.checked_neg()?).ok()?;
-        let quads = relaxed && !filter.contains(&i8::MIN);
+        let quads = QUADS_AVAILABLE && relaxed && !filter.contains(&i8::MIN);
         let (gemm, packed, packed8) = if quads {
             let k4 = k_padded16(k) / 4;
             (

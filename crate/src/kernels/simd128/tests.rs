@@ -9,7 +9,7 @@
 //! Fixed edge cases run on both.
 
 use super::conv_float::{Conv2dF32, DepthwiseF32, FullyConnectedF32};
-use super::conv_int::{Conv2dInt8, FullyConnectedInt8};
+use super::conv_int::{Conv2dInt8, FullyConnectedInt8, QUADS_AVAILABLE};
 use super::depthwise_int::DepthwiseInt8;
 use super::elementwise_int::{AddSubInt8, MulInt8, max_min_int8};
 use super::pool_int::PoolInt8;
@@ -170,7 +170,10 @@ pub(crate) fn check_conv(c: &ConvCase) {
         );
         let (k, mut s) = Conv2dInt8::with_scheme(&p, &q, filter, bias.as_deref(), relaxed)
             .expect("fast CONV_2D prepares");
-        assert_eq!(k.uses_relaxed_dot(), relaxed && !filter.contains(&i8::MIN));
+        assert_eq!(
+            k.uses_relaxed_dot(),
+            QUADS_AVAILABLE && relaxed && !filter.contains(&i8::MIN)
+        );
         let mut got = vec![0i8; n_out];
         k.run(&input, &mut got, &mut s);
         assert_eq!(got, want, "{c:?} relaxed {relaxed}");
@@ -547,6 +550,16 @@ pub(crate) fn fixed_conv_cases() -> Vec<ConvCase> {
         out_hw: (1, 1),
         in_c: 1,
         out_c_or_mult: 1,
+        ..base
+    });
+    // More taps than the float depthwise kernel lists at once (64), with padding.
+    cases.push(ConvCase {
+        in_hw: (10, 11),
+        in_c: 6,
+        filter: (9, 8),
+        pad: (4, 3),
+        out_hw: (3, 4),
+        seed: 72,
         ..base
     });
     cases
