@@ -221,7 +221,7 @@ pub const RELAXED: bool = cfg!(all(
     target_feature = "relaxed-simd"
 ));
 
-/// Whether this build can pack [`Gemm::Quads`]: natively (the lane emulation, for tests) and in
+/// Whether this build can pack int8 quads for the relaxed dot product: natively (the lane emulation, for tests) and in
 /// relaxed-SIMD wasm builds. A plain SIMD128 (or scalar) wasm build leaves that code out.
 pub const QUADS_AVAILABLE: bool = cfg!(any(
     not(target_arch = "wasm32"),
