@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds the wasm engine twice into www/pkg/: `simd` (SIMD128 on, from .cargo/config.toml) and
-# `nosimd` (RUSTFLAGS="" overrides that, in its own target dir so the two never rebuild each other).
-# The page picks one at run time with a feature probe (www/src/engine/loader.ts).
+# Builds the wasm engine three times into www/pkg/: `simd` (SIMD128 on, from .cargo/config.toml),
+# `relaxed` (SIMD128 + relaxed SIMD: the int8 convolutions use i32x4.relaxed_dot_i8x16_i7x16_add,
+# in a way that is exact on every engine) and `nosimd` (RUSTFLAGS="" overrides the config). Each
+# variant with its own RUSTFLAGS has its own target dir so they never rebuild each other.
+# The page picks one at run time with feature probes (www/src/engine/loader.ts).
 #   usage: scripts/build-wasm.sh [--dev]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +23,7 @@ build() { # $1 = variant name, $2 = cargo target dir
     local feats=(--enable-bulk-memory --enable-mutable-globals --enable-nontrapping-float-to-int
                  --enable-sign-ext --enable-reference-types --enable-multivalue)
     [ "$1" = simd ] && feats+=(--enable-simd)
+    [ "$1" = relaxed ] && feats+=(--enable-simd --enable-relaxed-simd)
     "$wasm_opt" -O "${feats[@]}" "$out/zeropoint_bg.wasm" -o "$out/zeropoint_bg.wasm"
   fi
   echo "built $out ($(wc -c < "$out/zeropoint_bg.wasm") bytes)"
@@ -28,5 +31,7 @@ build() { # $1 = variant name, $2 = cargo target dir
 
 cargo "${cargo_args[@]}"
 build simd target
+RUSTFLAGS="-C target-feature=+simd128,+relaxed-simd" CARGO_TARGET_DIR=target/relaxed cargo "${cargo_args[@]}"
+build relaxed target/relaxed
 RUSTFLAGS="" CARGO_TARGET_DIR=target/nosimd cargo "${cargo_args[@]}"
 build nosimd target/nosimd

@@ -68,6 +68,12 @@ run wasm-test env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-r
   cargo test -p zeropoint --locked --target wasm32-unknown-unknown --no-default-features --features wasm
 count "rust wasm (node, simd128)" "$(cargo_passed "$logs/wasm-test.log")"
 
+step "Rust tests compiled to wasm32 with relaxed SIMD, run in Node"
+run wasm-test-relaxed env RUSTFLAGS="-C target-feature=+simd128,+relaxed-simd" CARGO_TARGET_DIR=target/relaxed \
+  NODE_ARGS=--experimental-wasm-relaxed-simd CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+  cargo test -p zeropoint --locked --target wasm32-unknown-unknown --no-default-features --features wasm
+count "rust wasm (node, relaxed)" "$(cargo_passed "$logs/wasm-test-relaxed.log")"
+
 step "wasm builds (simd + nosimd) and the CLI"
 run build-wasm bash scripts/build-wasm.sh
 run build-cli cargo build -p zeropoint --bin zeropoint --locked

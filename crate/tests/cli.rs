@@ -321,3 +321,70 @@ fn limits_apply_to_every_read_and_every_prepare() {
     ]);
     assert!(ok.status.success(), "{}", text(&ok.stderr));
 }
+
+#[test]
+fn run_and_compare_with_either_kernel_set_give_the_same_bytes() {
+    // The int8 MobileNetV2 golden (conv, depthwise, FC: the fast kernels' ops) and its float
+    // model; `--kernels reference` and `--kernels fast` must write identical files.
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/mobilenet_v2");
+    let model = case.join("model_int8.tflite");
+    let input = case.join("input_int8_0.npy");
+    let mut outputs = Vec::new();
+    for kernels in ["reference", "fast"] {
+        let dir = scratch(&format!("kernels_{kernels}"));
+        let out = zeropoint(&[
+            "run",
+            model.to_str().expect("utf-8"),
+            "--input",
+            input.to_str().expect("utf-8"),
+            "--out-dir",
+            dir.to_str().expect("utf-8"),
+            "--kernels",
+            kernels,
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        outputs.push(std::fs::read(dir.join("output_0.npy")).expect("output_0.npy"));
+    }
+    assert!(outputs[0].len() > 128, "an output was written");
+    assert_eq!(outputs[0], outputs[1]);
+
+    let mut tables = Vec::new();
+    for kernels in ["reference", "fast"] {
+        let json = scratch(&format!("compare_{kernels}.json"));
+        let out = zeropoint(&[
+            "compare",
+            case.join("model_float.tflite").to_str().expect("utf-8"),
+            case.join("model_int8_floatio.tflite")
+                .to_str()
+                .expect("utf-8"),
+            "--input",
+            case.join("input_0.npy").to_str().expect("utf-8"),
+            "--json",
+            json.to_str().expect("utf-8"),
+            "--kernels",
+            kernels,
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        tables.push(std::fs::read_to_string(&json).expect("json"));
+    }
+    assert!(tables[0].contains("sqnr_db"), "{}", tables[0]);
+    assert_eq!(tables[0], tables[1]);
+
+    // An unknown kernel set is a usage error naming the choices.
+    let bad = zeropoint(&[
+        "run",
+        model.to_str().expect("utf-8"),
+        "--input",
+        input.to_str().expect("utf-8"),
+        "--out-dir",
+        scratch("kernels_bad").to_str().expect("utf-8"),
+        "--kernels",
+        "turbo",
+    ]);
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad.stderr).contains("reference | fast"),
+        "{}",
+        text(&bad.stderr)
+    );
+}

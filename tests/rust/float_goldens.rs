@@ -5,20 +5,30 @@
 //! min/max attached) — are run sample by sample and compared with LiteRT `BUILTIN_REF` outputs
 //! under the case's stated tolerance. A per-op exactness table is printed.
 //!
+//! Every variant runs with both kernel sets: the reference run must match LiteRT, and the fast
+//! run ([`KernelSet::Fast`], whose float kernels keep each output's summation order) must give
+//! the reference run's bits for every tensor of every sample (so calibration statistics do not
+//! depend on the kernel set).
+//!
 //! Integer and hybrid variants are checked by `int_goldens.rs`.
 
-use zeropoint::engine::Interpreter;
+use zeropoint::engine::{Interpreter, KernelSet, Limits};
 use zeropoint::tflite;
 use zeropoint_tests::{Case, NpyArray, OpSummary, StageReport, Variant, cases, compare};
 
 /// Variants the float engine must run and match.
 const FLOAT_VARIANTS: [&str; 3] = ["float", "fp16", "calibrated"];
 
-/// Runs every sample of `v` through the engine and compares each output with LiteRT's.
-fn run_variant(case: &Case, v: &Variant, summary: &mut OpSummary) -> Result<(), String> {
+/// Each output's bytes over all samples, and every tensor the engine computed (all samples, in
+/// order).
+type RunBytes = (Vec<Vec<u8>>, Vec<Vec<u8>>);
+
+/// Runs every sample of `v` through the engine with `kernels`.
+fn run_samples(case: &Case, v: &Variant, kernels: KernelSet) -> Result<RunBytes, String> {
     let bytes = std::fs::read(&v.model).map_err(|e| format!("{}: {e}", v.model.display()))?;
     let model = tflite::read(&bytes).map_err(|e| e.to_string())?;
-    let mut interp = Interpreter::new(&model).map_err(|e| e.to_string())?;
+    let mut interp = Interpreter::with_options(&model, &Limits::default(), kernels)
+        .map_err(|e| e.to_string())?;
     let inputs = v.load_inputs();
     let expected = v.load_expected();
     if inputs.len() != interp.inputs().len() || expected.len() != interp.outputs().len() {
@@ -31,19 +41,44 @@ fn run_variant(case: &Case, v: &Variant, summary: &mut OpSummary) -> Result<(), 
         ));
     }
     let mut got: Vec<Vec<u8>> = vec![Vec::new(); expected.len()];
+    let mut tensors: Vec<Vec<u8>> = Vec::new();
     for s in 0..case.num_samples {
         for (i, a) in inputs.iter().enumerate() {
             interp
                 .set_input(i, &a.sample_bytes(s))
                 .map_err(|e| format!("sample {s}: {e}"))?;
         }
-        interp.invoke();
+        interp.invoke_with(&mut |_, view| tensors.push(view.bytes.to_vec()));
         for (o, buf) in got.iter_mut().enumerate() {
             let view = interp.output(o).map_err(|e| e.to_string())?;
             buf.extend_from_slice(view.bytes);
         }
     }
+    Ok((got, tensors))
+}
+
+/// Runs `v` with the reference kernels and compares each output with LiteRT's, then with the
+/// fast kernels and requires the same bytes. `fast_same` counts variants whose fast run was
+/// byte-identical.
+fn run_variant(
+    case: &Case,
+    v: &Variant,
+    summary: &mut OpSummary,
+    fast_same: &mut usize,
+) -> Result<(), String> {
+    let (got, reference_tensors) = run_samples(case, v, KernelSet::Reference)?;
+    let (fast, fast_tensors) = run_samples(case, v, KernelSet::Fast)?;
+    let expected = v.load_expected();
     let mut failures = Vec::new();
+    if fast == got && fast_tensors == reference_tensors {
+        *fast_same += 1;
+    } else {
+        failures.push(
+            "the fast kernels' tensors differ from the reference kernels' (every tensor of every \
+             sample is compared)"
+                .to_string(),
+        );
+    }
     for (o, (bytes, exp)) in got.iter().zip(&expected).enumerate() {
         let got = NpyArray::from_le_bytes(exp.dtype(), exp.shape.clone(), bytes)
             .map_err(|e| format!("output {o}: {e}"))?;
@@ -66,17 +101,26 @@ fn float_engine_matches_litert_reference_kernels() {
     assert!(!all.is_empty(), "no golden cases found");
     let mut report = StageReport::new("float");
     let mut summary = OpSummary::new("float engine vs LiteRT BUILTIN_REF (per op / model)");
+    let mut fast_same = 0usize;
     for case in &all {
         for v in case
             .variants
             .iter()
             .filter(|v| FLOAT_VARIANTS.contains(&v.name.as_str()))
         {
-            let result = run_variant(case, v, &mut summary);
+            let result = run_variant(case, v, &mut summary, &mut fast_same);
             report.check(case, v, result);
         }
     }
     summary.print();
+    println!(
+        "fast kernels: {fast_same}/{} float variants bit-identical to the reference kernels",
+        report.total()
+    );
     assert!(report.total() > 0, "no float variant was checked");
+    assert!(
+        fast_same > 0,
+        "no float variant compared fast against reference"
+    );
     report.finish();
 }

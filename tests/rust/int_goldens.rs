@@ -7,13 +7,17 @@
 //! For sample 0, every intermediate tensor LiteRT recorded is compared too, and a mismatch names
 //! the first operator that differs, so a wrong kernel is found where it is, not downstream.
 //!
-//! Two per-op tables are printed: outputs by case, and intermediates by the producing op type
+//! Every variant runs twice, with the reference kernels and with the fast ones
+//! ([`KernelSet::Fast`]); both must match LiteRT, and the fast run's outputs and every tensor it
+//! computes for sample 0 must equal the reference run's byte for byte (integer and float alike).
+//!
+//! Two per-op tables (of the reference run) are printed: outputs by case, and intermediates by the producing op type
 //! (the README's supported-ops table quotes them). Known, explained gaps are listed in
 //! [`KNOWN_GAPS`]; any other failure, and any listed gap that no longer fails, fails the test.
 
 use std::collections::HashMap;
 
-use zeropoint::engine::{Interpreter, TensorId};
+use zeropoint::engine::{Interpreter, KernelSet, Limits, TensorId};
 use zeropoint::tflite;
 use zeropoint_tests::{Case, NpyArray, OpSummary, Tolerance, Variant, cases, compare, load_npy};
 
@@ -31,16 +35,23 @@ fn known_gap(case: &str, variant: &str) -> Option<&'static str> {
         .map(|(_, _, r)| *r)
 }
 
-/// Runs every sample of `v`, compares outputs, then compares sample 0's intermediates.
+/// What one run of a variant computed: every sample's outputs (concatenated per output) and
+/// every tensor of sample 0, by tensor index, in the order the engine computed them.
+type RunBytes = (Vec<Vec<u8>>, Vec<(usize, Vec<u8>)>);
+
+/// Runs every sample of `v` with `kernels`, compares outputs, then compares sample 0's
+/// intermediates. Returns the bytes computed (for the fast-vs-reference comparison).
 fn run_variant(
     case: &Case,
     v: &Variant,
+    kernels: KernelSet,
     outputs: &mut OpSummary,
     per_op: &mut OpSummary,
-) -> Result<(), String> {
+) -> Result<RunBytes, String> {
     let bytes = std::fs::read(&v.model).map_err(|e| format!("{}: {e}", v.model.display()))?;
     let model = tflite::read(&bytes).map_err(|e| e.to_string())?;
-    let mut interp = Interpreter::new(&model).map_err(|e| e.to_string())?;
+    let mut interp = Interpreter::with_options(&model, &Limits::default(), kernels)
+        .map_err(|e| e.to_string())?;
     let inputs = v.load_inputs();
     let expected = v.load_expected();
     if inputs.len() != interp.inputs().len() || expected.len() != interp.outputs().len() {
@@ -62,6 +73,7 @@ fn run_variant(
         .map(|(k, im)| (im.tensor, k))
         .collect();
     let mut captured: Vec<Option<Vec<u8>>> = vec![None; v.intermediates.len()];
+    let mut all_tensors: Vec<(usize, Vec<u8>)> = Vec::new();
     let mut got: Vec<Vec<u8>> = vec![Vec::new(); expected.len()];
     for s in 0..case.num_samples {
         for (i, a) in inputs.iter().enumerate() {
@@ -74,6 +86,7 @@ fn run_variant(
                 if let Some(&k) = wanted.get(&t) {
                     captured[k] = Some(view.bytes.to_vec());
                 }
+                all_tensors.push((t, view.bytes.to_vec()));
             });
         } else {
             interp.invoke();
@@ -139,10 +152,33 @@ fn run_variant(
         failures.push(b);
     }
     if failures.is_empty() {
-        Ok(())
+        Ok((got, all_tensors))
     } else {
         Err(failures.join("; "))
     }
+}
+
+/// The first difference between the reference run's bytes and the fast run's, if any.
+fn fast_differs(reference: &RunBytes, fast: &RunBytes) -> Option<String> {
+    for (o, (r, f)) in reference.0.iter().zip(&fast.0).enumerate() {
+        if r != f {
+            let at = r.iter().zip(f).position(|(a, b)| a != b).unwrap_or(0);
+            return Some(format!("output {o} differs from byte {at}"));
+        }
+    }
+    if reference.1.len() != fast.1.len() {
+        return Some(format!(
+            "{} tensors computed by the reference run, {} by the fast run",
+            reference.1.len(),
+            fast.1.len()
+        ));
+    }
+    for ((tr, r), (tf, f)) in reference.1.iter().zip(&fast.1) {
+        if tr != tf || r != f {
+            return Some(format!("sample-0 tensor t{tr} differs (fast run: t{tf})"));
+        }
+    }
+    None
 }
 
 #[test]
@@ -155,6 +191,11 @@ fn integer_engine_matches_litert_reference_kernels() {
     let (mut passed, mut gaps) = (0usize, Vec::new());
     let mut problems = Vec::new();
     let mut checked = 0usize;
+    let (mut fast_same, mut fast_tensors) = (0usize, 0usize);
+    // The fast run's LiteRT comparison is recorded in tables nobody prints (the reference run
+    // fills the printed ones); its bytes are compared with the reference run's below.
+    let mut fast_outputs = OpSummary::new("fast");
+    let mut fast_per_op = OpSummary::new("fast");
     for case in &all {
         for v in case
             .variants
@@ -163,8 +204,26 @@ fn integer_engine_matches_litert_reference_kernels() {
         {
             checked += 1;
             let who = format!("{}/{}", case.name, v.name);
-            let result = run_variant(case, v, &mut outputs, &mut per_op);
-            match (result, known_gap(&case.name, &v.name)) {
+            let result = run_variant(case, v, KernelSet::Reference, &mut outputs, &mut per_op);
+            let fast = run_variant(
+                case,
+                v,
+                KernelSet::Fast,
+                &mut fast_outputs,
+                &mut fast_per_op,
+            );
+            match (&result, &fast) {
+                (Ok(r), Ok(f)) => match fast_differs(r, f) {
+                    None => {
+                        fast_same += 1;
+                        fast_tensors += f.1.len();
+                    }
+                    Some(d) => problems.push(format!("{who}: FAST KERNELS DIFFER: {d}")),
+                },
+                (Ok(_), Err(e)) => problems.push(format!("{who}: FAST KERNELS FAILED: {e}")),
+                (Err(_), _) => {}
+            }
+            match (result.map(|_| ()), known_gap(&case.name, &v.name)) {
                 (Ok(()), None) => passed += 1,
                 (Ok(()), Some(_)) => problems.push(format!(
                     "{who}: UNEXPECTEDLY PASSING: remove it from KNOWN_GAPS"
@@ -181,10 +240,15 @@ fn integer_engine_matches_litert_reference_kernels() {
         gaps.len(),
         problems.len()
     );
+    println!(
+        "fast kernels: {fast_same}/{checked} variants byte-identical to the reference kernels \
+         ({fast_tensors} sample-0 tensors compared)"
+    );
     for g in &gaps {
         println!("  {g}");
     }
     assert!(checked > 0, "no integer variant was checked");
+    assert!(fast_same > 0, "no variant compared fast against reference");
     assert!(
         problems.is_empty(),
         "{} integer variant(s) failed:\n{}",

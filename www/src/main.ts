@@ -175,7 +175,7 @@ function setState(state: PageState): void {
 /** `?engine=nosimd` forces the scalar build (to compare, or to test it); `?engine=simd` is the default. */
 function preference(): EnginePreference {
   const value = new URLSearchParams(window.location.search).get('engine');
-  return value === 'simd' || value === 'nosimd' ? value : 'auto';
+  return value === 'simd' || value === 'nosimd' || value === 'relaxed' ? value : 'auto';
 }
 
 const client = new EngineClient({

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use zeropoint::engine::{Interpreter, TensorDesc, shape_text};
+use zeropoint::engine::{Interpreter, KernelSet, TensorDesc, shape_text};
 use zeropoint::graph::TensorType;
 use zeropoint::graph::summary::{ModelSummary, QuantSummary, TensorSummary};
 use zeropoint::limits::{UserLimits, check_model_size};
@@ -101,6 +101,9 @@ enum Command {
         /// output) as t<index>.npy into this directory, to trace a mismatch to its first op.
         #[arg(long)]
         dump: Option<PathBuf>,
+        /// Kernel set: `fast` (SIMD128 in the browser, the same bits) or `reference`.
+        #[arg(long, default_value = "fast")]
+        kernels: KernelSet,
     },
     /// Run a float model and its quantized version side by side on float samples and report,
     /// for every tensor present in both (matched by name), the SQNR and the largest error
@@ -119,6 +122,9 @@ enum Command {
         /// Rows to print (worst SQNR first).
         #[arg(long, default_value_t = 20)]
         top: usize,
+        /// Kernel set: `fast` (the same bits) or `reference`.
+        #[arg(long, default_value = "fast")]
+        kernels: KernelSet,
     },
     /// Calibrate a float model: record per-tensor statistics (TF's min/max, histogram, chosen
     /// range) over samples from .npy files, images or seeded random data, and write them as JSON.
@@ -504,9 +510,10 @@ fn run_model(
     out_dir: &Path,
     dump: Option<&Path>,
     limits: &UserLimits,
+    kernels: KernelSet,
 ) -> Result<()> {
     let m = load(model, limits)?;
-    let mut interp = Interpreter::with_limits(&m, &limits.engine)?;
+    let mut interp = Interpreter::with_options(&m, &limits.engine, kernels)?;
     let descs = interp.inputs().to_vec();
     let arrays = read_samples(inputs, &descs)?;
     let samples = arrays.first().map_or(0, |a| a.shape[0]);
@@ -858,13 +865,15 @@ fn run(cli: Cli) -> Result<()> {
             inputs,
             out_dir,
             dump,
-        } => run_model(&model, &inputs, &out_dir, dump.as_deref(), limits)?,
+            kernels,
+        } => run_model(&model, &inputs, &out_dir, dump.as_deref(), limits, kernels)?,
         Command::Compare {
             float_model,
             quantized_model,
             inputs,
             json,
             top,
+            kernels,
         } => compare_models(
             &float_model,
             &quantized_model,
@@ -872,6 +881,7 @@ fn run(cli: Cli) -> Result<()> {
             json.as_deref(),
             top,
             limits,
+            kernels,
         )?,
         Command::Calibrate {
             model,
@@ -969,6 +979,7 @@ fn compare_models(
     json: Option<&Path>,
     top: usize,
     limits: &UserLimits,
+    kernels: KernelSet,
 ) -> Result<()> {
     let f = load(float_model, limits)?;
     let q = load(quantized_model, limits)?;
@@ -1003,7 +1014,7 @@ fn compare_models(
                 .collect()
         })
         .collect();
-    let mut rows = zeropoint::engine::compare::compare_models(&f, &q, &per_sample)?;
+    let mut rows = zeropoint::engine::compare::compare_models_with(&f, &q, &per_sample, kernels)?;
     if let Some(path) = json {
         let text = serde_json::to_string_pretty(&rows).map_err(|e| Error::Io {
             path: path.display().to_string(),

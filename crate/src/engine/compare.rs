@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 
-use super::{Interpreter, TensorId, TensorView};
+use super::{Interpreter, KernelSet, Limits, TensorId, TensorView};
 use crate::error::{Error, Result};
 use crate::graph::{Model, TensorType};
 
@@ -120,8 +120,18 @@ pub fn compare_models(
     quant: &Model,
     samples: &[Vec<Vec<f32>>],
 ) -> Result<Vec<TensorError>> {
-    let mut fi = Interpreter::new(float)?;
-    let mut qi = Interpreter::new(quant)?;
+    compare_models_with(float, quant, samples, KernelSet::default())
+}
+
+/// [`compare_models`] with an explicit [`KernelSet`] for both models.
+pub fn compare_models_with(
+    float: &Model,
+    quant: &Model,
+    samples: &[Vec<Vec<f32>>],
+    kernels: KernelSet,
+) -> Result<Vec<TensorError>> {
+    let mut fi = Interpreter::with_options(float, &Limits::default(), kernels)?;
+    let mut qi = Interpreter::with_options(quant, &Limits::default(), kernels)?;
     if fi.inputs().len() != qi.inputs().len() {
         return Err(Error::TensorMismatch {
             what: "model inputs".into(),

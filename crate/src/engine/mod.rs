@@ -59,12 +59,16 @@ impl Default for Limits {
 /// Which kernel set prepare picks for each operator. Both give the same bits for integer ops (the
 /// fast set is checked against the reference on every golden); float kernels in the fast set keep
 /// each output's summation order, so calibration statistics do not depend on the choice.
+///
+/// The default is [`KernelSet::Fast`]: every golden gives the same bits with either set (see
+/// `tests/rust/int_goldens.rs` and `float_goldens.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum KernelSet {
     /// The scalar reference kernels (`kernels::reference`): the specification.
-    #[default]
     Reference,
-    /// The fast kernels where an operator has one (falling back to the reference elsewhere).
+    /// The fast kernels (`kernels::simd128`) where an operator has one, falling back to the
+    /// reference elsewhere.
+    #[default]
     Fast,
     /// Float kernels that reproduce, bit for bit, the arithmetic of LiteRT's *optimized* builtin
     /// float kernels as TF 2.21's x86-64 pip wheel runs them (`kernels::litert_optimized`), the

@@ -14,12 +14,16 @@ use super::{
     Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, QParams, TensorInfo, dims4, options,
     out_size_and_pad, positive_hw,
 };
+use crate::engine::KernelSet;
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
 use crate::kernels::litert_optimized;
 use crate::kernels::reference::conv::{self, ConvParams};
 use crate::kernels::reference::conv_int::{self, Accumulator, QuantElem, QuantParams};
 use crate::kernels::reference::hybrid::{self, QuantizedBatches};
+use crate::kernels::simd128::conv_float::{Conv2dF32, Conv2dF32Scratch, DepthwiseF32};
+use crate::kernels::simd128::conv_int::{Conv2dInt8, Conv2dScratch};
+use crate::kernels::simd128::depthwise_int::{DepthwiseInt8, DepthwiseScratch};
 use crate::tflite::schema::{
     ActivationFunctionType, Conv2DOptionsT, DepthwiseConv2DOptionsT, Padding, TransposeConvOptionsT,
 };
@@ -156,6 +160,113 @@ impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel
             io.out_as::<T>(),
         );
     }
+}
+
+/// Fast int8 CONV_2D (packed GEMM, [`Conv2dInt8`]); scratch in a `RefCell` sized at prepare
+/// time, as for the hybrid kernels.
+struct FastConv2dInt8 {
+    k: Conv2dInt8,
+    scratch: RefCell<Conv2dScratch>,
+}
+
+impl Kernel for FastConv2dInt8 {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let Ok(mut s) = self.scratch.try_borrow_mut() else {
+            return;
+        };
+        let input = io.in_as::<i8>(0);
+        self.k.run(input, io.out_as::<i8>(), &mut s);
+    }
+}
+
+/// Fast int8 DEPTHWISE_CONV_2D ([`DepthwiseInt8`]).
+struct FastDepthwiseInt8 {
+    k: DepthwiseInt8,
+    scratch: RefCell<DepthwiseScratch>,
+}
+
+impl Kernel for FastDepthwiseInt8 {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let Ok(mut s) = self.scratch.try_borrow_mut() else {
+            return;
+        };
+        let input = io.in_as::<i8>(0);
+        self.k.run(input, io.out_as::<i8>(), &mut s);
+    }
+}
+
+/// Fast float CONV_2D ([`Conv2dF32`]): same summation order as the reference.
+struct FastConv2dF32 {
+    k: Conv2dF32,
+    scratch: RefCell<Conv2dF32Scratch>,
+}
+
+impl Kernel for FastConv2dF32 {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let Ok(mut s) = self.scratch.try_borrow_mut() else {
+            return;
+        };
+        let input = io.f32_in(0);
+        self.k.run(input, io.f32_out(), &mut s);
+    }
+}
+
+/// Fast float DEPTHWISE_CONV_2D ([`DepthwiseF32`]).
+struct FastDepthwiseF32 {
+    k: DepthwiseF32,
+}
+
+impl Kernel for FastDepthwiseF32 {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let input = io.f32_in(0);
+        self.k.run(input, io.f32_out());
+    }
+}
+
+/// The contents of a constant float32 tensor (copied: prepare-time only).
+pub(crate) fn const_f32(t: &TensorInfo<'_>) -> Option<Vec<f32>> {
+    if t.dtype != TensorType::FLOAT32 {
+        return None;
+    }
+    Some(
+        t.data?
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+    )
+}
+
+/// The constant float weights and optional constant float bias (input `k`) of an op.
+pub(crate) fn const_f32_weights(
+    ctx: &PrepareCtx<'_>,
+    filter: &TensorInfo<'_>,
+    k: usize,
+) -> Option<(Vec<f32>, Option<Vec<f32>>)> {
+    let w = const_f32(filter)?;
+    let b = match ctx.optional_input(k) {
+        None => None,
+        Some(b) => Some(const_f32(&b)?),
+    };
+    Some((w, b))
+}
+
+/// The constant int8 weights and int32 bias of an op, when both are constant (a missing bias
+/// counts as constant): what the fast kernels pack at prepare time.
+pub(crate) fn const_weights<'a>(
+    filter: &TensorInfo<'a>,
+    bias: Option<&TensorInfo<'a>>,
+) -> Option<(&'a [i8], Option<Vec<i32>>)> {
+    let w: &[i8] = bytemuck::cast_slice(filter.data?);
+    let b = match bias {
+        None => None,
+        Some(b) => Some(
+            b.data?
+                .chunks_exact(4)
+                .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+        ),
+    };
+    Some((w, b))
 }
 
 /// Which integer kernel instantiation an op needs: activation type and bias type.
@@ -546,6 +657,19 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                 },
             ));
         }
+        if ctx.kernels == KernelSet::Fast
+            && fic == ic
+            && let Some((w, b)) = const_f32_weights(ctx, &filter, 2)
+            && let Some((k, scratch)) = Conv2dF32::new(&p, &w, b.as_deref())
+        {
+            return Ok(Prepared::f32(
+                shape,
+                FastConv2dF32 {
+                    k,
+                    scratch: RefCell::new(scratch),
+                },
+            ));
+        }
         return Ok(Prepared::f32(
             shape,
             Conv2d {
@@ -567,6 +691,21 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         oc,
         o.fused_activation_function,
     )?;
+    if ctx.kernels == KernelSet::Fast
+        && scheme == IntScheme::Int8
+        && fic == ic
+        && let Some((w, b)) = const_weights(&filter, bias.as_ref())
+        && let Some((k, scratch)) = Conv2dInt8::new(&p, &q, w, b.as_deref())
+    {
+        return Ok(Prepared::new(
+            shape,
+            TensorType::INT8,
+            FastConv2dInt8 {
+                k,
+                scratch: RefCell::new(scratch),
+            },
+        ));
+    }
     Ok(int_kernel!(
         scheme,
         shape,
@@ -640,6 +779,12 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
                 },
             ));
         }
+        if ctx.kernels == KernelSet::Fast
+            && let Some((w, b)) = const_f32_weights(ctx, &filter, 2)
+            && let Some(k) = DepthwiseF32::new(&p, depth_multiplier, &w, b.as_deref())
+        {
+            return Ok(Prepared::f32(shape, FastDepthwiseF32 { k }));
+        }
         return Ok(Prepared::f32(
             shape,
             DepthwiseConv2d {
@@ -666,6 +811,20 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
         return Err(ctx.unsupported(
             b.describe(),
             "INT32 bias with INT16 activations (DEPTHWISE_CONV_2D 16x8 takes INT64 bias)",
+        ));
+    }
+    if ctx.kernels == KernelSet::Fast
+        && scheme == IntScheme::Int8
+        && let Some((w, b)) = const_weights(&filter, bias.as_ref())
+        && let Some((k, scratch)) = DepthwiseInt8::new(&p, depth_multiplier, &q, w, b.as_deref())
+    {
+        return Ok(Prepared::new(
+            shape,
+            TensorType::INT8,
+            FastDepthwiseInt8 {
+                k,
+                scratch: RefCell::new(scratch),
+            },
         ));
     }
     Ok(int_kernel!(

@@ -11,6 +11,7 @@ use crate::kernels::reference::ActivationRange;
 use crate::kernels::reference::elementwise::{self, BinaryOp, Broadcast, QuantAddSub, QuantMul};
 use crate::kernels::reference::fixedpoint_math::checked_log2;
 use crate::kernels::reference::quantize::{QuantInt, quantized_activation_range};
+use crate::kernels::simd128::elementwise_int::{AddSubInt8, MulInt8, max_min_int8};
 use crate::tflite::schema::{AddOptionsT, DivOptionsT, MulOptionsT, SubOptionsT};
 use crate::tflite::types::dtype_name;
 
@@ -81,6 +82,25 @@ impl<T: QuantInt> Kernel for IntBinary<T> {
             IntOp::MaxMin { maximum } => {
                 elementwise::quantized_max_min(*maximum, &self.shape, a, b, out)
             }
+        }
+    }
+}
+
+/// Fast int8 binary op on same-shaped tensors (`kernels::simd128::elementwise_int`).
+enum FastIntBinary {
+    AddSub(AddSubInt8),
+    Mul(MulInt8),
+    MaxMin(bool),
+}
+
+impl Kernel for FastIntBinary {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let (a, b) = (io.in_as::<i8>(0), io.in_as::<i8>(1));
+        let out = io.out_as::<i8>();
+        match self {
+            FastIntBinary::AddSub(k) => k.run(a, b, out),
+            FastIntBinary::Mul(k) => k.run(a, b, out),
+            FastIntBinary::MaxMin(maximum) => max_min_int8(*maximum, a, b, out),
         }
     }
 }
@@ -289,6 +309,20 @@ fn prepare_int_binary(
         }
     };
     let dims = shape.dims().to_vec();
+    if ctx.kernels == crate::engine::KernelSet::Fast
+        && a.dtype == TensorType::INT8
+        && a.shape == b.shape
+    {
+        let fast = match &int_op {
+            IntOp::AddSub(p) => AddSubInt8::new(p).map(FastIntBinary::AddSub),
+            IntOp::Mul(p) => MulInt8::new(p).map(FastIntBinary::Mul),
+            IntOp::MaxMin { maximum } => Some(FastIntBinary::MaxMin(*maximum)),
+            IntOp::PotAddSub16 { .. } => None,
+        };
+        if let Some(k) = fast {
+            return Ok(Prepared::new(dims, a.dtype, k));
+        }
+    }
     macro_rules! kernel {
         ($t:ty) => {
             Prepared::new(

@@ -12,14 +12,19 @@
 use std::cell::RefCell;
 use std::marker::PhantomData;
 
-use super::conv::{IntScheme, KernelTypes, hybrid_scales, int_params};
+use super::conv::{
+    IntScheme, KernelTypes, const_f32_weights, const_weights, hybrid_scales, int_params,
+};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
+use crate::engine::KernelSet;
 use crate::graph::TensorType;
 use crate::kernels::litert_optimized;
 use crate::kernels::reference::conv_int::{Accumulator, QuantElem, QuantParams};
 use crate::kernels::reference::fully_connected::{self as fc, FullyConnectedParams};
 use crate::kernels::reference::fully_connected_int;
 use crate::kernels::reference::hybrid::{self, QuantizedBatches};
+use crate::kernels::simd128::conv_float::FullyConnectedF32;
+use crate::kernels::simd128::conv_int::{FullyConnectedInt8, FullyConnectedScratch};
 use crate::tflite::schema::{FullyConnectedOptionsT, FullyConnectedOptionsWeightsFormat};
 
 struct FullyConnected {
@@ -62,6 +67,34 @@ impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel for QFully
             bias,
             io.out_as::<T>(),
         );
+    }
+}
+
+/// Fast float FULLY_CONNECTED ([`FullyConnectedF32`]): same summation order as the reference.
+struct FastFullyConnectedF32 {
+    k: FullyConnectedF32,
+}
+
+impl Kernel for FastFullyConnectedF32 {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let input = io.f32_in(0);
+        self.k.run(input, io.f32_out());
+    }
+}
+
+/// Fast int8 FULLY_CONNECTED ([`FullyConnectedInt8`]); scratch sized at prepare time.
+struct FastFullyConnectedInt8 {
+    k: FullyConnectedInt8,
+    scratch: RefCell<FullyConnectedScratch>,
+}
+
+impl Kernel for FastFullyConnectedInt8 {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let Ok(mut s) = self.scratch.try_borrow_mut() else {
+            return;
+        };
+        let input = io.in_as::<i8>(0);
+        self.k.run(input, io.out_as::<i8>(), &mut s);
     }
 }
 
@@ -181,6 +214,12 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
         ));
     }
     if is_float {
+        if ctx.kernels == KernelSet::Fast
+            && let Some((w, b)) = const_f32_weights(ctx, &weights, 2)
+            && let Some(k) = FullyConnectedF32::new(&p, &w, b.as_deref())
+        {
+            return Ok(Prepared::f32(shape, FastFullyConnectedF32 { k }));
+        }
         return Ok(Prepared::f32(
             shape,
             FullyConnected {
@@ -199,6 +238,21 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
         units,
         o.fused_activation_function,
     )?;
+    if ctx.kernels == KernelSet::Fast
+        && scheme == IntScheme::Int8
+        && let Some((w, b)) = const_weights(&weights, bias.as_ref())
+        && let Some((k, scratch)) =
+            FullyConnectedInt8::new(batches, depth, units, &q, w, b.as_deref())
+    {
+        return Ok(Prepared::new(
+            shape,
+            TensorType::INT8,
+            FastFullyConnectedInt8 {
+                k,
+                scratch: RefCell::new(scratch),
+            },
+        ));
+    }
     Ok(match scheme {
         IntScheme::Int8 => Prepared::new(
             shape,

@@ -9,6 +9,7 @@ use super::{
 use crate::graph::{BuiltinOperator, TensorType};
 use crate::kernels::reference::int_elem::IntElem;
 use crate::kernels::reference::pool::{self, PoolParams};
+use crate::kernels::simd128::pool_int::PoolInt8;
 use crate::tflite::schema::{ActivationFunctionType, Pool2DOptionsT};
 
 struct Pool {
@@ -45,6 +46,18 @@ impl<T: IntElem> Kernel for IntPool<T> {
         } else {
             pool::average_pool_int(&self.p, self.act_min, self.act_max, input, out);
         }
+    }
+}
+
+/// Fast int8 pooling ([`PoolInt8`]).
+struct FastPoolInt8 {
+    k: PoolInt8,
+}
+
+impl Kernel for FastPoolInt8 {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let input = io.in_as::<i8>(0);
+        self.k.run(input, io.out_as::<i8>());
     }
 }
 
@@ -86,6 +99,12 @@ fn int_pool<T: IntElem>(
             out.describe(),
             format!("fused activation clamp [{act_min}, {act_max}] is empty"),
         ));
+    }
+    if ctx.kernels == crate::engine::KernelSet::Fast
+        && dtype == TensorType::INT8
+        && let Some(k) = PoolInt8::new(&p, max, act_min, act_max)
+    {
+        return Ok(Prepared::new(shape, dtype, FastPoolInt8 { k }));
     }
     Ok(Prepared::new(
         shape,

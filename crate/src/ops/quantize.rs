@@ -8,8 +8,10 @@ use std::marker::PhantomData;
 
 use super::elementwise::multiplier;
 use super::{Kernel, Node, OpIo, PrepareCtx, PrepareResult, Prepared};
+use crate::engine::KernelSet;
 use crate::graph::TensorType;
 use crate::kernels::reference::quantize::{self as q, QuantInt};
+use crate::kernels::simd128::quantize as fast;
 use crate::tflite::types::dtype_name;
 
 /// How to turn the input into floats.
@@ -159,7 +161,48 @@ pub fn prepare_dequantize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             node: Node::Constant(bytemuck::cast_slice(&out).to_vec()),
         });
     }
+    if ctx.kernels == KernelSet::Fast
+        && let Dequantize::PerTensor {
+            dtype: TensorType::INT8,
+            scale,
+            zero_point,
+        } = how
+    {
+        return Ok(Prepared::f32(
+            shape,
+            FastQuantize::Dequantize { scale, zero_point },
+        ));
+    }
     Ok(Prepared::f32(shape, how))
+}
+
+/// The fast kernels of QUANTIZE / DEQUANTIZE (`kernels::simd128::quantize`), int8 per tensor.
+enum FastQuantize {
+    /// float32 → int8.
+    Affine { scale: f32, zero_point: i32 },
+    /// int8 → float32.
+    Dequantize { scale: f32, zero_point: i32 },
+    /// int8 → int8.
+    Requantize(fast::RequantizeInt8),
+}
+
+impl Kernel for FastQuantize {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        match self {
+            FastQuantize::Affine { scale, zero_point } => {
+                let input = io.f32_in(0);
+                fast::affine_quantize_int8(*scale, *zero_point, input, io.out_as::<i8>());
+            }
+            FastQuantize::Dequantize { scale, zero_point } => {
+                let input = io.in_as::<i8>(0);
+                fast::dequantize_int8(*scale, *zero_point, input, io.f32_out());
+            }
+            FastQuantize::Requantize(k) => {
+                let input = io.in_as::<i8>(0);
+                k.run(input, io.out_as::<i8>());
+            }
+        }
+    }
 }
 
 /// QUANTIZE float → integer, per tensor.
@@ -238,6 +281,16 @@ pub fn prepare_quantize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     let shape = input.shape.to_vec();
     let dtype = output.dtype;
     if input.dtype == TensorType::FLOAT32 {
+        if ctx.kernels == KernelSet::Fast && dtype == TensorType::INT8 {
+            return Ok(Prepared::new(
+                shape,
+                dtype,
+                FastQuantize::Affine {
+                    scale: out_q.scale,
+                    zero_point: out_q.zero_point,
+                },
+            ));
+        }
         macro_rules! affine {
             ($t:ty) => {
                 Prepared::new(
@@ -266,7 +319,12 @@ pub fn prepare_quantize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     let (izp, ozp) = (in_q.zero_point, out_q.zero_point);
     Ok(match (input.dtype, dtype) {
         (TensorType::INT8, TensorType::INT8) => {
-            requantize_kernel::<i8, i8>(shape, dtype, m, izp, ozp)
+            match fast::RequantizeInt8::new(m.0, m.1, izp, ozp) {
+                Some(k) if ctx.kernels == KernelSet::Fast => {
+                    Prepared::new(shape, dtype, FastQuantize::Requantize(k))
+                }
+                _ => requantize_kernel::<i8, i8>(shape, dtype, m, izp, ozp),
+            }
         }
         (TensorType::INT8, TensorType::UINT8) => {
             requantize_kernel::<i8, u8>(shape, dtype, m, izp, ozp)

@@ -49,14 +49,14 @@ export interface QuantizeResult {
 }
 
 /** Which wasm build the worker should load. */
-export type EnginePreference = 'auto' | 'simd' | 'nosimd';
+export type EnginePreference = 'auto' | 'relaxed' | 'simd' | 'nosimd';
 
 /** What the worker reports once the wasm module is instantiated. */
 export interface EngineInfo {
   version: string;
   simd: boolean;
-  /** The build that was loaded: `simd` or `nosimd` (directory under www/pkg). */
-  build: 'simd' | 'nosimd';
+  /** The build that was loaded: `relaxed`, `simd` or `nosimd` (directory under www/pkg). */
+  build: 'relaxed' | 'simd' | 'nosimd';
   /** Whether this browser validated the SIMD probe module. */
   simdSupported: boolean;
 }

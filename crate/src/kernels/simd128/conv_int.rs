@@ -1,0 +1,744 @@
+//! int8 CONV_2D and FULLY_CONNECTED as packed GEMMs, bit-identical to
+//! [`reference::conv_int::conv2d`](crate::kernels::reference::conv_int::conv2d) and
+//! [`reference::fully_connected_int::fully_connected`](crate::kernels::reference::fully_connected_int::fully_connected)
+//! (int8 activations, int32 accumulator).
+//!
+//! **Exactness.** The reference sums `w · (x + input_offset)` over the taps inside the image,
+//! adds the bias, and requantizes; all integer sums wrap modulo 2^32, so any order gives the same
+//! bits. Here `Σ w · x` is computed over *every* tap, with taps outside the image reading the
+//! input zero point (so their `x + input_offset` is 0, as if skipped), and `input_offset · Σ w`
+//! plus the bias is folded into one per-channel constant at prepare time. Products are exact in
+//! `i32x4.dot_i16x8_s` (int8 values widened to int16), sums wrap like the reference's.
+//! Requantization is [`super::requant`] (double rounding, CONV_2D) or the double-precision
+//! rescale of FULLY_CONNECTED, lane for lane the reference's arithmetic.
+//!
+//! **Layout.** The reduction axis `k` (filter row, column, input channel — the reference's
+//! filter layout) is padded to a multiple of 8 and taken in pairs. Weights are packed at
+//! prepare time as `[oc / 4][k / 2]` vectors of four channels × one pair (int16); the input is
+//! packed per chunk of pixels as `[pixel / 4][k / 2]` vectors of four pixels × one pair (an
+//! im2col that widens to int16 and transposes 4×4 blocks of pairs). The micro-kernel computes 8
+//! pixels × 4 channels: per pair, two input vectors, one weight vector whose four pairs are
+//! broadcast, eight `dot_i16x8` — each accumulator holds four pixels of one channel, so the
+//! channel's requantization constants are uniform across its lanes. The 4×4 tile of int8 results
+//! is transposed back to NHWC with one byte shuffle.
+//!
+//! FULLY_CONNECTED (usually one row) runs the other way round: lanes are four output units, the
+//! row's pair is broadcast, sixteen units per step.
+//!
+//! Scratch memory (packed input chunk, im2col rows) is allocated at prepare time.
+
+use super::requant::ChannelRequant;
+use super::v128::V128;
+use crate::kernels::reference::conv::ConvParams;
+use crate::kernels::reference::conv_int::QuantParams;
+
+/// Pixels packed per chunk (a multiple of the 8-pixel tile).
+const CHUNK: usize = 64;
+
+/// `k` rounded up to a multiple of 8.
+fn k_padded(k: usize) -> usize {
+    k.div_ceil(8) * 8
+}
+
+/// Weights `[oc, k]` packed as `[oc / 4][k8 / 2]` vectors (four channels × one pair, int16),
+/// zero-padded in both directions.
+fn pack_weights(weights: &[i8], oc: usize, k: usize) -> Vec<[i16; 8]> {
+    let kp = k_padded(k) / 2;
+    let blocks = oc.div_ceil(4);
+    let mut packed = vec![[0i16; 8]; blocks * kp];
+    for c in 0..oc {
+        let row = &weights[c * k..(c + 1) * k];
+        for (i, &w) in row.iter().enumerate() {
+            packed[(c / 4) * kp + i / 2][(c % 4) * 2 + i % 2] = i16::from(w);
+        }
+    }
+    packed
+}
+
+/// `bias[c] + input_offset · Σ_k w[c][k]` (wrapping), padded to `blocks · 4`.
+fn folded_bias(weights: &[i8], bias: Option<&[i32]>, oc: usize, k: usize, offset: i32) -> Vec<i32> {
+    let mut out = vec![0i32; oc.div_ceil(4) * 4];
+    for (c, o) in out.iter_mut().enumerate().take(oc) {
+        let sum = weights[c * k..(c + 1) * k]
+            .iter()
+            .fold(0i32, |s, &w| s.wrapping_add(i32::from(w)));
+        let b = bias.map_or(0, |b| b[c]);
+        *o = b.wrapping_add(offset.wrapping_mul(sum));
+    }
+    out
+}
+
+/// Packs four rows of `k` int8 values into `dst` (`k8 / 2` vectors of four rows × one pair):
+/// 8 values of each row at a time are widened and transposed as 4×4 blocks of pairs; a tail
+/// shorter than 8 is copied value by value (the rest stays zero).
+fn pack_rows(rows: [&[i8]; 4], k: usize, dst: &mut [[i16; 8]]) {
+    let full = k / 8;
+    for j in 0..full {
+        let r = rows.map(|row| {
+            let (chunks, _) = row.as_chunks::<8>();
+            V128::load_extend_i8x8(&chunks[j])
+        });
+        let t0 = r[0].interleave_low_i32(r[1]);
+        let t1 = r[2].interleave_low_i32(r[3]);
+        let t2 = r[0].interleave_high_i32(r[1]);
+        let t3 = r[2].interleave_high_i32(r[3]);
+        let d = &mut dst[4 * j..4 * j + 4];
+        t0.low_i64s(t1).store_i16(&mut d[0]);
+        t0.high_i64s(t1).store_i16(&mut d[1]);
+        t2.low_i64s(t3).store_i16(&mut d[2]);
+        t2.high_i64s(t3).store_i16(&mut d[3]);
+    }
+    if full * 8 < k {
+        for d in &mut dst[4 * full..] {
+            *d = [0; 8];
+        }
+        for (p, row) in rows.iter().enumerate() {
+            for i in full * 8..k {
+                dst[i / 2][p * 2 + i % 2] = i16::from(row[i]);
+            }
+        }
+    }
+}
+
+/// Requantizes one 4-pixel × 4-channel block (one accumulator per channel, lanes = pixels) and
+/// stores the valid pixels' channels `c0..c0 + n_c` into `out` (NHWC rows of `out_c`).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn store_block(
+    acc: [V128; 4],
+    rq: &[ChannelRequant],
+    zp: V128,
+    lo: V128,
+    hi: V128,
+    out: &mut [i8],
+    first_pixel: usize,
+    n_pixels: usize,
+    out_c: usize,
+    c0: usize,
+) {
+    let v = [0, 1, 2, 3].map(|j| rq[j].apply(acc[j]).i32x4_add(zp));
+    let bytes = v[0]
+        .i16x8_narrow_i32x4(v[1])
+        .i8x16_narrow_i16x8(v[2].i16x8_narrow_i32x4(v[3]))
+        .i8x16_max(lo)
+        .i8x16_min(hi)
+        .transpose_4x4_i8();
+    let n_c = (out_c - c0).min(4);
+    if n_c == 4 && n_pixels >= 4 {
+        let at = |i: usize| (first_pixel + i) * out_c + c0;
+        if let Some(d) = out[at(0)..].first_chunk_mut::<4>() {
+            bytes.store_lane_i8x4::<0>(d);
+        }
+        if let Some(d) = out[at(1)..].first_chunk_mut::<4>() {
+            bytes.store_lane_i8x4::<1>(d);
+        }
+        if let Some(d) = out[at(2)..].first_chunk_mut::<4>() {
+            bytes.store_lane_i8x4::<2>(d);
+        }
+        if let Some(d) = out[at(3)..].first_chunk_mut::<4>() {
+            bytes.store_lane_i8x4::<3>(d);
+        }
+    } else {
+        let b = bytes.to_i8();
+        for i in 0..n_pixels.min(4) {
+            let at = (first_pixel + i) * out_c + c0;
+            out[at..at + n_c].copy_from_slice(&b[4 * i..4 * i + n_c]);
+        }
+    }
+}
+
+/// The 8-pixel × 4-channel micro-kernel over `kp` pairs: `xa`, `xb` are two packed 4-pixel
+/// blocks, `w` one packed 4-channel block; accumulators start at `init`.
+#[inline(always)]
+fn tile_8x4(xa: &[[i16; 8]], xb: &[[i16; 8]], w: &[[i16; 8]], init: V128) -> [[V128; 4]; 2] {
+    let mut a = [
+        init.splat_lane_i32::<0>(),
+        init.splat_lane_i32::<1>(),
+        init.splat_lane_i32::<2>(),
+        init.splat_lane_i32::<3>(),
+    ];
+    let mut b = a;
+    for ((xa, xb), w) in xa.iter().zip(xb).zip(w) {
+        let (xa, xb, w) = (V128::load_i16(xa), V128::load_i16(xb), V128::load_i16(w));
+        let w0 = w.splat_lane_i32::<0>();
+        let w1 = w.splat_lane_i32::<1>();
+        let w2 = w.splat_lane_i32::<2>();
+        let w3 = w.splat_lane_i32::<3>();
+        a[0] = a[0].i32x4_add(xa.i32x4_dot_i16x8(w0));
+        b[0] = b[0].i32x4_add(xb.i32x4_dot_i16x8(w0));
+        a[1] = a[1].i32x4_add(xa.i32x4_dot_i16x8(w1));
+        b[1] = b[1].i32x4_add(xb.i32x4_dot_i16x8(w1));
+        a[2] = a[2].i32x4_add(xa.i32x4_dot_i16x8(w2));
+        b[2] = b[2].i32x4_add(xb.i32x4_dot_i16x8(w2));
+        a[3] = a[3].i32x4_add(xa.i32x4_dot_i16x8(w3));
+        b[3] = b[3].i32x4_add(xb.i32x4_dot_i16x8(w3));
+    }
+    [a, b]
+}
+
+/// A prepared int8 CONV_2D (non-grouped): packed weights, folded bias, per-channel constants.
+#[derive(Debug, Clone)]
+pub struct Conv2dInt8 {
+    p: ConvParams,
+    /// Taps per output value: `filter_h · filter_w · in_c`.
+    k: usize,
+    gemm: Gemm,
+    bias: Vec<i32>,
+    rq: Vec<ChannelRequant>,
+    zero_point: i8,
+    out_zp: i32,
+    act: (i8, i8),
+}
+
+/// How the reduction axis is packed (chosen at prepare time).
+#[derive(Debug, Clone)]
+enum Gemm {
+    /// int16 pairs for `i32x4.dot_i16x8_s`: weights `[oc / 4][k8 / 2]` (four channels × one
+    /// pair each).
+    Pairs(Vec<[i16; 8]>),
+    /// int8 quads for `i32x4.relaxed_dot_i8x16_i7x16_add_s` (relaxed-SIMD builds): each weight
+    /// `w` split as `p − n` with `p = max(w, 0)`, `n = max(−w, 0)`, both in 0..=127 (so the
+    /// relaxed instruction is exact everywhere; a weight of −128 keeps `Pairs`). Layout
+    /// `[oc / 4][k16 / 4][channel][p, n]`, each vector one channel's four bytes broadcast.
+    Quads(Vec<[i8; 16]>),
+}
+
+/// Scratch memory of [`Conv2dInt8`], allocated at prepare time.
+#[derive(Debug, Clone)]
+pub struct Conv2dScratch {
+    /// Packed input chunk (`Pairs`): `CHUNK / 4` blocks of `k8 / 2` vectors.
+    packed: Vec<[i16; 8]>,
+    /// Packed input chunk (`Quads`): `CHUNK / 4` blocks of `k16 / 4` vectors.
+    packed8: Vec<[i8; 16]>,
+    /// Four im2col rows of `k` values (general filters).
+    rows: Vec<i8>,
+}
+
+/// True in builds with WebAssembly relaxed SIMD, where [`Conv2dInt8`] packs int8 quads.
+pub const RELAXED: bool = cfg!(all(
+    target_arch = "wasm32",
+    target_feature = "simd128",
+    target_feature = "relaxed-simd"
+));
+
+/// Whether this build can pack int8 quads for the relaxed dot product: natively (the lane emulation, for tests) and in
+/// relaxed-SIMD wasm builds. A plain SIMD128 (or scalar) wasm build leaves that code out.
+pub const QUADS_AVAILABLE: bool = cfg!(any(
+    not(target_arch = "wasm32"),
+    all(target_feature = "simd128", target_feature = "relaxed-simd")
+));
+
+/// `k` rounded up to a multiple of 16.
+fn k_padded16(k: usize) -> usize {
+    k.div_ceil(16) * 16
+}
+
+/// Weights `[oc, k]` as [`Gemm::Quads`].
+fn pack_weights_quads(weights: &[i8], oc: usize, k: usize) -> Vec<[i8; 16]> {
+    let k4 = k_padded16(k) / 4;
+    let blocks = oc.div_ceil(4);
+    let mut packed = vec![[0i8; 16]; blocks * k4 * 8];
+    for c in 0..oc {
+        for (i, &w) in weights[c * k..(c + 1) * k].iter().enumerate() {
+            let at = ((c / 4) * k4 + i / 4) * 8 + (c % 4) * 2;
+            let (pos, neg) = (w.max(0), w.saturating_neg().max(0));
+            for r in 0..4 {
+                packed[at][r * 4 + i % 4] = pos;
+                packed[at + 1][r * 4 + i % 4] = neg;
+            }
+        }
+    }
+    packed
+}
+
+/// [`pack_rows`] for [`Gemm::Quads`]: four rows of `k` int8 values into `k16 / 4` vectors of
+/// four rows × four values (16 values of each row at a time, transposed as 4×4 blocks of
+/// 32-bit groups; a shorter tail value by value).
+fn pack_rows_quads(rows: [&[i8]; 4], k: usize, dst: &mut [[i8; 16]]) {
+    let full = if rows.iter().all(|r| r.len() == k) {
+        k / 16
+    } else {
+        0
+    };
+    for j in 0..full {
+        let r = rows.map(|row| {
+            let (chunks, _) = row.as_chunks::<16>();
+            V128::load_i8(&chunks[j])
+        });
+        let t0 = r[0].interleave_low_i32(r[1]);
+        let t1 = r[2].interleave_low_i32(r[3]);
+        let t2 = r[0].interleave_high_i32(r[1]);
+        let t3 = r[2].interleave_high_i32(r[3]);
+        let d = &mut dst[4 * j..4 * j + 4];
+        t0.low_i64s(t1).store_i8(&mut d[0]);
+        t0.high_i64s(t1).store_i8(&mut d[1]);
+        t2.low_i64s(t3).store_i8(&mut d[2]);
+        t2.high_i64s(t3).store_i8(&mut d[3]);
+    }
+    if full * 16 < k || rows.iter().any(|r| r.len() != k) {
+        for d in &mut dst[4 * full..] {
+            *d = [0; 16];
+        }
+        for (p, row) in rows.iter().enumerate() {
+            for (i, &v) in row.iter().enumerate().skip(full * 16) {
+                dst[i / 4][p * 4 + i % 4] = v;
+            }
+        }
+    }
+}
+
+/// The 8-pixel × 4-channel micro-kernel over packed quads (see [`Gemm::Quads`]).
+#[inline(always)]
+fn tile_8x4_quads(xa: &[[i8; 16]], xb: &[[i8; 16]], w: &[[i8; 16]], init: V128) -> [[V128; 4]; 2] {
+    let init = [
+        init.splat_lane_i32::<0>(),
+        init.splat_lane_i32::<1>(),
+        init.splat_lane_i32::<2>(),
+        init.splat_lane_i32::<3>(),
+    ];
+    let mut out = [[V128::zero(); 4]; 2];
+    for half in 0..2 {
+        // [pixels 0..4 · channel a, pixels 0..4 · b, pixels 4..8 · a, pixels 4..8 · b]
+        let mut pos = [V128::zero(); 4];
+        let mut neg = [V128::zero(); 4];
+        for ((xa, xb), w) in xa.iter().zip(xb).zip(w.chunks_exact(8)) {
+            let (xa, xb) = (V128::load_i8(xa), V128::load_i8(xb));
+            let w = &w[half * 4..half * 4 + 4];
+            let (pa, na) = (V128::load_i8(&w[0]), V128::load_i8(&w[1]));
+            let (pb, nb) = (V128::load_i8(&w[2]), V128::load_i8(&w[3]));
+            pos[0] = xa.relaxed_dot_i8x16_i7x16_add(pa, pos[0]);
+            neg[0] = xa.relaxed_dot_i8x16_i7x16_add(na, neg[0]);
+            pos[1] = xa.relaxed_dot_i8x16_i7x16_add(pb, pos[1]);
+            neg[1] = xa.relaxed_dot_i8x16_i7x16_add(nb, neg[1]);
+            pos[2] = xb.relaxed_dot_i8x16_i7x16_add(pa, pos[2]);
+            neg[2] = xb.relaxed_dot_i8x16_i7x16_add(na, neg[2]);
+            pos[3] = xb.relaxed_dot_i8x16_i7x16_add(pb, pos[3]);
+            neg[3] = xb.relaxed_dot_i8x16_i7x16_add(nb, neg[3]);
+        }
+        for j in 0..2 {
+            let c = 2 * half + j;
+            out[0][c] = init[c].i32x4_add(pos[j]).i32x4_sub(neg[j]);
+            out[1][c] = init[c].i32x4_add(pos[2 + j]).i32x4_sub(neg[2 + j]);
+        }
+    }
+    out
+}
+
+impl Conv2dInt8 {
+    /// Packs a non-grouped int8 CONV_2D: `filter` `[out_c, fh, fw, in_c]`, `bias` `[out_c]`.
+    /// `None` when the fast kernel cannot reproduce the reference (a multiplier of `i32::MIN`,
+    /// an activation range outside int8, or data that does not match the shapes).
+    pub fn new(
+        p: &ConvParams,
+        q: &QuantParams,
+        filter: &[i8],
+        bias: Option<&[i32]>,
+    ) -> Option<(Self, Conv2dScratch)> {
+        Self::with_scheme(p, q, filter, bias, RELAXED)
+    }
+
+    /// [`Conv2dInt8::new`] choosing the packing: int8 quads for the relaxed dot product when
+    /// `relaxed` (and no weight is −128, and the build has [`QUADS_AVAILABLE`]), else int16
+    /// pairs. Natively both run the portable lane emulation, so tests check both packings.
+    pub fn with_scheme(
+        p: &ConvParams,
+        q: &QuantParams,
+        filter: &[i8],
+        bias: Option<&[i32]>,
+        relaxed: bool,
+    ) -> Option<(Self, Conv2dScratch)> {
+        let k = p.filter_h.checked_mul(p.filter_w)?.checked_mul(p.in_c)?;
+        if k == 0
+            || p.out_h == 0
+            || p.out_w == 0
+            || filter.len() != k.checked_mul(p.out_c)?
+            || bias.is_some_and(|b| b.len() != p.out_c)
+        {
+            return None;
+        }
+        let rq = channel_requants(q, p.out_c)?;
+        let act = act_range(q)?;
+        let zero_point = i8::try_from(q.input_offset.checked_neg()?).ok()?;
+        let quads = QUADS_AVAILABLE && relaxed && !filter.contains(&i8::MIN);
+        let (gemm, packed, packed8) = if quads {
+            let k4 = k_padded16(k) / 4;
+            (
+                Gemm::Quads(pack_weights_quads(filter, p.out_c, k)),
+                Vec::new(),
+                vec![[0; 16]; (CHUNK / 4).checked_mul(k4)?],
+            )
+        } else {
+            let kp = k_padded(k) / 2;
+            (
+                Gemm::Pairs(pack_weights(filter, p.out_c, k)),
+                vec![[0; 8]; (CHUNK / 4).checked_mul(kp)?],
+                Vec::new(),
+            )
+        };
+        let scratch = Conv2dScratch {
+            packed,
+            packed8,
+            rows: vec![0; 4usize.checked_mul(k)?],
+        };
+        Some((
+            Conv2dInt8 {
+                p: *p,
+                k,
+                gemm,
+                bias: folded_bias(filter, bias, p.out_c, k, q.input_offset),
+                rq,
+                zero_point,
+                out_zp: q.output_offset,
+                act,
+            },
+            scratch,
+        ))
+    }
+
+    /// True when the weights are packed as int8 quads for the relaxed dot product.
+    pub fn uses_relaxed_dot(&self) -> bool {
+        matches!(self.gemm, Gemm::Quads(_))
+    }
+
+    /// True when each output pixel's im2col row is one input pixel's channels (a 1×1 filter
+    /// without padding whose every tap lands inside the image).
+    fn direct_rows(&self) -> bool {
+        let p = &self.p;
+        p.filter_h == 1
+            && p.filter_w == 1
+            && p.pad_top == 0
+            && p.pad_left == 0
+            && (p.out_h - 1) * p.stride_h < p.in_h
+            && (p.out_w - 1) * p.stride_w < p.in_w
+    }
+
+    /// Writes the im2col row of output pixel `pix` (flattened `b, y, x`) into `row`.
+    fn im2col_row(&self, input: &[i8], pix: usize, row: &mut [i8]) {
+        let p = &self.p;
+        let ox = pix % p.out_w;
+        let oy = (pix / p.out_w) % p.out_h;
+        let b = pix / (p.out_w * p.out_h);
+        let y0 = (oy * p.stride_h) as isize - p.pad_top as isize;
+        let x0 = (ox * p.stride_w) as isize - p.pad_left as isize;
+        let c = p.in_c;
+        let mut at = 0;
+        // With dilation 1 a filter row whose taps are all inside the image is one contiguous
+        // run of `filter_w · in_c` values.
+        let row_inside = p.dilation_w == 1 && x0 >= 0 && x0 as usize + p.filter_w <= p.in_w;
+        for fy in 0..p.filter_h {
+            let y = y0 + (fy * p.dilation_h) as isize;
+            if row_inside && y >= 0 && (y as usize) < p.in_h {
+                let n = p.filter_w * c;
+                let src = ((b * p.in_h + y as usize) * p.in_w + x0 as usize) * c;
+                copy_run(input, src, row, at, n);
+                at += n;
+                continue;
+            }
+            for fx in 0..p.filter_w {
+                let x = x0 + (fx * p.dilation_w) as isize;
+                let dst = &mut row[at..at + c];
+                if y >= 0 && (y as usize) < p.in_h && x >= 0 && (x as usize) < p.in_w {
+                    let src = ((b * p.in_h + y as usize) * p.in_w + x as usize) * c;
+                    dst.copy_from_slice(&input[src..src + c]);
+                } else {
+                    dst.fill(self.zero_point);
+                }
+                at += c;
+            }
+        }
+    }
+
+    /// The input row of a 1×1 filter's output pixel.
+    fn direct_row<'a>(&self, input: &'a [i8], pix: usize) -> &'a [i8] {
+        let p = &self.p;
+        let ox = pix % p.out_w;
+        let oy = (pix / p.out_w) % p.out_h;
+        let b = pix / (p.out_w * p.out_h);
+        let src = ((b * p.in_h + oy * p.stride_h) * p.in_w + ox * p.stride_w) * p.in_c;
+        &input[src..src + p.in_c]
+    }
+
+    /// Packs output pixels `start..start + n` (`n ≤ CHUNK`) into `s.packed`.
+    fn pack_chunk(&self, input: &[i8], start: usize, n: usize, s: &mut Conv2dScratch) {
+        let quads = matches!(self.gemm, Gemm::Quads(_));
+        let kp = if quads {
+            k_padded16(self.k) / 4
+        } else {
+            k_padded(self.k) / 2
+        };
+        let zeros = [0i8; 0];
+        let blocks = n.div_ceil(8) * 2;
+        for blk in 0..blocks {
+            let first = blk * 4;
+            let pack =
+                |rows: [&[i8]; 4], packed: &mut Vec<[i16; 8]>, packed8: &mut Vec<[i8; 16]>| {
+                    if quads {
+                        pack_rows_quads(rows, self.k, &mut packed8[blk * kp..(blk + 1) * kp]);
+                    } else {
+                        pack_rows_padded(rows, self.k, &mut packed[blk * kp..(blk + 1) * kp]);
+                    }
+                };
+            if self.direct_rows() {
+                let rows: [&[i8]; 4] = [0, 1, 2, 3].map(|i| {
+                    if first + i < n {
+                        self.direct_row(input, start + first + i)
+                    } else {
+                        &zeros[..]
+                    }
+                });
+                pack(rows, &mut s.packed, &mut s.packed8);
+            } else {
+                let (r0, rest) = s.rows.split_at_mut(self.k);
+                let (r1, rest) = rest.split_at_mut(self.k);
+                let (r2, r3) = rest.split_at_mut(self.k);
+                let mut rows = [r0, r1, r2, r3];
+                for (i, row) in rows.iter_mut().enumerate() {
+                    if first + i < n {
+                        self.im2col_row(input, start + first + i, row);
+                    } else {
+                        row.fill(0);
+                    }
+                }
+                let [r0, r1, r2, r3] = rows;
+                pack([&*r0, &*r1, &*r2, &*r3], &mut s.packed, &mut s.packed8);
+            }
+        }
+    }
+
+    /// Runs the convolution. `input` and `output` are the NHWC int8 tensors of the shapes given
+    /// at prepare time.
+    pub fn run(&self, input: &[i8], output: &mut [i8], s: &mut Conv2dScratch) {
+        let p = &self.p;
+        let total = p.batches * p.out_h * p.out_w;
+        let kp = k_padded(self.k) / 2;
+        let zp = V128::splat_i32(self.out_zp);
+        let lo = V128::splat_i8(self.act.0);
+        let hi = V128::splat_i8(self.act.1);
+        let mut start = 0;
+        while start < total {
+            let n = (total - start).min(CHUNK);
+            self.pack_chunk(input, start, n, s);
+            let k4 = k_padded16(self.k) / 4;
+            for cb in 0..p.out_c.div_ceil(4) {
+                let init =
+                    V128::load_i32(self.bias[cb * 4..].first_chunk::<4>().unwrap_or(&[0; 4]));
+                let rq = &self.rq[cb * 4..cb * 4 + 4];
+                for t in 0..n.div_ceil(8) {
+                    let [a, b] = match &self.gemm {
+                        Gemm::Pairs(w) => {
+                            let w = &w[cb * kp..(cb + 1) * kp];
+                            let xa = &s.packed[2 * t * kp..(2 * t + 1) * kp];
+                            let xb = &s.packed[(2 * t + 1) * kp..(2 * t + 2) * kp];
+                            tile_8x4(xa, xb, w, init)
+                        }
+                        Gemm::Quads(w) => {
+                            let w = &w[cb * k4 * 8..(cb + 1) * k4 * 8];
+                            let xa = &s.packed8[2 * t * k4..(2 * t + 1) * k4];
+                            let xb = &s.packed8[(2 * t + 1) * k4..(2 * t + 2) * k4];
+                            tile_8x4_quads(xa, xb, w, init)
+                        }
+                    };
+                    let first = start + 8 * t;
+                    let valid = n - 8 * t;
+                    store_block(
+                        a,
+                        rq,
+                        zp,
+                        lo,
+                        hi,
+                        output,
+                        first,
+                        valid.min(4),
+                        p.out_c,
+                        cb * 4,
+                    );
+                    if valid > 4 {
+                        store_block(
+                            b,
+                            rq,
+                            zp,
+                            lo,
+                            hi,
+                            output,
+                            first + 4,
+                            valid - 4,
+                            p.out_c,
+                            cb * 4,
+                        );
+                    }
+                }
+            }
+            start += n;
+        }
+    }
+}
+
+/// Copies `src[from..from + n]` to `dst[at..at + n]`. A run of at most 16 bytes is one vector
+/// load and store when both sides have 16 bytes there (bytes past `n` are overwritten later by
+/// the caller, which fills `dst` in order), avoiding a `memcpy` call per short run (a 3-channel
+/// input's filter rows are 9 bytes).
+#[inline(always)]
+fn copy_run(src: &[i8], from: usize, dst: &mut [i8], at: usize, n: usize) {
+    if n <= 16
+        && let (Some(s), Some(d)) = (
+            src.get(from..).and_then(|s| s.first_chunk::<16>()),
+            dst.get_mut(at..).and_then(|d| d.first_chunk_mut::<16>()),
+        )
+    {
+        V128::load_i8(s).store_i8(d);
+        return;
+    }
+    dst[at..at + n].copy_from_slice(&src[from..from + n]);
+}
+
+/// [`pack_rows`] for rows that may be empty (pixels past the end): an empty row packs as zeros.
+fn pack_rows_padded(rows: [&[i8]; 4], k: usize, dst: &mut [[i16; 8]]) {
+    if rows.iter().all(|r| r.len() == k) {
+        pack_rows(rows, k, dst);
+        return;
+    }
+    for d in dst.iter_mut() {
+        *d = [0; 8];
+    }
+    for (p, row) in rows.iter().enumerate() {
+        for (i, &v) in row.iter().enumerate() {
+            dst[i / 2][p * 2 + i % 2] = i16::from(v);
+        }
+    }
+}
+
+/// Per-channel [`ChannelRequant`]s padded to a multiple of 4, or `None` for an `i32::MIN`
+/// multiplier.
+pub(crate) fn channel_requants(q: &QuantParams, channels: usize) -> Option<Vec<ChannelRequant>> {
+    if q.multipliers.len() < channels || q.shifts.len() < channels {
+        return None;
+    }
+    let mut rq = Vec::with_capacity(channels.div_ceil(4) * 4);
+    for c in 0..channels {
+        rq.push(ChannelRequant::new(q.multipliers[c], q.shifts[c])?);
+    }
+    rq.resize(channels.div_ceil(4) * 4, ChannelRequant::default());
+    Some(rq)
+}
+
+/// The activation clamp as int8, or `None` when it is not inside the int8 range.
+pub(crate) fn act_range(q: &QuantParams) -> Option<(i8, i8)> {
+    let lo = i8::try_from(q.act_min).ok()?;
+    let hi = i8::try_from(q.act_max).ok()?;
+    (lo <= hi).then_some((lo, hi))
+}
+
+/// A prepared int8 FULLY_CONNECTED: packed weights, folded bias, the double-precision
+/// multipliers.
+#[derive(Debug, Clone)]
+pub struct FullyConnectedInt8 {
+    batches: usize,
+    depth: usize,
+    units: usize,
+    weights: Vec<[i16; 8]>,
+    bias: Vec<i32>,
+    /// Per unit, padded to a multiple of 4, as pairs for `f64x2`.
+    real: Vec<[f64; 2]>,
+    out_zp: i32,
+    act: (i8, i8),
+}
+
+/// Scratch of [`FullyConnectedInt8`]: one row's pairs as `i32` (two int16 each).
+#[derive(Debug, Clone)]
+pub struct FullyConnectedScratch {
+    pairs: Vec<i32>,
+}
+
+impl FullyConnectedInt8 {
+    /// Packs an int8 FULLY_CONNECTED: `weights` `[units, depth]`, `bias` `[units]`. `None` when
+    /// the data does not match the shapes or the clamp is outside int8.
+    pub fn new(
+        batches: usize,
+        depth: usize,
+        units: usize,
+        q: &QuantParams,
+        weights: &[i8],
+        bias: Option<&[i32]>,
+    ) -> Option<(Self, FullyConnectedScratch)> {
+        if depth == 0
+            || weights.len() != depth.checked_mul(units)?
+            || bias.is_some_and(|b| b.len() != units)
+            || q.real_multipliers.len() < units
+        {
+            return None;
+        }
+        let act = act_range(q)?;
+        let mut real = vec![[0f64; 2]; units.div_ceil(4) * 2];
+        for (u, &r) in q.real_multipliers.iter().enumerate().take(units) {
+            real[u / 2][u % 2] = r;
+        }
+        Some((
+            FullyConnectedInt8 {
+                batches,
+                depth,
+                units,
+                weights: pack_weights(weights, units, depth),
+                bias: folded_bias(weights, bias, units, depth, q.input_offset),
+                real,
+                out_zp: q.output_offset,
+                act,
+            },
+            FullyConnectedScratch {
+                pairs: vec![0; k_padded(depth) / 2],
+            },
+        ))
+    }
+
+    /// `(int32)round((double)acc · real)` lane-wise (Rust's `round`, half away from zero, then a
+    /// saturating `as i32`), for four units whose multipliers are `real[0..2]`.
+    #[inline(always)]
+    fn rescale(acc: V128, real: &[[f64; 2]]) -> V128 {
+        let round = |v: V128| {
+            let t = v.f64x2_trunc();
+            let d = v.f64x2_sub(t);
+            // |d| < 1 exactly; trunc(2d) is ±1 when |d| ≥ 0.5, else 0.
+            t.f64x2_add(d.f64x2_add(d).f64x2_trunc())
+                .i32x4_trunc_sat_f64x2_zero()
+        };
+        let r0 = V128::load_f64(&real[0]);
+        let r1 = V128::load_f64(&real[1]);
+        let lo = round(acc.f64x2_convert_low_i32x4().f64x2_mul(r0));
+        let hi = round(acc.high_i64s(acc).f64x2_convert_low_i32x4().f64x2_mul(r1));
+        lo.low_i32_pairs(hi)
+    }
+
+    /// Runs the layer over `batches` rows of `depth` int8 values.
+    pub fn run(&self, input: &[i8], output: &mut [i8], s: &mut FullyConnectedScratch) {
+        let kp = k_padded(self.depth) / 2;
+        let zp = V128::splat_i32(self.out_zp);
+        let lo = V128::splat_i8(self.act.0);
+        let hi = V128::splat_i8(self.act.1);
+        for b in 0..self.batches {
+            let row = &input[b * self.depth..(b + 1) * self.depth];
+            for (i, pair) in s.pairs.iter_mut().enumerate() {
+                let x0 = row.get(2 * i).copied().unwrap_or(0);
+                let x1 = row.get(2 * i + 1).copied().unwrap_or(0);
+                // x0 as i16 then as u16 keeps the low half's two's-complement bits.
+                *pair = i32::from(i16::from(x0) as u16) | (i32::from(x1) << 16);
+            }
+            let out = &mut output[b * self.units..(b + 1) * self.units];
+            for (cb, w) in self.weights.chunks_exact(kp).enumerate() {
+                let mut acc =
+                    V128::load_i32(self.bias[cb * 4..].first_chunk::<4>().unwrap_or(&[0; 4]));
+                for (&x, w) in s.pairs.iter().zip(w) {
+                    acc = acc.i32x4_add(V128::load_i16(w).i32x4_dot_i16x8(V128::splat_i32(x)));
+                }
+                let v = Self::rescale(acc, &self.real[cb * 2..cb * 2 + 2]).i32x4_add(zp);
+                let bytes = v
+                    .i16x8_narrow_i32x4(v)
+                    .i8x16_narrow_i16x8(v.i16x8_narrow_i32x4(v))
+                    .i8x16_max(lo)
+                    .i8x16_min(hi)
+                    .to_i8();
+                let c0 = cb * 4;
+                let n = (self.units - c0).min(4);
+                out[c0..c0 + n].copy_from_slice(&bytes[..n]);
+            }
+        }
+    }
+}

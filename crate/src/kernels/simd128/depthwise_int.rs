@@ -1,0 +1,297 @@
+//! int8 DEPTHWISE_CONV_2D, bit-identical to
+//! [`reference::conv_int::depthwise_conv2d`](crate::kernels::reference::conv_int::depthwise_conv2d)
+//! (int8 activations, int32 accumulator, double-rounding requantization).
+//!
+//! **Exactness.** As in [`super::conv_int`]: the input is copied into a scratch image whose
+//! border (the padding) holds the input zero point, so every tap can be summed — a padding tap
+//! adds `w · zero_point`, cancelled by the folded `input_offset · Σ w` — and integer sums wrap
+//! like the reference's. A depth multiplier above 1 is handled by the same copy: scratch
+//! channel `ic · multiplier + m` holds input channel `ic`, so every kernel sees one input
+//! channel per output channel.
+//!
+//! **Layout.** Lanes are channels (NHWC keeps them contiguous): eight channels per step, weights
+//! packed at prepare time as int16 `[tap][c / 8]`. 3×3 filters take their taps in pairs: the two
+//! taps' eight input bytes are interleaved and widened, so one `i32x4.dot_i16x8_s` adds both
+//! taps' products for four channels (the ninth tap pairs with a zero weight); other filters
+//! widen one tap at a time and accumulate with `i32x4.extmul_{low,high}_i16x8_s`. Channels are padded to a
+//! multiple of 8 in the scratch (zero point) and the weights (zero). The requantization
+//! constants differ per lane ([`LaneRequant`]).
+
+use super::conv_int::{act_range, channel_requants};
+use super::requant::LaneRequant;
+use super::v128::V128;
+use crate::kernels::reference::conv::ConvParams;
+use crate::kernels::reference::conv_int::QuantParams;
+
+/// Largest scratch image this kernel allocates (bytes); beyond it the reference kernel runs.
+const MAX_SCRATCH: usize = 1 << 30;
+
+/// A prepared int8 DEPTHWISE_CONV_2D.
+#[derive(Debug, Clone)]
+pub struct DepthwiseInt8 {
+    p: ConvParams,
+    multiplier: usize,
+    /// Output channels rounded up to 8.
+    cp: usize,
+    /// Scratch image height and width (padding included).
+    hp: usize,
+    wp: usize,
+    /// `[tap][cp / 8]` vectors of eight channels.
+    weights: Vec<[i16; 8]>,
+    /// Folded bias per four channels.
+    bias: Vec<[i32; 4]>,
+    rq: Vec<LaneRequant>,
+    any_left: bool,
+    out_zp: i32,
+    act: (i8, i8),
+}
+
+/// Scratch of [`DepthwiseInt8`]: the zero-point-padded input image, `[b][hp][wp][cp]`.
+#[derive(Debug, Clone)]
+pub struct DepthwiseScratch {
+    image: Vec<i8>,
+}
+
+impl DepthwiseInt8 {
+    /// Packs an int8 DEPTHWISE_CONV_2D: `filter` `[1, fh, fw, out_c]`, `bias` `[out_c]`. `None`
+    /// when the fast kernel cannot reproduce the reference (a multiplier of `i32::MIN`, a clamp
+    /// outside int8, data that does not match the shapes, a scratch image above 1 GiB).
+    pub fn new(
+        p: &ConvParams,
+        multiplier: usize,
+        q: &QuantParams,
+        filter: &[i8],
+        bias: Option<&[i32]>,
+    ) -> Option<(Self, DepthwiseScratch)> {
+        let taps = p.filter_h.checked_mul(p.filter_w)?;
+        if multiplier == 0
+            || p.out_c != p.in_c.checked_mul(multiplier)?
+            || filter.len() != taps.checked_mul(p.out_c)?
+            || bias.is_some_and(|b| b.len() != p.out_c)
+            || p.out_h == 0
+            || p.out_w == 0
+        {
+            return None;
+        }
+        let cp = p.out_c.div_ceil(8).checked_mul(8)?;
+        let extent = |out: usize, stride: usize, f: usize, d: usize| {
+            (out - 1)
+                .checked_mul(stride)?
+                .checked_add((f.checked_sub(1)?).checked_mul(d)?)?
+                .checked_add(1)
+        };
+        let hp = extent(p.out_h, p.stride_h, p.filter_h, p.dilation_h)?;
+        let wp = extent(p.out_w, p.stride_w, p.filter_w, p.dilation_w)?;
+        let size = p
+            .batches
+            .checked_mul(hp)?
+            .checked_mul(wp)?
+            .checked_mul(cp)?;
+        if size > MAX_SCRATCH {
+            return None;
+        }
+        let zero_point = i8::try_from(q.input_offset.checked_neg()?).ok()?;
+        let act = act_range(q)?;
+        let chans = channel_requants(q, p.out_c)?;
+        let mut padded = chans;
+        padded.resize(cp, padded.last().copied().unwrap_or_default());
+        let rq: Vec<LaneRequant> = padded
+            .chunks_exact(4)
+            .map(|c| LaneRequant::from_channels([c[0], c[1], c[2], c[3]]))
+            .collect::<Option<_>>()?;
+        let any_left = rq.iter().any(LaneRequant::any_left);
+        let blocks = cp / 8;
+        let mut weights = vec![[0i16; 8]; taps * blocks];
+        let mut sums = vec![0i32; cp];
+        for t in 0..taps {
+            for c in 0..p.out_c {
+                let w = filter[t * p.out_c + c];
+                weights[t * blocks + c / 8][c % 8] = i16::from(w);
+                sums[c] = sums[c].wrapping_add(i32::from(w));
+            }
+        }
+        let mut folded = vec![[0i32; 4]; cp / 4];
+        for c in 0..p.out_c {
+            let b = bias.map_or(0, |b| b[c]);
+            folded[c / 4][c % 4] = b.wrapping_add(q.input_offset.wrapping_mul(sums[c]));
+        }
+        Some((
+            DepthwiseInt8 {
+                p: *p,
+                multiplier,
+                cp,
+                hp,
+                wp,
+                weights,
+                bias: folded,
+                rq,
+                any_left,
+                out_zp: q.output_offset,
+                act,
+            },
+            DepthwiseScratch {
+                image: vec![zero_point; size],
+            },
+        ))
+    }
+
+    /// Copies the input into the scratch image's interior (the border keeps the zero point it
+    /// was allocated with).
+    fn fill(&self, input: &[i8], image: &mut [i8]) {
+        let p = &self.p;
+        let (cp, m) = (self.cp, self.multiplier);
+        for b in 0..p.batches {
+            for iy in 0..p.in_h {
+                let py = iy + p.pad_top;
+                if py >= self.hp {
+                    break;
+                }
+                for ix in 0..p.in_w {
+                    let px = ix + p.pad_left;
+                    if px >= self.wp {
+                        break;
+                    }
+                    let src = &input[((b * p.in_h + iy) * p.in_w + ix) * p.in_c..][..p.in_c];
+                    let at = ((b * self.hp + py) * self.wp + px) * cp;
+                    let dst = &mut image[at..at + p.out_c];
+                    if m == 1 {
+                        dst.copy_from_slice(src);
+                    } else {
+                        for (d, s) in dst.chunks_exact_mut(m).zip(src) {
+                            d.fill(*s);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs the convolution over NHWC int8 tensors of the prepared shapes.
+    ///
+    /// Channel blocks outermost, so a block's weights and constants stay in registers while its
+    /// pixels are computed (3×3 filters, the common case, keep all nine weight vectors).
+    pub fn run(&self, input: &[i8], output: &mut [i8], s: &mut DepthwiseScratch) {
+        self.fill(input, &mut s.image);
+        let p = &self.p;
+        let (cp, blocks) = (self.cp, self.cp / 8);
+        let taps = p.filter_h * p.filter_w;
+        let image = &s.image[..];
+        let mut offsets = [0usize; 9];
+        if taps == 9 {
+            for (t, o) in offsets.iter_mut().enumerate() {
+                let (fy, fx) = (t / p.filter_w, t % p.filter_w);
+                *o = (fy * p.dilation_h * self.wp + fx * p.dilation_w) * cp;
+            }
+        }
+        for cb in 0..blocks {
+            let c0 = cb * 8;
+            let n_c = (p.out_c - c0).min(8);
+            let out = Block {
+                rq: [self.rq[2 * cb], self.rq[2 * cb + 1]],
+                any_left: self.any_left,
+                zp: V128::splat_i32(self.out_zp),
+                lo: V128::splat_i8(self.act.0),
+                hi: V128::splat_i8(self.act.1),
+            };
+            let bias = [
+                V128::load_i32(&self.bias[2 * cb]),
+                V128::load_i32(&self.bias[2 * cb + 1]),
+            ];
+            // 3×3: taps in pairs (0, 1), (2, 3), (4, 5), (6, 7), (8, –) for `dot_i16x8`: per
+            // pair and half block, four channels × the two taps' weights interleaved.
+            let pairs: [[V128; 2]; 5] = core::array::from_fn(|q| {
+                core::array::from_fn(|h| {
+                    let tap =
+                        |t: usize| self.weights.get(t * blocks + cb).copied().unwrap_or([0; 8]);
+                    let (a, b) = (
+                        tap(2 * q),
+                        if 2 * q + 1 < 9 {
+                            tap(2 * q + 1)
+                        } else {
+                            [0; 8]
+                        },
+                    );
+                    V128::load_i16(&core::array::from_fn(|i| {
+                        if i % 2 == 0 {
+                            a[4 * h + i / 2]
+                        } else {
+                            b[4 * h + i / 2]
+                        }
+                    }))
+                })
+            });
+            for b in 0..p.batches {
+                for oy in 0..p.out_h {
+                    let row = (b * self.hp + oy * p.stride_h) * self.wp;
+                    for ox in 0..p.out_w {
+                        let origin = (row + ox * p.stride_w) * cp + c0;
+                        let [mut a0, mut a1] = bias;
+                        if taps == 9 {
+                            for (q, w) in pairs.iter().enumerate() {
+                                let o0 = offsets[2 * q];
+                                let o1 = offsets.get(2 * q + 1).copied().unwrap_or(o0);
+                                if let (Some(x0), Some(x1)) = (
+                                    image[origin + o0..].first_chunk::<8>(),
+                                    image[origin + o1..].first_chunk::<8>(),
+                                ) {
+                                    let x = V128::load64_zero_i8(x0)
+                                        .interleave_low_i8(V128::load64_zero_i8(x1));
+                                    let (lo, hi) =
+                                        (x.i16x8_extend_low_i8x16(), x.i16x8_extend_high_i8x16());
+                                    a0 = a0.i32x4_add(lo.i32x4_dot_i16x8(w[0]));
+                                    a1 = a1.i32x4_add(hi.i32x4_dot_i16x8(w[1]));
+                                }
+                            }
+                        } else {
+                            for fy in 0..p.filter_h {
+                                for fx in 0..p.filter_w {
+                                    let at = origin
+                                        + (fy * p.dilation_h * self.wp + fx * p.dilation_w) * cp;
+                                    let w = &self.weights[(fy * p.filter_w + fx) * blocks + cb];
+                                    if let Some(x) = image[at..].first_chunk::<8>() {
+                                        let x = V128::load_extend_i8x8(x);
+                                        let w = V128::load_i16(w);
+                                        a0 = a0.i32x4_add(x.i32x4_extmul_low_i16x8(w));
+                                        a1 = a1.i32x4_add(x.i32x4_extmul_high_i16x8(w));
+                                    }
+                                }
+                            }
+                        }
+                        let out_at = ((b * p.out_h + oy) * p.out_w + ox) * p.out_c + c0;
+                        out.store(a0, a1, output, out_at, n_c);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One block of eight channels' output constants.
+struct Block {
+    rq: [LaneRequant; 2],
+    any_left: bool,
+    zp: V128,
+    lo: V128,
+    hi: V128,
+}
+
+impl Block {
+    /// Requantizes two accumulators (channels 0..4, 4..8) and stores `n_c ≤ 8` bytes at `at`.
+    #[inline(always)]
+    fn store(&self, a0: V128, a1: V128, output: &mut [i8], at: usize, n_c: usize) {
+        let v0 = self.rq[0].apply(a0, self.any_left).i32x4_add(self.zp);
+        let v1 = self.rq[1].apply(a1, self.any_left).i32x4_add(self.zp);
+        let n = v0.i16x8_narrow_i32x4(v1);
+        let bytes = n
+            .i8x16_narrow_i16x8(n)
+            .i8x16_max(self.lo)
+            .i8x16_min(self.hi);
+        if n_c == 8 {
+            if let Some(d) = output[at..].first_chunk_mut::<8>() {
+                bytes.store_low_i8x8(d);
+            }
+        } else {
+            output[at..at + n_c].copy_from_slice(&bytes.to_i8()[..n_c]);
+        }
+    }
+}

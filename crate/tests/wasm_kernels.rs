@@ -1,0 +1,137 @@
+//! The fast kernels' real SIMD128 code path on every golden model, in Node.
+//!
+//! Compiled to wasm32 (SIMD128 on, from `.cargo/config.toml`) and run by
+//! `wasm-bindgen-test-runner`, this reads `tests/golden/` through Node's `fs` module and runs
+//! every case's integer, hybrid and float models on their golden inputs twice — with
+//! [`KernelSet::Reference`] and [`KernelSet::Fast`] — and requires every tensor of every sample to
+//! be byte-identical between the two; the `int8` variants' outputs must also equal LiteRT's
+//! (`BUILTIN_REF`) exactly. (The native harness in `tests/rust/` does the same with the portable
+//! lane emulation; this is the check that the intrinsics give the same bits.)
+//!
+//! Natively this file compiles to nothing; it runs with
+//! `cargo test --target wasm32-unknown-unknown --no-default-features --features wasm`.
+#![cfg(target_arch = "wasm32")]
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_test::wasm_bindgen_test;
+use zeropoint::engine::{Interpreter, KernelSet, Limits};
+use zeropoint::tflite;
+
+#[wasm_bindgen(module = "node:fs")]
+extern "C" {
+    #[wasm_bindgen(js_name = readFileSync, catch)]
+    fn read_file_sync(path: &str) -> Result<Vec<u8>, JsValue>;
+    #[wasm_bindgen(js_name = readdirSync)]
+    fn readdir_sync(path: &str) -> Vec<String>;
+    #[wasm_bindgen(js_name = existsSync)]
+    fn exists_sync(path: &str) -> bool;
+}
+
+/// The variants run here, with the prefix of their input files.
+const VARIANTS: [(&str, &str); 6] = [
+    ("int8", "input_int8_"),
+    ("int8_floatio", "input_"),
+    ("16x8", "input_"),
+    ("dynamic", "input_"),
+    ("float", "input_"),
+    ("fp16", "input_"),
+];
+
+/// The payload of a version-1/2 `.npy` file and its first dimension (the samples).
+fn npy(bytes: &[u8]) -> Option<(usize, &[u8])> {
+    let (len, start) = match bytes.get(6)? {
+        1 => (usize::from(u16::from_le_bytes([bytes[8], bytes[9]])), 10),
+        _ => (
+            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+            12,
+        ),
+    };
+    let header = std::str::from_utf8(bytes.get(start..start + len)?).ok()?;
+    let shape = header.split("'shape': (").nth(1)?;
+    let first: usize = shape.split([',', ')']).next()?.trim().parse().ok()?;
+    Some((first, bytes.get(start + len..)?))
+}
+
+/// Every sample's outputs and every tensor computed, for one kernel set.
+fn run(model: &[u8], inputs: &[(usize, &[u8])], kernels: KernelSet) -> (Vec<u8>, Vec<Vec<u8>>) {
+    let model = tflite::read(model).expect("golden model reads");
+    let mut interp =
+        Interpreter::with_options(&model, &Limits::default(), kernels).expect("prepares");
+    let samples = inputs.first().map_or(0, |i| i.0);
+    let (mut outputs, mut tensors) = (Vec::new(), Vec::new());
+    for s in 0..samples {
+        for (k, (_, data)) in inputs.iter().enumerate() {
+            let n = interp.inputs()[k].byte_len();
+            interp
+                .set_input(k, &data[s * n..(s + 1) * n])
+                .expect("input fits");
+        }
+        interp.invoke_with(&mut |_, view| tensors.push(view.bytes.to_vec()));
+        for o in 0..interp.outputs().len() {
+            outputs.extend_from_slice(interp.output(o).expect("output").bytes);
+        }
+    }
+    (outputs, tensors)
+}
+
+#[wasm_bindgen_test]
+fn fast_kernels_give_the_reference_bits_on_every_golden_model() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/golden");
+    let mut cases = readdir_sync(root);
+    cases.sort();
+    let (mut variants, mut tensors, mut litert) = (0usize, 0usize, 0usize);
+    for case in &cases {
+        let dir = format!("{root}/{case}");
+        for (variant, prefix) in VARIANTS {
+            let model_path = format!("{dir}/model_{variant}.tflite");
+            if !exists_sync(&model_path) {
+                continue;
+            }
+            let model = read_file_sync(&model_path).expect("model file");
+            let files: Vec<Vec<u8>> = (0..)
+                .map(|k| format!("{dir}/{prefix}{k}.npy"))
+                .take_while(|p| exists_sync(p))
+                .map(|p| read_file_sync(&p).expect("input file"))
+                .collect();
+            let inputs: Vec<(usize, &[u8])> = files
+                .iter()
+                .map(|f| npy(f).expect("input .npy parses"))
+                .collect();
+            assert!(!inputs.is_empty(), "{case}/{variant}: no inputs");
+            let reference = run(&model, &inputs, KernelSet::Reference);
+            let fast = run(&model, &inputs, KernelSet::Fast);
+            assert_eq!(
+                reference.0, fast.0,
+                "{case}/{variant}: fast outputs differ from the reference"
+            );
+            assert_eq!(reference.1.len(), fast.1.len(), "{case}/{variant}");
+            for (t, (r, f)) in reference.1.iter().zip(&fast.1).enumerate() {
+                assert_eq!(r, f, "{case}/{variant}: tensor #{t} (in order) differs");
+            }
+            variants += 1;
+            tensors += fast.1.len();
+            let expected = format!("{dir}/expected_{variant}_output_0.npy");
+            if variant == "int8"
+                && exists_sync(&expected)
+                && !exists_sync(&format!("{dir}/expected_{variant}_output_1.npy"))
+            {
+                let bytes = read_file_sync(&expected).expect("expected file");
+                let (_, want) = npy(&bytes).expect("expected .npy parses");
+                assert_eq!(
+                    fast.0, want,
+                    "{case}/{variant}: fast outputs differ from LiteRT"
+                );
+                litert += 1;
+            }
+        }
+    }
+    assert!(variants > 250, "only {variants} golden variants found");
+    assert!(
+        litert > 50,
+        "only {litert} int8 variants compared with LiteRT"
+    );
+    wasm_bindgen_test::console_log!(
+        "{variants} golden variants: fast == reference in wasm ({tensors} tensors); {litert} int8 \
+         variants == LiteRT"
+    );
+}
