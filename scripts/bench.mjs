@@ -12,15 +12,15 @@
 //   npm run bench -- --quick           self-check: one model, few iterations (→ target/bench/results-quick.md)
 //   npm run bench -- --no-build        reuse www/pkg/ and target/bench/dist/ as built
 //   options: --iters N --warmup N --models a,b --out FILE      (CHROMIUM_PATH overrides /usr/bin/chromium)
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { createServer } from 'node:net';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
+import { startVitePreview } from './lib/vite-preview.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'target', 'bench', 'dist');
@@ -129,40 +129,14 @@ function run(cmd, args) {
   execFileSync(cmd, args, { cwd: ROOT, stdio: 'inherit' });
 }
 
-function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolvePort(port));
-    });
-  });
-}
-
 async function startServer() {
-  const port = await freePort();
-  const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  const args = [vite, 'preview', '--config', 'bench/vite.config.ts', '--host', '127.0.0.1', '--port', String(port), '--strictPort'];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  server = child;
-  let output = '';
-  child.stdout.on('data', (d) => (output += String(d)));
-  child.stderr.on('data', (d) => (output += String(d)));
-  const base = `http://127.0.0.1:${String(port)}/`;
-  const deadline = Date.now() + SERVER_START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`vite preview exited (${String(child.exitCode)}):\n${output}`);
-    try {
-      const response = await fetch(base, { signal: AbortSignal.timeout(2_000) });
-      if (response.ok) return base;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`vite preview did not answer on ${base}:\n${output}`);
+  return startVitePreview({
+    root: ROOT, config: 'bench/vite.config.ts',
+    timeoutMs: SERVER_START_TIMEOUT_MS,
+    onSpawn: (child) => {
+      server = child;
+    },
+  });
 }
 
 async function loadEngine() {

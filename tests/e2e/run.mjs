@@ -8,15 +8,15 @@
 //
 //   node tests/e2e/run.mjs            (CHROMIUM_PATH overrides /usr/bin/chromium)
 //   ZEROPOINT_DOCS_SCREENSHOTS=1 node tests/e2e/run.mjs   also rewrites docs/screenshots/*.png
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
 import { deflateSync } from 'node:zlib';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
+import { startVitePreview } from '../../scripts/lib/vite-preview.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const ARTIFACTS = join(ROOT, 'artifacts', 'e2e');
@@ -132,43 +132,14 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => void finish(`interrupted by ${signal}`));
 }
 
-function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolvePort(port));
-    });
-  });
-}
-
 async function startServer() {
-  const port = await freePort();
-  const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  const child = spawn(process.execPath, [vite, 'preview', '--host', '127.0.0.1', '--port', String(port), '--strictPort'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true, // own process group, so cleanup can stop everything it started
+  return startVitePreview({
+    root: ROOT,
+    timeoutMs: SERVER_START_TIMEOUT_MS,
+    onSpawn: (child) => {
+      server = child;
+    },
   });
-  server = child;
-  let output = '';
-  child.stdout.on('data', (d) => (output += String(d)));
-  child.stderr.on('data', (d) => (output += String(d)));
-  const base = `http://127.0.0.1:${String(port)}/`;
-  const deadline = Date.now() + SERVER_START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`vite preview exited (${String(child.exitCode)}):\n${output}`);
-    try {
-      const response = await fetch(base, { signal: AbortSignal.timeout(2_000) });
-      if (response.ok) return base;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`vite preview did not answer on ${base} within ${String(SERVER_START_TIMEOUT_MS)} ms:\n${output}`);
 }
 
 /** The engine in Node: the page must show what it says. */
