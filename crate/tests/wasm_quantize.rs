@@ -13,12 +13,13 @@ use std::collections::HashMap;
 
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
+use zeropoint::engine::compare::TensorError;
 use zeropoint::graph::{Model, TensorType};
 use zeropoint::quant::Ranges;
 use zeropoint::quant::calibrate::{CalibrationStats, Histogram, TensorStats};
 use zeropoint::tflite;
 use zeropoint::wasm::quantize::{QuantizeSettings, quantize_model, quantize_with, stats_json};
-use zeropoint::wasm::run::{Runner, TensorComparison, compare_with, debug_panic};
+use zeropoint::wasm::run::{Runner, compare_with, debug_panic};
 
 const FLOAT: &[u8] = include_bytes!("../../tests/golden/example_cnn/model_float.tflite");
 /// TF's calibrated-only model: the float model with the calibrator's min/max on each tensor.
@@ -295,9 +296,8 @@ fn comparison_is_exact_against_itself_and_close_for_tfs_int8_model() {
         same.iter()
             .all(|r| r.sqnr_db == f64::INFINITY && r.max_abs_error == 0.0)
     );
-    let rows: Vec<TensorComparison> =
-        compare_with(FLOAT, TF_INT8_FLOATIO, &data).expect("compares");
-    let ints: Vec<&TensorComparison> = rows.iter().filter(|r| r.dtype == "INT8").collect();
+    let rows: Vec<TensorError> = compare_with(FLOAT, TF_INT8_FLOATIO, &data).expect("compares");
+    let ints: Vec<&TensorError> = rows.iter().filter(|r| r.dtype == "INT8").collect();
     assert!(ints.len() >= 5, "{} int8 tensors compared", ints.len());
     for r in &ints {
         assert!(r.scale.is_some() && r.max_abs_error_lsb.is_some());

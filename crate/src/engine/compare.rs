@@ -18,8 +18,11 @@ use super::{Interpreter, KernelSet, Limits, TensorId, TensorView};
 use crate::error::{Error, Result};
 use crate::graph::{Model, TensorType};
 
-/// The error of one tensor of the quantized model against the float model.
+/// The error of one tensor of the quantized model against the float model (what the CLI's
+/// `compare --json` writes, with `sqnr_db` `null` for identical tensors, and what the page's
+/// `compareModels` returns, with `Infinity`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct TensorError {
     /// Tensor name (the same in both models).
     pub name: String,

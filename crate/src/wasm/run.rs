@@ -232,31 +232,7 @@ fn no_such(what: &'static str, index: usize, count: usize) -> Error {
     Error::NoSuchIndex { what, index, count }
 }
 
-/// One row of [`compare_models`]: the error of one tensor of the quantized model against the
-/// float model (see [`crate::engine::compare::TensorError`]).
-#[derive(Debug, Clone, PartialEq, Serialize, tsify::Tsify)]
-pub struct TensorComparison {
-    /// Tensor name (the same in both models).
-    pub name: String,
-    /// Index in the float model's subgraph 0.
-    pub float_tensor: usize,
-    /// Index in the quantized model's subgraph 0.
-    pub quant_tensor: usize,
-    /// Element type in the quantized model.
-    pub dtype: String,
-    /// Scale used to dequantize (absent for float tensors).
-    pub scale: Option<f32>,
-    /// Zero point used to dequantize (absent for float tensors).
-    pub zero_point: Option<i64>,
-    /// Elements compared (over all samples).
-    pub elements: usize,
-    /// SQNR in dB (`Infinity` when identical).
-    pub sqnr_db: f64,
-    /// Largest `|float − dequantized|`.
-    pub max_abs_error: f64,
-    /// `max_abs_error / scale` for integer tensors.
-    pub max_abs_error_lsb: Option<f64>,
-}
+use crate::engine::compare::TensorError;
 
 /// Element count of each input of subgraph 0.
 fn input_sizes(model: &Model) -> Vec<usize> {
@@ -289,7 +265,7 @@ pub fn compare_with(
     float_model: &[u8],
     quant_model: &[u8],
     data: &[f32],
-) -> crate::Result<Vec<TensorComparison>> {
+) -> crate::Result<Vec<TensorError>> {
     compare_with_limits(float_model, quant_model, data, &Limits::default())
 }
 
@@ -304,7 +280,7 @@ pub fn compare_with_limits(
     quant_model: &[u8],
     data: &[f32],
     limits: &Limits,
-) -> crate::Result<Vec<TensorComparison>> {
+) -> crate::Result<Vec<TensorError>> {
     let f = tflite::read(float_model)?;
     let q = tflite::read(quant_model)?;
     Interpreter::with_limits(&f, limits)?;
@@ -333,29 +309,14 @@ pub fn compare_with_limits(
                 .collect()
         })
         .collect();
-    let rows = crate::engine::compare::compare_models(&f, &q, &samples)?;
-    Ok(rows
-        .into_iter()
-        .map(|r| TensorComparison {
-            name: r.name,
-            float_tensor: r.float_tensor,
-            quant_tensor: r.quant_tensor,
-            dtype: r.dtype,
-            scale: r.scale,
-            zero_point: r.zero_point,
-            elements: r.elements,
-            sqnr_db: r.sqnr_db,
-            max_abs_error: r.max_abs_error,
-            max_abs_error_lsb: r.max_abs_error_lsb,
-        })
-        .collect())
+    crate::engine::compare::compare_models(&f, &q, &samples)
 }
 
 /// Runs the float and the quantized model on the same float samples and returns, for every
 /// tensor present in both (matched by name, in the quantized model's execution order), the SQNR
 /// and the largest error, as `zeropoint compare --json`. `data` holds whole samples, each the
 /// float model's inputs one after the other.
-#[wasm_bindgen(js_name = compareModels, unchecked_return_type = "TensorComparison[]")]
+#[wasm_bindgen(js_name = compareModels, unchecked_return_type = "TensorError[]")]
 pub fn compare_models(
     float_model: &[u8],
     quant_model: &[u8],

@@ -19,6 +19,6 @@ export type {
   Report,
   SignatureSummary,
   SubgraphSummary,
-  TensorComparison,
+  TensorError as TensorComparison,
   TensorSummary,
 } from '../../pkg/simd/zeropoint.js';
