@@ -230,8 +230,32 @@ fn float_ops_stay_float_with_a_warning() {
 }
 
 #[test]
+fn int16_ops_get_int16_activations_between_int8_ops() {
+    let model = scratch("mixed.tflite");
+    let out = zeropoint(&[
+        "quantize",
+        &golden("model_float.tflite"),
+        "--stats",
+        &golden("model_calibrated.tflite"),
+        "--int16-ops",
+        "2",
+        "-o",
+        &model,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = inspect(&model);
+    // Operator 2 (the 1×1 CONV_2D) writes int16 with an int64 bias; the others stay int8.
+    assert!(
+        s.contains("INT16") && s.contains("INT64") && s.contains("INT8"),
+        "{s}"
+    );
+    assert!(text(&out.stderr).contains("operators 2 run with int16 activations"));
+}
+
+#[test]
 fn bad_input_gives_one_clear_line() {
     let float = golden("model_float.tflite");
+    let cal = golden("model_calibrated.tflite");
     let o = scratch("never.tflite");
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["quantize", &float, "-o", &o], "needs calibration"),
@@ -257,6 +281,49 @@ fn bad_input_gives_one_clear_line() {
                 "quantize", &float, "--stats", &float, "--io", "bf16", "-o", &o,
             ],
             "unknown I/O type",
+        ),
+        (
+            vec![
+                "quantize",
+                &float,
+                "--stats",
+                &cal,
+                "--mode",
+                "int16x8",
+                "--int16-ops",
+                "0",
+                "-o",
+                &o,
+            ],
+            "--int16-ops",
+        ),
+        (
+            vec![
+                "quantize",
+                &float,
+                "--stats",
+                &cal,
+                "--int16-ops",
+                "0",
+                "--float-ops",
+                "0",
+                "-o",
+                &o,
+            ],
+            "operator 0 is named both",
+        ),
+        (
+            vec![
+                "quantize",
+                &float,
+                "--stats",
+                &cal,
+                "--int16-ops",
+                "no_such_tensor",
+                "-o",
+                &o,
+            ],
+            "no operator index or output tensor named 'no_such_tensor'",
         ),
     ];
     for (args, needle) in cases {

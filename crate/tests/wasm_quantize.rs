@@ -62,6 +62,7 @@ fn settings(mode: &str, io: &str, float_ops: &[&str]) -> QuantizeSettings {
         io: io.into(),
         per_tensor: false,
         float_ops: float_ops.iter().map(|s| s.to_string()).collect(),
+        int16_ops: Vec::new(),
     }
 }
 

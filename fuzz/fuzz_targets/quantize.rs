@@ -65,6 +65,7 @@ fuzz_target!(|data: &[u8]| {
         io,
         per_tensor: rng.next() % 2 == 0,
         float_ops: if rng.next() % 4 == 0 { vec!["0".into()] } else { Vec::new() },
+        int16_ops: if rng.next() % 4 == 0 { vec!["1".into()] } else { Vec::new() },
     };
     let Ok((q, _report)) = quantize(&model, &ranges, &opts) else {
         return;

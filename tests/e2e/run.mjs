@@ -546,6 +546,7 @@ async function quantizeChecks(api, base, foreignRequests) {
   // The CLI on the same files: the expected values.
   const want = {};
   const keepOp = floatGraph.operators.find((o) => o.op === 'DEPTHWISE_CONV_2D');
+  const int16Op = floatGraph.operators.find((o) => o.op === 'CONV_2D' && !floatGraph.outputs.includes(o.outputs[0]));
   try {
     await check('quantize: the CLI quantizes the golden model (the expected files)', async () => {
       assert(keepOp, 'the golden model has no DEPTHWISE_CONV_2D');
@@ -559,6 +560,9 @@ async function quantizeChecks(api, base, foreignRequests) {
       want.reportText = readFileSync(out('cli.report.json'));
       want.report = JSON.parse(want.reportText.toString('utf8'));
       want.floatOp = readFileSync(out('cli-float.tflite'));
+      assert(int16Op, 'the golden model has no inner CONV_2D');
+      cli(['quantize', floatPath, '--data', calibPath, '--mode', 'int8', '--io', 'int8', '--int16-ops', String(int16Op.index), '-o', out('cli-int16.tflite')]);
+      want.int16Op = readFileSync(out('cli-int16.tflite'));
       assert(Buffer.compare(want.model, readFileSync(out('cli-stats.tflite'))) === 0, 'the CLI gives different models from --data and from its own --stats');
     });
 
@@ -689,6 +693,29 @@ async function quantizeChecks(api, base, foreignRequests) {
       await page.locator(`${testId('quant-float-remove')}[data-op="${String(keepOp.index)}"]`).click({ timeout: STEP_TIMEOUT_MS });
       assert((await page.locator(testId('quant-float-op')).count()) === 0, 'the op is still listed');
       assert((await page.locator(`${testId('quant-graph-op')}.keep-float`).count()) === 0, 'an op box is still marked');
+    });
+
+    await check('quantize: one op made int16 (clicked in the graph) has int16 activations, and the file equals the CLI\'s --int16-ops', async () => {
+      await showTab(page, 'quantize');
+      await page.locator(testId('quant-click')).selectOption('int16');
+      const box = `${testId('quant-graph-op')}[data-op="${String(int16Op.index)}"]`;
+      await page.locator(box).click({ timeout: STEP_TIMEOUT_MS });
+      await page.locator(`${testId('quant-int16-op')}[data-op="${String(int16Op.index)}"]`).waitFor({ timeout: STEP_TIMEOUT_MS });
+      assert(await page.locator(`${box}.keep-int16`).isVisible(), 'the op box is not marked int16');
+      await quantizeOnPage(page);
+      await screenshot(page, '25-int16-op');
+      const model = await downloadOf(page, 'quant-download-model');
+      const out = api.inspectModel(new Uint8Array(model.bytes)).subgraphs[0];
+      const name = floatGraph.tensors.find((t) => t.index === int16Op.outputs[0]).name;
+      const t = out.tensors.find((x) => x.name === name);
+      assert(t && t.dtype === 'INT16', `'${name}' is ${String(t?.dtype)} in the result`);
+      assert(out.tensors.some((x) => x.dtype === 'INT8'), 'no int8 tensor left');
+      assert(Buffer.compare(model.bytes, want.int16Op) === 0, 'the model differs from zeropoint quantize --int16-ops');
+      assert((await text(page, 'quant-cli')).includes(`--int16-ops ${String(int16Op.index)}`), 'the CLI line lacks --int16-ops');
+      await page.locator(`${testId('quant-int16-remove')}[data-op="${String(int16Op.index)}"]`).click({ timeout: STEP_TIMEOUT_MS });
+      assert((await page.locator(testId('quant-int16-op')).count()) === 0, 'the op is still listed');
+      assert((await page.locator(`${testId('quant-graph-op')}.keep-int16`).count()) === 0, 'an op box is still marked');
+      await page.locator(testId('quant-click')).selectOption('float');
     });
 
     await check('quantize and compare are keyboard reachable and fit a tablet width (768 px)', async () => {

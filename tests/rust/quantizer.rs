@@ -529,3 +529,232 @@ fn quantized_models_match_tf() {
         failures.join("\n")
     );
 }
+
+/// The tensors an operator reads and writes, described for comparison: per slot the dtype,
+/// scales (f32 bits), zero points and, for constants, the bytes.
+fn op_signature(m: &Model, op: usize) -> Vec<String> {
+    let sg = &m.subgraphs[0];
+    let o = &sg.operators[op];
+    let mut v = Vec::new();
+    for (side, list) in [("in", &o.inputs), ("out", &o.outputs)] {
+        for (k, &t) in list.iter().enumerate() {
+            let Ok(t) = usize::try_from(t) else {
+                v.push(format!("{side}{k}: none"));
+                continue;
+            };
+            let x = &sg.tensors[t];
+            let (s, z) = x.quantization.as_ref().map_or((vec![], vec![]), |q| {
+                (
+                    q.scales().iter().map(|s| s.to_bits()).collect::<Vec<u32>>(),
+                    q.zero_points().to_vec(),
+                )
+            });
+            let data = m.tensor_data(0, t).map(|d| {
+                // A short fingerprint of the bytes: length and a position-weighted sum.
+                let sum = d.iter().enumerate().fold(0u64, |a, (i, &b)| {
+                    a.wrapping_mul(31).wrapping_add(b as u64 ^ i as u64)
+                });
+                format!("{} bytes #{sum:x}", d.len())
+            });
+            v.push(format!(
+                "{side}{k}: {:?} scales {:?} zps {:?} {}",
+                x.dtype,
+                s.iter()
+                    .take(4)
+                    .map(|&b| f32::from_bits(b))
+                    .collect::<Vec<_>>(),
+                &z[..z.len().min(4)],
+                data.unwrap_or_default()
+            ));
+            if s.len() > 4 {
+                v.push(format!("{side}{k}: all scales {s:?} zps {z:?}"));
+            }
+        }
+    }
+    v.push(format!("options {:?}", o.options));
+    v
+}
+
+/// Indices of the operators that are not QUANTIZE / DEQUANTIZE, in order.
+fn compute_ops(sg: &Subgraph) -> Vec<usize> {
+    (0..sg.operators.len())
+        .filter(|&i| {
+            !matches!(
+                sg.operators[i].code.name().as_str(),
+                "QUANTIZE" | "DEQUANTIZE"
+            )
+        })
+        .collect()
+}
+
+/// `--int16-ops`: a model with some operators int16 (16x8) and the rest int8. No TF tool makes
+/// such a model, so each side is checked against TF's model of its own kind: every int16
+/// operator reads and writes exactly what the same operator reads and writes in TF's 16x8 model
+/// (dtype, scale bits, zero point, weights, int64 bias, options), and every int8 operator what
+/// it does in TF's int8 model (float I/O). The models are written to `target/quantized/mixed/`,
+/// where `check_quantized.py` runs them in LiteRT (BUILTIN_REF) and requires our engine to give
+/// the same bits.
+#[test]
+fn int16_ops_match_tf_per_operator() {
+    let dir = out_dir().join("mixed");
+    std::fs::create_dir_all(&dir).expect("target/quantized/mixed");
+    let mut failures = Vec::new();
+    let (mut checked16, mut checked8, mut models) = (0usize, 0usize, 0usize);
+    for case in cases() {
+        let paths = [
+            "model_float",
+            "model_calibrated",
+            "model_16x8",
+            "model_int8_floatio",
+        ]
+        .map(|n| case.dir.join(format!("{n}.tflite")));
+        if !paths.iter().all(|p| p.is_file()) {
+            continue;
+        }
+        let [float, calibrated, tf16, tf8] = paths.map(|p| read(&p));
+        let ranges = Ranges::from_calibrated_model(&float, &calibrated).expect("TF ranges");
+        // Every other operator that has a 16x8 kernel becomes int16. Same-scale and fixed-output
+        // operators are not chosen: an int8 neighbour of an int16 one takes its parameters from
+        // its own recorded range, where TF's all-int8 model would share or fix them (so no TF
+        // model shows what those neighbours should get).
+        let fsg = &float.subgraphs[0];
+        let eligible: Vec<usize> = (0..fsg.operators.len())
+            .filter(|&i| {
+                zeropoint::quant::op_properties::properties(fsg.operators[i].code.op())
+                    .is_some_and(|p| p.int16 && !p.same_scale && p.fixed_output.is_none())
+            })
+            .collect();
+        let int16: Vec<usize> = eligible.iter().copied().step_by(2).collect();
+        if int16.is_empty() {
+            continue;
+        }
+        let opts = QuantizeOptions {
+            mode: Mode::Int8,
+            io: IoType::Float,
+            int16_ops: int16.iter().map(usize::to_string).collect(),
+            ..QuantizeOptions::default()
+        };
+        let what = format!("{} (int16 ops {int16:?})", case.name);
+        let ours = match quantize(&float, &ranges, &opts) {
+            Ok((m, _)) => m,
+            Err(e) => {
+                failures.push(format!("{what}: {e}"));
+                continue;
+            }
+        };
+        let path = dir.join(format!("{}_int8_floatio.tflite", case.name));
+        std::fs::write(&path, tflite::write(&ours).expect("write")).expect("write mixed model");
+        models += 1;
+        let osg = &ours.subgraphs[0];
+        let (oc, fc) = (compute_ops(osg), compute_ops(fsg));
+        let (c16, c8) = (
+            compute_ops(&tf16.subgraphs[0]),
+            compute_ops(&tf8.subgraphs[0]),
+        );
+        if oc.len() != fc.len() || c16.len() != fc.len() || c8.len() != fc.len() {
+            failures.push(format!(
+                "{what}: {} compute operators, float {}, TF 16x8 {}, TF int8 {}",
+                oc.len(),
+                fc.len(),
+                c16.len(),
+                c8.len()
+            ));
+            continue;
+        }
+        for (k, &o) in oc.iter().enumerate() {
+            let is16 = int16.contains(&fc[k]);
+            let (tf, t) = if is16 { (&tf16, c16[k]) } else { (&tf8, c8[k]) };
+            let (a, b) = (op_signature(&ours, o), op_signature(tf, t));
+            if is16 {
+                checked16 += 1;
+            } else {
+                checked8 += 1;
+            }
+            if a != b {
+                let diff: Vec<String> = a
+                    .iter()
+                    .zip(&b)
+                    .filter(|(x, y)| x != y)
+                    .map(|(x, y)| format!("ours {x} | TF {y}"))
+                    .collect();
+                failures.push(format!(
+                    "{what}: operator {} ({}, {}): {}",
+                    fc[k],
+                    osg.operators[o].code.name(),
+                    if is16 { "int16" } else { "int8" },
+                    diff.join("; ")
+                ));
+            }
+        }
+    }
+    println!("{models} mixed models: {checked16} int16 and {checked8} int8 operators compared");
+    assert!(
+        models >= 3 && checked16 > 0,
+        "too few mixed models were made"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A model that is already partly quantized (some operators int8, others float with
+/// QUANTIZE / DEQUANTIZE between them, as `--float-ops` leaves it) quantized again: its integer
+/// operators keep their parameters, the float ones are quantized, the conversions between them
+/// disappear, and the result is TF's int8 model (float I/O), tensor for tensor.
+#[test]
+fn partly_quantized_models_quantize_to_tfs_model() {
+    let mut failures = Vec::new();
+    let mut models = 0usize;
+    for case in cases() {
+        let paths = ["model_float", "model_calibrated", "model_int8_floatio"]
+            .map(|n| case.dir.join(format!("{n}.tflite")));
+        if !paths.iter().all(|p| p.is_file()) {
+            continue;
+        }
+        let [float, calibrated, tf] = paths.map(|p| read(&p));
+        let ranges = Ranges::from_calibrated_model(&float, &calibrated).expect("TF ranges");
+        let n = float.subgraphs[0].operators.len();
+        // Every third operator kept float in the partly quantized model (the first if only one),
+        // except fixed-output and same-scale ones (LOGISTIC, CONCATENATION, RESHAPE, …): kept
+        // float, their output takes parameters from its own range, which the int8 readers bake
+        // in; quantized again, the op writes fixed or shared parameters and a requantize joins
+        // the two (as it must: the readers are kept), where TF's all-at-once model has none.
+        let fixed = |i: usize| {
+            zeropoint::quant::op_properties::properties(float.subgraphs[0].operators[i].code.op())
+                .is_some_and(|p| p.fixed_output.is_some() || p.same_scale)
+        };
+        let kept: Vec<String> = (0..n)
+            .filter(|&i| (i % 3 == 1 || n == 1) && !fixed(i))
+            .map(|i| i.to_string())
+            .collect();
+        let opts = |float_ops: Vec<String>| QuantizeOptions {
+            mode: Mode::Int8,
+            io: IoType::Float,
+            float_ops,
+            ..QuantizeOptions::default()
+        };
+        let what = format!("{} (float ops {kept:?})", case.name);
+        let partly = match quantize(&float, &ranges, &opts(kept.clone())) {
+            Ok((m, _)) => tflite::read(&tflite::write(&m).expect("write")).expect("read back"),
+            Err(e) => {
+                failures.push(format!("{what}: partly: {e}"));
+                continue;
+            }
+        };
+        let again = match quantize(&partly, &ranges, &opts(Vec::new())) {
+            Ok((m, _)) => m,
+            Err(e) => {
+                failures.push(format!("{what}: again: {e}"));
+                continue;
+            }
+        };
+        models += 1;
+        let (tally, diffs) = compare(&again, &tf);
+        if !diffs.is_empty() || tally.ops_match.1 != tally.ops_match.0 {
+            for (name, d) in diffs {
+                failures.push(format!("{what} '{name}':{d}"));
+            }
+        }
+    }
+    println!("{models} partly quantized models quantized again, each equal to TF's int8 model");
+    assert!(models >= 10, "only {models} models");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

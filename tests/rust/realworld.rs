@@ -166,6 +166,7 @@ fn quantizer_works_or_says_what_it_leaves() {
         io: IoType::Float,
         per_tensor: false,
         float_ops: Vec::new(),
+        int16_ops: Vec::new(),
     };
     for e in manifest() {
         let (_, m) = model(&e.name);

@@ -14,8 +14,9 @@ dynamic, fp16, quantized with the ranges TF's calibrator recorded) this script
     parameters, weights and operators, so any difference is a real divergence.
 
 Models in `target/quantized/ours/` were quantized with our own calibration of `calib.npy`
-(their ranges can differ from TF's in the last bits, see the quantizer test), so they are not
-compared with TF's models; they must load and run in LiteRT.
+(their ranges can differ from TF's in the last bits, see the quantizer test), and those in
+`target/quantized/mixed/` have some operators int16 and the others int8 (`--int16-ops`, a model
+no TF tool makes), so neither is compared with TF's models; they must load and run in LiteRT.
 
 With `--zeropoint BIN`, every model (both folders) is also run by our engine (`BIN run`) on the
 same inputs, and its outputs must be bit-identical to LiteRT's reference kernels.
@@ -174,7 +175,12 @@ def main() -> int:
     ap.add_argument("--zeropoint", type=Path, help="our CLI: also compare our engine with LiteRT")
     args = ap.parse_args()
     models = sorted(args.dir.glob("*.tflite")) if args.dir.is_dir() else []
-    ours = sorted((args.dir / "ours").glob("*.tflite")) if (args.dir / "ours").is_dir() else []
+    ours = [
+        m
+        for sub in ("ours", "mixed")
+        if (args.dir / sub).is_dir()
+        for m in sorted((args.dir / sub).glob("*.tflite"))
+    ]
     if not models:
         print(
             f"FAILED: no quantized model in {args.dir} "
@@ -183,7 +189,7 @@ def main() -> int:
         return 1
     passed = failed = 0
     for m in [*models, *ours]:
-        label = m.name if m.parent == args.dir else f"ours/{m.name}"
+        label = m.name if m.parent == args.dir else f"{m.parent.name}/{m.name}"
         try:
             msg = check(m, args.zeropoint, m.parent != args.dir)
             print(f"ok    {label}: {msg}")

@@ -188,6 +188,10 @@ enum Command {
         /// Operators to keep float: indices or output tensor names, comma-separated.
         #[arg(long, value_delimiter = ',')]
         float_ops: Vec<String>,
+        /// Operators to run with int16 activations (16x8) in an int8 model: indices or output
+        /// tensor names, comma-separated (--mode int8 only).
+        #[arg(long, value_delimiter = ',')]
+        int16_ops: Vec<String>,
         /// Write a JSON report (per tensor ranges and parameters, per op multipliers).
         #[arg(long)]
         report: Option<PathBuf>,
@@ -936,6 +940,7 @@ fn run(cli: Cli) -> Result<()> {
             calibration,
             per_tensor,
             float_ops,
+            int16_ops,
             report,
             output,
         } => {
@@ -945,6 +950,7 @@ fn run(cli: Cli) -> Result<()> {
                 io: IoType::parse(&io)?,
                 per_tensor,
                 float_ops,
+                int16_ops,
             };
             quantize_model(
                 &model,

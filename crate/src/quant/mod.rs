@@ -13,12 +13,17 @@
 //!   bias, fixed output parameters, same-scale constraints, kernel versions.
 //! - [`passes`]: the quantizer itself, [`quantize`]: float model + ranges → quantized model
 //!   (full integer int8 or 16x8, dynamic range, float16) and a [`Report`].
+//! - [`normalize`]: models as people have them (float16 or int8 constants behind DEQUANTIZE,
+//!   hybrid int8 weights) made plain before the passes; [`cleanup`]: redundant
+//!   DEQUANTIZE → QUANTIZE pairs removed after them.
 //! - [`report`]: what was decided, per tensor and per operator.
 //! - [`pipeline`]: statistics JSON → ranges → quantized `.tflite` bytes + report, the one call
 //!   the CLI and the page share.
 
 pub mod calibrate;
+pub mod cleanup;
 pub mod inputs;
+pub mod normalize;
 pub mod op_properties;
 pub mod params;
 pub mod passes;

@@ -144,6 +144,10 @@ pub struct QuantizeOptions {
     pub per_tensor: bool,
     /// Operators to keep float: operator indices (`"3"`) or names of one of their output tensors.
     pub float_ops: Vec<String>,
+    /// Operators to run with int16 activations (16x8) in an `int8` model: indices or output
+    /// tensor names, as `float_ops`. QUANTIZE / DEQUANTIZE are inserted where they meet int8
+    /// operators (see [`quantize`]).
+    pub int16_ops: Vec<String>,
 }
 
 /// Per-tensor float ranges `(min, max)` of subgraph 0, by tensor index: what calibration recorded.
@@ -255,6 +259,19 @@ impl Ranges {
 /// Quantizes `model` (subgraph 0) with the recorded `ranges` as `opts` asks. Returns the new model
 /// and a [`Report`] of every decision.
 ///
+/// Before the passes, for the full-integer modes: DENSIFY of constants and DEQUANTIZE of
+/// constants (float16 or integer weights) are folded into float32 constants, and hybrid int8
+/// weights are dequantized ([`super::normalize`]). After them, redundant DEQUANTIZE → QUANTIZE
+/// pairs are removed ([`super::cleanup`]), so a model that was already partly quantized keeps
+/// its integer operators and gains no float detour between them.
+///
+/// With [`QuantizeOptions::int16_ops`] (mode `int8` only) the model is quantized twice: first
+/// int8 with those operators kept float, then those operators alone as 16x8 (TF's older
+/// quantizer's rules, with the same recorded ranges). Where an int16 result feeds int8
+/// operators, one requantizing QUANTIZE (int16 → int8) is left; where an int8 tensor feeds an
+/// int16 operator, DEQUANTIZE → QUANTIZE (LiteRT's QUANTIZE does not widen int8 to int16).
+/// Model inputs read only by int16 operators, and outputs written by them, stay float.
+///
 /// # Errors
 /// [`Error::Quantization`] for a tensor that needs a range and has none, NaN/infinite ranges or
 /// weights, models with several subgraphs, or options that do not fit the mode.
@@ -268,15 +285,191 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
             ),
         });
     }
-    let (dense, notes) = fold_densify(model)?;
+    let full_integer = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
+    if !opts.int16_ops.iter().all(|s| s.trim().is_empty()) && opts.mode != Mode::Int8 {
+        return Err(qerr(
+            "--int16-ops",
+            format!(
+                "int16 operators are chosen in an int8 model (--mode int8), not in mode {}",
+                opts.mode.name()
+            ),
+        ));
+    }
+    let (dense, mut notes) = fold_densify(model)?;
     let model = dense.as_ref().unwrap_or(model);
-    let (q, mut report) = match opts.mode {
-        Mode::Int8 | Mode::Int16x8 => FullInteger::new(model, ranges, opts)?.run(),
+    let (plain, more) = if full_integer {
+        super::normalize::dequantize_constants(model)?
+    } else {
+        (None, Vec::new())
+    };
+    notes.extend(more);
+    // The constants behind folded DEQUANTIZEs: unread now, dropped from the result.
+    let orphans: Vec<usize> = if plain.is_some() {
+        model.subgraphs[0]
+            .operators
+            .iter()
+            .filter(|op| op.code.op() == Op::DEQUANTIZE)
+            .filter_map(|op| op.input(0))
+            .filter(|&t| model.tensor_data(0, t).is_some())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let model = plain.as_ref().unwrap_or(model);
+    let (mut q, mut report) = match opts.mode {
+        Mode::Int8 if !opts.int16_ops.iter().all(|s| s.trim().is_empty()) => {
+            mixed_int16(model, ranges, opts)
+        }
+        Mode::Int8 | Mode::Int16x8 => FullInteger::new(model, ranges, opts, None)?.run(),
         Mode::Dynamic => dynamic_range(model, opts),
         Mode::Float16 => float16(model, opts),
     }?;
+    if full_integer {
+        let cleaned = super::cleanup::remove_redundant_pairs(&mut q, &mut report, &orphans);
+        if !cleaned.is_empty() || !orphans.is_empty() {
+            compact_buffers(&mut q);
+        }
+        notes.extend(cleaned);
+    }
     report.warnings.splice(0..0, notes);
     Ok((q, report))
+}
+
+/// `int8` with some operators int16 (see [`quantize`]).
+fn mixed_int16(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Result<(Model, Report)> {
+    let sg = &model.subgraphs[0];
+    let int16 = resolve_ops(sg, &opts.int16_ops, "--int16-ops")?;
+    let float = resolve_ops(sg, &opts.float_ops, "--float-ops")?;
+    if let Some(i) = int16.intersection(&float).min() {
+        return Err(qerr(
+            "--int16-ops",
+            format!("operator {i} is named both in --float-ops and in --int16-ops"),
+        ));
+    }
+    // Pass 1: int8, with the int16 operators kept float.
+    let mut first = opts.clone();
+    first.float_ops = float.union(&int16).map(usize::to_string).collect();
+    first.int16_ops = Vec::new();
+    let (m1, r1) = FullInteger::new(model, ranges, &first, None)?.run()?;
+    // The int16 operators in the new model: found by their outputs, whose indices pass 1 keeps
+    // (tensors are only appended, and a float operator's outputs are not rewired).
+    let keys: HashSet<i32> = int16
+        .iter()
+        .filter_map(|&i| sg.operators[i].outputs.first().copied())
+        .collect();
+    let sg1 = &m1.subgraphs[0];
+    let only: HashSet<usize> = sg1
+        .operators
+        .iter()
+        .enumerate()
+        .filter(|(_, op)| op.outputs.first().is_some_and(|o| keys.contains(o)))
+        .map(|(i, _)| i)
+        .collect();
+    // The float copies pass 1 made of int8 tensors (DEQUANTIZE outputs) get the range 16x8
+    // would give the original: its own, or, for the result of a single-input same-scale op, that
+    // of the tensor the chain starts from (TF's older quantizer's rule).
+    let producer: HashMap<usize, usize> = sg
+        .operators
+        .iter()
+        .enumerate()
+        .flat_map(|(i, op)| {
+            op.outputs
+                .iter()
+                .filter_map(|&t| usize::try_from(t).ok())
+                .map(move |t| (t, i))
+        })
+        .collect();
+    let origin = |mut t: usize| {
+        for _ in 0..sg.operators.len() {
+            let Some(&p) = producer.get(&t) else { break };
+            let op = &sg.operators[p];
+            let same =
+                properties(op.code.op()).is_some_and(|p| p.same_scale && p.fixed_output.is_none());
+            let floats: Vec<usize> = op
+                .inputs
+                .iter()
+                .filter_map(|&x| usize::try_from(x).ok())
+                .filter(|&x| {
+                    sg.tensors
+                        .get(x)
+                        .is_some_and(|x| x.dtype == TensorType::FLOAT32)
+                })
+                .filter(|&x| model.tensor_data(0, x).is_none())
+                .collect();
+            match (same, floats.as_slice()) {
+                (true, [x]) => t = *x,
+                _ => break,
+            }
+        }
+        t
+    };
+    let mut ranges2 = ranges.clone();
+    for op in sg1
+        .operators
+        .iter()
+        .filter(|op| op.code.op() == Op::DEQUANTIZE)
+    {
+        if let (Some(a), Some(f)) = (op.input(0), op.output(0))
+            && a < sg.tensors.len()
+            && let Some((min, max)) = ranges.get(origin(a)).or(ranges.get(a))
+            && ranges2.get(f).is_none()
+        {
+            ranges2.insert(f, &sg1.tensors[f].name, min, max)?;
+        }
+    }
+    // Pass 2: those operators alone, 16x8, float at their borders.
+    let second = QuantizeOptions {
+        mode: Mode::Int16x8,
+        io: IoType::Float,
+        per_tensor: opts.per_tensor,
+        float_ops: Vec::new(),
+        int16_ops: Vec::new(),
+    };
+    let (m2, mut r2) = FullInteger::new(&m1, &ranges2, &second, Some(&only))?.run()?;
+    // One report: pass 2's tensors where it decided, pass 1's elsewhere; pass 2's multipliers
+    // (computed on the final model) and both passes' warnings, minus those about the int16
+    // operators being float in pass 1.
+    for t in &mut r2.tensors {
+        if matches!(t.source.as_str(), "" | "inserted")
+            && let Some(t1) = r1.tensors.get(t.index).filter(|t1| t1.name == t.name)
+        {
+            *t = t1.clone();
+        }
+    }
+    let mut ops16: Vec<usize> = int16.iter().copied().collect();
+    ops16.sort_unstable();
+    let about_int16 = |w: &String| {
+        ops16.iter().any(|i| {
+            w.starts_with(&format!("operator {i} (")) || w.ends_with(&format!("float operator {i}"))
+        })
+    };
+    let mut warnings: Vec<String> = r1
+        .warnings
+        .into_iter()
+        .filter(|w| !about_int16(w))
+        .collect();
+    warnings.extend(
+        r2.warnings
+            .into_iter()
+            .filter(|w| !w.contains("is quantized after float operator")),
+    );
+    warnings.push(format!(
+        "operators {} run with int16 activations (16x8); QUANTIZE / DEQUANTIZE join them to the \
+         int8 operators",
+        ops16
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    let report = Report {
+        mode: Mode::Int8.name().into(),
+        io: r1.io,
+        tensors: r2.tensors,
+        ops: r2.ops,
+        warnings,
+    };
+    Ok((m2, report))
 }
 
 /// Sparse constants behind DENSIFY: each DENSIFY of a constant is removed and its output becomes
@@ -535,7 +728,14 @@ struct FullInteger<'a> {
 }
 
 impl<'a> FullInteger<'a> {
-    fn new(model: &'a Model, ranges: &'a Ranges, opts: &'a QuantizeOptions) -> Result<Self> {
+    /// `only`: when given, the operators that may be quantized (the others are left as they are,
+    /// without a warning) — the int16 pass of a mixed model.
+    fn new(
+        model: &'a Model,
+        ranges: &'a Ranges,
+        opts: &'a QuantizeOptions,
+        only: Option<&HashSet<usize>>,
+    ) -> Result<Self> {
         let sg = model.subgraphs[0].clone();
         let int16 = opts.mode == Mode::Int16x8;
         let mut report = Report {
@@ -552,11 +752,14 @@ impl<'a> FullInteger<'a> {
         if int16 && opts.io == IoType::Uint8 {
             return Err(qerr("options", "uint8 I/O is only available in int8 mode"));
         }
-        let float_ops = resolve_float_ops(&sg, &opts.float_ops)?;
+        let float_ops = resolve_ops(&sg, &opts.float_ops, "--float-ops")?;
         let n = sg.operators.len();
         let mut props = vec![None; n];
         let mut quantized = vec![false; n];
         for (i, op) in sg.operators.iter().enumerate() {
+            if only.is_some_and(|o| !o.contains(&i)) {
+                continue;
+            }
             let code = op.code.op();
             let has_float = op
                 .inputs
@@ -585,6 +788,9 @@ impl<'a> FullInteger<'a> {
                     props[i] = p;
                     quantized[i] = true;
                 }
+                // QUANTIZE / DEQUANTIZE of a partly quantized model are conversions, not
+                // float operators: the redundant ones go in `cleanup`.
+                Some(_) if matches!(code, Op::QUANTIZE | Op::DEQUANTIZE) => {}
                 Some(why) => report.warnings.push(format!(
                     "operator {i} ({}) stays float: {why}",
                     op.code.name()
@@ -845,7 +1051,53 @@ impl<'a> FullInteger<'a> {
                 source: "calibrated".into(),
             });
         }
+        // A partly quantized model: a float activation that one of its DEQUANTIZEs computes
+        // from an integer tensor of this mode's type, or that one of its QUANTIZEs turns into
+        // one, keeps those parameters, so that the pair becomes redundant (`cleanup`).
+        for &t in &acts {
+            if let Some(params) = self.existing_params(t) {
+                self.state[t] = Some(State {
+                    params,
+                    immutable: true,
+                    source: "already quantized".into(),
+                });
+            }
+        }
         Ok(())
+    }
+
+    /// The parameters an existing DEQUANTIZE (from) or QUANTIZE (to) gives float tensor `t`,
+    /// when that integer tensor has this mode's type and one scale.
+    fn existing_params(&self, t: usize) -> Option<QuantParams> {
+        // A fixed-output op writes its own parameters (a requantize follows if they differ).
+        if self.producer.get(&t).is_some_and(|&p| self.fixed(p)) {
+            return None;
+        }
+        let qd = self.q_dtype();
+        let params_of = |x: Option<usize>| -> Option<QuantParams> {
+            let x = self.sg.tensors.get(x?)?;
+            let q = x.quantization.as_ref()?;
+            match (x.dtype == qd, q.scales(), q.zero_points()) {
+                (true, [scale], [zp]) => Some(QuantParams {
+                    scale: *scale,
+                    zero_point: i32::try_from(*zp).ok()?,
+                }),
+                _ => None,
+            }
+        };
+        let code = |o: usize| self.sg.operators[o].code.op();
+        if let Some(&p) = self.producer.get(&t)
+            && !self.quantized[p]
+            && code(p) == Op::DEQUANTIZE
+            && let Some(params) = params_of(self.sg.operators[p].input(0))
+        {
+            return Some(params);
+        }
+        self.consumers
+            .get(&t)?
+            .iter()
+            .filter(|&&c| !self.quantized[c] && code(c) == Op::QUANTIZE)
+            .find_map(|&c| params_of(self.sg.operators[c].output(0)))
     }
 
     fn push_producer(&self, t: usize, work: &mut Vec<usize>) {
@@ -1425,10 +1677,14 @@ impl<'a> FullInteger<'a> {
                         // Produced by a float op: stays float, quantized for integer consumers.
                         q = self.new_tensor(t, names.fresh(&name), qd, Some(per_tensor_q(p)));
                         convs.push(simple_op(Op::QUANTIZE, self.quantize_version(), t, q));
-                        self.report.warnings.push(format!(
-                            "tensor {t} '{name}' is quantized after float operator {}",
-                            prod.map_or(String::new(), |o| o.to_string())
-                        ));
+                        let from_dequantize =
+                            prod.is_some_and(|o| self.sg.operators[o].code.op() == Op::DEQUANTIZE);
+                        if !from_dequantize {
+                            self.report.warnings.push(format!(
+                                "tensor {t} '{name}' is quantized after float operator {}",
+                                prod.map_or(String::new(), |o| o.to_string())
+                            ));
+                        }
                     }
                 }
             } else {
@@ -1816,8 +2072,9 @@ fn check_types(sg: &Subgraph, op: &Operator, p: &OpProperties) -> Option<String>
     None
 }
 
-/// Operator indices named by `--float-ops` (indices, or names of an output tensor).
-fn resolve_float_ops(sg: &Subgraph, names: &[String]) -> Result<HashSet<usize>> {
+/// Operator indices named by `--float-ops` / `--int16-ops` (`flag`): indices, or names of an
+/// output tensor.
+fn resolve_ops(sg: &Subgraph, names: &[String], flag: &str) -> Result<HashSet<usize>> {
     let mut set = HashSet::new();
     for n in names {
         let n = n.trim();
@@ -1827,7 +2084,7 @@ fn resolve_float_ops(sg: &Subgraph, names: &[String]) -> Result<HashSet<usize>> 
         if let Ok(i) = n.parse::<usize>() {
             if i >= sg.operators.len() {
                 return Err(qerr(
-                    "--float-ops",
+                    flag,
                     format!("no operator {i}: the model has {}", sg.operators.len()),
                 ));
             }
@@ -1850,7 +2107,7 @@ fn resolve_float_ops(sg: &Subgraph, names: &[String]) -> Result<HashSet<usize>> 
             .collect();
         if found.is_empty() {
             return Err(qerr(
-                "--float-ops",
+                flag,
                 format!("no operator index or output tensor named '{n}'"),
             ));
         }
@@ -1872,7 +2129,7 @@ fn dynamic_range(model: &Model, opts: &QuantizeOptions) -> Result<(Model, Report
         io: "float".into(),
         ..Report::default()
     };
-    let float_ops = resolve_float_ops(&model.subgraphs[0], &opts.float_ops)?;
+    let float_ops = resolve_ops(&model.subgraphs[0], &opts.float_ops, "--float-ops")?;
     let sg = &model.subgraphs[0];
     let mut done: HashSet<usize> = HashSet::new();
     let mut new_data = Vec::new();

@@ -24,6 +24,9 @@ pub struct QuantizeSettings {
     pub per_tensor: bool,
     /// Operators kept float: indices or output tensor names (`--float-ops`).
     pub float_ops: Vec<String>,
+    /// Operators with int16 activations in an int8 model (`--int16-ops`).
+    #[serde(default)]
+    pub int16_ops: Vec<String>,
 }
 
 impl QuantizeSettings {
@@ -37,6 +40,7 @@ impl QuantizeSettings {
             io: IoType::parse(&self.io)?,
             per_tensor: self.per_tensor,
             float_ops: self.float_ops.clone(),
+            int16_ops: self.int16_ops.clone(),
         })
     }
 }

@@ -12,7 +12,10 @@ describe('quantize settings', () => {
   });
 
   it('builds the CLI options, sorted ops, a valid I/O type', () => {
-    expect(settingsFor('int8', 'uint8', true, [5, 1, 5])).toEqual({ mode: 'int8', io: 'uint8', per_tensor: true, float_ops: ['1', '5'] });
+    expect(settingsFor('int8', 'uint8', true, [5, 1, 5])).toEqual({ mode: 'int8', io: 'uint8', per_tensor: true, float_ops: ['1', '5'], int16_ops: [] });
+    // int16 operators: int8 mode only, and never an op kept float.
+    expect(settingsFor('int8', 'int8', false, [2], [7, 2, 4]).int16_ops).toEqual(['4', '7']);
+    expect(settingsFor('int16x8', 'int16', false, [], [3]).int16_ops).toEqual([]);
     expect(settingsFor('int16x8', 'uint8', false, []).io).toBe('int16');
     expect(settingsFor('float16', 'int8', false, []).io).toBe('float');
   });
@@ -31,6 +34,9 @@ describe('quantize settings', () => {
     expect(reportFileName('net_int8.tflite')).toBe('net_int8.report.json');
     expect(cliCommand('net.tflite', settingsFor('int8', 'int8', false, [3, 0]), true)).toBe(
       'zeropoint quantize net.tflite --stats net.stats.json --mode int8 --io int8 --float-ops 0,3 -o net_int8.tflite --report net_int8.report.json',
+    );
+    expect(cliCommand('net.tflite', settingsFor('int8', 'float', false, [], [4, 1]), true)).toBe(
+      'zeropoint quantize net.tflite --stats net.stats.json --mode int8 --io float --int16-ops 1,4 -o net_int8.tflite --report net_int8.report.json',
     );
     expect(cliCommand('my net.tflite', settingsFor('dynamic', 'float', true, []), false)).toBe(
       "zeropoint quantize 'my net.tflite' --mode dynamic --io float --per-tensor -o 'my net_dynamic.tflite' --report 'my net_dynamic.report.json'",

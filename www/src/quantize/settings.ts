@@ -36,14 +36,21 @@ export function ioChoices(mode: Mode): string[] {
   }
 }
 
-/** The settings for a mode: an I/O type the mode does not offer becomes its first choice. */
-export function settingsFor(mode: Mode, io: string, perTensor: boolean, floatOps: Iterable<number>): QuantizeSettings {
+const sortedOps = (ops: Iterable<number>): string[] => [...new Set(ops)].sort((a, b) => a - b).map(String);
+
+/**
+ * The settings for a mode: an I/O type the mode does not offer becomes its first choice; int16
+ * operators (`--int16-ops`) only exist in an int8 model, and an op kept float is not int16.
+ */
+export function settingsFor(mode: Mode, io: string, perTensor: boolean, floatOps: Iterable<number>, int16Ops: Iterable<number> = []): QuantizeSettings {
   const choices = ioChoices(mode);
+  const float = new Set(floatOps);
   return {
     mode,
     io: choices.includes(io) ? io : (choices[0] ?? 'float'),
     per_tensor: perTensor,
-    float_ops: [...new Set(floatOps)].sort((a, b) => a - b).map(String),
+    float_ops: sortedOps(float),
+    int16_ops: mode === 'int8' ? sortedOps([...int16Ops].filter((op) => !float.has(op))) : [],
   };
 }
 
@@ -84,6 +91,8 @@ export function cliCommand(model: string, settings: QuantizeSettings, withStats:
   args.push('--mode', settings.mode, '--io', settings.io);
   if (settings.per_tensor) args.push('--per-tensor');
   if (settings.float_ops.length > 0) args.push('--float-ops', settings.float_ops.join(','));
+  const int16 = settings.int16_ops ?? [];
+  if (int16.length > 0) args.push('--int16-ops', int16.join(','));
   args.push('-o', out, '--report', reportFileName(out));
   return args.map(shellQuote).join(' ');
 }

@@ -71,6 +71,7 @@ export class QuantizePanel {
   private stats: CalibrationStats | undefined;
   private method = '';
   private floatOps = new Set<number>();
+  private int16Ops = new Set<number>();
   private result: QuantizedModel | undefined;
   private seq = 0;
 
@@ -84,6 +85,8 @@ export class QuantizePanel {
   private readonly calibrationInfo = h('div', { class: 'quant-calibration', 'data-testid': 'quant-calibration' });
   private readonly graph: GraphView;
   private readonly floatList = h('ul', { class: 'float-list', 'data-testid': 'quant-float-list' });
+  private readonly int16List = h('ul', { class: 'float-list', 'data-testid': 'quant-int16-list' });
+  private readonly clickAs: HTMLSelectElement;
   private readonly start = h('button', { type: 'button', class: 'primary', 'data-testid': 'quant-start' }, 'Quantize');
   private readonly progress = h('progress', { 'data-testid': 'quant-progress', 'aria-label': 'Quantization progress', hidden: true });
   private readonly status = h('span', { class: 'calibrate-status', 'data-testid': 'quant-status', 'aria-live': 'polite' });
@@ -105,6 +108,11 @@ export class QuantizePanel {
       { value: 'mse', label: 'MSE-optimal' },
       { value: 'moving-average', label: 'moving-average min/max' },
     ]);
+    const [clickLabel, clickAs] = select('quant-click', 'Clicking an operator', [
+      { value: 'float', label: 'keeps it float' },
+      { value: 'int16', label: 'makes it int16 (16x8, int8 mode)' },
+    ]);
+    this.clickAs = clickAs;
     this.mode = mode;
     this.io = io;
     this.weights = weights;
@@ -121,6 +129,7 @@ export class QuantizePanel {
     mode.addEventListener('change', () => {
       this.syncIo();
       this.syncCalibration();
+      this.renderFloatList();
     });
     const methodChanged = (): void => {
       this.percentileLabel.hidden = method.value !== 'percentile';
@@ -134,7 +143,7 @@ export class QuantizePanel {
     });
     const clear = h('button', { type: 'button', 'data-testid': 'quant-float-clear' }, 'Quantize all again');
     clear.addEventListener('click', () => {
-      this.setFloatOps(new Set());
+      this.setOps(new Set(), new Set());
     });
 
     root.replaceChildren(
@@ -145,10 +154,18 @@ export class QuantizePanel {
       h(
         'details',
         { class: 'keep-float', open: true },
-        h('summary', {}, 'Keep operators float'),
-        h('p', { class: 'muted' }, 'Click an operator (or focus it and press Enter) to keep it float; QUANTIZE/DEQUANTIZE are inserted where types meet. Click it again, or use the list, to quantize it again.'),
+        h('summary', {}, 'Keep operators float, or make them int16'),
+        h(
+          'p',
+          { class: 'muted' },
+          'Click an operator (or focus it and press Enter) to keep it float, or — with “makes it int16” — to give it int16 activations in an int8 model (',
+          h('code', {}, '--int16-ops'),
+          '); QUANTIZE/DEQUANTIZE are inserted where types meet. Click it again, or use the list, to quantize it as int8 again.',
+        ),
+        h('div', { class: 'fields' }, clickLabel),
         this.graph.element,
         h('div', { class: 'float-ops' }, h('strong', {}, 'Kept float: '), this.floatList, clear),
+        h('div', { class: 'float-ops' }, h('strong', {}, 'int16: '), this.int16List),
       ),
       h('div', { class: 'fields' }, this.start, this.progress, this.status),
       this.resultBox,
@@ -166,6 +183,7 @@ export class QuantizePanel {
     this.model = model;
     this.title.textContent = `Quantize ${model.name}`;
     this.floatOps = new Set();
+    this.int16Ops = new Set();
     this.result = undefined;
     this.resultBox.hidden = true;
     this.resultBox.replaceChildren();
@@ -259,36 +277,54 @@ export class QuantizePanel {
     ]);
   }
 
+  /** A click on an op: into the chosen set (out of the other one), or out of it if it was there. */
   private toggle(op: number): void {
-    this.setFloatOps(toggleOp(this.floatOps, op));
+    if (this.clickAs.value === 'int16') {
+      const float = new Set(this.floatOps);
+      float.delete(op);
+      this.setOps(float, toggleOp(this.int16Ops, op));
+    } else {
+      const int16 = new Set(this.int16Ops);
+      int16.delete(op);
+      this.setOps(toggleOp(this.floatOps, op), int16);
+    }
   }
 
-  private setFloatOps(ops: Set<number>): void {
-    this.floatOps = ops;
-    this.graph.markOps(ops, 'keep-float');
+  private setOps(float: Set<number>, int16: Set<number>): void {
+    this.floatOps = float;
+    this.int16Ops = int16;
+    this.graph.markOps(float, 'keep-float');
+    this.graph.markOps(int16, 'keep-int16');
     this.renderFloatList();
   }
 
   private renderFloatList(): void {
     const ops = this.model?.summary.subgraphs[0]?.operators ?? [];
-    const sorted = [...this.floatOps].sort((a, b) => a - b);
-    if (sorted.length === 0) {
-      this.floatList.replaceChildren(h('li', { class: 'muted' }, 'none: every operator the quantizer supports is quantized'));
-      return;
-    }
-    this.floatList.replaceChildren(
-      ...sorted.map((index) => {
-        const remove = h('button', { type: 'button', class: 'chip-remove', 'data-testid': 'quant-float-remove', 'data-op': index, 'aria-label': `Quantize operator ${String(index)} again` }, '×');
-        remove.addEventListener('click', () => {
-          this.toggle(index);
-        });
-        return h('li', { class: 'chip', 'data-testid': 'quant-float-op', 'data-op': index }, `${ops[index]?.op ?? '?'} #${String(index)} `, remove);
-      }),
-    );
+    const chips = (list: HTMLElement, set: ReadonlySet<number>, kind: 'float' | 'int16', none: string): void => {
+      const sorted = [...set].sort((a, b) => a - b);
+      if (sorted.length === 0) {
+        list.replaceChildren(h('li', { class: 'muted' }, none));
+        return;
+      }
+      list.replaceChildren(
+        ...sorted.map((index) => {
+          const remove = h('button', { type: 'button', class: 'chip-remove', 'data-testid': `quant-${kind}-remove`, 'data-op': index, 'aria-label': `Quantize operator ${String(index)} as int8 again` }, '×');
+          remove.addEventListener('click', () => {
+            const next = new Set(set);
+            next.delete(index);
+            if (kind === 'float') this.setOps(next, this.int16Ops);
+            else this.setOps(this.floatOps, next);
+          });
+          return h('li', { class: 'chip', 'data-testid': `quant-${kind}-op`, 'data-op': index }, `${ops[index]?.op ?? '?'} #${String(index)} `, remove);
+        }),
+      );
+    };
+    chips(this.floatList, this.floatOps, 'float', 'none: every operator the quantizer supports is quantized');
+    chips(this.int16List, this.int16Ops, 'int16', this.currentMode() === 'int8' ? 'none' : 'none (int16 operators are for int8 mode)');
   }
 
   private settings(): QuantizeSettings {
-    return settingsFor(this.currentMode(), this.io.value, this.weights.value === 'per-tensor', this.floatOps);
+    return settingsFor(this.currentMode(), this.io.value, this.weights.value === 'per-tensor', this.floatOps, this.int16Ops);
   }
 
   private run(): void {
