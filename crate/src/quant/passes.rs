@@ -270,7 +270,8 @@ impl Ranges {
 /// quantizer's rules, with the same recorded ranges). Where an int16 result feeds int8
 /// operators, one requantizing QUANTIZE (int16 → int8) is left; where an int8 tensor feeds an
 /// int16 operator, DEQUANTIZE → QUANTIZE (LiteRT's QUANTIZE does not widen int8 to int16).
-/// Model inputs read only by int16 operators, and outputs written by them, stay float.
+/// Model inputs read only by int16 operators, and outputs written by them, are int16 with
+/// `--io int8`, float otherwise.
 ///
 /// # Errors
 /// [`Error::Quantization`] for a tensor that needs a range and has none, NaN/infinite ranges or
@@ -417,10 +418,15 @@ fn mixed_int16(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Result
             ranges2.insert(f, &sg1.tensors[f].name, min, max)?;
         }
     }
-    // Pass 2: those operators alone, 16x8, float at their borders.
+    // Pass 2: those operators alone, 16x8, float at their borders; model inputs and outputs
+    // still float (read or written only by int16 operators) become int16 with int8 I/O.
     let second = QuantizeOptions {
         mode: Mode::Int16x8,
-        io: IoType::Float,
+        io: if opts.io == IoType::Native {
+            IoType::Native
+        } else {
+            IoType::Float
+        },
         per_tensor: opts.per_tensor,
         float_ops: Vec::new(),
         int16_ops: Vec::new(),
