@@ -346,3 +346,63 @@ fn bad_input_gives_one_clear_line() {
     assert!(!out.status.success());
     assert!(err.contains("serving_default_image:0"), "{err}");
 }
+
+/// `--report` with `--data` measures the quantized model against the float model on the first 16
+/// calibration samples; each operator's output error equals what `zeropoint compare` reports on
+/// those samples (up to the float kernels: compare runs the fast ones, the report the
+/// calibration ones, which differ in the last bits of some sums).
+#[test]
+fn report_has_the_errors_compare_measures_on_the_first_samples() {
+    let (model, report, first, cmp) = (
+        scratch("errors.tflite"),
+        scratch("errors.json"),
+        scratch("first16.npy"),
+        scratch("compare.json"),
+    );
+    let float = golden("model_float.tflite");
+    let out = zeropoint(&[
+        "quantize",
+        &float,
+        "--data",
+        &golden("calib.npy"),
+        "--report",
+        &report,
+        "-o",
+        &model,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).expect("report")).expect("json");
+    assert_eq!(r["error_samples"], 16);
+    // The first 16 samples of calib.npy (float32, shape (32, 1, 32, 32, 3)) as their own .npy.
+    let bytes = std::fs::read(golden("calib.npy")).expect("calib.npy");
+    let header = 10 + usize::from(u16::from_le_bytes([bytes[8], bytes[9]]));
+    let dict = String::from_utf8_lossy(&bytes[10..header]).into_owned();
+    assert!(dict.contains("'shape': (32, 1, 32, 32, 3)"), "{dict}");
+    let mut npy = bytes[..10].to_vec();
+    npy.extend_from_slice(dict.replace("(32, 1,", "(16, 1,").as_bytes());
+    npy.extend_from_slice(&bytes[header..header + 16 * 32 * 32 * 3 * 4]);
+    std::fs::write(&first, npy).expect("write first16.npy");
+    let out = zeropoint(&["compare", &float, &model, "--input", &first, "--json", &cmp]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let c: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&cmp).expect("compare json")).expect("json");
+    let rows = c["tensors"].as_array().or(c.as_array()).expect("rows");
+    let ops = r["op_errors"].as_array().expect("op_errors");
+    assert_eq!(ops.len(), 10, "every operator's output: {ops:?}");
+    for op in ops {
+        let row = rows
+            .iter()
+            .find(|x| x["name"] == op["output"])
+            .unwrap_or_else(|| panic!("{} not in compare's table", op["output"]));
+        let (a, b) = (
+            op["sqnr_db"].as_f64().expect("finite"),
+            row["sqnr_db"].as_f64().expect("finite"),
+        );
+        assert!(
+            a > 20.0 && (a - b).abs() < 0.01,
+            "{}: report {a} dB, compare {b} dB",
+            op["op"]
+        );
+    }
+}

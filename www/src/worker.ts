@@ -180,6 +180,9 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       const statsJson = request.stats ? api.statsJson(request.stats) : undefined;
       const q = api.quantizeModel(request.bytes, statsJson, request.settings);
       try {
+        // The report's errors on the first calibration samples, as `zeropoint quantize --data
+        // … --report` adds them (when the last calibration in this engine ran this model).
+        lastCalibrator?.measureErrors?.(request.bytes, q);
         const bytes = q.bytes();
         const response: WorkerResponse = {
           type: 'quantized',

@@ -622,7 +622,7 @@ fn calibrate_model(
 ) -> Result<()> {
     let method = zeropoint::quant::calibrate::Method::parse(method)?;
     let m = load(model, limits)?;
-    let stats = collect_stats(&m, source, method, limits)?;
+    let stats = collect_stats(&m, source, method, limits, None)?;
     for t in &stats.tensors {
         println!(
             "{:>5}  [{:>12.6e}, {:>12.6e}]  chosen [{:>12.6e}, {:>12.6e}]  {}",
@@ -655,6 +655,7 @@ fn collect_stats(
     source: CalibrationSource,
     method: zeropoint::quant::calibrate::Method,
     limits: &UserLimits,
+    mut errors: Option<&mut zeropoint::quant::sqnr::ErrorSamples>,
 ) -> Result<zeropoint::quant::calibrate::CalibrationStats> {
     use zeropoint::quant::calibrate::Calibrator;
     use zeropoint::quant::inputs::{self, NpySamples, RandomSource};
@@ -692,8 +693,14 @@ fn collect_stats(
             for s in 0..samples {
                 for (i, a) in arrays.iter().enumerate() {
                     cal.set_input(i, a.sample(s))?;
+                    if let Some(e) = errors.as_deref_mut() {
+                        e.set_input(i, a.sample(s));
+                    }
                 }
                 cal.add_sample()?;
+                if let Some(e) = errors.as_deref_mut() {
+                    e.commit();
+                }
             }
         }
         CalibrationSource::Images(dir, norm) => {
@@ -728,7 +735,13 @@ fn collect_stats(
                 let bytes = read_file(f)?;
                 let v = inputs::image_sample(&f.display().to_string(), &bytes, &descs[0], &norm)?;
                 cal.set_input(0, &v)?;
+                if let Some(e) = errors.as_deref_mut() {
+                    e.set_input(0, &v);
+                }
                 cal.add_sample()?;
+                if let Some(e) = errors.as_deref_mut() {
+                    e.commit();
+                }
             }
         }
         CalibrationSource::Random(n, lo, hi, seed) => {
@@ -739,8 +752,14 @@ fn collect_stats(
                 for (i, b) in bufs.iter_mut().enumerate() {
                     rng.fill(b);
                     cal.set_input(i, b)?;
+                    if let Some(e) = errors.as_deref_mut() {
+                        e.set_input(i, b);
+                    }
                 }
                 cal.add_sample()?;
+                if let Some(e) = errors.as_deref_mut() {
+                    e.commit();
+                }
             }
         }
     }
@@ -765,6 +784,8 @@ fn quantize_model(
     let m = load(model, limits)?;
     let method = calibration.map(Method::parse).transpose()?;
     let needs_ranges = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
+    // The first calibration samples (with --data), for the report's errors.
+    let mut errors = zeropoint::quant::sqnr::ErrorSamples::new();
     let ranges = match (stats, data.is_empty()) {
         (Some(_), false) => {
             return Err(Error::Calibration {
@@ -799,7 +820,13 @@ fn quantize_model(
         }
         (None, false) => {
             let method = method.unwrap_or(Method::MinMax);
-            let s = collect_stats(&m, CalibrationSource::Npy(data), method, limits)?;
+            let s = collect_stats(
+                &m,
+                CalibrationSource::Npy(data),
+                method,
+                limits,
+                Some(&mut errors),
+            )?;
             Ranges::from_calibration(&m, &s)?
         }
         (None, true) if needs_ranges => {
@@ -814,7 +841,10 @@ fn quantize_model(
         (None, true) => Ranges::new(),
     };
     // The same call the page makes (crate::wasm), so both write the same bytes.
-    let (bytes, rep) = quantize_to_bytes(&m, &ranges, &opts)?;
+    let (bytes, mut rep) = quantize_to_bytes(&m, &ranges, &opts)?;
+    if report.is_some() && !errors.samples().is_empty() {
+        errors.measure(&m, &zeropoint::tflite::read(&bytes)?, &mut rep)?;
+    }
     for w in &rep.warnings {
         eprintln!("warning: {w}");
     }

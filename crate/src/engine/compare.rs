@@ -133,8 +133,20 @@ pub fn compare_models_with(
     samples: &[Vec<Vec<f32>>],
     kernels: KernelSet,
 ) -> Result<Vec<TensorError>> {
-    let mut fi = Interpreter::with_options(float, &Limits::default(), kernels)?;
-    let mut qi = Interpreter::with_options(quant, &Limits::default(), kernels)?;
+    compare_models_kernels(float, quant, samples, kernels, kernels)
+}
+
+/// [`compare_models`] with one [`KernelSet`] for the float model and one for the quantized
+/// model.
+pub fn compare_models_kernels(
+    float: &Model,
+    quant: &Model,
+    samples: &[Vec<Vec<f32>>],
+    float_kernels: KernelSet,
+    quant_kernels: KernelSet,
+) -> Result<Vec<TensorError>> {
+    let mut fi = Interpreter::with_options(float, &Limits::default(), float_kernels)?;
+    let mut qi = Interpreter::with_options(quant, &Limits::default(), quant_kernels)?;
     if fi.inputs().len() != qi.inputs().len() {
         return Err(Error::TensorMismatch {
             what: "model inputs".into(),

@@ -16,7 +16,8 @@
 //! - [`normalize`]: models as people have them (float16 or int8 constants behind DEQUANTIZE,
 //!   hybrid int8 weights) made plain before the passes; [`cleanup`]: redundant
 //!   DEQUANTIZE → QUANTIZE pairs removed after them.
-//! - [`report`]: what was decided, per tensor and per operator.
+//! - [`report`]: what was decided, per tensor and per operator; [`sqnr`]: the error it causes
+//!   (SQNR, largest error) on the first calibration samples.
 //! - [`pipeline`]: statistics JSON → ranges → quantized `.tflite` bytes + report, the one call
 //!   the CLI and the page share.
 
@@ -29,6 +30,7 @@ pub mod params;
 pub mod passes;
 pub mod pipeline;
 pub mod report;
+pub mod sqnr;
 
 pub use passes::{IoType, Mode, QuantizeOptions, Ranges, quantize};
 pub use pipeline::{quantize_to_bytes, ranges_from_stats};

@@ -474,6 +474,7 @@ fn mixed_int16(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Result
         tensors: r2.tensors,
         ops: r2.ops,
         warnings,
+        ..Report::default()
     };
     Ok((m2, report))
 }
@@ -2042,6 +2043,7 @@ impl<'a> FullInteger<'a> {
                 axis: q
                     .filter(|q| q.scales().len() > 1)
                     .map(|q| q.quantized_dimension),
+                ..TensorReport::default()
             });
         }
     }

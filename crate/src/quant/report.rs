@@ -22,6 +22,34 @@ pub struct Report {
     pub ops: Vec<OpReport>,
     /// Operators kept float, Q/DQ inserted, and other things worth knowing.
     pub warnings: Vec<String>,
+    /// Calibration samples the errors (`sqnr_db`, `max_abs_error`, `op_errors`) were measured
+    /// on; absent when none were (statistics given without samples).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub error_samples: usize,
+    /// Per operator, the error of its (first) output against the float model.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub op_errors: Vec<OpError>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The error of one operator's output against the float model, over the report's
+/// `error_samples` calibration samples.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct OpError {
+    /// Operator index in the quantized model.
+    pub index: usize,
+    /// Operator name (`CONV_2D`).
+    pub op: String,
+    /// Name of the output tensor (the same in both models).
+    pub output: String,
+    /// SQNR in dB (`10·log10(Σ f² / Σ (f − q̂)²)`); absent when the output is identical.
+    pub sqnr_db: Option<f64>,
+    /// Largest `|float − dequantized|`.
+    pub max_abs_error: f64,
 }
 
 /// One tensor of the quantized model.
@@ -49,6 +77,13 @@ pub struct TensorReport {
     pub zero_points: Vec<i64>,
     /// Per-channel axis when there are several scales.
     pub axis: Option<i32>,
+    /// SQNR in dB of this tensor against the float model's tensor of the same name, over the
+    /// report's `error_samples` (absent when not measured or identical).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqnr_db: Option<f64>,
+    /// Largest absolute error against the float model, when measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_abs_error: Option<f64>,
 }
 
 /// The requantization of one operator's output.

@@ -17,6 +17,7 @@ use crate::fixedpoint;
 use crate::graph::summary::ModelSummary;
 use crate::quant::calibrate::{self, InputDesc, Method};
 use crate::quant::params;
+use crate::quant::sqnr::ErrorSamples;
 use crate::tflite::{self, WriteOptions};
 
 pub mod limits;
@@ -77,6 +78,20 @@ fn to_js<T: Serialize>(value: &T, what: &str) -> Result<JsValue, JsError> {
 #[wasm_bindgen]
 pub struct Calibrator {
     inner: calibrate::Calibrator,
+    /// The first samples, for the quantization report's errors ([`Calibrator::measure_errors`]).
+    errors: ErrorSamples,
+    /// The float model, to measure against (and to recognise it).
+    model: crate::graph::Model,
+    /// FNV-1a hash and length of the model's bytes.
+    fingerprint: (u64, usize),
+}
+
+/// FNV-1a over `bytes`, and their length: which model a calibrator belongs to.
+fn fingerprint(bytes: &[u8]) -> (u64, usize) {
+    let h = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    (h, bytes.len())
 }
 
 #[wasm_bindgen]
@@ -89,9 +104,15 @@ impl Calibrator {
         #[wasm_bindgen(unchecked_optional_param_type = "EngineLimits")] limits: Option<JsValue>,
     ) -> Result<Calibrator, JsError> {
         let limits = limits::limits_or_default(limits)?;
+        let fp = fingerprint(model);
         let model = tflite::read(model).map_err(js_error)?;
         let inner = calibrate::Calibrator::with_limits(&model, &limits).map_err(js_error)?;
-        Ok(Calibrator { inner })
+        Ok(Calibrator {
+            inner,
+            errors: ErrorSamples::new(),
+            model,
+            fingerprint: fp,
+        })
     }
 
     /// Model inputs: InputDesc[] = { name: string, shape: number[], dtype: string }[]
@@ -105,13 +126,43 @@ impl Calibrator {
     /// element count).
     #[wasm_bindgen(js_name = setInput)]
     pub fn set_input(&mut self, index: usize, data: &[f32]) -> Result<(), JsError> {
-        self.inner.set_input(index, data).map_err(js_error)
+        self.inner.set_input(index, data).map_err(js_error)?;
+        self.errors.set_input(index, data);
+        Ok(())
     }
 
     /// Runs the model on the inputs set and records statistics; sample indices count from 0.
     #[wasm_bindgen(js_name = addSample)]
     pub fn add_sample(&mut self) -> Result<(), JsError> {
-        self.inner.add_sample().map_err(js_error)
+        match self.inner.add_sample() {
+            Ok(()) => {
+                self.errors.commit();
+                Ok(())
+            }
+            Err(e) => {
+                self.errors.discard();
+                Err(js_error(e))
+            }
+        }
+    }
+
+    /// Measures `quantized` (made from `model`) against the float model on the first
+    /// calibration samples and adds the errors to its report, as `zeropoint quantize --data …
+    /// --report` does. Returns false (and changes nothing) when `model` is not the model this
+    /// calibrator ran.
+    #[wasm_bindgen(js_name = measureErrors)]
+    pub fn measure_errors(
+        &self,
+        model: &[u8],
+        quantized: &mut quantize::QuantizedModel,
+    ) -> Result<bool, JsError> {
+        if fingerprint(model) != self.fingerprint {
+            return Ok(false);
+        }
+        quantized
+            .measure_errors(&self.model, &self.errors)
+            .map_err(js_error)?;
+        Ok(true)
     }
 
     /// Samples recorded so far.

@@ -8,8 +8,10 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
 use super::{js_error, to_js};
+use crate::graph::Model;
 use crate::quant::calibrate::CalibrationStats;
 use crate::quant::pipeline::{self, json_text, parse_stats_json};
+use crate::quant::sqnr::ErrorSamples;
 use crate::quant::{IoType, Mode, QuantizeOptions, Report};
 use crate::tflite;
 
@@ -80,6 +82,17 @@ impl QuantizedModel {
     /// Warnings (ops kept float, …), as the CLI prints them.
     pub fn warnings(&self) -> Vec<String> {
         self.report.warnings.clone()
+    }
+}
+
+impl QuantizedModel {
+    /// Adds the errors against `float` on `samples` to the report (see [`ErrorSamples::measure`]).
+    ///
+    /// # Errors
+    /// What the engine refuses when running either model.
+    pub fn measure_errors(&mut self, float: &Model, samples: &ErrorSamples) -> crate::Result<()> {
+        let quant = tflite::read(&self.bytes)?;
+        samples.measure(float, &quant, &mut self.report)
     }
 }
 

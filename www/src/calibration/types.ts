@@ -4,7 +4,7 @@
  * `CalibratorLike` is the slice of its Calibrator class the loop needs, so the loop can be driven
  * by a fake in tests (worker.ts checks that the real class fits it).
  */
-import type { CalibrationStats, Histogram, InputDesc, TensorStats } from '../../pkg/simd/zeropoint.js';
+import type { CalibrationStats, Histogram, InputDesc, QuantizedModel, TensorStats } from '../../pkg/simd/zeropoint.js';
 import type { Normalization } from './preprocess';
 
 export type { CalibrationStats, Histogram, InputDesc, TensorStats };
@@ -16,6 +16,8 @@ export interface CalibratorLike {
   addSample(): void;
   samples(): number;
   stats(method: string): CalibrationStats;
+  /** Adds the errors on the first calibration samples to a quantized model's report (false: another model). */
+  measureErrors?(model: Uint8Array, quantized: QuantizedModel): boolean;
   free(): void;
 }
 
