@@ -627,6 +627,12 @@ async function quantizeChecks(api, base, foreignRequests) {
       const report = await downloadOf(page, 'quant-download-report');
       assert(report.name === 'mobilenet_block_int8.report.json', `file name ${report.name}`);
       assert(Buffer.compare(report.bytes, want.reportText) === 0, 'the report differs from zeropoint quantize --report');
+      // The report's errors (first calibration samples), summed up on the page from the same numbers.
+      const ops = want.report.op_errors ?? [];
+      assert(want.report.error_samples === 16 && ops.length > 0, `CLI report errors: ${String(want.report.error_samples)} samples, ${String(ops.length)} ops`);
+      const worst = ops.reduce((w, o) => ((o.sqnr_db ?? Infinity) < (w.sqnr_db ?? Infinity) ? o : w));
+      const shown = await text(page, 'quant-errors');
+      assert(shown.includes(`worst operator output ${worst.sqnr_db.toFixed(1)} dB (${worst.op} #${String(worst.index)})`), `page: ${shown}`);
       const stats = await downloadOf(page, 'quant-download-stats');
       assert(stats.name === 'mobilenet_block.stats.json', `file name ${stats.name}`);
       assert(Buffer.compare(stats.bytes, want.stats) === 0, 'the statistics differ from zeropoint calibrate -o');

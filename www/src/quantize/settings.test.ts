@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cliCommand, ioChoices, isMode, needsCalibration, quantizedFileName, reportFileName, settingsFor, shellQuote, sizeChange, toggleOp } from './settings';
+import { cliCommand, errorSummary, ioChoices, isMode, needsCalibration, quantizedFileName, reportFileName, settingsFor, shellQuote, sizeChange, toggleOp } from './settings';
 
 describe('quantize settings', () => {
   it('offers the I/O types each mode takes', () => {
@@ -42,6 +42,18 @@ describe('quantize settings', () => {
       "zeropoint quantize 'my net.tflite' --mode dynamic --io float --per-tensor -o 'my net_dynamic.tflite' --report 'my net_dynamic.report.json'",
     );
     expect(shellQuote("it's")).toBe(`'it'\\''s'`);
+  });
+
+  it('sums up the report\'s errors: worst operator output and last operator', () => {
+    const report = { mode: 'int8', io: 'int8', tensors: [], ops: [], warnings: [] };
+    expect(errorSummary(report)).toBeUndefined();
+    const op = (index: number, op: string, sqnr_db: number | undefined) => ({ index, op, output: `t${String(index)}`, sqnr_db, max_abs_error: 0 });
+    expect(errorSummary({ ...report, error_samples: 16, op_errors: [op(0, 'CONV_2D', 41.25), op(1, 'RESHAPE', undefined), op(2, 'FULLY_CONNECTED', 30.04), op(3, 'SOFTMAX', 35)] })).toBe(
+      'SQNR against the float model on the first 16 calibration samples: worst operator output 30.0 dB (FULLY_CONNECTED #2), last operator 35.0 dB (SOFTMAX #3).',
+    );
+    expect(errorSummary({ ...report, error_samples: 1, op_errors: [op(0, 'RESHAPE', undefined)] })).toBe(
+      'SQNR against the float model on the first 1 calibration sample: worst operator output identical (RESHAPE #0), last operator identical (RESHAPE #0).',
+    );
   });
 
   it('describes the size change', () => {

@@ -3,7 +3,7 @@
  * names of the downloads, the equivalent `zeropoint quantize` command line, the size change,
  * and the set of operators kept float. Pure functions, unit-tested in Node.
  */
-import type { QuantizeSettings } from '../engine/types';
+import type { QuantizeSettings, Report } from '../engine/types';
 import { baseName, formatBytes } from '../format';
 
 export type Mode = 'int8' | 'int16x8' | 'dynamic' | 'float16';
@@ -101,4 +101,20 @@ export function cliCommand(model: string, settings: QuantizeSettings, withStats:
 export function sizeChange(original: number, quantized: number): string {
   const share = original > 0 ? ` (${((100 * quantized) / original).toFixed(1)}% of the original)` : '';
   return `${formatBytes(original)} \u2192 ${formatBytes(quantized)}${share}`;
+}
+
+/**
+ * The report's errors in one line (measured on the first calibration samples when the model was
+ * calibrated in this page, as `zeropoint quantize --data … --report` does): the worst operator
+ * output and the model's last operator, in dB. Undefined when the report has none.
+ */
+export function errorSummary(report: Report): string | undefined {
+  const samples = report.error_samples ?? 0;
+  const ops = report.op_errors ?? [];
+  const last = ops[ops.length - 1];
+  if (samples === 0 || !last) return undefined;
+  const db = (v: number | undefined): string => (v === undefined ? 'identical' : `${v.toFixed(1)} dB`);
+  const worst = ops.reduce((w, o) => ((o.sqnr_db ?? Infinity) < (w.sqnr_db ?? Infinity) ? o : w), last);
+  const plural = samples === 1 ? '' : 's';
+  return `SQNR against the float model on the first ${String(samples)} calibration sample${plural}: worst operator output ${db(worst.sqnr_db)} (${worst.op} #${String(worst.index)}), last operator ${db(last.sqnr_db)} (${last.op} #${String(last.index)}).`;
 }

@@ -16,6 +16,7 @@ import { formatCount } from '../format';
 import {
   MODES,
   cliCommand,
+  errorSummary,
   cliStatsFileName,
   ioChoices,
   isMode,
@@ -391,9 +392,11 @@ export class QuantizePanel {
     dlStats?.addEventListener('click', () => {
       saveFile(cliStatsFileName(model.name), statsJson ?? '', 'application/json');
     });
+    const errors = errorSummary(q.report);
     this.resultBox.replaceChildren(
       h('h4', {}, 'Result'),
       size,
+      h('p', { 'data-testid': 'quant-errors', hidden: errors === undefined }, errors ?? ''),
       q.warnings.length > 0
         ? h('ul', { class: 'warnings', 'data-testid': 'quant-warnings' }, q.warnings.map((w) => h('li', {}, w)))
         : h('p', { class: 'muted', 'data-testid': 'quant-warnings' }, 'No warnings.'),
