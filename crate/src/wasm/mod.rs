@@ -77,6 +77,14 @@ fn to_js<T: Serialize>(value: &T, what: &str) -> Result<JsValue, JsError> {
 #[wasm_bindgen]
 pub struct Calibrator {
     inner: calibrate::Calibrator,
+    profile: calibrate::CalibrationProfile,
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `performance.now()` (window, worker and Node alike).
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
 }
 
 #[wasm_bindgen]
@@ -91,7 +99,10 @@ impl Calibrator {
         let limits = limits::limits_or_default(limits)?;
         let model = tflite::read(model).map_err(js_error)?;
         let inner = calibrate::Calibrator::with_limits(&model, &limits).map_err(js_error)?;
-        Ok(Calibrator { inner })
+        Ok(Calibrator {
+            inner,
+            profile: calibrate::CalibrationProfile::default(),
+        })
     }
 
     /// Model inputs: InputDesc[] = { name: string, shape: number[], dtype: string }[]
@@ -112,6 +123,21 @@ impl Calibrator {
     #[wasm_bindgen(js_name = addSample)]
     pub fn add_sample(&mut self) -> Result<(), JsError> {
         self.inner.add_sample().map_err(js_error)
+    }
+
+    /// [`Calibrator::add_sample`], timing each kernel and the statistics recording with
+    /// `performance.now()` into the profile ([`Calibrator::profile`]).
+    #[wasm_bindgen(js_name = addSampleProfiled)]
+    pub fn add_sample_profiled(&mut self) -> Result<(), JsError> {
+        self.inner
+            .add_sample_profiled(&mut performance_now, &mut self.profile)
+            .map_err(js_error)
+    }
+
+    /// Where the time of the profiled samples went (milliseconds).
+    #[wasm_bindgen(unchecked_return_type = "CalibrationProfile")]
+    pub fn profile(&self) -> Result<JsValue, JsError> {
+        to_js(&self.profile, "profile")
     }
 
     /// Samples recorded so far.
