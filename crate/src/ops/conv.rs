@@ -702,6 +702,7 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             ));
         }
         if ctx.litert_optimized()
+            && litert_optimized::simd::PREFERRED
             && fic == ic
             && let Some((w, b)) = const_f32_weights(ctx, &filter, 2)
             && let Some((k, scratch)) = Conv2dTf::new(&p, &w, b.as_deref())
@@ -830,6 +831,7 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
             return Ok(Prepared::f32(shape, FastDepthwiseF32 { k }));
         }
         if ctx.litert_optimized()
+            && litert_optimized::simd::PREFERRED
             && let Some((w, b)) = const_f32_weights(ctx, &filter, 2)
             && let Some(k) = DepthwiseTf::new(&p, depth_multiplier, &w, b.as_deref())
         {

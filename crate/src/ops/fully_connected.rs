@@ -235,6 +235,7 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
             return Ok(Prepared::f32(shape, FastFullyConnectedF32 { k }));
         }
         if ctx.litert_optimized()
+            && litert_optimized::simd::PREFERRED
             && let Some((w, b)) = const_f32_weights(ctx, &weights, 2)
             && let Some(k) = FullyConnectedTf::new(&p, &w, b.as_deref())
         {

@@ -87,35 +87,34 @@ pub fn bin_counts_scalar(values: &[f32], lo: f64, width: f64, counts: &mut [u32]
 }
 
 /// [`bin_counts_scalar`], the bin arithmetic two `f64` lanes at a time: the same subtraction
-/// and division (so the same quotient), then truncation with saturation and a clamp, which
-/// equals the floor-then-clamp of the scalar code for every quotient (a negative quotient ends
-/// in bin 0 either way).
+/// and division (so the same quotient `q`), then `q` clamped to `[0, last]` and truncated,
+/// which equals the scalar floor-then-clamp for every quotient (below 0 both give bin 0, above
+/// `last` both give `last`, in between truncation is the floor). The integer is read from the
+/// low word of `trunc(q) + 2^52` (exact for `0 ≤ trunc(q) < 2^31`): cheaper in V8 than
+/// `i32x4.trunc_sat_f64x2_s_zero`.
 pub fn bin_counts(values: &[f32], lo: f64, width: f64, counts: &mut [u32]) {
+    /// `2^52`: adding it to an integer-valued `f64` below `2^52` leaves the integer in the low
+    /// mantissa bits.
+    const MAGIC: f64 = 4_503_599_627_370_496.0;
     let Some(last) = counts.len().checked_sub(1) else {
         return;
     };
-    let Ok(last_i) = i32::try_from(last) else {
+    if i32::try_from(last).is_err() {
         return bin_counts_scalar(values, lo, width, counts);
-    };
+    }
     let (lo2, w2) = (V128::splat_f64(lo), V128::splat_f64(width));
-    let (zero, top) = (V128::splat_i32(0), V128::splat_i32(last_i));
-    let chunks = values.chunks_exact(4);
-    let rest = chunks.remainder();
-    for c in chunks {
-        let q = |a: f32, b: f32| {
-            V128::load_f64(&[f64::from(a), f64::from(b)])
-                .f64x2_sub(lo2)
-                .f64x2_div(w2)
-                .i32x4_trunc_sat_f64x2_zero()
-        };
-        let i = q(c[0], c[1])
-            .low_i32_pairs(q(c[2], c[3]))
-            .i32x4_max(zero)
-            .i32x4_min(top)
-            .to_i32();
-        for b in i {
-            counts[b as usize] += 1;
-        }
+    let (zero, top) = (V128::splat_f64(0.0), V128::splat_f64(last as f64));
+    let magic = V128::splat_f64(MAGIC);
+    let pairs = values.chunks_exact(2);
+    let rest = pairs.remainder();
+    for c in pairs {
+        let x = V128::splat_f64(f64::from(c[0])).low_i64s(V128::splat_f64(f64::from(c[1])));
+        let q = x.f64x2_sub(lo2).f64x2_div(w2);
+        let q = zero.bitselect(q, q.f64x2_lt(zero));
+        let q = top.bitselect(q, top.f64x2_lt(q));
+        let i = q.f64x2_trunc().f64x2_add(magic).to_i32();
+        counts[i[0] as u32 as usize] += 1;
+        counts[i[2] as u32 as usize] += 1;
     }
     bin_counts_scalar(rest, lo, width, counts);
 }
@@ -161,7 +160,7 @@ mod tests {
         } else {
             1e-6
         };
-        let start = f64::from(lo) - [0.0, span * 0.25][rng.usize(0..2)];
+        let start = f64::from(lo) + [0.0, -span * 0.25, span * 0.25][rng.usize(0..3)];
         let (mut x, mut y) = (vec![0u32; bins], vec![0u32; bins]);
         bin_counts(&v, start, w, &mut x);
         bin_counts_scalar(&v, start, w, &mut y);

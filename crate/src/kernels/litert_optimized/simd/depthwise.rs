@@ -3,7 +3,7 @@
 //! each in-image tap's product, filter rows outer, columns inner), four channels per vector.
 //! Depth multiplier 1 only (other multipliers run the scalar kernel).
 
-use super::{act_bounds, clamp, pad4, store_lanes};
+use super::{act_bounds, clamp, pad4};
 use crate::kernels::reference::conv::ConvParams;
 use crate::kernels::simd128::v128::V128;
 
@@ -49,86 +49,93 @@ impl DepthwiseTf {
 
     /// Runs the convolution over NHWC tensors of the prepared shapes.
     ///
-    /// Per output pixel the in-image taps are listed once (input offset, weight row), in the
-    /// scalar kernel's order; every channel block then sums over that list from its bias.
+    /// One output row at a time: every element starts at its bias; then, tap by tap in the
+    /// scalar kernel's order (filter rows outer, columns inner), each output pixel whose tap
+    /// falls inside the image adds `input · weight` to its running sums (kept in `output`: an f32
+    /// stored and reloaded exactly); then the clamp. Each element thus sees exactly the scalar
+    /// kernel's sequence of operations.
     pub fn run(&self, input: &[f32], output: &mut [f32]) {
-        /// Taps listed on the stack; larger filters list in chunks of this size, the running
-        /// sums carried in `output` between chunks (an f32 stored and reloaded exactly).
-        const MAX_TAPS: usize = 64;
         let p = &self.p;
         let c = p.in_c;
-        let full = c / 4;
-        let blocks = c.div_ceil(4);
+        if c == 0 {
+            return;
+        }
         let (min, max) = act_bounds(p.act);
-        let taps = p.filter_h * p.filter_w;
-        let mut x_at = [0usize; MAX_TAPS];
-        let mut w_at = [0usize; MAX_TAPS];
+        let bias: &[f32] = bytemuck::cast_slice(&self.bias);
+        let bias = &bias[..c];
+        let row_len = p.out_w * c;
         for b in 0..p.batches {
             for oy in 0..p.out_h {
+                let row = &mut output[(b * p.out_h + oy) * row_len..][..row_len];
+                // Every pixel's sums start at the bias: one copy, then doubling copies (a
+                // `memory.copy` per pixel would cost more than the copying).
+                row[..c].copy_from_slice(bias);
+                let mut filled = c;
+                while filled < row_len {
+                    let n = filled.min(row_len - filled);
+                    row.copy_within(..n, filled);
+                    filled += n;
+                }
                 let y0 = (oy * p.stride_h) as isize - p.pad_top as isize;
-                for ox in 0..p.out_w {
-                    let x0 = (ox * p.stride_w) as isize - p.pad_left as isize;
-                    let out_at = ((b * p.out_h + oy) * p.out_w + ox) * c;
-                    let mut first_tap = 0;
-                    loop {
-                        let last_tap = (first_tap + MAX_TAPS).min(taps);
-                        let mut n = 0;
-                        for t in first_tap..last_tap {
-                            let (fy, fx) = (t / p.filter_w, t % p.filter_w);
-                            let y = y0 + (fy * p.dilation_h) as isize;
-                            let x = x0 + (fx * p.dilation_w) as isize;
-                            if y < 0 || y >= p.in_h as isize || x < 0 || x >= p.in_w as isize {
+                for fy in 0..p.filter_h {
+                    let y = y0 + (fy * p.dilation_h) as isize;
+                    if y < 0 || y >= p.in_h as isize {
+                        continue;
+                    }
+                    let in_row = &input[(b * p.in_h + y as usize) * p.in_w * c..][..p.in_w * c];
+                    for fx in 0..p.filter_w {
+                        let t = fy * p.filter_w + fx;
+                        let w = &self.weights[t * c.div_ceil(4)..(t + 1) * c.div_ceil(4)];
+                        let w: &[f32] = bytemuck::cast_slice(w);
+                        let w = &w[..c];
+                        for (ox, acc) in row.chunks_exact_mut(c).enumerate() {
+                            let x = (ox * p.stride_w + fx * p.dilation_w) as isize
+                                - p.pad_left as isize;
+                            if x < 0 || x >= p.in_w as isize {
                                 continue;
                             }
-                            x_at[n] = ((b * p.in_h + y as usize) * p.in_w + x as usize) * c;
-                            w_at[n] = t * blocks;
-                            n += 1;
+                            let xin = &in_row[x as usize * c..][..c];
+                            madd_row(acc, xin, w);
                         }
-                        let (xs, ws) = (&x_at[..n], &w_at[..n]);
-                        let last = last_tap >= taps;
-                        for cb in 0..blocks {
-                            let at = out_at + cb * 4;
-                            if cb < full {
-                                let mut acc = if first_tap == 0 {
-                                    V128::load_f32(&self.bias[cb])
-                                } else {
-                                    output[at..]
-                                        .first_chunk::<4>()
-                                        .map_or(V128::splat_f32(0.0), V128::load_f32)
-                                };
-                                for (&xa, &wa) in xs.iter().zip(ws) {
-                                    if let Some(v) = input[xa + cb * 4..].first_chunk::<4>() {
-                                        let w = V128::load_f32(&self.weights[wa + cb]);
-                                        acc = acc.f32x4_add(V128::load_f32(v).f32x4_mul(w));
-                                    }
-                                }
-                                let v = if last { clamp(acc, min, max) } else { acc };
-                                store_lanes(v, output, at, 4);
-                            } else {
-                                // The last, partial block: the scalar kernel's loop per lane.
-                                let n_c = c - cb * 4;
-                                let mut tail = self.bias[cb];
-                                if first_tap > 0 {
-                                    tail[..n_c].copy_from_slice(&output[at..at + n_c]);
-                                }
-                                for (&xa, &wa) in xs.iter().zip(ws) {
-                                    let w = &self.weights[wa + cb];
-                                    for (j, t) in tail.iter_mut().enumerate().take(n_c) {
-                                        *t += input[xa + cb * 4 + j] * w[j];
-                                    }
-                                }
-                                let v = V128::load_f32(&tail);
-                                let v = if last { clamp(v, min, max) } else { v };
-                                store_lanes(v, output, at, n_c);
-                            }
-                        }
-                        if last {
-                            break;
-                        }
-                        first_tap = last_tap;
                     }
+                }
+                let mut blocks = row.chunks_exact_mut(4);
+                for o in &mut blocks {
+                    if let Some(o) = o.first_chunk_mut::<4>() {
+                        clamp(V128::load_f32(o), min, max).store_f32(o);
+                    }
+                }
+                for o in blocks.into_remainder() {
+                    *o = p.act.apply(*o);
                 }
             }
         }
+    }
+}
+
+/// `acc[i] += x[i] · w[i]`, four lanes at a time (same length slices).
+#[inline(always)]
+fn madd_row(acc: &mut [f32], x: &[f32], w: &[f32]) {
+    let mut a = acc.chunks_exact_mut(4);
+    let mut xs = x.chunks_exact(4);
+    let mut ws = w.chunks_exact(4);
+    for ((a, x), w) in (&mut a).zip(&mut xs).zip(&mut ws) {
+        if let (Some(a), Some(x), Some(w)) = (
+            a.first_chunk_mut::<4>(),
+            x.first_chunk::<4>(),
+            w.first_chunk::<4>(),
+        ) {
+            V128::load_f32(a)
+                .f32x4_add(V128::load_f32(x).f32x4_mul(V128::load_f32(w)))
+                .store_f32(a);
+        }
+    }
+    for ((a, &x), &w) in a
+        .into_remainder()
+        .iter_mut()
+        .zip(xs.remainder())
+        .zip(ws.remainder())
+    {
+        *a += x * w;
     }
 }

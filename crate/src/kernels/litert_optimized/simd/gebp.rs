@@ -57,36 +57,94 @@ fn mul_add(acc: V128, x: f32, w: &[f32; 4]) -> V128 {
     acc.f32x4_add(V128::splat_f32(x).f32x4_mul(V128::load_f32(w)))
 }
 
+/// Four consecutive `k` of each column, one vector per column (`k` past the end: 0).
+#[inline(always)]
+fn load4(cols: [&[f32]; 4], k: usize) -> Option<[V128; 4]> {
+    let [c0, c1, c2, c3] = cols;
+    Some([
+        V128::load_f32(c0.get(k..)?.first_chunk::<4>()?),
+        V128::load_f32(c1.get(k..)?.first_chunk::<4>()?),
+        V128::load_f32(c2.get(k..)?.first_chunk::<4>()?),
+        V128::load_f32(c3.get(k..)?.first_chunk::<4>()?),
+    ])
+}
+
+/// Lane `L` of each of four vectors, splatted.
+#[inline(always)]
+fn lanes<const L: usize>(x: &[V128; 4]) -> [V128; 4] {
+    [
+        x[0].splat_lane_i32::<L>(),
+        x[1].splat_lane_i32::<L>(),
+        x[2].splat_lane_i32::<L>(),
+        x[3].splat_lane_i32::<L>(),
+    ]
+}
+
+/// One `k` of [`seq2`]: `a[i] += x[i]·wa`, `b[i] += x[i]·wb`.
+#[inline(always)]
+fn step2(a: &mut [V128; 4], b: &mut [V128; 4], x: [V128; 4], wa: &[f32; 4], wb: &[f32; 4]) {
+    let (va, vb) = (V128::load_f32(wa), V128::load_f32(wb));
+    for i in 0..4 {
+        a[i] = a[i].f32x4_add(x[i].f32x4_mul(va));
+        b[i] = b[i].f32x4_add(x[i].f32x4_mul(vb));
+    }
+}
+
+/// One `k` of [`seq1`].
+#[inline(always)]
+fn step1(a: &mut [V128; 4], x: [V128; 4], w: &[f32; 4]) {
+    let v = V128::load_f32(w);
+    for i in 0..4 {
+        a[i] = a[i].f32x4_add(x[i].f32x4_mul(v));
+    }
+}
+
 /// Sequential sums (`c = 0; c += a_k·b_k` for `k` in order) of two groups against four columns.
+/// The columns' values are loaded four `k` at a time and splatted lane by lane (a shuffle each,
+/// instead of a scalar load and a splat); `k` still runs in order.
 #[inline(always)]
 fn seq2(wa: &[[f32; 4]], wb: &[[f32; 4]], cols: [&[f32]; 4]) -> ([V128; 4], [V128; 4]) {
     let mut a = [V128::splat_f32(0.0); 4];
     let mut b = [V128::splat_f32(0.0); 4];
-    let [c0, c1, c2, c3] = cols;
-    for ((((wa, wb), &x0), (&x1, &x2)), &x3) in
-        wa.iter().zip(wb).zip(c0).zip(c1.iter().zip(c2)).zip(c3)
-    {
-        let (va, vb) = (V128::load_f32(wa), V128::load_f32(wb));
-        let x = [x0, x1, x2, x3].map(V128::splat_f32);
-        for i in 0..4 {
-            a[i] = a[i].f32x4_add(x[i].f32x4_mul(va));
-            b[i] = b[i].f32x4_add(x[i].f32x4_mul(vb));
-        }
+    let depth = wa.len().min(wb.len());
+    let quads = depth / 4 * 4;
+    for k in (0..quads).step_by(4) {
+        let (Some(x), Some(wa4), Some(wb4)) = (
+            load4(cols, k),
+            wa[k..].first_chunk::<4>(),
+            wb[k..].first_chunk::<4>(),
+        ) else {
+            break;
+        };
+        step2(&mut a, &mut b, lanes::<0>(&x), &wa4[0], &wb4[0]);
+        step2(&mut a, &mut b, lanes::<1>(&x), &wa4[1], &wb4[1]);
+        step2(&mut a, &mut b, lanes::<2>(&x), &wa4[2], &wb4[2]);
+        step2(&mut a, &mut b, lanes::<3>(&x), &wa4[3], &wb4[3]);
+    }
+    for k in quads..depth {
+        let x = cols.map(|c| V128::splat_f32(c[k]));
+        step2(&mut a, &mut b, x, &wa[k], &wb[k]);
     }
     (a, b)
 }
 
-/// Sequential sums of one group against four columns.
+/// Sequential sums of one group against four columns (as [`seq2`]).
 #[inline(always)]
 fn seq1(w: &[[f32; 4]], cols: [&[f32]; 4]) -> [V128; 4] {
     let mut a = [V128::splat_f32(0.0); 4];
-    let [c0, c1, c2, c3] = cols;
-    for (((w, &x0), (&x1, &x2)), &x3) in w.iter().zip(c0).zip(c1.iter().zip(c2)).zip(c3) {
-        let v = V128::load_f32(w);
-        a[0] = a[0].f32x4_add(V128::splat_f32(x0).f32x4_mul(v));
-        a[1] = a[1].f32x4_add(V128::splat_f32(x1).f32x4_mul(v));
-        a[2] = a[2].f32x4_add(V128::splat_f32(x2).f32x4_mul(v));
-        a[3] = a[3].f32x4_add(V128::splat_f32(x3).f32x4_mul(v));
+    let depth = w.len();
+    let quads = depth / 4 * 4;
+    for k in (0..quads).step_by(4) {
+        let (Some(x), Some(w4)) = (load4(cols, k), w[k..].first_chunk::<4>()) else {
+            break;
+        };
+        step1(&mut a, lanes::<0>(&x), &w4[0]);
+        step1(&mut a, lanes::<1>(&x), &w4[1]);
+        step1(&mut a, lanes::<2>(&x), &w4[2]);
+        step1(&mut a, lanes::<3>(&x), &w4[3]);
+    }
+    for k in quads..depth {
+        step1(&mut a, cols.map(|c| V128::splat_f32(c[k])), &w[k]);
     }
     a
 }
@@ -200,6 +258,19 @@ fn gebp_columns(
     }
 }
 
+/// `dst.copy_from_slice(src)`, with the few-channel copies of an im2col (an RGB input's 3
+/// floats per tap) done as plain moves: a `memory.copy` call per tap costs more than the copy.
+#[inline(always)]
+fn copy_floats(dst: &mut [f32], src: &[f32]) {
+    match (dst, src) {
+        ([d0], [s0]) => *d0 = *s0,
+        ([d0, d1], [s0, s1]) => (*d0, *d1) = (*s0, *s1),
+        ([d0, d1, d2], [s0, s1, s2]) => (*d0, *d1, *d2) = (*s0, *s1, *s2),
+        ([d0, d1, d2, d3], [s0, s1, s2, s3]) => (*d0, *d1, *d2, *d3) = (*s0, *s1, *s2, *s3),
+        (dst, src) => dst.copy_from_slice(src),
+    }
+}
+
 /// A prepared TF-exact float CONV_2D (not grouped): [`conv::conv2d`](super::super::conv::conv2d)
 /// four output channels at a time.
 #[derive(Debug, Clone)]
@@ -258,7 +329,9 @@ impl Conv2dTf {
                 let dst = &mut column[(fy * p.filter_w + fx) * c..][..c];
                 if y_inside && in_x >= 0 && in_x < p.in_w as isize {
                     let src = ((b * p.in_h + in_y as usize) * p.in_w + in_x as usize) * c;
-                    dst.copy_from_slice(&input[src..src + c]);
+                    copy_floats(dst, &input[src..src + c]);
+                } else if c <= 4 {
+                    copy_floats(dst, &[0.0; 4][..c]);
                 } else {
                     dst.fill(0.0);
                 }
@@ -281,9 +354,42 @@ impl Conv2dTf {
             }
             return;
         }
+        // A 1×1 filter whose taps are all inside the image reads its columns in place.
+        let direct = p.filter_h == 1
+            && p.filter_w == 1
+            && p.pad_top == 0
+            && p.pad_left == 0
+            && (p.out_h - 1) * p.stride_h < p.in_h
+            && (p.out_w - 1) * p.stride_w < p.in_w;
         let mut first = 0;
         while first < pixels {
             let n = (pixels - first).min(4);
+            // Eigen's 4-column panels end at `pixels / 4 · 4`: a whole quad is one panel.
+            if direct {
+                let col = |i: usize| {
+                    let j = first + i.min(n - 1);
+                    let (ox, oy, b) = (
+                        j % p.out_w,
+                        (j / p.out_w) % p.out_h,
+                        j / (p.out_w * p.out_h),
+                    );
+                    let at = ((b * p.in_h + oy * p.stride_h) * p.in_w + ox * p.stride_w) * p.in_c;
+                    &input[at..at + depth]
+                };
+                let cols = [col(0), col(1), col(2), col(3)];
+                gebp_columns(
+                    &self.lhs,
+                    &self.bias,
+                    bounds,
+                    cols,
+                    n,
+                    n == 4,
+                    output,
+                    first,
+                );
+                first += n;
+                continue;
+            }
             for i in 0..4 {
                 let col = &mut s.cols[i * depth..(i + 1) * depth];
                 if i < n {
@@ -295,7 +401,6 @@ impl Conv2dTf {
             let (c0, rest) = s.cols.split_at(depth);
             let (c1, rest) = rest.split_at(depth);
             let (c2, c3) = rest.split_at(depth);
-            // Eigen's 4-column panels end at `pixels / 4 · 4`: a whole quad is one panel.
             gebp_columns(
                 &self.lhs,
                 &self.bias,

@@ -22,6 +22,11 @@
 pub mod depthwise;
 pub mod gebp;
 
+/// Whether the engine should prefer these kernels: everywhere except a wasm32 build without
+/// SIMD128, where [`V128`] is a lane-by-lane emulation (same bits, no speed) and the scalar
+/// kernels run instead.
+pub const PREFERRED: bool = cfg!(any(not(target_arch = "wasm32"), target_feature = "simd128"));
+
 #[cfg(test)]
 mod tests;
 
