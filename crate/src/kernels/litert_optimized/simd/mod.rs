@@ -16,7 +16,7 @@
 //! Lanes past the last row or channel compute on zero padding and are never stored. The tests
 //! (`tests.rs`) compare every kernel with its scalar specification bit for bit (NaN positions
 //! included) over random shapes: natively with proptest (the lane emulation of
-//! [`V128`](crate::kernels::simd128::v128::V128)), and compiled to wasm32 with the real
+//! [`V128`]), and compiled to wasm32 with the real
 //! intrinsics in Node.
 
 pub mod depthwise;
