@@ -18,6 +18,8 @@ use crate::engine::KernelSet;
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
 use crate::kernels::litert_optimized;
+use crate::kernels::litert_optimized::simd::depthwise::DepthwiseTf;
+use crate::kernels::litert_optimized::simd::gebp::{Conv2dTf, Conv2dTfScratch};
 use crate::kernels::reference::conv::{self, ConvParams};
 use crate::kernels::reference::conv_int::{self, Accumulator, QuantElem, QuantParams};
 use crate::kernels::reference::hybrid::{self, QuantizedBatches};
@@ -192,6 +194,35 @@ impl Kernel for FastDepthwiseInt8 {
         };
         let input = io.in_as::<i8>(0);
         self.k.run(input, io.out_as::<i8>(), &mut s);
+    }
+}
+
+/// TF-exact float CONV_2D with constant weights ([`Conv2dTf`], `KernelSet::LiteRtOptimized`):
+/// the bits of [`litert_optimized::conv::conv2d`], four channels per vector.
+struct TfConv2d {
+    k: Conv2dTf,
+    scratch: RefCell<Conv2dTfScratch>,
+}
+
+impl Kernel for TfConv2d {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let Ok(mut s) = self.scratch.try_borrow_mut() else {
+            return;
+        };
+        let input = io.f32_in(0);
+        self.k.run(input, io.f32_out(), &mut s);
+    }
+}
+
+/// TF-exact float DEPTHWISE_CONV_2D with constant weights and multiplier 1 ([`DepthwiseTf`]).
+struct TfDepthwiseConv2d {
+    k: DepthwiseTf,
+}
+
+impl Kernel for TfDepthwiseConv2d {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let input = io.f32_in(0);
+        self.k.run(input, io.f32_out());
     }
 }
 
@@ -670,6 +701,20 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                 },
             ));
         }
+        if ctx.litert_optimized()
+            && litert_optimized::simd::PREFERRED
+            && fic == ic
+            && let Some((w, b)) = const_f32_weights(ctx, &filter, 2)
+            && let Some((k, scratch)) = Conv2dTf::new(&p, &w, b.as_deref())
+        {
+            return Ok(Prepared::f32(
+                shape,
+                TfConv2d {
+                    k,
+                    scratch: RefCell::new(scratch),
+                },
+            ));
+        }
         return Ok(Prepared::f32(
             shape,
             Conv2d {
@@ -784,6 +829,13 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
             && let Some(k) = DepthwiseF32::new(&p, depth_multiplier, &w, b.as_deref())
         {
             return Ok(Prepared::f32(shape, FastDepthwiseF32 { k }));
+        }
+        if ctx.litert_optimized()
+            && litert_optimized::simd::PREFERRED
+            && let Some((w, b)) = const_f32_weights(ctx, &filter, 2)
+            && let Some(k) = DepthwiseTf::new(&p, depth_multiplier, &w, b.as_deref())
+        {
+            return Ok(Prepared::f32(shape, TfDepthwiseConv2d { k }));
         }
         return Ok(Prepared::f32(
             shape,

@@ -19,6 +19,7 @@ use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
 use crate::engine::KernelSet;
 use crate::graph::TensorType;
 use crate::kernels::litert_optimized;
+use crate::kernels::litert_optimized::simd::gebp::FullyConnectedTf;
 use crate::kernels::reference::conv_int::{Accumulator, QuantElem, QuantParams};
 use crate::kernels::reference::fully_connected::{self as fc, FullyConnectedParams};
 use crate::kernels::reference::fully_connected_int;
@@ -46,6 +47,19 @@ impl Kernel for FullyConnected {
         } else {
             fc::fully_connected(&self.p, input, weights, bias, io.f32_out());
         }
+    }
+}
+
+/// TF-exact float FULLY_CONNECTED with constant weights ([`FullyConnectedTf`],
+/// `KernelSet::LiteRtOptimized`).
+struct TfFullyConnected {
+    k: FullyConnectedTf,
+}
+
+impl Kernel for TfFullyConnected {
+    fn eval(&self, io: &mut OpIo<'_>) {
+        let input = io.f32_in(0);
+        self.k.run(input, io.f32_out());
     }
 }
 
@@ -219,6 +233,13 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
             && let Some(k) = FullyConnectedF32::new(&p, &w, b.as_deref())
         {
             return Ok(Prepared::f32(shape, FastFullyConnectedF32 { k }));
+        }
+        if ctx.litert_optimized()
+            && litert_optimized::simd::PREFERRED
+            && let Some((w, b)) = const_f32_weights(ctx, &weights, 2)
+            && let Some(k) = FullyConnectedTf::new(&p, &w, b.as_deref())
+        {
+            return Ok(Prepared::f32(shape, TfFullyConnected { k }));
         }
         return Ok(Prepared::f32(
             shape,

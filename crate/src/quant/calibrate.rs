@@ -43,6 +43,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::{Interpreter, KernelSet, Limits, TensorDesc, TensorId, TensorView};
 use crate::error::{Error, Result};
 use crate::graph::{Model, TensorType};
+use crate::quant::observe::{self, scan};
 use crate::tflite::types::dtype_name;
 
 /// Bins per tensor histogram (as TensorRT's entropy/percentile calibrators use).
@@ -742,20 +743,6 @@ fn value_name(v: f32) -> &'static str {
     }
 }
 
-/// One pass over a tensor's values: min, max, and the first non-finite element.
-fn scan(values: &[f32]) -> (f32, f32, Option<usize>) {
-    let mut lo = f32::INFINITY;
-    let mut hi = f32::NEG_INFINITY;
-    for (i, &v) in values.iter().enumerate() {
-        if !v.is_finite() {
-            return (lo, hi, Some(i));
-        }
-        lo = lo.min(v);
-        hi = hi.max(v);
-    }
-    (lo, hi, None)
-}
-
 /// Streams samples through the float engine and records per-tensor statistics.
 ///
 /// Set every input with [`Calibrator::set_input`], then call [`Calibrator::add_sample`]; repeat.
@@ -773,7 +760,56 @@ pub struct Calibrator {
     set: Vec<bool>,
     samples: usize,
     attempts: usize,
+    /// Operator name producing each tensor of subgraph 0 (for [`CalibrationProfile`]).
+    producer: Vec<Option<String>>,
 }
+
+/// Where the time of profiled samples ([`Calibrator::add_sample_profiled`]) went: the float
+/// kernels per operator type, and the statistics recording (min/max scan and histogram) of
+/// every tensor. Times are in the clock's unit (milliseconds in the page).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct CalibrationProfile {
+    /// Samples profiled.
+    pub samples: usize,
+    /// Per operator type, in order of first appearance.
+    pub ops: Vec<OpTime>,
+    /// Recording the statistics of every tensor (scan, histogram binning, commit).
+    pub record: f64,
+    /// The whole of `add_sample` (kernels + recording + the rest).
+    pub total: f64,
+}
+
+/// Time spent in the kernels of one operator type.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct OpTime {
+    /// Operator type (`CONV_2D`, …).
+    pub op: String,
+    /// Kernels of this type run (over all profiled samples).
+    pub kernels: usize,
+    /// Time in them.
+    pub time: f64,
+}
+
+impl CalibrationProfile {
+    fn add_op(&mut self, op: &str, time: f64) {
+        match self.ops.iter_mut().find(|o| o.op == op) {
+            Some(o) => {
+                o.kernels += 1;
+                o.time += time;
+            }
+            None => self.ops.push(OpTime {
+                op: op.to_string(),
+                kernels: 1,
+                time,
+            }),
+        }
+    }
+}
+
+/// The clock and the profile a profiled sample records into.
+type Profiling<'a> = (&'a mut dyn FnMut() -> f64, &'a mut CalibrationProfile);
 
 impl Calibrator {
     /// Prepares the float engine for `model` (every unsupported operator listed at once) with
@@ -798,7 +834,16 @@ impl Calibrator {
         let interp = Interpreter::with_options(model, limits, kernels)?;
         let n = model.subgraphs.first().map_or(0, |sg| sg.tensors.len());
         let inputs = interp.inputs().len();
+        let mut producer = vec![None; n];
+        for op in model.subgraphs.iter().take(1).flat_map(|sg| &sg.operators) {
+            for &t in &op.outputs {
+                if let Some(p) = usize::try_from(t).ok().and_then(|t| producer.get_mut(t)) {
+                    *p = Some(op.code.name());
+                }
+            }
+        }
         Ok(Calibrator {
+            producer,
             interp,
             inplace: tf_inplace_inputs(model),
             slot_of: vec![u32::MAX; n],
@@ -832,6 +877,24 @@ impl Calibrator {
     /// input or in a computed tensor is an [`Error::NonFinite`] naming the sample and where it
     /// is; the sample is then not recorded.
     pub fn add_sample(&mut self) -> Result<()> {
+        self.run_sample(None)
+    }
+
+    /// [`Calibrator::add_sample`], adding where the time went to `profile`, timed with `clock`
+    /// (any monotonic clock; `performance.now()` in the page).
+    pub fn add_sample_profiled(
+        &mut self,
+        clock: &mut dyn FnMut() -> f64,
+        profile: &mut CalibrationProfile,
+    ) -> Result<()> {
+        let start = clock();
+        let r = self.run_sample(Some((&mut *clock, &mut *profile)));
+        profile.total += clock() - start;
+        profile.samples += usize::from(r.is_ok());
+        r
+    }
+
+    fn run_sample(&mut self, mut profiling: Option<Profiling<'_>>) -> Result<()> {
         let sample = self.attempts;
         self.attempts += 1;
         if let Some(i) = self.set.iter().position(|s| !s) {
@@ -862,11 +925,13 @@ impl Calibrator {
             slot_of,
             accs,
             touched,
+            producer,
             ..
         } = self;
         touched.clear();
         let mut failure: Option<Failure> = None;
-        interp.invoke_with(&mut |id: TensorId, view: TensorView<'_>| {
+        // Records one tensor of this sample (`failure` set on the first non-finite value).
+        let mut record = |id: TensorId, view: TensorView<'_>, failure: &mut Option<Failure>| {
             if failure.is_some() || view.dtype != TensorType::FLOAT32 {
                 return;
             }
@@ -876,7 +941,7 @@ impl Calibrator {
             }
             let (lo, hi, bad) = scan(values);
             if let Some(e) = bad {
-                failure = Some(Failure {
+                *failure = Some(Failure {
                     value: values[e],
                     tensor: id.0,
                     element: e,
@@ -906,11 +971,25 @@ impl Calibrator {
             }
             let acc = &mut accs[k];
             acc.hist.cover(f64::from(lo), f64::from(hi));
-            for &v in values {
-                let b = acc.hist.bin(f64::from(v));
-                acc.pending[b] += 1;
+            if acc.hist.width > 0.0 {
+                observe::bin_counts(values, acc.hist.lo, acc.hist.width, &mut acc.pending);
+            } else {
+                acc.pending[0] += u32::try_from(values.len()).unwrap_or(u32::MAX);
             }
             touched.push(k);
+        };
+        let mut last = profiling.as_mut().map_or(0.0, |(clock, _)| clock());
+        interp.invoke_with(&mut |id: TensorId, view: TensorView<'_>| {
+            if let Some((clock, profile)) = profiling.as_mut() {
+                let now = clock();
+                let op = producer.get(id.0).and_then(Option::as_deref);
+                profile.add_op(op.unwrap_or("(graph input)"), now - last);
+                record(id, view, &mut failure);
+                last = clock();
+                profile.record += last - now;
+            } else {
+                record(id, view, &mut failure);
+            }
         });
         if let Some(f) = failure {
             for &k in touched.iter() {

@@ -7,6 +7,8 @@
 //! - [`calibrate`]: the observers — stream samples through the float engine and record per
 //!   tensor TF's global min/max, a bounded histogram and moving-average min/max, then choose a
 //!   range (min/max, percentile, MSE, moving average).
+//! - [`observe`]: the per-element part of that recording (min/max scan, histogram bins),
+//!   vectorized with SIMD128, each next to its scalar specification.
 //! - [`inputs`]: calibration data sources — `.npy`, PNG/JPEG images, seeded random data.
 //!
 //! - [`op_properties`]: per builtin op, which inputs are weights (and their per-channel axis) or
@@ -25,6 +27,7 @@ pub mod calibrate;
 pub mod cleanup;
 pub mod inputs;
 pub mod normalize;
+pub mod observe;
 pub mod op_properties;
 pub mod params;
 pub mod passes;

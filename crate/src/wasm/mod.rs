@@ -84,6 +84,8 @@ pub struct Calibrator {
     model: crate::graph::Model,
     /// FNV-1a hash and length of the model's bytes.
     fingerprint: (u64, usize),
+    /// Where the time of the profiled samples went ([`Calibrator::add_sample_profiled`]).
+    profile: calibrate::CalibrationProfile,
 }
 
 /// FNV-1a over `bytes`, and their length: which model a calibrator belongs to.
@@ -92,6 +94,13 @@ fn fingerprint(bytes: &[u8]) -> (u64, usize) {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     });
     (h, bytes.len())
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `performance.now()` (window, worker and Node alike).
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
 }
 
 #[wasm_bindgen]
@@ -112,6 +121,7 @@ impl Calibrator {
             errors: ErrorSamples::new(),
             model,
             fingerprint: fp,
+            profile: calibrate::CalibrationProfile::default(),
         })
     }
 
@@ -163,6 +173,31 @@ impl Calibrator {
             .measure_errors(&self.model, &self.errors)
             .map_err(js_error)?;
         Ok(true)
+    }
+
+    /// [`Calibrator::add_sample`], timing each kernel and the statistics recording with
+    /// `performance.now()` into the profile ([`Calibrator::profile`]).
+    #[wasm_bindgen(js_name = addSampleProfiled)]
+    pub fn add_sample_profiled(&mut self) -> Result<(), JsError> {
+        match self
+            .inner
+            .add_sample_profiled(&mut performance_now, &mut self.profile)
+        {
+            Ok(()) => {
+                self.errors.commit();
+                Ok(())
+            }
+            Err(e) => {
+                self.errors.discard();
+                Err(js_error(e))
+            }
+        }
+    }
+
+    /// Where the time of the profiled samples went (milliseconds).
+    #[wasm_bindgen(unchecked_return_type = "CalibrationProfile")]
+    pub fn profile(&self) -> Result<JsValue, JsError> {
+        to_js(&self.profile, "profile")
     }
 
     /// Samples recorded so far.

@@ -20,4 +20,5 @@ pub mod eigen;
 pub mod fully_connected;
 pub mod reduce;
 pub mod resize;
+pub mod simd;
 pub mod transpose_conv;
