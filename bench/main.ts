@@ -307,8 +307,14 @@ async function calibrate(model: Uint8Array, samples: number): Promise<BenchResul
   const q = zp.quantizeModel(model, zp.statsJson(stats), { mode: 'int8', io: 'int8', per_tensor: false, float_ops: [] });
   const quantizeMs = performance.now() - t3;
   const quantizedBytes = q.size();
-  q.free();
   const totalMs = performance.now() - t2;
+  // What the page's worker does next for the report: the errors on the first calibration samples.
+  const t4 = performance.now();
+  const measured = cal.measureErrors(model, q);
+  const errorsMs = performance.now() - t4;
+  const errorSamples = q.report().error_samples ?? 0;
+  q.free();
+  if (!measured) throw new Error('measureErrors did not recognise the calibrated model');
   return {
     ok: true,
     runtime: 'calibrate',
@@ -319,6 +325,8 @@ async function calibrate(model: Uint8Array, samples: number): Promise<BenchResul
       calibrateMs,
       quantizeMs,
       quantizedBytes,
+      errorsMs,
+      errorSamples,
       totalMs,
       statsTensors: stats.tensors.length,
     },

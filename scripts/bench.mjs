@@ -521,6 +521,7 @@ function report({ machine, versions, models, results, calibration, sizes, litert
     L.push(`| per sample: median / p10 / p90 | ${ms(s.median)} / ${ms(s.p10)} / ${ms(s.p90)} |`);
     L.push(`| quantize from the statistics (\`statsJson\` + \`quantizeModel\`, int8, int8 I/O; ${String(calibration.detail.quantizedBytes)} bytes out) | ${ms(calibration.detail.quantizeMs)} |`);
     L.push(`| **calibrate + quantize, ${String(calibration.detail.samples)} samples** (target ≤ 300 ms) | **${ms(calibration.detail.totalMs)}** |`);
+    L.push(`| then, for the report: SQNR of every tensor on the first ${String(calibration.detail.errorSamples)} samples (\`Calibrator.measureErrors\`: float + int8 runs; the page does this after quantizing, not counted above) | ${ms(calibration.detail.errorsMs)} |`);
   } else {
     L.push(`Calibration failed: ${calibration.error}`);
   }
