@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Builds the wasm engine three times into www/pkg/: `simd` (SIMD128 on, from .cargo/config.toml),
-# `relaxed` (SIMD128 + relaxed SIMD: the int8 convolutions use i32x4.relaxed_dot_i8x16_i7x16_add,
-# in a way that is exact on every engine) and `nosimd` (RUSTFLAGS="" overrides the config). Each
+# Builds the wasm engine three times into www/pkg/: `simd` (SIMD128 on), `relaxed` (SIMD128 +
+# relaxed SIMD: the int8 convolutions use i32x4.relaxed_dot_i8x16_i7x16_add, in a way that is
+# exact on every engine) and `nosimd` (no target feature). RUSTFLAGS, set for each, overrides
+# .cargo/config.toml's +simd128. Each
 # variant with its own RUSTFLAGS has its own target dir so they never rebuild each other.
 # The page picks one at run time with feature probes (www/src/engine/loader.ts).
+# Release builds add the size flags below and run wasm-opt; the script prints each file's raw and
+# gzip size and fails if the SIMD build is over the size budget (WASM_SIZE_BUDGET bytes; README
+# "Wasm size" has the breakdown and the measurements behind the flags).
 #   usage: scripts/build-wasm.sh [--dev]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +15,14 @@ cd "$(dirname "$0")/.."
 profile=release
 [ "${1:-}" = "--dev" ] && profile=dev
 dir=$([ "$profile" = dev ] && echo debug || echo release)
+budget=${WASM_SIZE_BUDGET:-1200000}
+# Size flags (release only), each measured on the SIMD build with int8 inference and calibration
+# timed before/after (no slowdown seen): LLVM's inliner at threshold 50 instead of O3's 250
+# (-84 KB; the kernels' helpers are #[inline(always)]), and no auto-vectorization (-95 KB; the
+# fast kernels are written with SIMD intrinsics, the reference and calibration kernels keep their
+# scalar summation orders anyway). opt-level "s" / "z" were smaller but slowed the kernels.
+size_flags=""
+[ "$profile" = release ] && size_flags="-C llvm-args=-inline-threshold=50 -C no-vectorize-loops -C no-vectorize-slp"
 cargo_args=(build -p zeropoint --lib --target wasm32-unknown-unknown --no-default-features --features wasm --profile "$profile")
 
 command -v wasm-bindgen >/dev/null || { echo "wasm-bindgen not found: run scripts/setup.sh" >&2; exit 1; }
@@ -24,14 +36,27 @@ build() { # $1 = variant name, $2 = cargo target dir
                  --enable-sign-ext --enable-reference-types --enable-multivalue)
     [ "$1" = simd ] && feats+=(--enable-simd)
     [ "$1" = relaxed ] && feats+=(--enable-simd --enable-relaxed-simd)
-    "$wasm_opt" -O "${feats[@]}" "$out/zeropoint_bg.wasm" -o "$out/zeropoint_bg.wasm"
+    # -O is binaryen's -Os; -Oz came out larger here, -O3 too. --strip-producers: build metadata.
+    "$wasm_opt" -O --strip-producers "${feats[@]}" "$out/zeropoint_bg.wasm" -o "$out/zeropoint_bg.wasm"
   fi
-  echo "built $out ($(wc -c < "$out/zeropoint_bg.wasm") bytes)"
+  echo "built $out ($(wc -c < "$out/zeropoint_bg.wasm") bytes, $(gzip -9c "$out/zeropoint_bg.wasm" | wc -c) gzip -9)"
 }
 
-cargo "${cargo_args[@]}"
-build simd target
-RUSTFLAGS="-C target-feature=+simd128,+relaxed-simd" CARGO_TARGET_DIR=target/relaxed cargo "${cargo_args[@]}"
+# The size budget of the SIMD build (the one almost every browser loads), release builds only.
+check_size() {
+  local wasm=www/pkg/simd/zeropoint_bg.wasm size
+  size=$(wc -c < "$wasm")
+  if [ "$size" -gt "$budget" ]; then
+    echo "FAILED: $wasm is $size bytes, over the budget of $budget bytes (README: wasm size)" >&2
+    exit 1
+  fi
+  echo "size budget: $wasm is $size bytes <= $budget"
+}
+
+RUSTFLAGS="-C target-feature=+simd128 $size_flags" CARGO_TARGET_DIR=target/wasm-simd cargo "${cargo_args[@]}"
+build simd target/wasm-simd
+[ "$profile" = dev ] || check_size
+RUSTFLAGS="-C target-feature=+simd128,+relaxed-simd $size_flags" CARGO_TARGET_DIR=target/relaxed cargo "${cargo_args[@]}"
 build relaxed target/relaxed
-RUSTFLAGS="" CARGO_TARGET_DIR=target/nosimd cargo "${cargo_args[@]}"
+RUSTFLAGS="$size_flags" CARGO_TARGET_DIR=target/nosimd cargo "${cargo_args[@]}"
 build nosimd target/nosimd
