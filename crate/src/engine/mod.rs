@@ -141,6 +141,23 @@ pub fn shape_text(shape: &[usize]) -> String {
         .join("×")
 }
 
+/// One step of an invocation, as [`Interpreter::step_infos`] describes it for profiling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepInfo {
+    /// Index of the operator in subgraph 0.
+    pub op_index: usize,
+    /// The operator's name (`CONV_2D`, `ADD`, …).
+    pub op_name: String,
+    /// The kernel's Rust type name (which shows whether it is a fast or a reference kernel).
+    pub kernel: &'static str,
+    /// Name of the output tensor.
+    pub output: String,
+    /// Shape of the output tensor.
+    pub shape: Vec<usize>,
+    /// Byte length of each input (0 for an absent optional input).
+    pub inputs: Vec<usize>,
+}
+
 /// A borrowed view of one tensor's current contents.
 #[derive(Debug, Clone, Copy)]
 pub struct TensorView<'a> {
@@ -178,6 +195,9 @@ struct Slot {
 /// One kernel to run.
 struct Step {
     kernel: Box<dyn crate::ops::Kernel>,
+    /// Index of the operator in subgraph 0 and its name (for [`Interpreter::step_infos`]).
+    op_index: usize,
+    op_name: String,
     /// Regions of the operator's inputs by position.
     inputs: Vec<Option<Region>>,
     /// The output tensor and its arena bytes.
@@ -341,6 +361,8 @@ impl Interpreter {
         // Prepare every operator.
         struct Pending {
             kernel: Box<dyn crate::ops::Kernel>,
+            op_index: usize,
+            op_name: String,
             inputs: Vec<Option<usize>>,
             output: usize,
         }
@@ -513,6 +535,8 @@ impl Interpreter {
                             data[out] = None;
                             pending.push(Pending {
                                 kernel,
+                                op_index,
+                                op_name: op_name.clone(),
                                 inputs,
                                 output: out,
                             });
@@ -619,6 +643,8 @@ impl Interpreter {
                 };
                 Step {
                     kernel: p.kernel,
+                    op_index: p.op_index,
+                    op_name: p.op_name,
                     inputs: p
                         .inputs
                         .iter()
@@ -747,6 +773,48 @@ impl Interpreter {
             step.kernel.eval(&mut io);
             let out: &[u8] = io.output();
             observer(TensorId(step.output), view(slots, step.output, out));
+        }
+    }
+
+    /// What each step of an invocation runs, in execution order (the indices of
+    /// [`Interpreter::invoke_timed`]'s times).
+    pub fn step_infos(&self) -> Vec<StepInfo> {
+        self.steps
+            .iter()
+            .map(|s| StepInfo {
+                op_index: s.op_index,
+                op_name: s.op_name.clone(),
+                kernel: s.kernel.type_name(),
+                output: self.slots[s.output].name.clone(),
+                shape: self.slots[s.output].shape.clone(),
+                inputs: s
+                    .inputs
+                    .iter()
+                    .map(|r| match r {
+                        Some(Region::Arena { len, .. } | Region::Const { len, .. }) => *len,
+                        None => 0,
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// Runs the model once like [`Interpreter::invoke`], adding the time each step takes to
+    /// `times[step]` (steps in the order of [`Interpreter::step_infos`]; a shorter `times` leaves
+    /// the remaining steps untimed). `now` is the clock, in any unit (`performance.now()` in the
+    /// browser and in Node, [`std::time::Instant`] natively); it is read once between steps.
+    pub fn invoke_timed(&mut self, now: &mut dyn FnMut() -> f64, times: &mut [f64]) {
+        let consts: &[u8] = bytemuck::cast_slice(&self.consts);
+        let mut t0 = now();
+        for (k, step) in self.steps.iter().enumerate() {
+            let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
+            let mut io = OpIo::new(arena, consts, &step.inputs, (step.out_start, step.out_len));
+            step.kernel.eval(&mut io);
+            let t1 = now();
+            if let Some(t) = times.get_mut(k) {
+                *t += t1 - t0;
+            }
+            t0 = t1;
         }
     }
 

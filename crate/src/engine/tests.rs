@@ -274,6 +274,56 @@ fn a_chain_reuses_the_arena() {
 }
 
 #[test]
+fn timed_invocation_reports_every_step_and_computes_the_same() {
+    // x → relu6 → relu6 → relu6 → y, timed with a fake clock that advances by 1 per read.
+    let mut tensors = vec![f32_tensor("x", &[8])];
+    let mut ops = Vec::new();
+    for i in 1..=3 {
+        tensors.push(f32_tensor(&format!("t{i}"), &[8]));
+        ops.push(op(
+            BuiltinOperator::RELU6,
+            &[i - 1],
+            &[i],
+            BuiltinOptionsT::NONE,
+        ));
+    }
+    let m = model(tensors, vec![], ops, &[0], &[3]);
+    let mut it = Interpreter::new(&m).expect("prepares");
+    let infos = it.step_infos();
+    assert_eq!(infos.len(), 3);
+    assert_eq!(
+        infos.iter().map(|s| s.op_index).collect::<Vec<_>>(),
+        [0, 1, 2]
+    );
+    assert!(infos.iter().all(|s| s.op_name == "RELU6" && s.shape == [8]));
+    assert!(
+        infos
+            .iter()
+            .all(|s| s.inputs == [32] && !s.kernel.is_empty())
+    );
+    assert_eq!(infos[2].output, "t3");
+    it.set_input_f32(0, &[-1.0, 0.5, 9.0, 6.0, 0.0, 3.0, -7.0, 100.0])
+        .expect("fits");
+    let mut clock = 0.0;
+    let mut times = [0.0; 3];
+    it.invoke_timed(
+        &mut || {
+            clock += 1.0;
+            clock
+        },
+        &mut times,
+    );
+    assert_eq!(times, [1.0; 3]);
+    // A shorter array leaves later steps untimed; the run is still complete.
+    let mut one = [0.0; 1];
+    it.invoke_timed(&mut || 0.0, &mut one);
+    assert_eq!(
+        it.output(0).expect("y").as_f32().expect("f32"),
+        [0.0, 0.5, 6.0, 6.0, 0.0, 3.0, 0.0, 6.0]
+    );
+}
+
+#[test]
 fn constant_int8_per_channel_dequantize_is_folded() {
     // w_q: int8 [2, 2] per-channel on axis 0, scales [0.5, 2], zero points [0, 1]
     // → w = [[1, -1], [2, 4]]; y = x · wᵀ.

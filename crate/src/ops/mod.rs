@@ -599,6 +599,13 @@ impl<'a> OpIo<'a> {
 pub trait Kernel {
     /// Computes the output from the inputs.
     fn eval(&self, io: &mut OpIo<'_>);
+
+    /// The kernel's type name (`zeropoint::ops::conv::FastConv2dInt8`, …): what the per-operator
+    /// profile ([`crate::engine::Interpreter::invoke_timed`]) reports, so it shows which
+    /// operators run a fast kernel and which keep the reference.
+    fn type_name(&self) -> &'static str {
+        std::any::type_name::<Self>()
+    }
 }
 
 /// What prepare produced for one operator.

@@ -53,6 +53,34 @@ fn describe(model: &Model, d: &TensorDesc) -> BenchTensor {
     }
 }
 
+/// One step of [`BenchSession::profile`]: the operator, its kernel and its mean time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct BenchStepProfile {
+    /// Index of the operator in subgraph 0.
+    pub op_index: usize,
+    /// Operator name (`CONV_2D`, …).
+    pub op: String,
+    /// Rust type name of the kernel that runs it (fast kernels are the `Fast…` types).
+    pub kernel: String,
+    /// Output tensor name.
+    pub output: String,
+    /// Output shape.
+    pub shape: Vec<usize>,
+    /// Byte length of each input (0 for an absent optional input).
+    pub input_bytes: Vec<usize>,
+    /// Mean time per invocation, ms.
+    pub ms: f64,
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `performance.now()` (browsers and Node ≥ 16 have a global `performance`).
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+}
+
 /// One model prepared for timing with the reference or the fast kernel set.
 #[wasm_bindgen]
 pub struct BenchSession {
@@ -151,6 +179,35 @@ impl BenchSession {
         for _ in 0..n {
             self.interpreter.invoke();
         }
+    }
+
+    /// Per-operator profile: runs the model `reps` times with [`Interpreter::invoke_timed`]
+    /// (the clock is `performance.now()`, read between steps) and returns one entry per step in
+    /// execution order with its mean time per invocation in ms. Used by
+    /// `scripts/profile-ops.mjs`; not part of the timed benchmark.
+    #[wasm_bindgen(unchecked_return_type = "BenchStepProfile[]")]
+    pub fn profile(&mut self, reps: u32) -> Result<JsValue, JsError> {
+        let infos = self.interpreter.step_infos();
+        let mut times = vec![0f64; infos.len()];
+        for _ in 0..reps {
+            self.interpreter
+                .invoke_timed(&mut performance_now, &mut times);
+        }
+        let reps = f64::from(reps.max(1));
+        let steps: Vec<BenchStepProfile> = infos
+            .into_iter()
+            .zip(times)
+            .map(|(i, t)| BenchStepProfile {
+                op_index: i.op_index,
+                op: i.op_name,
+                kernel: i.kernel.to_string(),
+                output: i.output,
+                shape: i.shape,
+                input_bytes: i.inputs,
+                ms: t / reps,
+            })
+            .collect();
+        to_js(&steps, "profile")
     }
 
     /// A copy of output `index`'s bytes.

@@ -100,29 +100,44 @@ fn pack_rows(rows: [&[i8]; 4], k: usize, dst: &mut [[i16; 8]]) {
     }
 }
 
-/// Requantizes one 4-pixel × 4-channel block (one accumulator per channel, lanes = pixels) and
-/// stores the valid pixels' channels `c0..c0 + n_c` into `out` (NHWC rows of `out_c`).
-#[allow(clippy::too_many_arguments)]
+/// Requantizes an 8-pixel × 4-channel tile (`acc[h][j]`: pixels `4h..4h + 4` of channel `j`)
+/// into two 4-pixel × 4-channel blocks of int8 results, each transposed to pixel-major order
+/// (byte `4i + j` is pixel `i`, channel `j`). Each channel's constants are loaded once for
+/// both halves.
 #[inline(always)]
-fn store_block(
-    acc: [V128; 4],
+fn requant_tile(
+    acc: [[V128; 4]; 2],
     rq: &[ChannelRequant],
     zp: V128,
     lo: V128,
     hi: V128,
+) -> [V128; 2] {
+    let mut v = [[V128::zero(); 4]; 2];
+    for j in 0..4 {
+        let [a, b] = rq[j].apply2(acc[0][j], acc[1][j]);
+        v[0][j] = a.i32x4_add(zp);
+        v[1][j] = b.i32x4_add(zp);
+    }
+    v.map(|v| {
+        v[0].i16x8_narrow_i32x4(v[1])
+            .i8x16_narrow_i16x8(v[2].i16x8_narrow_i32x4(v[3]))
+            .i8x16_max(lo)
+            .i8x16_min(hi)
+            .transpose_4x4_i8()
+    })
+}
+
+/// Stores a transposed 4-pixel × 4-channel block of int8 results (see [`requant_tile`]): the
+/// valid pixels' channels `c0..c0 + n_c` into `out` (NHWC rows of `out_c`).
+#[inline(always)]
+fn store_block(
+    bytes: V128,
     out: &mut [i8],
     first_pixel: usize,
     n_pixels: usize,
     out_c: usize,
     c0: usize,
 ) {
-    let v = [0, 1, 2, 3].map(|j| rq[j].apply(acc[j]).i32x4_add(zp));
-    let bytes = v[0]
-        .i16x8_narrow_i32x4(v[1])
-        .i8x16_narrow_i16x8(v[2].i16x8_narrow_i32x4(v[3]))
-        .i8x16_max(lo)
-        .i8x16_min(hi)
-        .transpose_4x4_i8();
     let n_c = (out_c - c0).min(4);
     if n_c == 4 && n_pixels >= 4 {
         let at = |i: usize| (first_pixel + i) * out_c + c0;
@@ -210,7 +225,7 @@ pub struct Conv2dScratch {
     packed: Vec<[i16; 8]>,
     /// Packed input chunk (`Quads`): `CHUNK / 4` blocks of `k16 / 4` vectors.
     packed8: Vec<[i8; 16]>,
-    /// Four im2col rows of `k` values (general filters).
+    /// Four im2col rows of `k` values, each padded to the packed length (general filters).
     rows: Vec<i8>,
 }
 
@@ -378,7 +393,9 @@ impl Conv2dInt8 {
         let scratch = Conv2dScratch {
             packed,
             packed8,
-            rows: vec![0; 4usize.checked_mul(k)?],
+            // im2col rows padded to the packed length (zeros past `k` meet zero weights), so
+            // they pack without a value-by-value tail.
+            rows: vec![0; 4usize.checked_mul(if quads { k_padded16(k) } else { k_padded(k) })?],
         };
         Some((
             Conv2dInt8 {
@@ -467,17 +484,24 @@ impl Conv2dInt8 {
             k_padded(self.k) / 2
         };
         let zeros = [0i8; 0];
+        let row_len = if quads {
+            k_padded16(self.k)
+        } else {
+            k_padded(self.k)
+        };
         let blocks = n.div_ceil(8) * 2;
         for blk in 0..blocks {
             let first = blk * 4;
-            let pack =
-                |rows: [&[i8]; 4], packed: &mut Vec<[i16; 8]>, packed8: &mut Vec<[i8; 16]>| {
-                    if quads {
-                        pack_rows_quads(rows, self.k, &mut packed8[blk * kp..(blk + 1) * kp]);
-                    } else {
-                        pack_rows_padded(rows, self.k, &mut packed[blk * kp..(blk + 1) * kp]);
-                    }
-                };
+            let pack = |rows: [&[i8]; 4],
+                        k: usize,
+                        packed: &mut Vec<[i16; 8]>,
+                        packed8: &mut Vec<[i8; 16]>| {
+                if quads {
+                    pack_rows_quads(rows, k, &mut packed8[blk * kp..(blk + 1) * kp]);
+                } else {
+                    pack_rows_padded(rows, k, &mut packed[blk * kp..(blk + 1) * kp]);
+                }
+            };
             if self.direct_rows() {
                 let rows: [&[i8]; 4] = [0, 1, 2, 3].map(|i| {
                     if first + i < n {
@@ -486,11 +510,11 @@ impl Conv2dInt8 {
                         &zeros[..]
                     }
                 });
-                pack(rows, &mut s.packed, &mut s.packed8);
+                pack(rows, self.k, &mut s.packed, &mut s.packed8);
             } else {
-                let (r0, rest) = s.rows.split_at_mut(self.k);
-                let (r1, rest) = rest.split_at_mut(self.k);
-                let (r2, r3) = rest.split_at_mut(self.k);
+                let (r0, rest) = s.rows.split_at_mut(row_len);
+                let (r1, rest) = rest.split_at_mut(row_len);
+                let (r2, r3) = rest.split_at_mut(row_len);
                 let mut rows = [r0, r1, r2, r3];
                 for (i, row) in rows.iter_mut().enumerate() {
                     if first + i < n {
@@ -500,7 +524,12 @@ impl Conv2dInt8 {
                     }
                 }
                 let [r0, r1, r2, r3] = rows;
-                pack([&*r0, &*r1, &*r2, &*r3], &mut s.packed, &mut s.packed8);
+                pack(
+                    [&*r0, &*r1, &*r2, &*r3],
+                    row_len,
+                    &mut s.packed,
+                    &mut s.packed8,
+                );
             }
         }
     }
@@ -524,7 +553,7 @@ impl Conv2dInt8 {
                     V128::load_i32(self.bias[cb * 4..].first_chunk::<4>().unwrap_or(&[0; 4]));
                 let rq = &self.rq[cb * 4..cb * 4 + 4];
                 for t in 0..n.div_ceil(8) {
-                    let [a, b] = match &self.gemm {
+                    let acc = match &self.gemm {
                         Gemm::Pairs(w) => {
                             let w = &w[cb * kp..(cb + 1) * kp];
                             let xa = &s.packed[2 * t * kp..(2 * t + 1) * kp];
@@ -538,33 +567,12 @@ impl Conv2dInt8 {
                             tile_8x4_quads(xa, xb, w, init)
                         }
                     };
+                    let [a, b] = requant_tile(acc, rq, zp, lo, hi);
                     let first = start + 8 * t;
                     let valid = n - 8 * t;
-                    store_block(
-                        a,
-                        rq,
-                        zp,
-                        lo,
-                        hi,
-                        output,
-                        first,
-                        valid.min(4),
-                        p.out_c,
-                        cb * 4,
-                    );
+                    store_block(a, output, first, valid.min(4), p.out_c, cb * 4);
                     if valid > 4 {
-                        store_block(
-                            b,
-                            rq,
-                            zp,
-                            lo,
-                            hi,
-                            output,
-                            first + 4,
-                            valid - 4,
-                            p.out_c,
-                            cb * 4,
-                        );
+                        store_block(b, output, first + 4, valid - 4, p.out_c, cb * 4);
                     }
                 }
             }

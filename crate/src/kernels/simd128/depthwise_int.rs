@@ -9,10 +9,11 @@
 //! channel `ic · multiplier + m` holds input channel `ic`, so every kernel sees one input
 //! channel per output channel.
 //!
-//! **Layout.** Lanes are channels (NHWC keeps them contiguous): eight channels per step, weights
-//! packed at prepare time as int16 `[tap][c / 8]`. 3×3 filters take their taps in pairs: the two
-//! taps' eight input bytes are interleaved and widened, so one `i32x4.dot_i16x8_s` adds both
-//! taps' products for four channels (the ninth tap pairs with a zero weight); other filters
+//! **Layout.** Lanes are channels (NHWC keeps them contiguous), weights packed at prepare time
+//! as int16 `[tap][c / 8]`. 3×3 filters run output pixel by output pixel, sixteen channels per
+//! step, and take their taps in pairs: the two taps' input bytes are interleaved and widened, so
+//! one `i32x4.dot_i16x8_s` adds both taps' products for four channels (the ninth tap is
+//! multiplied alone); other filters
 //! widen one tap at a time and accumulate with `i32x4.extmul_{low,high}_i16x8_s`. Channels are padded to a
 //! multiple of 8 in the scratch (zero point) and the weights (zero). The requantization
 //! constants differ per lane ([`LaneRequant`]).
@@ -38,6 +39,10 @@ pub struct DepthwiseInt8 {
     wp: usize,
     /// `[tap][cp / 8]` vectors of eight channels.
     weights: Vec<[i16; 8]>,
+    /// 3×3 filters: `[cp / 8][pair 0..5][half 0..2]`, the taps in pairs (0, 1), (2, 3), (4, 5),
+    /// (6, 7), (8, –) for `dot_i16x8`: per pair and half block, four channels × the two taps'
+    /// weights interleaved (the ninth tap pairs with a zero weight). Empty for other filters.
+    pairs: Vec<[i16; 8]>,
     /// Folded bias per four channels.
     bias: Vec<[i32; 4]>,
     rq: Vec<LaneRequant>,
@@ -110,6 +115,31 @@ impl DepthwiseInt8 {
                 sums[c] = sums[c].wrapping_add(i32::from(w));
             }
         }
+        let mut pairs = Vec::new();
+        if taps == 9 {
+            let tap = |t: usize, cb: usize| weights.get(t * blocks + cb).copied().unwrap_or([0; 8]);
+            for cb in 0..blocks {
+                for q in 0..5 {
+                    let (a, b) = (
+                        tap(2 * q, cb),
+                        if 2 * q + 1 < 9 {
+                            tap(2 * q + 1, cb)
+                        } else {
+                            [0; 8]
+                        },
+                    );
+                    for h in 0..2 {
+                        pairs.push(core::array::from_fn(|i| {
+                            if i % 2 == 0 {
+                                a[4 * h + i / 2]
+                            } else {
+                                b[4 * h + i / 2]
+                            }
+                        }));
+                    }
+                }
+            }
+        }
         let mut folded = vec![[0i32; 4]; cp / 4];
         for c in 0..p.out_c {
             let b = bias.map_or(0, |b| b[c]);
@@ -123,6 +153,7 @@ impl DepthwiseInt8 {
                 hp,
                 wp,
                 weights,
+                pairs,
                 bias: folded,
                 rq,
                 any_left,
@@ -167,93 +198,166 @@ impl DepthwiseInt8 {
     }
 
     /// Runs the convolution over NHWC int8 tensors of the prepared shapes.
-    ///
-    /// Channel blocks outermost, so a block's weights and constants stay in registers while its
-    /// pixels are computed (3×3 filters, the common case, keep all nine weight vectors).
     pub fn run(&self, input: &[i8], output: &mut [i8], s: &mut DepthwiseScratch) {
         self.fill(input, &mut s.image);
+        if self.p.filter_h * self.p.filter_w == 9 {
+            self.run_3x3(&s.image, output);
+        } else {
+            self.run_general(&s.image, output);
+        }
+    }
+
+    /// The output constants of the eight-channel block `cb`.
+    fn block(&self, cb: usize) -> Block {
+        Block {
+            rq: [self.rq[2 * cb], self.rq[2 * cb + 1]],
+            any_left: self.any_left,
+            zp: V128::splat_i32(self.out_zp),
+            lo: V128::splat_i8(self.act.0),
+            hi: V128::splat_i8(self.act.1),
+        }
+    }
+
+    /// 3×3 filters: output pixels outermost, then sixteen channels per step (eight for a last
+    /// odd block), so every pass reads one pixel's contiguous channels and the weights stream
+    /// from a small packed table. Per tap pair, two 16-byte loads are interleaved into two
+    /// vectors of eight channels × two taps, each widened in halves for four `dot_i16x8`; the
+    /// ninth tap is widened alone and multiplied with `extmul`.
+    fn run_3x3(&self, image: &[i8], output: &mut [i8]) {
         let p = &self.p;
         let (cp, blocks) = (self.cp, self.cp / 8);
-        let taps = p.filter_h * p.filter_w;
-        let image = &s.image[..];
         let mut offsets = [0usize; 9];
-        if taps == 9 {
-            for (t, o) in offsets.iter_mut().enumerate() {
-                let (fy, fx) = (t / p.filter_w, t % p.filter_w);
-                *o = (fy * p.dilation_h * self.wp + fx * p.dilation_w) * cp;
+        for (t, o) in offsets.iter_mut().enumerate() {
+            let (fy, fx) = (t / 3, t % 3);
+            *o = (fy * p.dilation_h * self.wp + fx * p.dilation_w) * cp;
+        }
+        let zp = V128::splat_i32(self.out_zp);
+        let (lo, hi) = (V128::splat_i8(self.act.0), V128::splat_i8(self.act.1));
+        let tail = (blocks % 2 == 1).then(|| self.block(blocks - 1));
+        for b in 0..p.batches {
+            for oy in 0..p.out_h {
+                let row = (b * self.hp + oy * p.stride_h) * self.wp;
+                for ox in 0..p.out_w {
+                    let origin = (row + ox * p.stride_w) * cp;
+                    let out_at = ((b * p.out_h + oy) * p.out_w + ox) * p.out_c;
+                    let mut cb = 0;
+                    while cb + 2 <= blocks {
+                        let at = origin + cb * 8;
+                        let w = &self.pairs[cb * 10..cb * 10 + 20];
+                        let mut acc = [0, 1, 2, 3].map(|j| V128::load_i32(&self.bias[2 * cb + j]));
+                        for q in 0..4 {
+                            if let (Some(x0), Some(x1)) = (
+                                image[at + offsets[2 * q]..].first_chunk::<16>(),
+                                image[at + offsets[2 * q + 1]..].first_chunk::<16>(),
+                            ) {
+                                let (x0, x1) = (V128::load_i8(x0), V128::load_i8(x1));
+                                let (l, h) = (x0.interleave_low_i8(x1), x0.interleave_high_i8(x1));
+                                let dot =
+                                    |x: V128, w: &[i16; 8]| x.i32x4_dot_i16x8(V128::load_i16(w));
+                                acc[0] =
+                                    acc[0].i32x4_add(dot(l.i16x8_extend_low_i8x16(), &w[2 * q]));
+                                acc[1] = acc[1]
+                                    .i32x4_add(dot(l.i16x8_extend_high_i8x16(), &w[2 * q + 1]));
+                                acc[2] = acc[2]
+                                    .i32x4_add(dot(h.i16x8_extend_low_i8x16(), &w[10 + 2 * q]));
+                                acc[3] = acc[3].i32x4_add(dot(
+                                    h.i16x8_extend_high_i8x16(),
+                                    &w[10 + 2 * q + 1],
+                                ));
+                            }
+                        }
+                        if let (Some(x), Some(w8)) = (
+                            image[at + offsets[8]..].first_chunk::<16>(),
+                            self.weights[8 * blocks + cb..].first_chunk::<2>(),
+                        ) {
+                            let x = V128::load_i8(x);
+                            let (xl, xh) =
+                                (x.i16x8_extend_low_i8x16(), x.i16x8_extend_high_i8x16());
+                            let (wl, wh) = (V128::load_i16(&w8[0]), V128::load_i16(&w8[1]));
+                            acc[0] = acc[0].i32x4_add(xl.i32x4_extmul_low_i16x8(wl));
+                            acc[1] = acc[1].i32x4_add(xl.i32x4_extmul_high_i16x8(wl));
+                            acc[2] = acc[2].i32x4_add(xh.i32x4_extmul_low_i16x8(wh));
+                            acc[3] = acc[3].i32x4_add(xh.i32x4_extmul_high_i16x8(wh));
+                        }
+                        let v = [0, 1, 2, 3].map(|j| {
+                            self.rq[2 * cb + j]
+                                .apply(acc[j], self.any_left)
+                                .i32x4_add(zp)
+                        });
+                        let bytes = v[0]
+                            .i16x8_narrow_i32x4(v[1])
+                            .i8x16_narrow_i16x8(v[2].i16x8_narrow_i32x4(v[3]))
+                            .i8x16_max(lo)
+                            .i8x16_min(hi);
+                        let c0 = cb * 8;
+                        let n_c = (p.out_c - c0).min(16);
+                        let at = out_at + c0;
+                        if n_c == 16 {
+                            if let Some(d) = output[at..].first_chunk_mut::<16>() {
+                                bytes.store_i8(d);
+                            }
+                        } else {
+                            output[at..at + n_c].copy_from_slice(&bytes.to_i8()[..n_c]);
+                        }
+                        cb += 2;
+                    }
+                    if let Some(out) = &tail {
+                        let at = origin + cb * 8;
+                        let w = &self.pairs[cb * 10..cb * 10 + 10];
+                        let mut a0 = V128::load_i32(&self.bias[2 * cb]);
+                        let mut a1 = V128::load_i32(&self.bias[2 * cb + 1]);
+                        for q in 0..5 {
+                            let o0 = offsets[2 * q];
+                            let o1 = offsets.get(2 * q + 1).copied().unwrap_or(o0);
+                            if let (Some(x0), Some(x1)) = (
+                                image[at + o0..].first_chunk::<8>(),
+                                image[at + o1..].first_chunk::<8>(),
+                            ) {
+                                let x = V128::load64_zero_i8(x0)
+                                    .interleave_low_i8(V128::load64_zero_i8(x1));
+                                let (l, h) =
+                                    (x.i16x8_extend_low_i8x16(), x.i16x8_extend_high_i8x16());
+                                a0 = a0.i32x4_add(l.i32x4_dot_i16x8(V128::load_i16(&w[2 * q])));
+                                a1 = a1.i32x4_add(h.i32x4_dot_i16x8(V128::load_i16(&w[2 * q + 1])));
+                            }
+                        }
+                        let c0 = cb * 8;
+                        out.store(a0, a1, output, out_at + c0, (p.out_c - c0).min(8));
+                    }
+                }
             }
         }
+    }
+
+    /// Other filters: channel blocks outermost, one tap at a time, widened and accumulated with
+    /// `i32x4.extmul_{low,high}_i16x8_s`.
+    fn run_general(&self, image: &[i8], output: &mut [i8]) {
+        let p = &self.p;
+        let (cp, blocks) = (self.cp, self.cp / 8);
         for cb in 0..blocks {
             let c0 = cb * 8;
             let n_c = (p.out_c - c0).min(8);
-            let out = Block {
-                rq: [self.rq[2 * cb], self.rq[2 * cb + 1]],
-                any_left: self.any_left,
-                zp: V128::splat_i32(self.out_zp),
-                lo: V128::splat_i8(self.act.0),
-                hi: V128::splat_i8(self.act.1),
-            };
+            let out = self.block(cb);
             let bias = [
                 V128::load_i32(&self.bias[2 * cb]),
                 V128::load_i32(&self.bias[2 * cb + 1]),
             ];
-            // 3×3: taps in pairs (0, 1), (2, 3), (4, 5), (6, 7), (8, –) for `dot_i16x8`: per
-            // pair and half block, four channels × the two taps' weights interleaved.
-            let pairs: [[V128; 2]; 5] = core::array::from_fn(|q| {
-                core::array::from_fn(|h| {
-                    let tap =
-                        |t: usize| self.weights.get(t * blocks + cb).copied().unwrap_or([0; 8]);
-                    let (a, b) = (
-                        tap(2 * q),
-                        if 2 * q + 1 < 9 {
-                            tap(2 * q + 1)
-                        } else {
-                            [0; 8]
-                        },
-                    );
-                    V128::load_i16(&core::array::from_fn(|i| {
-                        if i % 2 == 0 {
-                            a[4 * h + i / 2]
-                        } else {
-                            b[4 * h + i / 2]
-                        }
-                    }))
-                })
-            });
             for b in 0..p.batches {
                 for oy in 0..p.out_h {
                     let row = (b * self.hp + oy * p.stride_h) * self.wp;
                     for ox in 0..p.out_w {
                         let origin = (row + ox * p.stride_w) * cp + c0;
                         let [mut a0, mut a1] = bias;
-                        if taps == 9 {
-                            for (q, w) in pairs.iter().enumerate() {
-                                let o0 = offsets[2 * q];
-                                let o1 = offsets.get(2 * q + 1).copied().unwrap_or(o0);
-                                if let (Some(x0), Some(x1)) = (
-                                    image[origin + o0..].first_chunk::<8>(),
-                                    image[origin + o1..].first_chunk::<8>(),
-                                ) {
-                                    let x = V128::load64_zero_i8(x0)
-                                        .interleave_low_i8(V128::load64_zero_i8(x1));
-                                    let (lo, hi) =
-                                        (x.i16x8_extend_low_i8x16(), x.i16x8_extend_high_i8x16());
-                                    a0 = a0.i32x4_add(lo.i32x4_dot_i16x8(w[0]));
-                                    a1 = a1.i32x4_add(hi.i32x4_dot_i16x8(w[1]));
-                                }
-                            }
-                        } else {
-                            for fy in 0..p.filter_h {
-                                for fx in 0..p.filter_w {
-                                    let at = origin
-                                        + (fy * p.dilation_h * self.wp + fx * p.dilation_w) * cp;
-                                    let w = &self.weights[(fy * p.filter_w + fx) * blocks + cb];
-                                    if let Some(x) = image[at..].first_chunk::<8>() {
-                                        let x = V128::load_extend_i8x8(x);
-                                        let w = V128::load_i16(w);
-                                        a0 = a0.i32x4_add(x.i32x4_extmul_low_i16x8(w));
-                                        a1 = a1.i32x4_add(x.i32x4_extmul_high_i16x8(w));
-                                    }
+                        for fy in 0..p.filter_h {
+                            for fx in 0..p.filter_w {
+                                let at =
+                                    origin + (fy * p.dilation_h * self.wp + fx * p.dilation_w) * cp;
+                                let w = &self.weights[(fy * p.filter_w + fx) * blocks + cb];
+                                if let Some(x) = image[at..].first_chunk::<8>() {
+                                    let x = V128::load_extend_i8x8(x);
+                                    let w = V128::load_i16(w);
+                                    a0 = a0.i32x4_add(x.i32x4_extmul_low_i16x8(w));
+                                    a1 = a1.i32x4_add(x.i32x4_extmul_high_i16x8(w));
                                 }
                             }
                         }

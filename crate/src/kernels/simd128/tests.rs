@@ -584,6 +584,48 @@ fn fixed_geometries_match_the_reference() {
     }
 }
 
+/// The 3×3 depthwise path steps sixteen channels at a time with an eight-channel tail, and the
+/// convolution packs im2col rows padded to a multiple of 8: every channel count around those
+/// boundaries, strides 1 and 2, dilation, padding, depth multipliers 1 and 2, and the
+/// 3-channel stride-2 first layer of MobileNet-style nets, each with random zero points
+/// (−128..=127), multipliers (LiteRT's extremes included) and clamps.
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn depthwise_3x3_channel_tails_and_padded_im2col_match_the_reference() {
+    let mut seed = 0x3d3;
+    for in_c in [
+        1, 3, 4, 7, 8, 9, 12, 15, 16, 17, 20, 23, 24, 25, 31, 32, 33, 40, 48,
+    ] {
+        for mult in [1, 2] {
+            for (stride, dilation, pad) in [(1, 1, 1), (2, 1, 0), (2, 1, 1), (1, 2, 2)] {
+                seed += 1;
+                let in_hw = (5, 6);
+                let span = 2 * dilation + 1;
+                let out = |n: usize| (n + 2 * pad - span) / stride + 1;
+                let c = ConvCase {
+                    batches: 1 + (seed % 2) as usize,
+                    in_hw,
+                    in_c,
+                    out_c_or_mult: mult,
+                    filter: (3, 3),
+                    stride: (stride, stride),
+                    dilation: (dilation, dilation),
+                    pad: (pad, pad),
+                    out_hw: (out(in_hw.0), out(in_hw.1)),
+                    seed,
+                };
+                check_depthwise(&c);
+                if mult == 1 {
+                    check_conv(&ConvCase {
+                        out_c_or_mult: 1 + (seed % 37) as usize,
+                        ..c
+                    });
+                }
+            }
+        }
+    }
+}
+
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn seeded_random_geometries_match_the_reference() {

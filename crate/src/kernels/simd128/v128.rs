@@ -740,6 +740,41 @@ impl V128 {
         return v([i64s(self)[1], i64s(b)[1]]);
     }
 
+    /// The high eight bytes of `self` and `b` interleaved: `self[8], b[8], self[9], b[9], …`
+    /// (`i8x16.shuffle 8 24 9 25 … 15 31`).
+    #[inline(always)]
+    pub fn interleave_high_i8(self, b: Self) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::i8x16_shuffle::<
+            8,
+            24,
+            9,
+            25,
+            10,
+            26,
+            11,
+            27,
+            12,
+            28,
+            13,
+            29,
+            14,
+            30,
+            15,
+            31,
+        >(self.0, b.0));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        {
+            let (a, b) = (i8s(self), i8s(b));
+            let mut out = [0i8; 16];
+            for i in 0..8 {
+                out[2 * i] = a[8 + i];
+                out[2 * i + 1] = b[8 + i];
+            }
+            v(out)
+        }
+    }
+
     /// The low eight bytes of `self` and `b` interleaved: `self[0], b[0], self[1], b[1], …`
     /// (`i8x16.shuffle 0 16 1 17 … 7 23`).
     #[inline(always)]

@@ -1,0 +1,188 @@
+// `npm run profile-ops`: where the time goes, per operator, in the wasm build of Zeropoint's fast
+// kernels, run in Node (V8, the engine of Chromium; `performance.now()` is not coarsened here).
+//
+// Loads www/pkg/<variant>/zeropoint_bg.wasm (build it first: scripts/build-wasm.sh), prepares each
+// model with `BenchSession(bytes, kernels)`, sets a seeded input, warms up, then calls
+// `BenchSession.profile(reps)`, which runs the model `reps` times reading the clock between
+// operators (`Interpreter::invoke_timed`). Writes a Markdown report: per operator type (and
+// whether it runs a fast kernel or keeps the reference) the time and share, then the slowest
+// single operators. Also times plain `invokeTimes` for comparison (the sum of the per-step times
+// includes the clock reads).
+//
+//   node scripts/profile-ops.mjs [--variant simd|relaxed|nosimd] [--kernels fast|reference]
+//                                [--reps N] [--models a,b] [--out FILE]
+// Default output: bench/profile.md (simd, fast). With relaxed, start Node with
+// --experimental-wasm-relaxed-simd on Node 20.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { execFileSync } from 'node:child_process';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+const MODELS = [
+  { id: 'mnv2-035-int8', file: 'tests/golden/mobilenet_v2/model_int8.tflite' },
+  { id: 'mnv2-035-int8-floatio', file: 'tests/golden/mobilenet_v2/model_int8_floatio.tflite' },
+  { id: 'mnv2-100-224-int8-floatio', file: 'bench/models/mobilenet_v2_1.0_224_int8_floatio.tflite' },
+];
+
+const { values: opts } = parseArgs({
+  options: {
+    variant: { type: 'string', default: 'simd' },
+    kernels: { type: 'string', default: 'fast' },
+    reps: { type: 'string' },
+    models: { type: 'string' },
+    out: { type: 'string' },
+  },
+});
+/** Rounds per model (see profileModel). */
+const ROUNDS = 10;
+const ids = opts.models ? opts.models.split(',') : MODELS.map((m) => m.id);
+const outFile = resolve(ROOT, opts.out ?? 'bench/profile.md');
+
+const pkg = join(ROOT, 'www', 'pkg', opts.variant);
+const glue = await import(pathToFileURL(join(pkg, 'zeropoint.js')).href);
+glue.initSync({ module: readFileSync(join(pkg, 'zeropoint_bg.wasm')) });
+
+/** Seeded uniform [-1, 1) floats (a small LCG: the values only need to be typical). */
+function randomFloats(n, seed) {
+  let s = seed >>> 0;
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = (s / 2 ** 32) * 2 - 1;
+  }
+  return out;
+}
+
+function setInputs(session) {
+  session.inputs().forEach((t, i) => {
+    const n = t.shape.reduce((a, b) => a * b, 1);
+    const x = randomFloats(n, 42 + i);
+    if (t.dtype === 'FLOAT32') {
+      session.setInputF32(i, x);
+    } else if (t.dtype === 'INT8') {
+      const q = new Int8Array(n);
+      const scale = t.scale ?? 1;
+      const zp = Number(t.zeroPoint ?? 0);
+      for (let j = 0; j < n; j++) q[j] = Math.max(-128, Math.min(127, Math.round(x[j] / scale) + zp));
+      session.setInputBytes(i, new Uint8Array(q.buffer));
+    } else {
+      throw new Error(`input ${t.name}: type ${t.dtype} not handled by this script`);
+    }
+  });
+}
+
+const fmt = (ms) => (ms >= 10 ? ms.toFixed(1) : ms >= 0.1 ? ms.toFixed(2) : ms.toFixed(3));
+/** `zeropoint::ops::conv::FastConv2dInt8` → `FastConv2dInt8`. */
+const shortKernel = (k) => k.split('::').pop();
+const isFast = (k) => /::Fast/.test(k);
+
+function profileModel(model) {
+  const bytes = readFileSync(join(ROOT, model.file));
+  const session = new glue.BenchSession(bytes, opts.kernels);
+  setInputs(session);
+  const macs = session.macs();
+  // Enough repetitions for ~4 s of profiling, at least 40.
+  const t0 = performance.now();
+  session.invokeTimes(3);
+  const once = (performance.now() - t0) / 3;
+  const reps = Number(opts.reps ?? Math.max(40, Math.min(4000, Math.round(4000 / Math.max(once, 0.01)))));
+  session.invokeTimes(Math.max(3, Math.round(reps / 10)));
+  // Plain invocations, for comparison: median of batches.
+  const batch = Math.max(1, Math.round(reps / 20));
+  const plain = [];
+  for (let i = 0; i < 20; i++) {
+    const a = performance.now();
+    session.invokeTimes(batch);
+    plain.push((performance.now() - a) / batch);
+  }
+  // Rounds of `reps / ROUNDS` invocations each; every step keeps its fastest round (on a shared
+  // machine, other processes only ever add time).
+  const perRound = Math.max(1, Math.round(reps / ROUNDS));
+  let steps;
+  for (let r = 0; r < ROUNDS; r++) {
+    const round = session.profile(perRound);
+    steps = steps ? steps.map((s, i) => (round[i].ms < s.ms ? round[i] : s)) : round;
+  }
+  session.free();
+  return { model, reps: perRound * ROUNDS, macs, plainMs: Math.min(...plain), steps };
+}
+
+function report(results) {
+  const lines = [];
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
+  } catch {
+    /* not a checkout */
+  }
+  lines.push('# Per-operator profile of Zeropoint\u2019s wasm build');
+  lines.push('');
+  lines.push(
+    `Generated by \`node scripts/profile-ops.mjs\` at ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ` +
+      `commit \`${commit}\` (plus uncommitted changes if any), build \`www/pkg/${opts.variant}\`, kernel set \`${opts.kernels}\`, ` +
+      `Node ${process.version} (V8), ${cpus().length} \u00d7 ${cpus()[0]?.model ?? 'CPU'}, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}. Do not edit by hand: rerun.`,
+  );
+  lines.push('');
+  lines.push(
+    'Each model runs `reps` times through `BenchSession.profile` (`Interpreter::invoke_timed`: `performance.now()` read ' +
+      'between operators), in 10 rounds; each operator\u2019s time is its mean per invocation in its fastest round ' +
+      '(other processes on a shared machine only add time). **plain** is the fastest batch mean of `invokeTimes` ' +
+      'without the clock reads. A kernel named `Fast\u2026` is a SIMD128 kernel; any other is the scalar reference kernel (a fallback in ' +
+      'the fast set). The machine is shared and noisy: compare shares rather than absolute times across runs.',
+  );
+  for (const r of results) {
+    const total = r.steps.reduce((a, s) => a + s.ms, 0);
+    lines.push('');
+    lines.push(`## ${r.model.id}`);
+    lines.push('');
+    lines.push(
+      `\`${r.model.file}\`: ${(r.macs / 1e6).toFixed(1)} M MACs, ${r.steps.length} kernels, ${r.reps} reps; ` +
+        `sum of steps ${fmt(total)} ms, plain invoke ${fmt(r.plainMs)} ms (${((r.macs / r.plainMs) * 1e-6).toFixed(2)} GMAC/s).`,
+    );
+    lines.push('');
+    lines.push('| operator | kernel | fast? | count | ms | % |');
+    lines.push('|---|---|---|---:|---:|---:|');
+    const groups = new Map();
+    for (const s of r.steps) {
+      const key = `${s.op}\u0000${shortKernel(s.kernel)}`;
+      const g = groups.get(key) ?? { op: s.op, kernel: s.kernel, n: 0, ms: 0 };
+      g.n += 1;
+      g.ms += s.ms;
+      groups.set(key, g);
+    }
+    for (const g of [...groups.values()].sort((a, b) => b.ms - a.ms)) {
+      lines.push(
+        `| ${g.op} | \`${shortKernel(g.kernel)}\` | ${isFast(g.kernel) ? 'yes' : '**reference**'} | ${g.n} | ${fmt(g.ms)} | ${((100 * g.ms) / total).toFixed(1)} |`,
+      );
+    }
+    lines.push('');
+    lines.push('Slowest single operators:');
+    lines.push('');
+    lines.push('| # | operator | kernel | output shape | input bytes | ms | % |');
+    lines.push('|---:|---|---|---|---|---:|---:|');
+    for (const s of [...r.steps].sort((a, b) => b.ms - a.ms).slice(0, 12)) {
+      lines.push(
+        `| ${s.opIndex} | ${s.op} | \`${shortKernel(s.kernel)}\` | ${s.shape.join('\u00d7')} | ${s.inputBytes.join(', ')} | ${fmt(s.ms)} | ${((100 * s.ms) / total).toFixed(1)} |`,
+      );
+    }
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+const results = [];
+for (const id of ids) {
+  const model = MODELS.find((m) => m.id === id);
+  if (!model) throw new Error(`unknown model ${id} (${MODELS.map((m) => m.id).join(', ')})`);
+  process.stdout.write(`profiling ${id} ...\n`);
+  results.push(profileModel(model));
+}
+const md = report(results);
+writeFileSync(outFile, md);
+process.stdout.write(`${md}\nwrote ${relative(ROOT, outFile)}\n`);
