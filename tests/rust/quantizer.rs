@@ -183,17 +183,11 @@ fn compare(ours: &Model, tf: &Model) -> (Tally, Vec<(String, String)>) {
         ));
     }
     // Operator options (and versions) of the compute operators, position by position.
-    let compute = |sg: &Subgraph| -> Vec<usize> {
-        (0..sg.operators.len())
-            .filter(|&i| {
-                !matches!(
-                    sg.operators[i].code.name().as_str(),
-                    "QUANTIZE" | "DEQUANTIZE"
-                )
-            })
-            .collect()
-    };
-    for (n, (a, b)) in compute(osg).into_iter().zip(compute(tsg)).enumerate() {
+    for (n, (a, b)) in compute_ops(osg)
+        .into_iter()
+        .zip(compute_ops(tsg))
+        .enumerate()
+    {
         let (a, b) = (&osg.operators[a], &tsg.operators[b]);
         if a.options != b.options {
             diffs.push((

@@ -144,16 +144,8 @@ impl Calibrator {
     /// Runs the model on the inputs set and records statistics; sample indices count from 0.
     #[wasm_bindgen(js_name = addSample)]
     pub fn add_sample(&mut self) -> Result<(), JsError> {
-        match self.inner.add_sample() {
-            Ok(()) => {
-                self.errors.commit();
-                Ok(())
-            }
-            Err(e) => {
-                self.errors.discard();
-                Err(js_error(e))
-            }
-        }
+        let recorded = self.inner.add_sample();
+        self.keep_for_errors(recorded)
     }
 
     /// Measures `quantized` (made from `model`) against the float model on the first
@@ -179,19 +171,10 @@ impl Calibrator {
     /// `performance.now()` into the profile ([`Calibrator::profile`]).
     #[wasm_bindgen(js_name = addSampleProfiled)]
     pub fn add_sample_profiled(&mut self) -> Result<(), JsError> {
-        match self
+        let recorded = self
             .inner
-            .add_sample_profiled(&mut performance_now, &mut self.profile)
-        {
-            Ok(()) => {
-                self.errors.commit();
-                Ok(())
-            }
-            Err(e) => {
-                self.errors.discard();
-                Err(js_error(e))
-            }
-        }
+            .add_sample_profiled(&mut performance_now, &mut self.profile);
+        self.keep_for_errors(recorded)
     }
 
     /// Where the time of the profiled samples went (milliseconds).
@@ -212,6 +195,22 @@ impl Calibrator {
         let method = Method::parse(method).map_err(js_error)?;
         let stats = self.inner.stats(method).map_err(js_error)?;
         to_js(&stats, "statistics")
+    }
+}
+
+impl Calibrator {
+    /// Keeps the sample just added for the report's errors if the calibrator recorded it.
+    fn keep_for_errors(&mut self, recorded: crate::Result<()>) -> Result<(), JsError> {
+        match recorded {
+            Ok(()) => {
+                self.errors.commit();
+                Ok(())
+            }
+            Err(e) => {
+                self.errors.discard();
+                Err(js_error(e))
+            }
+        }
     }
 }
 
