@@ -40,7 +40,7 @@ fn pack_f32(weights: &[f32], oc: usize, k: usize) -> Vec<[f32; 4]> {
 }
 
 /// Bias padded to a multiple of 4 (`0.0` where absent, as the reference adds).
-fn pad_bias(bias: Option<&[f32]>, oc: usize) -> Vec<[f32; 4]> {
+pub(crate) fn pad_bias(bias: Option<&[f32]>, oc: usize) -> Vec<[f32; 4]> {
     let mut out = vec![[0f32; 4]; oc.div_ceil(4)];
     if let Some(b) = bias {
         for (c, &v) in b.iter().enumerate().take(oc) {
@@ -52,7 +52,7 @@ fn pad_bias(bias: Option<&[f32]>, oc: usize) -> Vec<[f32; 4]> {
 
 /// Stores the first `n ≤ 4` lanes of `v` at `out[at..]`.
 #[inline(always)]
-fn store_f32(v: V128, out: &mut [f32], at: usize, n: usize) {
+pub(crate) fn store_f32(v: V128, out: &mut [f32], at: usize, n: usize) {
     if n == 4 {
         if let Some(d) = out[at..].first_chunk_mut::<4>() {
             v.store_f32(d);
@@ -213,6 +213,36 @@ fn has_outside_taps(p: &ConvParams) -> bool {
         || reach(p.out_w, p.stride_w, p.filter_w, p.dilation_w) > p.in_w
 }
 
+/// Four-lane float vectors as packed in memory.
+pub(crate) type Lanes = Vec<[f32; 4]>;
+
+/// A float DEPTHWISE_CONV_2D with depth multiplier 1 (`filter` `[1, fh, fw, c]`) packed as
+/// `[tap][c / 4]` weight vectors and bias vectors (channels zero-padded to a multiple of 4).
+/// `None` for other multipliers or data that does not match the shapes.
+pub(crate) fn pack_depthwise(
+    p: &ConvParams,
+    multiplier: usize,
+    filter: &[f32],
+    bias: Option<&[f32]>,
+) -> Option<(Lanes, Lanes)> {
+    let taps = p.filter_h.checked_mul(p.filter_w)?;
+    if multiplier != 1
+        || p.out_c != p.in_c
+        || filter.len() != taps.checked_mul(p.out_c)?
+        || bias.is_some_and(|b| b.len() != p.out_c)
+    {
+        return None;
+    }
+    let blocks = p.out_c.div_ceil(4);
+    let mut weights = vec![[0f32; 4]; taps.checked_mul(blocks)?];
+    for t in 0..taps {
+        for c in 0..p.out_c {
+            weights[t * blocks + c / 4][c % 4] = filter[t * p.out_c + c];
+        }
+    }
+    Some((weights, pad_bias(bias, p.out_c)))
+}
+
 /// A prepared float32 DEPTHWISE_CONV_2D with depth multiplier 1.
 #[derive(Debug, Clone)]
 pub struct DepthwiseF32 {
@@ -231,25 +261,11 @@ impl DepthwiseF32 {
         filter: &[f32],
         bias: Option<&[f32]>,
     ) -> Option<Self> {
-        let taps = p.filter_h.checked_mul(p.filter_w)?;
-        if multiplier != 1
-            || p.out_c != p.in_c
-            || filter.len() != taps.checked_mul(p.out_c)?
-            || bias.is_some_and(|b| b.len() != p.out_c)
-        {
-            return None;
-        }
-        let blocks = p.out_c.div_ceil(4);
-        let mut weights = vec![[0f32; 4]; taps * blocks];
-        for t in 0..taps {
-            for c in 0..p.out_c {
-                weights[t * blocks + c / 4][c % 4] = filter[t * p.out_c + c];
-            }
-        }
+        let (weights, bias) = pack_depthwise(p, multiplier, filter, bias)?;
         Some(DepthwiseF32 {
             p: *p,
             weights,
-            bias: pad_bias(bias, p.out_c),
+            bias,
         })
     }
 

@@ -3,8 +3,9 @@
 //! each in-image tap's product, filter rows outer, columns inner), four channels per vector.
 //! Depth multiplier 1 only (other multipliers run the scalar kernel).
 
-use super::{act_bounds, clamp, pad4};
+use super::{act_bounds, clamp};
 use crate::kernels::reference::conv::ConvParams;
+use crate::kernels::simd128::conv_float::pack_depthwise;
 use crate::kernels::simd128::v128::V128;
 
 /// A prepared TF-exact float DEPTHWISE_CONV_2D with depth multiplier 1.
@@ -25,25 +26,11 @@ impl DepthwiseTf {
         filter: &[f32],
         bias: Option<&[f32]>,
     ) -> Option<Self> {
-        let taps = p.filter_h.checked_mul(p.filter_w)?;
-        if multiplier != 1
-            || p.out_c != p.in_c
-            || filter.len() != taps.checked_mul(p.out_c)?
-            || bias.is_some_and(|b| b.len() != p.out_c)
-        {
-            return None;
-        }
-        let blocks = p.out_c.div_ceil(4);
-        let mut weights = vec![[0f32; 4]; taps.checked_mul(blocks)?];
-        for t in 0..taps {
-            for c in 0..p.out_c {
-                weights[t * blocks + c / 4][c % 4] = filter[t * p.out_c + c];
-            }
-        }
+        let (weights, bias) = pack_depthwise(p, multiplier, filter, bias)?;
         Some(DepthwiseTf {
             p: *p,
             weights,
-            bias: pad4(bias, p.out_c),
+            bias,
         })
     }
 

@@ -9,7 +9,7 @@
 //! row keeps eight packet accumulators per lane as [`eigen::gemv_row_dot`] does.
 
 use super::super::eigen::{self, GebpRow};
-use super::{act_bounds, clamp, pad4, store_lanes};
+use super::{act_bounds, clamp, pad_bias, store_f32};
 use crate::kernels::reference::conv::ConvParams;
 use crate::kernels::reference::fully_connected::FullyConnectedParams;
 use crate::kernels::simd128::v128::V128;
@@ -225,7 +225,7 @@ fn gebp_columns(
         let lanes = (rows - 4 * g).min(4);
         for (i, s) in sums.iter().enumerate().take(n) {
             let v = clamp(zero.f32x4_add(*s).f32x4_add(b), min, max);
-            store_lanes(v, out, (first + i) * rows + 4 * g, lanes);
+            store_f32(v, out, (first + i) * rows + 4 * g, lanes);
         }
     };
     let kind = |g: usize| {
@@ -303,7 +303,7 @@ impl Conv2dTf {
             Conv2dTf {
                 p: *p,
                 lhs,
-                bias: pad4(bias, p.out_c),
+                bias: pad_bias(bias, p.out_c),
             },
             Conv2dTfScratch {
                 cols: vec![0.0; depth.checked_mul(4)?],
@@ -439,7 +439,7 @@ impl FullyConnectedTf {
             p: *p,
             weights: weights.to_vec(),
             lhs: PackedRows::new(weights, p.out_c, p.accum_depth)?,
-            bias: pad4(bias, p.out_c),
+            bias: pad_bias(bias, p.out_c),
             bias_raw: bias.map(<[f32]>::to_vec),
         })
     }
@@ -515,7 +515,7 @@ impl FullyConnectedTf {
                 }
             }
             let v = V128::load_f32(&sums).f32x4_add(V128::load_f32(&self.bias[g]));
-            store_lanes(clamp(v, min, max), out, 4 * g, (p.out_c - 4 * g).min(4));
+            store_f32(clamp(v, min, max), out, 4 * g, (p.out_c - 4 * g).min(4));
         }
     }
 }

@@ -46,26 +46,5 @@ fn act_bounds(act: ActivationRange) -> (V128, V128) {
     (V128::splat_f32(act.min), V128::splat_f32(act.max))
 }
 
-/// Stores the first `n ≤ 4` lanes of `v` at `out[at..]`.
-#[inline(always)]
-fn store_lanes(v: V128, out: &mut [f32], at: usize, n: usize) {
-    if n == 4 {
-        if let Some(d) = out[at..].first_chunk_mut::<4>() {
-            v.store_f32(d);
-        }
-    } else {
-        out[at..at + n].copy_from_slice(&v.to_f32()[..n]);
-    }
-}
-
-/// `v` padded to a multiple of 4 lanes with `0.0` (absent: all `0.0`, what the scalar kernels
-/// add when there is no bias).
-fn pad4(v: Option<&[f32]>, n: usize) -> Vec<[f32; 4]> {
-    let mut out = vec![[0f32; 4]; n.div_ceil(4)];
-    if let Some(v) = v {
-        for (c, &x) in v.iter().enumerate().take(n) {
-            out[c / 4][c % 4] = x;
-        }
-    }
-    out
-}
+// Lane stores and bias padding are the SIMD128 float kernels' own.
+use crate::kernels::simd128::conv_float::{pad_bias, store_f32};
