@@ -1,0 +1,94 @@
+//! Dynamic-range quantization (`--mode dynamic`): int8 weights for the ops with hybrid kernels,
+//! everything else float.
+
+use std::collections::HashSet;
+
+use super::edit::{
+    compact_buffers, dims, f32s, per_axis_q, push_buffer, qerr, report_tensors, unify_versions,
+};
+use super::full_integer::resolve_ops;
+use super::{Mode, QuantizeOptions};
+use crate::error::Result;
+use crate::graph::{BuiltinOptionsT, Model, Quantization, TensorType};
+use crate::quant::op_properties::properties;
+use crate::quant::params::{self, WeightRule, per_tensor_weights_int8};
+use crate::quant::report::Report;
+
+/// TF's `minimum_elements_for_weights`: dynamic-range quantization leaves smaller weights float.
+pub const DYNAMIC_MIN_ELEMENTS: usize = 1024;
+
+/// Dynamic-range quantization: int8 weights (per channel, TF's `PrepareDynamicRangeQuantize`
+/// rule) for the weights of ops with hybrid kernels that have at least
+/// [`DYNAMIC_MIN_ELEMENTS`] elements; everything else stays float.
+pub(super) fn dynamic_range(model: &Model, opts: &QuantizeOptions) -> Result<(Model, Report)> {
+    let mut out = model.clone();
+    let report = Report {
+        mode: Mode::Dynamic.name().into(),
+        io: "float".into(),
+        ..Report::default()
+    };
+    let float_ops = resolve_ops(&model.subgraphs[0], &opts.float_ops, "--float-ops")?;
+    let sg = &model.subgraphs[0];
+    let mut done: HashSet<usize> = HashSet::new();
+    let mut new_data = Vec::new();
+    for (i, op) in sg.operators.iter().enumerate() {
+        let code = op.code.op();
+        let Some(p) = properties(code) else { continue };
+        let Some(ws) = p.weights else { continue };
+        if !p.hybrid || float_ops.contains(&i) {
+            continue;
+        }
+        let Some(w) = op.input(ws.input) else {
+            continue;
+        };
+        let t = &sg.tensors[w];
+        let Some(data) = model.tensor_data(0, w) else {
+            continue;
+        };
+        if t.dtype != TensorType::FLOAT32 || done.contains(&w) {
+            continue;
+        }
+        let values = f32s(data);
+        if values.len() < DYNAMIC_MIN_ELEMENTS {
+            continue;
+        }
+        let shape = dims(t);
+        let label = format!("tensor {w} '{}'", t.name);
+        let axis = ws.axis.filter(|&a| !opts.per_tensor && a < shape.len());
+        let q = match axis {
+            Some(a) => {
+                params::per_channel_weights_int8(&values, &shape, a, WeightRule::DynamicRange)
+            }
+            None => per_tensor_weights_int8(&values, WeightRule::DynamicRange),
+        }
+        .map_err(|e| qerr(label, e.to_string()))?;
+        let zps = q.zero_points.iter().map(|&z| i64::from(z)).collect();
+        let x = &mut out.subgraphs[0].tensors[w];
+        x.dtype = TensorType::INT8;
+        x.quantization = Some(match axis {
+            Some(a) => per_axis_q(q.scales, zps, a),
+            None => Quantization {
+                scale: Some(q.scales),
+                zero_point: Some(zps),
+                ..Quantization::default()
+            },
+        });
+        new_data.push((w, q.values.iter().map(|&v| v as u8).collect::<Vec<u8>>()));
+        done.insert(w);
+        let qop = &mut out.subgraphs[0].operators[i];
+        qop.code.version = qop.code.version.max(p.hybrid_version);
+        // TF's dynamic-range converter asks the hybrid FULLY_CONNECTED kernel to quantize its
+        // inputs asymmetrically (per batch row, with a zero point).
+        if let BuiltinOptionsT::FullyConnectedOptions(o) = &mut qop.options {
+            o.asymmetric_quantize_inputs = true;
+        }
+    }
+    for (w, data) in new_data {
+        let b = push_buffer(&mut out, data);
+        out.subgraphs[0].tensors[w].buffer = b;
+    }
+    unify_versions(&mut out);
+    compact_buffers(&mut out);
+    let report = report_tensors(report, &out);
+    Ok((out, report))
+}

@@ -1,0 +1,341 @@
+//! The full-integer pass (`int8`, `int16x8`): the [`FullInteger`] working state, which operators
+//! are quantized ([`FullInteger::new`]) and [`FullInteger::run`], the ordered list of stages, one
+//! file each: `states.rs` (which recorded ranges count), `propagate.rs` (the work list over
+//! same-scale and fixed-output ops), `constants.rs` (weights, bias, other constants),
+//! `materialize.rs` (dtypes, QUANTIZE/DEQUANTIZE, I/O types, requantizes) and `report.rs`
+//! (recorded ranges, multipliers, the tensor report).
+
+mod constants;
+mod materialize;
+mod propagate;
+mod report;
+mod states;
+
+use std::collections::{HashMap, HashSet};
+
+use super::edit::{compact_buffers, idx, push_buffer, qerr, unify_versions};
+use super::{IoType, Mode, QuantizeOptions, Ranges};
+use crate::error::Result;
+use crate::graph::{BuiltinOperator as Op, Model, Operator, Subgraph, TensorType};
+use crate::quant::op_properties::{OpProperties, properties};
+use crate::quant::params::{QuantParams, activation_params_int8, activation_params_int16};
+use crate::quant::report::Report;
+use crate::tflite::types::dtype_name;
+use states::State;
+
+/// An operand requantize: tensor, the parameters its readers need, and those readers
+/// `(operator, input slot)`.
+type OperandRequant = (usize, QuantParams, Vec<(usize, usize)>);
+
+/// The full-integer quantizer's working state: per-op facts from the float model, per-tensor
+/// parameter states, and the requantizes the propagation asked for.
+pub(super) struct FullInteger<'a> {
+    model: &'a Model,
+    ranges: &'a Ranges,
+    opts: &'a QuantizeOptions,
+    int16: bool,
+    /// The subgraph being rewritten (tensors appended, operator inputs edited).
+    sg: Subgraph,
+    props: Vec<Option<OpProperties>>,
+    quantized: Vec<bool>,
+    producer: HashMap<usize, usize>,
+    consumers: HashMap<usize, Vec<usize>>,
+    state: Vec<Option<State>>,
+    /// Parameters an op writes into a result whose state differs (TF's requantize ON_INPUT).
+    result_requant: HashMap<usize, QuantParams>,
+    /// Operand requantizes: (tensor, params, users (op, input slot)).
+    operand_requant: Vec<OperandRequant>,
+    /// Float values and axis of each per-channel weight tensor (for 16x8's recorded min/max).
+    weight_values: Vec<(usize, Vec<f32>, usize)>,
+    report: Report,
+}
+
+impl<'a> FullInteger<'a> {
+    /// `only`: when given, the operators that may be quantized (the others are left as they are,
+    /// without a warning) — the int16 pass of a mixed model.
+    pub(super) fn new(
+        model: &'a Model,
+        ranges: &'a Ranges,
+        opts: &'a QuantizeOptions,
+        only: Option<&HashSet<usize>>,
+    ) -> Result<Self> {
+        let sg = model.subgraphs[0].clone();
+        let int16 = opts.mode == Mode::Int16x8;
+        let mut report = Report {
+            mode: opts.mode.name().to_string(),
+            io: match (opts.io, int16) {
+                (IoType::Native, false) => "int8",
+                (IoType::Native, true) => "int16",
+                (IoType::Uint8, _) => "uint8",
+                (IoType::Float, _) => "float",
+            }
+            .to_string(),
+            ..Report::default()
+        };
+        if int16 && opts.io == IoType::Uint8 {
+            return Err(qerr("options", "uint8 I/O is only available in int8 mode"));
+        }
+        let float_ops = resolve_ops(&sg, &opts.float_ops, "--float-ops")?;
+        let n = sg.operators.len();
+        let mut props = vec![None; n];
+        let mut quantized = vec![false; n];
+        for (i, op) in sg.operators.iter().enumerate() {
+            if only.is_some_and(|o| !o.contains(&i)) {
+                continue;
+            }
+            let code = op.code.op();
+            let has_float = op
+                .inputs
+                .iter()
+                .chain(&op.outputs)
+                .filter_map(|&t| usize::try_from(t).ok())
+                .any(|t| {
+                    sg.tensors
+                        .get(t)
+                        .is_some_and(|t| t.dtype == TensorType::FLOAT32)
+                });
+            if !has_float {
+                continue;
+            }
+            let p = properties(code);
+            let why = match p {
+                _ if float_ops.contains(&i) => {
+                    Some("kept float as asked (--float-ops)".to_string())
+                }
+                None => Some("no quantized kernel".to_string()),
+                Some(p) if int16 && !p.int16 => Some("no 16x8 kernel".to_string()),
+                Some(p) => check_types(&sg, op, &p),
+            };
+            match why {
+                None => {
+                    props[i] = p;
+                    quantized[i] = true;
+                }
+                // QUANTIZE / DEQUANTIZE of a partly quantized model are conversions, not
+                // float operators: the redundant ones go in `cleanup`.
+                Some(_) if matches!(code, Op::QUANTIZE | Op::DEQUANTIZE) => {}
+                Some(why) => report.warnings.push(format!(
+                    "operator {i} ({}) stays float: {why}",
+                    op.code.name()
+                )),
+            }
+        }
+        let mut producer = HashMap::new();
+        let mut consumers: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (i, op) in sg.operators.iter().enumerate() {
+            for t in op.outputs.iter().filter_map(|&t| usize::try_from(t).ok()) {
+                producer.insert(t, i);
+            }
+            for t in op.inputs.iter().filter_map(|&t| usize::try_from(t).ok()) {
+                let c = consumers.entry(t).or_default();
+                if !c.contains(&i) {
+                    c.push(i);
+                }
+            }
+        }
+        let state = vec![None; sg.tensors.len()];
+        Ok(FullInteger {
+            model,
+            ranges,
+            opts,
+            int16,
+            sg,
+            props,
+            quantized,
+            producer,
+            consumers,
+            state,
+            result_requant: HashMap::new(),
+            operand_requant: Vec::new(),
+            weight_values: Vec::new(),
+            report,
+        })
+    }
+
+    fn is_const(&self, t: usize) -> bool {
+        self.sg.tensors.get(t).is_some_and(|x| {
+            x.buffer != 0
+                && self
+                    .model
+                    .buffers
+                    .get(x.buffer as usize)
+                    .is_some_and(|b| !b.data.is_empty())
+        })
+    }
+
+    fn is_float(&self, t: usize) -> bool {
+        self.sg
+            .tensors
+            .get(t)
+            .is_some_and(|x| x.dtype == TensorType::FLOAT32)
+    }
+
+    fn activation_params(&self, min: f32, max: f32) -> Result<QuantParams> {
+        if self.int16 {
+            activation_params_int16(min, max)
+        } else {
+            activation_params_int8(min, max)
+        }
+    }
+
+    pub(super) fn run(mut self) -> Result<(Model, Report)> {
+        self.split_shared_constants();
+        self.initial_states()?;
+        self.propagate();
+        let consts = self.quantize_constants()?;
+        self.check_complete()?;
+        let mut out = self.model.clone();
+        for (t, data) in consts {
+            let b = push_buffer(&mut out, data);
+            self.sg.tensors[t].buffer = b;
+        }
+        let origins = if self.int16 {
+            self.origin_ranges()
+        } else {
+            Vec::new()
+        };
+        self.materialize();
+        if self.int16 {
+            let weights = std::mem::take(&mut self.weight_values);
+            self.record_ranges(&origins, &weights);
+        }
+        self.multipliers();
+        out.subgraphs[0] = std::mem::take(&mut self.sg);
+        unify_versions(&mut out);
+        compact_buffers(&mut out);
+        self.fill_tensor_report(&out);
+        Ok((out, self.report))
+    }
+
+    /// Gives every (quantized op, input slot) that reads a float constant its own tensor, as TF
+    /// duplicates shared constants, so that each use can get its own parameters.
+    fn split_shared_constants(&mut self) {
+        let mut seen: HashSet<usize> = HashSet::new();
+        // Constants also read by float ops or graph outputs keep the original for them.
+        for (i, op) in self.sg.operators.iter().enumerate() {
+            if !self.quantized[i] {
+                for t in op.inputs.iter().filter_map(|&t| usize::try_from(t).ok()) {
+                    seen.insert(t);
+                }
+            }
+        }
+        for &t in &self.sg.outputs {
+            if let Ok(t) = usize::try_from(t) {
+                seen.insert(t);
+            }
+        }
+        for i in 0..self.sg.operators.len() {
+            if !self.quantized[i] {
+                continue;
+            }
+            for k in 0..self.sg.operators[i].inputs.len() {
+                let Some(t) = self.sg.operators[i].input(k) else {
+                    continue;
+                };
+                if !self.is_float(t) || !self.is_const(t) {
+                    continue;
+                }
+                if seen.insert(t) {
+                    continue;
+                }
+                let copy = self.sg.tensors[t].clone();
+                self.sg.tensors.push(copy);
+                self.state.push(None);
+                let n = self.sg.tensors.len() - 1;
+                self.sg.operators[i].inputs[k] = idx(n);
+                self.consumers.entry(n).or_default().push(i);
+            }
+        }
+    }
+
+    fn state_params(&self, t: usize) -> Option<QuantParams> {
+        self.state.get(t).and_then(Option::as_ref).map(|s| s.params)
+    }
+
+    fn tensor_label(&self, t: usize) -> String {
+        format!("tensor {t} '{}'", self.sg.tensors[t].name)
+    }
+
+    fn q_dtype(&self) -> TensorType {
+        if self.int16 {
+            TensorType::INT16
+        } else {
+            TensorType::INT8
+        }
+    }
+}
+
+/// `None` when every float tensor of the op is FLOAT32 and its weights are float constants;
+/// otherwise why the op cannot be quantized.
+fn check_types(sg: &Subgraph, op: &Operator, p: &OpProperties) -> Option<String> {
+    for &t in op.inputs.iter().chain(&op.outputs) {
+        let Ok(t) = usize::try_from(t) else { continue };
+        let Some(x) = sg.tensors.get(t) else {
+            return Some(format!("tensor {t} does not exist"));
+        };
+        if matches!(
+            x.dtype,
+            TensorType::INT8 | TensorType::UINT8 | TensorType::INT16 | TensorType::FLOAT16
+        ) {
+            return Some(format!(
+                "tensor {t} '{}' is already {}",
+                x.name,
+                dtype_name(x.dtype)
+            ));
+        }
+    }
+    if let Some(ws) = p.weights
+        && let Some(w) = op.input(ws.input)
+        && sg
+            .tensors
+            .get(w)
+            .is_some_and(|x| x.dtype != TensorType::FLOAT32)
+    {
+        return Some("its weights are not float32".into());
+    }
+    None
+}
+
+/// Operator indices named by `--float-ops` / `--int16-ops` (`flag`): indices, or names of an
+/// output tensor.
+pub(super) fn resolve_ops(sg: &Subgraph, names: &[String], flag: &str) -> Result<HashSet<usize>> {
+    let mut set = HashSet::new();
+    for n in names {
+        let n = n.trim();
+        if n.is_empty() {
+            continue;
+        }
+        if let Ok(i) = n.parse::<usize>() {
+            if i >= sg.operators.len() {
+                return Err(qerr(
+                    flag,
+                    format!("no operator {i}: the model has {}", sg.operators.len()),
+                ));
+            }
+            set.insert(i);
+            continue;
+        }
+        let found: Vec<usize> = sg
+            .operators
+            .iter()
+            .enumerate()
+            .filter(|(_, op)| {
+                op.outputs.iter().any(|&t| {
+                    usize::try_from(t)
+                        .ok()
+                        .and_then(|t| sg.tensors.get(t))
+                        .is_some_and(|t| t.name == n)
+                })
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if found.is_empty() {
+            return Err(qerr(
+                flag,
+                format!("no operator index or output tensor named '{n}'"),
+            ));
+        }
+        set.extend(found);
+    }
+    Ok(set)
+}

@@ -1,0 +1,247 @@
+//! The quantizer passes: from a float [`Model`] and per-tensor ranges to a quantized model with
+//! the structure and parameters TF 2.21's converter produces. This file holds the options
+//! ([`Mode`], [`IoType`], [`QuantizeOptions`]) and [`quantize`], which prepares the model and
+//! runs the pass of the chosen mode; the recorded ranges are [`Ranges`] (`ranges.rs`).
+//!
+//! Full integer (`int8`, `int16x8`) is `full_integer/`; `full_integer/mod.rs`'s `run` lists its
+//! stages in this order, one file each:
+//!
+//! 1. **Which ops** (`full_integer/mod.rs`). Every operator with an entry in
+//!    [`properties`](super::op_properties::properties) (and, for 16x8, an int16 kernel) is
+//!    quantized unless named in [`QuantizeOptions::float_ops`]; the others stay float with a
+//!    warning naming them, and QUANTIZE/DEQUANTIZE are inserted where float and integer tensors
+//!    meet.
+//! 2. **Which recorded ranges count** (`full_integer/states.rs`, TF's `RemoveRedundantStatsOps`):
+//!    outputs of fixed-output ops drop theirs; a same-scale op with one float operand passes its
+//!    operand's range forward (transitively); the remaining ranges on results of same-scale ops
+//!    pass backward to their operands (CONCATENATION, MAXIMUM of two tensors, …). A kept range
+//!    becomes immutable parameters
+//!    ([`activation_params_int8`](super::params::activation_params_int8) /
+//!    [`activation_params_int16`](super::params::activation_params_int16)).
+//! 3. **Propagation** (`full_integer/propagate.rs`, TF's `QuantizationDriver`): a work list over
+//!    the quantized ops, last op first, spreads parameters across same-scale ops (immutable
+//!    states win, then a single operand, then a single result, then the first one known) and
+//!    sets fixed outputs (SOFTMAX, LOGISTIC 1/256 −128; TANH 1/128 0). Where a tensor already
+//!    holds different parameters, a requantize (QUANTIZE int8 → int8) is inserted, named like
+//!    TF's (`<name>1`).
+//! 4. **Weights** (`full_integer/constants.rs`) per channel (CONV_2D axis 0, DEPTHWISE_CONV_2D
+//!    axis 3, FULLY_CONNECTED and TRANSPOSE_CONV axis 0) or per tensor, **bias** int32 (int64 for
+//!    16x8) with scale `s_in · s_w[c]`, and other float constants (asymmetric over their value
+//!    range, or the shared parameters of a same-scale op).
+//! 5. **I/O types** (`full_integer/materialize.rs`, which also writes the dtypes, requantizes and
+//!    operator versions): int8 (the quantized tensors are the model's inputs and outputs), uint8
+//!    (zero point + 128, with a QUANTIZE at each end), or float (QUANTIZE after each input, named
+//!    `tfl.quantize`, `tfl.quantize1`, …; DEQUANTIZE before each output, the integer tensor
+//!    renamed `<name>1`) — as TF's `int8_floatio` models.
+//! 6. **Report** (`full_integer/report.rs`): 16x8's recorded min/max, the requantization
+//!    multipliers per operator, and every tensor's parameters and their source.
+//!
+//! 16x8 follows TF's older quantizer where it differs (all measured on the goldens): every
+//! recorded range counts except on fixed outputs and on results of single-input same-scale ops
+//! (which take their input's); a multi-input same-scale op keeps its result's range and its inputs
+//! are requantized (`<name>_requantized`); float inputs are quantized into `<name>_int16`; output
+//! DEQUANTIZEs come last; recorded min/max stay in the int16 tensors; CONV_2D, FULLY_CONNECTED and
+//! TRANSPOSE_CONV declare `quantized_bias_type = INT64`, ADD/SUB `pot_scale_int16 = false`.
+//!
+//! As TF's writer, every operator of one builtin code gets the highest version among them
+//! (`edit.rs`, with the other graph-editing helpers the passes share).
+//!
+//! `int8` with some operators int16 runs the full-integer pass twice (`mixed_int16.rs`). Dynamic
+//! range (`dynamic_range.rs`: int8 weights with at least [`DYNAMIC_MIN_ELEMENTS`] elements for the
+//! ops with hybrid kernels, FULLY_CONNECTED with `asymmetric_quantize_inputs`) and float16
+//! (`float16.rs`: every float constant stored as float16 behind a DEQUANTIZE) are separate,
+//! simpler passes ([`quantize`] dispatches).
+//!
+//! Nothing here touches files: the same function serves the CLI and the wasm face.
+
+mod dynamic_range;
+mod edit;
+mod float16;
+mod full_integer;
+mod mixed_int16;
+mod ranges;
+#[cfg(test)]
+mod tests;
+
+pub use dynamic_range::DYNAMIC_MIN_ELEMENTS;
+pub use float16::f32_to_f16_bits;
+pub use ranges::Ranges;
+
+use super::report::Report;
+use crate::error::{Error, Result};
+use crate::graph::{BuiltinOperator as Op, Model};
+use dynamic_range::dynamic_range;
+use edit::{compact_buffers, fold_densify, qerr};
+use float16::float16;
+use full_integer::FullInteger;
+use mixed_int16::mixed_int16;
+
+/// Which quantization to apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Full integer: int8 activations (asymmetric), int8 weights, int32 bias (TF's MLIR quantizer).
+    #[default]
+    Int8,
+    /// Int16 activations (symmetric), int8 weights, int64 bias (TF's older quantizer).
+    Int16x8,
+    /// Weight-only int8 for ops with hybrid kernels; activations stay float.
+    Dynamic,
+    /// Float constants stored as float16, dequantized at load time.
+    Float16,
+}
+
+impl Mode {
+    /// Parses `int8`, `int16x8` (or `16x8`), `dynamic`, `float16` (or `fp16`).
+    pub fn parse(text: &str) -> Result<Mode> {
+        Ok(match text.trim() {
+            "int8" => Mode::Int8,
+            "int16x8" | "16x8" => Mode::Int16x8,
+            "dynamic" => Mode::Dynamic,
+            "float16" | "fp16" => Mode::Float16,
+            other => {
+                return Err(Error::Quantization {
+                    what: "options".into(),
+                    reason: format!(
+                        "unknown mode '{other}': expected int8, int16x8, dynamic or float16"
+                    ),
+                });
+            }
+        })
+    }
+
+    /// The mode's name as [`Mode::parse`] reads it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Int8 => "int8",
+            Mode::Int16x8 => "int16x8",
+            Mode::Dynamic => "dynamic",
+            Mode::Float16 => "float16",
+        }
+    }
+}
+
+/// Element type of the quantized model's inputs and outputs (full-integer modes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IoType {
+    /// The mode's own integer type (int8, or int16 for 16x8).
+    #[default]
+    Native,
+    /// uint8 (int8 parameters with zero point + 128), converted by QUANTIZE at both ends.
+    Uint8,
+    /// float32, with QUANTIZE after each input and DEQUANTIZE before each output.
+    Float,
+}
+
+impl IoType {
+    /// Parses `int8`, `int16` (both mean the mode's integer type), `uint8` or `float`.
+    pub fn parse(text: &str) -> Result<IoType> {
+        Ok(match text.trim() {
+            "int8" | "int16" | "native" => IoType::Native,
+            "uint8" => IoType::Uint8,
+            "float" | "float32" => IoType::Float,
+            other => {
+                return Err(Error::Quantization {
+                    what: "options".into(),
+                    reason: format!("unknown I/O type '{other}': expected int8, uint8 or float"),
+                });
+            }
+        })
+    }
+}
+
+/// How to quantize.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QuantizeOptions {
+    /// The quantization mode.
+    pub mode: Mode,
+    /// Type of the model's inputs and outputs (full-integer modes).
+    pub io: IoType,
+    /// Per-tensor instead of per-channel weights.
+    pub per_tensor: bool,
+    /// Operators to keep float: operator indices (`"3"`) or names of one of their output tensors.
+    pub float_ops: Vec<String>,
+    /// Operators to run with int16 activations (16x8) in an `int8` model: indices or output
+    /// tensor names, as `float_ops`. QUANTIZE / DEQUANTIZE are inserted where they meet int8
+    /// operators (see [`quantize`]).
+    pub int16_ops: Vec<String>,
+}
+
+/// Quantizes `model` (subgraph 0) with the recorded `ranges` as `opts` asks. Returns the new model
+/// and a [`Report`] of every decision.
+///
+/// Before the passes, for the full-integer modes: DENSIFY of constants and DEQUANTIZE of
+/// constants (float16 or integer weights) are folded into float32 constants, and hybrid int8
+/// weights are dequantized ([`super::normalize`]). After them, redundant DEQUANTIZE → QUANTIZE
+/// pairs are removed ([`super::cleanup`]), so a model that was already partly quantized keeps
+/// its integer operators and gains no float detour between them.
+///
+/// With [`QuantizeOptions::int16_ops`] (mode `int8` only) the model is quantized twice: first
+/// int8 with those operators kept float, then those operators alone as 16x8 (TF's older
+/// quantizer's rules, with the same recorded ranges). Where an int16 result feeds int8
+/// operators, one requantizing QUANTIZE (int16 → int8) is left; where an int8 tensor feeds an
+/// int16 operator, DEQUANTIZE → QUANTIZE (LiteRT's QUANTIZE does not widen int8 to int16).
+/// Model inputs read only by int16 operators, and outputs written by them, are int16 with
+/// `--io int8`, float otherwise.
+///
+/// # Errors
+/// [`Error::Quantization`] for a tensor that needs a range and has none, NaN/infinite ranges or
+/// weights, models with several subgraphs, or options that do not fit the mode.
+pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Result<(Model, Report)> {
+    if model.subgraphs.len() != 1 {
+        return Err(Error::Quantization {
+            what: "model".into(),
+            reason: format!(
+                "it has {} subgraphs; only single-subgraph models are quantized",
+                model.subgraphs.len()
+            ),
+        });
+    }
+    let full_integer = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
+    if !opts.int16_ops.iter().all(|s| s.trim().is_empty()) && opts.mode != Mode::Int8 {
+        return Err(qerr(
+            "--int16-ops",
+            format!(
+                "int16 operators are chosen in an int8 model (--mode int8), not in mode {}",
+                opts.mode.name()
+            ),
+        ));
+    }
+    let (dense, mut notes) = fold_densify(model)?;
+    let model = dense.as_ref().unwrap_or(model);
+    let (plain, more) = if full_integer {
+        super::normalize::dequantize_constants(model)?
+    } else {
+        (None, Vec::new())
+    };
+    notes.extend(more);
+    // The constants behind folded DEQUANTIZEs: unread now, dropped from the result.
+    let orphans: Vec<usize> = if plain.is_some() {
+        model.subgraphs[0]
+            .operators
+            .iter()
+            .filter(|op| op.code.op() == Op::DEQUANTIZE)
+            .filter_map(|op| op.input(0))
+            .filter(|&t| model.tensor_data(0, t).is_some())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let model = plain.as_ref().unwrap_or(model);
+    let (mut q, mut report) = match opts.mode {
+        Mode::Int8 if !opts.int16_ops.iter().all(|s| s.trim().is_empty()) => {
+            mixed_int16(model, ranges, opts)
+        }
+        Mode::Int8 | Mode::Int16x8 => FullInteger::new(model, ranges, opts, None)?.run(),
+        Mode::Dynamic => dynamic_range(model, opts),
+        Mode::Float16 => float16(model, opts),
+    }?;
+    if full_integer {
+        let cleaned = super::cleanup::remove_redundant_pairs(&mut q, &mut report, &orphans);
+        if !cleaned.is_empty() || !orphans.is_empty() {
+            compact_buffers(&mut q);
+        }
+        notes.extend(cleaned);
+    }
+    report.warnings.splice(0..0, notes);
+    Ok((q, report))
+}

@@ -1,0 +1,295 @@
+//! End-to-end tests of [`quantize`] on small hand-built models: full integer (by hand-computed
+//! parameters, float and uint8 I/O, float operators, missing ranges, same-scale requantizes),
+//! dynamic range and float16, and the option parsers.
+
+use super::edit::simple_op;
+use super::*;
+use crate::fixedpoint::quantize_multiplier;
+use crate::graph::{Buffer, BuiltinOptionsT, OpCode, Subgraph, Tensor, TensorType};
+use crate::quant::params::QuantParams;
+
+fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// x[1,4] → FULLY_CONNECTED(w[2,4], b[2]) → y[1,2] → `last` → z[1,2].
+fn tiny(last: OpCode) -> Model {
+    let mut sg = Subgraph::default();
+    let mut t = |name: &str, shape: Vec<i32>, buffer: u32| {
+        let mut x = Tensor::new(name, TensorType::FLOAT32, shape);
+        x.buffer = buffer;
+        sg.tensors.push(x);
+    };
+    t("x", vec![1, 4], 0);
+    t("w", vec![2, 4], 1);
+    t("b", vec![2], 2);
+    t("y", vec![1, 2], 0);
+    t("z", vec![1, 2], 0);
+    sg.inputs = vec![0];
+    sg.outputs = vec![4];
+    let mut fc = simple_op(Op::FULLY_CONNECTED, 1, 0, 3);
+    fc.inputs = vec![0, 1, 2];
+    fc.options = BuiltinOptionsT::FullyConnectedOptions(Box::default());
+    let mut sm = simple_op(Op::SOFTMAX, 1, 3, 4);
+    sm.code = last;
+    sg.operators = vec![fc, sm];
+    Model {
+        version: 3,
+        subgraphs: vec![sg],
+        buffers: vec![
+            Buffer::default(),
+            Buffer {
+                data: f32_bytes(&[1.0, -0.5, 0.25, 0.0, 0.0, 0.0, 0.0, 2.0]),
+            },
+            Buffer {
+                data: f32_bytes(&[0.5, -1.0]),
+            },
+        ],
+        ..Model::default()
+    }
+}
+
+fn ranges(m: &Model) -> Ranges {
+    let mut r = Ranges::new();
+    for (i, lo, hi) in [(0, -1.0, 1.0), (3, -2.0, 6.0), (4, 0.0, 1.0)] {
+        r.insert(i, &m.subgraphs[0].tensors[i].name, lo, hi)
+            .expect("finite");
+    }
+    r
+}
+
+fn q(t: &Tensor) -> (Vec<f32>, Vec<i64>) {
+    let q = t.quantization.as_ref().expect("quantized");
+    (q.scales().to_vec(), q.zero_points().to_vec())
+}
+
+#[test]
+fn fully_connected_then_softmax_by_hand() {
+    let m = tiny(OpCode::builtin(Op::SOFTMAX, 1));
+    let (out, report) = quantize(&m, &ranges(&m), &QuantizeOptions::default()).expect("ok");
+    let sg = &out.subgraphs[0];
+    let by = |n: &str| sg.tensors.iter().position(|t| t.name == n).expect(n);
+    // x: [-1, 1] → scale 2/255, zero point round(-128 + 127.5) = -1 (half away from zero).
+    assert_eq!(q(&sg.tensors[by("x")]), (vec![2.0 / 255.0], vec![-1]));
+    assert_eq!(sg.tensors[by("x")].dtype, TensorType::INT8);
+    // y: [-2, 6] → scale 8/255, zero point round(-128 + 63.75) = -64.
+    assert_eq!(q(&sg.tensors[by("y")]), (vec![8.0 / 255.0], vec![-64]));
+    // z: SOFTMAX's fixed 1/256, -128 whatever its range.
+    assert_eq!(q(&sg.tensors[by("z")]), (vec![1.0 / 256.0], vec![-128]));
+    // Weights per output channel: scales 1/127, 2/127; -0.5·127 = -63.5 → -64, 31.75 → 32.
+    let w = by("w");
+    assert_eq!(q(&sg.tensors[w]).0, vec![1.0 / 127.0, 2.0 / 127.0]);
+    let wv: Vec<i8> = out
+        .tensor_data(0, w)
+        .expect("w")
+        .iter()
+        .map(|&b| b as i8)
+        .collect();
+    assert_eq!(wv, vec![127, -64, 32, 0, 0, 0, 0, 127]);
+    // Bias: 0.5 / (2/255 · 1/127) = 8096.25 → 8096; -1 / (2/255 · 2/127) → -8096.
+    let b = by("b");
+    assert_eq!(sg.tensors[b].dtype, TensorType::INT32);
+    let bv: Vec<i32> = out
+        .tensor_data(0, b)
+        .expect("b")
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(bv, vec![8096, -8096]);
+    let versions: Vec<i32> = sg.operators.iter().map(|o| o.code.version).collect();
+    assert_eq!(versions, vec![4, 2]);
+    // The report's multiplier: s_x · s_w[0] / s_y = (2/255)(1/127)/(8/255) = 1/508.
+    let m0 = report.ops[0].multipliers[0];
+    assert!((m0 - 1.0 / 508.0).abs() < 1e-9, "{m0}");
+    assert_eq!(report.ops[0].quantized[0], quantize_multiplier(m0));
+}
+
+#[test]
+fn float_io_adds_quantize_and_dequantize_named_as_tf() {
+    let m = tiny(OpCode::builtin(Op::SOFTMAX, 1));
+    let opts = QuantizeOptions {
+        io: IoType::Float,
+        ..QuantizeOptions::default()
+    };
+    let (out, _) = quantize(&m, &ranges(&m), &opts).expect("ok");
+    let sg = &out.subgraphs[0];
+    let names: Vec<String> = sg.operators.iter().map(|o| o.code.name()).collect();
+    assert_eq!(
+        names,
+        ["QUANTIZE", "FULLY_CONNECTED", "SOFTMAX", "DEQUANTIZE"]
+    );
+    let name = |t: i32| sg.tensors[t as usize].name.as_str();
+    assert_eq!(name(sg.operators[0].outputs[0]), "tfl.quantize");
+    assert_eq!(name(sg.operators[2].outputs[0]), "z1");
+    assert_eq!(name(sg.outputs[0]), "z");
+    assert_eq!(
+        sg.tensors[sg.outputs[0] as usize].dtype,
+        TensorType::FLOAT32
+    );
+    assert_eq!(sg.tensors[sg.inputs[0] as usize].dtype, TensorType::FLOAT32);
+}
+
+#[test]
+fn uint8_io_shifts_the_zero_point() {
+    let m = tiny(OpCode::builtin(Op::SOFTMAX, 1));
+    let opts = QuantizeOptions {
+        io: IoType::Uint8,
+        ..QuantizeOptions::default()
+    };
+    let (out, _) = quantize(&m, &ranges(&m), &opts).expect("ok");
+    let sg = &out.subgraphs[0];
+    let x = &sg.tensors[sg.inputs[0] as usize];
+    assert_eq!(x.dtype, TensorType::UINT8);
+    assert_eq!(q(x), (vec![2.0 / 255.0], vec![127]));
+    let z = &sg.tensors[sg.outputs[0] as usize];
+    assert_eq!(q(z), (vec![1.0 / 256.0], vec![0]));
+}
+
+#[test]
+fn unsupported_op_stays_float_between_dequantize_and_float_output() {
+    let custom = OpCode {
+        custom_code: Some("MyOp".into()),
+        ..OpCode::builtin(Op::CUSTOM, 1)
+    };
+    let m = tiny(custom);
+    let (out, report) = quantize(&m, &ranges(&m), &QuantizeOptions::default()).expect("ok");
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("operator 1 (MyOp) stays float")),
+        "{:?}",
+        report.warnings
+    );
+    let sg = &out.subgraphs[0];
+    let names: Vec<String> = sg.operators.iter().map(|o| o.code.name()).collect();
+    assert_eq!(names, ["FULLY_CONNECTED", "DEQUANTIZE", "MyOp"]);
+    assert_eq!(
+        sg.tensors[sg.outputs[0] as usize].dtype,
+        TensorType::FLOAT32
+    );
+    // The custom op reads the DEQUANTIZE output, a float tensor.
+    let input = sg.operators[2].inputs[0] as usize;
+    assert_eq!(sg.tensors[input].dtype, TensorType::FLOAT32);
+    assert_eq!(sg.operators[1].outputs[0] as usize, input);
+}
+
+#[test]
+fn missing_or_bad_ranges_are_typed_errors() {
+    let m = tiny(OpCode::builtin(Op::SOFTMAX, 1));
+    let mut r = Ranges::new();
+    r.insert(0, "x", -1.0, 1.0).expect("finite");
+    // y has no range (z's is fixed by SOFTMAX): named in the error.
+    let e = quantize(&m, &r, &QuantizeOptions::default()).expect_err("missing y");
+    assert!(e.to_string().contains("tensor 3 'y'"), "{e}");
+    assert!(r.insert(3, "y", f32::NAN, 1.0).is_err());
+    let e = r.insert(3, "y", 2.0, 1.0).expect_err("inverted");
+    assert!(e.to_string().contains("'y'"), "{e}");
+    // Dynamic range and float16 need no ranges; small weights stay float in dynamic mode.
+    let dynamic = QuantizeOptions {
+        mode: Mode::Dynamic,
+        ..QuantizeOptions::default()
+    };
+    let (out, _) = quantize(&m, &Ranges::new(), &dynamic).expect("ok");
+    assert_eq!(out.subgraphs[0].tensors[1].dtype, TensorType::FLOAT32);
+    let fp16 = QuantizeOptions {
+        mode: Mode::Float16,
+        ..QuantizeOptions::default()
+    };
+    let (out, _) = quantize(&m, &Ranges::new(), &fp16).expect("ok");
+    assert_eq!(out.subgraphs[0].tensors[1].dtype, TensorType::FLOAT16);
+    assert_eq!(out.subgraphs[0].operators[0].code.name(), "DEQUANTIZE");
+}
+
+/// x[1,3] → LOGISTIC → s; CONCATENATION(s, x) → c[1,6].
+fn concat_of_logistic() -> Model {
+    let mut sg = Subgraph::default();
+    for (name, shape) in [("x", vec![1, 3]), ("s", vec![1, 3]), ("c", vec![1, 6])] {
+        sg.tensors
+            .push(Tensor::new(name, TensorType::FLOAT32, shape));
+    }
+    sg.inputs = vec![0];
+    sg.outputs = vec![2];
+    let mut cat = simple_op(Op::CONCATENATION, 1, 1, 2);
+    cat.inputs = vec![1, 0];
+    sg.operators = vec![simple_op(Op::LOGISTIC, 1, 0, 1), cat];
+    Model {
+        version: 3,
+        subgraphs: vec![sg],
+        buffers: vec![Buffer::default()],
+        ..Model::default()
+    }
+}
+
+#[test]
+fn concat_shares_its_result_range_and_requantizes_a_fixed_input() {
+    let m = concat_of_logistic();
+    let mut r = Ranges::new();
+    r.insert(0, "x", -4.0, 4.0).expect("finite");
+    r.insert(1, "s", 0.02, 0.98).expect("finite");
+    r.insert(2, "c", -4.0, 4.0).expect("finite");
+    let (out, _) = quantize(&m, &r, &QuantizeOptions::default()).expect("ok");
+    let sg = &out.subgraphs[0];
+    let names: Vec<String> = sg.operators.iter().map(|o| o.code.name()).collect();
+    assert_eq!(names, ["LOGISTIC", "QUANTIZE", "CONCATENATION"]);
+    // c's range [-4, 4]: scale 8/255, zero point round(-128 + 127.5) = -1; x (an operand of
+    // the concatenation) takes it instead of its own range.
+    let c = QuantParams {
+        scale: 8.0 / 255.0,
+        zero_point: -1,
+    };
+    let params = |t: i32| {
+        let q = sg.tensors[t as usize].quantization.as_ref().expect("q");
+        QuantParams {
+            scale: q.scales()[0],
+            zero_point: q.zero_points()[0] as i32,
+        }
+    };
+    assert_eq!(params(sg.inputs[0]), c);
+    assert_eq!(params(sg.outputs[0]), c);
+    // LOGISTIC writes 1/256, -128 into 's'; a requantize gives the concatenation 's1' in c's.
+    let s = sg.operators[0].outputs[0];
+    assert_eq!(sg.tensors[s as usize].name, "s");
+    assert_eq!(
+        params(s),
+        QuantParams {
+            scale: 1.0 / 256.0,
+            zero_point: -128
+        }
+    );
+    let s1 = sg.operators[1].outputs[0];
+    assert_eq!(sg.tensors[s1 as usize].name, "s1");
+    assert_eq!(params(s1), c);
+    assert_eq!(sg.operators[2].inputs, vec![s1, sg.inputs[0]]);
+
+    // 16x8: the result keeps its range, each input with other parameters is requantized.
+    let opts = QuantizeOptions {
+        mode: Mode::Int16x8,
+        io: IoType::Float,
+        ..QuantizeOptions::default()
+    };
+    r.insert(2, "c", -5.0, 4.0).expect("finite");
+    let (out, _) = quantize(&m, &r, &opts).expect("ok");
+    let sg = &out.subgraphs[0];
+    let names: Vec<&str> = sg.tensors.iter().map(|t| t.name.as_str()).collect();
+    for n in ["x_int16", "x_requantized", "s_requantized", "c_int16"] {
+        assert!(names.contains(&n), "{n} in {names:?}");
+    }
+    let c16 = sg
+        .tensors
+        .iter()
+        .find(|t| t.name == "c_int16")
+        .expect("c_int16");
+    let q = c16.quantization.as_ref().expect("q");
+    // Symmetric: 5 / 32767, zero point 0, recorded range kept.
+    assert_eq!(q.scales(), [5.0f32 / 32767.0]);
+    assert_eq!(q.min.as_deref(), Some(&[-5.0f32][..]));
+}
+
+#[test]
+fn options_parse() {
+    assert_eq!(Mode::parse("16x8").expect("ok"), Mode::Int16x8);
+    assert!(Mode::parse("int4").is_err());
+    assert_eq!(IoType::parse("float").expect("ok"), IoType::Float);
+    assert!(IoType::parse("bf16").is_err());
+}
