@@ -11,7 +11,7 @@ use crate::graph::{BuiltinOperator as Op, Model, TensorType};
 use crate::quant::op_properties::properties;
 use crate::quant::report::Report;
 
-/// `int8` with some operators int16 (see [`quantize`]).
+/// `int8` with some operators int16 (see [`quantize`](super::quantize)).
 pub(super) fn mixed_int16(
     model: &Model,
     ranges: &Ranges,
