@@ -3,7 +3,9 @@
 //!
 //! - [`params`]: the numerics — scale and zero-point choice for activations (int8 asymmetric,
 //!   int16 symmetric), symmetric int8 weights per channel or per tensor, int32/int64 bias — each
-//!   rule reproducing one TF function bit for bit, with its provenance in the docs.
+//!   rule reproducing one TF function bit for bit, with its provenance in the docs; one file per
+//!   rule family (`params/activation.rs`, `weights.rs`, `bias.rs`, and `affine.rs` for MLIR's
+//!   shared arithmetic and the other constants).
 //! - [`calibrate`]: the observers — stream samples through the float engine and record per
 //!   tensor TF's global min/max, a bounded histogram and moving-average min/max, then choose a
 //!   range (min/max, percentile, MSE, moving average).
@@ -14,7 +16,12 @@
 //! - [`op_properties`]: per builtin op, which inputs are weights (and their per-channel axis) or
 //!   bias, fixed output parameters, same-scale constraints, kernel versions.
 //! - [`passes`]: the quantizer itself, [`quantize`]: float model + ranges → quantized model
-//!   (full integer int8 or 16x8, dynamic range, float16) and a [`Report`].
+//!   (full integer int8 or 16x8, dynamic range, float16) and a [`Report`]. One file per pass
+//!   (`passes/full_integer/`, `mixed_int16.rs`, `dynamic_range.rs`, `float16.rs`); the
+//!   full-integer pass has one file per stage, in the order they run: `states.rs` (which
+//!   activation ranges count) → `propagate.rs` (parameters forward and backward across same-scale
+//!   ops) → `constants.rs` (weights, bias) → `materialize.rs` (QUANTIZE/DEQUANTIZE, I/O types) →
+//!   `report.rs`.
 //! - [`normalize`]: models as people have them (float16 or int8 constants behind DEQUANTIZE,
 //!   hybrid int8 weights) made plain before the passes; [`cleanup`]: redundant
 //!   DEQUANTIZE → QUANTIZE pairs removed after them.

@@ -3,6 +3,24 @@
 //! quantized `.tflite` and the [`Report`], plus the JSON texts both faces write. The page's
 //! downloads are byte-identical to `zeropoint quantize --stats … -o … --report …` because both
 //! go through these functions.
+//!
+//! What [`quantize`] does, in order (file names under `quant/`):
+//!
+//! 1. **Prepare**: DENSIFY of constants folded (`passes/edit.rs`); for the full-integer modes,
+//!    float16 or int8 constants behind DEQUANTIZE and hybrid weights made float32
+//!    ([`super::normalize`]).
+//! 2. **The pass of the mode.** Full integer (`passes/full_integer/`, stages in the order of its
+//!    `run`): which operators are quantized (`mod.rs`) → which recorded activation ranges count
+//!    (`states.rs`) → parameters propagated forward and backward across same-scale operators,
+//!    fixed outputs set, requantizes where they disagree (`propagate.rs`) → weights, then bias,
+//!    then other constants (`constants.rs`) → dtypes, QUANTIZE/DEQUANTIZE at float boundaries and
+//!    the I/O types (`materialize.rs`) → recorded ranges, multipliers and the tensor report
+//!    (`report.rs`). With `--int16-ops`, that pass twice (`passes/mixed_int16.rs`). Dynamic range
+//!    (`passes/dynamic_range.rs`) and float16 (`passes/float16.rs`) are single steps. The numbers
+//!    each stage writes come from `params/` (`activation.rs`, `weights.rs`, `bias.rs`,
+//!    `affine.rs`).
+//! 3. **Clean up**: redundant DEQUANTIZE → QUANTIZE pairs removed ([`super::cleanup`]), unread
+//!    buffers dropped.
 
 use super::calibrate::CalibrationStats;
 use super::passes::{Mode, QuantizeOptions, Ranges, quantize};

@@ -178,6 +178,12 @@ impl<'a> FullInteger<'a> {
         }
     }
 
+    /// The stages, in order: constants read by several quantized uses split into one tensor per
+    /// use (here); the recorded ranges that count (`states.rs`); propagation across same-scale
+    /// and fixed-output operators (`propagate.rs`); weights, bias and other constants
+    /// (`constants.rs`), then the check that every activation has parameters (`propagate.rs`);
+    /// the rewrite with QUANTIZE/DEQUANTIZE and the I/O types (`materialize.rs`); what the result
+    /// records: 16x8's min/max, multipliers, the tensor report (`report.rs`).
     pub(super) fn run(mut self) -> Result<(Model, Report)> {
         self.split_shared_constants();
         self.initial_states()?;
