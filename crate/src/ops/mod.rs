@@ -12,6 +12,7 @@ pub mod conv;
 pub mod elementwise;
 pub mod fully_connected;
 pub mod pool;
+pub mod properties;
 pub mod quantize;
 pub mod reduce;
 pub mod registry;

@@ -1,106 +1,568 @@
-//! The operator registry: which [`BuiltinOperator`](crate::graph::BuiltinOperator)s the engine runs, and the prepare function of
-//! each. An operator missing here is reported as unsupported by the engine.
+//! The one table of operators ([`OPS`]): for each builtin operator Zeropoint knows, its prepare
+//! function, the tensor types the engine runs it with, the quantizer's properties, the names of
+//! its inputs and the arithmetic its integer kernel reproduces. Everything else reads this table:
+//! the engine's prepare step ([`lookup`]: a row without a prepare function is reported as
+//! unsupported, with all the others, at load time), the quantizer ([`properties`]), the README's
+//! supported-op table and the page's op roles (both generated from it by
+//! `tests/rust/op_table.rs`, which fails when they are stale).
+//!
+//! Adding an operator: write its `prepare_*` and kernel in the op family's file (`ops/<family>`,
+//! `kernels/reference/<family>`), add one row here, and run
+//! `ZP_BLESS=1 cargo test -p zeropoint-tests --test op_table` to regenerate the README table and
+//! `www/src/model/op-table.ts`. Its goldens come from `tests/tools/make_goldens.py`.
 
+use super::properties::{
+    OpProperties, SCALE_1_128, SCALE_1_256, SCALE_1_32768, fixed, int16_at, per_tensor_weights,
+    plain, same, weighted, with16,
+};
 use super::{
     PrepareFn, activations, conv, elementwise, fully_connected, pool, quantize, reduce, resize,
     shape,
 };
 use crate::graph::BuiltinOperator as Op;
 
-/// Every operator with a prepare function, in the order of the source files.
-pub const SUPPORTED: &[Op] = &[
-    Op::CONV_2D,
-    Op::DEPTHWISE_CONV_2D,
-    Op::TRANSPOSE_CONV,
-    Op::FULLY_CONNECTED,
-    Op::ADD,
-    Op::SUB,
-    Op::MUL,
-    Op::DIV,
-    Op::MAXIMUM,
-    Op::MINIMUM,
-    Op::SQUARED_DIFFERENCE,
-    Op::RELU,
-    Op::RELU6,
-    Op::RELU_N1_TO_1,
-    Op::LOGISTIC,
-    Op::TANH,
-    Op::LEAKY_RELU,
-    Op::HARD_SWISH,
-    Op::PRELU,
-    Op::SOFTMAX,
-    Op::AVERAGE_POOL_2D,
-    Op::MAX_POOL_2D,
-    Op::MEAN,
-    Op::SUM,
-    Op::REDUCE_MAX,
-    Op::RESHAPE,
-    Op::SQUEEZE,
-    Op::EXPAND_DIMS,
-    Op::TRANSPOSE,
-    Op::CONCATENATION,
-    Op::PAD,
-    Op::PADV2,
-    Op::STRIDED_SLICE,
-    Op::SLICE,
-    Op::RESIZE_BILINEAR,
-    Op::RESIZE_NEAREST_NEIGHBOR,
-    Op::DEQUANTIZE,
-    Op::QUANTIZE,
-    Op::DENSIFY,
+/// The tensor types the engine runs an operator with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Runs {
+    /// Float32 activations (and float16 / int8 constants behind DEQUANTIZE).
+    pub float: bool,
+    /// Int8 (and uint8) activations.
+    pub int8: bool,
+    /// Int16 activations (TFLite's 16x8 scheme).
+    pub int16: bool,
+    /// Float activations with int8 weights (dynamic-range "hybrid" kernels).
+    pub hybrid: bool,
+}
+
+impl Runs {
+    /// Whether the engine runs the operator at all.
+    pub const fn any(self) -> bool {
+        self.float || self.int8 || self.int16 || self.hybrid
+    }
+}
+
+const NONE: Runs = Runs {
+    float: false,
+    int8: false,
+    int16: false,
+    hybrid: false,
+};
+/// Float only.
+const F: Runs = Runs {
+    float: true,
+    ..NONE
+};
+/// Float and int8.
+const F8: Runs = Runs { int8: true, ..F };
+/// Float, int8 and int16.
+const F816: Runs = Runs { int16: true, ..F8 };
+/// Float, int8, int16 and hybrid.
+const ALL: Runs = Runs {
+    hybrid: true,
+    ..F816
+};
+/// Integer only (QUANTIZE).
+const I816: Runs = Runs {
+    int8: true,
+    int16: true,
+    ..NONE
+};
+
+/// One operator: everything the engine, the quantizer and the docs know about it.
+#[derive(Debug, Clone, Copy)]
+pub struct OpEntry {
+    /// The builtin operator.
+    pub op: Op,
+    /// Its prepare function, or `None` when the engine has no kernel for it yet (the quantizer
+    /// may still know its properties).
+    pub prepare: Option<PrepareFn>,
+    /// The op family: the file under `ops/` (and `kernels/reference/`) its code lives in.
+    pub family: &'static str,
+    /// Which tensor types the engine runs it with.
+    pub runs: Runs,
+    /// The quantizer's properties, or `None` when the quantizer keeps it float.
+    pub quant: Option<OpProperties>,
+    /// Names of its inputs in order, for ops whose inputs are not interchangeable (empty
+    /// otherwise).
+    pub inputs: &'static [&'static str],
+    /// The arithmetic its integer kernel reproduces, as the goldens decided (empty when it only
+    /// moves values).
+    pub arithmetic: &'static str,
+}
+
+impl OpEntry {
+    /// The operator's name (`CONV_2D`).
+    pub fn name(&self) -> &'static str {
+        self.op.variant_name().unwrap_or("?")
+    }
+}
+
+/// A row with every field; the `row!` shorthand below fills the rest.
+macro_rules! row {
+    ($op:ident, $family:ident :: $prepare:ident, $runs:expr, $quant:expr, $inputs:expr, $arith:expr) => {
+        OpEntry {
+            op: Op::$op,
+            prepare: Some($family::$prepare),
+            family: stringify!($family),
+            runs: $runs,
+            quant: $quant,
+            inputs: $inputs,
+            arithmetic: $arith,
+        }
+    };
+    // Known to the quantizer only: no kernel yet.
+    ($op:ident, quantizer only, $quant:expr) => {
+        OpEntry {
+            op: Op::$op,
+            prepare: None,
+            family: "",
+            runs: NONE,
+            quant: Some($quant),
+            inputs: &[],
+            arithmetic: "",
+        }
+    };
+}
+
+const CONV_INPUTS: &[&str] = &["input", "weights", "bias"];
+const CONV_ARITH: &str = "int8: per-channel Q31 multiplier, double rounding (single rounding is 1 LSB off); \
+     16x8 int64 bias: multiplier reduced to 15 bits, one rounding shift";
+const COPY: &str = "copy";
+
+/// Every operator Zeropoint knows, grouped by op family. One row per operator.
+pub const OPS: &[OpEntry] = &[
+    // ops/conv.rs
+    row!(
+        CONV_2D,
+        conv::prepare_conv2d,
+        ALL,
+        Some(with16(weighted(0, 0, 2, 3, 5))),
+        CONV_INPUTS,
+        CONV_ARITH
+    ),
+    row!(
+        DEPTHWISE_CONV_2D,
+        conv::prepare_depthwise_conv2d,
+        ALL,
+        Some(with16(weighted(3, 0, 2, 3, 6))),
+        CONV_INPUTS,
+        "as CONV_2D"
+    ),
+    row!(
+        TRANSPOSE_CONV,
+        conv::prepare_transpose_conv,
+        ALL,
+        Some(int16_at(weighted(0, 2, 3, 2, 2), 3)),
+        &["output shape", "weights", "input", "bias"],
+        "as CONV_2D"
+    ),
+    // ops/fully_connected.rs
+    row!(
+        FULLY_CONNECTED,
+        fully_connected::prepare_fully_connected,
+        ALL,
+        Some(with16(weighted(0, 0, 2, 4, 12))),
+        CONV_INPUTS,
+        "rescale in double, `round(acc · s_in·s_w/s_out)` (the fixed-point multiplier is 1 LSB off on 16x8)"
+    ),
+    // ops/elementwise.rs
+    row!(
+        ADD,
+        elementwise::prepare_binary,
+        F816,
+        Some(with16(plain(2))),
+        &[],
+        "left shift 20 (int8) / 15 (int16), input and output multipliers in double, double rounding"
+    ),
+    row!(
+        SUB,
+        elementwise::prepare_binary,
+        F816,
+        Some(with16(plain(2))),
+        &[],
+        "as ADD"
+    ),
+    row!(
+        MUL,
+        elementwise::prepare_binary,
+        F816,
+        Some(with16(plain(2))),
+        &[],
+        "multiplier `s1·s2/s_out` in float, double rounding"
+    ),
+    row!(DIV, elementwise::prepare_binary, F, None, &[], ""),
+    row!(
+        MAXIMUM,
+        elementwise::prepare_binary,
+        F816,
+        Some(with16(same(2))),
+        &[],
+        "raw compare (same scale required)"
+    ),
+    row!(
+        MINIMUM,
+        elementwise::prepare_binary,
+        F816,
+        Some(with16(same(2))),
+        &[],
+        "raw compare (same scale required)"
+    ),
+    row!(
+        SQUARED_DIFFERENCE,
+        elementwise::prepare_binary,
+        F,
+        Some(plain(2)),
+        &[],
+        ""
+    ),
+    // ops/activations.rs
+    row!(
+        RELU,
+        activations::prepare_unary,
+        F816,
+        Some(with16(plain(2))),
+        &[],
+        "`ReluX`: multiplier in float, double rounding"
+    ),
+    row!(
+        RELU6,
+        activations::prepare_unary,
+        F816,
+        Some(with16(plain(2))),
+        &[],
+        "as RELU"
+    ),
+    row!(
+        RELU_N1_TO_1,
+        activations::prepare_unary,
+        F816,
+        Some(plain(2)),
+        &[],
+        "as RELU"
+    ),
+    row!(
+        LOGISTIC,
+        activations::prepare_unary,
+        F816,
+        Some(with16(fixed((SCALE_1_256, -128), (SCALE_1_32768, 0)))),
+        &[],
+        "int8: 256-entry table from the float function at prepare; int16: LiteRT's interpolated fixed table"
+    ),
+    row!(
+        TANH,
+        activations::prepare_unary,
+        F816,
+        Some(with16(fixed((SCALE_1_128, 0), (SCALE_1_32768, 0)))),
+        &[],
+        "as LOGISTIC"
+    ),
+    row!(
+        LEAKY_RELU,
+        activations::prepare_unary,
+        F816,
+        Some(int16_at(plain(1), 2)),
+        &[],
+        "identity and alpha multipliers in float, double rounding"
+    ),
+    row!(
+        HARD_SWISH,
+        activations::prepare_unary,
+        F8,
+        Some(plain(1)),
+        &[],
+        "LiteRT's 16-bit fixed point (`reluish` multiplier); no int16 kernel in LiteRT"
+    ),
+    row!(
+        SOFTMAX,
+        activations::prepare_unary,
+        F816,
+        Some(with16(fixed((SCALE_1_256, -128), (SCALE_1_32768, 0)))),
+        &[],
+        "int8: gemmlowp fixed-point exp + reciprocal; int16: two 513-entry interpolated tables"
+    ),
+    row!(
+        PRELU,
+        activations::prepare_prelu,
+        F8,
+        Some(per_tensor_weights(1)),
+        &["input", "alpha"],
+        "double rounding, multipliers in float; no int16 kernel in LiteRT"
+    ),
+    // ops/pool.rs
+    row!(
+        AVERAGE_POOL_2D,
+        pool::prepare_pool,
+        F816,
+        Some(with16(same(2))),
+        &[],
+        "rounded average, ties away from zero"
+    ),
+    row!(
+        MAX_POOL_2D,
+        pool::prepare_pool,
+        F816,
+        Some(with16(same(2))),
+        &[],
+        "raw max"
+    ),
+    // ops/reduce.rs
+    row!(
+        MEAN,
+        reduce::prepare_reduce,
+        F816,
+        Some(with16(plain(2))),
+        &["input", "axes"],
+        "`in_scale/out_scale` in double with 1/n folded into the shift, double rounding"
+    ),
+    row!(
+        SUM,
+        reduce::prepare_reduce,
+        F816,
+        Some(with16(plain(2))),
+        &["input", "axes"],
+        "as MEAN"
+    ),
+    row!(
+        REDUCE_MAX,
+        reduce::prepare_reduce,
+        F816,
+        Some(with16(same(2))),
+        &["input", "axes"],
+        "raw max"
+    ),
+    // ops/shape.rs
+    row!(
+        RESHAPE,
+        shape::prepare_reshape,
+        F816,
+        Some(with16(same(1))),
+        &["input", "shape"],
+        COPY
+    ),
+    row!(
+        SQUEEZE,
+        shape::prepare_squeeze,
+        F816,
+        Some(with16(same(1))),
+        &[],
+        COPY
+    ),
+    row!(
+        EXPAND_DIMS,
+        shape::prepare_expand_dims,
+        F816,
+        Some(with16(same(1))),
+        &["input", "axis"],
+        COPY
+    ),
+    row!(
+        TRANSPOSE,
+        shape::prepare_transpose,
+        F816,
+        Some(with16(same(2))),
+        &["input", "permutation"],
+        COPY
+    ),
+    row!(
+        CONCATENATION,
+        shape::prepare_concatenation,
+        F816,
+        Some(with16(same(2))),
+        &[],
+        "copy; differing input scales rescaled in float"
+    ),
+    row!(
+        PAD,
+        shape::prepare_pad,
+        F816,
+        Some(with16(same(2))),
+        &["input", "paddings"],
+        "pads with the output zero point"
+    ),
+    row!(
+        PADV2,
+        shape::prepare_pad,
+        F816,
+        Some(with16(same(2))),
+        &["input", "paddings", "constant"],
+        "as PAD"
+    ),
+    row!(
+        STRIDED_SLICE,
+        shape::prepare_strided_slice,
+        F816,
+        Some(with16(same(2))),
+        &["input", "begin", "end", "strides"],
+        COPY
+    ),
+    row!(
+        SLICE,
+        shape::prepare_slice,
+        F816,
+        Some(with16(same(2))),
+        &["input", "begin", "size"],
+        COPY
+    ),
+    row!(
+        DENSIFY,
+        shape::prepare_densify,
+        F,
+        None,
+        &[],
+        "sparse constant expanded at load"
+    ),
+    // ops/resize.rs
+    row!(
+        RESIZE_BILINEAR,
+        resize::prepare_resize,
+        F816,
+        Some(with16(same(2))),
+        &["input", "size"],
+        "10-bit fixed-point coordinates, rounding shift by 20"
+    ),
+    row!(
+        RESIZE_NEAREST_NEIGHBOR,
+        resize::prepare_resize,
+        F816,
+        Some(with16(same(2))),
+        &["input", "size"],
+        COPY
+    ),
+    // ops/quantize.rs
+    row!(
+        QUANTIZE,
+        quantize::prepare_quantize,
+        I816,
+        None,
+        &[],
+        "float→int `round(x / scale)` in float; int→int double rounding, multiplier in double"
+    ),
+    row!(
+        DEQUANTIZE,
+        quantize::prepare_dequantize,
+        F816,
+        None,
+        &[],
+        "product in double"
+    ),
+    // Known to the quantizer (TF 2.21's properties), no kernel yet.
+    row!(LOG_SOFTMAX, quantizer only, fixed((16.0 / 256.0, 127), (16.0 / 256.0, 127))),
+    row!(L2_NORMALIZATION, quantizer only, fixed((SCALE_1_128, 0), (SCALE_1_128, 0))),
+    row!(REDUCE_MIN, quantizer only, with16(same(2))),
+    row!(SPLIT, quantizer only, with16(same(2))),
+    row!(SPLIT_V, quantizer only, same(2)),
+    row!(PACK, quantizer only, with16(same(2))),
+    row!(UNPACK, quantizer only, with16(same(2))),
+    row!(GATHER, quantizer only, with16(same(2))),
+    row!(GATHER_ND, quantizer only, same(2)),
+    row!(DEPTH_TO_SPACE, quantizer only, same(2)),
+    row!(SPACE_TO_DEPTH, quantizer only, same(2)),
+    row!(BATCH_TO_SPACE_ND, quantizer only, same(2)),
+    row!(SPACE_TO_BATCH_ND, quantizer only, same(2)),
+    row!(TILE, quantizer only, same(2)),
+    row!(BROADCAST_TO, quantizer only, same(2)),
+    row!(MIRROR_PAD, quantizer only, same(2)),
+    row!(RSQRT, quantizer only, plain(2)),
+    row!(ELU, quantizer only, plain(2)),
+    row!(ABS, quantizer only, plain(2)),
 ];
+
+/// The table row of `op`, if Zeropoint knows it.
+pub fn entry(op: Op) -> Option<&'static OpEntry> {
+    OPS.iter().find(|e| e.op == op)
+}
 
 /// The prepare function for `op`, or `None` when the engine has no kernel for it.
 pub fn lookup(op: Op) -> Option<PrepareFn> {
-    Some(match op {
-        Op::CONV_2D => conv::prepare_conv2d,
-        Op::DEPTHWISE_CONV_2D => conv::prepare_depthwise_conv2d,
-        Op::TRANSPOSE_CONV => conv::prepare_transpose_conv,
-        Op::FULLY_CONNECTED => fully_connected::prepare_fully_connected,
-        Op::ADD
-        | Op::SUB
-        | Op::MUL
-        | Op::DIV
-        | Op::MAXIMUM
-        | Op::MINIMUM
-        | Op::SQUARED_DIFFERENCE => elementwise::prepare_binary,
-        Op::RELU
-        | Op::RELU6
-        | Op::RELU_N1_TO_1
-        | Op::LOGISTIC
-        | Op::TANH
-        | Op::LEAKY_RELU
-        | Op::HARD_SWISH
-        | Op::SOFTMAX => activations::prepare_unary,
-        Op::PRELU => activations::prepare_prelu,
-        Op::AVERAGE_POOL_2D | Op::MAX_POOL_2D => pool::prepare_pool,
-        Op::MEAN | Op::SUM | Op::REDUCE_MAX => reduce::prepare_reduce,
-        Op::RESHAPE => shape::prepare_reshape,
-        Op::SQUEEZE => shape::prepare_squeeze,
-        Op::EXPAND_DIMS => shape::prepare_expand_dims,
-        Op::TRANSPOSE => shape::prepare_transpose,
-        Op::CONCATENATION => shape::prepare_concatenation,
-        Op::PAD | Op::PADV2 => shape::prepare_pad,
-        Op::STRIDED_SLICE => shape::prepare_strided_slice,
-        Op::SLICE => shape::prepare_slice,
-        Op::RESIZE_BILINEAR | Op::RESIZE_NEAREST_NEIGHBOR => resize::prepare_resize,
-        Op::DEQUANTIZE => quantize::prepare_dequantize,
-        Op::QUANTIZE => quantize::prepare_quantize,
-        Op::DENSIFY => shape::prepare_densify,
-        _ => return None,
-    })
+    entry(op).and_then(|e| e.prepare)
+}
+
+/// The quantization facts of `op`, or `None` when the quantizer keeps it float.
+pub fn properties(op: Op) -> Option<OpProperties> {
+    entry(op).and_then(|e| e.quant)
+}
+
+/// Every operator the engine runs (rows with a prepare function), in table order.
+pub fn supported() -> impl Iterator<Item = &'static OpEntry> {
+    OPS.iter().filter(|e| e.prepare.is_some())
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashSet;
+
     use super::*;
 
     #[test]
-    fn every_listed_op_has_a_prepare_function() {
-        for &op in SUPPORTED {
-            assert!(lookup(op).is_some(), "{op:?}");
+    fn one_row_per_op_and_rows_agree_with_themselves() {
+        let mut seen = HashSet::new();
+        for e in OPS {
+            assert!(seen.insert(e.op), "{} has two rows", e.name());
+            assert_eq!(e.prepare.is_some(), e.runs.any(), "{}", e.name());
+            assert!(e.op.variant_name().is_some(), "{:?}", e.op);
+            if let Some(q) = e.quant {
+                // A same-scale op cannot also fix its output; weights come with an axis or
+                // per-tensor, never both a bias and no weights.
+                assert!(!(q.same_scale && q.fixed_output.is_some()), "{}", e.name());
+                assert!(q.bias.is_none() || q.weights.is_some(), "{}", e.name());
+                assert!(q.int16_version >= q.int8_version, "{}", e.name());
+                // The engine runs every 16x8 operator TF writes.
+                if e.prepare.is_some() && q.int16 {
+                    assert!(
+                        e.runs.int16,
+                        "{}: TF writes it in 16x8, no int16 kernel",
+                        e.name()
+                    );
+                }
+                // Hybrid kernels exactly for the weighted ops TF quantizes dynamically.
+                if e.prepare.is_some() {
+                    assert_eq!(q.hybrid, e.runs.hybrid, "{}", e.name());
+                }
+            }
         }
         assert!(lookup(Op::CUSTOM).is_none());
         assert!(lookup(Op::LSTM).is_none());
+        assert!(lookup(Op::SPLIT).is_none() && properties(Op::SPLIT).is_some());
+    }
+
+    #[test]
+    fn weights_and_axes() {
+        let conv = properties(Op::CONV_2D).expect("conv");
+        assert_eq!(conv.weights.map(|w| (w.input, w.axis)), Some((1, Some(0))));
+        assert_eq!(conv.bias.map(|b| (b.input, b.activation)), Some((2, 0)));
+        let dw = properties(Op::DEPTHWISE_CONV_2D).expect("dw");
+        assert_eq!(dw.weights.and_then(|w| w.axis), Some(3));
+        let tc = properties(Op::TRANSPOSE_CONV).expect("tconv");
+        assert_eq!(
+            tc.bias.map(|b| (b.input, b.activation, b.weights)),
+            Some((3, 2, 1))
+        );
+        assert_eq!((tc.int8_version, tc.int16_version), (2, 3));
+        assert_eq!(
+            properties(Op::PRELU)
+                .and_then(|p| p.weights)
+                .map(|w| w.axis),
+            Some(None)
+        );
+        let leaky = properties(Op::LEAKY_RELU).expect("leaky");
+        assert_eq!((leaky.int8_version, leaky.int16_version), (1, 2));
+    }
+
+    #[test]
+    fn fixed_and_same_scale() {
+        let sm = properties(Op::SOFTMAX).and_then(|p| p.fixed_output);
+        assert_eq!(sm.map(|f| f.int8), Some((1.0 / 256.0, -128)));
+        let tanh = properties(Op::TANH).and_then(|p| p.fixed_output);
+        assert_eq!(tanh.map(|f| f.int8), Some((1.0 / 128.0, 0)));
+        assert_eq!(tanh.map(|f| f.int16), Some((1.0 / 32768.0, 0)));
+        for op in [Op::MAX_POOL_2D, Op::RESHAPE, Op::CONCATENATION, Op::PAD] {
+            assert!(properties(op).is_some_and(|p| p.same_scale), "{op:?}");
+        }
+        assert!(properties(Op::ADD).is_some_and(|p| !p.same_scale));
+        assert!(properties(Op::CUSTOM).is_none());
+        assert_eq!(
+            properties(Op::SOFTMAX).map(|p| p.describe()),
+            Some("fixed output int8 1/256 / -128".to_string())
+        );
     }
 }

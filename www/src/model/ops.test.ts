@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SubgraphSummary, TensorSummary } from '../engine/types';
-import { hasRequantization, inputRole, multiplierText, quantScales, requantOperands, requantOps } from './ops';
+import { OP_TABLE } from './op-table';
+import { hasRequantization, inputRole, multiplierText, opSupport, quantScales, requantOperands, requantOps } from './ops';
 
 function t(index: number, dtype: string, scale: number[] = []): TensorSummary {
   return {
@@ -42,6 +43,16 @@ describe('ops', () => {
     expect(requantOperands(SG, 9)).toBeUndefined();
     expect(requantOps(SG).map((o) => o.index)).toEqual([0]);
     expect(hasRequantization('FULLY_CONNECTED')).toBe(true);
+    expect(hasRequantization('ADD')).toBe(false);
+    // TRANSPOSE_CONV's activation is input 2 (input 0 is the output shape).
+    expect(OP_TABLE['TRANSPOSE_CONV']?.requant).toEqual({ input: 2, weights: 1, axis: 0 });
+  });
+
+  it('says what the engine runs and how the quantizer treats each op, from the op table', () => {
+    expect(opSupport('CONV_2D')).toBe('Runs float, int8, int16, hybrid · quantizer: weights per channel (axis 0), bias int32 (int64 in 16x8)');
+    expect(opSupport('SPLIT')).toBe('No kernel yet · quantizer: same scale in and out');
+    expect(opSupport('DIV')).toBe('Runs float · quantizer: kept float');
+    expect(opSupport('NOT_AN_OP')).toContain('Not in the op table');
   });
 
   it('reads scales of quantized tensors only', () => {

@@ -1,41 +1,34 @@
 /**
- * What the page knows about operators beyond their names: which input is the weights and which
- * the bias, the per-channel axis of the weights, and the operands of a requantization
- * (`M = S_x · S_w / S_y`). Pure: unit-tested in ops.test.ts.
+ * What the page knows about operators beyond their names, read from the op table generated from the
+ * crate's (`op-table.ts`): which input is the weights and which the bias, the per-channel axis of the
+ * weights, the operands of a requantization (`M = S_x · S_w / S_y`), and what the engine runs.
+ * Pure: unit-tested in ops.test.ts.
  */
 import type { OperatorSummary, SubgraphSummary, TensorSummary } from '../engine/types';
-
-/** Names of the inputs of ops whose inputs are not interchangeable. */
-const INPUT_ROLES: Record<string, readonly string[]> = {
-  CONV_2D: ['input', 'weights', 'bias'],
-  DEPTHWISE_CONV_2D: ['input', 'weights', 'bias'],
-  FULLY_CONNECTED: ['input', 'weights', 'bias'],
-  TRANSPOSE_CONV: ['output shape', 'weights', 'input', 'bias'],
-  PAD: ['input', 'paddings'],
-  PADV2: ['input', 'paddings', 'constant'],
-  RESHAPE: ['input', 'shape'],
-  MEAN: ['input', 'axes'],
-  SUM: ['input', 'axes'],
-  REDUCE_MAX: ['input', 'axes'],
-  TRANSPOSE: ['input', 'permutation'],
-  PRELU: ['input', 'alpha'],
-};
+import { OP_TABLE } from './op-table';
 
 /** "input", "weights", "bias", … or `input k` when the op's inputs have no fixed roles. */
 export function inputRole(op: string, k: number): string {
-  return INPUT_ROLES[op]?.[k] ?? `input ${String(k)}`;
+  return OP_TABLE[op]?.inputs[k] ?? `input ${String(k)}`;
 }
-
-/** The weights' per-channel axis (TFLite's `quantized_dimension`) of ops that requantize with one. */
-export const WEIGHT_AXIS: Readonly<Record<string, number>> = {
-  CONV_2D: 0,
-  DEPTHWISE_CONV_2D: 3,
-  FULLY_CONNECTED: 0,
-};
 
 /** Whether the op multiplies an activation by weights and requantizes: M = S_x · S_w / S_y. */
 export function hasRequantization(op: string): boolean {
-  return op in WEIGHT_AXIS;
+  return OP_TABLE[op]?.requant !== undefined;
+}
+
+/** What the engine runs and how the quantizer treats `op`, in words (the op table's row), for the details panel. */
+export function opSupport(op: string): string {
+  const row = OP_TABLE[op];
+  if (!row) return 'Not in the op table: no kernel, kept float (custom operators are kept as they are)';
+  const types = [
+    row.runs.float ? 'float' : '',
+    row.runs.int8 ? 'int8' : '',
+    row.runs.int16 ? 'int16' : '',
+    row.runs.hybrid ? 'hybrid' : '',
+  ].filter((t) => t !== '');
+  const runs = types.length > 0 ? `Runs ${types.join(', ')}` : 'No kernel yet';
+  return `${runs} · quantizer: ${row.quantizer}`;
 }
 
 export interface RequantOperands {
@@ -52,16 +45,16 @@ function tensorAt(subgraph: SubgraphSummary, index: number | undefined): TensorS
   return byPosition?.index === index ? byPosition : subgraph.tensors.find((t) => t.index === index);
 }
 
-/** Input, weights and output of a CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED op. */
+/** Input, weights and output of an op that requantizes (CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, FULLY_CONNECTED). */
 export function requantOperands(subgraph: SubgraphSummary, opIndex: number): RequantOperands | undefined {
   const op = subgraph.operators[opIndex];
-  if (!op || !hasRequantization(op.op)) return undefined;
-  const input = tensorAt(subgraph, op.inputs[0]);
-  const weights = tensorAt(subgraph, op.inputs[1]);
+  const slots = op ? OP_TABLE[op.op]?.requant : undefined;
+  if (!op || !slots) return undefined;
+  const input = tensorAt(subgraph, op.inputs[slots.input]);
+  const weights = tensorAt(subgraph, op.inputs[slots.weights]);
   const output = tensorAt(subgraph, op.outputs[0]);
-  const axis = WEIGHT_AXIS[op.op];
-  if (!input || !weights || !output || axis === undefined) return undefined;
-  return { op, input, weights, output, axis };
+  if (!input || !weights || !output) return undefined;
+  return { op, input, weights, output, axis: slots.axis };
 }
 
 /** The scales of a quantized (int8/int16/int32) tensor, or undefined for float or unquantized ones. */

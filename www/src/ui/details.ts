@@ -8,7 +8,7 @@ import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip }
 import type { MultiplierSteps, SubgraphSummary, TensorSummary } from '../engine/types';
 import { formatBytes, formatDtype, formatFloat, formatInt, formatQuant, formatShape } from '../format';
 import { ellipsize } from '../graph/layout';
-import { inputRole, multiplierText, quantScales, requantOperands } from '../model/ops';
+import { inputRole, multiplierText, opSupport, quantScales, requantOperands } from '../model/ops';
 import { tensorKind, tensorRole } from '../view-model';
 import { h, type Child } from './dom';
 import type { Selection } from './graph';
@@ -129,6 +129,7 @@ export class DetailsPanel {
     this.element.append(
       h('h3', { 'data-testid': 'details-title' }, `${op.custom_code ?? op.op} #${String(index)}`),
       h('p', { class: 'muted' }, `operator ${String(index + 1)} of ${String(sg.operators.length)} in execution order · version ${String(op.version)}`),
+      h('p', { class: 'muted small', 'data-testid': 'op-support' }, opSupport(op.op)),
       h('h4', {}, 'Inputs'),
       h('ul', { class: 'io-list', 'data-testid': 'details-inputs' }, op.inputs.map((t, k) => row(inputRole(op.op, k), t))),
       h('h4', {}, 'Outputs'),
