@@ -234,7 +234,10 @@ fn every_golden_operator_has_a_row_that_claims_it() {
                     _ => e.runs.any(),
                 };
                 if !claimed {
-                    wrong.insert(format!("{op} (in {}/{}): row does not claim it", c.name, v.name));
+                    wrong.insert(format!(
+                        "{op} (in {}/{}): row does not claim it",
+                        c.name, v.name
+                    ));
                 }
             }
         }

@@ -614,7 +614,7 @@ fn int16_ops_match_tf_per_operator() {
         let fsg = &float.subgraphs[0];
         let eligible: Vec<usize> = (0..fsg.operators.len())
             .filter(|&i| {
-                zeropoint::quant::op_properties::properties(fsg.operators[i].code.op())
+                zeropoint::ops::registry::properties(fsg.operators[i].code.op())
                     .is_some_and(|p| p.int16 && !p.same_scale && p.fixed_output.is_none())
             })
             .collect();
@@ -712,7 +712,7 @@ fn partly_quantized_models_quantize_to_tfs_model() {
         // in; quantized again, the op writes fixed or shared parameters and a requantize joins
         // the two (as it must: the readers are kept), where TF's all-at-once model has none.
         let fixed = |i: usize| {
-            zeropoint::quant::op_properties::properties(float.subgraphs[0].operators[i].code.op())
+            zeropoint::ops::registry::properties(float.subgraphs[0].operators[i].code.op())
                 .is_some_and(|p| p.fixed_output.is_some() || p.same_scale)
         };
         let kept: Vec<String> = (0..n)

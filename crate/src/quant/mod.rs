@@ -13,8 +13,9 @@
 //!   vectorized with SIMD128, each next to its scalar specification.
 //! - [`inputs`]: calibration data sources — `.npy`, PNG/JPEG images, seeded random data.
 //!
-//! - [`op_properties`]: per builtin op, which inputs are weights (and their per-channel axis) or
-//!   bias, fixed output parameters, same-scale constraints, kernel versions.
+//! - The quantizer's facts about each operator (which inputs are weights and their per-channel
+//!   axis, bias, fixed output parameters, same-scale constraints, kernel versions) are the
+//!   quantizer column of the one op table, [`crate::ops::registry::OPS`].
 //! - [`passes`]: the quantizer itself, [`quantize`]: float model + ranges → quantized model
 //!   (full integer int8 or 16x8, dynamic range, float16) and a [`Report`]. One file per pass
 //!   (`passes/full_integer/`, `mixed_int16.rs`, `dynamic_range.rs`, `float16.rs`); the
@@ -35,7 +36,6 @@ pub mod cleanup;
 pub mod inputs;
 pub mod normalize;
 pub mod observe;
-pub mod op_properties;
 pub mod params;
 pub mod passes;
 pub mod pipeline;

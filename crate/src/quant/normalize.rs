@@ -14,10 +14,10 @@
 //! redundant DEQUANTIZE → QUANTIZE pairs at their borders are removed after quantizing
 //! ([`super::cleanup`]).
 
-use super::op_properties::properties;
 use crate::error::{Error, Result};
 use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, Model, Tensor, TensorType};
 use crate::kernels::reference::quantize::dequantize_f16;
+use crate::ops::registry::properties;
 use crate::tflite::types::dtype_name;
 
 fn qerr(what: impl Into<String>, reason: impl Into<String>) -> Error {

@@ -10,7 +10,7 @@ use super::full_integer::resolve_ops;
 use super::{Mode, QuantizeOptions};
 use crate::error::Result;
 use crate::graph::{BuiltinOptionsT, Model, Quantization, TensorType};
-use crate::quant::op_properties::properties;
+use crate::ops::registry::properties;
 use crate::quant::params::{self, WeightRule, per_tensor_weights_int8};
 use crate::quant::report::Report;
 

@@ -8,7 +8,7 @@ use super::full_integer::{FullInteger, resolve_ops};
 use super::{IoType, Mode, QuantizeOptions, Ranges};
 use crate::error::Result;
 use crate::graph::{BuiltinOperator as Op, Model, TensorType};
-use crate::quant::op_properties::properties;
+use crate::ops::registry::properties;
 use crate::quant::report::Report;
 
 /// `int8` with some operators int16 (see [`quantize`](super::quantize)).

@@ -7,7 +7,7 @@
 //! stages in this order, one file each:
 //!
 //! 1. **Which ops** (`full_integer/mod.rs`). Every operator with an entry in
-//!    [`properties`](super::op_properties::properties) (and, for 16x8, an int16 kernel) is
+//!    [`properties`](crate::ops::registry::properties) (and, for 16x8, an int16 kernel) is
 //!    quantized unless named in [`QuantizeOptions::float_ops`]; the others stay float with a
 //!    warning naming them, and QUANTIZE/DEQUANTIZE are inserted where float and integer tensors
 //!    meet.

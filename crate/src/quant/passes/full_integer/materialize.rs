@@ -10,7 +10,6 @@ use super::FullInteger;
 use crate::graph::{
     BuiltinOperator as Op, BuiltinOptionsT, Operator, Quantization, Tensor, TensorType,
 };
-use crate::quant::op_properties::int16_version;
 use crate::quant::params::QuantParams;
 
 impl<'a> FullInteger<'a> {
@@ -328,7 +327,7 @@ impl<'a> FullInteger<'a> {
                 && let Some(p) = self.props[o]
             {
                 let v = if self.int16 {
-                    int16_version(op.code.op(), &p)
+                    p.int16_version
                 } else {
                     p.int8_version
                 };

@@ -8,7 +8,7 @@ use super::super::edit::{dims, idx};
 use super::FullInteger;
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::{Model, TensorType};
-use crate::quant::op_properties::properties;
+use crate::ops::registry::properties;
 use crate::quant::report::{OpReport, TensorReport};
 use crate::tflite::types::dtype_name;
 
