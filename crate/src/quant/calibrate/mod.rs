@@ -40,13 +40,14 @@
 //!
 //! 1. Every input must have been set ([`Calibrator::set_input`]) since the last sample. The
 //!    inputs are scanned first, so that bad data is reported as the input's before anything runs.
-//! 2. The float engine ([`CALIBRATION_KERNELS`]) runs and hands over the graph inputs, in the
-//!    subgraph's order, then each operator's output as soon as it is computed, in execution
-//!    order. Each FLOAT32 tensor is scanned once (its sample min, max and first non-finite
-//!    element); a tensor seen for the first time gets its accumulator then. Its sample extremes
-//!    are noted, and also noted under the input it overwrote in place, if any (that input was
-//!    computed before it); then the histogram's range grows to cover them and the values are
-//!    binned into the pending counts. After the first non-finite value, nothing more is recorded.
+//! 2. The float engine (on [`CALIBRATION_KERNELS`] unless told otherwise) runs and hands over
+//!    the graph inputs, in the subgraph's order, then each operator's output as soon as it is
+//!    computed, in execution order. Each FLOAT32 tensor is scanned once (its sample min, max and
+//!    first non-finite element); a tensor seen for the first time gets its accumulator then.
+//!    Its sample extremes are noted, and also noted under the input it overwrote in place, if
+//!    any (that input was computed before it); then the histogram's range grows to cover them
+//!    and the values are binned into the pending counts. After the first non-finite value,
+//!    nothing more is recorded.
 //! 3. If a tensor held a NaN or ±Inf, every tensor of the sample drops its pending counts (a
 //!    histogram that never counted a value forgets its range) and the error names that first
 //!    tensor. Otherwise each tensor commits: TF's min/max (with what was noted under it in
