@@ -1,0 +1,370 @@
+//! The [`Calibrator`]: sets each sample's inputs, runs the float engine and records every float
+//! tensor it reports into that tensor's accumulator, all or nothing per sample (the order is in
+//! the [module docs](super)).
+
+use super::method::Method;
+use super::profile::{CalibrationProfile, Profiling};
+use super::stats::{CalibrationStats, TensorAcc, TensorStats};
+use super::tf_inplace::tf_inplace_inputs;
+use crate::engine::{Interpreter, KernelSet, Limits, TensorDesc, TensorId, TensorView};
+use crate::error::{Error, Result};
+use crate::graph::{Model, TensorType};
+use crate::quant::observe::{self, scan};
+
+/// The kernels [`Calibrator::new`] runs: LiteRT's optimized float kernels' arithmetic, which TF's
+/// calibrator runs, so min/max equal TF's bit for bit (reference kernels differ in the last bits
+/// of conv, FC, softmax, … outputs).
+pub const CALIBRATION_KERNELS: KernelSet = KernelSet::LiteRtOptimized;
+
+/// Where a non-finite value was found in one sample.
+struct Failure {
+    value: f32,
+    tensor: usize,
+    element: usize,
+}
+
+fn value_name(v: f32) -> &'static str {
+    if v.is_nan() {
+        "NaN"
+    } else if v > 0.0 {
+        "+Inf"
+    } else {
+        "-Inf"
+    }
+}
+
+/// Streams samples through the float engine and records per-tensor statistics.
+///
+/// Set every input with [`Calibrator::set_input`], then call [`Calibrator::add_sample`]; repeat.
+/// Sample indices (in errors) count `add_sample` calls from 0, failed ones included.
+pub struct Calibrator {
+    interp: Interpreter,
+    /// [`tf_inplace_inputs`] of the model.
+    inplace: Vec<Option<usize>>,
+    /// Accumulator index of each tensor of subgraph 0 (`u32::MAX`: not seen yet).
+    slot_of: Vec<u32>,
+    accs: Vec<TensorAcc>,
+    /// Accumulators touched by the current sample.
+    touched: Vec<usize>,
+    /// Which inputs were set since the last sample.
+    set: Vec<bool>,
+    samples: usize,
+    attempts: usize,
+    /// Operator name producing each tensor of subgraph 0 (for [`CalibrationProfile`]).
+    producer: Vec<Option<String>>,
+}
+
+impl Calibrator {
+    /// Prepares the float engine for `model` (every unsupported operator listed at once) with
+    /// [`CALIBRATION_KERNELS`]: the float arithmetic of TF's calibrator.
+    pub fn new(model: &Model) -> Result<Self> {
+        Self::with_kernels(model, CALIBRATION_KERNELS)
+    }
+
+    /// [`Calibrator::new`] with an explicit [`KernelSet`] (e.g. [`KernelSet::Reference`] to
+    /// record what LiteRT's reference kernels compute).
+    pub fn with_kernels(model: &Model, kernels: KernelSet) -> Result<Self> {
+        Self::with_options(model, &Limits::default(), kernels)
+    }
+
+    /// [`Calibrator::new`] with explicit size [`Limits`] (the user's, from the CLI or the page).
+    pub fn with_limits(model: &Model, limits: &Limits) -> Result<Self> {
+        Self::with_options(model, limits, CALIBRATION_KERNELS)
+    }
+
+    /// [`Calibrator::new`] with explicit size [`Limits`] and [`KernelSet`].
+    pub fn with_options(model: &Model, limits: &Limits, kernels: KernelSet) -> Result<Self> {
+        let interp = Interpreter::with_options(model, limits, kernels)?;
+        let n = model.subgraphs.first().map_or(0, |sg| sg.tensors.len());
+        let inputs = interp.inputs().len();
+        let mut producer = vec![None; n];
+        for op in model.subgraphs.iter().take(1).flat_map(|sg| &sg.operators) {
+            for &t in &op.outputs {
+                if let Some(p) = usize::try_from(t).ok().and_then(|t| producer.get_mut(t)) {
+                    *p = Some(op.code.name());
+                }
+            }
+        }
+        Ok(Calibrator {
+            producer,
+            interp,
+            inplace: tf_inplace_inputs(model),
+            slot_of: vec![u32::MAX; n],
+            accs: Vec::new(),
+            touched: Vec::new(),
+            set: vec![false; inputs],
+            samples: 0,
+            attempts: 0,
+        })
+    }
+
+    /// The model inputs, in the subgraph's order.
+    pub fn inputs(&self) -> &[TensorDesc] {
+        self.interp.inputs()
+    }
+
+    /// Samples recorded so far.
+    pub fn samples(&self) -> usize {
+        self.samples
+    }
+
+    /// Sets input `i` for the next sample; the element count must match the input
+    /// ([`Error::TensorMismatch`] with expected vs got otherwise).
+    pub fn set_input(&mut self, i: usize, values: &[f32]) -> Result<()> {
+        self.interp.set_input_f32(i, values)?;
+        self.set[i] = true;
+        Ok(())
+    }
+
+    /// Runs the model on the inputs set and records every float tensor. A NaN or infinity in an
+    /// input or in a computed tensor is an [`Error::NonFinite`] naming the sample and where it
+    /// is; the sample is then not recorded.
+    pub fn add_sample(&mut self) -> Result<()> {
+        self.run_sample(None)
+    }
+
+    /// [`Calibrator::add_sample`], adding where the time went to `profile`, timed with `clock`
+    /// (any monotonic clock; `performance.now()` in the page).
+    pub fn add_sample_profiled(
+        &mut self,
+        clock: &mut dyn FnMut() -> f64,
+        profile: &mut CalibrationProfile,
+    ) -> Result<()> {
+        let start = clock();
+        let r = self.run_sample(Some((&mut *clock, &mut *profile)));
+        profile.total += clock() - start;
+        profile.samples += usize::from(r.is_ok());
+        r
+    }
+
+    fn run_sample(&mut self, mut profiling: Option<Profiling<'_>>) -> Result<()> {
+        let sample = self.attempts;
+        self.attempts += 1;
+        if let Some(i) = self.set.iter().position(|s| !s) {
+            return Err(Error::Calibration {
+                reason: format!(
+                    "sample {sample}: input {i} '{}' was not set",
+                    self.interp.inputs()[i].name
+                ),
+            });
+        }
+        self.set.iter_mut().for_each(|s| *s = false);
+        // Inputs first, so that bad data is reported as the input's, before anything runs.
+        for (i, d) in self.interp.inputs().iter().enumerate() {
+            let Some(values) = self.interp.tensor(d.id).and_then(|v| v.as_f32()) else {
+                continue;
+            };
+            if let (_, _, Some(e)) = scan(values) {
+                return Err(Error::NonFinite {
+                    sample,
+                    value: value_name(values[e]).into(),
+                    place: format!("input {i} '{}' (element {e})", d.name),
+                });
+            }
+        }
+        let Calibrator {
+            interp,
+            inplace,
+            slot_of,
+            accs,
+            touched,
+            producer,
+            ..
+        } = self;
+        touched.clear();
+        let mut failure: Option<Failure> = None;
+        // Records one tensor of this sample (`failure` set on the first non-finite value).
+        let mut record = |id: TensorId, view: TensorView<'_>, failure: &mut Option<Failure>| {
+            if failure.is_some() || view.dtype != TensorType::FLOAT32 {
+                return;
+            }
+            let Some(values) = view.as_f32() else { return };
+            if values.is_empty() {
+                return;
+            }
+            let (lo, hi, bad) = scan(values);
+            if let Some(e) = bad {
+                *failure = Some(Failure {
+                    value: values[e],
+                    tensor: id.0,
+                    element: e,
+                });
+                return;
+            }
+            let Some(slot) = slot_of.get_mut(id.0) else {
+                return;
+            };
+            if *slot == u32::MAX {
+                *slot = u32::try_from(accs.len()).unwrap_or(u32::MAX - 1);
+                accs.push(TensorAcc::new(id.0, view.name));
+            }
+            let k = *slot as usize;
+            let acc = &mut accs[k];
+            acc.s_min = lo;
+            acc.s_max = hi;
+            acc.s_alias_min = f32::INFINITY;
+            acc.s_alias_max = f32::NEG_INFINITY;
+            // TF records the input this output overwrote in place again, with these values.
+            if let Some(&Some(input)) = inplace.get(id.0)
+                && let Some(&a) = slot_of.get(input)
+                && let Some(alias) = accs.get_mut(a as usize)
+            {
+                alias.s_alias_min = alias.s_alias_min.min(lo);
+                alias.s_alias_max = alias.s_alias_max.max(hi);
+            }
+            let acc = &mut accs[k];
+            acc.hist.cover(f64::from(lo), f64::from(hi));
+            if acc.hist.width > 0.0 {
+                observe::bin_counts(values, acc.hist.lo, acc.hist.width, &mut acc.pending);
+            } else {
+                acc.pending[0] += u32::try_from(values.len()).unwrap_or(u32::MAX);
+            }
+            touched.push(k);
+        };
+        let mut last = profiling.as_mut().map_or(0.0, |(clock, _)| clock());
+        interp.invoke_with(&mut |id: TensorId, view: TensorView<'_>| {
+            if let Some((clock, profile)) = profiling.as_mut() {
+                let now = clock();
+                let op = producer.get(id.0).and_then(Option::as_deref);
+                profile.add_op(op.unwrap_or("(graph input)"), now - last);
+                record(id, view, &mut failure);
+                last = clock();
+                profile.record += last - now;
+            } else {
+                record(id, view, &mut failure);
+            }
+        });
+        if let Some(f) = failure {
+            for &k in touched.iter() {
+                accs[k].discard();
+            }
+            let inputs: Vec<String> = interp
+                .inputs()
+                .iter()
+                .map(|d| format!("'{}'", d.name))
+                .collect();
+            let name = interp
+                .tensor(TensorId(f.tensor))
+                .map(|v| v.name.to_string())
+                .unwrap_or_default();
+            return Err(Error::NonFinite {
+                sample,
+                value: value_name(f.value).into(),
+                place: format!(
+                    "tensor {} '{name}' (element {}), the first computed tensor that holds one \
+                     (input(s) {} are finite)",
+                    f.tensor,
+                    f.element,
+                    inputs.join(", ")
+                ),
+            });
+        }
+        for &k in touched.iter() {
+            accs[k].commit();
+        }
+        self.samples += 1;
+        Ok(())
+    }
+
+    /// The statistics so far, with ranges chosen by `method`, by tensor index.
+    pub fn stats(&self, method: Method) -> Result<CalibrationStats> {
+        method.check()?;
+        let mut tensors: Vec<TensorStats> = self
+            .accs
+            .iter()
+            .filter(|a| a.seen > 0)
+            .map(|a| a.stats(method))
+            .collect();
+        tensors.sort_by_key(|t| t.index);
+        Ok(CalibrationStats {
+            samples: self.samples,
+            tensors,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quant::calibrate::test_models::{add_relu, by_name};
+
+    #[test]
+    fn global_min_max_over_samples_and_constants_skipped() {
+        let mut cal = Calibrator::new(&add_relu([1.0, -1.0, 0.5, 0.0])).expect("prepares");
+        for x in [
+            [0.0, 1.0, 2.0, 3.0],
+            [-4.0, 0.5, 0.0, 9.0],
+            [1.0, 1.0, 1.0, 1.0],
+        ] {
+            cal.set_input(0, &x).expect("fits");
+            cal.add_sample().expect("finite");
+        }
+        let s = cal.stats(Method::MinMax).expect("stats");
+        assert_eq!(s.samples, 3);
+        let names: Vec<&str> = s.tensors.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["x", "y", "z"], "constant c is not recorded");
+        let x = by_name(&s, "x");
+        assert_eq!((x.min, x.max), (-4.0, 9.0));
+        assert_eq!((x.chosen_min, x.chosen_max), (-4.0, 9.0));
+        let y = by_name(&s, "y");
+        assert_eq!((y.min, y.max), (-3.0, 9.0));
+        let z = by_name(&s, "z");
+        assert_eq!((z.min, z.max), (0.0, 9.0));
+        assert_eq!(x.histogram.counts.iter().sum::<u64>(), 12);
+        assert_eq!(x.method, "minmax");
+    }
+
+    #[test]
+    fn nan_in_input_names_sample_and_input_and_records_nothing() {
+        let mut cal = Calibrator::new(&add_relu([0.0; 4])).expect("prepares");
+        cal.set_input(0, &[1.0, 2.0, 3.0, 4.0]).expect("fits");
+        cal.add_sample().expect("finite");
+        cal.set_input(0, &[1.0, f32::NAN, 3.0, 4.0]).expect("fits");
+        let e = cal.add_sample().expect_err("NaN").to_string();
+        assert_eq!(e, "calibration sample 1: NaN in input 0 'x' (element 1)");
+        assert_eq!(cal.samples(), 1);
+        cal.set_input(0, &[f32::NEG_INFINITY, 2.0, 3.0, 4.0])
+            .expect("fits");
+        let e = cal.add_sample().expect_err("Inf").to_string();
+        assert!(
+            e.starts_with("calibration sample 2: -Inf in input 0 'x'"),
+            "{e}"
+        );
+        let s = cal.stats(Method::MinMax).expect("stats");
+        assert_eq!((by_name(&s, "x").min, by_name(&s, "x").max), (1.0, 4.0));
+    }
+
+    #[test]
+    fn inf_inside_names_the_first_tensor_and_rolls_back() {
+        let mut cal = Calibrator::new(&add_relu([f32::MAX; 4])).expect("prepares");
+        cal.set_input(0, &[-f32::MAX, 0.0, 0.0, 0.0]).expect("fits");
+        cal.add_sample().expect("finite");
+        let before = cal.stats(Method::MinMax).expect("stats");
+        cal.set_input(0, &[0.0, 0.0, f32::MAX, 0.0]).expect("fits");
+        let e = cal.add_sample().expect_err("overflow").to_string();
+        assert!(
+            e.starts_with("calibration sample 1: +Inf in tensor 2 'y' (element 2)"),
+            "{e}"
+        );
+        assert!(e.contains("'x' are finite"), "{e}");
+        // Nothing recorded (a histogram's range may have grown, keeping its counts).
+        let after = cal.stats(Method::MinMax).expect("stats");
+        assert_eq!(after.samples, 1);
+        for (b, a) in before.tensors.iter().zip(&after.tensors) {
+            assert_eq!((b.index, b.min, b.max), (a.index, a.min, a.max));
+            assert_eq!(b.histogram.total(), a.histogram.total());
+        }
+        assert_eq!(before.tensors.len(), after.tensors.len());
+    }
+
+    #[test]
+    fn wrong_size_and_unset_input_are_errors() {
+        let mut cal = Calibrator::new(&add_relu([0.0; 4])).expect("prepares");
+        let e = cal.set_input(0, &[1.0; 3]).expect_err("size").to_string();
+        assert!(e.contains("expected 1×4 FLOAT32"), "{e}");
+        assert!(e.contains("got 3 FLOAT32 values"), "{e}");
+        let e = cal.add_sample().expect_err("unset").to_string();
+        assert_eq!(e, "calibration: sample 0: input 0 'x' was not set");
+        assert!(cal.set_input(1, &[1.0; 4]).is_err());
+    }
+}

@@ -1,0 +1,70 @@
+//! Small models and look-ups shared by the calibration unit tests.
+
+use crate::graph::{
+    Buffer, BuiltinOperator, BuiltinOptionsT, CustomOptionsFormat, Model, OpCode, Operator,
+    Subgraph, Tensor, TensorType,
+};
+use crate::quant::calibrate::{CalibrationStats, TensorStats};
+
+pub(super) fn op(
+    code: BuiltinOperator,
+    inputs: &[i32],
+    outputs: &[i32],
+    options: BuiltinOptionsT,
+) -> Operator {
+    Operator {
+        code: OpCode::builtin(code, 1),
+        inputs: inputs.to_vec(),
+        outputs: outputs.to_vec(),
+        intermediates: None,
+        options,
+        options_2: Default::default(),
+        custom_options: None,
+        custom_options_format: CustomOptionsFormat::FLEXBUFFERS,
+        mutating_variable_inputs: None,
+        debug_metadata_index: -1,
+    }
+}
+
+/// `y = x + c` (c constant), `z = relu(y)`; x, y, z: [1, 4].
+pub(super) fn add_relu(c: [f32; 4]) -> Model {
+    let mut c_t = Tensor::new("c", TensorType::FLOAT32, vec![4]);
+    c_t.buffer = 1;
+    Model {
+        version: 3,
+        subgraphs: vec![Subgraph {
+            tensors: vec![
+                Tensor::new("x", TensorType::FLOAT32, vec![1, 4]),
+                c_t,
+                Tensor::new("y", TensorType::FLOAT32, vec![1, 4]),
+                Tensor::new("z", TensorType::FLOAT32, vec![1, 4]),
+            ],
+            inputs: vec![0],
+            outputs: vec![3],
+            operators: vec![
+                op(
+                    BuiltinOperator::ADD,
+                    &[0, 1],
+                    &[2],
+                    BuiltinOptionsT::AddOptions(Box::default()),
+                ),
+                op(BuiltinOperator::RELU, &[2], &[3], BuiltinOptionsT::NONE),
+            ],
+            ..Default::default()
+        }],
+        buffers: vec![
+            Buffer::default(),
+            Buffer {
+                data: bytemuck::cast_slice(&c).to_vec(),
+            },
+        ],
+        ..Default::default()
+    }
+}
+
+pub(super) fn by_name<'a>(s: &'a CalibrationStats, name: &str) -> &'a TensorStats {
+    s.tensors
+        .iter()
+        .find(|t| t.name == name)
+        .expect("tensor recorded")
+}
