@@ -100,6 +100,7 @@ impl<T> Selection<T> {
     /// case selected, nothing checked fails the test. Under a filter the selected cases may
     /// simply not apply to this test (no labelled set, no integer variant, …): that is said on
     /// stderr (visible without `--nocapture`) and the test passes; it returns false then.
+    #[track_caller]
     pub fn expect_checked(&self, n: usize, what: &str) -> bool {
         if n > 0 {
             return true;
@@ -118,6 +119,7 @@ impl<T> Selection<T> {
 /// Keep the items of `all` whose case name (`name`) passes `filter`. Prints the selection (under
 /// a filter on stderr, visible without `--nocapture`) and panics when the filter keeps nothing.
 /// `test` names the test in those messages.
+#[track_caller]
 pub fn select<T>(
     test: &str,
     all: Vec<T>,
@@ -169,6 +171,7 @@ fn keep<T>(all: Vec<T>, name: impl Fn(&T) -> String, filter: Option<CaseFilter>)
 }
 
 /// [`cases()`] as filtered by [`CASE_FILTER_ENV`], for the test named `test`.
+#[track_caller]
 pub fn selected_cases(test: &str) -> Selection<Case> {
     let all = cases();
     assert!(!all.is_empty(), "{test}: no golden cases found");
