@@ -20,11 +20,15 @@
 //! A summary line per case and mode is printed (`cargo test -- --nocapture` to see it). There is
 //! no tolerance: any difference fails, unless it is listed in [`KNOWN_GAPS`] with its reason.
 //!
-//! Files: `weights.rs` (part 1), `activations.rs` (part 2), `graph.rs` (reading TF's models:
-//! operators paired, producers and consumers, tensor data and parameters).
+//! Files in `quant_params/`: `weights.rs` (part 1), `activations.rs` (part 2), `graph.rs`
+//! (reading TF's models: operators paired, producers and consumers, tensor data and parameters).
 
+// A test target's root resolves `mod x;` next to itself, so the folder is named explicitly.
+#[path = "quant_params/activations.rs"]
 mod activations;
+#[path = "quant_params/graph.rs"]
 mod graph;
+#[path = "quant_params/weights.rs"]
 mod weights;
 
 use std::collections::{BTreeMap, BTreeSet};
