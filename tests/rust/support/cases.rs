@@ -296,8 +296,8 @@ impl Case {
         self.variants.iter().find(|v| v.name == name)
     }
 
-    /// The row label under which [`OpSummary`] records whole-variant results of this case: the
-    /// isolated operator for single-op cases, `model:<name>` for whole models.
+    /// The row label under which [`OpSummary`](crate::OpSummary) records whole-variant results
+    /// of this case: the isolated operator for single-op cases, `model:<name>` for whole models.
     pub fn summary_label(&self) -> String {
         match &self.op {
             Some(op) => op.clone(),
