@@ -23,16 +23,24 @@
 //! bits), zero points and axis; constants: same bytes. The operator sequence must match too.
 //! Each quantized model (TF ranges) is written to `target/quantized/<case>_<variant>.tflite` for
 //! `tests/tools/check_quantized.py` (LiteRT).
+//!
+//! `quantizer/compare.rs` holds the model-against-model comparison (tensor keys,
+//! [`compare::compare`], the per-operator signatures of the `--int16-ops` test).
+
+// A test target's root resolves `mod x;` next to itself, so the folder is named explicitly.
+#[path = "quantizer/compare.rs"]
+mod compare;
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use zeropoint::graph::{Model, Subgraph, TensorType};
+use zeropoint::graph::Model;
 use zeropoint::quant::calibrate::{Calibrator, Method};
 use zeropoint::quant::{IoType, Mode, QuantizeOptions, Ranges, quantize};
 use zeropoint::tflite;
-use zeropoint_tests::{Case, NpyData, cases, load_npy, repo_root};
+use zeropoint_tests::{Case, NpyData, load_npy, repo_root, selected_cases};
+
+use compare::{Tally, classify, compare, compute_ops, op_signature};
 
 /// Fraction of quantized tensors that must equal TF's (TF's ranges); the rest must be listed in
 /// [`KNOWN_DIFFERENCES`].
@@ -95,237 +103,6 @@ fn our_ranges(case: &Case, float: &Model) -> Result<Ranges, String> {
     Ranges::from_calibration(float, &stats).map_err(|e| e.to_string())
 }
 
-/// Matching key of each tensor: its name, or for the integer tensor feeding an output DEQUANTIZE
-/// (or output QUANTIZE), `"→ <output name>"`.
-fn keys(sg: &Subgraph) -> HashMap<String, usize> {
-    let mut m = HashMap::new();
-    for (i, t) in sg.tensors.iter().enumerate() {
-        m.entry(t.name.clone()).or_insert(i);
-    }
-    for op in &sg.operators {
-        let n = op.code.name();
-        if (n == "DEQUANTIZE" || n == "QUANTIZE")
-            && let (Some(a), Some(b)) = (op.input(0), op.output(0))
-            && sg.outputs.contains(&(b as i32))
-        {
-            let name = &sg.tensors[a].name;
-            m.remove(name);
-            m.insert(format!("→ {}", sg.tensors[b].name), a);
-        }
-    }
-    // Float16 constants: by the (compute op, input slot) reading their DEQUANTIZE (TF's names for
-    // them are MLIR's uniqued location names).
-    let compute: Vec<usize> = (0..sg.operators.len())
-        .filter(|&i| {
-            !matches!(
-                sg.operators[i].code.name().as_str(),
-                "QUANTIZE" | "DEQUANTIZE"
-            )
-        })
-        .collect();
-    for op in &sg.operators {
-        if op.code.name() != "DEQUANTIZE" {
-            continue;
-        }
-        let (Some(a), Some(b)) = (op.input(0), op.output(0)) else {
-            continue;
-        };
-        if sg.tensors[a].dtype != TensorType::FLOAT16 {
-            continue;
-        }
-        for (n, &c) in compute.iter().enumerate() {
-            for (k, &x) in sg.operators[c].inputs.iter().enumerate() {
-                if x == b as i32 {
-                    m.retain(|_, v| *v != a);
-                    m.insert(format!("fp16 → op {n} input {k}"), a);
-                }
-            }
-        }
-    }
-    m
-}
-
-#[derive(Default, Clone, Copy)]
-struct Tally {
-    tensors: (usize, usize),
-    constants: (usize, usize),
-    ops_match: (usize, usize),
-}
-
-impl Tally {
-    fn add(&mut self, o: &Tally) {
-        self.tensors.0 += o.tensors.0;
-        self.tensors.1 += o.tensors.1;
-        self.constants.0 += o.constants.0;
-        self.constants.1 += o.constants.1;
-        self.ops_match.0 += o.ops_match.0;
-        self.ops_match.1 += o.ops_match.1;
-    }
-}
-
-fn op_names(sg: &Subgraph) -> Vec<String> {
-    sg.operators.iter().map(|o| o.code.name()).collect()
-}
-
-/// Compares our model with TF's: (tally, differences as (tensor name, what)).
-fn compare(ours: &Model, tf: &Model) -> (Tally, Vec<(String, String)>) {
-    let (osg, tsg) = (&ours.subgraphs[0], &tf.subgraphs[0]);
-    let (okeys, tkeys) = (keys(osg), keys(tsg));
-    let mut tally = Tally::default();
-    let mut diffs = Vec::new();
-    tally.ops_match.0 += 1;
-    if op_names(osg) == op_names(tsg) {
-        tally.ops_match.1 += 1;
-    } else {
-        diffs.push((
-            "(operators)".to_string(),
-            format!("ours {:?}, TF {:?}", op_names(osg), op_names(tsg)),
-        ));
-    }
-    // Operator options (and versions) of the compute operators, position by position.
-    for (n, (a, b)) in compute_ops(osg)
-        .into_iter()
-        .zip(compute_ops(tsg))
-        .enumerate()
-    {
-        let (a, b) = (&osg.operators[a], &tsg.operators[b]);
-        if a.options != b.options {
-            diffs.push((
-                format!("(operator {n} options)"),
-                format!(" ours {:?}, TF {:?}", a.options, b.options),
-            ));
-        }
-        if a.code.version != b.code.version {
-            diffs.push((
-                format!("(operator {n} version)"),
-                format!(" ours {}, TF {}", a.code.version, b.code.version),
-            ));
-        }
-    }
-    let mut tk: Vec<(&String, &usize)> = tkeys.iter().collect();
-    tk.sort_by_key(|(_, i)| **i);
-    for (key, &ti) in tk {
-        let t = &tsg.tensors[ti];
-        let quantized = t.dtype != TensorType::FLOAT32
-            && t.dtype != TensorType::INT32
-            && t.dtype != TensorType::BOOL
-            || t.quantization
-                .as_ref()
-                .is_some_and(|q| !q.scales().is_empty());
-        let is_const = tf.tensor_data(0, ti).is_some();
-        if !(quantized || (is_const && t.dtype == TensorType::FLOAT16)) {
-            continue;
-        }
-        let counter = if is_const {
-            &mut tally.constants
-        } else {
-            &mut tally.tensors
-        };
-        counter.0 += 1;
-        let Some(&oi) = okeys.get(key) else {
-            diffs.push((key.clone(), "missing in ours".into()));
-            continue;
-        };
-        let o = &osg.tensors[oi];
-        let mut p = String::new();
-        if o.dtype != t.dtype {
-            let _ = write!(p, " dtype ours {:?} TF {:?};", o.dtype, t.dtype);
-        }
-        let sc = |m: &zeropoint::graph::Tensor| -> (Vec<u32>, Vec<i64>, i32) {
-            m.quantization.as_ref().map_or((vec![], vec![], 0), |q| {
-                (
-                    q.scales().iter().map(|s| s.to_bits()).collect(),
-                    q.zero_points().to_vec(),
-                    if q.scales().len() > 1 {
-                        q.quantized_dimension
-                    } else {
-                        0
-                    },
-                )
-            })
-        };
-        let (os, ts) = (sc(o), sc(t));
-        if os.0 != ts.0 {
-            let f =
-                |v: &[u32]| -> Vec<f32> { v.iter().take(3).map(|&b| f32::from_bits(b)).collect() };
-            let _ = write!(p, " scales ours {:?} TF {:?};", f(&os.0), f(&ts.0));
-        }
-        if os.1 != ts.1 {
-            let _ = write!(
-                p,
-                " zero points ours {:?} TF {:?};",
-                &os.1[..os.1.len().min(3)],
-                &ts.1[..ts.1.len().min(3)]
-            );
-        }
-        let mm = |m: &zeropoint::graph::Tensor| {
-            m.quantization.as_ref().map(|q| {
-                (
-                    q.min.clone().unwrap_or_default(),
-                    q.max.clone().unwrap_or_default(),
-                )
-            })
-        };
-        // Recorded ranges (16x8 keeps them) on activations; on weights TF stores the range after
-        // its bias-fit widening, which only the scale reflects — compared through the scale.
-        if !is_const && mm(o) != mm(t) {
-            let _ = write!(p, " min/max ours {:?} TF {:?};", mm(o), mm(t));
-        }
-        if os.2 != ts.2 {
-            let _ = write!(p, " axis ours {} TF {};", os.2, ts.2);
-        }
-        if is_const {
-            let (od, td) = (
-                ours.tensor_data(0, oi).unwrap_or(&[]),
-                tf.tensor_data(0, ti).unwrap_or(&[]),
-            );
-            if od != td {
-                let n = od.iter().zip(td).filter(|(a, b)| a != b).count();
-                let _ = write!(
-                    p,
-                    " data: {n} byte(s) differ ({} vs {} bytes);",
-                    od.len(),
-                    td.len()
-                );
-            }
-        }
-        if p.is_empty() {
-            counter.1 += 1;
-        } else {
-            diffs.push((key.clone(), p));
-        }
-    }
-    (tally, diffs)
-}
-
-/// Why a tensor quantized from our calibration differs from TF's: its own recorded range differs
-/// from TF's (by an ulp after an operator whose optimized LiteRT kernel is not mirrored —
-/// `UNMIRRORED` in `calibration.rs`, empty at present — or unexpectedly), or its parameters derive
-/// from such a tensor (bias scale, same-scale op).
-fn classify(float: &Model, tf: &Ranges, ours: &Ranges, name: &str) -> String {
-    let sg = &float.subgraphs[0];
-    let key = name.strip_prefix("→ ").unwrap_or(name);
-    let Some(i) = sg.tensors.iter().position(|t| t.name == key) else {
-        return "derived (no float tensor of that name)".into();
-    };
-    match (tf.get(i), ours.get(i)) {
-        (Some(a), Some(b)) if a != b => {
-            let ulps = |x: f32, y: f32| (x.to_bits() as i64 - y.to_bits() as i64).unsigned_abs();
-            let u = ulps(a.0, b.0).max(ulps(a.1, b.1));
-            if u <= 1 {
-                "own range differs by 1 ulp (after an unmirrored LiteRT kernel)".into()
-            } else {
-                format!("own range differs by {u} ulps (unexpected)")
-            }
-        }
-        (Some(_), Some(_)) => "derived from a differing range (bias, same-scale op)".into(),
-        _ if float.tensor_data(0, i).is_some() => {
-            "derived from a differing range (bias, same-scale op)".into()
-        }
-        _ => "derived from a differing range (same-scale or fixed op)".into(),
-    }
-}
-
 fn out_dir() -> PathBuf {
     let d = repo_root().join("target/quantized");
     std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
@@ -352,17 +129,18 @@ fn quantized_models_match_tf() {
         "{:<34} {:<13} {:>10} {:>10} {:>4} | {:>10} {:>10}",
         "case", "variant", "tensors", "consts", "ops", "ours:tens", "ours:const"
     );
-    for case in cases() {
+    let selection = selected_cases("quantized_models_match_tf");
+    let panics = selection.each(|case| {
         let float_path = case.dir.join("model_float.tflite");
         if !float_path.is_file() {
-            continue;
+            return;
         }
         let float = read(&float_path);
         let calibrated_path = case.dir.join("model_calibrated.tflite");
         let tf_ranges = calibrated_path
             .is_file()
             .then(|| Ranges::from_calibrated_model(&float, &read(&calibrated_path)));
-        let ours_ranges = (!case.calibration.is_empty()).then(|| our_ranges(&case, &float));
+        let ours_ranges = (!case.calibration.is_empty()).then(|| our_ranges(case, &float));
         for (variant, opts) in variants() {
             let tf_path = case.dir.join(format!("model_{variant}.tflite"));
             if !tf_path.is_file() {
@@ -408,14 +186,15 @@ fn quantized_models_match_tf() {
                             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
                         let (t, d) = compare(&ours, &tf);
                         ours_tally = t;
-                        for (name, what) in d {
+                        for (name, diff) in d {
                             let reason = classify(&float, &ranges, r, &name);
                             if reason.contains("unexpected") {
-                                failures
-                                    .push(format!("{what} (our calibration) '{name}': {reason}"));
+                                failures.push(format!(
+                                    "{what} (our calibration) '{name}': {reason}:{diff}"
+                                ));
                             }
                             *reasons_total.entry(reason.clone()).or_default() += 1;
-                            ours_reasons.push(format!("'{name}': {reason}:{what}"));
+                            ours_reasons.push(format!("'{name}': {reason}:{diff}"));
                         }
                     }
                     Err(e) => failures.push(format!("{what} (our calibration): {e}")),
@@ -462,7 +241,8 @@ fn quantized_models_match_tf() {
             e.0.add(&tally);
             e.1.add(&ours_tally);
         }
-    }
+    });
+    failures.extend(panics);
     let mut all = Tally::default();
     println!("totals (TF's ranges | our calibration):");
     for (variant, _) in variants() {
@@ -485,37 +265,43 @@ fn quantized_models_match_tf() {
         println!("  {n:>4} {r}");
     }
     for k in KNOWN_DIFFERENCES {
-        if !known_seen.contains(&(k.0, k.1, k.2)) {
+        if selection.contains(k.0) && !known_seen.contains(&(k.0, k.1, k.2)) {
             failures.push(format!(
                 "stale KNOWN_DIFFERENCES entry {}/{} '{}'",
                 k.0, k.1, k.2
             ));
         }
     }
-    assert!(written > 0, "no model was quantized");
-    for &(variant, min) in MIN_OURS_AGREEMENT {
-        let Some((_, o)) = totals.get(variant) else {
+    // Fractions over what was quantized (a filtered run quantizes fewer models).
+    if selection.expect_checked(written, "model to quantize") {
+        for &(variant, min) in MIN_OURS_AGREEMENT {
+            let Some((_, o)) = totals.get(variant) else {
+                // Under ZP_CASE the selected cases may have no model of this variant.
+                if selection.is_complete() {
+                    failures.push(format!(
+                        "{variant}: no model quantized with our calibration"
+                    ));
+                }
+                continue;
+            };
+            let agreement = o.tensors.1 as f64 / o.tensors.0.max(1) as f64;
+            if agreement < min {
+                failures.push(format!(
+                    "{variant}, our calibration: {}/{} tensors equal TF's, below {:.0}%",
+                    o.tensors.1,
+                    o.tensors.0,
+                    min * 100.0
+                ));
+            }
+        }
+        let agreement = all.tensors.1 as f64 / all.tensors.0.max(1) as f64;
+        if agreement < MIN_TENSOR_AGREEMENT {
             failures.push(format!(
-                "{variant}: no model quantized with our calibration"
-            ));
-            continue;
-        };
-        let agreement = o.tensors.1 as f64 / o.tensors.0.max(1) as f64;
-        if agreement < min {
-            failures.push(format!(
-                "{variant}, our calibration: {}/{} tensors equal TF's, below {:.0}%",
-                o.tensors.1,
-                o.tensors.0,
-                min * 100.0
+                "only {:.2}% of quantized tensors equal TF's",
+                agreement * 100.0
             ));
         }
     }
-    let agreement = all.tensors.1 as f64 / all.tensors.0.max(1) as f64;
-    assert!(
-        agreement >= MIN_TENSOR_AGREEMENT,
-        "only {:.2}% of quantized tensors equal TF's",
-        agreement * 100.0
-    );
     assert!(
         failures.is_empty(),
         "{} problem(s):\n{}",
@@ -524,64 +310,6 @@ fn quantized_models_match_tf() {
     );
 }
 
-/// The tensors an operator reads and writes, described for comparison: per slot the dtype,
-/// scales (f32 bits), zero points and, for constants, the bytes.
-fn op_signature(m: &Model, op: usize) -> Vec<String> {
-    let sg = &m.subgraphs[0];
-    let o = &sg.operators[op];
-    let mut v = Vec::new();
-    for (side, list) in [("in", &o.inputs), ("out", &o.outputs)] {
-        for (k, &t) in list.iter().enumerate() {
-            let Ok(t) = usize::try_from(t) else {
-                v.push(format!("{side}{k}: none"));
-                continue;
-            };
-            let x = &sg.tensors[t];
-            let (s, z) = x.quantization.as_ref().map_or((vec![], vec![]), |q| {
-                (
-                    q.scales().iter().map(|s| s.to_bits()).collect::<Vec<u32>>(),
-                    q.zero_points().to_vec(),
-                )
-            });
-            let data = m.tensor_data(0, t).map(|d| {
-                // A short fingerprint of the bytes: length and a position-weighted sum.
-                let sum = d.iter().enumerate().fold(0u64, |a, (i, &b)| {
-                    a.wrapping_mul(31).wrapping_add(b as u64 ^ i as u64)
-                });
-                format!("{} bytes #{sum:x}", d.len())
-            });
-            v.push(format!(
-                "{side}{k}: {:?} scales {:?} zps {:?} {}",
-                x.dtype,
-                s.iter()
-                    .take(4)
-                    .map(|&b| f32::from_bits(b))
-                    .collect::<Vec<_>>(),
-                &z[..z.len().min(4)],
-                data.unwrap_or_default()
-            ));
-            if s.len() > 4 {
-                v.push(format!("{side}{k}: all scales {s:?} zps {z:?}"));
-            }
-        }
-    }
-    v.push(format!("options {:?}", o.options));
-    v
-}
-
-/// Indices of the operators that are not QUANTIZE / DEQUANTIZE, in order.
-fn compute_ops(sg: &Subgraph) -> Vec<usize> {
-    (0..sg.operators.len())
-        .filter(|&i| {
-            !matches!(
-                sg.operators[i].code.name().as_str(),
-                "QUANTIZE" | "DEQUANTIZE"
-            )
-        })
-        .collect()
-}
-
-/// `--int16-ops`: a model with some operators int16 (16x8) and the rest int8. No TF tool makes
 /// such a model, so each side is checked against TF's model of its own kind: every int16
 /// operator reads and writes exactly what the same operator reads and writes in TF's 16x8 model
 /// (dtype, scale bits, zero point, weights, int64 bias, options), and every int8 operator what
@@ -594,7 +322,8 @@ fn int16_ops_match_tf_per_operator() {
     std::fs::create_dir_all(&dir).expect("target/quantized/mixed");
     let mut failures = Vec::new();
     let (mut checked16, mut checked8, mut models) = (0usize, 0usize, 0usize);
-    for case in cases() {
+    let selection = selected_cases("int16_ops_match_tf_per_operator");
+    let panics = selection.each(|case| {
         let paths = [
             "model_float",
             "model_calibrated",
@@ -603,7 +332,7 @@ fn int16_ops_match_tf_per_operator() {
         ]
         .map(|n| case.dir.join(format!("{n}.tflite")));
         if !paths.iter().all(|p| p.is_file()) {
-            continue;
+            return;
         }
         let [float, calibrated, tf16, tf8] = paths.map(|p| read(&p));
         let ranges = Ranges::from_calibrated_model(&float, &calibrated).expect("TF ranges");
@@ -620,7 +349,7 @@ fn int16_ops_match_tf_per_operator() {
             .collect();
         let int16: Vec<usize> = eligible.iter().copied().step_by(2).collect();
         if int16.is_empty() {
-            continue;
+            return;
         }
         let opts = QuantizeOptions {
             mode: Mode::Int8,
@@ -633,7 +362,7 @@ fn int16_ops_match_tf_per_operator() {
             Ok((m, _)) => m,
             Err(e) => {
                 failures.push(format!("{what}: {e}"));
-                continue;
+                return;
             }
         };
         let path = dir.join(format!("{}_int8_floatio.tflite", case.name));
@@ -653,7 +382,7 @@ fn int16_ops_match_tf_per_operator() {
                 c16.len(),
                 c8.len()
             ));
-            continue;
+            return;
         }
         for (k, &o) in oc.iter().enumerate() {
             let is16 = int16.contains(&fc[k]);
@@ -680,13 +409,18 @@ fn int16_ops_match_tf_per_operator() {
                 ));
             }
         }
-    }
+    });
+    failures.extend(panics);
     println!("{models} mixed models: {checked16} int16 and {checked8} int8 operators compared");
-    assert!(
-        models >= 3 && checked16 > 0,
-        "too few mixed models were made"
-    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    if selection.expect_checked(models, "operator with a 16x8 kernel to make int16")
+        && selection.is_complete()
+    {
+        assert!(
+            models >= 3 && checked16 > 0,
+            "too few mixed models were made"
+        );
+    }
 }
 
 /// A model that is already partly quantized (some operators int8, others float with
@@ -697,11 +431,12 @@ fn int16_ops_match_tf_per_operator() {
 fn partly_quantized_models_quantize_to_tfs_model() {
     let mut failures = Vec::new();
     let mut models = 0usize;
-    for case in cases() {
+    let selection = selected_cases("partly_quantized_models_quantize_to_tfs_model");
+    let panics = selection.each(|case| {
         let paths = ["model_float", "model_calibrated", "model_int8_floatio"]
             .map(|n| case.dir.join(format!("{n}.tflite")));
         if !paths.iter().all(|p| p.is_file()) {
-            continue;
+            return;
         }
         let [float, calibrated, tf] = paths.map(|p| read(&p));
         let ranges = Ranges::from_calibrated_model(&float, &calibrated).expect("TF ranges");
@@ -730,14 +465,14 @@ fn partly_quantized_models_quantize_to_tfs_model() {
             Ok((m, _)) => tflite::read(&tflite::write(&m).expect("write")).expect("read back"),
             Err(e) => {
                 failures.push(format!("{what}: partly: {e}"));
-                continue;
+                return;
             }
         };
         let again = match quantize(&partly, &ranges, &opts(Vec::new())) {
             Ok((m, _)) => m,
             Err(e) => {
                 failures.push(format!("{what}: again: {e}"));
-                continue;
+                return;
             }
         };
         models += 1;
@@ -747,8 +482,11 @@ fn partly_quantized_models_quantize_to_tfs_model() {
                 failures.push(format!("{what} '{name}':{d}"));
             }
         }
-    }
+    });
+    failures.extend(panics);
     println!("{models} partly quantized models quantized again, each equal to TF's int8 model");
-    assert!(models >= 10, "only {models} models");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    if selection.expect_checked(models, "int8_floatio model") && selection.is_complete() {
+        assert!(models >= 10, "only {models} models");
+    }
 }

@@ -25,7 +25,10 @@ One line per model, then `N passed, M failed`. Exit status 1 if anything failed 
 found (run `cargo test -p zeropoint-tests --test quantizer` first).
 
 Usage:
-    python tests/tools/check_quantized.py [--dir target/quantized]
+    python tests/tools/check_quantized.py [--dir target/quantized] [--only PART[,PART…]]
+
+`--only` (default: the ZP_CASE environment variable, as for the Rust tests) keeps the models
+whose case name contains one of the parts.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import numpy as np  # noqa: E402
 from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: E402
+
+import case_filter  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -173,6 +178,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", type=Path, default=REPO / "target" / "quantized")
     ap.add_argument("--zeropoint", type=Path, help="our CLI: also compare our engine with LiteRT")
+    case_filter.add_argument(ap)
     args = ap.parse_args()
     models = sorted(args.dir.glob("*.tflite")) if args.dir.is_dir() else []
     ours = [
@@ -187,8 +193,13 @@ def main() -> int:
             "(run `cargo test -p zeropoint-tests --test quantizer` first)"
         )
         return 1
+    selected = case_filter.select(
+        [*models, *ours], lambda m: (split_name(m) or (m.stem, ""))[0], args.only, "quantized models"
+    )
+    if selected is None:
+        return 1
     passed = failed = 0
-    for m in [*models, *ours]:
+    for m in selected:
         label = m.name if m.parent == args.dir else f"{m.parent.name}/{m.name}"
         try:
             msg = check(m, args.zeropoint, m.parent != args.dir)

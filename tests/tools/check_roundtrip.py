@@ -20,7 +20,11 @@ anything failed or nothing was checked. Needs only ai-edge-litert and numpy
 (see requirements-check.txt).
 
 Usage:
-    python tests/tools/check_roundtrip.py --zeropoint PATH [--out-dir DIR]
+    python tests/tools/check_roundtrip.py --zeropoint PATH [--out-dir DIR] [--only PART[,PART…]]
+
+`--only` (default: the ZP_CASE environment variable, as for the Rust tests) keeps the models
+whose case name (folder under tests/golden/ or tests/realworld/, else the file name) contains one
+of the parts.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ except ImportError:  # Python < 3.11: fall back to file-name matching of inputs
 
 import numpy as np  # noqa: E402
 from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: E402
+
+import case_filter  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -89,6 +95,15 @@ def find_models() -> list[Path]:
         if root.is_dir():
             models.extend(p for p in root.rglob("*.tflite") if p.is_file())
     return sorted(set(models))
+
+
+def case_of(model: Path) -> str:
+    """The case a model belongs to: its folder under a model root, else its file name."""
+    for root in MODEL_ROOTS:
+        if model.is_relative_to(root):
+            parts = model.relative_to(root).parts
+            return parts[0] if len(parts) > 1 else model.stem
+    return model.stem
 
 
 def rel(path: Path) -> str:
@@ -378,7 +393,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description="zeropoint rewrite round-trip check against LiteRT")
     ap.add_argument("--zeropoint", required=True, help="path to the zeropoint CLI binary")
     ap.add_argument("--out-dir", help="keep rewritten models here (default: a temporary directory)")
+    case_filter.add_argument(ap)
     args = ap.parse_args()
+    models = case_filter.select(find_models(), case_of, args.only, "models")
+    if models is None:
+        return 1
 
     zeropoint = args.zeropoint
     if os.sep in zeropoint or (os.altsep and os.altsep in zeropoint):
@@ -394,7 +413,7 @@ def main() -> int:
 
     passed = failed = 0
     try:
-        for model in find_models():
+        for model in models:
             r = rel(model)
             for variant, flags in VARIANTS:
                 out = out_root / (Path(r).with_suffix("").as_posix() + f".{variant}.tflite")
