@@ -25,7 +25,15 @@ from .litert import (
     trace_model,
 )
 from .registry import CaseData, CaseSpec, seed_everything
-from .variants import RESOLVERS, TOLERANCE_RULE, TOLERANCES, TRACED_VARIANTS, VARIANTS, convert, short_error
+from .variants import (
+    RESOLVERS,
+    TOLERANCE_RULE,
+    TOLERANCES,
+    TRACED_VARIANTS,
+    VARIANTS,
+    convert,
+    short_error,
+)
 from .writer import GOLDEN, REPO, CaseWriter, toml_key, toml_value
 
 

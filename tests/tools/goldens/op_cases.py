@@ -6,7 +6,14 @@ from __future__ import annotations
 import numpy as np
 
 from .frameworks import keras
-from .single_op import In, op_case, prelu_alpha, random_bias, scaled_weights, zero_sum_int_kernel
+from .single_op import (
+    In,
+    op_case,
+    prelu_alpha,
+    random_bias,
+    scaled_weights,
+    zero_sum_int_kernel,
+)
 
 L = keras.layers
 K = keras.ops
