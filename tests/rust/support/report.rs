@@ -193,7 +193,7 @@ impl StageReport {
             )),
             Verdict::UnexpectedPass => self.problems.push(format!(
                 "{who}: UNEXPECTEDLY PASSING: case.toml lists an expected failure at stage {} ({}); \
-                 remove it from make_goldens.py and regenerate",
+                 remove it from tests/tools/goldens/ and regenerate",
                 self.stage,
                 issue.unwrap_or_default()
             )),
