@@ -153,7 +153,7 @@ impl NpyArray {
         }
     }
 
-    /// The `.npy` file bytes of the array (see [`write`]).
+    /// The `.npy` file bytes of the array (see [`write()`]).
     pub fn to_bytes(&self) -> std::io::Result<Vec<u8>> {
         let mut out = Vec::new();
         write(&mut out, self.dtype, &self.shape, &self.data)?;
