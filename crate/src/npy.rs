@@ -165,12 +165,15 @@ impl NpyArray {
 /// `shape`: little-endian, header padded to 64 bytes as numpy pads it. Fails when `data` does
 /// not hold the shape's elements, or on an error of `w`.
 pub fn write(w: impl Write, dtype: Dtype, shape: &[usize], data: &[u8]) -> std::io::Result<()> {
-    let n: usize = shape.iter().product();
-    if data.len() != n * dtype.size() {
+    if shape
+        .iter()
+        .try_fold(dtype.size(), |n, &d| n.checked_mul(d))
+        != Some(data.len())
+    {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             format!(
-                "{} bytes do not hold {n} {} elements (shape {shape:?})",
+                "{} bytes do not hold the {} elements of shape {shape:?}",
                 data.len(),
                 dtype.name(),
             ),
@@ -300,8 +303,13 @@ impl<R: Read> NpyReader<R> {
             shape: self.shape,
             data,
         };
-        // npyz checks the element count too; kept as a guard for the invariant of NpyArray.
-        if array.data.len() != array.len() * dtype.size() {
+        // npyz checks the element count too; kept as a guard for the invariant of NpyArray
+        // (checked arithmetic: the shape comes from the file).
+        let want = array
+            .shape
+            .iter()
+            .try_fold(dtype.size(), |n, &d| n.checked_mul(d));
+        if want != Some(array.data.len()) {
             return Err(err(format!(
                 "{} elements for shape {:?}",
                 array.data.len() / dtype.size(),
