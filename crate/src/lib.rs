@@ -14,10 +14,11 @@
 //! | [`ops`] | per-operator prepare (types, options, shapes) + eval, and the op registry |
 //! | [`engine`] | the interpreter: prepare once, one planned arena, run without allocating |
 //! | [`limits`] | limits a user sets: model file size, and the engine's size limits |
+//! | `npy` | the one `.npy` reader and writer (feature `npy`, on with `data` and `cli`) |
 //! | [`quant`] | the quantizer: TF-exact scale/zero-point, weight and bias rules (`quant::params`) |
 //! | `wasm` | the `#[wasm_bindgen]` face (feature `wasm`) |
 //!
-//! The CLI (`zeropoint`) lives in `src/bin/zeropoint.rs` and only calls this library.
+//! The CLI (`zeropoint`) lives in `src/bin/zeropoint/` (one file per subcommand) and only calls this library.
 
 // The flatc-generated schema code names `alloc::` paths.
 extern crate alloc;
@@ -28,6 +29,8 @@ pub mod fixedpoint;
 pub mod graph;
 pub mod kernels;
 pub mod limits;
+#[cfg(feature = "npy")]
+pub mod npy;
 pub mod ops;
 pub mod quant;
 pub mod tflite;

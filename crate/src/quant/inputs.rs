@@ -123,47 +123,25 @@ impl NpySamples {
     /// input `index`: C order, float32 or float64, first axis = samples, each sample the input's
     /// shape (see [`check_sample_shape`]).
     pub fn from_bytes(name: &str, bytes: &[u8], index: usize, input: &TensorDesc) -> Result<Self> {
-        let err = |reason: String| Error::Npy {
-            path: name.to_string(),
-            reason,
-        };
-        let npy = npyz::NpyFile::new(bytes).map_err(|e| err(e.to_string()))?;
-        if npy.order() != npyz::Order::C {
-            return Err(err("Fortran-order arrays are not supported".into()));
-        }
-        let shape: Vec<usize> = npy
-            .shape()
-            .iter()
-            .map(|&d| usize::try_from(d).map_err(|_| err("dimension too large".into())))
-            .collect::<Result<_>>()?;
+        use crate::npy::{Dtype, NpyReader};
+        let npy = NpyReader::new(name, bytes)?;
+        let shape = npy.shape().to_vec();
         let samples = check_sample_shape(name, index, input, &shape)?;
-        let npyz::DType::Plain(ts) = npy.dtype() else {
-            return Err(err(format!("unsupported dtype {:?}", npy.dtype())));
-        };
-        let data: Vec<f32> = match (ts.type_char(), ts.size_field()) {
-            (npyz::TypeChar::Float, 4) => npy.into_vec::<f32>().map_err(|e| err(e.to_string()))?,
-            (npyz::TypeChar::Float, 8) => npy
-                .into_vec::<f64>()
-                .map_err(|e| err(e.to_string()))?
-                .into_iter()
-                .map(|v| v as f32)
-                .collect(),
-            _ => {
-                return Err(Error::TensorMismatch {
-                    what: format!("input {index} ({name})"),
-                    tensor: input.name.clone(),
-                    expected: "float32 (or float64) values".into(),
-                    got: format!("numpy dtype {ts}"),
-                });
-            }
-        };
+        if !matches!(npy.dtype(), Some(Dtype::F32 | Dtype::F64)) {
+            return Err(Error::TensorMismatch {
+                what: format!("input {index} ({name})"),
+                tensor: input.name.clone(),
+                expected: "float32 (or float64) values".into(),
+                got: format!("numpy dtype {}", npy.descr()),
+            });
+        }
+        let data = npy.read()?.to_f32().unwrap_or_default();
         let per_sample = input.num_elements();
         if data.len() != samples * per_sample {
-            return Err(err(format!(
-                "{} values for shape {}",
-                data.len(),
-                shape_text(&shape)
-            )));
+            return Err(Error::Npy {
+                path: name.to_string(),
+                reason: format!("{} values for shape {}", data.len(), shape_text(&shape)),
+            });
         }
         Ok(NpySamples {
             samples,
@@ -413,18 +391,16 @@ mod tests {
     #[test]
     fn npy_samples_checked_and_sliced() {
         let d = desc(&[1, 2]);
-        let mut bytes = Vec::new();
-        {
-            use npyz::WriterBuilder;
-            let mut w = npyz::WriteOptions::<f32>::new()
-                .default_dtype()
-                .shape(&[3, 1, 2])
-                .writer(&mut bytes)
-                .begin_nd()
-                .expect("header");
-            w.extend([1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).expect("data");
-            w.finish().expect("finish");
+        let bytes = crate::npy::NpyArray {
+            dtype: crate::npy::Dtype::F32,
+            shape: vec![3, 1, 2],
+            data: [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect(),
         }
+        .to_bytes()
+        .expect("writes");
         let s = NpySamples::from_bytes("a.npy", &bytes, 0, &d).expect("reads");
         assert_eq!(s.samples(), 3);
         assert_eq!(s.sample(2), &[5.0, 6.0]);

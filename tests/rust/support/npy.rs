@@ -218,39 +218,13 @@ pub fn load_npy(path: &Path) -> NpyArray {
 /// [`load_npy`] returning the error instead of panicking.
 pub fn try_load_npy(path: &Path) -> Result<NpyArray, String> {
     let file = File::open(path).map_err(|e| e.to_string())?;
-    let npy = npyz::NpyFile::new(BufReader::new(file)).map_err(|e| e.to_string())?;
-    if npy.order() != npyz::Order::C {
-        return Err("Fortran-order arrays are not supported".into());
-    }
-    let shape = npy
-        .shape()
-        .iter()
-        .map(|&d| usize::try_from(d).map_err(|_| "dimension too large".to_string()))
-        .collect::<Result<Vec<_>, _>>()?;
-    let npyz::DType::Plain(ts) = npy.dtype() else {
-        return Err(format!("unsupported dtype {:?}", npy.dtype()));
-    };
-    let e = |e: std::io::Error| e.to_string();
-    use npyz::TypeChar as C;
-    let data = match (ts.type_char(), ts.size_field()) {
-        (C::Float, 4) => NpyData::F32(npy.into_vec().map_err(e)?),
-        (C::Float, 8) => NpyData::F64(npy.into_vec().map_err(e)?),
-        (C::Int, 1) => NpyData::I8(npy.into_vec().map_err(e)?),
-        (C::Uint, 1) => NpyData::U8(npy.into_vec().map_err(e)?),
-        (C::Int, 2) => NpyData::I16(npy.into_vec().map_err(e)?),
-        (C::Int, 4) => NpyData::I32(npy.into_vec().map_err(e)?),
-        (C::Int, 8) => NpyData::I64(npy.into_vec().map_err(e)?),
-        (C::Bool, 1) => NpyData::Bool(npy.into_vec().map_err(e)?),
-        _ => return Err(format!("unsupported dtype {ts}")),
-    };
-    if data.len() != shape.iter().product::<usize>() {
-        return Err(format!(
-            "{} elements for shape {shape:?}",
-            data.len() // npyz checks this too; kept as a guard
-        ));
-    }
-    Ok(NpyArray { shape, data })
+    let a = zeropoint::npy::read("", BufReader::new(file)).map_err(|e| match e {
+        zeropoint::Error::Npy { reason, .. } => reason,
+        other => other.to_string(),
+    })?;
+    NpyArray::from_le_bytes(a.dtype.name(), a.shape, &a.data)
 }
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

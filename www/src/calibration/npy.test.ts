@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { halfToFloat, NpyError, parseHeader, parseNpy, writeNpy } from './npy';
 
@@ -117,5 +118,37 @@ describe('halfToFloat', () => {
     expect(halfToFloat(0x7c00)).toBe(Infinity);
     expect(halfToFloat(0xfc00)).toBe(-Infinity);
     expect(halfToFloat(0x7e00)).toBeNaN();
+  });
+});
+
+/**
+ * Files written by the crate's `.npy` writer (`zeropoint::npy`, the one the CLI uses); a Rust test
+ * (`npy::tests::writer_output_is_the_committed_fixtures`) fails if the writer's bytes change.
+ * The values are the ones that test writes, as float32.
+ */
+describe('parseNpy on the crate writer\'s files (tests/fixtures/npy)', () => {
+  const FIXTURES = 'tests/fixtures/npy';
+  const read = (file: string) => parseNpy(new Uint8Array(readFileSync(`${FIXTURES}/${file}`)));
+  const cases: [file: string, descr: string, shape: number[], values: number[]][] = [
+    ['f32.npy', '<f4', [2, 4], [1.5, -2, 0, -0, 3.4028234663852886e38, Math.fround(1e-45), Infinity, NaN]],
+    ['f64.npy', '<f8', [3], [Math.fround(0.1), -Infinity, 2.5]],
+    ['i8.npy', '|i1', [4], [-128, -1, 0, 127]],
+    ['u8.npy', '|u1', [2, 2], [0, 1, 128, 255]],
+    ['i16.npy', '<i2', [3], [-32768, 0, 32767]],
+    ['i32.npy', '<i4', [1, 2, 2], [-2147483648, -1, 0, Math.fround(2147483647)]],
+    ['i64.npy', '<i8', [3], [-(2 ** 40), 0, Math.fround(123456789)]],
+    ['bool.npy', '|b1', [2, 2], [1, 0, 0, 1]],
+    ['f32_scalar.npy', '<f4', [], [7.25]],
+    ['f32_empty.npy', '<f4', [0, 3], []],
+  ];
+  it.each(cases)('%s', (file, descr, shape, values) => {
+    const a = read(file);
+    expect(a.dtype).toBe(descr);
+    expect(a.shape).toEqual(shape);
+    expect(a.data.length).toBe(values.length);
+    // Object.is: -0 is not 0, NaN is NaN.
+    values.forEach((v, i) => {
+      expect(Object.is(a.data[i], v), `${file}[${String(i)}] = ${String(a.data[i])}, expected ${String(v)}`).toBe(true);
+    });
   });
 });

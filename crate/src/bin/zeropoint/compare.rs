@@ -1,0 +1,114 @@
+//! `zeropoint compare`: a float model and its quantized version side by side, per tensor
+//! (SQNR and largest error), worst first.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use zeropoint::engine::{Interpreter, KernelSet};
+use zeropoint::graph::TensorType;
+use zeropoint::limits::UserLimits;
+use zeropoint::tflite::types::dtype_name;
+use zeropoint::{Error, Result};
+
+use crate::io::{load, outln};
+use crate::samples::read_samples;
+
+#[derive(Args)]
+pub struct CompareArgs {
+    /// The float .tflite file.
+    float_model: PathBuf,
+    /// The quantized .tflite file (float or integer I/O).
+    quantized_model: PathBuf,
+    /// One float32 .npy per model input (first axis = samples).
+    #[arg(long = "input", required = true)]
+    inputs: Vec<PathBuf>,
+    /// Write the full table as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Rows to print (worst SQNR first).
+    #[arg(long, default_value_t = 20)]
+    top: usize,
+    /// Kernel set: `fast` (the same bits) or `reference`.
+    #[arg(long, default_value = "fast")]
+    kernels: KernelSet,
+}
+
+/// `zeropoint compare`: float vs quantized, per tensor.
+pub fn compare(args: CompareArgs, limits: &UserLimits) -> Result<()> {
+    let CompareArgs {
+        float_model,
+        quantized_model,
+        inputs,
+        json,
+        top,
+        kernels,
+    } = args;
+    let f = load(&float_model, limits)?;
+    let q = load(&quantized_model, limits)?;
+    // Both models are prepared with the user's limits first (the comparison prepares them again).
+    let descs = Interpreter::with_limits(&f, &limits.engine)?
+        .inputs()
+        .to_vec();
+    Interpreter::with_limits(&q, &limits.engine)?;
+    if let Some((i, d)) = descs
+        .iter()
+        .enumerate()
+        .find(|(_, d)| d.dtype != TensorType::FLOAT32)
+    {
+        return Err(Error::TensorMismatch {
+            what: format!("input {i} of the float model"),
+            tensor: d.name.clone(),
+            expected: "FLOAT32".into(),
+            got: dtype_name(d.dtype),
+        });
+    }
+    let arrays = read_samples(&inputs, &descs)?;
+    let samples = arrays.first().map_or(0, |a| a.shape[0]);
+    let per_sample: Vec<Vec<Vec<f32>>> = (0..samples)
+        .map(|s| {
+            arrays
+                .iter()
+                .zip(&descs)
+                .map(|(a, d)| {
+                    let n = d.num_elements();
+                    bytemuck::cast_slice::<u8, f32>(&a.data[s * n * 4..(s + 1) * n * 4]).to_vec()
+                })
+                .collect()
+        })
+        .collect();
+    let mut rows = zeropoint::engine::compare::compare_models_with(&f, &q, &per_sample, kernels)?;
+    if let Some(path) = json {
+        let text = serde_json::to_string_pretty(&rows).map_err(|e| Error::Io {
+            path: path.display().to_string(),
+            source: std::io::Error::other(e),
+        })?;
+        crate::io::write_file(&path, text)?;
+    }
+    rows.sort_by(|a, b| a.sqnr_db.total_cmp(&b.sqnr_db));
+    outln!(
+        "{} tensors in both models, {} samples; worst SQNR first",
+        rows.len(),
+        samples
+    );
+    outln!(
+        "{:>9}  {:>12}  {:>9}  {:<7}  name",
+        "SQNR dB",
+        "max |err|",
+        "LSB",
+        "dtype"
+    );
+    for r in rows.iter().take(top) {
+        let lsb = r
+            .max_abs_error_lsb
+            .map_or_else(|| "-".to_string(), |l| format!("{l:.2}"));
+        outln!(
+            "{:>9.2}  {:>12.6}  {:>9}  {:<7}  {}",
+            r.sqnr_db,
+            r.max_abs_error,
+            lsb,
+            r.dtype,
+            r.name
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,79 @@
+//! File and terminal helpers shared by the subcommands: reading files and models (naming the
+//! file in errors, checking the model size limit first), writing JSON, and printing to stdout
+//! without panicking when stdout is a closed pipe.
+
+use std::path::Path;
+
+use zeropoint::limits::{UserLimits, check_model_size};
+use zeropoint::tflite;
+use zeropoint::{Error, Result};
+
+/// `println!` that stays quiet when stdout is a closed pipe (`zeropoint inspect m | head -1`):
+/// the rest of the output is dropped and the command carries on (files it writes are still
+/// written). Any other error on stdout panics as `println!` does.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::io::print_line(format_args!($($arg)*))
+    };
+}
+pub(crate) use outln;
+
+/// The body of [`outln!`].
+pub fn print_line(args: std::fmt::Arguments) {
+    use std::io::Write;
+    if let Err(e) = writeln!(std::io::stdout().lock(), "{args}")
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        panic!("failed printing to stdout: {e}");
+    }
+}
+
+/// Reads a whole file, naming it in errors.
+pub fn read_file(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// Writes a whole file, naming it in errors.
+pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
+    std::fs::write(path, bytes).map_err(|source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// Reads a model (refused before reading when larger than the limit), naming the file in errors.
+pub fn load(path: &Path, limits: &UserLimits) -> Result<zeropoint::Model> {
+    let size = std::fs::metadata(path)
+        .map_err(|source| Error::Io {
+            path: path.display().to_string(),
+            source,
+        })?
+        .len();
+    check_model_size(&path.display().to_string(), size, limits.max_model_bytes)?;
+    let bytes = read_file(path)?;
+    // Prefix format errors with the file name so scripts handling many files say which one.
+    tflite::read(&bytes).map_err(|e| match e {
+        Error::InvalidFlatbuffer { reason } => Error::InvalidFlatbuffer {
+            reason: format!("{}: {reason}", path.display()),
+        },
+        Error::InconsistentModel { at, reason } => Error::InconsistentModel {
+            at,
+            reason: format!("{reason} (in {})", path.display()),
+        },
+        Error::InconsistentTable { reason } => Error::InconsistentTable {
+            reason: format!("{}: {reason}", path.display()),
+        },
+        other => other,
+    })
+}
+
+/// Writes `value` as one line of JSON.
+pub fn write_json<T: serde::Serialize>(output: &Path, value: &T) -> Result<()> {
+    let text = serde_json::to_string(value).map_err(|e| Error::Write {
+        reason: format!("JSON: {e}"),
+    })?;
+    write_file(output, text + "\n")
+}

@@ -1,0 +1,183 @@
+//! `zeropoint quantize`: TF-exact quantization (int8, int16x8, dynamic range, float16) with
+//! ranges from our calibration (`--data`) or from TF's (`--stats`).
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use zeropoint::limits::UserLimits;
+use zeropoint::quant::{IoType, Mode, QuantizeOptions};
+use zeropoint::{Error, Result};
+
+use crate::calibrate::{CalibrationSource, collect_stats};
+use crate::io::{load, read_file, write_file, write_json};
+
+#[derive(Args)]
+pub struct QuantizeArgs {
+    /// The float .tflite file.
+    model: PathBuf,
+    /// int8, int16x8, dynamic or float16.
+    #[arg(long, default_value = "int8")]
+    mode: String,
+    /// Input/output type: int8 (int16 for int16x8), uint8 or float.
+    #[arg(long, default_value = "int8")]
+    io: String,
+    /// Calibration samples: one .npy per model input (first axis = samples).
+    #[arg(long = "data")]
+    data: Vec<PathBuf>,
+    /// Calibration statistics instead of --data: a STATS.json from `zeropoint calibrate`, or
+    /// a calibrated .tflite whose tensors carry min/max (TF's model_calibrated.tflite).
+    #[arg(long)]
+    stats: Option<PathBuf>,
+    /// Range selection: minmax, percentile:P, mse or moving-average. With --data it picks the
+    /// ranges of the new calibration (default minmax); with a --stats JSON it re-chooses them
+    /// from the file's histograms and extremes (default: the file's own choice).
+    #[arg(long)]
+    calibration: Option<String>,
+    /// Per-tensor weights instead of per-channel.
+    #[arg(long)]
+    per_tensor: bool,
+    /// Operators to keep float: indices or output tensor names, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    float_ops: Vec<String>,
+    /// Operators to run with int16 activations (16x8) in an int8 model: indices or output
+    /// tensor names, comma-separated (--mode int8 only).
+    #[arg(long, value_delimiter = ',')]
+    int16_ops: Vec<String>,
+    /// Write a JSON report (per tensor ranges and parameters, per op multipliers).
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Where to write the quantized model.
+    #[arg(short, long)]
+    output: PathBuf,
+}
+
+/// `zeropoint quantize`: parses the mode and I/O type, then quantizes.
+pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
+    let QuantizeArgs {
+        model,
+        mode,
+        io,
+        data,
+        stats,
+        calibration,
+        per_tensor,
+        float_ops,
+        int16_ops,
+        report,
+        output,
+    } = args;
+    let opts = QuantizeOptions {
+        mode: Mode::parse(&mode)?,
+        io: IoType::parse(&io)?,
+        per_tensor,
+        float_ops,
+        int16_ops,
+    };
+    quantize_model(
+        &model,
+        data,
+        stats,
+        calibration.as_deref(),
+        opts,
+        report,
+        &output,
+        limits,
+    )
+}
+
+/// `zeropoint quantize`: ranges from --data (our calibration) or --stats (STATS.json from
+/// `zeropoint calibrate`, or a calibrated .tflite carrying min/max), then the library quantizer.
+#[allow(clippy::too_many_arguments)]
+fn quantize_model(
+    model: &Path,
+    data: Vec<PathBuf>,
+    stats: Option<PathBuf>,
+    calibration: Option<&str>,
+    opts: QuantizeOptions,
+    report: Option<PathBuf>,
+    output: &Path,
+    limits: &UserLimits,
+) -> Result<()> {
+    use zeropoint::quant::calibrate::{CalibrationStats, Method};
+    use zeropoint::quant::{Ranges, quantize_to_bytes};
+    let m = load(model, limits)?;
+    let method = calibration.map(Method::parse).transpose()?;
+    let needs_ranges = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
+    // The first calibration samples (with --data), for the report's errors.
+    let mut errors = zeropoint::quant::sqnr::ErrorSamples::new();
+    let ranges = match (stats, data.is_empty()) {
+        (Some(_), false) => {
+            return Err(Error::Calibration {
+                reason: "give either --data or --stats, not both".into(),
+            });
+        }
+        (Some(path), true) => {
+            let bytes = read_file(&path)?;
+            if bytes.starts_with(b"{") {
+                let s: CalibrationStats =
+                    serde_json::from_slice(&bytes).map_err(|e| Error::Calibration {
+                        reason: format!("{}: not a STATS.json: {e}", path.display()),
+                    })?;
+                let s = match method {
+                    Some(method) => s.with_method(method)?,
+                    None => s,
+                };
+                Ranges::from_calibration(&m, &s)?
+            } else {
+                if let Some(method) = method.filter(|&m| m != Method::MinMax) {
+                    return Err(Error::Calibration {
+                        reason: format!(
+                            "{}: a calibrated .tflite carries only min/max; --calibration \
+                             {method} needs a STATS.json (zeropoint calibrate) or --data",
+                            path.display()
+                        ),
+                    });
+                }
+                let cal = load(&path, limits)?;
+                Ranges::from_calibrated_model(&m, &cal)?
+            }
+        }
+        (None, false) => {
+            let method = method.unwrap_or(Method::MinMax);
+            let s = collect_stats(
+                &m,
+                CalibrationSource::Npy(data),
+                method,
+                limits,
+                Some(&mut errors),
+            )?;
+            Ranges::from_calibration(&m, &s)?
+        }
+        (None, true) if needs_ranges => {
+            return Err(Error::Calibration {
+                reason: format!(
+                    "--mode {} needs calibration: --data X.npy (one per input) or --stats \
+                     STATS.json|calibrated.tflite",
+                    opts.mode.name()
+                ),
+            });
+        }
+        (None, true) => Ranges::new(),
+    };
+    // The same call the page makes (crate::wasm), so both write the same bytes.
+    let (bytes, mut rep) = quantize_to_bytes(&m, &ranges, &opts)?;
+    if report.is_some() && !errors.samples().is_empty() {
+        errors.measure(&m, &zeropoint::tflite::read(&bytes)?, &mut rep)?;
+    }
+    for w in &rep.warnings {
+        eprintln!("warning: {w}");
+    }
+    write_file(output, &bytes)?;
+    if let Some(r) = report {
+        write_json(&r, &rep)?;
+        eprintln!("wrote {}", r.display());
+    }
+    eprintln!(
+        "wrote {} ({} bytes, mode {}, I/O {})",
+        output.display(),
+        bytes.len(),
+        rep.mode,
+        rep.io
+    );
+    Ok(())
+}

@@ -1,0 +1,121 @@
+//! `zeropoint run`: the engine over the samples of `.npy` inputs, one `.npy` per output, and
+//! optionally every tensor of the first sample (`--dump`).
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use zeropoint::engine::{Interpreter, KernelSet, shape_text};
+use zeropoint::graph::TensorType;
+use zeropoint::limits::UserLimits;
+use zeropoint::tflite::types::dtype_name;
+use zeropoint::{Error, Result};
+
+use crate::io::{load, write_file};
+use crate::samples::{read_samples, write_npy};
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The .tflite file.
+    model: PathBuf,
+    /// One .npy per model input, in the subgraph's input order.
+    #[arg(long = "input", required = true)]
+    inputs: Vec<PathBuf>,
+    /// Directory for output_<i>.npy (created if missing).
+    #[arg(long)]
+    out_dir: PathBuf,
+    /// Also write every tensor of the first sample (graph inputs and each operator's
+    /// output) as t<index>.npy into this directory, to trace a mismatch to its first op.
+    #[arg(long)]
+    dump: Option<PathBuf>,
+    /// Kernel set: `fast` (SIMD128 in the browser, the same bits) or `reference`.
+    #[arg(long, default_value = "fast")]
+    kernels: KernelSet,
+}
+
+/// `zeropoint run`: loops the engine over the samples (first axis) of every input.
+pub fn run(args: RunArgs, limits: &UserLimits) -> Result<()> {
+    let RunArgs {
+        model,
+        inputs,
+        out_dir,
+        dump,
+        kernels,
+    } = args;
+    let m = load(&model, limits)?;
+    let mut interp = Interpreter::with_options(&m, &limits.engine, kernels)?;
+    let descs = interp.inputs().to_vec();
+    let arrays = read_samples(&inputs, &descs)?;
+    let samples = arrays.first().map_or(0, |a| a.shape[0]);
+    let outs = interp.outputs().to_vec();
+    let mut results: Vec<Vec<u8>> = outs
+        .iter()
+        .map(|o| Vec::with_capacity(o.byte_len() * samples))
+        .collect();
+    for s in 0..samples {
+        for (i, (a, d)) in arrays.iter().zip(&descs).enumerate() {
+            let n = d.byte_len();
+            interp.set_input(i, &a.data[s * n..(s + 1) * n])?;
+        }
+        if s == 0
+            && let Some(dir) = dump.as_deref()
+        {
+            dump_tensors(&mut interp, dir)?;
+        } else {
+            interp.invoke();
+        }
+        for (k, r) in results.iter_mut().enumerate() {
+            r.extend_from_slice(interp.output(k)?.bytes);
+        }
+    }
+    std::fs::create_dir_all(&out_dir).map_err(|source| Error::Io {
+        path: out_dir.display().to_string(),
+        source,
+    })?;
+    for (k, (o, bytes)) in outs.iter().zip(&results).enumerate() {
+        let mut shape = vec![samples];
+        shape.extend_from_slice(&o.shape);
+        let path = out_dir.join(format!("output_{k}.npy"));
+        write_npy(&path, o.dtype, &shape, bytes)?;
+        eprintln!(
+            "wrote {} ({} × {})",
+            path.display(),
+            samples,
+            shape_text(&o.shape)
+        );
+    }
+    Ok(())
+}
+
+/// Invokes the interpreter once, writing every tensor it computes (and the graph inputs) as
+/// `t<index>.npy` into `dir`, with an index `tensors.json` in execution order.
+fn dump_tensors(interp: &mut Interpreter, dir: &Path) -> Result<()> {
+    let mut tensors: Vec<(usize, TensorType, Vec<usize>, Vec<u8>)> = Vec::new();
+    let mut index = Vec::new();
+    interp.invoke_with(&mut |id, view| {
+        index.push(serde_json::json!({
+            "file": format!("t{}.npy", id.0),
+            "tensor": id.0,
+            "name": view.name,
+            "dtype": dtype_name(view.dtype),
+            "shape": view.shape,
+        }));
+        tensors.push((id.0, view.dtype, view.shape.to_vec(), view.bytes.to_vec()));
+    });
+    std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    for (t, dtype, shape, bytes) in &tensors {
+        let mut with_batch = vec![1];
+        with_batch.extend_from_slice(shape);
+        write_npy(&dir.join(format!("t{t}.npy")), *dtype, &with_batch, bytes)?;
+    }
+    let text = serde_json::to_string_pretty(&index).unwrap_or_default();
+    write_file(&dir.join("tensors.json"), text)?;
+    eprintln!(
+        "dumped {} tensors of sample 0 to {} (index: tensors.json, in execution order)",
+        tensors.len(),
+        dir.display()
+    );
+    Ok(())
+}

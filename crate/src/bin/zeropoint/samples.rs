@@ -1,0 +1,98 @@
+//! `.npy` files in and out of the engine: one array per model input (first axis = samples),
+//! checked against the input's type and shape, and tensors written back as `.npy`. The format
+//! itself is `zeropoint::npy`.
+
+use std::path::{Path, PathBuf};
+
+use zeropoint::engine::{TensorDesc, shape_text};
+use zeropoint::graph::TensorType;
+use zeropoint::npy::{Dtype, NpyArray, NpyReader};
+use zeropoint::tflite::types::dtype_name;
+use zeropoint::{Error, Result};
+
+/// An [`Error::Npy`] naming `path`.
+pub fn npy_err(path: &Path, reason: impl std::fmt::Display) -> Error {
+    Error::Npy {
+        path: path.display().to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+/// Reads `path` as an array of the input's type; a different element type is a
+/// [`Error::TensorMismatch`] naming the model input.
+fn read_npy(path: &Path, which: usize, input: &TensorDesc) -> Result<NpyArray> {
+    let file = std::fs::File::open(path).map_err(|source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let npy = NpyReader::new(&path.display().to_string(), std::io::BufReader::new(file))?;
+    let want = Dtype::of_tensor(input.dtype);
+    if want.is_none() || npy.dtype() != want {
+        return Err(Error::TensorMismatch {
+            what: format!("input {which} ({})", path.display()),
+            tensor: input.name.clone(),
+            expected: format!(
+                "{} elements ({})",
+                dtype_name(input.dtype),
+                want.map_or("?", Dtype::code)
+            ),
+            got: format!("numpy dtype {}", npy.descr()),
+        });
+    }
+    npy.read()
+}
+
+/// Writes little-endian element bytes of `dtype` as a .npy array of `shape`.
+pub fn write_npy(path: &Path, dtype: TensorType, shape: &[usize], bytes: &[u8]) -> Result<()> {
+    let Some(npy_dtype) = Dtype::of_tensor(dtype) else {
+        return Err(npy_err(
+            path,
+            format!("cannot write {} outputs", dtype_name(dtype)),
+        ));
+    };
+    let file = std::fs::File::create(path).map_err(|source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    zeropoint::npy::write(std::io::BufWriter::new(file), npy_dtype, shape, bytes)
+        .map_err(|e| npy_err(path, e))
+}
+
+/// Reads one .npy per model input (first axis = samples; a batch-1 model also takes samples
+/// without the batch axis) and checks they agree on the number of samples.
+pub fn read_samples(inputs: &[PathBuf], descs: &[TensorDesc]) -> Result<Vec<NpyArray>> {
+    if inputs.len() != descs.len() {
+        return Err(Error::NoSuchIndex {
+            what: "input",
+            index: inputs.len().min(descs.len()),
+            count: descs.len(),
+        });
+    }
+    let mut arrays = Vec::with_capacity(inputs.len());
+    let mut samples = None;
+    for (i, (path, d)) in inputs.iter().zip(descs).enumerate() {
+        let a = read_npy(path, i, d)?;
+        let per_sample = a.shape.get(1..).unwrap_or(&[]);
+        let without_batch = d.shape.first() == Some(&1) && per_sample == &d.shape[1..];
+        if a.shape.is_empty() || (per_sample != d.shape.as_slice() && !without_batch) {
+            return Err(Error::TensorMismatch {
+                what: format!("input {i} ({})", path.display()),
+                tensor: d.name.clone(),
+                expected: format!("samples × {} (first axis = samples)", shape_text(&d.shape)),
+                got: format!("shape {}", shape_text(&a.shape)),
+            });
+        }
+        if *samples.get_or_insert(a.shape[0]) != a.shape[0] {
+            return Err(npy_err(
+                path,
+                format!(
+                    "{} samples, but input 0 has {}",
+                    a.shape[0],
+                    samples.unwrap_or(0)
+                ),
+            ));
+        }
+        arrays.push(a);
+    }
+    Ok(arrays)
+}
