@@ -767,7 +767,7 @@ impl Interpreter {
             }
         }
         let consts: &[u8] = bytemuck::cast_slice(&self.consts);
-        for step in &self.steps {
+        for step in &mut self.steps {
             let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
             let mut io = OpIo::new(arena, consts, &step.inputs, (step.out_start, step.out_len));
             step.kernel.eval(&mut io);
@@ -806,7 +806,7 @@ impl Interpreter {
     pub fn invoke_timed(&mut self, now: &mut dyn FnMut() -> f64, times: &mut [f64]) {
         let consts: &[u8] = bytemuck::cast_slice(&self.consts);
         let mut t0 = now();
-        for (k, step) in self.steps.iter().enumerate() {
+        for (k, step) in self.steps.iter_mut().enumerate() {
             let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
             let mut io = OpIo::new(arena, consts, &step.inputs, (step.out_start, step.out_len));
             step.kernel.eval(&mut io);

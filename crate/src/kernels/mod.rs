@@ -12,3 +12,18 @@
 pub mod litert_optimized;
 pub mod reference;
 pub mod simd128;
+
+/// A fast kernel whose constants were prepared once (packed weights, folded bias,
+/// requantization constants): it maps one input tensor to one output tensor of the shapes given
+/// to its constructor, using scratch memory allocated with it. The ops run every such kernel
+/// through one adapter (`ops::fast::Fast`), which owns the kernel and its scratch.
+pub trait PackedKernel {
+    /// Element type of the input and the output (`i8`, `f32`).
+    type Elem: bytemuck::Pod;
+    /// Scratch memory the kernel writes while it runs (`()` when it needs none), allocated at
+    /// prepare time by the kernel's constructor.
+    type Scratch;
+
+    /// Computes `output` from `input`. Does not allocate.
+    fn run(&self, input: &[Self::Elem], output: &mut [Self::Elem], scratch: &mut Self::Scratch);
+}

@@ -7,9 +7,9 @@
 //! multiplier and shift (`QuantizeMultiplier`), and the fused activation becomes a clamp in
 //! output units (`CalculateActivationRangeQuantized`).
 
-use std::cell::RefCell;
 use std::marker::PhantomData;
 
+use super::fast::Fast;
 use super::{
     Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, QParams, TensorInfo, dims4, options,
     out_size_and_pad, positive_hw,
@@ -19,13 +19,13 @@ use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
 use crate::kernels::litert_optimized;
 use crate::kernels::litert_optimized::simd::depthwise::DepthwiseTf;
-use crate::kernels::litert_optimized::simd::gebp::{Conv2dTf, Conv2dTfScratch};
+use crate::kernels::litert_optimized::simd::gebp::Conv2dTf;
 use crate::kernels::reference::conv::{self, ConvParams};
 use crate::kernels::reference::conv_int::{self, Accumulator, QuantElem, QuantParams};
 use crate::kernels::reference::hybrid::{self, QuantizedBatches};
-use crate::kernels::simd128::conv_float::{Conv2dF32, Conv2dF32Scratch, DepthwiseF32};
-use crate::kernels::simd128::conv_int::{Conv2dInt8, Conv2dScratch};
-use crate::kernels::simd128::depthwise_int::{DepthwiseInt8, DepthwiseScratch};
+use crate::kernels::simd128::conv_float::{Conv2dF32, DepthwiseF32};
+use crate::kernels::simd128::conv_int::Conv2dInt8;
+use crate::kernels::simd128::depthwise_int::DepthwiseInt8;
 use crate::tflite::schema::{
     ActivationFunctionType, Conv2DOptionsT, DepthwiseConv2DOptionsT, Padding, TransposeConvOptionsT,
 };
@@ -34,14 +34,14 @@ struct Conv2d {
     p: ConvParams,
     filter_in_c: usize,
     /// One im2col column when mirroring LiteRT's optimized kernel (`KernelSet::LiteRtOptimized`).
-    litert_optimized: Option<RefCell<Vec<f32>>>,
+    litert_optimized: Option<Vec<f32>>,
 }
 
 impl Kernel for Conv2d {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let (input, filter, bias) = (io.f32_in(0), io.f32_in(1), io.opt_f32_in(2));
-        if let Some(Ok(mut column)) = self.litert_optimized.as_ref().map(RefCell::try_borrow_mut) {
-            litert_optimized::conv::conv2d(&self.p, input, filter, bias, io.f32_out(), &mut column);
+        if let Some(column) = &mut self.litert_optimized {
+            litert_optimized::conv::conv2d(&self.p, input, filter, bias, io.f32_out(), column);
             return;
         }
         conv::conv2d(&self.p, self.filter_in_c, input, filter, bias, io.f32_out());
@@ -55,7 +55,7 @@ struct DepthwiseConv2d {
 }
 
 impl Kernel for DepthwiseConv2d {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let (input, filter, bias) = (io.f32_in(0), io.f32_in(1), io.opt_f32_in(2));
         let f = if self.litert_optimized {
             litert_optimized::conv::depthwise_conv2d
@@ -79,7 +79,7 @@ struct TransposeConv2d {
 }
 
 impl Kernel for TransposeConv2d {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let (filter, input, bias) = (io.f32_in(1), io.f32_in(2), io.opt_f32_in(3));
         let f = if self.litert_optimized {
             litert_optimized::transpose_conv::transpose_conv2d
@@ -102,7 +102,7 @@ struct QConv2d<T, A, B> {
 }
 
 impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel for QConv2d<T, A, B> {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let (input, filter, bias) = (io.in_as::<T>(0), io.in_as::<i8>(1), io.opt_in_as::<B>(2));
         conv_int::conv2d::<T, A, B>(
             &self.p,
@@ -127,7 +127,7 @@ struct QDepthwiseConv2d<T, A, B> {
 impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel
     for QDepthwiseConv2d<T, A, B>
 {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let (input, filter, bias) = (io.in_as::<T>(0), io.in_as::<i8>(1), io.opt_in_as::<B>(2));
         conv_int::depthwise_conv2d::<T, A, B>(
             &self.p,
@@ -151,7 +151,7 @@ struct QTransposeConv2d<T, A, B> {
 impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel
     for QTransposeConv2d<T, A, B>
 {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let (filter, input, bias) = (io.in_as::<i8>(1), io.in_as::<T>(2), io.opt_in_as::<B>(3));
         conv_int::transpose_conv2d::<T, A, B>(
             &self.p,
@@ -161,96 +161,6 @@ impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel
             bias,
             io.out_as::<T>(),
         );
-    }
-}
-
-/// Fast int8 CONV_2D (packed GEMM, [`Conv2dInt8`]); scratch in a `RefCell` sized at prepare
-/// time, as for the hybrid kernels.
-struct FastConv2dInt8 {
-    k: Conv2dInt8,
-    scratch: RefCell<Conv2dScratch>,
-}
-
-impl Kernel for FastConv2dInt8 {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let Ok(mut s) = self.scratch.try_borrow_mut() else {
-            return;
-        };
-        let input = io.in_as::<i8>(0);
-        self.k.run(input, io.out_as::<i8>(), &mut s);
-    }
-}
-
-/// Fast int8 DEPTHWISE_CONV_2D ([`DepthwiseInt8`]).
-struct FastDepthwiseInt8 {
-    k: DepthwiseInt8,
-    scratch: RefCell<DepthwiseScratch>,
-}
-
-impl Kernel for FastDepthwiseInt8 {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let Ok(mut s) = self.scratch.try_borrow_mut() else {
-            return;
-        };
-        let input = io.in_as::<i8>(0);
-        self.k.run(input, io.out_as::<i8>(), &mut s);
-    }
-}
-
-/// TF-exact float CONV_2D with constant weights ([`Conv2dTf`], `KernelSet::LiteRtOptimized`):
-/// the bits of [`litert_optimized::conv::conv2d`], four channels per vector.
-struct TfConv2d {
-    k: Conv2dTf,
-    scratch: RefCell<Conv2dTfScratch>,
-}
-
-impl Kernel for TfConv2d {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let Ok(mut s) = self.scratch.try_borrow_mut() else {
-            return;
-        };
-        let input = io.f32_in(0);
-        self.k.run(input, io.f32_out(), &mut s);
-    }
-}
-
-/// TF-exact float DEPTHWISE_CONV_2D with constant weights and multiplier 1 ([`DepthwiseTf`]).
-struct TfDepthwiseConv2d {
-    k: DepthwiseTf,
-}
-
-impl Kernel for TfDepthwiseConv2d {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let input = io.f32_in(0);
-        self.k.run(input, io.f32_out());
-    }
-}
-
-/// Fast float CONV_2D ([`Conv2dF32`]): same summation order as the reference.
-struct FastConv2dF32 {
-    k: Conv2dF32,
-    scratch: RefCell<Conv2dF32Scratch>,
-}
-
-impl Kernel for FastConv2dF32 {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let Ok(mut s) = self.scratch.try_borrow_mut() else {
-            return;
-        };
-        let input = io.f32_in(0);
-        self.k.run(input, io.f32_out(), &mut s);
-    }
-}
-
-/// Fast float DEPTHWISE_CONV_2D ([`DepthwiseF32`]).
-struct FastDepthwiseF32 {
-    k: DepthwiseF32,
-}
-
-impl Kernel for FastDepthwiseF32 {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let input = io.f32_in(0);
-        self.k.run(input, io.f32_out());
     }
 }
 
@@ -456,22 +366,20 @@ pub(crate) fn int_params(
 }
 
 /// Hybrid CONV_2D kernel (int8 weights, float32 activations). The run-time quantized input
-/// lives in a `RefCell` sized at prepare time (interior mutability, so `eval(&self)` fills it
-/// without allocating).
+/// lives in scratch the kernel owns, sized at prepare time, so `eval` fills it without
+/// allocating.
 struct HybridConv2d {
     p: ConvParams,
     /// Per-channel weight scales when they differ (asymmetric input, LiteRT's
     /// `EvalHybridPerChannel`); `None` for one scale (symmetric input, `EvalHybrid`).
     per_channel: Option<Vec<f32>>,
     weight_scale: f32,
-    scratch: RefCell<QuantizedBatches>,
+    scratch: QuantizedBatches,
 }
 
 impl Kernel for HybridConv2d {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let Ok(mut q) = self.scratch.try_borrow_mut() else {
-            return;
-        };
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let q = &mut self.scratch;
         let (input, filter, bias) = (io.f32_in(0), io.in_as::<i8>(1), io.opt_f32_in(2));
         q.quantize(input, self.per_channel.is_some());
         if self.per_channel.is_none() {
@@ -479,7 +387,7 @@ impl Kernel for HybridConv2d {
         }
         hybrid::conv2d(
             &self.p,
-            &q,
+            q,
             self.per_channel.as_deref(),
             filter,
             bias,
@@ -494,20 +402,18 @@ struct HybridDepthwiseConv2d {
     p: ConvParams,
     depth_multiplier: usize,
     scales: Vec<f32>,
-    scratch: RefCell<QuantizedBatches>,
+    scratch: QuantizedBatches,
 }
 
 impl Kernel for HybridDepthwiseConv2d {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let Ok(mut q) = self.scratch.try_borrow_mut() else {
-            return;
-        };
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let q = &mut self.scratch;
         let (input, filter, bias) = (io.f32_in(0), io.in_as::<i8>(1), io.opt_f32_in(2));
         q.quantize(input, true);
         hybrid::depthwise_conv2d(
             &self.p,
             self.depth_multiplier,
-            &q,
+            q,
             &self.scales,
             filter,
             bias,
@@ -521,17 +427,15 @@ impl Kernel for HybridDepthwiseConv2d {
 struct HybridTransposeConv2d {
     p: ConvParams,
     scales: Vec<f32>,
-    scratch: RefCell<QuantizedBatches>,
+    scratch: QuantizedBatches,
 }
 
 impl Kernel for HybridTransposeConv2d {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let Ok(mut q) = self.scratch.try_borrow_mut() else {
-            return;
-        };
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let q = &mut self.scratch;
         let (filter, input, bias) = (io.in_as::<i8>(1), io.f32_in(2), io.opt_f32_in(3));
         q.quantize(input, true);
-        hybrid::transpose_conv2d(&self.p, &q, &self.scales, filter, bias, io.f32_out());
+        hybrid::transpose_conv2d(&self.p, q, &self.scales, filter, bias, io.f32_out());
     }
 }
 
@@ -677,7 +581,7 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             let weight_scale = scales.first().copied().unwrap_or(1.0);
             // LiteRT's `is_hybrid_per_channel`: several scales that are not all equal.
             let per_channel = scales.iter().any(|&s| s != weight_scale).then_some(scales);
-            let scratch = RefCell::new(QuantizedBatches::new(n, input.num_elements() / n.max(1)));
+            let scratch = QuantizedBatches::new(n, input.num_elements() / n.max(1));
             return Ok(Prepared::f32(
                 shape,
                 HybridConv2d {
@@ -693,13 +597,7 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             && let Some((w, b)) = const_f32_weights(ctx, &filter, 2)
             && let Some((k, scratch)) = Conv2dF32::new(&p, &w, b.as_deref())
         {
-            return Ok(Prepared::f32(
-                shape,
-                FastConv2dF32 {
-                    k,
-                    scratch: RefCell::new(scratch),
-                },
-            ));
+            return Ok(Prepared::f32(shape, Fast::new(k, scratch)));
         }
         if ctx.litert_optimized()
             && litert_optimized::simd::PREFERRED
@@ -707,13 +605,7 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             && let Some((w, b)) = const_f32_weights(ctx, &filter, 2)
             && let Some((k, scratch)) = Conv2dTf::new(&p, &w, b.as_deref())
         {
-            return Ok(Prepared::f32(
-                shape,
-                TfConv2d {
-                    k,
-                    scratch: RefCell::new(scratch),
-                },
-            ));
+            return Ok(Prepared::f32(shape, Fast::new(k, scratch)));
         }
         return Ok(Prepared::f32(
             shape,
@@ -722,7 +614,7 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                 filter_in_c: fic,
                 // LiteRT's optimized kernels do not group: grouped convolutions run the reference.
                 litert_optimized: (ctx.litert_optimized() && fic == ic)
-                    .then(|| RefCell::new(vec![0.0; fh * fw * ic])),
+                    .then(|| vec![0.0; fh * fw * ic]),
             },
         ));
     }
@@ -745,10 +637,7 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         return Ok(Prepared::new(
             shape,
             TensorType::INT8,
-            FastConv2dInt8 {
-                k,
-                scratch: RefCell::new(scratch),
-            },
+            Fast::new(k, scratch),
         ));
     }
     Ok(int_kernel!(
@@ -813,7 +702,7 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
         check_bias(ctx, 2, oc)?;
         if filter.dtype == TensorType::INT8 {
             let (scales, _) = hybrid_scales(ctx, &filter, 3, oc)?;
-            let scratch = RefCell::new(QuantizedBatches::new(n, input.num_elements() / n.max(1)));
+            let scratch = QuantizedBatches::new(n, input.num_elements() / n.max(1));
             return Ok(Prepared::f32(
                 shape,
                 HybridDepthwiseConv2d {
@@ -828,14 +717,14 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
             && let Some((w, b)) = const_f32_weights(ctx, &filter, 2)
             && let Some(k) = DepthwiseF32::new(&p, depth_multiplier, &w, b.as_deref())
         {
-            return Ok(Prepared::f32(shape, FastDepthwiseF32 { k }));
+            return Ok(Prepared::f32(shape, Fast::new(k, ())));
         }
         if ctx.litert_optimized()
             && litert_optimized::simd::PREFERRED
             && let Some((w, b)) = const_f32_weights(ctx, &filter, 2)
             && let Some(k) = DepthwiseTf::new(&p, depth_multiplier, &w, b.as_deref())
         {
-            return Ok(Prepared::f32(shape, TfDepthwiseConv2d { k }));
+            return Ok(Prepared::f32(shape, Fast::new(k, ())));
         }
         return Ok(Prepared::f32(
             shape,
@@ -873,10 +762,7 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
         return Ok(Prepared::new(
             shape,
             TensorType::INT8,
-            FastDepthwiseInt8 {
-                k,
-                scratch: RefCell::new(scratch),
-            },
+            Fast::new(k, scratch),
         ));
     }
     Ok(int_kernel!(
@@ -950,7 +836,7 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         check_bias(ctx, 3, oc)?;
         if filter.dtype == TensorType::INT8 {
             let (scales, _) = hybrid_scales(ctx, &filter, 0, oc)?;
-            let scratch = RefCell::new(QuantizedBatches::new(n, input.num_elements() / n.max(1)));
+            let scratch = QuantizedBatches::new(n, input.num_elements() / n.max(1));
             return Ok(Prepared::f32(
                 out,
                 HybridTransposeConv2d { p, scales, scratch },

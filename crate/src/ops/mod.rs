@@ -10,6 +10,7 @@
 pub mod activations;
 pub mod conv;
 pub mod elementwise;
+mod fast;
 pub mod fully_connected;
 pub mod pool;
 pub mod quantize;
@@ -596,11 +597,12 @@ impl<'a> OpIo<'a> {
 }
 
 /// A prepared operator: evaluates with everything fixed at prepare time, without allocating.
+/// A kernel that needs scratch memory owns it (allocated at prepare time), hence `&mut self`.
 pub trait Kernel {
     /// Computes the output from the inputs.
-    fn eval(&self, io: &mut OpIo<'_>);
+    fn eval(&mut self, io: &mut OpIo<'_>);
 
-    /// The kernel's type name (`zeropoint::ops::conv::FastConv2dInt8`, …): what the per-operator
+    /// The kernel's type name (`zeropoint::ops::fast::Fast<…::Conv2dInt8>`, …): what the per-operator
     /// profile ([`crate::engine::Interpreter::invoke_timed`]) reports, so it shows which
     /// operators run a fast kernel and which keep the reference.
     fn type_name(&self) -> &'static str {

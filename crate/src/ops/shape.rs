@@ -133,7 +133,7 @@ fn same_type(
 struct Copy;
 
 impl Kernel for Copy {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.input(0);
         io.output().copy_from_slice(input);
     }
@@ -268,7 +268,7 @@ struct Transpose {
 }
 
 impl Kernel for Transpose {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.input(0);
         by_size!(self.size, input, io.output(), |i, o| shape::transpose(
             &self.p, i, o
@@ -323,7 +323,7 @@ fn concat_rescaled<T: IntElem>(c: &Concat, part: &Part, r: &ConcatRescale, i: &[
 }
 
 impl Kernel for Concat {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         for (k, part) in self.parts.iter().enumerate() {
             let input = io.input(k);
             match (&part.rescale, self.dtype) {
@@ -440,7 +440,7 @@ struct Pad {
 }
 
 impl Kernel for Pad {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.input(0);
         let v = &self.value;
         match self.size {
@@ -545,7 +545,7 @@ struct Slice {
 }
 
 impl Kernel for Slice {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.input(0);
         by_size!(self.size, input, io.output(), |i, o| shape::strided_slice(
             &self.p, i, o
