@@ -1,4 +1,5 @@
-//! The float engine: an interpreter that prepares a model once, then runs it without allocating.
+//! The engine: an interpreter that prepares a model (float32, int8, 16x8 or dynamic-range
+//! hybrid) once, then runs it without allocating.
 //!
 //! [`Interpreter::new`] walks subgraph 0 in execution order and, for every operator, asks the
 //! [`crate::ops::registry`] for its prepare function, which checks types, options and shapes and

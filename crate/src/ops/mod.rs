@@ -161,8 +161,8 @@ impl<'a> PrepareCtx<'a> {
         })
     }
 
-    /// Requires `t` to be float32; other types are "unsupported" (with `hint` saying where they
-    /// are handled, e.g. the int8 engine).
+    /// Requires `t` to be float32, on an op's float path (callers send INT8/INT16 inputs to the
+    /// integer kernels before this check); other types are "unsupported".
     pub fn require_f32(&self, t: &TensorInfo<'_>) -> PrepareResult<()> {
         if t.dtype == TensorType::FLOAT32 {
             Ok(())
@@ -170,16 +170,16 @@ impl<'a> PrepareCtx<'a> {
             Err(self.unsupported(
                 t.describe(),
                 format!(
-                    "type {} (the float engine runs FLOAT32 tensors; quantized kernels come with \
-                     the int8 engine, issue 6)",
+                    "type {} (the float kernels take FLOAT32; INT8 and INT16 inputs run on the \
+                     integer kernels)",
                     dtype_name(t.dtype)
                 ),
             ))
         }
     }
 
-    /// Requires a weight tensor to be float32; int8 weights with float activations are the
-    /// dynamic-range (hybrid) kernels.
+    /// Requires a weight tensor to be float32 (callers send int8 weights with float activations
+    /// to the dynamic-range hybrid kernels before this check).
     pub fn require_f32_weights(&self, t: &TensorInfo<'_>) -> PrepareResult<()> {
         if t.dtype == TensorType::FLOAT32 {
             return Ok(());
@@ -187,7 +187,8 @@ impl<'a> PrepareCtx<'a> {
         Err(self.unsupported(
             t.describe(),
             format!(
-                "{} weights with float activations (dynamic-range hybrid kernel; issue 6)",
+                "{} weights with FLOAT32 activations (the float kernels take FLOAT32 weights, the \
+                 dynamic-range hybrid kernels INT8 weights)",
                 dtype_name(t.dtype)
             ),
         ))
