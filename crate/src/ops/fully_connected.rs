@@ -11,9 +11,9 @@
 
 use std::marker::PhantomData;
 
-use super::conv::{
-    IntScheme, KernelTypes, const_f32_weights, const_weights, hybrid_scales, int_params,
-};
+use super::conv::float::const_f32_weights;
+use super::conv::hybrid::hybrid_scales;
+use super::conv::int::{IntScheme, KernelTypes, const_weights, int_params};
 use super::fast::Fast;
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
 use crate::engine::KernelSet;
