@@ -8,6 +8,11 @@
 //!
 //! The integer reference kernels live beside the float ones in `reference`, one family per file;
 //! their requantization arithmetic is [`crate::fixedpoint`].
+//!
+//! Every fast kernel with packed weights (the SIMD128 conv, depthwise, fully connected and pool
+//! kernels, and the TF-exact SIMD float ones in `litert_optimized::simd`) has one interface,
+//! [`PackedKernel`]: a constructor that packs at prepare time and returns the kernel with its
+//! scratch, and `run(input, output, scratch)`.
 
 pub mod litert_optimized;
 pub mod reference;
