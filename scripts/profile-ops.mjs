@@ -76,8 +76,8 @@ function setInputs(session) {
 }
 
 const fmt = (ms) => (ms >= 10 ? ms.toFixed(1) : ms >= 0.1 ? ms.toFixed(2) : ms.toFixed(3));
-/** `zeropoint::ops::conv::FastConv2dInt8` → `FastConv2dInt8`. */
-const shortKernel = (k) => k.split('::').pop();
+/** `zeropoint::ops::fast::Fast<zeropoint::kernels::simd128::conv_int::Conv2dInt8>` → `Fast<Conv2dInt8>`. */
+const shortKernel = (k) => k.replace(/\w+::/g, '');
 const isFast = (k) => /::Fast/.test(k);
 
 function profileModel(model) {

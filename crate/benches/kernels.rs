@@ -15,6 +15,7 @@ mod native {
 
     use criterion::{Criterion, criterion_group};
     use zeropoint::fixedpoint::quantize_multiplier;
+    use zeropoint::kernels::PackedKernel;
     use zeropoint::kernels::reference::conv::{self, ConvParams};
     use zeropoint::kernels::reference::conv_int::{self, QuantParams};
     use zeropoint::kernels::reference::elementwise::{self, Broadcast, QuantAddSub};
@@ -246,7 +247,7 @@ mod native {
             });
             if let Some(fast) = PoolInt8::new(&p, max, -128, 127) {
                 g.bench_function(format!("{FAST} {name}"), |b| {
-                    b.iter(|| fast.run(black_box(&input), &mut out))
+                    b.iter(|| fast.run(black_box(&input), &mut out, &mut ()))
                 });
             }
         }
@@ -297,7 +298,7 @@ mod native {
         });
         if let Some(fast) = DepthwiseF32::new(&p, 1, &filter, None) {
             g.bench_function(format!("{FAST} depthwise 3x3 48x48x16"), |b| {
-                b.iter(|| fast.run(black_box(&input), &mut out))
+                b.iter(|| fast.run(black_box(&input), &mut out, &mut ()))
             });
         }
         let fc = FullyConnectedParams {
@@ -316,7 +317,7 @@ mod native {
         });
         if let Some(fast) = FullyConnectedF32::new(&fc, &weights, None) {
             g.bench_function(format!("{FAST} fully_connected 1024->256"), |b| {
-                b.iter(|| fast.run(black_box(&input), &mut out))
+                b.iter(|| fast.run(black_box(&input), &mut out, &mut ()))
             });
         }
         g.finish();

@@ -2,9 +2,10 @@
 //! every problem at once, hostile shapes and options, arena reuse, constant folding.
 
 use super::*;
+use crate::error::IssueKind;
 use crate::graph::{
-    Buffer, BuiltinOperator, BuiltinOptionsT, CustomOptionsFormat, OpCode, Operator, Quantization,
-    Subgraph, Tensor,
+    Buffer, BuiltinOperator, BuiltinOptionsT, CustomOptionsFormat, Model, OpCode, Operator,
+    Quantization, Subgraph, Tensor,
 };
 use crate::tflite::schema::{ActivationFunctionType, AddOptionsT, Conv2DOptionsT, Padding};
 

@@ -43,7 +43,7 @@ enum Unary {
 }
 
 impl Kernel for Unary {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.f32_in(0);
         let out = io.f32_out();
         match *self {
@@ -92,7 +92,7 @@ struct IntUnaryKernel<T> {
 }
 
 impl<T: QuantInt> Kernel for IntUnaryKernel<T> {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         match &self.op {
             IntUnary::ReluX(p) => act::quantized_relu_x(p, io.in_as::<T>(0), io.out_as::<T>()),
             IntUnary::LeakyRelu(p) => {
@@ -491,7 +491,7 @@ struct Prelu {
 }
 
 impl Kernel for Prelu {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let (input, alpha) = (io.f32_in(0), io.f32_in(1));
         elementwise::prelu(&self.shape, input, alpha, io.f32_out());
     }
@@ -504,7 +504,7 @@ struct IntPrelu<T> {
 }
 
 impl<T: QuantInt> Kernel for IntPrelu<T> {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let (input, alpha) = (io.in_as::<T>(0), io.in_as::<T>(1));
         elementwise::quantized_prelu(&self.params, &self.shape, input, alpha, io.out_as::<T>());
     }

@@ -22,7 +22,7 @@ struct Binary {
 }
 
 impl Kernel for Binary {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let (a, b) = (io.f32_in(0), io.f32_in(1));
         elementwise::binary(self.op, &self.shape, self.act, a, b, io.f32_out());
     }
@@ -52,7 +52,7 @@ struct IntBinary<T> {
 }
 
 impl<T: QuantInt> Kernel for IntBinary<T> {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let (a, b) = (io.in_as::<T>(0), io.in_as::<T>(1));
         let out = io.out_as::<T>();
         match &self.op {
@@ -94,7 +94,7 @@ enum FastIntBinary {
 }
 
 impl Kernel for FastIntBinary {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let (a, b) = (io.in_as::<i8>(0), io.in_as::<i8>(1));
         let out = io.out_as::<i8>();
         match self {

@@ -9,12 +9,12 @@
 //! follows `EvalHybridDense` (per-batch input quantization, symmetric or asymmetric as the
 //! `asymmetric_quantize_inputs` option says).
 
-use std::cell::RefCell;
 use std::marker::PhantomData;
 
-use super::conv::{
-    IntScheme, KernelTypes, const_f32_weights, const_weights, hybrid_scales, int_params,
-};
+use super::conv::float::const_f32_weights;
+use super::conv::hybrid::hybrid_scales;
+use super::conv::int::{IntScheme, KernelTypes, const_weights, int_params};
+use super::fast::Fast;
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
 use crate::engine::KernelSet;
 use crate::graph::TensorType;
@@ -25,7 +25,7 @@ use crate::kernels::reference::fully_connected::{self as fc, FullyConnectedParam
 use crate::kernels::reference::fully_connected_int;
 use crate::kernels::reference::hybrid::{self, QuantizedBatches};
 use crate::kernels::simd128::conv_float::FullyConnectedF32;
-use crate::kernels::simd128::conv_int::{FullyConnectedInt8, FullyConnectedScratch};
+use crate::kernels::simd128::conv_int::FullyConnectedInt8;
 use crate::tflite::schema::{FullyConnectedOptionsT, FullyConnectedOptionsWeightsFormat};
 
 struct FullyConnected {
@@ -34,7 +34,7 @@ struct FullyConnected {
 }
 
 impl Kernel for FullyConnected {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let (input, weights, bias) = (io.f32_in(0), io.f32_in(1), io.opt_f32_in(2));
         if self.litert_optimized {
             litert_optimized::fully_connected::fully_connected(
@@ -50,19 +50,6 @@ impl Kernel for FullyConnected {
     }
 }
 
-/// TF-exact float FULLY_CONNECTED with constant weights ([`FullyConnectedTf`],
-/// `KernelSet::LiteRtOptimized`).
-struct TfFullyConnected {
-    k: FullyConnectedTf,
-}
-
-impl Kernel for TfFullyConnected {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let input = io.f32_in(0);
-        self.k.run(input, io.f32_out());
-    }
-}
-
 /// Integer FULLY_CONNECTED kernel: activations `T`, accumulator `A`, bias elements `B`.
 struct QFullyConnected<T, A, B> {
     p: FullyConnectedParams,
@@ -71,7 +58,7 @@ struct QFullyConnected<T, A, B> {
 }
 
 impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel for QFullyConnected<T, A, B> {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let (input, weights, bias) = (io.in_as::<T>(0), io.in_as::<i8>(1), io.opt_in_as::<B>(2));
         fully_connected_int::fully_connected::<T, A, B>(
             &self.p,
@@ -84,37 +71,9 @@ impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel for QFully
     }
 }
 
-/// Fast float FULLY_CONNECTED ([`FullyConnectedF32`]): same summation order as the reference.
-struct FastFullyConnectedF32 {
-    k: FullyConnectedF32,
-}
-
-impl Kernel for FastFullyConnectedF32 {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let input = io.f32_in(0);
-        self.k.run(input, io.f32_out());
-    }
-}
-
-/// Fast int8 FULLY_CONNECTED ([`FullyConnectedInt8`]); scratch sized at prepare time.
-struct FastFullyConnectedInt8 {
-    k: FullyConnectedInt8,
-    scratch: RefCell<FullyConnectedScratch>,
-}
-
-impl Kernel for FastFullyConnectedInt8 {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let Ok(mut s) = self.scratch.try_borrow_mut() else {
-            return;
-        };
-        let input = io.in_as::<i8>(0);
-        self.k.run(input, io.out_as::<i8>(), &mut s);
-    }
-}
-
 /// Hybrid FULLY_CONNECTED kernel (int8 weights, float32 activations). The run-time quantized
-/// input lives in a `RefCell` sized at prepare time (interior mutability, so `eval(&self)` fills
-/// it without allocating).
+/// input lives in scratch the kernel owns, sized at prepare time, so `eval` fills it without
+/// allocating.
 struct HybridFullyConnected {
     p: FullyConnectedParams,
     /// Per-unit weight scales when the weights carry several (LiteRT's
@@ -122,14 +81,12 @@ struct HybridFullyConnected {
     per_channel: Option<Vec<f32>>,
     weight_scale: f32,
     asymmetric: bool,
-    scratch: RefCell<QuantizedBatches>,
+    scratch: QuantizedBatches,
 }
 
 impl Kernel for HybridFullyConnected {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let Ok(mut q) = self.scratch.try_borrow_mut() else {
-            return;
-        };
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let q = &mut self.scratch;
         let (input, weights, bias) = (io.f32_in(0), io.in_as::<i8>(1), io.opt_f32_in(2));
         q.quantize(input, self.asymmetric);
         if self.per_channel.is_none() {
@@ -138,7 +95,7 @@ impl Kernel for HybridFullyConnected {
         hybrid::fully_connected(
             &self.p,
             input,
-            &q,
+            q,
             self.per_channel.as_deref(),
             weights,
             bias,
@@ -223,7 +180,7 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
                 per_channel: several.then_some(scales),
                 weight_scale,
                 asymmetric: o.asymmetric_quantize_inputs,
-                scratch: RefCell::new(QuantizedBatches::new(batches, depth)),
+                scratch: QuantizedBatches::new(batches, depth),
             },
         ));
     }
@@ -232,14 +189,14 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
             && let Some((w, b)) = const_f32_weights(ctx, &weights, 2)
             && let Some(k) = FullyConnectedF32::new(&p, &w, b.as_deref())
         {
-            return Ok(Prepared::f32(shape, FastFullyConnectedF32 { k }));
+            return Ok(Prepared::f32(shape, Fast::new(k, ())));
         }
         if ctx.litert_optimized()
             && litert_optimized::simd::PREFERRED
             && let Some((w, b)) = const_f32_weights(ctx, &weights, 2)
             && let Some(k) = FullyConnectedTf::new(&p, &w, b.as_deref())
         {
-            return Ok(Prepared::f32(shape, TfFullyConnected { k }));
+            return Ok(Prepared::f32(shape, Fast::new(k, ())));
         }
         return Ok(Prepared::f32(
             shape,
@@ -268,10 +225,7 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
         return Ok(Prepared::new(
             shape,
             TensorType::INT8,
-            FastFullyConnectedInt8 {
-                k,
-                scratch: RefCell::new(scratch),
-            },
+            Fast::new(k, scratch),
         ));
     }
     Ok(match scheme {

@@ -10,6 +10,7 @@
 pub mod activations;
 pub mod conv;
 pub mod elementwise;
+mod fast;
 pub mod fully_connected;
 pub mod pool;
 pub mod properties;
@@ -161,8 +162,8 @@ impl<'a> PrepareCtx<'a> {
         })
     }
 
-    /// Requires `t` to be float32; other types are "unsupported" (with `hint` saying where they
-    /// are handled, e.g. the int8 engine).
+    /// Requires `t` to be float32, on an op's float path (callers send INT8/INT16 inputs to the
+    /// integer kernels before this check); other types are "unsupported".
     pub fn require_f32(&self, t: &TensorInfo<'_>) -> PrepareResult<()> {
         if t.dtype == TensorType::FLOAT32 {
             Ok(())
@@ -170,16 +171,16 @@ impl<'a> PrepareCtx<'a> {
             Err(self.unsupported(
                 t.describe(),
                 format!(
-                    "type {} (the float engine runs FLOAT32 tensors; quantized kernels come with \
-                     the int8 engine, issue 6)",
+                    "type {} (the float kernels take FLOAT32; INT8 and INT16 inputs run on the \
+                     integer kernels)",
                     dtype_name(t.dtype)
                 ),
             ))
         }
     }
 
-    /// Requires a weight tensor to be float32; int8 weights with float activations are the
-    /// dynamic-range (hybrid) kernels.
+    /// Requires a weight tensor to be float32 (callers send int8 weights with float activations
+    /// to the dynamic-range hybrid kernels before this check).
     pub fn require_f32_weights(&self, t: &TensorInfo<'_>) -> PrepareResult<()> {
         if t.dtype == TensorType::FLOAT32 {
             return Ok(());
@@ -187,7 +188,8 @@ impl<'a> PrepareCtx<'a> {
         Err(self.unsupported(
             t.describe(),
             format!(
-                "{} weights with float activations (dynamic-range hybrid kernel; issue 6)",
+                "{} weights with FLOAT32 activations (the float kernels take FLOAT32 weights, the \
+                 dynamic-range hybrid kernels INT8 weights)",
                 dtype_name(t.dtype)
             ),
         ))
@@ -597,11 +599,12 @@ impl<'a> OpIo<'a> {
 }
 
 /// A prepared operator: evaluates with everything fixed at prepare time, without allocating.
+/// A kernel that needs scratch memory owns it (allocated at prepare time), hence `&mut self`.
 pub trait Kernel {
     /// Computes the output from the inputs.
-    fn eval(&self, io: &mut OpIo<'_>);
+    fn eval(&mut self, io: &mut OpIo<'_>);
 
-    /// The kernel's type name (`zeropoint::ops::conv::FastConv2dInt8`, …): what the per-operator
+    /// The kernel's type name (`zeropoint::ops::fast::Fast<…::Conv2dInt8>`, …): what the per-operator
     /// profile ([`crate::engine::Interpreter::invoke_timed`]) reports, so it shows which
     /// operators run a fast kernel and which keep the reference.
     fn type_name(&self) -> &'static str {

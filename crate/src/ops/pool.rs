@@ -1,6 +1,7 @@
 //! AVERAGE_POOL_2D, MAX_POOL_2D: float32, and quantized INT8 / UINT8 / INT16 (input and output
 //! sharing scale and zero point, fused activation as a quantized clamp).
 
+use super::fast::Fast;
 use super::shape::require_same_quantization;
 use super::{
     Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo, dims4, options,
@@ -18,7 +19,7 @@ struct Pool {
 }
 
 impl Kernel for Pool {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.f32_in(0);
         if self.max {
             pool::max_pool(&self.p, input, io.f32_out());
@@ -38,7 +39,7 @@ struct IntPool<T> {
 }
 
 impl<T: IntElem> Kernel for IntPool<T> {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.in_as::<T>(0);
         let out = io.out_as::<T>();
         if self.max {
@@ -46,18 +47,6 @@ impl<T: IntElem> Kernel for IntPool<T> {
         } else {
             pool::average_pool_int(&self.p, self.act_min, self.act_max, input, out);
         }
-    }
-}
-
-/// Fast int8 pooling ([`PoolInt8`]).
-struct FastPoolInt8 {
-    k: PoolInt8,
-}
-
-impl Kernel for FastPoolInt8 {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let input = io.in_as::<i8>(0);
-        self.k.run(input, io.out_as::<i8>());
     }
 }
 
@@ -104,7 +93,7 @@ fn int_pool<T: IntElem>(
         && dtype == TensorType::INT8
         && let Some(k) = PoolInt8::new(&p, max, act_min, act_max)
     {
-        return Ok(Prepared::new(shape, dtype, FastPoolInt8 { k }));
+        return Ok(Prepared::new(shape, dtype, Fast::new(k, ())));
     }
     Ok(Prepared::new(
         shape,

@@ -82,7 +82,7 @@ impl Dequantize {
 }
 
 impl Kernel for Dequantize {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.input(0);
         self.run(input, io.f32_out());
     }
@@ -187,7 +187,7 @@ enum FastQuantize {
 }
 
 impl Kernel for FastQuantize {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         match self {
             FastQuantize::Affine { scale, zero_point } => {
                 let input = io.f32_in(0);
@@ -213,7 +213,7 @@ struct AffineQuantize<O> {
 }
 
 impl<O: QuantInt> Kernel for AffineQuantize<O> {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.f32_in(0);
         q::affine_quantize(self.scale, self.zero_point, input, io.out_as::<O>());
     }
@@ -229,7 +229,7 @@ struct Requantize<I, O> {
 }
 
 impl<I: QuantInt, O: QuantInt> Kernel for Requantize<I, O> {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.in_as::<I>(0);
         q::requantize(
             self.multiplier,

@@ -27,7 +27,7 @@ struct Reduce {
 }
 
 impl Kernel for Reduce {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.f32_in(0);
         let out = io.f32_out();
         match (self.reducer, self.litert_last_axis) {
@@ -47,7 +47,7 @@ struct IntReduce<T> {
 }
 
 impl<T: IntElem> Kernel for IntReduce<T> {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.in_as::<T>(0);
         let out = io.out_as::<T>();
         match &self.q {

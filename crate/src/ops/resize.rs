@@ -16,7 +16,7 @@ struct Bilinear {
 }
 
 impl Kernel for Bilinear {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.f32_in(0);
         let f = if self.litert_optimized {
             litert_optimized::resize::resize_bilinear
@@ -34,7 +34,7 @@ struct IntBilinear<T> {
 }
 
 impl<T: IntElem> Kernel for IntBilinear<T> {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.in_as::<T>(0);
         resize::resize_bilinear_int(&self.p, input, io.out_as::<T>());
     }
@@ -46,7 +46,7 @@ struct Nearest {
 }
 
 impl Kernel for Nearest {
-    fn eval(&self, io: &mut OpIo<'_>) {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.input(0);
         let out = io.output();
         match self.size {

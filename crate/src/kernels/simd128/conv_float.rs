@@ -16,6 +16,7 @@
 //! reference kernel runs). DEPTHWISE_CONV_2D skips outside taps as the reference does.
 
 use super::v128::V128;
+use crate::kernels::PackedKernel;
 use crate::kernels::reference::conv::ConvParams;
 use crate::kernels::reference::fully_connected::FullyConnectedParams;
 
@@ -145,9 +146,14 @@ impl Conv2dF32 {
             }
         }
     }
+}
+
+impl PackedKernel for Conv2dF32 {
+    type Elem = f32;
+    type Scratch = Conv2dF32Scratch;
 
     /// Runs the convolution over NHWC float tensors of the prepared shapes.
-    pub fn run(&self, input: &[f32], output: &mut [f32], s: &mut Conv2dF32Scratch) {
+    fn run(&self, input: &[f32], output: &mut [f32], s: &mut Conv2dF32Scratch) {
         let p = &self.p;
         let k = self.k;
         let total = p.batches * p.out_h * p.out_w;
@@ -268,12 +274,17 @@ impl DepthwiseF32 {
             bias,
         })
     }
+}
+
+impl PackedKernel for DepthwiseF32 {
+    type Elem = f32;
+    type Scratch = ();
 
     /// Runs the convolution over NHWC float tensors of the prepared shapes.
     ///
     /// Per output pixel, the in-image taps are listed once (input offset, weight row) in the
     /// reference's order; every channel block then sums over that list.
-    pub fn run(&self, input: &[f32], output: &mut [f32]) {
+    fn run(&self, input: &[f32], output: &mut [f32], _: &mut ()) {
         /// Taps listed on the stack; larger filters are rare and list in chunks of this size.
         const MAX_TAPS: usize = 64;
         let p = &self.p;
@@ -384,9 +395,14 @@ impl FullyConnectedF32 {
             bias: pad_bias(bias, p.out_c),
         })
     }
+}
+
+impl PackedKernel for FullyConnectedF32 {
+    type Elem = f32;
+    type Scratch = ();
 
     /// Runs the layer over `batches` rows.
-    pub fn run(&self, input: &[f32], output: &mut [f32]) {
+    fn run(&self, input: &[f32], output: &mut [f32], _: &mut ()) {
         let p = &self.p;
         let d = p.accum_depth;
         let blocks = p.out_c.div_ceil(4);

@@ -29,6 +29,7 @@
 
 use super::requant::ChannelRequant;
 use super::v128::V128;
+use crate::kernels::PackedKernel;
 use crate::kernels::reference::conv::ConvParams;
 use crate::kernels::reference::conv_int::QuantParams;
 
@@ -533,10 +534,15 @@ impl Conv2dInt8 {
             }
         }
     }
+}
+
+impl PackedKernel for Conv2dInt8 {
+    type Elem = i8;
+    type Scratch = Conv2dScratch;
 
     /// Runs the convolution. `input` and `output` are the NHWC int8 tensors of the shapes given
     /// at prepare time.
-    pub fn run(&self, input: &[i8], output: &mut [i8], s: &mut Conv2dScratch) {
+    fn run(&self, input: &[i8], output: &mut [i8], s: &mut Conv2dScratch) {
         let p = &self.p;
         let total = p.batches * p.out_h * p.out_w;
         let kp = k_padded(self.k) / 2;
@@ -714,9 +720,14 @@ impl FullyConnectedInt8 {
         let hi = round(acc.high_i64s(acc).f64x2_convert_low_i32x4().f64x2_mul(r1));
         lo.low_i32_pairs(hi)
     }
+}
+
+impl PackedKernel for FullyConnectedInt8 {
+    type Elem = i8;
+    type Scratch = FullyConnectedScratch;
 
     /// Runs the layer over `batches` rows of `depth` int8 values.
-    pub fn run(&self, input: &[i8], output: &mut [i8], s: &mut FullyConnectedScratch) {
+    fn run(&self, input: &[i8], output: &mut [i8], s: &mut FullyConnectedScratch) {
         let kp = k_padded(self.depth) / 2;
         let zp = V128::splat_i32(self.out_zp);
         let lo = V128::splat_i8(self.act.0);

@@ -21,6 +21,7 @@
 use super::conv_int::{act_range, channel_requants};
 use super::requant::LaneRequant;
 use super::v128::V128;
+use crate::kernels::PackedKernel;
 use crate::kernels::reference::conv::ConvParams;
 use crate::kernels::reference::conv_int::QuantParams;
 
@@ -197,16 +198,6 @@ impl DepthwiseInt8 {
         }
     }
 
-    /// Runs the convolution over NHWC int8 tensors of the prepared shapes.
-    pub fn run(&self, input: &[i8], output: &mut [i8], s: &mut DepthwiseScratch) {
-        self.fill(input, &mut s.image);
-        if self.p.filter_h * self.p.filter_w == 9 {
-            self.run_3x3(&s.image, output);
-        } else {
-            self.run_general(&s.image, output);
-        }
-    }
-
     /// The output constants of the eight-channel block `cb`.
     fn block(&self, cb: usize) -> Block {
         Block {
@@ -366,6 +357,21 @@ impl DepthwiseInt8 {
                     }
                 }
             }
+        }
+    }
+}
+
+impl PackedKernel for DepthwiseInt8 {
+    type Elem = i8;
+    type Scratch = DepthwiseScratch;
+
+    /// Runs the convolution over NHWC int8 tensors of the prepared shapes.
+    fn run(&self, input: &[i8], output: &mut [i8], s: &mut DepthwiseScratch) {
+        self.fill(input, &mut s.image);
+        if self.p.filter_h * self.p.filter_w == 9 {
+            self.run_3x3(&s.image, output);
+        } else {
+            self.run_general(&s.image, output);
         }
     }
 }

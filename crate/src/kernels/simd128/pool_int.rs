@@ -10,6 +10,7 @@
 
 use super::elementwise_int::widen16;
 use super::v128::V128;
+use crate::kernels::PackedKernel;
 use crate::kernels::reference::pool::PoolParams;
 
 /// A prepared int8 pooling.
@@ -34,9 +35,14 @@ impl PoolInt8 {
             act: (lo, hi),
         })
     }
+}
+
+impl PackedKernel for PoolInt8 {
+    type Elem = i8;
+    type Scratch = ();
 
     /// Runs the pooling over NHWC int8 tensors of the prepared shapes.
-    pub fn run(&self, input: &[i8], output: &mut [i8]) {
+    fn run(&self, input: &[i8], output: &mut [i8], _: &mut ()) {
         let p = &self.p;
         let c = p.channels;
         let full = c / 16 * 16;

@@ -15,6 +15,7 @@ use super::elementwise_int::{AddSubInt8, MulInt8, max_min_int8};
 use super::pool_int::PoolInt8;
 use super::quantize::{RequantizeInt8, affine_quantize_int8, dequantize_int8};
 use crate::fixedpoint::quantize_multiplier;
+use crate::kernels::PackedKernel;
 use crate::kernels::reference::ActivationRange;
 use crate::kernels::reference::conv::{self, ConvParams};
 use crate::kernels::reference::conv_int::{self, QuantParams};
@@ -327,7 +328,7 @@ pub(crate) fn check_depthwise_f32(c: &ConvCase) {
     conv::depthwise_conv2d(&p, 1, &input, &filter, bias.as_deref(), &mut want);
     let k = DepthwiseF32::new(&p, 1, &filter, bias.as_deref()).expect("fast depthwise prepares");
     let mut got = vec![0f32; n_out];
-    k.run(&input, &mut got);
+    k.run(&input, &mut got, &mut ());
     assert_eq!(bits(&got), bits(&want), "{c:?}");
     assert!(DepthwiseF32::new(&c.params(c.in_c * 2), 2, &[0.0; 0], None).is_none());
 }
@@ -348,7 +349,7 @@ pub(crate) fn check_fully_connected_f32(batches: usize, depth: usize, units: usi
     fully_connected::fully_connected(&p, &input, &weights, bias.as_deref(), &mut want);
     let k = FullyConnectedF32::new(&p, &weights, bias.as_deref()).expect("fast FC prepares");
     let mut got = vec![0f32; batches * units];
-    k.run(&input, &mut got);
+    k.run(&input, &mut got, &mut ());
     assert_eq!(
         bits(&got),
         bits(&want),
@@ -485,7 +486,7 @@ pub(crate) fn check_pool(c: &ConvCase) {
         }
         PoolInt8::new(&p, max, lo, hi)
             .expect("fast pool prepares")
-            .run(&input, &mut got);
+            .run(&input, &mut got, &mut ());
         assert_eq!(got, want, "max {max} {c:?}");
     }
 }

@@ -4,6 +4,7 @@
 //! Depth multiplier 1 only (other multipliers run the scalar kernel).
 
 use super::{act_bounds, clamp};
+use crate::kernels::PackedKernel;
 use crate::kernels::reference::conv::ConvParams;
 use crate::kernels::simd128::conv_float::pack_depthwise;
 use crate::kernels::simd128::v128::V128;
@@ -33,6 +34,11 @@ impl DepthwiseTf {
             bias,
         })
     }
+}
+
+impl PackedKernel for DepthwiseTf {
+    type Elem = f32;
+    type Scratch = ();
 
     /// Runs the convolution over NHWC tensors of the prepared shapes.
     ///
@@ -41,7 +47,7 @@ impl DepthwiseTf {
     /// falls inside the image adds `input · weight` to its running sums (kept in `output`: an f32
     /// stored and reloaded exactly); then the clamp. Each element thus sees exactly the scalar
     /// kernel's sequence of operations.
-    pub fn run(&self, input: &[f32], output: &mut [f32]) {
+    fn run(&self, input: &[f32], output: &mut [f32], _: &mut ()) {
         let p = &self.p;
         let c = p.in_c;
         if c == 0 {

@@ -10,6 +10,7 @@
 
 use super::super::eigen::{self, GebpRow};
 use super::{act_bounds, clamp, pad_bias, store_f32};
+use crate::kernels::PackedKernel;
 use crate::kernels::reference::conv::ConvParams;
 use crate::kernels::reference::fully_connected::FullyConnectedParams;
 use crate::kernels::simd128::v128::V128;
@@ -338,9 +339,14 @@ impl Conv2dTf {
             }
         }
     }
+}
+
+impl PackedKernel for Conv2dTf {
+    type Elem = f32;
+    type Scratch = Conv2dTfScratch;
 
     /// Runs the convolution over NHWC tensors of the prepared shapes.
-    pub fn run(&self, input: &[f32], output: &mut [f32], s: &mut Conv2dTfScratch) {
+    fn run(&self, input: &[f32], output: &mut [f32], s: &mut Conv2dTfScratch) {
         let p = &self.p;
         let depth = self.lhs.depth;
         let pixels = p.batches * p.out_h * p.out_w;
@@ -444,8 +450,49 @@ impl FullyConnectedTf {
         })
     }
 
+    /// One batch row: Eigen's row-major GEMV ([`eigen::gemv_row_major`]), eight packet
+    /// accumulators per unit reduced as `predux`; the unit left after blocks of two rows (odd
+    /// `out_c`) also takes the half packet, computed by the scalar kernel.
+    fn gemv(&self, x: &[f32], out: &mut [f32], (min, max): (V128, V128)) {
+        let p = &self.p;
+        let cols = x.len();
+        let full = cols / 8 * 8;
+        let zero = V128::splat_f32(0.0);
+        for g in 0..self.lhs.groups() {
+            let w = self.lhs.group(g);
+            let mut c = [zero; 8];
+            for j in (0..full).step_by(8) {
+                for (l, c) in c.iter_mut().enumerate() {
+                    *c = mul_add(*c, x[j + l], &w[j + l]);
+                }
+            }
+            // predux(Packet8f): halves added lane by lane, then (0 + 2) + (1 + 3).
+            let h = [0, 1, 2, 3].map(|l| c[l].f32x4_add(c[l + 4]));
+            let mut cc = h[0].f32x4_add(h[2]).f32x4_add(h[1].f32x4_add(h[3]));
+            for j in full..cols {
+                cc = mul_add(cc, x[j], &w[j]);
+            }
+            let mut sums = zero.f32x4_add(cc).to_f32();
+            let blocked = p.out_c / 2 * 2;
+            for (l, s) in sums.iter_mut().enumerate() {
+                let r = 4 * g + l;
+                if r >= blocked && r < p.out_c {
+                    let row = &self.weights[r * cols..(r + 1) * cols];
+                    *s = 0.0 + eigen::gemv_row_dot(row, x, true);
+                }
+            }
+            let v = V128::load_f32(&sums).f32x4_add(V128::load_f32(&self.bias[g]));
+            store_f32(clamp(v, min, max), out, 4 * g, (p.out_c - 4 * g).min(4));
+        }
+    }
+}
+
+impl PackedKernel for FullyConnectedTf {
+    type Elem = f32;
+    type Scratch = ();
+
     /// Runs the layer over the prepared number of rows.
-    pub fn run(&self, input: &[f32], output: &mut [f32]) {
+    fn run(&self, input: &[f32], output: &mut [f32], _: &mut ()) {
         let p = &self.p;
         let d = p.accum_depth;
         let lazy = d + p.out_c + p.batches < 20;
@@ -480,42 +527,6 @@ impl FullyConnectedTf {
                 first,
             );
             first += n;
-        }
-    }
-
-    /// One batch row: Eigen's row-major GEMV ([`eigen::gemv_row_major`]), eight packet
-    /// accumulators per unit reduced as `predux`; the unit left after blocks of two rows (odd
-    /// `out_c`) also takes the half packet, computed by the scalar kernel.
-    fn gemv(&self, x: &[f32], out: &mut [f32], (min, max): (V128, V128)) {
-        let p = &self.p;
-        let cols = x.len();
-        let full = cols / 8 * 8;
-        let zero = V128::splat_f32(0.0);
-        for g in 0..self.lhs.groups() {
-            let w = self.lhs.group(g);
-            let mut c = [zero; 8];
-            for j in (0..full).step_by(8) {
-                for (l, c) in c.iter_mut().enumerate() {
-                    *c = mul_add(*c, x[j + l], &w[j + l]);
-                }
-            }
-            // predux(Packet8f): halves added lane by lane, then (0 + 2) + (1 + 3).
-            let h = [0, 1, 2, 3].map(|l| c[l].f32x4_add(c[l + 4]));
-            let mut cc = h[0].f32x4_add(h[2]).f32x4_add(h[1].f32x4_add(h[3]));
-            for j in full..cols {
-                cc = mul_add(cc, x[j], &w[j]);
-            }
-            let mut sums = zero.f32x4_add(cc).to_f32();
-            let blocked = p.out_c / 2 * 2;
-            for (l, s) in sums.iter_mut().enumerate() {
-                let r = 4 * g + l;
-                if r >= blocked && r < p.out_c {
-                    let row = &self.weights[r * cols..(r + 1) * cols];
-                    *s = 0.0 + eigen::gemv_row_dot(row, x, true);
-                }
-            }
-            let v = V128::load_f32(&sums).f32x4_add(V128::load_f32(&self.bias[g]));
-            store_f32(clamp(v, min, max), out, 4 * g, (p.out_c - 4 * g).min(4));
         }
     }
 }

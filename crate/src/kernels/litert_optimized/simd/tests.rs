@@ -9,6 +9,7 @@
 
 use super::depthwise::DepthwiseTf;
 use super::gebp::{Conv2dTf, FullyConnectedTf};
+use crate::kernels::PackedKernel;
 use crate::kernels::litert_optimized::{conv, fully_connected};
 use crate::kernels::reference::ActivationRange;
 use crate::kernels::reference::conv::ConvParams;
@@ -138,7 +139,7 @@ pub(crate) fn check_depthwise(c: &Case) {
     conv::depthwise_conv2d(&p, 1, &input, &filter, bias.as_deref(), &mut want);
     let k = DepthwiseTf::new(&p, 1, &filter, bias.as_deref()).expect("depthwise prepares");
     let mut got = vec![0f32; n_out];
-    k.run(&input, &mut got);
+    k.run(&input, &mut got, &mut ());
     assert_eq!(bits(&got), bits(&want), "{c:?}");
 }
 
@@ -159,7 +160,7 @@ pub(crate) fn check_fully_connected(batches: usize, depth: usize, units: usize, 
     fully_connected::fully_connected(&p, &input, &weights, bias.as_deref(), &mut want);
     let k = FullyConnectedTf::new(&p, &weights, bias.as_deref()).expect("FC prepares");
     let mut got = vec![0f32; batches * units];
-    k.run(&input, &mut got);
+    k.run(&input, &mut got, &mut ());
     assert_eq!(
         bits(&got),
         bits(&want),

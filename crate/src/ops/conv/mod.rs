@@ -7,547 +7,32 @@
 //! multiplier and shift (`QuantizeMultiplier`), and the fused activation becomes a clamp in
 //! output units (`CalculateActivationRangeQuantized`).
 
-use std::cell::RefCell;
+pub(crate) mod float;
+pub(crate) mod hybrid;
+pub(crate) mod int;
+
 use std::marker::PhantomData;
 
-use super::{
-    Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, QParams, TensorInfo, dims4, options,
-    out_size_and_pad, positive_hw,
+use self::float::{Conv2d, DepthwiseConv2d, TransposeConv2d, const_f32_weights};
+use self::hybrid::{HybridConv2d, HybridDepthwiseConv2d, HybridTransposeConv2d, hybrid_scales};
+use self::int::{
+    IntScheme, QConv2d, QDepthwiseConv2d, QTransposeConv2d, const_weights, int_params,
 };
+use super::fast::Fast;
+use super::{PrepareCtx, PrepareResult, Prepared, dims4, options, out_size_and_pad, positive_hw};
 use crate::engine::KernelSet;
-use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
 use crate::kernels::litert_optimized;
 use crate::kernels::litert_optimized::simd::depthwise::DepthwiseTf;
-use crate::kernels::litert_optimized::simd::gebp::{Conv2dTf, Conv2dTfScratch};
-use crate::kernels::reference::conv::{self, ConvParams};
-use crate::kernels::reference::conv_int::{self, Accumulator, QuantElem, QuantParams};
-use crate::kernels::reference::hybrid::{self, QuantizedBatches};
-use crate::kernels::simd128::conv_float::{Conv2dF32, Conv2dF32Scratch, DepthwiseF32};
-use crate::kernels::simd128::conv_int::{Conv2dInt8, Conv2dScratch};
-use crate::kernels::simd128::depthwise_int::{DepthwiseInt8, DepthwiseScratch};
+use crate::kernels::litert_optimized::simd::gebp::Conv2dTf;
+use crate::kernels::reference::conv::ConvParams;
+use crate::kernels::reference::hybrid::QuantizedBatches;
+use crate::kernels::simd128::conv_float::{Conv2dF32, DepthwiseF32};
+use crate::kernels::simd128::conv_int::Conv2dInt8;
+use crate::kernels::simd128::depthwise_int::DepthwiseInt8;
 use crate::tflite::schema::{
-    ActivationFunctionType, Conv2DOptionsT, DepthwiseConv2DOptionsT, Padding, TransposeConvOptionsT,
+    Conv2DOptionsT, DepthwiseConv2DOptionsT, Padding, TransposeConvOptionsT,
 };
-
-struct Conv2d {
-    p: ConvParams,
-    filter_in_c: usize,
-    /// One im2col column when mirroring LiteRT's optimized kernel (`KernelSet::LiteRtOptimized`).
-    litert_optimized: Option<RefCell<Vec<f32>>>,
-}
-
-impl Kernel for Conv2d {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let (input, filter, bias) = (io.f32_in(0), io.f32_in(1), io.opt_f32_in(2));
-        if let Some(Ok(mut column)) = self.litert_optimized.as_ref().map(RefCell::try_borrow_mut) {
-            litert_optimized::conv::conv2d(&self.p, input, filter, bias, io.f32_out(), &mut column);
-            return;
-        }
-        conv::conv2d(&self.p, self.filter_in_c, input, filter, bias, io.f32_out());
-    }
-}
-
-struct DepthwiseConv2d {
-    p: ConvParams,
-    depth_multiplier: usize,
-    litert_optimized: bool,
-}
-
-impl Kernel for DepthwiseConv2d {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let (input, filter, bias) = (io.f32_in(0), io.f32_in(1), io.opt_f32_in(2));
-        let f = if self.litert_optimized {
-            litert_optimized::conv::depthwise_conv2d
-        } else {
-            conv::depthwise_conv2d
-        };
-        f(
-            &self.p,
-            self.depth_multiplier,
-            input,
-            filter,
-            bias,
-            io.f32_out(),
-        );
-    }
-}
-
-struct TransposeConv2d {
-    p: ConvParams,
-    litert_optimized: bool,
-}
-
-impl Kernel for TransposeConv2d {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let (filter, input, bias) = (io.f32_in(1), io.f32_in(2), io.opt_f32_in(3));
-        let f = if self.litert_optimized {
-            litert_optimized::transpose_conv::transpose_conv2d
-        } else {
-            conv::transpose_conv2d
-        };
-        f(&self.p, input, filter, bias, io.f32_out());
-    }
-}
-
-/// Marks an integer kernel's activation, accumulator and bias types (no data).
-pub(crate) type KernelTypes<T, A, B> = PhantomData<fn() -> (T, A, B)>;
-
-/// Integer CONV_2D kernel: activations `T`, accumulator `A`, bias elements `B`.
-struct QConv2d<T, A, B> {
-    p: ConvParams,
-    filter_in_c: usize,
-    q: QuantParams,
-    _types: KernelTypes<T, A, B>,
-}
-
-impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel for QConv2d<T, A, B> {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let (input, filter, bias) = (io.in_as::<T>(0), io.in_as::<i8>(1), io.opt_in_as::<B>(2));
-        conv_int::conv2d::<T, A, B>(
-            &self.p,
-            self.filter_in_c,
-            &self.q,
-            input,
-            filter,
-            bias,
-            io.out_as::<T>(),
-        );
-    }
-}
-
-/// Integer DEPTHWISE_CONV_2D kernel.
-struct QDepthwiseConv2d<T, A, B> {
-    p: ConvParams,
-    depth_multiplier: usize,
-    q: QuantParams,
-    _types: KernelTypes<T, A, B>,
-}
-
-impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel
-    for QDepthwiseConv2d<T, A, B>
-{
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let (input, filter, bias) = (io.in_as::<T>(0), io.in_as::<i8>(1), io.opt_in_as::<B>(2));
-        conv_int::depthwise_conv2d::<T, A, B>(
-            &self.p,
-            self.depth_multiplier,
-            &self.q,
-            input,
-            filter,
-            bias,
-            io.out_as::<T>(),
-        );
-    }
-}
-
-/// Integer TRANSPOSE_CONV kernel.
-struct QTransposeConv2d<T, A, B> {
-    p: ConvParams,
-    q: QuantParams,
-    _types: KernelTypes<T, A, B>,
-}
-
-impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel
-    for QTransposeConv2d<T, A, B>
-{
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let (filter, input, bias) = (io.in_as::<i8>(1), io.in_as::<T>(2), io.opt_in_as::<B>(3));
-        conv_int::transpose_conv2d::<T, A, B>(
-            &self.p,
-            &self.q,
-            input,
-            filter,
-            bias,
-            io.out_as::<T>(),
-        );
-    }
-}
-
-/// Fast int8 CONV_2D (packed GEMM, [`Conv2dInt8`]); scratch in a `RefCell` sized at prepare
-/// time, as for the hybrid kernels.
-struct FastConv2dInt8 {
-    k: Conv2dInt8,
-    scratch: RefCell<Conv2dScratch>,
-}
-
-impl Kernel for FastConv2dInt8 {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let Ok(mut s) = self.scratch.try_borrow_mut() else {
-            return;
-        };
-        let input = io.in_as::<i8>(0);
-        self.k.run(input, io.out_as::<i8>(), &mut s);
-    }
-}
-
-/// Fast int8 DEPTHWISE_CONV_2D ([`DepthwiseInt8`]).
-struct FastDepthwiseInt8 {
-    k: DepthwiseInt8,
-    scratch: RefCell<DepthwiseScratch>,
-}
-
-impl Kernel for FastDepthwiseInt8 {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let Ok(mut s) = self.scratch.try_borrow_mut() else {
-            return;
-        };
-        let input = io.in_as::<i8>(0);
-        self.k.run(input, io.out_as::<i8>(), &mut s);
-    }
-}
-
-/// TF-exact float CONV_2D with constant weights ([`Conv2dTf`], `KernelSet::LiteRtOptimized`):
-/// the bits of [`litert_optimized::conv::conv2d`], four channels per vector.
-struct TfConv2d {
-    k: Conv2dTf,
-    scratch: RefCell<Conv2dTfScratch>,
-}
-
-impl Kernel for TfConv2d {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let Ok(mut s) = self.scratch.try_borrow_mut() else {
-            return;
-        };
-        let input = io.f32_in(0);
-        self.k.run(input, io.f32_out(), &mut s);
-    }
-}
-
-/// TF-exact float DEPTHWISE_CONV_2D with constant weights and multiplier 1 ([`DepthwiseTf`]).
-struct TfDepthwiseConv2d {
-    k: DepthwiseTf,
-}
-
-impl Kernel for TfDepthwiseConv2d {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let input = io.f32_in(0);
-        self.k.run(input, io.f32_out());
-    }
-}
-
-/// Fast float CONV_2D ([`Conv2dF32`]): same summation order as the reference.
-struct FastConv2dF32 {
-    k: Conv2dF32,
-    scratch: RefCell<Conv2dF32Scratch>,
-}
-
-impl Kernel for FastConv2dF32 {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let Ok(mut s) = self.scratch.try_borrow_mut() else {
-            return;
-        };
-        let input = io.f32_in(0);
-        self.k.run(input, io.f32_out(), &mut s);
-    }
-}
-
-/// Fast float DEPTHWISE_CONV_2D ([`DepthwiseF32`]).
-struct FastDepthwiseF32 {
-    k: DepthwiseF32,
-}
-
-impl Kernel for FastDepthwiseF32 {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let input = io.f32_in(0);
-        self.k.run(input, io.f32_out());
-    }
-}
-
-/// The contents of a constant float32 tensor (copied: prepare-time only).
-pub(crate) fn const_f32(t: &TensorInfo<'_>) -> Option<Vec<f32>> {
-    if t.dtype != TensorType::FLOAT32 {
-        return None;
-    }
-    Some(
-        t.data?
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect(),
-    )
-}
-
-/// The constant float weights and optional constant float bias (input `k`) of an op.
-pub(crate) fn const_f32_weights(
-    ctx: &PrepareCtx<'_>,
-    filter: &TensorInfo<'_>,
-    k: usize,
-) -> Option<(Vec<f32>, Option<Vec<f32>>)> {
-    let w = const_f32(filter)?;
-    let b = match ctx.optional_input(k) {
-        None => None,
-        Some(b) => Some(const_f32(&b)?),
-    };
-    Some((w, b))
-}
-
-/// The constant int8 weights and int32 bias of an op, when both are constant (a missing bias
-/// counts as constant): what the fast kernels pack at prepare time.
-pub(crate) fn const_weights<'a>(
-    filter: &TensorInfo<'a>,
-    bias: Option<&TensorInfo<'a>>,
-) -> Option<(&'a [i8], Option<Vec<i32>>)> {
-    let w: &[i8] = bytemuck::cast_slice(filter.data?);
-    let b = match bias {
-        None => None,
-        Some(b) => Some(
-            b.data?
-                .chunks_exact(4)
-                .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect(),
-        ),
-    };
-    Some((w, b))
-}
-
-/// Which integer kernel instantiation an op needs: activation type and bias type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum IntScheme {
-    /// int8 activations, int32 accumulator, int32 bias (or none).
-    Int8,
-    /// int16 activations, int32 bias: LiteRT accumulates in the bias type (int32, double-rounding
-    /// requantization) for CONV_2D, TRANSPOSE_CONV and FULLY_CONNECTED.
-    Int16BiasI32,
-    /// int16 activations, int64 accumulator, int64 bias (or none).
-    Int16BiasI64,
-}
-
-/// The clamp of a fused activation in output units, as LiteRT's
-/// `CalculateActivationRangeQuantized`: the type's range intersected with
-/// `zero_point + round(limit / scale)` (float division, round half away from zero) for RELU's 0,
-/// RELU6's 0 and 6, RELU_N1_TO_1's −1 and 1. Unsupported fused activations are an issue.
-pub(crate) fn quantized_activation_range(
-    ctx: &PrepareCtx<'_>,
-    f: ActivationFunctionType,
-    out: QParams,
-    dtype: TensorType,
-) -> PrepareResult<(i32, i32)> {
-    // Rejects fused activations LiteRT does not implement here (TANH, SIGN_BIT).
-    ctx.activation(f)?;
-    Ok(activation_clamp(f, out, dtype))
-}
-
-/// The arithmetic of [`quantized_activation_range`] (INT16 outputs use the int16 range, every
-/// other type the int8 range; activations other than RELU, RELU6, RELU_N1_TO_1 do not clamp).
-pub(crate) fn activation_clamp(
-    f: ActivationFunctionType,
-    out: QParams,
-    dtype: TensorType,
-) -> (i32, i32) {
-    let (qmin, qmax) = if dtype == TensorType::INT16 {
-        (i32::from(i16::MIN), i32::from(i16::MAX))
-    } else {
-        (i32::from(i8::MIN), i32::from(i8::MAX))
-    };
-    let quantize = |v: f32| {
-        out.zero_point
-            .saturating_add((v / out.scale).round() as i32)
-    };
-    match f {
-        ActivationFunctionType::RELU => (qmin.max(quantize(0.0)), qmax),
-        ActivationFunctionType::RELU6 => (qmin.max(quantize(0.0)), qmax.min(quantize(6.0))),
-        ActivationFunctionType::RELU_N1_TO_1 => (qmin.max(quantize(-1.0)), qmax.min(quantize(1.0))),
-        _ => (qmin, qmax),
-    }
-}
-
-/// Prepares the integer parameters of a conv-like op (input 0 or `input`, int8 `filter` with
-/// channels along `axis`, output 0): checks types, zero points and scales, computes the
-/// per-channel multipliers and the activation clamp, and picks the kernel instantiation from the
-/// input and bias types.
-pub(crate) fn int_params(
-    ctx: &PrepareCtx<'_>,
-    input: &TensorInfo<'_>,
-    filter: &TensorInfo<'_>,
-    bias: Option<&TensorInfo<'_>>,
-    axis: usize,
-    channels: usize,
-    act: ActivationFunctionType,
-) -> PrepareResult<(IntScheme, QuantParams)> {
-    ctx.require_dtype(filter, &[TensorType::INT8])?;
-    ctx.require_output_dtype(0, input.dtype)?;
-    let output = ctx.output(0)?;
-    let in_q = ctx.per_tensor_qparams(input)?;
-    let out_q = ctx.per_tensor_qparams(&output)?;
-    let scheme = match input.dtype {
-        TensorType::INT8 => {
-            for (t, q) in [(input, in_q), (&output, out_q)] {
-                if !(-128..=127).contains(&q.zero_point) {
-                    return Err(ctx.invalid(
-                        t.describe(),
-                        format!("zero point {} outside int8", q.zero_point),
-                    ));
-                }
-            }
-            if let Some(b) = bias {
-                ctx.require_dtype(b, &[TensorType::INT32])?;
-            }
-            IntScheme::Int8
-        }
-        TensorType::INT16 => {
-            for (t, q) in [(input, in_q), (&output, out_q)] {
-                if q.zero_point != 0 {
-                    return Err(ctx.unsupported(
-                        t.describe(),
-                        format!(
-                            "int16 zero point {} (the 16x8 scheme is symmetric: zero point 0)",
-                            q.zero_point
-                        ),
-                    ));
-                }
-            }
-            match bias {
-                Some(b) => {
-                    ctx.require_dtype(b, &[TensorType::INT32, TensorType::INT64])?;
-                    if b.dtype == TensorType::INT32 {
-                        IntScheme::Int16BiasI32
-                    } else {
-                        IntScheme::Int16BiasI64
-                    }
-                }
-                None => IntScheme::Int16BiasI64,
-            }
-        }
-        _ => {
-            return Err(ctx.unsupported(
-                input.describe(),
-                format!(
-                    "type {} (expected FLOAT32, INT8 or INT16)",
-                    crate::tflite::types::dtype_name(input.dtype)
-                ),
-            ));
-        }
-    };
-    if let Some(b) = bias
-        && b.num_elements() != channels
-    {
-        return Err(ctx.invalid(
-            b.describe(),
-            format!(
-                "bias has {} elements, expected {channels}",
-                b.num_elements()
-            ),
-        ));
-    }
-    let w_scales = ctx.channel_scales(filter, axis, channels)?;
-    let (mut multipliers, mut shifts) =
-        (Vec::with_capacity(channels), Vec::with_capacity(channels));
-    let mut real_multipliers = Vec::with_capacity(channels);
-    for &ws in &w_scales {
-        let real = f64::from(in_q.scale) * f64::from(ws) / f64::from(out_q.scale);
-        let (m, s) = quantize_multiplier(real);
-        multipliers.push(m);
-        shifts.push(s);
-        real_multipliers.push(real);
-    }
-    let (act_min, act_max) = quantized_activation_range(ctx, act, out_q, input.dtype)?;
-    Ok((
-        scheme,
-        QuantParams {
-            input_offset: in_q.zero_point.wrapping_neg(),
-            output_offset: out_q.zero_point,
-            act_min,
-            act_max,
-            multipliers,
-            shifts,
-            real_multipliers,
-        },
-    ))
-}
-
-/// Hybrid CONV_2D kernel (int8 weights, float32 activations). The run-time quantized input
-/// lives in a `RefCell` sized at prepare time (interior mutability, so `eval(&self)` fills it
-/// without allocating).
-struct HybridConv2d {
-    p: ConvParams,
-    /// Per-channel weight scales when they differ (asymmetric input, LiteRT's
-    /// `EvalHybridPerChannel`); `None` for one scale (symmetric input, `EvalHybrid`).
-    per_channel: Option<Vec<f32>>,
-    weight_scale: f32,
-    scratch: RefCell<QuantizedBatches>,
-}
-
-impl Kernel for HybridConv2d {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let Ok(mut q) = self.scratch.try_borrow_mut() else {
-            return;
-        };
-        let (input, filter, bias) = (io.f32_in(0), io.in_as::<i8>(1), io.opt_f32_in(2));
-        q.quantize(input, self.per_channel.is_some());
-        if self.per_channel.is_none() {
-            q.scale_by(self.weight_scale);
-        }
-        hybrid::conv2d(
-            &self.p,
-            &q,
-            self.per_channel.as_deref(),
-            filter,
-            bias,
-            io.f32_out(),
-        );
-    }
-}
-
-/// Hybrid DEPTHWISE_CONV_2D kernel (always per channel, asymmetric input); scratch as in
-/// [`HybridConv2d`].
-struct HybridDepthwiseConv2d {
-    p: ConvParams,
-    depth_multiplier: usize,
-    scales: Vec<f32>,
-    scratch: RefCell<QuantizedBatches>,
-}
-
-impl Kernel for HybridDepthwiseConv2d {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let Ok(mut q) = self.scratch.try_borrow_mut() else {
-            return;
-        };
-        let (input, filter, bias) = (io.f32_in(0), io.in_as::<i8>(1), io.opt_f32_in(2));
-        q.quantize(input, true);
-        hybrid::depthwise_conv2d(
-            &self.p,
-            self.depth_multiplier,
-            &q,
-            &self.scales,
-            filter,
-            bias,
-            io.f32_out(),
-        );
-    }
-}
-
-/// Hybrid TRANSPOSE_CONV kernel (asymmetric input, per-channel scales, a per-tensor scale
-/// broadcast); scratch as in [`HybridConv2d`].
-struct HybridTransposeConv2d {
-    p: ConvParams,
-    scales: Vec<f32>,
-    scratch: RefCell<QuantizedBatches>,
-}
-
-impl Kernel for HybridTransposeConv2d {
-    fn eval(&self, io: &mut OpIo<'_>) {
-        let Ok(mut q) = self.scratch.try_borrow_mut() else {
-            return;
-        };
-        let (filter, input, bias) = (io.in_as::<i8>(1), io.f32_in(2), io.opt_f32_in(3));
-        q.quantize(input, true);
-        hybrid::transpose_conv2d(&self.p, &q, &self.scales, filter, bias, io.f32_out());
-    }
-}
-
-/// The weight scales of a hybrid op's int8 `filter` (channels along `axis`), broadcast to
-/// `channels`, and whether the tensor carries more than one scale. Requires a float32 output.
-pub(crate) fn hybrid_scales(
-    ctx: &PrepareCtx<'_>,
-    filter: &TensorInfo<'_>,
-    axis: usize,
-    channels: usize,
-) -> PrepareResult<(Vec<f32>, bool)> {
-    ctx.require_output_dtype(0, TensorType::FLOAT32)?;
-    let scales = ctx.channel_scales(filter, axis, channels)?;
-    let several = filter.quantization.is_some_and(|q| q.scales().len() > 1);
-    Ok((scales, several))
-}
 
 /// Checks an optional bias: float32 with exactly `out_c` elements.
 fn check_bias(ctx: &PrepareCtx<'_>, k: usize, out_c: usize) -> PrepareResult<()> {
@@ -677,7 +162,7 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             let weight_scale = scales.first().copied().unwrap_or(1.0);
             // LiteRT's `is_hybrid_per_channel`: several scales that are not all equal.
             let per_channel = scales.iter().any(|&s| s != weight_scale).then_some(scales);
-            let scratch = RefCell::new(QuantizedBatches::new(n, input.num_elements() / n.max(1)));
+            let scratch = QuantizedBatches::new(n, input.num_elements() / n.max(1));
             return Ok(Prepared::f32(
                 shape,
                 HybridConv2d {
@@ -693,13 +178,7 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             && let Some((w, b)) = const_f32_weights(ctx, &filter, 2)
             && let Some((k, scratch)) = Conv2dF32::new(&p, &w, b.as_deref())
         {
-            return Ok(Prepared::f32(
-                shape,
-                FastConv2dF32 {
-                    k,
-                    scratch: RefCell::new(scratch),
-                },
-            ));
+            return Ok(Prepared::f32(shape, Fast::new(k, scratch)));
         }
         if ctx.litert_optimized()
             && litert_optimized::simd::PREFERRED
@@ -707,13 +186,7 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             && let Some((w, b)) = const_f32_weights(ctx, &filter, 2)
             && let Some((k, scratch)) = Conv2dTf::new(&p, &w, b.as_deref())
         {
-            return Ok(Prepared::f32(
-                shape,
-                TfConv2d {
-                    k,
-                    scratch: RefCell::new(scratch),
-                },
-            ));
+            return Ok(Prepared::f32(shape, Fast::new(k, scratch)));
         }
         return Ok(Prepared::f32(
             shape,
@@ -722,7 +195,7 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                 filter_in_c: fic,
                 // LiteRT's optimized kernels do not group: grouped convolutions run the reference.
                 litert_optimized: (ctx.litert_optimized() && fic == ic)
-                    .then(|| RefCell::new(vec![0.0; fh * fw * ic])),
+                    .then(|| vec![0.0; fh * fw * ic]),
             },
         ));
     }
@@ -745,10 +218,7 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         return Ok(Prepared::new(
             shape,
             TensorType::INT8,
-            FastConv2dInt8 {
-                k,
-                scratch: RefCell::new(scratch),
-            },
+            Fast::new(k, scratch),
         ));
     }
     Ok(int_kernel!(
@@ -813,7 +283,7 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
         check_bias(ctx, 2, oc)?;
         if filter.dtype == TensorType::INT8 {
             let (scales, _) = hybrid_scales(ctx, &filter, 3, oc)?;
-            let scratch = RefCell::new(QuantizedBatches::new(n, input.num_elements() / n.max(1)));
+            let scratch = QuantizedBatches::new(n, input.num_elements() / n.max(1));
             return Ok(Prepared::f32(
                 shape,
                 HybridDepthwiseConv2d {
@@ -828,14 +298,14 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
             && let Some((w, b)) = const_f32_weights(ctx, &filter, 2)
             && let Some(k) = DepthwiseF32::new(&p, depth_multiplier, &w, b.as_deref())
         {
-            return Ok(Prepared::f32(shape, FastDepthwiseF32 { k }));
+            return Ok(Prepared::f32(shape, Fast::new(k, ())));
         }
         if ctx.litert_optimized()
             && litert_optimized::simd::PREFERRED
             && let Some((w, b)) = const_f32_weights(ctx, &filter, 2)
             && let Some(k) = DepthwiseTf::new(&p, depth_multiplier, &w, b.as_deref())
         {
-            return Ok(Prepared::f32(shape, TfDepthwiseConv2d { k }));
+            return Ok(Prepared::f32(shape, Fast::new(k, ())));
         }
         return Ok(Prepared::f32(
             shape,
@@ -873,10 +343,7 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
         return Ok(Prepared::new(
             shape,
             TensorType::INT8,
-            FastDepthwiseInt8 {
-                k,
-                scratch: RefCell::new(scratch),
-            },
+            Fast::new(k, scratch),
         ));
     }
     Ok(int_kernel!(
@@ -950,7 +417,7 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         check_bias(ctx, 3, oc)?;
         if filter.dtype == TensorType::INT8 {
             let (scales, _) = hybrid_scales(ctx, &filter, 0, oc)?;
-            let scratch = RefCell::new(QuantizedBatches::new(n, input.num_elements() / n.max(1)));
+            let scratch = QuantizedBatches::new(n, input.num_elements() / n.max(1));
             return Ok(Prepared::f32(
                 out,
                 HybridTransposeConv2d { p, scales, scratch },
@@ -986,11 +453,7 @@ mod tests {
         BuiltinOperator, BuiltinOptions2T, BuiltinOptionsT, CustomOptionsFormat, OpCode, Operator,
         Quantization,
     };
-    use crate::ops::Role;
-
-    fn qp(scale: f32, zero_point: i32) -> QParams {
-        QParams { scale, zero_point }
-    }
+    use crate::ops::{Role, TensorInfo};
 
     fn operator(code: BuiltinOperator, options: BuiltinOptionsT, inputs: usize) -> Operator {
         Operator {
@@ -1173,57 +636,5 @@ mod tests {
             &[2, 1, 1, 1],
         ));
         assert_eq!((kind, t.as_str()), (IssueKind::Unsupported, "input 1 'w'"));
-    }
-
-    #[test]
-    fn activation_clamps_in_output_units() {
-        let (i8t, i16t) = (TensorType::INT8, TensorType::INT16);
-        // Scale 0.1, zero point −128: 0 → −128, 6 → −128 + 60 = −68.
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::NONE, qp(0.1, -128), i8t),
-            (-128, 127)
-        );
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::RELU, qp(0.1, -128), i8t),
-            (-128, 127)
-        );
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::RELU6, qp(0.1, -128), i8t),
-            (-128, -68)
-        );
-        // Zero point 127: RELU leaves exactly one value; RELU6's 6/0.1 = 60 saturates at 127.
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::RELU, qp(0.1, 127), i8t),
-            (127, 127)
-        );
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::RELU6, qp(0.1, 127), i8t),
-            (127, 127)
-        );
-        // RELU_N1_TO_1 with scale 0.5, zero point 3: [3 − 2, 3 + 2].
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::RELU_N1_TO_1, qp(0.5, 3), i8t),
-            (1, 5)
-        );
-        // 6 / 0.04 = 150 (rounded in float): −20 + 150 = 130 → capped at 127.
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::RELU6, qp(0.04, -20), i8t),
-            (-20, 127)
-        );
-        // int16: symmetric range, RELU6 at 6 / 0.001 = 6000.
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::RELU6, qp(0.001, 0), i16t),
-            (0, 6000)
-        );
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::NONE, qp(0.001, 0), i16t),
-            (-32768, 32767)
-        );
-        // ±1 / 0.4 is ±2.5 in float (0.4f32 is a hair above 0.4, but the quotient rounds to
-        // 2.5): ties round away from zero, to ±3.
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::RELU_N1_TO_1, qp(0.4, 0), i8t),
-            (-3, 3)
-        );
     }
 }

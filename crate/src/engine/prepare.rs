@@ -1,0 +1,467 @@
+//! Preparing a model: every operator's prepare function, shapes and types, constant folding,
+//! the arena plan and the constant store ([`Interpreter::with_options`]).
+
+use std::borrow::Cow;
+
+use super::{Interpreter, KernelSet, Limits, Slot, Step, TensorDesc, TensorId, plan};
+use crate::error::{Error, IssueKind, OpIssue, Result};
+use crate::graph::{Model, TensorType};
+use crate::ops::{Node, PrepareCtx, Region, Role, TensorInfo, registry};
+use crate::tflite::types::{dtype_name, element_size};
+
+/// Converts a declared shape to sizes, if every dim is non-negative and the byte size of a
+/// tensor of `dtype` is at most `max` bytes.
+fn declared_shape(dims: &[i32], dtype: TensorType, max: usize) -> Option<Vec<usize>> {
+    let shape: Vec<usize> = dims
+        .iter()
+        .map(|&d| usize::try_from(d).ok())
+        .collect::<Option<_>>()?;
+    byte_len(&shape, dtype, max)?;
+    Some(shape)
+}
+
+/// Bytes of a tensor, if it has a fixed element size and is at most `max` bytes (checked
+/// arithmetic: an overflowing element count is simply too large).
+fn byte_len(shape: &[usize], dtype: TensorType, max: usize) -> Option<usize> {
+    let n = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d))?;
+    let b = n.checked_mul(element_size(dtype)?)?;
+    (b <= max).then_some(b)
+}
+
+/// Packs byte blobs at [`plan::ALIGN`]-aligned offsets into one u64 buffer.
+fn pack(blobs: &[(usize, &[u8])], regions: &mut [Option<Region>], max: usize) -> Result<Vec<u64>> {
+    let mut total = 0usize;
+    let mut starts = Vec::with_capacity(blobs.len());
+    for (_, b) in blobs {
+        starts.push(total);
+        total = plan::align_up(b.len())
+            .and_then(|l| total.checked_add(l))
+            .filter(|&t| t <= max)
+            .ok_or_else(|| Error::TooLarge {
+                what: "the model's constants".into(),
+                detail: format!("more than the limit of {max} bytes"),
+            })?;
+    }
+    let mut store = vec![0u64; total / 8];
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut store);
+    for ((t, b), start) in blobs.iter().zip(starts) {
+        bytes[start..start + b.len()].copy_from_slice(b);
+        regions[*t] = Some(Region::Const {
+            start,
+            len: b.len(),
+        });
+    }
+    Ok(store)
+}
+
+impl Interpreter {
+    /// Prepares subgraph 0 of `model`: resolves every operator, computes shapes, folds constant
+    /// DEQUANTIZE, plans the arena. Fails with one [`Error::CannotRun`] listing every operator
+    /// that is unsupported or invalid.
+    pub fn new(model: &Model) -> Result<Self> {
+        Self::with_limits(model, &Limits::default())
+    }
+
+    /// [`Interpreter::new`] with explicit size [`Limits`].
+    pub fn with_limits(model: &Model, limits: &Limits) -> Result<Self> {
+        Self::with_options(model, limits, KernelSet::default())
+    }
+
+    /// [`Interpreter::new`] with explicit size [`Limits`] and [`KernelSet`].
+    pub fn with_options(model: &Model, limits: &Limits, kernels: KernelSet) -> Result<Self> {
+        let max_tensor = limits.max_tensor_bytes;
+        let sg = model
+            .subgraphs
+            .first()
+            .ok_or_else(|| Error::InconsistentTable {
+                reason: "the model has no subgraph".into(),
+            })?;
+        let n = sg.tensors.len();
+        let tensor_index = |t: i32| usize::try_from(t).ok().filter(|&t| t < n);
+        let mut issues: Vec<OpIssue> = Vec::new();
+        let model_issue = |reason: String| OpIssue {
+            op_index: 0,
+            op_name: "(graph)".into(),
+            tensor: String::new(),
+            kind: IssueKind::Invalid,
+            reason,
+        };
+
+        // Constant data (borrowed from the model, or folded at prepare time), shapes and types.
+        let mut data: Vec<Option<Cow<'_, [u8]>>> = (0..n)
+            .map(|t| model.tensor_data(0, t).map(Cow::Borrowed))
+            .collect();
+        let mut shapes: Vec<Option<Vec<usize>>> = sg
+            .tensors
+            .iter()
+            .map(|t| declared_shape(t.dims(), t.dtype, max_tensor))
+            .collect();
+        let mut dtypes: Vec<TensorType> = sg.tensors.iter().map(|t| t.dtype).collect();
+        // Sparse constants (DENSIFY's inputs) expanded once, here, to their dense shape.
+        for (t, tensor) in sg.tensors.iter().enumerate() {
+            let (Some(sp), Some(values), Some(shape)) = (&tensor.sparsity, &data[t], &shapes[t])
+            else {
+                continue;
+            };
+            let dense = element_size(tensor.dtype)
+                .ok_or_else(|| format!("type {} cannot be sparse", dtype_name(tensor.dtype)))
+                .and_then(|elem| {
+                    crate::kernels::reference::densify::densify(values, elem, shape, sp)
+                });
+            match dense {
+                Ok(dense) => data[t] = Some(Cow::Owned(dense)),
+                Err(reason) => {
+                    issues.push(model_issue(format!(
+                        "sparse tensor '{}': {reason}",
+                        tensor.name
+                    )));
+                    data[t] = None;
+                }
+            }
+        }
+        // Which tensors have a value when an operator runs: graph inputs and constants at first.
+        let mut defined: Vec<bool> = data.iter().map(Option::is_some).collect();
+        // Outputs of operators that could not be prepared: their readers are skipped quietly
+        // (the failure is already listed).
+        let mut failed = vec![false; n];
+        let mut graph_inputs = Vec::new();
+        for &t in &sg.inputs {
+            let Some(t) = tensor_index(t) else {
+                issues.push(model_issue(format!("graph input {t} is not a tensor")));
+                continue;
+            };
+            if shapes[t].is_none() {
+                issues.push(model_issue(format!(
+                    "graph input '{}' has shape {:?} of type {}, which the engine cannot hold \
+                     (a negative dimension, or more than the tensor limit of {max_tensor} bytes)",
+                    sg.tensors[t].name,
+                    sg.tensors[t].dims(),
+                    dtype_name(sg.tensors[t].dtype)
+                )));
+            }
+            if defined[t] {
+                issues.push(model_issue(format!(
+                    "graph input '{}' is a constant or listed twice",
+                    sg.tensors[t].name
+                )));
+            }
+            defined[t] = true;
+            graph_inputs.push(t);
+        }
+
+        // Prepare every operator.
+        struct Pending {
+            kernel: Box<dyn crate::ops::Kernel>,
+            op_index: usize,
+            op_name: String,
+            inputs: Vec<Option<usize>>,
+            output: usize,
+        }
+        let mut pending: Vec<Pending> = Vec::new();
+        for (op_index, op) in sg.operators.iter().enumerate() {
+            let op_name = op.code.name();
+            let issue = |kind, tensor: String, reason: String| OpIssue {
+                op_index,
+                op_name: op_name.clone(),
+                tensor,
+                kind,
+                reason,
+            };
+            let inputs: Vec<Option<usize>> = op.inputs.iter().map(|&t| tensor_index(t)).collect();
+            let outputs: Vec<Option<usize>> = op.outputs.iter().map(|&t| tensor_index(t)).collect();
+            if outputs.iter().any(Option::is_none)
+                || op
+                    .inputs
+                    .iter()
+                    .zip(&inputs)
+                    .any(|(&r, t)| r >= 0 && t.is_none())
+            {
+                issues.push(issue(
+                    IssueKind::Invalid,
+                    String::new(),
+                    "refers to a tensor that does not exist".into(),
+                ));
+                continue;
+            }
+            let outputs: Vec<usize> = outputs.into_iter().flatten().collect();
+            // An input nobody computes: report it here; an input whose producer failed: skip
+            // quietly (that producer is already listed).
+            let mut skip = false;
+            for (k, t) in inputs.iter().enumerate() {
+                let Some(t) = *t else { continue };
+                let tensor = &sg.tensors[t];
+                if !defined[t] {
+                    let why = if tensor.is_variable {
+                        "variable (stateful) tensors are not supported"
+                    } else {
+                        "no operator before this one computes it and it has no data"
+                    };
+                    issues.push(issue(
+                        if tensor.is_variable {
+                            IssueKind::Unsupported
+                        } else {
+                            IssueKind::Invalid
+                        },
+                        format!("input {k} '{}'", tensor.name),
+                        why.into(),
+                    ));
+                    skip = true;
+                } else if shapes[t].is_none() {
+                    if !failed[t] {
+                        issues.push(issue(
+                            IssueKind::Invalid,
+                            format!("input {k} '{}'", tensor.name),
+                            format!(
+                                "shape {:?} of type {} cannot be held (a negative dimension, or \
+                                 more than the tensor limit of {max_tensor} bytes)",
+                                tensor.dims(),
+                                dtype_name(tensor.dtype)
+                            ),
+                        ));
+                    }
+                    skip = true;
+                }
+            }
+            for &t in &outputs {
+                if defined[t] {
+                    issues.push(issue(
+                        IssueKind::Invalid,
+                        format!("output '{}'", sg.tensors[t].name),
+                        "the tensor already has a value (constant, graph input or earlier output)"
+                            .into(),
+                    ));
+                    skip = true;
+                }
+                defined[t] = true;
+                // Until prepared successfully, readers of this output are skipped quietly.
+                failed[t] = true;
+            }
+            if skip {
+                continue;
+            }
+            let Some(prepare) = registry::lookup(op.code.op()) else {
+                let tensor = outputs
+                    .first()
+                    .map(|&t| format!("output 0 '{}'", sg.tensors[t].name))
+                    .unwrap_or_default();
+                issues.push(issue(
+                    IssueKind::Unsupported,
+                    tensor,
+                    "no kernel for this operator".into(),
+                ));
+                continue;
+            };
+            if outputs.len() != 1 {
+                issues.push(issue(
+                    IssueKind::Unsupported,
+                    String::new(),
+                    format!(
+                        "{} outputs (the engine runs single-output operators)",
+                        outputs.len()
+                    ),
+                ));
+                continue;
+            }
+            let out = outputs[0];
+            let empty: &[usize] = &[];
+            let infos: Vec<Option<TensorInfo<'_>>> = inputs
+                .iter()
+                .enumerate()
+                .map(|(k, t)| {
+                    t.map(|t| TensorInfo {
+                        role: Role::Input(k),
+                        name: &sg.tensors[t].name,
+                        dtype: dtypes[t],
+                        shape: shapes[t].as_deref().unwrap_or(empty),
+                        data: data[t].as_deref(),
+                        quantization: sg.tensors[t].quantization.as_ref(),
+                    })
+                })
+                .collect();
+            let declared_out =
+                declared_shape(sg.tensors[out].dims(), sg.tensors[out].dtype, max_tensor);
+            let out_infos = [TensorInfo {
+                role: Role::Output(0),
+                name: &sg.tensors[out].name,
+                dtype: sg.tensors[out].dtype,
+                shape: declared_out.as_deref().unwrap_or(empty),
+                data: None,
+                quantization: sg.tensors[out].quantization.as_ref(),
+            }];
+            let ctx = PrepareCtx {
+                kernels,
+                op_index,
+                op_name: &op_name,
+                op,
+                inputs: &infos,
+                outputs: &out_infos,
+            };
+            let prepared = prepare(&ctx);
+            drop(infos);
+            match prepared {
+                Err(e) => {
+                    issues.push(e);
+                    // Keep checking downstream operators against the declared shape.
+                    shapes[out] = declared_out;
+                }
+                Ok(p) => {
+                    if byte_len(&p.shape, p.dtype, max_tensor).is_none() {
+                        issues.push(issue(
+                            IssueKind::Invalid,
+                            format!("output 0 '{}'", sg.tensors[out].name),
+                            format!(
+                                "shape {:?} is larger than the tensor limit of {max_tensor} bytes",
+                                p.shape
+                            ),
+                        ));
+                        shapes[out] = None;
+                        continue;
+                    }
+                    shapes[out] = Some(p.shape);
+                    dtypes[out] = p.dtype;
+                    failed[out] = false;
+                    match p.node {
+                        Node::Constant(bytes) => data[out] = Some(Cow::Owned(bytes)),
+                        Node::Kernel(kernel) => {
+                            data[out] = None;
+                            pending.push(Pending {
+                                kernel,
+                                op_index,
+                                op_name: op_name.clone(),
+                                inputs,
+                                output: out,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        let mut graph_outputs = Vec::new();
+        for &t in &sg.outputs {
+            match tensor_index(t) {
+                Some(t) if defined[t] => graph_outputs.push(t),
+                Some(t) => issues.push(model_issue(format!(
+                    "graph output '{}' is never computed",
+                    sg.tensors[t].name
+                ))),
+                None => issues.push(model_issue(format!("graph output {t} is not a tensor"))),
+            }
+        }
+        if !issues.is_empty() {
+            return Err(Error::CannotRun { issues });
+        }
+
+        // Lifetimes: graph inputs and outputs live throughout; others from their step to their
+        // last reader.
+        let steps_n = pending.len();
+        let mut first = vec![usize::MAX; n];
+        let mut last = vec![0usize; n];
+        let mut in_arena = vec![false; n];
+        for &t in graph_inputs.iter().chain(&graph_outputs) {
+            if data[t].is_none() {
+                in_arena[t] = true;
+                first[t] = 0;
+                last[t] = steps_n;
+            }
+        }
+        for (s, p) in pending.iter().enumerate() {
+            let o = p.output;
+            in_arena[o] = true;
+            first[o] = first[o].min(s);
+            last[o] = last[o].max(s);
+            for t in p.inputs.iter().flatten() {
+                if in_arena[*t] {
+                    last[*t] = last[*t].max(s);
+                }
+            }
+        }
+        let arena_tensors: Vec<usize> = (0..n).filter(|&t| in_arena[t]).collect();
+        let requests: Vec<plan::Request> = arena_tensors
+            .iter()
+            .map(|&t| plan::Request {
+                size: shapes[t]
+                    .as_deref()
+                    .and_then(|s| byte_len(s, dtypes[t], max_tensor))
+                    .unwrap_or(0),
+                first: first[t],
+                last: last[t],
+            })
+            .collect();
+        let max_arena = limits.max_arena_bytes;
+        let too_large = || Error::TooLarge {
+            what: "the activation arena".into(),
+            detail: format!("more than the limit of {max_arena} bytes"),
+        };
+        let (offsets, arena_bytes) = plan::plan(&requests).ok_or_else(too_large)?;
+        if arena_bytes > max_arena {
+            return Err(too_large());
+        }
+        let mut regions: Vec<Option<Region>> = vec![None; n];
+        for ((&t, r), &start) in arena_tensors.iter().zip(&requests).zip(&offsets) {
+            regions[t] = Some(Region::Arena { start, len: r.size });
+        }
+
+        // Constants that kernels read or that are graph outputs.
+        let mut needed = vec![false; n];
+        for p in &pending {
+            for &t in p.inputs.iter().flatten() {
+                needed[t] |= data[t].is_some();
+            }
+        }
+        for &t in &graph_outputs {
+            needed[t] |= data[t].is_some();
+        }
+        let blobs: Vec<(usize, &[u8])> = (0..n)
+            .filter(|&t| needed[t])
+            .filter_map(|t| data[t].as_deref().map(|d| (t, d)))
+            .collect();
+        let consts = pack(&blobs, &mut regions, limits.max_constant_bytes)?;
+
+        let slots: Vec<Slot> = (0..n)
+            .map(|t| Slot {
+                name: sg.tensors[t].name.clone(),
+                dtype: dtypes[t],
+                shape: shapes[t].clone().unwrap_or_default(),
+                region: regions[t],
+            })
+            .collect();
+        let steps = pending
+            .into_iter()
+            .map(|p| {
+                let (out_start, out_len) = match regions[p.output] {
+                    Some(Region::Arena { start, len }) => (start, len),
+                    _ => (0, 0),
+                };
+                Step {
+                    kernel: p.kernel,
+                    op_index: p.op_index,
+                    op_name: p.op_name,
+                    inputs: p
+                        .inputs
+                        .iter()
+                        .map(|t| t.and_then(|t| regions[t]))
+                        .collect(),
+                    output: p.output,
+                    out_start,
+                    out_len,
+                }
+            })
+            .collect();
+        let desc = |t: usize| TensorDesc {
+            id: TensorId(t),
+            name: slots[t].name.clone(),
+            shape: slots[t].shape.clone(),
+            dtype: slots[t].dtype,
+        };
+        let inputs = graph_inputs.iter().map(|&t| desc(t)).collect();
+        let outputs = graph_outputs.iter().map(|&t| desc(t)).collect();
+        Ok(Interpreter {
+            arena: vec![0u64; arena_bytes / 8],
+            consts,
+            slots,
+            steps,
+            inputs,
+            outputs,
+        })
+    }
+}

@@ -1,0 +1,86 @@
+//! Running a prepared model: [`Interpreter::invoke`], with an observer of every computed tensor
+//! ([`Interpreter::invoke_with`]) or timed step by step ([`Interpreter::invoke_timed`]). Nothing
+//! here allocates (`tests/engine_no_alloc.rs` checks it).
+
+use super::{Interpreter, Slot, StepInfo, TensorId, TensorView};
+use crate::ops::{OpIo, Region};
+
+impl Interpreter {
+    /// Runs the model once on the current inputs.
+    pub fn invoke(&mut self) {
+        self.invoke_with(&mut |_, _| {});
+    }
+
+    /// Runs the model once, calling `observer` with every graph input first and then with each
+    /// operator's output right after it is computed (folded constants are not reported). The
+    /// view borrows the arena: no copy, no allocation.
+    pub fn invoke_with(&mut self, observer: &mut dyn FnMut(TensorId, TensorView<'_>)) {
+        fn view<'v>(slots: &'v [Slot], t: usize, bytes: &'v [u8]) -> TensorView<'v> {
+            TensorView {
+                name: &slots[t].name,
+                dtype: slots[t].dtype,
+                shape: &slots[t].shape,
+                bytes,
+            }
+        }
+        let slots = &self.slots;
+        {
+            let arena: &[u8] = bytemuck::cast_slice(&self.arena);
+            for d in &self.inputs {
+                if let Some(Region::Arena { start, len }) = slots[d.id.0].region {
+                    observer(d.id, view(slots, d.id.0, &arena[start..start + len]));
+                }
+            }
+        }
+        let consts: &[u8] = bytemuck::cast_slice(&self.consts);
+        for step in &mut self.steps {
+            let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
+            let mut io = OpIo::new(arena, consts, &step.inputs, (step.out_start, step.out_len));
+            step.kernel.eval(&mut io);
+            let out: &[u8] = io.output();
+            observer(TensorId(step.output), view(slots, step.output, out));
+        }
+    }
+
+    /// What each step of an invocation runs, in execution order (the indices of
+    /// [`Interpreter::invoke_timed`]'s times).
+    pub fn step_infos(&self) -> Vec<StepInfo> {
+        self.steps
+            .iter()
+            .map(|s| StepInfo {
+                op_index: s.op_index,
+                op_name: s.op_name.clone(),
+                kernel: s.kernel.type_name(),
+                output: self.slots[s.output].name.clone(),
+                shape: self.slots[s.output].shape.clone(),
+                inputs: s
+                    .inputs
+                    .iter()
+                    .map(|r| match r {
+                        Some(Region::Arena { len, .. } | Region::Const { len, .. }) => *len,
+                        None => 0,
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// Runs the model once like [`Interpreter::invoke`], adding the time each step takes to
+    /// `times[step]` (steps in the order of [`Interpreter::step_infos`]; a shorter `times` leaves
+    /// the remaining steps untimed). `now` is the clock, in any unit (`performance.now()` in the
+    /// browser and in Node, [`std::time::Instant`] natively); it is read once between steps.
+    pub fn invoke_timed(&mut self, now: &mut dyn FnMut() -> f64, times: &mut [f64]) {
+        let consts: &[u8] = bytemuck::cast_slice(&self.consts);
+        let mut t0 = now();
+        for (k, step) in self.steps.iter_mut().enumerate() {
+            let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
+            let mut io = OpIo::new(arena, consts, &step.inputs, (step.out_start, step.out_len));
+            step.kernel.eval(&mut io);
+            let t1 = now();
+            if let Some(t) = times.get_mut(k) {
+                *t += t1 - t0;
+            }
+            t0 = t1;
+        }
+    }
+}

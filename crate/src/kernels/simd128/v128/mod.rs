@@ -1,0 +1,347 @@
+//! A 128-bit vector with the handful of WebAssembly SIMD128 operations the fast kernels use.
+//!
+//! On `wasm32` with `simd128` enabled, [`V128`] wraps `core::arch::wasm32::v128` and every
+//! method is one intrinsic (so the kernels compile to the instructions their names say). On
+//! every other target it is 16 bytes and each method is the same operation written lane by lane,
+//! following the WebAssembly specification exactly (wrapping integer arithmetic, saturating
+//! narrowing, the IEEE operations of the float lanes). The kernels above this layer — packing,
+//! blocking, requantization sequences, tails — are the same code on both, so the native tests
+//! exercise the logic that runs in the browser, and the wasm tests check the intrinsics.
+//!
+//! Loads and stores take fixed-size array references (`&[i16; 8]`, `&mut [i8; 4]`, …), so the
+//! bounds are checked where the caller forms the reference (usually once, by `as_chunks`), and
+//! the wasm side's only `unsafe` is turning such a reference into a pointer.
+//!
+//! This file holds the type, constructors, loads and stores; the operations are grouped by
+//! family: integer arithmetic (`int`), lane movement (`shuffle`), float arithmetic (`float`).
+
+// Each method ends in one `return` per target configuration, so on any one target the last
+// statement is a `return` that clippy would call needless.
+#![allow(clippy::needless_return)]
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+use core::arch::wasm32 as w;
+
+mod float;
+mod int;
+mod shuffle;
+
+/// One 128-bit vector (see the module documentation).
+#[derive(Clone, Copy)]
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub struct V128(w::v128);
+
+/// One 128-bit vector (see the module documentation).
+#[derive(Clone, Copy)]
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+pub struct V128([u8; 16]);
+
+/// The portable lane-wise implementation (every target without SIMD128).
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+mod lanes {
+    use super::V128;
+
+    #[inline(always)]
+    pub fn i8s(v: V128) -> [i8; 16] {
+        bytemuck::cast(v.0)
+    }
+    #[inline(always)]
+    pub fn i16s(v: V128) -> [i16; 8] {
+        bytemuck::cast(v.0)
+    }
+    #[inline(always)]
+    pub fn i32s(v: V128) -> [i32; 4] {
+        bytemuck::cast(v.0)
+    }
+    #[inline(always)]
+    pub fn i64s(v: V128) -> [i64; 2] {
+        bytemuck::cast(v.0)
+    }
+    #[inline(always)]
+    pub fn f32s(v: V128) -> [f32; 4] {
+        bytemuck::cast(v.0)
+    }
+    #[inline(always)]
+    pub fn f64s(v: V128) -> [f64; 2] {
+        bytemuck::cast(v.0)
+    }
+    #[inline(always)]
+    pub fn v<T: bytemuck::Pod>(lanes: T) -> V128 {
+        V128(bytemuck::cast(lanes))
+    }
+    #[inline(always)]
+    pub fn map_i32(a: V128, b: V128, f: impl Fn(i32, i32) -> i32) -> V128 {
+        let (a, b) = (i32s(a), i32s(b));
+        v([f(a[0], b[0]), f(a[1], b[1]), f(a[2], b[2]), f(a[3], b[3])])
+    }
+    #[inline(always)]
+    pub fn map_f32(a: V128, b: V128, f: impl Fn(f32, f32) -> f32) -> V128 {
+        let (a, b) = (f32s(a), f32s(b));
+        v([f(a[0], b[0]), f(a[1], b[1]), f(a[2], b[2]), f(a[3], b[3])])
+    }
+}
+
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+use lanes::*;
+
+impl V128 {
+    // ---- constructors and loads -------------------------------------------------------------
+
+    /// All lanes zero.
+    #[inline(always)]
+    pub fn zero() -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::i32x4_splat(0));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return V128([0; 16]);
+    }
+
+    /// `i32x4.splat`.
+    #[inline(always)]
+    pub fn splat_i32(x: i32) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::i32x4_splat(x));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v([x; 4]);
+    }
+
+    /// `i16x8.splat`.
+    #[inline(always)]
+    pub fn splat_i16(x: i16) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::i16x8_splat(x));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v([x; 8]);
+    }
+
+    /// `i8x16.splat`.
+    #[inline(always)]
+    pub fn splat_i8(x: i8) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::i8x16_splat(x));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v([x; 16]);
+    }
+
+    /// `i64x2.splat`.
+    #[inline(always)]
+    pub fn splat_i64(x: i64) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::i64x2_splat(x));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v([x; 2]);
+    }
+
+    /// `f32x4.splat`.
+    #[inline(always)]
+    pub fn splat_f32(x: f32) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::f32x4_splat(x));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v([x; 4]);
+    }
+
+    /// `f64x2.splat`.
+    #[inline(always)]
+    pub fn splat_f64(x: f64) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::f64x2_splat(x));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v([x; 2]);
+    }
+
+    /// Four `i32` lanes.
+    #[inline(always)]
+    pub fn from_i32(a: [i32; 4]) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::i32x4(a[0], a[1], a[2], a[3]));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v(a);
+    }
+
+    /// `v128.load` of 16 bytes.
+    #[inline(always)]
+    pub fn load_i8(a: &[i8; 16]) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        // SAFETY: `a` is 16 readable bytes; v128.load has no alignment requirement.
+        return V128(unsafe { w::v128_load(a.as_ptr().cast()) });
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v(*a);
+    }
+
+    /// `v128.load` of eight `i16`.
+    #[inline(always)]
+    pub fn load_i16(a: &[i16; 8]) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        // SAFETY: `a` is 16 readable bytes; v128.load has no alignment requirement.
+        return V128(unsafe { w::v128_load(a.as_ptr().cast()) });
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v(*a);
+    }
+
+    /// `v128.load` of four `i32`.
+    #[inline(always)]
+    pub fn load_i32(a: &[i32; 4]) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        // SAFETY: `a` is 16 readable bytes; v128.load has no alignment requirement.
+        return V128(unsafe { w::v128_load(a.as_ptr().cast()) });
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v(*a);
+    }
+
+    /// `v128.load` of four `f32`.
+    #[inline(always)]
+    pub fn load_f32(a: &[f32; 4]) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        // SAFETY: `a` is 16 readable bytes; v128.load has no alignment requirement.
+        return V128(unsafe { w::v128_load(a.as_ptr().cast()) });
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v(*a);
+    }
+
+    /// `v128.load` of two `f64`.
+    #[inline(always)]
+    pub fn load_f64(a: &[f64; 2]) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        // SAFETY: `a` is 16 readable bytes; v128.load has no alignment requirement.
+        return V128(unsafe { w::v128_load(a.as_ptr().cast()) });
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v(*a);
+    }
+
+    /// `i16x8.load8x8_s`: eight `i8` sign-extended to `i16` lanes.
+    #[inline(always)]
+    pub fn load_extend_i8x8(a: &[i8; 8]) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        // SAFETY: `a` is 8 readable bytes; the load has no alignment requirement.
+        return V128(unsafe { w::i16x8_load_extend_i8x8(a.as_ptr()) });
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v(a.map(i16::from));
+    }
+
+    /// `v128.load64_zero`: eight bytes in the low half, zeros above.
+    #[inline(always)]
+    pub fn load64_zero_i8(a: &[i8; 8]) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        // SAFETY: `a` is 8 readable bytes; the load has no alignment requirement.
+        return V128(unsafe { w::v128_load64_zero(a.as_ptr().cast()) });
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        {
+            let mut b = [0i8; 16];
+            b[..8].copy_from_slice(a);
+            return v(b);
+        }
+    }
+
+    // ---- stores ------------------------------------------------------------------------------
+
+    /// `v128.store` of 16 bytes.
+    #[inline(always)]
+    pub fn store_i8(self, a: &mut [i8; 16]) {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        // SAFETY: `a` is 16 writable bytes; v128.store has no alignment requirement.
+        unsafe {
+            w::v128_store(a.as_mut_ptr().cast(), self.0)
+        };
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        {
+            *a = i8s(self);
+        }
+    }
+
+    /// `v128.store` of eight `i16`.
+    #[inline(always)]
+    pub fn store_i16(self, a: &mut [i16; 8]) {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        // SAFETY: `a` is 16 writable bytes; v128.store has no alignment requirement.
+        unsafe {
+            w::v128_store(a.as_mut_ptr().cast(), self.0)
+        };
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        {
+            *a = i16s(self);
+        }
+    }
+
+    /// `v128.store` of four `i32`.
+    #[inline(always)]
+    pub fn store_i32(self, a: &mut [i32; 4]) {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        // SAFETY: `a` is 16 writable bytes; v128.store has no alignment requirement.
+        unsafe {
+            w::v128_store(a.as_mut_ptr().cast(), self.0)
+        };
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        {
+            *a = i32s(self);
+        }
+    }
+
+    /// `v128.store` of four `f32`.
+    #[inline(always)]
+    pub fn store_f32(self, a: &mut [f32; 4]) {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        // SAFETY: `a` is 16 writable bytes; v128.store has no alignment requirement.
+        unsafe {
+            w::v128_store(a.as_mut_ptr().cast(), self.0)
+        };
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        {
+            *a = f32s(self);
+        }
+    }
+
+    /// `v128.store64_lane 0`: the low eight bytes.
+    #[inline(always)]
+    pub fn store_low_i8x8(self, a: &mut [i8; 8]) {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        // SAFETY: `a` is 8 writable bytes; the store has no alignment requirement.
+        unsafe {
+            w::v128_store64_lane::<0>(self.0, a.as_mut_ptr().cast())
+        };
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        {
+            let b = i8s(self);
+            a.copy_from_slice(&b[..8]);
+        }
+    }
+
+    /// `v128.store32_lane L`: bytes `4L..4L + 4`.
+    #[inline(always)]
+    pub fn store_lane_i8x4<const L: usize>(self, a: &mut [i8; 4]) {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        // SAFETY: `a` is 4 writable bytes; the store has no alignment requirement.
+        unsafe {
+            w::v128_store32_lane::<L>(self.0, a.as_mut_ptr().cast())
+        };
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        {
+            let b = i8s(self);
+            a.copy_from_slice(&b[4 * L..4 * L + 4]);
+        }
+    }
+
+    /// All sixteen lanes as `i8` (for tails).
+    #[inline(always)]
+    pub fn to_i8(self) -> [i8; 16] {
+        let mut a = [0i8; 16];
+        self.store_i8(&mut a);
+        a
+    }
+
+    /// All four lanes as `i32` (for tails).
+    #[inline(always)]
+    pub fn to_i32(self) -> [i32; 4] {
+        let mut a = [0i32; 4];
+        self.store_i32(&mut a);
+        a
+    }
+
+    /// All four lanes as `f32` (for tails).
+    #[inline(always)]
+    pub fn to_f32(self) -> [f32; 4] {
+        let mut a = [0f32; 4];
+        self.store_f32(&mut a);
+        a
+    }
+}

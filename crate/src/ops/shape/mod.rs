@@ -1,0 +1,137 @@
+//! Shape and data-movement ops: RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE, CONCATENATION,
+//! PAD/PADV2, STRIDED_SLICE, SLICE. They only move elements, so they run on any fixed-size
+//! element type (the kernel is chosen by element size), not only float32.
+//!
+//! Quantized tensors (INT8, UINT8, INT16 with a scale): moving raw integers keeps their meaning
+//! only when the output is quantized exactly like the input, so that is required (LiteRT's
+//! converter always writes it so; a model that does not is "unsupported", never silently
+//! reinterpreted). PAD pads with the output's zero point; CONCATENATION requantizes inputs whose
+//! parameters differ from the output's as LiteRT's `ConcatenationWithScaling` does.
+
+mod concat;
+mod pad;
+mod reshape;
+mod slice;
+#[cfg(test)]
+pub(crate) mod test_model;
+mod transpose;
+
+use super::{Kernel, Node, PrepareCtx, PrepareResult, Prepared, TensorInfo, elem_size};
+use crate::graph::TensorType;
+use crate::tflite::types::dtype_name;
+
+pub use concat::prepare_concatenation;
+pub use pad::prepare_pad;
+pub use reshape::{prepare_densify, prepare_expand_dims, prepare_reshape, prepare_squeeze};
+pub use slice::{canonical_strided_slice, prepare_slice, prepare_strided_slice};
+pub use transpose::prepare_transpose;
+
+/// Runs `$body` with `$i`/`$o` bound to the input/output viewed as elements of `$size` bytes.
+macro_rules! by_size {
+    ($size:expr, $input:expr, $output:expr, |$i:ident, $o:ident| $body:expr) => {
+        match $size {
+            1 => {
+                let $i: &[u8] = $input;
+                let $o: &mut [u8] = $output;
+                $body
+            }
+            2 => {
+                let $i: &[u16] = bytemuck::cast_slice($input);
+                let $o: &mut [u16] = bytemuck::cast_slice_mut($output);
+                $body
+            }
+            4 => {
+                let $i: &[u32] = bytemuck::cast_slice($input);
+                let $o: &mut [u32] = bytemuck::cast_slice_mut($output);
+                $body
+            }
+            _ => {
+                let $i: &[u64] = bytemuck::cast_slice($input);
+                let $o: &mut [u64] = bytemuck::cast_slice_mut($output);
+                $body
+            }
+        }
+    };
+}
+/// Lets the op files use the macro by path.
+use by_size;
+
+/// Element sizes the data-movement kernels handle.
+fn movable_size(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<usize> {
+    let s = elem_size(ctx, t)?;
+    if matches!(s, 1 | 2 | 4 | 8) {
+        Ok(s)
+    } else {
+        Err(ctx.unsupported(t.describe(), format!("type {}", dtype_name(t.dtype))))
+    }
+}
+
+/// True for the integer types TFLite quantizes activations to.
+pub(crate) fn is_quantized_type(dtype: TensorType) -> bool {
+    matches!(
+        dtype,
+        TensorType::INT8 | TensorType::UINT8 | TensorType::INT16
+    )
+}
+
+/// A tensor's quantization as `(scales, zero points)` with absent zero points read as 0; `None`
+/// when it has no scale (not quantized).
+fn quant_key(t: &TensorInfo<'_>) -> Option<(Vec<f32>, Vec<i64>)> {
+    let q = t.quantization?;
+    if q.scales().is_empty() {
+        return None;
+    }
+    let zps = if q.zero_points().is_empty() {
+        vec![0; q.scales().len()]
+    } else {
+        q.zero_points().to_vec()
+    };
+    Some((q.scales().to_vec(), zps))
+}
+
+/// For an op that passes quantized integers through unchanged (data movement, max pooling,
+/// resizing): the output must be quantized exactly like the input, otherwise the same integers
+/// would mean other values ("unsupported": no requantizing kernel for it). Non-quantized types
+/// pass.
+pub(crate) fn require_same_quantization(
+    ctx: &PrepareCtx<'_>,
+    input: &TensorInfo<'_>,
+    output: &TensorInfo<'_>,
+) -> PrepareResult<()> {
+    if !is_quantized_type(input.dtype) {
+        return Ok(());
+    }
+    let (a, b) = (quant_key(input), quant_key(output));
+    if a == b {
+        return Ok(());
+    }
+    let show = |k: &Option<(Vec<f32>, Vec<i64>)>| match k {
+        Some((s, z)) => format!("scale {s:?} zero point {z:?}"),
+        None => "no quantization".to_string(),
+    };
+    Err(ctx.unsupported(
+        output.describe(),
+        format!(
+            "{} differs from {}'s {} (this operator moves quantized values unchanged)",
+            show(&b),
+            input.describe(),
+            show(&a)
+        ),
+    ))
+}
+
+/// A shape-only op keeps the input's type (and quantization): the output tensor must agree.
+fn same_type(
+    ctx: &PrepareCtx<'_>,
+    input: &TensorInfo<'_>,
+    shape: Vec<usize>,
+    kernel: impl Kernel + 'static,
+) -> PrepareResult<Prepared> {
+    ctx.require_output_dtype(0, input.dtype)?;
+    require_same_quantization(ctx, input, &ctx.output(0)?)?;
+    Ok(Prepared {
+        shape,
+        dtype: input.dtype,
+        node: Node::Kernel(Box::new(kernel)),
+    })
+}

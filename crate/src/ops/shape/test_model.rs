@@ -1,0 +1,111 @@
+//! Tiny quantized models for the end-to-end tests of this file and of `pool`, `reduce` and
+//! `resize`: one operator, activation inputs, optional constants, per-tensor quantization.
+
+use crate::engine::Interpreter;
+use crate::graph::{
+    Buffer, BuiltinOperator, BuiltinOptionsT, CustomOptionsFormat, Model, OpCode, Operator,
+    Quantization, Subgraph, Tensor, TensorType,
+};
+
+/// One tensor of a test model.
+pub(crate) struct T {
+    pub dtype: TensorType,
+    pub shape: Vec<i32>,
+    /// `(scale, zero point)`, when quantized.
+    pub q: Option<(f32, i64)>,
+    /// Constant bytes, when constant.
+    pub data: Option<Vec<u8>>,
+}
+
+/// An activation tensor.
+pub(crate) fn act(dtype: TensorType, shape: &[i32], q: Option<(f32, i64)>) -> T {
+    T {
+        dtype,
+        shape: shape.to_vec(),
+        q,
+        data: None,
+    }
+}
+
+/// A constant INT32 tensor.
+pub(crate) fn ints(shape: &[i32], v: &[i32]) -> T {
+    T {
+        dtype: TensorType::INT32,
+        shape: shape.to_vec(),
+        q: None,
+        data: Some(bytemuck::cast_slice(v).to_vec()),
+    }
+}
+
+/// A model running `code` on `tensors` (the last one is the output; constants are inputs
+/// too, in order; the rest are graph inputs).
+pub(crate) fn single_op(code: BuiltinOperator, options: BuiltinOptionsT, tensors: Vec<T>) -> Model {
+    let n = tensors.len();
+    let mut buffers = vec![Buffer::default()];
+    let mut graph_inputs = Vec::new();
+    let mut ts = Vec::new();
+    for (i, t) in tensors.into_iter().enumerate() {
+        let mut tensor = Tensor::new(format!("t{i}"), t.dtype, t.shape);
+        tensor.quantization = t.q.map(|(s, z)| Quantization {
+            scale: Some(vec![s]),
+            zero_point: Some(vec![z]),
+            ..Default::default()
+        });
+        match t.data {
+            Some(d) => {
+                tensor.buffer = buffers.len() as u32;
+                buffers.push(Buffer { data: d });
+            }
+            None if i + 1 < n => graph_inputs.push(i as i32),
+            None => {}
+        }
+        ts.push(tensor);
+    }
+    let op = Operator {
+        code: OpCode::builtin(code, 1),
+        inputs: (0..n as i32 - 1).collect(),
+        outputs: vec![n as i32 - 1],
+        intermediates: None,
+        options,
+        options_2: Default::default(),
+        custom_options: None,
+        custom_options_format: CustomOptionsFormat::FLEXBUFFERS,
+        mutating_variable_inputs: None,
+        debug_metadata_index: -1,
+    };
+    Model {
+        version: 3,
+        subgraphs: vec![Subgraph {
+            tensors: ts,
+            inputs: graph_inputs,
+            outputs: vec![n as i32 - 1],
+            operators: vec![op],
+            ..Default::default()
+        }],
+        buffers,
+        ..Default::default()
+    }
+}
+
+/// Runs `m` on the given raw inputs; returns the output bytes.
+pub(crate) fn run(m: &Model, inputs: &[&[u8]]) -> Vec<u8> {
+    let mut it = Interpreter::new(m).expect("prepares");
+    for (i, b) in inputs.iter().enumerate() {
+        it.set_input(i, b).expect("input fits");
+    }
+    it.invoke();
+    it.output(0).expect("output").bytes.to_vec()
+}
+
+/// The prepare error of `m`, as text.
+pub(crate) fn error(m: &Model) -> String {
+    match Interpreter::new(m) {
+        Ok(_) => panic!("expected a prepare error"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// `i8` values as bytes.
+pub(crate) fn i8s(v: &[i8]) -> Vec<u8> {
+    bytemuck::cast_slice(v).to_vec()
+}
