@@ -39,7 +39,7 @@ import { Tabs } from './ui/tabs';
 
 type LoadState = 'loading' | 'ready' | 'error';
 
-/** Test and debugging hooks (see tests/e2e/run.mjs). */
+/** Test and debugging hooks (see tests/e2e/steps/builds.mjs and resilience.mjs). */
 interface ZeropointDebug {
   crashWorker: () => void;
   /** Makes the Rust engine panic (a wasm trap) with `message`; resolves with the error text. */
