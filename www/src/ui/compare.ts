@@ -60,7 +60,7 @@ function radio(value: SampleKind, label: string, checked: boolean): [HTMLLabelEl
 export class ComparePanel {
   private float: CompareModel | undefined;
   private quant: CompareModel | undefined;
-  private readonly runs = latest();
+  private readonly comparisons = latest();
   /** Whether the user chose the sample kind (else the calibration set is chosen when it exists). */
   private picked = false;
   private readonly title = h('h3', {}, 'Compare');
@@ -149,7 +149,7 @@ export class ComparePanel {
 
   /** A quantized model to compare (or none). */
   private setQuantized(model: CompareModel | undefined): void {
-    this.runs.cancel();
+    this.comparisons.cancel();
     this.quant = model;
     this.results.hidden = true;
     this.results.replaceChildren();
@@ -245,7 +245,7 @@ export class ComparePanel {
       return;
     }
     this.deps.hideError();
-    const isLatest = this.runs.next();
+    const isLatest = this.comparisons.next();
     this.setState('running');
     this.status.textContent = 'running the float model…';
     const work = async (): Promise<[RunResult, RunResult, TensorComparison[]]> => {
