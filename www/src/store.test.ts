@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ModelSummary } from './engine/types';
 import { createPageStore } from './page-state';
 import { Latest, Store, latest } from './store';
 
@@ -90,6 +91,39 @@ describe('Store', () => {
 
   it('the page store starts empty', () => {
     expect(createPageStore().get()).toEqual({ model: undefined, calibration: undefined, quantized: undefined, selection: undefined });
+  });
+
+  it('a new model: every panel hears of it before any hears of the results reset for it', () => {
+    // The wiring of main.ts and the panels, reduced to what each says and does.
+    const store = createPageStore();
+    const heard: string[] = [];
+    store.subscribe('model', (m) => {
+      heard.push(`model tab shows ${m?.name ?? '-'}`);
+      store.set({ selection: undefined });
+    });
+    store.subscribe('model', () => {
+      heard.push('calibrate resets');
+      store.set({ calibration: undefined });
+    });
+    store.subscribe('model', () => {
+      heard.push('quantize resets');
+      store.set({ quantized: undefined });
+    });
+    store.subscribe('model', (m) => heard.push(`ranges takes ${m?.name ?? '-'}`));
+    store.subscribe('selection', (s) => heard.push(`details shows ${s === undefined ? 'nothing' : s.kind}`));
+    store.subscribe('calibration', (c, state) => heard.push(`ranges: ${c ? 'stats' : 'no stats'} for ${state.model?.name ?? '-'}`));
+    store.subscribe('quantized', (q) => heard.push(`compare: ${q ? 'quantized' : 'nothing to compare'}`));
+    const summary = { subgraphs: [] } as unknown as ModelSummary;
+    store.set({ model: { name: 'm.tflite', size: 1, summary, bytes: new Uint8Array(1) } });
+    expect(heard).toEqual([
+      'model tab shows m.tflite',
+      'calibrate resets',
+      'quantize resets',
+      'ranges takes m.tflite',
+      'details shows nothing',
+      'ranges: no stats for m.tflite',
+      'compare: nothing to compare',
+    ]);
   });
 });
 
