@@ -12,7 +12,9 @@
  *
  * Everything the user made — the model bytes, the calibration statistics, the settings, the
  * quantized model — lives here on the main thread and is sent with each request, so when the
- * engine worker dies (a wasm trap) and is restarted, nothing is lost.
+ * engine worker dies (a wasm trap) and is restarted, nothing is lost. What the panels share (the
+ * model, the calibration, the quantized model, the selection) is in one store (page-state.ts):
+ * this file sets the model and the selection, the panels subscribe to what they show.
  */
 import './style.css';
 import exampleUrl from '../assets/example.tflite?url';
@@ -20,26 +22,24 @@ import { EngineClient, errorMessage } from './engine/client';
 import type { EngineInfo, EnginePreference } from './engine/protocol';
 import { formatBytesExact, looksLikeTflite, rewrittenFileName } from './format';
 import { loadLimits, saveLimits, workerLimits } from './limits';
+import { createPageStore, type PageModel } from './page-state';
+import { latest } from './store';
 import { Banner } from './ui/banner';
 import { h, required } from './ui/dom';
 import { CalibrationPanel } from './ui/calibration';
 import { ComparePanel } from './ui/compare';
 import { DetailsPanel } from './ui/details';
 import { setupDropZone } from './ui/dropzone';
-import { GraphView, type Selection } from './ui/graph';
+import { GraphView } from './ui/graph';
 import { LimitsPanel } from './ui/limits';
-import { QuantizePanel, type QuantizedModel } from './ui/quantize';
+import { QuantizePanel } from './ui/quantize';
 import { RangesView } from './ui/ranges';
-import { renderSummary, type LoadedModel } from './ui/summary';
+import { renderSummary } from './ui/summary';
 import { Tabs } from './ui/tabs';
 
-type PageState = 'loading' | 'ready' | 'error';
+type LoadState = 'loading' | 'ready' | 'error';
 
-interface CurrentModel extends LoadedModel {
-  bytes: Uint8Array;
-}
-
-/** Test and debugging hooks (see tests/e2e/run.mjs). */
+/** Test and debugging hooks (see tests/e2e/steps/builds.mjs and resilience.mjs). */
 interface ZeropointDebug {
   crashWorker: () => void;
   /** Makes the Rust engine panic (a wasm trap) with `message`; resolves with the error text. */
@@ -65,7 +65,31 @@ const modelSwitch = required('[data-testid="model-switch"]', HTMLElement);
 const errorBanner = new Banner(required('[data-testid="error-banner"]', HTMLElement));
 const noticeBanner = new Banner(required('[data-testid="notice-banner"]', HTMLElement));
 
-const calibration = new CalibrationPanel(required('[data-testid="calibration"]', HTMLElement), {
+const store = createPageStore();
+// The Model tab follows first, before the panels subscribe below: a new float model is shown
+// (and the selection cleared) before the panels reset for it.
+store.subscribe('model', () => {
+  inspected = undefined;
+  updateSwitch();
+  shown = 'float';
+  showModel('float');
+});
+store.subscribe('quantized', () => {
+  updateSwitch();
+  const { quantized } = store.get();
+  if (!quantized && shown === 'quantized') showModel('float');
+  else if (quantized && shown === 'quantized') showModel('quantized');
+});
+store.subscribe('selection', (selection) => {
+  graph.select(selection);
+  details.show(selection);
+  // The Ranges view follows selections in the float model (its statistics' tensor indices).
+  if (shown !== 'float') return;
+  if (selection?.kind === 'tensor') ranges.selectTensor(selection.index);
+  if (selection?.kind === 'op') ranges.selectOp(selection.index);
+});
+
+const calibration = new CalibrationPanel(required('[data-testid="calibration"]', HTMLElement), store, {
   calibrate: (bytes, config, onProgress) => client.calibrate(bytes, config, onProgress),
   restats: (method) => client.calibrationStats(method),
   showError: (message) => {
@@ -74,16 +98,9 @@ const calibration = new CalibrationPanel(required('[data-testid="calibration"]',
   hideError: () => {
     errorBanner.hide();
   },
-  onStats: (stats, method) => {
-    ranges.setStats(stats, method);
-    quantize.setStats(stats, method);
-    compare.calibrationChanged();
-    // The details panel offers "show its range" only for calibrated tensors.
-    details.show(graph.selection);
-  },
 });
 
-const quantize = new QuantizePanel(required('[data-testid="quantize"]', HTMLElement), {
+const quantize = new QuantizePanel(required('[data-testid="quantize"]', HTMLElement), store, {
   quantize: (bytes, stats, settings) => client.quantize(bytes, stats, settings),
   setMethod: (method) => {
     calibration.selectMethod(method);
@@ -98,19 +115,15 @@ const quantize = new QuantizePanel(required('[data-testid="quantize"]', HTMLElem
   hideError: () => {
     errorBanner.hide();
   },
-  onQuantized: (result) => {
-    setQuantized(result);
-  },
   showInModelView: () => {
     showModel('quantized');
     tabs.show('model');
   },
 });
 
-const compare = new ComparePanel(required('[data-testid="compare"]', HTMLElement), {
+const compare = new ComparePanel(required('[data-testid="compare"]', HTMLElement), store, {
   run: (bytes, sample, runs) => client.run(bytes, sample, runs),
   compare: (float, quant, sample) => client.compare(float, quant, sample),
-  calibrationSource: () => calibration.lastSource(),
   showError: (message) => {
     errorBanner.show(message);
   },
@@ -122,7 +135,7 @@ const compare = new ComparePanel(required('[data-testid="compare"]', HTMLElement
   },
 });
 
-const ranges = new RangesView(required('[data-testid="ranges"]', HTMLElement), {
+const ranges = new RangesView(required('[data-testid="ranges"]', HTMLElement), store, {
   quantParams: (min, max, dtype) => client.quantParams(min, max, dtype),
   requant: (sx, sw, sy) => client.requant(sx, sw, sy),
   weightScales: (bytes, tensor, axis) => client.weightScales(bytes, tensor, axis),
@@ -135,19 +148,13 @@ const ranges = new RangesView(required('[data-testid="ranges"]', HTMLElement), {
   },
 });
 
-function select(selection: Selection): void {
-  graph.select(selection);
-  details.show(selection);
-  // The Ranges view follows selections in the float model (its statistics' tensor indices).
-  if (shown !== 'float') return;
-  if (selection?.kind === 'tensor') ranges.selectTensor(selection.index);
-  if (selection?.kind === 'op') ranges.selectOp(selection.index);
-}
-
-const graph = new GraphView({ onSelect: select });
-const details = new DetailsPanel({
+const graph = new GraphView({
+  onSelect: (selection) => {
+    store.set({ selection });
+  },
+});
+const details = new DetailsPanel(store, {
   requant: (sx, sw, sy) => client.requant(sx, sw, sy),
-  select,
   // Statistics belong to the float model's tensor indices.
   hasStats: (tensor) => shown === 'float' && ranges.hasTensor(tensor),
   openRanges: (tensor) => {
@@ -168,7 +175,7 @@ const tabs = new Tabs(required('[data-testid="tabs"]', HTMLElement), (tab) => {
   if (tab === 'compare') compare.shown();
 });
 
-function setState(state: PageState): void {
+function setState(state: LoadState): void {
   document.body.dataset['state'] = state;
 }
 
@@ -230,19 +237,22 @@ function showEngine(ready: Promise<EngineInfo>): void {
 
 type Shown = 'float' | 'quantized' | 'inspected';
 
-let current: CurrentModel | undefined;
-let quantized: CurrentModel | undefined;
 /** The last model dropped that reads but cannot run: shown, never sent to the other panels. */
-let inspected: CurrentModel | undefined;
+let inspected: PageModel | undefined;
 let shown: Shown = 'float';
-let loadSeq = 0;
+/** Only the latest model asked for may update the page. */
+const loads = latest();
 
-function modelOf(which: Shown): CurrentModel | undefined {
-  return which === 'quantized' ? quantized : which === 'inspected' ? inspected : current;
+function modelOf(which: Shown): PageModel | undefined {
+  if (which === 'inspected') return inspected;
+  if (which === 'float') return store.get().model;
+  const quantized = store.get().quantized;
+  return quantized ? { name: quantized.name, size: quantized.bytes.byteLength, summary: quantized.summary, bytes: quantized.bytes } : undefined;
 }
 
 /** The switch offers the float model and whichever of the other two exist. */
 function updateSwitch(): void {
+  const { model: current, quantized } = store.get();
   modelSwitch.hidden = quantized === undefined && inspected === undefined;
   for (const button of modelSwitch.querySelectorAll<HTMLElement>('[data-show]')) {
     const which = button.getAttribute('data-show');
@@ -267,7 +277,7 @@ function showModel(which: Shown): void {
   renderSummary(summaryRoot, model, {
     download,
     selectTensor: (index) => {
-      select({ kind: 'tensor', index });
+      store.set({ selection: { kind: 'tensor', index } });
       // The details panel sits beside the graph, above the table.
       modelView.scrollIntoView({ block: 'start' });
     },
@@ -275,15 +285,11 @@ function showModel(which: Shown): void {
   const main = model.summary.subgraphs[0];
   modelView.hidden = main === undefined;
   details.setSubgraph(main);
-  if (main) graph.show(main);
-}
-
-function setQuantized(result: QuantizedModel | undefined): void {
-  quantized = result ? { name: result.name, size: result.bytes.byteLength, summary: result.summary, bytes: result.bytes } : undefined;
-  updateSwitch();
-  compare.setQuantized(quantized);
-  if (!quantized && shown === 'quantized') showModel('float');
-  else if (quantized && shown === 'quantized') showModel('quantized');
+  if (main) {
+    graph.show(main);
+    // A new graph has nothing selected.
+    store.set({ selection: undefined });
+  }
 }
 
 modelSwitch.addEventListener('click', (event) => {
@@ -297,7 +303,7 @@ modelSwitch.addEventListener('click', (event) => {
  * cannot run is shown for inspection, with the engine's reason; the loaded model stays.
  */
 async function loadModel(name: string, fileSize: number | undefined, read: () => Promise<Uint8Array>): Promise<void> {
-  const seq = ++loadSeq;
+  const isLatest = loads.next();
   setState('loading');
   errorBanner.hide();
   status.textContent = `Reading ${name}…`;
@@ -305,11 +311,12 @@ async function loadModel(name: string, fileSize: number | undefined, read: () =>
     if (fileSize !== undefined) await client.checkModelSize(name, fileSize);
     const bytes = await read();
     const { summary, size, cannotRun } = await client.inspect(name, bytes);
-    if (seq !== loadSeq) return;
+    if (!isLatest()) return;
     if (cannotRun !== undefined) {
       inspected = { name, size, summary, bytes };
       updateSwitch();
       showModel('inspected');
+      const current = store.get().model;
       const kept = current
         ? ` It is shown for inspection only; ${current.name} stays loaded for calibration, quantization and comparison.`
         : ' It is shown for inspection only.';
@@ -317,23 +324,16 @@ async function loadModel(name: string, fileSize: number | undefined, read: () =>
       setState('error');
       return;
     }
-    current = { name, size, summary, bytes };
-    inspected = undefined;
-    updateSwitch();
-    shown = 'float';
-    showModel('float');
-    ranges.setModel(current);
-    calibration.setModel(current);
-    compare.setFloat(current);
-    quantize.setModel(current);
+    // The Model tab shows it, every panel resets for it (the subscribers of `model`).
+    store.set({ model: { name, size, summary, bytes } });
     setState('ready');
   } catch (error) {
-    if (seq !== loadSeq) return;
+    if (!isLatest()) return;
     const hint = looksLikeTflite(name) ? '' : ' (is it a .tflite model?)';
     errorBanner.show(`Could not load ${name}: ${errorMessage(error)}${hint}`);
     setState('error');
   } finally {
-    if (seq === loadSeq) status.textContent = '';
+    if (isLatest()) status.textContent = '';
   }
 }
 

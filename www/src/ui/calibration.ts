@@ -5,7 +5,9 @@
  *
  * All work happens in the engine worker; this only collects settings and shows what comes back.
  * Settings survive errors and model changes; results belong to the model they were made for.
- * The panel's `data-state` (idle, running, done, cancelled, error) is for tests and styling.
+ * The panel follows the page store's `model` and publishes its result as the store's
+ * `calibration`. The panel's `data-state` (idle, running, done, cancelled, error) is for tests
+ * and styling.
  */
 import type { CalibrationResult, CalibrationRun } from '../engine/client';
 import type { ModelSummary } from '../engine/types';
@@ -24,6 +26,8 @@ import {
   type CalibrationStats,
 } from '../calibration/types';
 import { isClipped, rangeBar, statsExport, statsFileName } from '../calibration/view';
+import type { PageStore } from '../page-state';
+import { latest } from '../store';
 import { h, table } from './dom';
 
 export interface CalibrationModel {
@@ -37,8 +41,6 @@ export interface CalibrationDeps {
   restats: (method: string) => Promise<CalibrationStats>;
   showError: (message: string) => void;
   hideError: () => void;
-  /** New statistics are shown (after a run, or a method change); `undefined` when cleared. */
-  onStats?: (stats: CalibrationStats | undefined, method: string) => void;
 }
 
 type PanelState = 'idle' | 'running' | 'done' | 'cancelled' | 'error';
@@ -93,9 +95,9 @@ export class CalibrationPanel {
   private model: CalibrationModel | undefined;
   private inputs: InputDesc[] = [];
   private run: CalibrationRun | undefined;
-  private runSeq = 0;
+  private readonly runs = latest();
   /** Only the latest method change may update the table (answers can arrive out of order). */
-  private restatsSeq = 0;
+  private readonly restats = latest();
   private npyFiles: (File | undefined)[] = [];
   private images: File[] = [];
   private lastResult: { stats: CalibrationStats; method: string; source: string; model: string; config: CalibrationSource } | undefined;
@@ -134,6 +136,7 @@ export class CalibrationPanel {
 
   constructor(
     private readonly root: HTMLElement,
+    private readonly store: PageStore,
     private readonly deps: CalibrationDeps,
   ) {
     const [randomLabel, randomRadio] = radio('cal-source', 'random', 'seeded random', 'source-random', true);
@@ -266,14 +269,17 @@ export class CalibrationPanel {
     );
     this.setState('idle');
     this.syncVisibility();
+    store.subscribe('model', (model) => {
+      if (model) this.setModel(model);
+    });
   }
 
   /** A (new) model is shown: results and per-input files are for the old one, settings stay. */
-  setModel(model: CalibrationModel): void {
+  private setModel(model: CalibrationModel): void {
     if (this.run) {
       this.run.cancel();
       this.run = undefined;
-      this.runSeq++; // ignore what the old run reports
+      this.runs.cancel(); // ignore what the old run reports
     }
     this.model = model;
     this.inputs = modelInputs(model.summary);
@@ -297,7 +303,7 @@ export class CalibrationPanel {
     this.result.hidden = true;
     this.result.replaceChildren();
     this.lastResult = undefined;
-    this.deps.onStats?.(undefined, '');
+    this.store.set({ calibration: undefined });
     this.progress.value = 0;
     this.status.textContent = '';
     this.setState('idle');
@@ -397,7 +403,7 @@ export class CalibrationPanel {
       return;
     }
     this.deps.hideError();
-    const seq = ++this.runSeq;
+    const isLatest = this.runs.next();
     this.setState('running');
     this.result.hidden = true;
     this.progress.value = 0;
@@ -405,7 +411,7 @@ export class CalibrationPanel {
     const method = methodString(config.method);
     const source = describeSource(config.source);
     const run = this.deps.calibrate(model.bytes, config, (p) => {
-      if (seq !== this.runSeq) return;
+      if (!isLatest()) return;
       this.progress.max = Math.max(1, p.total);
       this.progress.value = fraction(p) * this.progress.max;
       this.status.textContent = formatProgress(p);
@@ -413,10 +419,10 @@ export class CalibrationPanel {
     this.run = run;
     run.result.then(
       (result) => {
-        if (seq === this.runSeq) this.finish(result, model.name, method, source, config.source);
+        if (isLatest()) this.finish(result, model.name, method, source, config.source);
       },
       (error: unknown) => {
-        if (seq !== this.runSeq) return;
+        if (!isLatest()) return;
         this.run = undefined;
         this.setState('error');
         this.status.textContent = 'calibration failed';
@@ -460,11 +466,11 @@ export class CalibrationPanel {
       this.deps.showError(`Calibration settings: ${error instanceof Error ? error.message : String(error)}`);
       return;
     }
-    const seq = this.runSeq;
-    const restats = ++this.restatsSeq;
+    const sameRun = this.runs.current();
+    const isLatest = this.restats.next();
     this.deps.restats(method).then(
       (stats) => {
-        if (seq !== this.runSeq || restats !== this.restatsSeq || this.lastResult !== last) return;
+        if (!sameRun() || !isLatest() || this.lastResult !== last) return;
         this.lastResult = { ...last, stats, method };
         this.renderResult();
       },
@@ -472,12 +478,6 @@ export class CalibrationPanel {
         this.deps.showError(`Could not recompute the ranges: ${error instanceof Error ? error.message : String(error)}`);
       },
     );
-  }
-
-  /** Where the last finished calibration took its samples from, and how many (for Compare). */
-  lastSource(): { source: CalibrationSource; samples: number } | undefined {
-    const last = this.lastResult;
-    return last ? { source: last.config, samples: last.stats.samples } : undefined;
   }
 
   /** The method now selected (the Ranges view shows and changes the same one). */
@@ -496,7 +496,7 @@ export class CalibrationPanel {
   private renderResult(): void {
     const last = this.lastResult;
     if (!last) return;
-    this.deps.onStats?.(last.stats, last.method);
+    this.store.set({ calibration: { stats: last.stats, method: last.method, source: last.config } });
     const download = h('button', { type: 'button', 'data-testid': 'stats-download' }, 'Download calibration stats (JSON)');
     download.addEventListener('click', () => {
       const json = JSON.stringify(statsExport(last.model, last.method, last.source, last.stats), null, 1);

@@ -3,7 +3,9 @@
  * and the quantized model; their outputs side by side (top-k for a vector of class scores,
  * element differences otherwise), the latency of each (`invoke()` timed in the worker), and the
  * SQNR of every layer, painted on the float model's graph as a heat map and listed worst first
- * (`zeropoint compare`'s numbers). `data-state` on the root: empty, idle, running, done, error.
+ * (`zeropoint compare`'s numbers). The panel follows the page store's `model`, `quantized` and
+ * `calibration` (whose samples it can take). `data-state` on the root: empty, idle, running,
+ * done, error.
  */
 import type { CalibrationSource } from '../calibration/types';
 import { isImageFile } from '../calibration/preprocess';
@@ -23,6 +25,8 @@ import {
 import type { RunOutput, RunResult, SampleSpec } from '../engine/protocol';
 import type { ModelSummary, TensorComparison } from '../engine/types';
 import { formatFloat, formatShape } from '../format';
+import type { PageStore } from '../page-state';
+import { latest } from '../store';
 import { h, table, type Child } from './dom';
 import { GraphView } from './graph';
 
@@ -35,8 +39,6 @@ export interface CompareModel {
 export interface CompareDeps {
   run: (bytes: Uint8Array, sample: SampleSpec, runs: number) => Promise<RunResult>;
   compare: (float: Uint8Array, quant: Uint8Array, sample: SampleSpec) => Promise<TensorComparison[]>;
-  /** The source of the last finished calibration and its sample count. */
-  calibrationSource: () => { source: CalibrationSource; samples: number } | undefined;
   showError: (message: string) => void;
   hideError: () => void;
   showQuantize: () => void;
@@ -58,7 +60,7 @@ function radio(value: SampleKind, label: string, checked: boolean): [HTMLLabelEl
 export class ComparePanel {
   private float: CompareModel | undefined;
   private quant: CompareModel | undefined;
-  private seq = 0;
+  private readonly comparisons = latest();
   /** Whether the user chose the sample kind (else the calibration set is chosen when it exists). */
   private picked = false;
   private readonly title = h('h3', {}, 'Compare');
@@ -88,6 +90,7 @@ export class ComparePanel {
 
   constructor(
     private readonly root: HTMLElement,
+    private readonly store: PageStore,
     private readonly deps: CompareDeps,
   ) {
     const [calLabel, calRadio] = radio('calibration', 'calibration sample', true);
@@ -127,17 +130,26 @@ export class ComparePanel {
     }
     root.replaceChildren(this.title, this.intro, this.controls, this.results);
     this.sync();
+    store.subscribe('model', (model) => {
+      if (model) this.setFloat(model);
+    });
+    store.subscribe('quantized', (model) => {
+      this.setQuantized(model);
+    });
+    store.subscribe('calibration', () => {
+      this.calibrationChanged();
+    });
   }
 
   /** The float model changed: the quantized one is gone. */
-  setFloat(model: CompareModel): void {
+  private setFloat(model: CompareModel): void {
     this.float = model;
     this.setQuantized(undefined);
   }
 
   /** A quantized model to compare (or none). */
-  setQuantized(model: CompareModel | undefined): void {
-    this.seq++;
+  private setQuantized(model: CompareModel | undefined): void {
+    this.comparisons.cancel();
     this.quant = model;
     this.results.hidden = true;
     this.results.replaceChildren();
@@ -146,7 +158,7 @@ export class ComparePanel {
   }
 
   /** The calibration finished or was cleared: the sample choice follows. */
-  calibrationChanged(): void {
+  private calibrationChanged(): void {
     this.sync();
   }
 
@@ -163,8 +175,14 @@ export class ComparePanel {
     return (Object.keys(this.radios) as SampleKind[]).find((k) => this.radios[k].checked) ?? 'calibration';
   }
 
+  /** The source of the last finished calibration and its sample count. */
+  private calibrationSource(): { source: CalibrationSource; samples: number } | undefined {
+    const calibration = this.store.get().calibration;
+    return calibration ? { source: calibration.source, samples: calibration.stats.samples } : undefined;
+  }
+
   private sync(): void {
-    const cal = this.deps.calibrationSource();
+    const cal = this.calibrationSource();
     this.calibrationInfo.textContent = cal ? `of ${cal.samples.toLocaleString('en-US')} (0 to ${String(cal.samples - 1)})` : 'no calibration run yet';
     this.radios.calibration.disabled = !cal;
     if (!cal && this.radios.calibration.checked) this.radios.npy.checked = true;
@@ -196,7 +214,7 @@ export class ComparePanel {
     const index = Number(this.index.value);
     if (kind !== 'image' && (!Number.isInteger(index) || index < 0)) throw new Error('the sample number must be a whole number ≥ 0');
     if (kind === 'calibration') {
-      const cal = this.deps.calibrationSource();
+      const cal = this.calibrationSource();
       if (!cal) throw new Error('no calibration run yet: choose a .npy or an image');
       return { source: cal.source, index };
     }
@@ -227,26 +245,26 @@ export class ComparePanel {
       return;
     }
     this.deps.hideError();
-    const seq = ++this.seq;
+    const isLatest = this.comparisons.next();
     this.setState('running');
     this.status.textContent = 'running the float model…';
     const work = async (): Promise<[RunResult, RunResult, TensorComparison[]]> => {
       const f = await this.deps.run(float.bytes, sample, runs);
-      if (seq === this.seq) this.status.textContent = 'running the quantized model…';
+      if (isLatest()) this.status.textContent = 'running the quantized model…';
       const q = await this.deps.run(quant.bytes, sample, runs);
-      if (seq === this.seq) this.status.textContent = 'comparing every tensor…';
+      if (isLatest()) this.status.textContent = 'comparing every tensor…';
       const rows = await this.deps.compare(float.bytes, quant.bytes, sample);
       return [f, q, rows];
     };
     work().then(
       ([f, q, rows]) => {
-        if (seq !== this.seq) return;
+        if (!isLatest()) return;
         this.setState('done');
         this.status.textContent = `Sample ${sample.source.kind === 'images' ? (sample.source.files[0]?.name ?? '') : `#${String(sample.index)}`}: done.`;
         this.render(float, f, q, rows);
       },
       (error: unknown) => {
-        if (seq !== this.seq) return;
+        if (!isLatest()) return;
         this.setState('error');
         this.status.textContent = 'comparison failed';
         this.deps.showError(`Compare failed: ${error instanceof Error ? error.message : String(error)}`);

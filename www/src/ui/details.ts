@@ -9,6 +9,8 @@ import type { MultiplierSteps, SubgraphSummary, TensorSummary } from '../engine/
 import { formatBytes, formatDtype, formatFloat, formatInt, formatQuant, formatShape } from '../format';
 import { ellipsize } from '../graph/layout';
 import { inputRole, multiplierText, opSupport, quantScales, requantOperands } from '../model/ops';
+import type { PageStore } from '../page-state';
+import { latest } from '../store';
 import { tensorKind, tensorRole } from '../view-model';
 import { h, type Child } from './dom';
 import type { Selection } from './graph';
@@ -17,7 +19,6 @@ Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip);
 
 export interface DetailsDeps {
   requant: (inputScale: number, weightScales: number[], outputScale: number) => Promise<MultiplierSteps[]>;
-  select: (selection: Selection) => void;
   /** Whether the Ranges view has calibration statistics for this tensor. */
   hasStats: (tensor: number) => boolean;
   openRanges: (tensor: number) => void;
@@ -46,10 +47,21 @@ export class DetailsPanel {
   readonly element = h('aside', { class: 'details card', 'data-testid': 'details', 'aria-live': 'polite' });
   private subgraph: SubgraphSummary | undefined;
   private chart: Chart | undefined;
-  private seq = 0;
+  /** Replies for what is shown now; showing something else makes them stale. */
+  private readonly requests = latest();
 
-  constructor(private readonly deps: DetailsDeps) {
+  /**
+   * Links in the panel set the store's `selection`; a new calibration re-shows the selection (the
+   * panel offers "show its range" only for calibrated tensors).
+   */
+  constructor(
+    private readonly store: PageStore,
+    private readonly deps: DetailsDeps,
+  ) {
     this.clear();
+    store.subscribe('calibration', () => {
+      this.show(store.get().selection);
+    });
   }
 
   setSubgraph(subgraph: SubgraphSummary | undefined): void {
@@ -73,7 +85,7 @@ export class DetailsPanel {
   }
 
   private reset(): void {
-    this.seq++;
+    this.requests.cancel();
     this.chart?.destroy();
     this.chart = undefined;
     this.element.replaceChildren();
@@ -92,7 +104,7 @@ export class DetailsPanel {
     const name = t?.name ?? '';
     const link = h('button', { type: 'button', class: 'link', 'data-tensor': index, title: name }, `#${String(index)} ${ellipsize(name, 64)}`);
     link.addEventListener('click', () => {
-      this.deps.select({ kind: 'tensor', index });
+      this.store.set({ selection: { kind: 'tensor', index } });
     });
     return link;
   }
@@ -101,7 +113,7 @@ export class DetailsPanel {
     const op = this.subgraph?.operators[index];
     const link = h('button', { type: 'button', class: 'link', 'data-op': index }, `${op?.op ?? '?'} #${String(index)}`);
     link.addEventListener('click', () => {
-      this.deps.select({ kind: 'op', index });
+      this.store.set({ selection: { kind: 'op', index } });
     });
     return link;
   }
@@ -162,15 +174,15 @@ export class DetailsPanel {
       }
       return;
     }
-    const seq = this.seq;
+    const isCurrent = this.requests.current();
     root.append(h('p', { class: 'muted' }, 'computing…'));
     this.deps.requant(sx, sw, sy).then(
       (steps) => {
-        if (seq !== this.seq) return;
+        if (!isCurrent()) return;
         root.replaceChildren(h('h4', {}, 'Requantization'), multiplierBlock(sx, sw, sy, steps));
       },
       (error: unknown) => {
-        if (seq !== this.seq) return;
+        if (!isCurrent()) return;
         root.replaceChildren(h('p', { class: 'error-text' }, `Could not compute the multipliers: ${error instanceof Error ? error.message : String(error)}`));
       },
     );

@@ -6,13 +6,15 @@
  * `zeropoint quantize --stats` writes, whose command line is shown.
  *
  * The model bytes, the statistics and these settings live here on the main thread and travel
- * with every request, so a restarted engine worker loses nothing. `data-state` on the root:
- * idle, running, done, error.
+ * with every request, so a restarted engine worker loses nothing. The panel follows the page
+ * store's `model` and `calibration` and publishes its result as the store's `quantized`.
+ * `data-state` on the root: idle, running, done, error.
  */
 import type { CalibrationMethod, CalibrationStats } from '../calibration/types';
 import type { QuantizeResult } from '../engine/protocol';
 import type { ModelSummary, QuantizeSettings } from '../engine/types';
 import { formatCount } from '../format';
+import type { PageStore } from '../page-state';
 import {
   MODES,
   cliCommand,
@@ -28,6 +30,7 @@ import {
   toggleOp,
   type Mode,
 } from '../quantize/settings';
+import { latest } from '../store';
 import { append, h } from './dom';
 import { GraphView } from './graph';
 import { saveFile } from './save';
@@ -48,14 +51,12 @@ export interface QuantizedModel extends QuantizeResult {
 
 export interface QuantizeDeps {
   quantize: (bytes: Uint8Array, stats: CalibrationStats | undefined, settings: QuantizeSettings) => Promise<QuantizeResult>;
-  /** Changes the calibration method (the Calibrate tab recomputes and calls `setStats`). */
+  /** Changes the calibration method (the Calibrate tab recomputes and publishes the statistics). */
   setMethod: (method: CalibrationMethod) => void;
   currentMethod: () => CalibrationMethod;
   showCalibrate: () => void;
   showError: (message: string) => void;
   hideError: () => void;
-  /** A new quantized model (or none, after a model change). */
-  onQuantized: (result: QuantizedModel | undefined) => void;
   /** Show the quantized model in the Model tab. */
   showInModelView: () => void;
 }
@@ -74,7 +75,7 @@ export class QuantizePanel {
   private floatOps = new Set<number>();
   private int16Ops = new Set<number>();
   private result: QuantizedModel | undefined;
-  private seq = 0;
+  private readonly runs = latest();
 
   private readonly title = h('h3', {}, 'Quantize');
   private readonly mode: HTMLSelectElement;
@@ -95,6 +96,7 @@ export class QuantizePanel {
 
   constructor(
     private readonly root: HTMLElement,
+    private readonly store: PageStore,
     private readonly deps: QuantizeDeps,
   ) {
     const [modeLabel, mode] = select('quant-mode', 'Mode', MODES);
@@ -176,11 +178,17 @@ export class QuantizePanel {
     this.setState('idle');
     this.renderFloatList();
     this.syncCalibration();
+    store.subscribe('model', (model) => {
+      if (model) this.setModel(model);
+    });
+    store.subscribe('calibration', (calibration) => {
+      this.setStats(calibration?.stats, calibration?.method ?? '');
+    });
   }
 
   /** A new float model: settings stay, kept-float ops and the result go. */
-  setModel(model: QuantizeModel): void {
-    this.seq++;
+  private setModel(model: QuantizeModel): void {
+    this.runs.cancel();
     this.model = model;
     this.title.textContent = `Quantize ${model.name}`;
     this.floatOps = new Set();
@@ -195,11 +203,11 @@ export class QuantizePanel {
     if (main) this.graph.show(main);
     this.renderFloatList();
     this.syncCalibration();
-    this.deps.onQuantized(undefined);
+    this.store.set({ quantized: undefined });
   }
 
   /** Statistics from the Calibrate tab (after a run or a method change). */
-  setStats(stats: CalibrationStats | undefined, method: string): void {
+  private setStats(stats: CalibrationStats | undefined, method: string): void {
     this.stats = stats;
     this.method = method;
     const current = this.deps.currentMethod();
@@ -338,24 +346,22 @@ export class QuantizePanel {
       return;
     }
     this.deps.hideError();
-    const seq = ++this.seq;
     const stats = needsCalibration(mode) ? this.stats : undefined;
     this.setState('running');
     this.progress.hidden = false;
     this.progress.removeAttribute('value'); // indeterminate: one call in the worker
     this.status.textContent = `quantizing (${settings.mode}, I/O ${settings.io})…`;
-    this.deps.quantize(model.bytes, stats, settings).then(
+    this.runs.run(
+      this.deps.quantize(model.bytes, stats, settings),
       (result) => {
-        if (seq !== this.seq) return;
         this.progress.hidden = true;
         this.result = { ...result, name: quantizedFileName(model.name, mode), settings, source: model.name };
         this.setState('done');
         this.status.textContent = `Done in ${result.elapsedMs.toFixed(0)} ms.`;
         this.renderResult(model, this.result, stats !== undefined);
-        this.deps.onQuantized(this.result);
+        this.store.set({ quantized: this.result });
       },
       (error: unknown) => {
-        if (seq !== this.seq) return;
         this.progress.hidden = true;
         this.setState('error');
         this.status.textContent = 'quantization failed';

@@ -6,15 +6,18 @@
  * requantization multiplier of a CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED op.
  *
  * Every number comes from the engine (worker → wasm → crate/src/quant/params.rs and
- * fixedpoint.rs), so the page and the quantizer cannot disagree; this module only draws.
+ * fixedpoint.rs), so the page and the quantizer cannot disagree; this module only draws. The view
+ * follows the page store's `model` and `calibration`.
  * `data-state` on the root: empty (no calibration), loading, ready, error.
  */
 import type { CalibrationMethod, CalibrationStats, TensorStats } from '../calibration/types';
 import type { ModelSummary, MultiplierSteps, QuantSteps } from '../engine/types';
 import { formatInt } from '../format';
 import { quantScales, requantOperands, requantOps } from '../model/ops';
+import type { PageStore } from '../page-state';
 import { dequantize, domainOf, formatShare, gridLevels, gridStride, linear, massOutside, rebin } from '../ranges/geometry';
 import { num, stepLines } from '../ranges/steps';
+import { latest } from '../store';
 import { multiplierBlock } from './details';
 import { h } from './dom';
 
@@ -22,7 +25,7 @@ export interface RangesDeps {
   quantParams: (min: number, max: number, dtype: 'int8' | 'int16') => Promise<QuantSteps>;
   requant: (inputScale: number, weightScales: number[], outputScale: number) => Promise<MultiplierSteps[]>;
   weightScales: (bytes: Uint8Array, tensor: number, axis: number) => Promise<number[]>;
-  /** Changes the calibration method (the Calibrate tab recomputes and calls `setStats`). */
+  /** Changes the calibration method (the Calibrate tab recomputes and publishes the statistics). */
   setMethod: (method: CalibrationMethod) => void;
   currentMethod: () => CalibrationMethod;
   showCalibrate: () => void;
@@ -56,8 +59,8 @@ export class RangesView {
   private stats: CalibrationStats | undefined;
   private method = '';
   private tensorIndex: number | undefined;
-  private seq = 0;
-  private opSeq = 0;
+  private readonly renders = latest();
+  private readonly opRenders = latest();
   private readonly tensorSelect = h('select', { 'data-testid': 'ranges-tensor', 'aria-label': 'Tensor' });
   private readonly methodSelect = h(
     'select',
@@ -85,6 +88,7 @@ export class RangesView {
 
   constructor(
     private readonly root: HTMLElement,
+    store: PageStore,
     private readonly deps: RangesDeps,
   ) {
     const goCalibrate = h('button', { type: 'button', class: 'primary' }, 'Go to Calibrate');
@@ -142,10 +146,16 @@ export class RangesView {
       this.renderOp();
     });
     this.setState('empty');
+    store.subscribe('model', (model) => {
+      if (model) this.setModel(model);
+    });
+    store.subscribe('calibration', (calibration) => {
+      this.setStats(calibration?.stats, calibration?.method ?? '');
+    });
   }
 
   /** A new model: nothing is calibrated yet. */
-  setModel(model: RangesModel): void {
+  private setModel(model: RangesModel): void {
     this.model = model;
     this.stats = undefined;
     this.tensorIndex = undefined;
@@ -157,7 +167,7 @@ export class RangesView {
   }
 
   /** Statistics from the Calibrate tab (after a run or a method change). */
-  setStats(stats: CalibrationStats | undefined, method: string): void {
+  private setStats(stats: CalibrationStats | undefined, method: string): void {
     this.stats = stats;
     this.method = method;
     if (!stats || stats.tensors.length === 0) {
@@ -231,17 +241,15 @@ export class RangesView {
   private render(): void {
     const t = this.stats?.tensors.find((x) => x.index === this.tensorIndex);
     if (!t) return;
-    const seq = ++this.seq;
     const dtype = this.dtype();
     this.setState('loading');
-    this.deps.quantParams(t.chosen_min, t.chosen_max, dtype).then(
+    this.renders.run(
+      this.deps.quantParams(t.chosen_min, t.chosen_max, dtype),
       (steps) => {
-        if (seq !== this.seq) return;
         this.draw(t, steps);
         this.setState('ready');
       },
       (error: unknown) => {
-        if (seq !== this.seq) return;
         this.plot.replaceChildren();
         this.stepsList.replaceChildren();
         this.summaryLine.textContent = `Cannot quantize this range: ${error instanceof Error ? error.message : String(error)}`;
@@ -285,7 +293,7 @@ export class RangesView {
   }
 
   private renderOp(): void {
-    const seq = ++this.opSeq;
+    const isLatest = this.opRenders.next();
     const model = this.model;
     const main = model?.summary.subgraphs[0];
     const index = Number(this.opSelect.value);
@@ -296,7 +304,7 @@ export class RangesView {
     const operands = requantOperands(main, index);
     if (!operands) return;
     const fail = (error: unknown): void => {
-      if (seq === this.opSeq) this.opBox.replaceChildren(h('p', { class: 'error-text' }, error instanceof Error ? error.message : String(error)));
+      if (isLatest()) this.opBox.replaceChildren(h('p', { class: 'error-text' }, error instanceof Error ? error.message : String(error)));
     };
     const sx0 = quantScales(operands.input)?.[0];
     const sw0 = quantScales(operands.weights);
@@ -304,7 +312,7 @@ export class RangesView {
     if (sx0 !== undefined && sw0 !== undefined && sy0 !== undefined) {
       this.opBox.replaceChildren(h('p', { class: 'muted' }, 'computing…'));
       this.deps.requant(sx0, sw0, sy0).then((m) => {
-        if (seq === this.opSeq) this.opBox.replaceChildren(h('p', { class: 'muted' }, 'Scales as stored in this quantized model.'), multiplierBlock(sx0, sw0, sy0, m));
+        if (isLatest()) this.opBox.replaceChildren(h('p', { class: 'muted' }, 'Scales as stored in this quantized model.'), multiplierBlock(sx0, sw0, sy0, m));
       }, fail);
       return;
     }
@@ -328,7 +336,7 @@ export class RangesView {
           this.deps.weightScales(model.bytes, operands.weights.index, operands.axis),
         ]);
         const m = await this.deps.requant(px.scale, sw, py.scale);
-        if (seq !== this.opSeq) return;
+        if (!isLatest()) return;
         this.opBox.replaceChildren(
           h('p', { class: 'muted' }, `S_x, S_y: the int8 scales of input #${String(operands.input.index)} and output #${String(operands.output.index)} from their calibrated ranges (${this.method}); S_w: max|w[c]| / 127 per output channel of the float weights #${String(operands.weights.index)}.`),
           multiplierBlock(px.scale, sw, py.scale, m),

@@ -1,0 +1,58 @@
+// The main page's other builds and failures: the scalar wasm build, no console error on the
+// page, and a crashed worker that is restarted.
+import { STEP_TIMEOUT_MS, assert, check } from '../lib/harness.mjs';
+import { dropFile, screenshot, text, waitForModel, watch } from '../lib/page.mjs';
+
+async function nosimd({ base, context, page }) {
+  await check('the scalar build loads with ?engine=nosimd and gives the same summary', async () => {
+    const other = await context.newPage();
+    const otherRecord = watch(other);
+    try {
+      await other.goto(`${base}?engine=nosimd`, { timeout: STEP_TIMEOUT_MS });
+      await waitForModel(other, 'example.tflite');
+      await other.waitForFunction(() => document.querySelector('[data-testid="engine-badge"]')?.getAttribute('data-engine') === 'nosimd', null, { timeout: STEP_TIMEOUT_MS });
+      const label = await text(other, 'engine-badge');
+      assert(label.includes('no SIMD'), `badge does not say no SIMD: ${label}`);
+      assert((await text(other, 'op-counts')) === (await text(page, 'op-counts')), 'op counts differ between builds');
+      await screenshot(other, '05-nosimd');
+      const errors = [...otherRecord.consoleErrors, ...otherRecord.pageErrors];
+      assert(errors.length === 0, `errors on the nosimd page: ${errors.join(' | ')}`);
+    } finally {
+      await other.close();
+    }
+  });
+}
+
+async function pageErrors({ record }) {
+  await check('no console errors or uncaught exceptions', async () => {
+    const errors = [...record.consoleErrors, ...record.pageErrors];
+    assert(errors.length === 0, errors.join(' | '));
+  });
+}
+
+async function crash({ base, context, example }) {
+  await check('a crashed worker is restarted and the page keeps working', async () => {
+    const other = await context.newPage();
+    try {
+      await other.goto(base, { timeout: STEP_TIMEOUT_MS });
+      await waitForModel(other, 'example.tflite');
+      await other.evaluate(() => window.zeropoint?.crashWorker());
+      await other.waitForFunction(() => !document.querySelector('[data-testid="notice-banner"]')?.hidden, null, { timeout: STEP_TIMEOUT_MS });
+      const notice = await text(other, 'notice-banner');
+      assert(/restart/i.test(notice), `notice does not mention the restart: ${notice}`);
+      assert((await other.evaluate(() => window.zeropoint?.workerRestarts)) === 1, 'restart count is not 1');
+      await dropFile(other, 'after-crash.tflite', example);
+      await waitForModel(other, 'after-crash.tflite');
+      await other.waitForFunction(() => document.querySelector('[data-testid="engine-badge"]')?.getAttribute('data-engine') === 'simd', null, { timeout: STEP_TIMEOUT_MS });
+      await screenshot(other, '06-restarted');
+    } finally {
+      await other.close();
+    }
+  });
+}
+
+export const cases = [
+  { name: 'nosimd', needs: ['load'], run: nosimd },
+  { name: 'page-errors', needs: ['load'], run: pageErrors },
+  { name: 'crash', needs: [], run: crash },
+];

@@ -1,0 +1,52 @@
+/**
+ * What the page's panels share, in one store (see store.ts): the float model, its calibration,
+ * the quantized model and the Model tab's selection. Who sets each field:
+ *
+ * - `model`: main.ts, when a dropped model loads (not a model that cannot run: that one is only
+ *   shown). Every panel resets what belonged to the old model.
+ * - `calibration`: the Calibrate panel, after a run or a method change; `undefined` when a new
+ *   model clears it. The Ranges, Quantize and Compare panels and the details panel follow.
+ * - `quantized`: the Quantize panel, after a run; `undefined` when a new model clears it. The
+ *   Model tab's switch and the Compare panel follow.
+ * - `selection`: main.ts (a click in the graph, the tensor table or the details panel); cleared
+ *   when the Model tab shows another graph.
+ *
+ * Everything the user made lives here on the main thread and is sent with each request, so a
+ * restarted engine worker loses nothing.
+ */
+import type { CalibrationSource, CalibrationStats } from './calibration/types';
+import type { ModelSummary } from './engine/types';
+import { Store } from './store';
+import type { Selection } from './ui/graph';
+import type { QuantizedModel } from './ui/quantize';
+
+/** A model the page holds: its file name and size, the engine's summary and the bytes. */
+export interface PageModel {
+  name: string;
+  size: number;
+  summary: ModelSummary;
+  bytes: Uint8Array;
+}
+
+/** The last finished calibration of the float model. */
+export interface Calibration {
+  stats: CalibrationStats;
+  /** The range method the chosen ranges were computed with (`minmax`, `percentile:99`, …). */
+  method: string;
+  /** Where the samples came from (Compare can take one of them again). */
+  source: CalibrationSource;
+}
+
+export interface PageState {
+  model: PageModel | undefined;
+  calibration: Calibration | undefined;
+  quantized: QuantizedModel | undefined;
+  selection: Selection;
+}
+
+export type PageStore = Store<PageState>;
+
+/** An empty page: no model yet. */
+export function createPageStore(): PageStore {
+  return new Store<PageState>({ model: undefined, calibration: undefined, quantized: undefined, selection: undefined });
+}
