@@ -9,13 +9,13 @@
 //! | [`error`] | the crate's one error enum and `Result` alias |
 //! | [`tflite`] | the format: generated schema, `read` (verify + build IR), `write` |
 //! | [`fixedpoint`] | LiteRT's requantization arithmetic (Q31 multipliers, each rounding flavour) |
-//! | [`graph`] | the format-agnostic IR: tensors, operators, buffers, summaries |
-//! | [`kernels`] | float reference kernels over slices (`kernels::reference`), the spec |
-//! | [`ops`] | per-operator prepare (types, options, shapes) + eval, and the op registry |
-//! | [`engine`] | the interpreter: prepare once, one planned arena, run without allocating |
+//! | [`graph`] | the format-agnostic IR: tensors, operators, buffers, element types (`graph::dtype`), sparse constants, summaries |
+//! | [`kernels`] | arithmetic over slices: the scalar reference kernels (float, int8, int16, hybrid; the spec), the SIMD128 kernels with the same bits, the TF-exact float kernels for calibration, and [`kernels::KernelSet`] |
+//! | [`ops`] | per-operator prepare (types, options, shapes) + eval, one family per file, and the one op table (`ops::registry::OPS`) |
+//! | [`engine`] | the interpreter: prepare once, one planned arena, run without allocating (float, int8, 16x8, hybrid) |
 //! | [`limits`] | limits a user sets: model file size, and the engine's size limits |
 //! | `npy` | the one `.npy` reader and writer (feature `npy`, on with `data` and `cli`) |
-//! | [`quant`] | the quantizer: TF-exact scale/zero-point, weight and bias rules (`quant::params`) |
+//! | [`quant`] | the quantizer: calibration (`quant::calibrate`), TF-exact parameter rules (`quant::params`), the passes (`quant::passes`), one call for both faces (`quant::pipeline`) |
 //! | `wasm` | the `#[wasm_bindgen]` face (feature `wasm`) |
 //!
 //! The CLI (`zeropoint`) lives in `src/bin/zeropoint/` (one file per subcommand) and only calls this library.

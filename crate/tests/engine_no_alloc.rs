@@ -10,7 +10,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::Path;
 
-use zeropoint::engine::{Interpreter, KernelSet, Limits};
+use zeropoint::engine::{Interpreter, Limits};
+use zeropoint::kernels::KernelSet;
 use zeropoint::tflite;
 
 thread_local! {

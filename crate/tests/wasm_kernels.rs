@@ -14,7 +14,8 @@
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::wasm_bindgen_test;
-use zeropoint::engine::{Interpreter, KernelSet, Limits};
+use zeropoint::engine::{Interpreter, Limits};
+use zeropoint::kernels::KernelSet;
 use zeropoint::tflite;
 
 #[wasm_bindgen(module = "node:fs")]

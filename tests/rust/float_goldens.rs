@@ -12,7 +12,8 @@
 //!
 //! Integer and hybrid variants are checked by `int_goldens.rs`.
 
-use zeropoint::engine::{Interpreter, KernelSet, Limits};
+use zeropoint::engine::{Interpreter, Limits};
+use zeropoint::kernels::KernelSet;
 use zeropoint::tflite;
 use zeropoint_tests::{
     Case, NpyArray, OpSummary, StageReport, Variant, catch_panic, compare, selected_cases,

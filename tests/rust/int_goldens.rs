@@ -17,7 +17,8 @@
 
 use std::collections::HashMap;
 
-use zeropoint::engine::{Interpreter, KernelSet, Limits, TensorId};
+use zeropoint::engine::{Interpreter, Limits, TensorId};
+use zeropoint::kernels::KernelSet;
 use zeropoint::tflite;
 use zeropoint_tests::{
     Case, NpyArray, OpSummary, Tolerance, Variant, catch_panic, compare, load_npy, selected_cases,

@@ -14,9 +14,10 @@
 
 use std::collections::HashMap;
 
-use super::{Interpreter, KernelSet, Limits, TensorId, TensorView};
+use super::{Interpreter, Limits, TensorId, TensorView};
 use crate::error::{Error, Result};
 use crate::graph::{Model, TensorType};
+use crate::kernels::KernelSet;
 
 /// The error of one tensor of the quantized model against the float model (what the CLI's
 /// `compare --json` writes, with `sqnr_db` `null` for identical tensors, and what the page's
@@ -248,7 +249,7 @@ pub fn compare_models_kernels(
                 name: slot.name.clone(),
                 float_tensor: ft,
                 quant_tensor: t,
-                dtype: crate::tflite::types::dtype_name(slot.dtype).to_string(),
+                dtype: crate::graph::dtype::dtype_name(slot.dtype).to_string(),
                 scale: params.map(|p| p.0),
                 zero_point: params.map(|p| p.1),
                 elements: a.elements,

@@ -25,8 +25,8 @@ mod run;
 
 use crate::error::{Error, Result};
 use crate::graph::TensorType;
+use crate::graph::dtype::{dtype_name, element_size};
 use crate::ops::Region;
-use crate::tflite::types::{dtype_name, element_size};
 
 /// Largest arena or constant store the engine will allocate by default (2 GiB): beyond that a
 /// model is refused with [`Error::TooLarge`] rather than aborting on allocation.
@@ -53,40 +53,6 @@ impl Default for Limits {
             max_tensor_bytes: MAX_BYTES,
             max_arena_bytes: MAX_BYTES,
             max_constant_bytes: MAX_BYTES,
-        }
-    }
-}
-
-/// Which kernel set prepare picks for each operator. Both give the same bits for integer ops (the
-/// fast set is checked against the reference on every golden); float kernels in the fast set keep
-/// each output's summation order, so calibration statistics do not depend on the choice.
-///
-/// The default is [`KernelSet::Fast`]: every golden gives the same bits with either set (see
-/// `tests/rust/int_goldens.rs` and `float_goldens.rs`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum KernelSet {
-    /// The scalar reference kernels (`kernels::reference`): the specification.
-    Reference,
-    /// The fast kernels (`kernels::simd128`) where an operator has one, falling back to the
-    /// reference elsewhere.
-    #[default]
-    Fast,
-    /// Float kernels that reproduce, bit for bit, the arithmetic of LiteRT's *optimized* builtin
-    /// float kernels as TF 2.21's x86-64 pip wheel runs them (`kernels::litert_optimized`), the
-    /// reference elsewhere: what TF's calibrator computes, so calibration records TF's min/max.
-    LiteRtOptimized,
-}
-
-impl std::str::FromStr for KernelSet {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        match s {
-            "reference" | "ref" => Ok(KernelSet::Reference),
-            "fast" => Ok(KernelSet::Fast),
-            "litert-optimized" | "tf" => Ok(KernelSet::LiteRtOptimized),
-            other => Err(format!(
-                "unknown kernel set '{other}' (reference | fast | litert-optimized)"
-            )),
         }
     }
 }

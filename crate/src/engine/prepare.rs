@@ -3,11 +3,12 @@
 
 use std::borrow::Cow;
 
-use super::{Interpreter, KernelSet, Limits, Slot, Step, TensorDesc, TensorId, plan};
+use super::{Interpreter, Limits, Slot, Step, TensorDesc, TensorId, plan};
 use crate::error::{Error, IssueKind, OpIssue, Result};
+use crate::graph::dtype::{dtype_name, element_size};
 use crate::graph::{Model, TensorType};
+use crate::kernels::KernelSet;
 use crate::ops::{Node, PrepareCtx, Region, Role, TensorInfo, registry};
-use crate::tflite::types::{dtype_name, element_size};
 
 /// Converts a declared shape to sizes, if every dim is non-negative and the byte size of a
 /// tensor of `dtype` is at most `max` bytes.
@@ -105,9 +106,7 @@ impl Interpreter {
             };
             let dense = element_size(tensor.dtype)
                 .ok_or_else(|| format!("type {} cannot be sparse", dtype_name(tensor.dtype)))
-                .and_then(|elem| {
-                    crate::kernels::reference::densify::densify(values, elem, shape, sp)
-                });
+                .and_then(|elem| crate::graph::sparse::densify(values, elem, shape, sp));
             match dense {
                 Ok(dense) => data[t] = Some(Cow::Owned(dense)),
                 Err(reason) => {

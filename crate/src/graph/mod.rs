@@ -7,9 +7,14 @@
 //! The IR keeps TFLite's vocabulary (operator codes, tensor types, builtin option tables) because
 //! that vocabulary *is* the meaning of a model, but none of flatbuffers' mechanics (offsets,
 //! vtables, builders): later layers read shapes, quantization parameters, operator kinds and
-//! constant data through ordinary fields and the accessors here.
+//! constant data through ordinary fields and the accessors here. [`dtype`] holds the facts about
+//! element types (size, name) that every layer uses; [`sparse`] expands sparse constants
+//! (`SparsityParameters`) to dense data, for the engine's constants and the quantizer's DENSIFY
+//! folding.
 
+pub mod dtype;
 mod model;
+pub mod sparse;
 pub mod summary;
 
 pub use model::{

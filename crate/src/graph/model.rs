@@ -4,7 +4,7 @@ use super::{
     BuiltinOperator, BuiltinOptions2T, BuiltinOptionsT, CustomOptionsFormat, ExternalBufferGroupT,
     ExternalBufferT, QuantizationDetailsT, SparsityParametersT, TensorType, VariantSubTypeT,
 };
-use crate::tflite::types::element_size;
+use crate::graph::dtype::element_size;
 
 /// A whole model: what one `.tflite` file holds.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{Model, Tensor};
-use crate::tflite::types::dtype_name;
+use crate::graph::dtype::dtype_name;
 
 /// Summary of a whole model.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -1,10 +1,15 @@
 //! Kernels: arithmetic over slices and parameter structs, with no knowledge of the graph.
 //!
-//! - [`reference`](mod@reference): scalar float kernels, written to read like LiteRT's / tflite-micro's
-//!   reference ops. They are the specification the faster kernels must reproduce.
+//! - [`reference`](mod@reference): scalar kernels (float, int8/int16 with LiteRT's fixed-point
+//!   requantization, hybrid), written to read like LiteRT's / tflite-micro's reference ops. They are the specification the faster kernels must reproduce.
 //! - [`simd128`]: the fast kernels (WebAssembly SIMD128, with a portable lane emulation on
 //!   other targets), bit-identical to the reference; selected at prepare time by
-//!   [`crate::engine::KernelSet::Fast`].
+//!   [`KernelSet::Fast`].
+//! - [`litert_optimized`]: float kernels with the arithmetic of LiteRT's optimized kernels as TF's
+//!   calibrator runs them ([`KernelSet::LiteRtOptimized`]).
+//!
+//! [`KernelSet`] names the three sets; the ops pick their kernels by it at prepare time, so
+//! `engine` depends on `ops` and `ops` on `kernels`, never back.
 //!
 //! The integer reference kernels live beside the float ones in `reference`, one family per file;
 //! their requantization arithmetic is [`crate::fixedpoint`].
@@ -17,6 +22,40 @@
 pub mod litert_optimized;
 pub mod reference;
 pub mod simd128;
+
+/// Which kernel set prepare picks for each operator. Both give the same bits for integer ops (the
+/// fast set is checked against the reference on every golden); float kernels in the fast set keep
+/// each output's summation order, so calibration statistics do not depend on the choice.
+///
+/// The default is [`KernelSet::Fast`]: every golden gives the same bits with either set (see
+/// `tests/rust/int_goldens.rs` and `float_goldens.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KernelSet {
+    /// The scalar reference kernels (`kernels::reference`): the specification.
+    Reference,
+    /// The fast kernels (`kernels::simd128`) where an operator has one, falling back to the
+    /// reference elsewhere.
+    #[default]
+    Fast,
+    /// Float kernels that reproduce, bit for bit, the arithmetic of LiteRT's *optimized* builtin
+    /// float kernels as TF 2.21's x86-64 pip wheel runs them (`kernels::litert_optimized`), the
+    /// reference elsewhere: what TF's calibrator computes, so calibration records TF's min/max.
+    LiteRtOptimized,
+}
+
+impl std::str::FromStr for KernelSet {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "reference" | "ref" => Ok(KernelSet::Reference),
+            "fast" => Ok(KernelSet::Fast),
+            "litert-optimized" | "tf" => Ok(KernelSet::LiteRtOptimized),
+            other => Err(format!(
+                "unknown kernel set '{other}' (reference | fast | litert-optimized)"
+            )),
+        }
+    }
+}
 
 /// A fast kernel whose constants were prepared once (packed weights, folded bias,
 /// requantization constants): it maps one input tensor to one output tensor of the shapes given

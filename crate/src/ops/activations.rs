@@ -7,6 +7,7 @@ use std::marker::PhantomData;
 use super::elementwise::{int_qparams, int_range, multiplier};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, QParams, TensorInfo, options};
 use crate::fixedpoint::quantize_multiplier;
+use crate::graph::dtype::dtype_name;
 use crate::graph::{BuiltinOperator, TensorType};
 use crate::kernels::litert_optimized::activations as litert;
 use crate::kernels::reference::ActivationRange;
@@ -18,7 +19,6 @@ use crate::kernels::reference::elementwise::{self, Broadcast, QuantPrelu};
 use crate::kernels::reference::fixedpoint_math::{checked_log2, lut_int8, lut_int16};
 use crate::kernels::reference::quantize::{QuantInt, round_to_i32};
 use crate::tflite::schema::{LeakyReluOptionsT, SoftmaxOptionsT};
-use crate::tflite::types::dtype_name;
 
 #[derive(Clone, Copy)]
 enum Unary {

@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, QParams, TensorInfo, options};
 use crate::fixedpoint::quantize_multiplier;
+use crate::graph::dtype::dtype_name;
 use crate::graph::{BuiltinOperator, TensorType};
 use crate::kernels::reference::ActivationRange;
 use crate::kernels::reference::elementwise::{self, BinaryOp, Broadcast, QuantAddSub, QuantMul};
@@ -13,7 +14,6 @@ use crate::kernels::reference::fixedpoint_math::checked_log2;
 use crate::kernels::reference::quantize::{QuantInt, quantized_activation_range};
 use crate::kernels::simd128::elementwise_int::{AddSubInt8, MulInt8, max_min_int8};
 use crate::tflite::schema::{AddOptionsT, DivOptionsT, MulOptionsT, SubOptionsT};
-use crate::tflite::types::dtype_name;
 
 struct Binary {
     op: BinaryOp,
@@ -309,7 +309,7 @@ fn prepare_int_binary(
         }
     };
     let dims = shape.dims().to_vec();
-    if ctx.kernels == crate::engine::KernelSet::Fast
+    if ctx.kernels == crate::kernels::KernelSet::Fast
         && a.dtype == TensorType::INT8
         && a.shape == b.shape
     {

@@ -21,10 +21,10 @@ pub mod resize;
 pub mod shape;
 
 use crate::error::{IssueKind, OpIssue};
+use crate::graph::dtype::{dtype_name, element_size};
 use crate::graph::{Operator, Quantization, TensorType};
 use crate::kernels::reference::{ActivationRange, MAX_RANK};
 use crate::tflite::schema::{ActivationFunctionType, Padding};
-use crate::tflite::types::{dtype_name, element_size};
 
 /// Scale and zero point of a per-tensor quantized tensor: `real = scale · (q − zero_point)`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -82,7 +82,7 @@ impl TensorInfo<'_> {
 /// The view of the graph an operator's prepare function gets.
 pub struct PrepareCtx<'a> {
     /// Which kernel set to prepare for.
-    pub kernels: crate::engine::KernelSet,
+    pub kernels: crate::kernels::KernelSet,
     /// Operator index in execution order.
     pub op_index: usize,
     /// Operator name (`CONV_2D`, …).
@@ -108,9 +108,9 @@ impl<'a> PrepareCtx<'a> {
     }
 
     /// Whether the float kernels should mirror LiteRT's optimized ones
-    /// ([`KernelSet::LiteRtOptimized`](crate::engine::KernelSet::LiteRtOptimized)).
+    /// ([`KernelSet::LiteRtOptimized`](crate::kernels::KernelSet::LiteRtOptimized)).
     pub fn litert_optimized(&self) -> bool {
-        self.kernels == crate::engine::KernelSet::LiteRtOptimized
+        self.kernels == crate::kernels::KernelSet::LiteRtOptimized
     }
 
     /// An "invalid" issue (the model contradicts itself).

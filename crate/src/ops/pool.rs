@@ -89,7 +89,7 @@ fn int_pool<T: IntElem>(
             format!("fused activation clamp [{act_min}, {act_max}] is empty"),
         ));
     }
-    if ctx.kernels == crate::engine::KernelSet::Fast
+    if ctx.kernels == crate::kernels::KernelSet::Fast
         && dtype == TensorType::INT8
         && let Some(k) = PoolInt8::new(&p, max, act_min, act_max)
     {

@@ -8,11 +8,11 @@ use std::marker::PhantomData;
 
 use super::elementwise::multiplier;
 use super::{Kernel, Node, OpIo, PrepareCtx, PrepareResult, Prepared};
-use crate::engine::KernelSet;
 use crate::graph::TensorType;
+use crate::graph::dtype::dtype_name;
+use crate::kernels::KernelSet;
 use crate::kernels::reference::quantize::{self as q, QuantInt};
 use crate::kernels::simd128::quantize as fast;
-use crate::tflite::types::dtype_name;
 
 /// How to turn the input into floats.
 enum Dequantize {

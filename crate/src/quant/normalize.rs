@@ -15,10 +15,10 @@
 //! ([`super::cleanup`]).
 
 use crate::error::{Error, Result};
+use crate::graph::dtype::dtype_name;
 use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, Model, Tensor, TensorType};
 use crate::kernels::reference::quantize::dequantize_f16;
 use crate::ops::registry::properties;
-use crate::tflite::types::dtype_name;
 
 fn qerr(what: impl Into<String>, reason: impl Into<String>) -> Error {
     Error::Quantization {

@@ -10,10 +10,10 @@
 
 use super::calibrate::CALIBRATION_KERNELS;
 use super::report::{OpError, Report};
-use crate::engine::KernelSet;
 use crate::engine::compare::compare_models_kernels;
 use crate::error::Result;
 use crate::graph::Model;
+use crate::kernels::KernelSet;
 
 /// How many calibration samples (the first ones) the report's errors are measured on.
 pub const ERROR_SAMPLES: usize = 16;

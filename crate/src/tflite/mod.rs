@@ -4,13 +4,11 @@
 //! - [`read()`]: verify a `.tflite` flatbuffer and build the IR, checking every index and size.
 //! - [`write()`]: serialise the IR, inline or with constant buffers after the flatbuffer
 //!   (`Buffer.offset/size`, the layout TFLite uses for models over 2 GiB).
-//! - [`types`]: facts about tensor element types.
 //!
 //! This layer knows bytes, not quantization.
 
 pub mod read;
 pub mod schema;
-pub mod types;
 pub mod write;
 
 // Native only: `#[test]` functions do not run under the wasm test runner (see tests/wasm_api.rs).

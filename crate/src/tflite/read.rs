@@ -379,7 +379,7 @@ fn validate_subgraph(model: &Model, si: usize, sg: &Subgraph) -> Result<()> {
                         t.buffer,
                         buf.data.len(),
                         t.dims(),
-                        super::types::dtype_name(t.dtype)
+                        crate::graph::dtype::dtype_name(t.dtype)
                     ),
                 });
             }

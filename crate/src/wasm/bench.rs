@@ -10,9 +10,11 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use super::{js_error, to_js};
-use crate::engine::{Interpreter, KernelSet, Limits, TensorDesc, macs};
+use crate::engine::{Interpreter, Limits, TensorDesc, macs};
 use crate::graph::Model;
-use crate::tflite::{self, types::dtype_name};
+use crate::graph::dtype::dtype_name;
+use crate::kernels::KernelSet;
+use crate::tflite;
 
 /// A graph input or output as the benchmark sees it: name, shape, element type and, for a
 /// quantized tensor, its (first) scale and zero point.

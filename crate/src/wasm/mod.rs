@@ -495,7 +495,7 @@ fn weight_scales_of(
         return Err(refuse(format!(
             "'{}' is {}, not float32",
             t.name,
-            crate::tflite::types::dtype_name(t.dtype)
+            crate::graph::dtype::dtype_name(t.dtype)
         )));
     }
     let data = model

@@ -8,11 +8,12 @@ use wasm_bindgen::prelude::*;
 
 use super::limits::limits_or_default;
 use super::{js_error, to_js};
-use crate::engine::{Interpreter, KernelSet, Limits, TensorDesc};
+use crate::engine::{Interpreter, Limits, TensorDesc};
 use crate::error::Error;
+use crate::graph::dtype::dtype_name;
 use crate::graph::{Model, TensorType};
+use crate::kernels::KernelSet;
 use crate::tflite;
-use crate::tflite::types::dtype_name;
 
 /// A model input or output as the page sees it, with its per-tensor quantization.
 #[derive(Debug, Clone, PartialEq, Serialize, tsify::Tsify)]

@@ -4,10 +4,11 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use zeropoint::engine::{Interpreter, KernelSet};
+use zeropoint::engine::Interpreter;
 use zeropoint::graph::TensorType;
+use zeropoint::graph::dtype::dtype_name;
+use zeropoint::kernels::KernelSet;
 use zeropoint::limits::UserLimits;
-use zeropoint::tflite::types::dtype_name;
 use zeropoint::{Error, Result};
 
 use crate::io::{load, outln};

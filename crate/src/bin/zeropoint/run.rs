@@ -4,10 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use zeropoint::engine::{Interpreter, KernelSet, shape_text};
+use zeropoint::engine::{Interpreter, shape_text};
 use zeropoint::graph::TensorType;
+use zeropoint::graph::dtype::dtype_name;
+use zeropoint::kernels::KernelSet;
 use zeropoint::limits::UserLimits;
-use zeropoint::tflite::types::dtype_name;
 use zeropoint::{Error, Result};
 
 use crate::io::{load, write_file};

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use zeropoint::engine::{TensorDesc, shape_text};
 use zeropoint::graph::TensorType;
+use zeropoint::graph::dtype::dtype_name;
 use zeropoint::npy::{Dtype, NpyArray, NpyReader};
-use zeropoint::tflite::types::dtype_name;
 use zeropoint::{Error, Result};
 
 /// An [`Error::Npy`] naming `path`.

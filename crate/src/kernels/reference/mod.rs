@@ -8,7 +8,6 @@
 pub mod activations;
 pub mod conv;
 pub mod conv_int;
-pub mod densify;
 pub mod elementwise;
 pub mod fixedpoint_math;
 pub mod fully_connected;

@@ -218,7 +218,7 @@ pub(crate) fn int_params(
                 input.describe(),
                 format!(
                     "type {} (expected FLOAT32, INT8 or INT16)",
-                    crate::tflite::types::dtype_name(input.dtype)
+                    crate::graph::dtype::dtype_name(input.dtype)
                 ),
             ));
         }

@@ -20,8 +20,8 @@ use self::int::{
 };
 use super::fast::Fast;
 use super::{PrepareCtx, PrepareResult, Prepared, dims4, options, out_size_and_pad, positive_hw};
-use crate::engine::KernelSet;
 use crate::graph::TensorType;
+use crate::kernels::KernelSet;
 use crate::kernels::litert_optimized;
 use crate::kernels::litert_optimized::simd::depthwise::DepthwiseTf;
 use crate::kernels::litert_optimized::simd::gebp::Conv2dTf;
@@ -562,7 +562,7 @@ mod tests {
             quantization: Some(&q_act),
         }];
         let ctx = PrepareCtx {
-            kernels: crate::engine::KernelSet::Reference,
+            kernels: crate::kernels::KernelSet::Reference,
             op_index: 0,
             op_name: "CONV_2D",
             op: &op,

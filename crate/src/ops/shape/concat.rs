@@ -3,11 +3,11 @@
 
 use super::{by_size, is_quantized_type, movable_size, quant_key, require_same_quantization};
 use crate::graph::TensorType;
+use crate::graph::dtype::dtype_name;
 use crate::kernels::reference::int_elem::IntElem;
 use crate::kernels::reference::shape::{self, ConcatRescale};
 use crate::ops::{Kernel, Node, OpIo, PrepareCtx, PrepareResult, Prepared, options};
 use crate::tflite::schema::{ActivationFunctionType, ConcatenationOptionsT};
-use crate::tflite::types::dtype_name;
 
 /// One input's placement in a concatenation, and its requantization when its parameters differ
 /// from the output's.

@@ -18,7 +18,7 @@ mod transpose;
 
 use super::{Kernel, Node, PrepareCtx, PrepareResult, Prepared, TensorInfo, elem_size};
 use crate::graph::TensorType;
-use crate::tflite::types::dtype_name;
+use crate::graph::dtype::dtype_name;
 
 pub use concat::prepare_concatenation;
 pub use pad::prepare_pad;

@@ -14,7 +14,7 @@ impl Kernel for Copy {
 }
 
 /// DENSIFY: its input is a sparse constant the engine expanded to its dense shape when it
-/// loaded the constants (`kernels::reference::densify`); the output is that constant, folded.
+/// loaded the constants (`graph::sparse`); the output is that constant, folded.
 pub fn prepare_densify(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(1, 1)?;
     let input = ctx.input(0)?;

@@ -6,9 +6,10 @@ use super::method::Method;
 use super::profile::{CalibrationProfile, Profiling};
 use super::stats::{CalibrationStats, TensorAcc, TensorStats};
 use super::tf_inplace::tf_inplace_inputs;
-use crate::engine::{Interpreter, KernelSet, Limits, TensorDesc, TensorId, TensorView};
+use crate::engine::{Interpreter, Limits, TensorDesc, TensorId, TensorView};
 use crate::error::{Error, Result};
 use crate::graph::{Model, TensorType};
+use crate::kernels::KernelSet;
 use crate::quant::observe::{self, scan};
 
 /// The kernels [`Calibrator::new`] runs: LiteRT's optimized float kernels' arithmetic, which TF's

@@ -10,7 +10,7 @@ use super::histogram::{GrowingHistogram, HISTOGRAM_BINS, Histogram};
 use super::method::{Method, choose_range};
 use crate::engine::TensorDesc;
 use crate::error::{Error, Result};
-use crate::tflite::types::dtype_name;
+use crate::graph::dtype::dtype_name;
 
 /// Weight of the old average in the moving-average min/max (AI Edge Quantizer's default
 /// `smoothing_factor`).

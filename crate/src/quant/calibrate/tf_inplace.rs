@@ -43,7 +43,7 @@ pub fn tf_inplace_inputs(model: &Model) -> Vec<Option<usize>> {
         let elems = tensor.dims().iter().try_fold(1usize, |a, &d| {
             usize::try_from(d).ok().and_then(|d| a.checked_mul(d))
         })?;
-        elems.checked_mul(crate::tflite::types::element_size(tensor.dtype)?)
+        elems.checked_mul(crate::graph::dtype::element_size(tensor.dtype)?)
     };
     let is_graph = |list: &[i32], t: usize| list.iter().any(|&x| index(x) == Some(t));
     let mut actual: Vec<usize> = (0..n).collect();

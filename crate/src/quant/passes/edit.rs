@@ -5,13 +5,13 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::error::{Error, Result};
+use crate::graph::dtype::dtype_name;
 use crate::graph::{
     BuiltinOperator as Op, BuiltinOptions2T, BuiltinOptionsT, CustomOptionsFormat, Model, OpCode,
     Operator, Quantization, Subgraph, Tensor,
 };
 use crate::quant::params::QuantParams;
 use crate::quant::report::{Report, TensorReport};
-use crate::tflite::types::dtype_name;
 
 /// Sparse constants behind DENSIFY: each DENSIFY of a constant is removed and its output becomes
 /// the dense constant (tensor indices unchanged, so ranges still apply), so the operators that
@@ -44,10 +44,10 @@ pub(super) fn fold_densify(model: &Model) -> Result<(Option<Model>, Vec<String>)
             return Err(qerr("DENSIFY", format!("output {o} is not a tensor")));
         };
         let values = model.tensor_data(0, i).unwrap_or_default();
-        let dense = match (&src.sparsity, crate::tflite::types::element_size(src.dtype)) {
+        let dense = match (&src.sparsity, crate::graph::dtype::element_size(src.dtype)) {
             (Some(sp), Some(elem)) => {
                 let shape = dims(src);
-                crate::kernels::reference::densify::densify(values, elem, &shape, sp)
+                crate::graph::sparse::densify(values, elem, &shape, sp)
                     .map_err(|e| qerr(format!("sparse tensor '{}'", src.name), e))?
             }
             // A dense constant behind DENSIFY is already its own value.

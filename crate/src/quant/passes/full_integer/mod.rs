@@ -16,12 +16,12 @@ use std::collections::{HashMap, HashSet};
 use super::edit::{compact_buffers, idx, push_buffer, qerr, unify_versions};
 use super::{IoType, Mode, QuantizeOptions, Ranges};
 use crate::error::Result;
+use crate::graph::dtype::dtype_name;
 use crate::graph::{BuiltinOperator as Op, Model, Operator, Subgraph, TensorType};
 use crate::ops::properties::OpProperties;
 use crate::ops::registry::properties;
 use crate::quant::params::{QuantParams, activation_params_int8, activation_params_int16};
 use crate::quant::report::Report;
-use crate::tflite::types::dtype_name;
 use states::State;
 
 /// An operand requantize: tensor, the parameters its readers need, and those readers

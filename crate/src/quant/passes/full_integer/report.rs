@@ -7,10 +7,10 @@ use std::collections::{HashMap, HashSet};
 use super::super::edit::{dims, idx};
 use super::FullInteger;
 use crate::fixedpoint::quantize_multiplier;
+use crate::graph::dtype::dtype_name;
 use crate::graph::{Model, TensorType};
 use crate::ops::registry::properties;
 use crate::quant::report::{OpReport, TensorReport};
-use crate::tflite::types::dtype_name;
 
 impl<'a> FullInteger<'a> {
     /// For each tensor, the recorded range its parameters came from (itself, or across

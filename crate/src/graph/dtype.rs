@@ -1,6 +1,7 @@
-//! Facts about TFLite tensor element types.
+//! Facts about tensor element types (sizes, names), used by every layer: the format reader, the
+//! engine, the quantizer and both faces.
 
-use super::schema::TensorType;
+use super::TensorType;
 
 /// Size in bytes of one element of `t`, or `None` for types without a fixed per-element size
 /// (STRING, RESOURCE, VARIANT, sub-byte types, and codes this schema does not know).
