@@ -17,7 +17,7 @@ mod native {
     use zeropoint::fixedpoint::quantize_multiplier;
     use zeropoint::kernels::PackedKernel;
     use zeropoint::kernels::reference::conv::{self, ConvParams};
-    use zeropoint::kernels::reference::conv_int::{self, QuantParams};
+    use zeropoint::kernels::reference::conv_int::{self, RequantParams};
     use zeropoint::kernels::reference::elementwise::{self, Broadcast, QuantAddSub};
     use zeropoint::kernels::reference::fully_connected::{self, FullyConnectedParams};
     use zeropoint::kernels::reference::pool::{self, PoolParams};
@@ -65,9 +65,9 @@ mod native {
         }
     }
 
-    fn quant(channels: usize) -> QuantParams {
+    fn quant(channels: usize) -> RequantParams {
         let (m, s) = quantize_multiplier(0.0123);
-        QuantParams {
+        RequantParams {
             input_offset: 128,
             output_offset: -128,
             act_min: -128,

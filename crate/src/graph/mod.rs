@@ -18,8 +18,8 @@ pub mod sparse;
 pub mod summary;
 
 pub use model::{
-    Buffer, Metadata, Model, OpCode, Operator, Quantization, SignatureDef, Subgraph, Tensor,
-    TensorMap,
+    Buffer, Metadata, Model, OpCode, Operator, QuantParams, Quantization, SignatureDef, Subgraph,
+    Tensor, TensorMap,
 };
 // The schema's own vocabulary, re-exported so that IR users need not reach into the format layer.
 pub use crate::tflite::schema::{

@@ -287,3 +287,14 @@ impl Model {
         self.buffers.iter().map(|b| b.data.len()).sum()
     }
 }
+
+/// Affine quantization parameters of one tensor (or one channel): `real = scale · (q − zero_point)`.
+/// The one such type: the quantizer chooses them, the ops read them from a tensor's
+/// [`Quantization`] at prepare time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QuantParams {
+    /// The step between two adjacent quantized values, in real units (finite, positive).
+    pub scale: f32,
+    /// The quantized value that represents real 0.0 exactly.
+    pub zero_point: i32,
+}

@@ -5,7 +5,7 @@
 use std::marker::PhantomData;
 
 use super::elementwise::{int_qparams, int_range, multiplier};
-use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, QParams, TensorInfo, options};
+use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, QuantParams, TensorInfo, options};
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::dtype::dtype_name;
 use crate::graph::{BuiltinOperator, TensorType};
@@ -134,7 +134,7 @@ impl<T: QuantInt> Kernel for IntUnaryKernel<T> {
 fn require_pot_scale(
     ctx: &PrepareCtx<'_>,
     t: &TensorInfo<'_>,
-    q: QParams,
+    q: QuantParams,
     log2: i32,
 ) -> PrepareResult<()> {
     if checked_log2(q.scale) == Some(log2) {

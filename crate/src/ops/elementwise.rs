@@ -4,7 +4,7 @@
 
 use std::marker::PhantomData;
 
-use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, QParams, TensorInfo, options};
+use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, QuantParams, TensorInfo, options};
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::dtype::dtype_name;
 use crate::graph::{BuiltinOperator, TensorType};
@@ -117,7 +117,7 @@ pub(crate) fn int_range(dtype: TensorType) -> Option<(i32, i32)> {
 
 /// The per-tensor parameters of a quantized tensor whose zero point must lie in its type's
 /// range (as LiteRT's kernels check).
-pub(crate) fn int_qparams(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<QParams> {
+pub(crate) fn int_qparams(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<QuantParams> {
     let q = ctx.per_tensor_qparams(t)?;
     let (lo, hi) = int_range(t.dtype).unwrap_or((i32::MIN, i32::MAX));
     if !(lo..=hi).contains(&q.zero_point) {

@@ -20,7 +20,7 @@ use crate::graph::TensorType;
 use crate::kernels::KernelSet;
 use crate::kernels::litert_optimized;
 use crate::kernels::litert_optimized::simd::gebp::FullyConnectedTf;
-use crate::kernels::reference::conv_int::{Accumulator, QuantElem, QuantParams};
+use crate::kernels::reference::conv_int::{Accumulator, QuantElem, RequantParams};
 use crate::kernels::reference::fully_connected::{self as fc, FullyConnectedParams};
 use crate::kernels::reference::fully_connected_int;
 use crate::kernels::reference::hybrid::{self, QuantizedBatches};
@@ -53,7 +53,7 @@ impl Kernel for FullyConnected {
 /// Integer FULLY_CONNECTED kernel: activations `T`, accumulator `A`, bias elements `B`.
 struct QFullyConnected<T, A, B> {
     p: FullyConnectedParams,
-    q: QuantParams,
+    q: RequantParams,
     _types: KernelTypes<T, A, B>,
 }
 

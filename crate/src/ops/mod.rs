@@ -22,18 +22,9 @@ pub mod shape;
 
 use crate::error::{IssueKind, OpIssue};
 use crate::graph::dtype::{dtype_name, element_size};
-use crate::graph::{Operator, Quantization, TensorType};
+use crate::graph::{Operator, QuantParams, Quantization, TensorType};
 use crate::kernels::reference::{ActivationRange, MAX_RANK};
 use crate::tflite::schema::{ActivationFunctionType, Padding};
-
-/// Scale and zero point of a per-tensor quantized tensor: `real = scale · (q − zero_point)`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct QParams {
-    /// Scale (finite, positive).
-    pub scale: f32,
-    /// Zero point.
-    pub zero_point: i32,
-}
 
 /// Result of a prepare step: a problem is one [`OpIssue`].
 pub type PrepareResult<T> = Result<T, OpIssue>;
@@ -298,7 +289,7 @@ impl<'a> PrepareCtx<'a> {
     /// The single scale and zero point of a per-tensor quantized tensor. Missing parameters, more
     /// than one, a scale that is not finite and positive, or a zero point outside `i32` are
     /// "invalid".
-    pub fn per_tensor_qparams(&self, t: &TensorInfo<'_>) -> PrepareResult<QParams> {
+    pub fn per_tensor_qparams(&self, t: &TensorInfo<'_>) -> PrepareResult<QuantParams> {
         let q = t.quantization.ok_or_else(|| {
             self.invalid(
                 t.describe(),
@@ -316,7 +307,7 @@ impl<'a> PrepareCtx<'a> {
                         self.invalid(t.describe(), format!("scale {scale} is not positive"))
                     );
                 }
-                Ok(QParams {
+                Ok(QuantParams {
                     scale: *scale,
                     zero_point,
                 })

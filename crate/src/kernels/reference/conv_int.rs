@@ -19,7 +19,7 @@ use crate::fixedpoint::{multiply_by_quantized_multiplier, multiply_by_quantized_
 
 /// Everything an integer kernel needs besides geometry, fixed at prepare time.
 #[derive(Debug, Clone, PartialEq)]
-pub struct QuantParams {
+pub struct RequantParams {
     /// `−input_zero_point`, added to every input value.
     pub input_offset: i32,
     /// The output zero point, added after requantization.
@@ -37,7 +37,7 @@ pub struct QuantParams {
     pub real_multipliers: Vec<f64>,
 }
 
-impl QuantParams {
+impl RequantParams {
     /// Requantizes channel `c`'s accumulator: multiply, add the output zero point, clamp.
     #[inline(always)]
     pub fn finish<A: Accumulator>(&self, acc: A, c: usize) -> i32 {
@@ -156,7 +156,7 @@ impl Accumulator for i64 {
 pub fn conv2d<T: QuantElem, A: Accumulator, B: Copy + Into<A>>(
     p: &ConvParams,
     filter_in_c: usize,
-    q: &QuantParams,
+    q: &RequantParams,
     input: &[T],
     filter: &[i8],
     bias: Option<&[B]>,
@@ -216,7 +216,7 @@ pub fn conv2d<T: QuantElem, A: Accumulator, B: Copy + Into<A>>(
 pub fn depthwise_conv2d<T: QuantElem, A: Accumulator, B: Copy + Into<A>>(
     p: &ConvParams,
     depth_multiplier: usize,
-    q: &QuantParams,
+    q: &RequantParams,
     input: &[T],
     filter: &[i8],
     bias: Option<&[B]>,
@@ -274,7 +274,7 @@ pub fn depthwise_conv2d<T: QuantElem, A: Accumulator, B: Copy + Into<A>>(
 /// cropped from the start of the full transposed output.
 pub fn transpose_conv2d<T: QuantElem, A: Accumulator, B: Copy + Into<A>>(
     p: &ConvParams,
-    q: &QuantParams,
+    q: &RequantParams,
     input: &[T],
     filter: &[i8],
     bias: Option<&[B]>,
@@ -356,9 +356,16 @@ mod tests {
 
     /// Requantization with one real multiplier for all `channels`, input zero point `in_zp`,
     /// output zero point `out_zp`, clamp `[lo, hi]`.
-    fn quant(real: f64, channels: usize, in_zp: i32, out_zp: i32, lo: i32, hi: i32) -> QuantParams {
+    fn quant(
+        real: f64,
+        channels: usize,
+        in_zp: i32,
+        out_zp: i32,
+        lo: i32,
+        hi: i32,
+    ) -> RequantParams {
         let (m, s) = quantize_multiplier(real);
-        QuantParams {
+        RequantParams {
             input_offset: -in_zp,
             output_offset: out_zp,
             act_min: lo,

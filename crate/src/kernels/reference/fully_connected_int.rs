@@ -1,7 +1,7 @@
 //! FULLY_CONNECTED over integer tensors: int8 activations with int32 accumulators, int16
 //! activations with int64 accumulators, int8 symmetric weights (per tensor or per channel).
 
-use super::conv_int::{Accumulator, QuantElem, QuantParams};
+use super::conv_int::{Accumulator, QuantElem, RequantParams};
 use super::fully_connected::FullyConnectedParams;
 
 /// FULLY_CONNECTED, integer. Mirrors LiteRT `reference_integer_ops::FullyConnected` /
@@ -17,7 +17,7 @@ use super::fully_connected::FullyConnectedParams;
 /// unused: the clamp is `q.act_min..=q.act_max`).
 pub fn fully_connected<T: QuantElem, A: Accumulator, B: Copy + Into<A>>(
     p: &FullyConnectedParams,
-    q: &QuantParams,
+    q: &RequantParams,
     input: &[T],
     weights: &[i8],
     bias: Option<&[B]>,
@@ -54,8 +54,8 @@ mod tests {
         }
     }
 
-    fn quant(reals: &[f64], in_zp: i32, out_zp: i32, lo: i32, hi: i32) -> QuantParams {
-        QuantParams {
+    fn quant(reals: &[f64], in_zp: i32, out_zp: i32, lo: i32, hi: i32) -> RequantParams {
+        RequantParams {
             input_offset: -in_zp,
             output_offset: out_zp,
             act_min: lo,

@@ -31,7 +31,7 @@ use super::requant::ChannelRequant;
 use super::v128::V128;
 use crate::kernels::PackedKernel;
 use crate::kernels::reference::conv::ConvParams;
-use crate::kernels::reference::conv_int::QuantParams;
+use crate::kernels::reference::conv_int::RequantParams;
 
 /// Pixels packed per chunk (a multiple of the 8-pixel tile).
 const CHUNK: usize = 64;
@@ -346,7 +346,7 @@ impl Conv2dInt8 {
     /// an activation range outside int8, or data that does not match the shapes).
     pub fn new(
         p: &ConvParams,
-        q: &QuantParams,
+        q: &RequantParams,
         filter: &[i8],
         bias: Option<&[i32]>,
     ) -> Option<(Self, Conv2dScratch)> {
@@ -358,7 +358,7 @@ impl Conv2dInt8 {
     /// pairs. Natively both run the portable lane emulation, so tests check both packings.
     pub fn with_scheme(
         p: &ConvParams,
-        q: &QuantParams,
+        q: &RequantParams,
         filter: &[i8],
         bias: Option<&[i32]>,
         relaxed: bool,
@@ -623,7 +623,7 @@ fn pack_rows_padded(rows: [&[i8]; 4], k: usize, dst: &mut [[i16; 8]]) {
 
 /// Per-channel [`ChannelRequant`]s padded to a multiple of 4, or `None` for an `i32::MIN`
 /// multiplier.
-pub(crate) fn channel_requants(q: &QuantParams, channels: usize) -> Option<Vec<ChannelRequant>> {
+pub(crate) fn channel_requants(q: &RequantParams, channels: usize) -> Option<Vec<ChannelRequant>> {
     if q.multipliers.len() < channels || q.shifts.len() < channels {
         return None;
     }
@@ -636,7 +636,7 @@ pub(crate) fn channel_requants(q: &QuantParams, channels: usize) -> Option<Vec<C
 }
 
 /// The activation clamp as int8, or `None` when it is not inside the int8 range.
-pub(crate) fn act_range(q: &QuantParams) -> Option<(i8, i8)> {
+pub(crate) fn act_range(q: &RequantParams) -> Option<(i8, i8)> {
     let lo = i8::try_from(q.act_min).ok()?;
     let hi = i8::try_from(q.act_max).ok()?;
     (lo <= hi).then_some((lo, hi))
@@ -670,7 +670,7 @@ impl FullyConnectedInt8 {
         batches: usize,
         depth: usize,
         units: usize,
-        q: &QuantParams,
+        q: &RequantParams,
         weights: &[i8],
         bias: Option<&[i32]>,
     ) -> Option<(Self, FullyConnectedScratch)> {

@@ -23,7 +23,7 @@ use super::requant::LaneRequant;
 use super::v128::V128;
 use crate::kernels::PackedKernel;
 use crate::kernels::reference::conv::ConvParams;
-use crate::kernels::reference::conv_int::QuantParams;
+use crate::kernels::reference::conv_int::RequantParams;
 
 /// Largest scratch image this kernel allocates (bytes); beyond it the reference kernel runs.
 const MAX_SCRATCH: usize = 1 << 30;
@@ -65,7 +65,7 @@ impl DepthwiseInt8 {
     pub fn new(
         p: &ConvParams,
         multiplier: usize,
-        q: &QuantParams,
+        q: &RequantParams,
         filter: &[i8],
         bias: Option<&[i32]>,
     ) -> Option<(Self, DepthwiseScratch)> {

@@ -18,7 +18,7 @@ use crate::fixedpoint::quantize_multiplier;
 use crate::kernels::PackedKernel;
 use crate::kernels::reference::ActivationRange;
 use crate::kernels::reference::conv::{self, ConvParams};
-use crate::kernels::reference::conv_int::{self, QuantParams};
+use crate::kernels::reference::conv_int::{self, RequantParams};
 use crate::kernels::reference::elementwise::{self, Broadcast, QuantAddSub, QuantMul};
 use crate::kernels::reference::fully_connected::FullyConnectedParams;
 use crate::kernels::reference::pool::{self, PoolParams};
@@ -118,7 +118,7 @@ fn multipliers(rng: &mut fastrand::Rng, n: usize) -> (Vec<i32>, Vec<i32>, Vec<f6
 }
 
 /// Random zero points, multipliers and clamp for `channels`.
-fn quant(rng: &mut fastrand::Rng, channels: usize) -> QuantParams {
+fn quant(rng: &mut fastrand::Rng, channels: usize) -> RequantParams {
     let (multipliers, shifts, real_multipliers) = multipliers(rng, channels);
     let (act_min, act_max) = if rng.bool() {
         (-128, 127)
@@ -126,7 +126,7 @@ fn quant(rng: &mut fastrand::Rng, channels: usize) -> QuantParams {
         let lo = rng.i32(-128..=127);
         (lo, rng.i32(lo..=127))
     };
-    QuantParams {
+    RequantParams {
         input_offset: -rng.i32(-128..=127),
         output_offset: rng.i32(-128..=127),
         act_min,

@@ -8,8 +8,8 @@ use std::marker::PhantomData;
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
 use crate::kernels::reference::conv::ConvParams;
-use crate::kernels::reference::conv_int::{self, Accumulator, QuantElem, QuantParams};
-use crate::ops::{Kernel, OpIo, PrepareCtx, PrepareResult, QParams, TensorInfo};
+use crate::kernels::reference::conv_int::{self, Accumulator, QuantElem, RequantParams};
+use crate::ops::{Kernel, OpIo, PrepareCtx, PrepareResult, QuantParams, TensorInfo};
 use crate::tflite::schema::ActivationFunctionType;
 
 /// Marks an integer kernel's activation, accumulator and bias types (no data).
@@ -19,7 +19,7 @@ pub(crate) type KernelTypes<T, A, B> = PhantomData<fn() -> (T, A, B)>;
 pub(super) struct QConv2d<T, A, B> {
     pub(super) p: ConvParams,
     pub(super) filter_in_c: usize,
-    pub(super) q: QuantParams,
+    pub(super) q: RequantParams,
     pub(super) _types: KernelTypes<T, A, B>,
 }
 
@@ -42,7 +42,7 @@ impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel for QConv2
 pub(super) struct QDepthwiseConv2d<T, A, B> {
     pub(super) p: ConvParams,
     pub(super) depth_multiplier: usize,
-    pub(super) q: QuantParams,
+    pub(super) q: RequantParams,
     pub(super) _types: KernelTypes<T, A, B>,
 }
 
@@ -66,7 +66,7 @@ impl<T: QuantElem, A: Accumulator, B: bytemuck::Pod + Into<A>> Kernel
 /// Integer TRANSPOSE_CONV kernel.
 pub(super) struct QTransposeConv2d<T, A, B> {
     pub(super) p: ConvParams,
-    pub(super) q: QuantParams,
+    pub(super) q: RequantParams,
     pub(super) _types: KernelTypes<T, A, B>,
 }
 
@@ -124,7 +124,7 @@ pub(crate) enum IntScheme {
 pub(crate) fn quantized_activation_range(
     ctx: &PrepareCtx<'_>,
     f: ActivationFunctionType,
-    out: QParams,
+    out: QuantParams,
     dtype: TensorType,
 ) -> PrepareResult<(i32, i32)> {
     // Rejects fused activations LiteRT does not implement here (TANH, SIGN_BIT).
@@ -136,7 +136,7 @@ pub(crate) fn quantized_activation_range(
 /// other type the int8 range; activations other than RELU, RELU6, RELU_N1_TO_1 do not clamp).
 pub(crate) fn activation_clamp(
     f: ActivationFunctionType,
-    out: QParams,
+    out: QuantParams,
     dtype: TensorType,
 ) -> (i32, i32) {
     let (qmin, qmax) = if dtype == TensorType::INT16 {
@@ -168,7 +168,7 @@ pub(crate) fn int_params(
     axis: usize,
     channels: usize,
     act: ActivationFunctionType,
-) -> PrepareResult<(IntScheme, QuantParams)> {
+) -> PrepareResult<(IntScheme, RequantParams)> {
     ctx.require_dtype(filter, &[TensorType::INT8])?;
     ctx.require_output_dtype(0, input.dtype)?;
     let output = ctx.output(0)?;
@@ -248,7 +248,7 @@ pub(crate) fn int_params(
     let (act_min, act_max) = quantized_activation_range(ctx, act, out_q, input.dtype)?;
     Ok((
         scheme,
-        QuantParams {
+        RequantParams {
             input_offset: in_q.zero_point.wrapping_neg(),
             output_offset: out_q.zero_point,
             act_min,
@@ -264,8 +264,8 @@ pub(crate) fn int_params(
 mod tests {
     use super::*;
 
-    fn qp(scale: f32, zero_point: i32) -> QParams {
-        QParams { scale, zero_point }
+    fn qp(scale: f32, zero_point: i32) -> QuantParams {
+        QuantParams { scale, zero_point }
     }
 
     #[test]

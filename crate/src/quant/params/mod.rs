@@ -61,14 +61,7 @@ pub use weights::{
 
 use crate::error::{Error, Result};
 
-/// Affine quantization parameters of one tensor (or one channel): `real = scale · (q − zero_point)`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct QuantParams {
-    /// The step between two adjacent quantized values, in real units.
-    pub scale: f32,
-    /// The quantized value that represents real 0.0 exactly.
-    pub zero_point: i32,
-}
+pub use crate::graph::QuantParams;
 
 /// Smallest int8 value.
 pub const INT8_MIN: i32 = -128;
