@@ -73,7 +73,8 @@
 //!    [`TensorStats`] as an `Option` with `#[serde(default)]`, so that older statistics files
 //!    still load; [`TensorStats::with_method`] must refuse the method when it is missing.
 //! 3. The name reaches [`Method::parse`] unchanged from the CLI (`zeropoint calibrate --method`,
-//!    `zeropoint quantize --calibration` in `bin/zeropoint.rs`, whose help texts list the names)
+//!    `zeropoint quantize --calibration` in `bin/zeropoint/calibrate.rs` and `quantize.rs`, whose help
+//!    texts list the names)
 //!    and from the page (the wasm `Calibrator::stats`). The page builds the name in
 //!    `www/src/calibration/types.ts` (`CalibrationMethod`, `methodString`, `validateMethod`)
 //!    and offers it in the method pickers of `www/src/ui/calibration.ts`, `ranges.ts` and
