@@ -22,8 +22,7 @@ use std::sync::Mutex;
 use zeropoint::Error;
 use zeropoint::engine::Interpreter;
 use zeropoint::graph::{
-    Buffer, BuiltinOperator, BuiltinOptionsT, CustomOptionsFormat, Model, OpCode, Operator,
-    Subgraph, Tensor, TensorType,
+    Buffer, BuiltinOperator, BuiltinOptionsT, Model, OpCode, Operator, Subgraph, Tensor, TensorType,
 };
 use zeropoint::tflite::{self, WriteOptions};
 
@@ -106,18 +105,12 @@ fn cli_refuses(name: &str, bytes: &[u8], needle: &str) {
 }
 
 fn add(inputs: &[i32], outputs: &[i32]) -> Operator {
-    Operator {
-        code: OpCode::builtin(BuiltinOperator::ADD, 1),
-        inputs: inputs.to_vec(),
-        outputs: outputs.to_vec(),
-        intermediates: None,
-        options: BuiltinOptionsT::AddOptions(Box::default()),
-        options_2: Default::default(),
-        custom_options: None,
-        custom_options_format: CustomOptionsFormat::FLEXBUFFERS,
-        mutating_variable_inputs: None,
-        debug_metadata_index: -1,
-    }
+    Operator::new(
+        OpCode::builtin(BuiltinOperator::ADD, 1),
+        inputs.to_vec(),
+        outputs.to_vec(),
+        BuiltinOptionsT::AddOptions(Box::default()),
+    )
 }
 
 fn graph(tensors: Vec<Tensor>, ops: Vec<Operator>, inputs: &[i32], outputs: &[i32]) -> Model {

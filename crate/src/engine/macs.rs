@@ -87,10 +87,7 @@ pub fn count(model: &Model, interpreter: &Interpreter) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::{
-        Buffer, BuiltinOptionsT, CustomOptionsFormat, OpCode, Operator, Subgraph, Tensor,
-        TensorType,
-    };
+    use crate::graph::{Buffer, BuiltinOptionsT, OpCode, Operator, Subgraph, Tensor, TensorType};
     use crate::tflite::schema::{
         Conv2DOptionsT, DepthwiseConv2DOptionsT, Padding, TransposeConvOptionsT,
     };
@@ -101,18 +98,12 @@ mod tests {
         output: i32,
         options: BuiltinOptionsT,
     ) -> Operator {
-        Operator {
-            code: OpCode::builtin(code, 1),
-            inputs: inputs.to_vec(),
-            outputs: vec![output],
-            intermediates: None,
+        Operator::new(
+            OpCode::builtin(code, 1),
+            inputs.to_vec(),
+            vec![output],
             options,
-            options_2: Default::default(),
-            custom_options: None,
-            custom_options_format: CustomOptionsFormat::FLEXBUFFERS,
-            mutating_variable_inputs: None,
-            debug_metadata_index: -1,
-        }
+        )
     }
 
     /// x 1×8×8×3 → CONV_2D 3×3 s2 SAME, 4 filters → 1×4×4×4 → DEPTHWISE 3×3 s1 SAME → 1×4×4×4

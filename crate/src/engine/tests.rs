@@ -4,8 +4,8 @@
 use super::*;
 use crate::error::IssueKind;
 use crate::graph::{
-    Buffer, BuiltinOperator, BuiltinOptionsT, CustomOptionsFormat, Model, OpCode, Operator,
-    Quantization, Subgraph, Tensor,
+    Buffer, BuiltinOperator, BuiltinOptionsT, Model, OpCode, Operator, Quantization, Subgraph,
+    Tensor,
 };
 use crate::tflite::schema::{ActivationFunctionType, AddOptionsT, Conv2DOptionsT, Padding};
 
@@ -15,18 +15,12 @@ fn op(
     outputs: &[i32],
     options: BuiltinOptionsT,
 ) -> Operator {
-    Operator {
-        code: OpCode::builtin(code, 1),
-        inputs: inputs.to_vec(),
-        outputs: outputs.to_vec(),
-        intermediates: None,
+    Operator::new(
+        OpCode::builtin(code, 1),
+        inputs.to_vec(),
+        outputs.to_vec(),
         options,
-        options_2: Default::default(),
-        custom_options: None,
-        custom_options_format: CustomOptionsFormat::FLEXBUFFERS,
-        mutating_variable_inputs: None,
-        debug_metadata_index: -1,
-    }
+    )
 }
 
 fn f32_tensor(name: &str, shape: &[i32]) -> Tensor {

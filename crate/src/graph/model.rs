@@ -232,6 +232,29 @@ pub struct Operator {
 }
 
 impl Operator {
+    /// An operator with these code, tensors and builtin options, and nothing else (no second
+    /// options table, custom options, intermediates or debug metadata): what the quantizer
+    /// inserts and what tests build.
+    pub fn new(
+        code: OpCode,
+        inputs: Vec<i32>,
+        outputs: Vec<i32>,
+        options: BuiltinOptionsT,
+    ) -> Self {
+        Operator {
+            code,
+            inputs,
+            outputs,
+            intermediates: None,
+            options,
+            options_2: BuiltinOptions2T::NONE,
+            custom_options: None,
+            custom_options_format: CustomOptionsFormat::FLEXBUFFERS,
+            mutating_variable_inputs: None,
+            debug_metadata_index: -1,
+        }
+    }
+
     /// The input tensor at position `i`, or `None` when absent or omitted (-1).
     pub fn input(&self, i: usize) -> Option<usize> {
         self.inputs.get(i).and_then(|&t| usize::try_from(t).ok())

@@ -5,10 +5,9 @@ use proptest::prelude::*;
 
 use super::schema::{
     self, ActivationFunctionType, BuiltinOperator, BuiltinOptions2T, BuiltinOptionsT,
-    Conv2DOptionsT, CustomOptionsFormat, CustomQuantizationT, DimensionMetadataT, DimensionType,
-    ExternalBufferGroupT, ExternalBufferT, Int32VectorT, Padding, QuantizationDetailsT,
-    SparseIndexVectorT, SparsityParametersT, StablehloConcatenateOptionsT, TensorType,
-    VariantSubTypeT,
+    Conv2DOptionsT, CustomQuantizationT, DimensionMetadataT, DimensionType, ExternalBufferGroupT,
+    ExternalBufferT, Int32VectorT, Padding, QuantizationDetailsT, SparseIndexVectorT,
+    SparsityParametersT, StablehloConcatenateOptionsT, TensorType, VariantSubTypeT,
 };
 use super::{WriteOptions, read, write, write_with};
 use crate::error::Error;
@@ -22,18 +21,7 @@ fn f32_bytes(v: &[f32]) -> Vec<u8> {
 }
 
 fn op(code: OpCode, inputs: Vec<i32>, outputs: Vec<i32>) -> Operator {
-    Operator {
-        code,
-        inputs,
-        outputs,
-        intermediates: None,
-        options: BuiltinOptionsT::NONE,
-        options_2: BuiltinOptions2T::NONE,
-        custom_options: None,
-        custom_options_format: CustomOptionsFormat::FLEXBUFFERS,
-        mutating_variable_inputs: None,
-        debug_metadata_index: -1,
-    }
+    Operator::new(code, inputs, outputs, BuiltinOptionsT::NONE)
 }
 
 /// A small conv model: input → CONV_2D(weights, bias) → output, with per-channel quantized

@@ -449,30 +449,16 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
 mod tests {
     use super::*;
     use crate::error::IssueKind;
-    use crate::graph::{
-        BuiltinOperator, BuiltinOptions2T, BuiltinOptionsT, CustomOptionsFormat, OpCode, Operator,
-        Quantization,
-    };
+    use crate::graph::{BuiltinOperator, BuiltinOptionsT, OpCode, Operator, Quantization};
     use crate::ops::{Role, TensorInfo};
 
     fn operator(code: BuiltinOperator, options: BuiltinOptionsT, inputs: usize) -> Operator {
-        Operator {
-            code: OpCode {
-                builtin_code: code,
-                deprecated_builtin_code: 0,
-                custom_code: None,
-                version: 1,
-            },
-            inputs: (0..inputs as i32).collect(),
-            outputs: vec![inputs as i32],
-            intermediates: None,
+        Operator::new(
+            OpCode::builtin(code, 1),
+            (0..inputs as i32).collect(),
+            vec![inputs as i32],
             options,
-            options_2: BuiltinOptions2T::NONE,
-            custom_options: None,
-            custom_options_format: CustomOptionsFormat::FLEXBUFFERS,
-            mutating_variable_inputs: None,
-            debug_metadata_index: -1,
-        }
+        )
     }
 
     fn quant(scales: &[f32], zero_points: &[i64], axis: i32) -> Quantization {

@@ -3,8 +3,8 @@
 
 use crate::engine::Interpreter;
 use crate::graph::{
-    Buffer, BuiltinOperator, BuiltinOptionsT, CustomOptionsFormat, Model, OpCode, Operator,
-    Quantization, Subgraph, Tensor, TensorType,
+    Buffer, BuiltinOperator, BuiltinOptionsT, Model, OpCode, Operator, Quantization, Subgraph,
+    Tensor, TensorType,
 };
 
 /// One tensor of a test model.
@@ -61,18 +61,12 @@ pub(crate) fn single_op(code: BuiltinOperator, options: BuiltinOptionsT, tensors
         }
         ts.push(tensor);
     }
-    let op = Operator {
-        code: OpCode::builtin(code, 1),
-        inputs: (0..n as i32 - 1).collect(),
-        outputs: vec![n as i32 - 1],
-        intermediates: None,
+    let op = Operator::new(
+        OpCode::builtin(code, 1),
+        (0..n as i32 - 1).collect(),
+        vec![n as i32 - 1],
         options,
-        options_2: Default::default(),
-        custom_options: None,
-        custom_options_format: CustomOptionsFormat::FLEXBUFFERS,
-        mutating_variable_inputs: None,
-        debug_metadata_index: -1,
-    };
+    );
     Model {
         version: 3,
         subgraphs: vec![Subgraph {

@@ -1,8 +1,7 @@
 //! Small models and look-ups shared by the calibration unit tests.
 
 use crate::graph::{
-    Buffer, BuiltinOperator, BuiltinOptionsT, CustomOptionsFormat, Model, OpCode, Operator,
-    Subgraph, Tensor, TensorType,
+    Buffer, BuiltinOperator, BuiltinOptionsT, Model, OpCode, Operator, Subgraph, Tensor, TensorType,
 };
 use crate::quant::calibrate::{CalibrationStats, TensorStats};
 
@@ -12,18 +11,12 @@ pub(super) fn op(
     outputs: &[i32],
     options: BuiltinOptionsT,
 ) -> Operator {
-    Operator {
-        code: OpCode::builtin(code, 1),
-        inputs: inputs.to_vec(),
-        outputs: outputs.to_vec(),
-        intermediates: None,
+    Operator::new(
+        OpCode::builtin(code, 1),
+        inputs.to_vec(),
+        outputs.to_vec(),
         options,
-        options_2: Default::default(),
-        custom_options: None,
-        custom_options_format: CustomOptionsFormat::FLEXBUFFERS,
-        mutating_variable_inputs: None,
-        debug_metadata_index: -1,
-    }
+    )
 }
 
 /// `y = x + c` (c constant), `z = relu(y)`; x, y, z: [1, 4].

@@ -7,8 +7,7 @@ use std::collections::{HashMap, HashSet};
 use crate::error::{Error, Result};
 use crate::graph::dtype::dtype_name;
 use crate::graph::{
-    BuiltinOperator as Op, BuiltinOptions2T, BuiltinOptionsT, CustomOptionsFormat, Model, OpCode,
-    Operator, Quantization, Subgraph, Tensor,
+    BuiltinOperator as Op, BuiltinOptionsT, Model, OpCode, Operator, Quantization, Subgraph, Tensor,
 };
 use crate::quant::params::QuantParams;
 use crate::quant::report::{Report, TensorReport};
@@ -111,18 +110,12 @@ pub(super) fn per_axis_q(scales: Vec<f32>, zero_points: Vec<i64>, axis: usize) -
 }
 
 pub(super) fn simple_op(op: Op, version: i32, input: usize, output: usize) -> Operator {
-    Operator {
-        code: OpCode::builtin(op, version),
-        inputs: vec![idx(input)],
-        outputs: vec![idx(output)],
-        intermediates: None,
-        options: BuiltinOptionsT::NONE,
-        options_2: BuiltinOptions2T::NONE,
-        custom_options: None,
-        custom_options_format: CustomOptionsFormat::FLEXBUFFERS,
-        mutating_variable_inputs: None,
-        debug_metadata_index: -1,
-    }
+    Operator::new(
+        OpCode::builtin(op, version),
+        vec![idx(input)],
+        vec![idx(output)],
+        BuiltinOptionsT::NONE,
+    )
 }
 
 /// Tensor index as stored in operators (models never hold 2³¹ tensors; saturate regardless).
