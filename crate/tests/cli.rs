@@ -43,6 +43,26 @@ fn inspect_prints_operators_and_io() {
 }
 
 #[test]
+fn inspect_says_from_the_op_table_what_runs_and_what_does_not() {
+    let model =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/realworld/custom_op/model.tflite");
+    let out = zeropoint(&["inspect", model.to_str().expect("utf-8 path")]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    let line = |op: &str| {
+        s.lines()
+            .find(|l| l.contains(&format!("× {op} ")))
+            .unwrap_or_else(|| panic!("no operator line for {op} in:\n{s}"))
+            .to_string()
+    };
+    assert!(
+        line("FULLY_CONNECTED").contains("Runs float, int8, int16, hybrid · quantizer: weights")
+    );
+    assert!(line("SOFTMAX").contains("quantizer: fixed output int8 1/256"));
+    assert!(line("ZpTestCustom").contains("Not in the op table: no kernel"));
+}
+
+#[test]
 fn rewrite_then_inspect_json_is_identical() {
     let src = example();
     let out_path = scratch("rewritten.tflite");

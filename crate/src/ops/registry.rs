@@ -95,6 +95,44 @@ impl OpEntry {
     pub fn name(&self) -> &'static str {
         self.op.variant_name().unwrap_or("?")
     }
+
+    /// What Zeropoint does with the operator, in words, as `inspect` and the page's details panel
+    /// say it: "Runs float, int8, int16, hybrid · quantizer: weights per channel (axis 0), …".
+    pub fn support(&self) -> String {
+        let r = self.runs;
+        let types: Vec<&str> = [
+            (r.float, "float"),
+            (r.int8, "int8"),
+            (r.int16, "int16"),
+            (r.hybrid, "hybrid"),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, t)| *t)
+        .collect();
+        let runs = if types.is_empty() {
+            "No kernel yet".to_string()
+        } else {
+            format!("Runs {}", types.join(", "))
+        };
+        let quant = self
+            .quant
+            .map_or_else(|| "kept float".to_string(), |q| q.describe());
+        format!("{runs} · quantizer: {quant}")
+    }
+}
+
+/// What Zeropoint does with an operator that has no row: a custom operator, or a builtin it does
+/// not know.
+pub const NO_ROW_SUPPORT: &str =
+    "Not in the op table: no kernel, kept float (custom operators are kept as they are)";
+
+/// [`OpEntry::support`] of the operator named `name` (`CONV_2D`, or a custom code), or
+/// [`NO_ROW_SUPPORT`].
+pub fn support_of(name: &str) -> String {
+    OPS.iter()
+        .find(|e| e.name() == name)
+        .map_or_else(|| NO_ROW_SUPPORT.to_string(), OpEntry::support)
 }
 
 /// A row with every field; the `row!` shorthand below fills the rest.
@@ -564,5 +602,16 @@ mod tests {
             properties(Op::SOFTMAX).map(|p| p.describe()),
             Some("fixed output int8 1/256 / -128".to_string())
         );
+        assert_eq!(
+            support_of("CONV_2D"),
+            "Runs float, int8, int16, hybrid · quantizer: weights per channel (axis 0), bias int32 \
+             (int64 in 16x8)"
+        );
+        assert_eq!(
+            support_of("SPLIT"),
+            "No kernel yet · quantizer: same scale in and out"
+        );
+        assert_eq!(support_of("DIV"), "Runs float · quantizer: kept float");
+        assert_eq!(support_of("MyCustomOp"), NO_ROW_SUPPORT);
     }
 }

@@ -5,7 +5,7 @@
  * Pure: unit-tested in ops.test.ts.
  */
 import type { OperatorSummary, SubgraphSummary, TensorSummary } from '../engine/types';
-import { OP_TABLE } from './op-table';
+import { NO_ROW_SUPPORT, OP_TABLE } from './op-table';
 
 /** "input", "weights", "bias", … or `input k` when the op's inputs have no fixed roles. */
 export function inputRole(op: string, k: number): string {
@@ -17,18 +17,9 @@ export function hasRequantization(op: string): boolean {
   return OP_TABLE[op]?.requant !== undefined;
 }
 
-/** What the engine runs and how the quantizer treats `op`, in words (the op table's row), for the details panel. */
+/** What Zeropoint does with `op`, in words, as `zeropoint inspect` says it (generated from the op table's row). */
 export function opSupport(op: string): string {
-  const row = OP_TABLE[op];
-  if (!row) return 'Not in the op table: no kernel, kept float (custom operators are kept as they are)';
-  const types = [
-    row.runs.float ? 'float' : '',
-    row.runs.int8 ? 'int8' : '',
-    row.runs.int16 ? 'int16' : '',
-    row.runs.hybrid ? 'hybrid' : '',
-  ].filter((t) => t !== '');
-  const runs = types.length > 0 ? `Runs ${types.join(', ')}` : 'No kernel yet';
-  return `${runs} · quantizer: ${row.quantizer}`;
+  return OP_TABLE[op]?.support ?? NO_ROW_SUPPORT;
 }
 
 export interface RequantOperands {

@@ -75,8 +75,19 @@ fn print_text(path: &Path, s: &ModelSummary) {
             .unwrap_or_default()
     );
     outln!("\noperators:");
+    let width = s
+        .operator_counts
+        .iter()
+        .map(|c| c.op.len())
+        .max()
+        .unwrap_or(0);
     for c in &s.operator_counts {
-        outln!("  {:>4} × {}", c.count, c.op);
+        outln!(
+            "  {:>4} × {:<width$}  {}",
+            c.count,
+            c.op,
+            zeropoint::ops::registry::support_of(&c.op)
+        );
     }
     for (i, sg) in s.subgraphs.iter().enumerate() {
         outln!(
