@@ -23,13 +23,12 @@ const FLOAT_REL: f32 = 1e-5;
 /// Absolute floor for near-zero outputs.
 const FLOAT_ABS: f32 = 1e-6;
 
-/// The float32 payload of a version-1 `.npy` file (little-endian, C order).
+/// The float32 values of an `.npy` file, read with the crate's one `.npy` reader.
 fn npy_f32(bytes: &[u8]) -> Vec<f32> {
-    let header_len = usize::from(u16::from_le_bytes([bytes[8], bytes[9]]));
-    bytes[10 + header_len..]
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
+    zeropoint::npy::read("golden", bytes)
+        .expect(".npy parses")
+        .to_f32()
+        .expect("float .npy")
 }
 
 #[wasm_bindgen_test]

@@ -38,23 +38,15 @@ const VARIANTS: [(&str, &str); 6] = [
     ("fp16", "input_"),
 ];
 
-/// The payload of a version-1/2 `.npy` file and its first dimension (the samples).
-fn npy(bytes: &[u8]) -> Option<(usize, &[u8])> {
-    let (len, start) = match bytes.get(6)? {
-        1 => (usize::from(u16::from_le_bytes([bytes[8], bytes[9]])), 10),
-        _ => (
-            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
-            12,
-        ),
-    };
-    let header = std::str::from_utf8(bytes.get(start..start + len)?).ok()?;
-    let shape = header.split("'shape': (").nth(1)?;
-    let first: usize = shape.split([',', ')']).next()?.trim().parse().ok()?;
-    Some((first, bytes.get(start + len..)?))
+/// The first dimension (the samples) and the payload of an `.npy` file, read with the crate's
+/// one `.npy` reader.
+fn npy(bytes: &[u8]) -> Option<(usize, Vec<u8>)> {
+    let a = zeropoint::npy::read("golden", bytes).ok()?;
+    Some((*a.shape.first()?, a.data))
 }
 
 /// Every sample's outputs and every tensor computed, for one kernel set.
-fn run(model: &[u8], inputs: &[(usize, &[u8])], kernels: KernelSet) -> (Vec<u8>, Vec<Vec<u8>>) {
+fn run(model: &[u8], inputs: &[(usize, Vec<u8>)], kernels: KernelSet) -> (Vec<u8>, Vec<Vec<u8>>) {
     let model = tflite::read(model).expect("golden model reads");
     let mut interp =
         Interpreter::with_options(&model, &Limits::default(), kernels).expect("prepares");
@@ -94,7 +86,7 @@ fn fast_kernels_give_the_reference_bits_on_every_golden_model() {
                 .take_while(|p| exists_sync(p))
                 .map(|p| read_file_sync(&p).expect("input file"))
                 .collect();
-            let inputs: Vec<(usize, &[u8])> = files
+            let inputs: Vec<(usize, Vec<u8>)> = files
                 .iter()
                 .map(|f| npy(f).expect("input .npy parses"))
                 .collect();

@@ -36,17 +36,19 @@ const EXPECTED_INT8: &[u8] =
 const EXPECTED_FLOATIO: &[u8] =
     include_bytes!("../../tests/golden/example_cnn/expected_int8_floatio_output_0.npy");
 
-/// The payload of a version-1 `.npy` file (little-endian, C order).
-fn npy_payload(bytes: &[u8]) -> &[u8] {
-    let header_len = usize::from(u16::from_le_bytes([bytes[8], bytes[9]]));
-    &bytes[10 + header_len..]
+/// The payload (little-endian elements) of an `.npy` file, read with the crate's one reader.
+fn npy_payload(bytes: &[u8]) -> Vec<u8> {
+    zeropoint::npy::read("golden", bytes)
+        .expect(".npy parses")
+        .data
 }
 
+/// The float32 values of an `.npy` file.
 fn npy_f32(bytes: &[u8]) -> Vec<f32> {
-    npy_payload(bytes)
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
+    zeropoint::npy::read("golden", bytes)
+        .expect(".npy parses")
+        .to_f32()
+        .expect("float .npy")
 }
 
 /// The `message` of the JS `Error` a wasm function threw.
