@@ -1,7 +1,7 @@
 //! `zeropoint`: the command-line face of the Zeropoint library.
 //!
 //! Subcommands: `inspect` (summary as text or JSON), `rewrite` (read and write back through the
-//! IR), `run` (the float engine over `.npy` samples), `compare` (float vs quantized, per tensor),
+//! IR), `run` (the engine, float or integer, over `.npy` samples), `compare` (float vs quantized, per tensor),
 //! `calibrate` (per-tensor statistics) and `quantize` (TF-exact quantization: int8, int16x8,
 //! dynamic, float16). Everything here is argument parsing, file I/O and printing; the work
 //! happens in the library. Global options `--max-model-mb`, `--max-tensor-mb` and
