@@ -1,0 +1,241 @@
+//! Elementwise unary math: ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, FLOOR — float32, and the
+//! quantized kernels LiteRT has: ABS (int8 / int16), RSQRT (int8 fixed point, int16 table),
+//! SQRT (int8 / int16 float path), EXP and LOG (int8 / int16 tables). See each kernel in
+//! [`crate::kernels::reference::math`] for which LiteRT kernel it mirrors and how it rounds.
+
+use std::marker::PhantomData;
+
+use super::elementwise::{int_qparams, int_range, multiplier};
+use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo};
+use crate::graph::dtype::dtype_name;
+use crate::graph::{BuiltinOperator, TensorType};
+use crate::kernels::reference::activations::lookup_u8;
+use crate::kernels::reference::fixedpoint_math::lut_int8;
+use crate::kernels::reference::math::{
+    self, QuantAbs, QuantRsqrt, QuantSqrt, UnaryMath, lut_int16_f32,
+};
+use crate::kernels::reference::quantize::QuantInt;
+
+/// Float32 unary math.
+struct FloatMath(UnaryMath);
+
+impl Kernel for FloatMath {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.f32_in(0);
+        math::float_unary(self.0, input, io.f32_out());
+    }
+}
+
+/// A quantized unary math kernel.
+enum IntMath {
+    Abs(QuantAbs),
+    Rsqrt8(QuantRsqrt),
+    Sqrt(QuantSqrt),
+    /// 8-bit table, indexed by the input byte.
+    Lut8(Box<[u8; 256]>),
+    /// 513-entry interpolated int16 table.
+    Lut16(Box<[i16; 513]>),
+}
+
+struct IntMathKernel<T> {
+    op: IntMath,
+    _t: PhantomData<T>,
+}
+
+impl<T: QuantInt> Kernel for IntMathKernel<T> {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        match &self.op {
+            IntMath::Abs(p) => math::quantized_abs(p, io.in_as::<T>(0), io.out_as::<T>()),
+            IntMath::Rsqrt8(p) => {
+                math::quantized_rsqrt_int8(p, io.in_as::<i8>(0), io.out_as::<i8>())
+            }
+            IntMath::Sqrt(p) => math::quantized_sqrt(p, io.in_as::<T>(0), io.out_as::<T>()),
+            IntMath::Lut8(lut) => lookup_u8(lut, io.in_as::<u8>(0), io.out_as::<u8>()),
+            IntMath::Lut16(lut) => math::lookup_int16(lut, io.in_as::<i16>(0), io.out_as::<i16>()),
+        }
+    }
+}
+
+/// The float function of an op code, if it is one of this family.
+fn float_fn(op: BuiltinOperator) -> Option<UnaryMath> {
+    Some(match op {
+        BuiltinOperator::ABS => UnaryMath::Abs,
+        BuiltinOperator::NEG => UnaryMath::Neg,
+        BuiltinOperator::SQUARE => UnaryMath::Square,
+        BuiltinOperator::SQRT => UnaryMath::Sqrt,
+        BuiltinOperator::RSQRT => UnaryMath::Rsqrt,
+        BuiltinOperator::EXP => UnaryMath::Exp,
+        BuiltinOperator::LOG => UnaryMath::Log,
+        BuiltinOperator::FLOOR => UnaryMath::Floor,
+        _ => return None,
+    })
+}
+
+/// The quantized kernels: int8 (and int16 where LiteRT has one), input and output of one type.
+fn prepare_int_math(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResult<Prepared> {
+    let output = ctx.output(0)?;
+    let dtype = input.dtype;
+    let code = ctx.op.code.op();
+    let name = code.variant_name().unwrap_or("?");
+    if output.dtype != dtype {
+        return Err(ctx.invalid(
+            output.describe(),
+            format!(
+                "type {} differs from the input's {}",
+                dtype_name(output.dtype),
+                dtype_name(dtype)
+            ),
+        ));
+    }
+    let int16 = dtype == TensorType::INT16;
+    let has_kernel = match code {
+        BuiltinOperator::ABS
+        | BuiltinOperator::SQRT
+        | BuiltinOperator::RSQRT
+        | BuiltinOperator::EXP
+        | BuiltinOperator::LOG => matches!(dtype, TensorType::INT8 | TensorType::INT16),
+        _ => false,
+    };
+    if !has_kernel {
+        return Err(ctx.unsupported(
+            input.describe(),
+            format!(
+                "{name} on type {} (LiteRT has no such kernel)",
+                dtype_name(dtype)
+            ),
+        ));
+    }
+    let qi = int_qparams(ctx, &input)?;
+    let qo = int_qparams(ctx, &output)?;
+    // elementwise.cc and exp.cc require zero points 0 for int16 (SQRT does not check).
+    if int16 && code != BuiltinOperator::SQRT && (qi.zero_point != 0 || qo.zero_point != 0) {
+        return Err(ctx.invalid(
+            output.describe(),
+            format!("int16 {name} needs zero points 0 (LiteRT refuses others)"),
+        ));
+    }
+    let table = |f: fn(f32) -> f32| {
+        if int16 {
+            IntMath::Lut16(Box::new(lut_int16_f32(
+                qi.scale,
+                qi.zero_point,
+                qo.scale,
+                qo.zero_point,
+                f,
+            )))
+        } else {
+            IntMath::Lut8(Box::new(lut_int8(
+                true,
+                qi.scale,
+                qi.zero_point,
+                qo.scale,
+                qo.zero_point,
+                f,
+            )))
+        }
+    };
+    let op = match code {
+        BuiltinOperator::ABS => IntMath::Abs(QuantAbs {
+            input_offset: qi.zero_point,
+            output_offset: qo.zero_point,
+            rescale: if qi.scale != qo.scale {
+                // `QuantizeMultiplier(input_scale / output_scale)`: the quotient in float.
+                Some(multiplier(ctx, f64::from(qi.scale / qo.scale))?)
+            } else {
+                None
+            },
+        }),
+        BuiltinOperator::SQRT => IntMath::Sqrt(QuantSqrt {
+            input_scale: qi.scale,
+            input_zero_point: qi.zero_point,
+            output_scale: qo.scale,
+            output_zero_point: qo.zero_point,
+        }),
+        BuiltinOperator::RSQRT if int16 => {
+            let output_scale = qo.scale;
+            IntMath::Lut16(Box::new(lut_int16_f32(
+                qi.scale,
+                qi.zero_point,
+                qo.scale,
+                qo.zero_point,
+                |x| {
+                    if x <= 0.0 {
+                        32767.0 * output_scale
+                    } else {
+                        1.0 / x.sqrt()
+                    }
+                },
+            )))
+        }
+        BuiltinOperator::RSQRT => {
+            // `1. / (std::sqrt(input_scale) * output_scale)`: root and product in float.
+            let (m, shift) = multiplier(ctx, 1.0 / f64::from(qi.scale.sqrt() * qo.scale))?;
+            IntMath::Rsqrt8(QuantRsqrt {
+                input_offset: qi.zero_point,
+                output_offset: qo.zero_point,
+                multiplier: m,
+                shift,
+            })
+        }
+        BuiltinOperator::EXP => table(f32::exp),
+        _ => {
+            // LOG: non-positive inputs map to the output's lowest value, in float.
+            let (qmin, _) = int_range(dtype).unwrap_or((0, 0));
+            let output_min = (qmin - qo.zero_point) as f32 * qo.scale;
+            let f = move |x: f32| if x <= 0.0 { output_min } else { x.ln() };
+            if int16 {
+                IntMath::Lut16(Box::new(lut_int16_f32(
+                    qi.scale,
+                    qi.zero_point,
+                    qo.scale,
+                    qo.zero_point,
+                    f,
+                )))
+            } else {
+                IntMath::Lut8(Box::new(lut_int8(
+                    true,
+                    qi.scale,
+                    qi.zero_point,
+                    qo.scale,
+                    qo.zero_point,
+                    f,
+                )))
+            }
+        }
+    };
+    let shape = input.shape.to_vec();
+    Ok(if int16 {
+        Prepared::new(
+            shape,
+            dtype,
+            IntMathKernel::<i16> {
+                op,
+                _t: PhantomData,
+            },
+        )
+    } else {
+        Prepared::new(
+            shape,
+            dtype,
+            IntMathKernel::<i8> {
+                op,
+                _t: PhantomData,
+            },
+        )
+    })
+}
+
+/// The unary math ops: one float32 input (or an int8 / int16 one for the quantized kernels),
+/// output of the same shape and type.
+pub fn prepare_unary_math(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
+    ctx.expect_inputs(1, 1)?;
+    let input = ctx.input(0)?;
+    if int_range(input.dtype).is_some() {
+        return prepare_int_math(ctx, input);
+    }
+    ctx.require_f32(&input)?;
+    let Some(f) = float_fn(ctx.op.code.op()) else {
+        return Err(ctx.unsupported(String::new(), "not a unary math op"));
+    };
+    Ok(Prepared::f32(input.shape.to_vec(), FloatMath(f)))
+}

@@ -1,0 +1,45 @@
+"""Single-operator cases of the elementwise unary math family (ABS, SQRT, RSQRT, EXP,
+LOG): one op_case() call each, registered in this order on import. See
+goldens.single_op for In and op_case.
+
+ELU, CEIL and ROUND have no case: the LiteRT 2.3 Python interpreter registers no kernel for
+them ("Didn't find op for builtin opcode"), so there is no reference output to compare with.
+GELU has none yet: its float kernel is not reproduced bit for bit."""
+
+from __future__ import annotations
+
+from .frameworks import keras
+from .single_op import In, op_case
+
+K = keras.ops
+
+op_case(
+    "op_rsqrt", "RSQRT", 6101,
+    [In("x", (4, 4, 5), 0.05, 4.0)],
+    lambda x: K.rsqrt(x),
+    "RSQRT on [0.05, 4] (int8 input zero point near -128; LayerNorm's 1/sqrt(var + eps)).",
+)
+op_case(
+    "op_abs", "ABS", 6102,
+    [In("x", (4, 4, 5), -3.0, 2.0)],
+    lambda x: K.abs(x),
+    "ABS on [-3, 2]: input and output ranges differ, so the int8 kernel rescales.",
+)
+op_case(
+    "op_sqrt", "SQRT", 6105,
+    [In("x", (4, 4, 5), 0.0, 4.0)],
+    lambda x: K.sqrt(x),
+    "SQRT on [0, 4] (int8 input zero point -128).",
+)
+op_case(
+    "op_exp", "EXP", 6106,
+    [In("x", (4, 4, 5), -3.0, 1.0)],
+    lambda x: K.exp(x),
+    "EXP on [-3, 1].",
+)
+op_case(
+    "op_log", "LOG", 6107,
+    [In("x", (4, 4, 5), 0.1, 5.0)],
+    lambda x: K.log(x),
+    "LOG on [0.1, 5].",
+)
