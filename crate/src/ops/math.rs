@@ -1,12 +1,14 @@
-//! Elementwise unary math: ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, FLOOR — float32, and the
-//! quantized kernels LiteRT has: ABS (int8 / int16), RSQRT (int8 fixed point, int16 table),
-//! SQRT (int8 / int16 float path), EXP and LOG (int8 / int16 tables). See each kernel in
+//! Elementwise unary math: ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, FLOOR, GELU — float32, and
+//! the quantized kernels LiteRT has: ABS (int8 / int16), RSQRT (int8 fixed point, int16 table),
+//! SQRT (int8 / int16 float path), EXP, LOG and GELU (int8 / int16 tables). GELU runs its tanh
+//! approximation only: LiteRT's exact form goes through Eigen's float `erf` (and `erfcf` for
+//! the tables), not reproduced yet, so prepare refuses it. See each kernel in
 //! [`crate::kernels::reference::math`] for which LiteRT kernel it mirrors and how it rounds.
 
 use std::marker::PhantomData;
 
 use super::elementwise::{int_qparams, int_range, multiplier};
-use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo};
+use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo, options};
 use crate::graph::dtype::dtype_name;
 use crate::graph::{BuiltinOperator, TensorType};
 use crate::kernels::reference::activations::lookup_u8;
@@ -15,6 +17,7 @@ use crate::kernels::reference::math::{
     self, QuantAbs, QuantRsqrt, QuantSqrt, UnaryMath, lut_int16_f32,
 };
 use crate::kernels::reference::quantize::QuantInt;
+use crate::tflite::schema::GeluOptionsT;
 
 /// Float32 unary math.
 struct FloatMath(UnaryMath);
@@ -23,6 +26,29 @@ impl Kernel for FloatMath {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.f32_in(0);
         math::float_unary(self.0, input, io.f32_out());
+    }
+}
+
+/// Float32 GELU, tanh approximation.
+struct GeluApproximate;
+
+impl Kernel for GeluApproximate {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.f32_in(0);
+        math::gelu_approximate(input, io.f32_out());
+    }
+}
+
+/// Refuses GELU's exact (erf) form, whose LiteRT kernels are not reproduced.
+fn require_approximate_gelu(ctx: &PrepareCtx<'_>) -> PrepareResult<()> {
+    if options!(ctx, GeluOptions, GeluOptionsT)?.approximate {
+        Ok(())
+    } else {
+        Err(ctx.unsupported(
+            String::new(),
+            "exact GELU (erf form): LiteRT computes it with Eigen's float erf, not reproduced \
+             yet; only the tanh approximation runs",
+        ))
     }
 }
 
@@ -93,7 +119,8 @@ fn prepare_int_math(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResul
         | BuiltinOperator::SQRT
         | BuiltinOperator::RSQRT
         | BuiltinOperator::EXP
-        | BuiltinOperator::LOG => matches!(dtype, TensorType::INT8 | TensorType::INT16),
+        | BuiltinOperator::LOG
+        | BuiltinOperator::GELU => matches!(dtype, TensorType::INT8 | TensorType::INT16),
         _ => false,
     };
     if !has_kernel {
@@ -107,8 +134,9 @@ fn prepare_int_math(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResul
     }
     let qi = int_qparams(ctx, &input)?;
     let qo = int_qparams(ctx, &output)?;
-    // elementwise.cc and exp.cc require zero points 0 for int16 (SQRT does not check).
-    if int16 && code != BuiltinOperator::SQRT && (qi.zero_point != 0 || qo.zero_point != 0) {
+    // elementwise.cc and exp.cc require zero points 0 for int16 (SQRT and GELU do not check).
+    let checks_zero_points = !matches!(code, BuiltinOperator::SQRT | BuiltinOperator::GELU);
+    if int16 && checks_zero_points && (qi.zero_point != 0 || qo.zero_point != 0) {
         return Err(ctx.invalid(
             output.describe(),
             format!("int16 {name} needs zero points 0 (LiteRT refuses others)"),
@@ -178,6 +206,10 @@ fn prepare_int_math(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResul
             })
         }
         BuiltinOperator::EXP => table(f32::exp),
+        BuiltinOperator::GELU => {
+            require_approximate_gelu(ctx)?;
+            table(math::gelu_transform_approximate)
+        }
         _ => {
             // LOG: non-positive inputs map to the output's lowest value, in float.
             let (qmin, _) = int_range(dtype).unwrap_or((0, 0));
@@ -234,6 +266,10 @@ pub fn prepare_unary_math(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         return prepare_int_math(ctx, input);
     }
     ctx.require_f32(&input)?;
+    if ctx.op.code.op() == BuiltinOperator::GELU {
+        require_approximate_gelu(ctx)?;
+        return Ok(Prepared::f32(input.shape.to_vec(), GeluApproximate));
+    }
     let Some(f) = float_fn(ctx.op.code.op()) else {
         return Err(ctx.unsupported(String::new(), "not a unary math op"));
     };

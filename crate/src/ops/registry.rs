@@ -329,6 +329,14 @@ pub const OPS: &[OpEntry] = &[
         &[],
         "as EXP (inputs ≤ 0 map to the lowest output)"
     ),
+    row!(
+        GELU,
+        math::prepare_unary_math,
+        F816,
+        Some(with16(plain(2))),
+        &[],
+        "tanh approximation only: tables from the float function, as EXP (the exact erf form is refused)"
+    ),
     // ops/pool.rs
     row!(
         AVERAGE_POOL_2D,

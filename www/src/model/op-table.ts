@@ -40,6 +40,7 @@ export const OP_TABLE: Readonly<Record<string, OpInfo>> = {
   SQRT: { runs: { float: true, int8: true, int16: false, hybrid: false }, quantizer: 'own range', inputs: [] },
   EXP: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'own range', inputs: [] },
   LOG: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'own range', inputs: [] },
+  GELU: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'own range', inputs: [] },
   AVERAGE_POOL_2D: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: [] },
   MAX_POOL_2D: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: [] },
   MEAN: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'own range', inputs: ['input', 'axes'] },

@@ -1,5 +1,6 @@
-//! Elementwise unary math: ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, FLOOR in float32, and the
-//! quantized kernels LiteRT has for ABS, SQRT, RSQRT, EXP and LOG.
+//! Elementwise unary math: ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, FLOOR and GELU (tanh
+//! approximation) in float32, and the quantized kernels LiteRT has for ABS, SQRT, RSQRT, EXP,
+//! LOG and GELU.
 //!
 //! They mirror LiteRT's `kernels/elementwise.cc` (ABS, SQRT, RSQRT, LOG, SQUARE), `exp.cc`,
 //! `neg.cc` and `floor.cc`:
@@ -15,10 +16,40 @@
 //!   (`LUTPopulate<int8_t>`, [`super::fixedpoint_math::lut_int8`]); int16 EXP / LOG / RSQRT:
 //!   513-entry interpolated tables built in float (`LUTPopulate<int16_t>`, [`lut_int16_f32`])
 //!   read with `LUTLookup` ([`lookup_int16`]).
+//! - GELU, tanh approximation (`activations.cc`, `reference_ops::Gelu`): float through Eigen's
+//!   vectorized `tanh` ([`gelu_approximate`]); int8 / int16 through tables built from the scalar
+//!   `GeluTransformApproximate` with `tanhf` ([`gelu_transform_approximate`]), as for EXP.
 
 use super::fixedpoint_math::{lut_lookup_int16, rescale, saturating_rounding_multiply_by_pot};
 use super::quantize::QuantInt;
 use crate::fixedpoint::{multiply_by_quantized_multiplier, saturating_rounding_doubling_high_mul};
+use crate::kernels::litert_optimized::activations::tanh_f32 as eigen_tanh;
+
+/// `sqrt(2 / π)` as LiteRT's `gelu_internal::kSqrt2dPi`: the product in double, then float.
+const SQRT_2_OVER_PI: f32 =
+    (std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2) as f32;
+/// The cubic coefficient of GELU's tanh approximation.
+const GELU_CUBIC: f32 = 0.044715;
+
+/// Float32 GELU, tanh approximation. Mirrors LiteRT `reference_ops::Gelu(approximate = true)`,
+/// an Eigen expression `0.5·x · (1 + tanh(√(2/π) · (x + 0.044715·x³)))` whose `tanh` is Eigen's
+/// vectorized rational ([`crate::kernels::litert_optimized::activations::tanh_f32`]), each
+/// product and sum rounded to float (checked bit for bit, loop tail included).
+pub fn gelu_approximate(input: &[f32], output: &mut [f32]) {
+    for (o, &x) in output.iter_mut().zip(input) {
+        let cube = x * (x * x);
+        let t = eigen_tanh(SQRT_2_OVER_PI * (x + GELU_CUBIC * cube));
+        *o = (0.5 * x) * (1.0 + t);
+    }
+}
+
+/// LiteRT's scalar `reference_ops::GeluTransformApproximate`, which fills the int8 / int16
+/// tables: `(0.5·x) · (1 + tanhf(√(2/π) · (x + ((0.044715·x)·x)·x)))` in float.
+pub fn gelu_transform_approximate(x: f32) -> f32 {
+    let half_x = 0.5 * x;
+    let cubic = GELU_CUBIC * x * x * x;
+    half_x * (1.0 + (SQRT_2_OVER_PI * (x + cubic)).tanh())
+}
 
 /// A float32 unary math function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
