@@ -305,6 +305,8 @@ pub const OPS: &[OpEntry] = &[
         &[],
         "`|q − z_in|`, multiplier `s_in/s_out` in float, double rounding"
     ),
+    row!(NEG, math::prepare_unary_math, F, None, &[], ""),
+    row!(SQUARE, math::prepare_unary_math, F, None, &[], ""),
     row!(
         SQRT,
         math::prepare_unary_math,
@@ -337,6 +339,7 @@ pub const OPS: &[OpEntry] = &[
         &[],
         "tanh approximation only: tables from the float function, as EXP (the exact erf form is refused)"
     ),
+    row!(FLOOR, math::prepare_unary_math, F, None, &[], ""),
     // ops/pool.rs
     row!(
         AVERAGE_POOL_2D,

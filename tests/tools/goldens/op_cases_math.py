@@ -1,6 +1,6 @@
-"""Single-operator cases of the elementwise unary math family (ABS, SQRT, RSQRT, EXP, LOG,
-GELU): one op_case() call each, registered in this order on import. See goldens.single_op for
-In and op_case.
+"""Single-operator cases of the elementwise unary math family (ABS, NEG, SQUARE, SQRT, RSQRT,
+EXP, LOG, GELU, FLOOR): one op_case() call each, registered in this order on import. See
+goldens.single_op for In and op_case.
 
 ELU, CEIL and ROUND have no case: the LiteRT 2.3 Python interpreter registers no kernel for
 them ("Didn't find op for builtin opcode"), so there is no reference output to compare with.
@@ -27,6 +27,19 @@ op_case(
     "ABS on [-3, 2]: input and output ranges differ, so the int8 kernel rescales.",
 )
 op_case(
+    "op_neg", "NEG", 6103,
+    [In("x", (3, 5, 7), -2.0, 3.0)],
+    lambda x: K.negative(x),
+    "NEG on [-2, 3], odd sizes. TF keeps it float (no int8 kernel) and quantizes the model's "
+    "I/O around it: DEQUANTIZE, NEG, QUANTIZE.",
+)
+op_case(
+    "op_square", "SQUARE", 6104,
+    [In("x", (4, 4, 5), -2.0, 3.0)],
+    lambda x: K.square(x),
+    "SQUARE on [-2, 3] (kept float by TF, as NEG).",
+)
+op_case(
     "op_sqrt", "SQRT", 6105,
     [In("x", (4, 4, 5), 0.0, 4.0)],
     lambda x: K.sqrt(x),
@@ -50,4 +63,10 @@ op_case(
     lambda x: K.gelu(x, approximate=True),
     "GELU, tanh approximation, on [-4, 3]; 105 elements, so the float kernel's 8-lane loop has a "
     "tail.",
+)
+op_case(
+    "op_floor", "FLOOR", 6111,
+    [In("x", (4, 4, 5), -3.0, 3.0)],
+    lambda x: K.floor(x),
+    "FLOOR on [-3, 3] (kept float by TF, as NEG).",
 )
