@@ -275,3 +275,99 @@ pub fn prepare_unary_math(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     };
     Ok(Prepared::f32(input.shape.to_vec(), FloatMath(f)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::shape::test_model::{act, error, i8s, run, single_op};
+    use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, TensorType};
+    use crate::tflite::schema::GeluOptionsT;
+
+    fn int8(op: Op, q_in: (f32, i64), q_out: (f32, i64)) -> crate::graph::Model {
+        single_op(
+            op,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(TensorType::INT8, &[1, 4], Some(q_in)),
+                act(TensorType::INT8, &[1, 4], Some(q_out)),
+            ],
+        )
+    }
+
+    #[test]
+    fn rsqrt_int8_saturates_at_the_zero_point() {
+        // Input scale 1/4, zero point -128; output 1/64, zero point -128:
+        // x = 4 → 0.5 → -96; x = 1 → 1 → -64; x = 0 → 127; x = 0.25 → 2 → 0.
+        let m = int8(Op::RSQRT, (0.25, -128), (1.0 / 64.0, -128));
+        assert_eq!(
+            run(&m, &[&i8s(&[-112, -124, -128, -127])]),
+            i8s(&[-96, -64, 127, 0])
+        );
+    }
+
+    #[test]
+    fn abs_int8_rescales() {
+        // |q + 10| · (0.5 / 0.25) − 128, clamped.
+        let m = int8(Op::ABS, (0.5, -10), (0.25, -128));
+        assert_eq!(
+            run(&m, &[&i8s(&[-10, -20, 0, 127])]),
+            i8s(&[-128, -108, -108, 127])
+        );
+    }
+
+    #[test]
+    fn hostile_or_unsupported_models_are_typed_errors() {
+        // No int8 SQUARE in LiteRT.
+        let e = error(&int8(Op::SQUARE, (0.5, 0), (0.5, 0)));
+        assert!(e.contains("SQUARE") && e.contains("no such kernel"), "{e}");
+        // Types must agree.
+        let m = single_op(
+            Op::EXP,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(TensorType::INT8, &[2], Some((0.1, 0))),
+                act(TensorType::INT16, &[2], Some((0.1, 0))),
+            ],
+        );
+        assert!(error(&m).contains("differs"), "{}", error(&m));
+        // int16 LOG needs zero points 0.
+        let m = single_op(
+            Op::LOG,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(TensorType::INT16, &[2], Some((0.1, 3))),
+                act(TensorType::INT16, &[2], Some((0.1, 0))),
+            ],
+        );
+        assert!(error(&m).contains("zero points 0"), "{}", error(&m));
+        // Exact GELU is refused, float or int8.
+        let exact = || BuiltinOptionsT::GeluOptions(Box::new(GeluOptionsT { approximate: false }));
+        let m = single_op(
+            Op::GELU,
+            exact(),
+            vec![
+                act(TensorType::FLOAT32, &[2], None),
+                act(TensorType::FLOAT32, &[2], None),
+            ],
+        );
+        assert!(error(&m).contains("exact GELU"), "{}", error(&m));
+        let m = single_op(
+            Op::GELU,
+            exact(),
+            vec![
+                act(TensorType::INT8, &[2], Some((0.1, 0))),
+                act(TensorType::INT8, &[2], Some((0.1, 0))),
+            ],
+        );
+        assert!(error(&m).contains("exact GELU"), "{}", error(&m));
+        // Missing quantization parameters on a quantized input.
+        let m = single_op(
+            Op::ABS,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(TensorType::INT8, &[2], None),
+                act(TensorType::INT8, &[2], Some((0.1, 0))),
+            ],
+        );
+        assert!(error(&m).contains("quantization"), "{}", error(&m));
+    }
+}
