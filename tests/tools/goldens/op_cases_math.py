@@ -70,3 +70,23 @@ op_case(
     lambda x: K.floor(x),
     "FLOOR on [-3, 3] (kept float by TF, as NEG).",
 )
+# Edge cases: zero points at the ends of the int8 range, inputs at the zero point.
+op_case(
+    "op_abs_neg", "ABS", 6121,
+    [In("x", (3, 5, 7), -3.0, 0.0)],
+    lambda x: K.abs(x),
+    "ABS on [-3, 0]: int8 input zero point 127, output zero point -128.",
+)
+op_case(
+    "op_rsqrt_near0", "RSQRT", 6122,
+    [In("x", (3, 5, 7), 0.001, 1.0, dist="grid")],
+    lambda x: K.rsqrt(x),
+    "RSQRT on an even grid over [0.001, 1]: the smallest inputs quantize to the int8 zero point "
+    "(-128), which LiteRT's int8 kernel maps to 127.",
+)
+op_case(
+    "op_exp_neg", "EXP", 6123,
+    [In("x", (3, 5, 7), -5.0, 0.0)],
+    lambda x: K.exp(x),
+    "EXP on [-5, 0]: int8 input zero point 127.",
+)
