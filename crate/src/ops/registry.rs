@@ -16,8 +16,8 @@ use super::properties::{
     plain, same, weighted, with16,
 };
 use super::{
-    PrepareFn, activations, conv, elementwise, fully_connected, pool, quantize, reduce, resize,
-    shape,
+    PrepareFn, activations, conv, elementwise, fully_connected, math, pool, quantize, reduce,
+    resize, shape,
 };
 use crate::graph::BuiltinOperator as Op;
 
@@ -326,6 +326,58 @@ pub const OPS: &[OpEntry] = &[
         &["input", "alpha"],
         "double rounding, multipliers in float; no int16 kernel in LiteRT"
     ),
+    // ops/math.rs
+    row!(
+        RSQRT,
+        math::prepare_unary_math,
+        F816,
+        Some(with16(plain(2))),
+        &[],
+        "int8: fixed-point Newton inverse square root, two double-rounding multipliers; int16: interpolated table built in float"
+    ),
+    row!(
+        ABS,
+        math::prepare_unary_math,
+        F816,
+        Some(with16(plain(2))),
+        &[],
+        "`|q − z_in|`, multiplier `s_in/s_out` in float, double rounding"
+    ),
+    row!(NEG, math::prepare_unary_math, F, None, &[], ""),
+    row!(SQUARE, math::prepare_unary_math, F, None, &[], ""),
+    row!(
+        SQRT,
+        math::prepare_unary_math,
+        F8,
+        Some(plain(2)),
+        &[],
+        "float path, `(int)(sqrt(x) / s_out)` truncated; TF has no 16x8 SQRT"
+    ),
+    row!(
+        EXP,
+        math::prepare_unary_math,
+        F816,
+        Some(with16(plain(2))),
+        &[],
+        "int8: 256-entry table from the float function; int16: interpolated table built in float"
+    ),
+    row!(
+        LOG,
+        math::prepare_unary_math,
+        F816,
+        Some(with16(plain(2))),
+        &[],
+        "as EXP (inputs ≤ 0 map to the lowest output)"
+    ),
+    row!(
+        GELU,
+        math::prepare_unary_math,
+        F816,
+        Some(with16(plain(2))),
+        &[],
+        "tanh approximation only: tables from the float function, as EXP (the exact erf form is refused)"
+    ),
+    row!(FLOOR, math::prepare_unary_math, F, None, &[], ""),
     // ops/pool.rs
     row!(
         AVERAGE_POOL_2D,
@@ -500,9 +552,7 @@ pub const OPS: &[OpEntry] = &[
     row!(TILE, quantizer only, same(2)),
     row!(BROADCAST_TO, quantizer only, same(2)),
     row!(MIRROR_PAD, quantizer only, same(2)),
-    row!(RSQRT, quantizer only, plain(2)),
     row!(ELU, quantizer only, plain(2)),
-    row!(ABS, quantizer only, plain(2)),
 ];
 
 /// The table row of `op`, if Zeropoint knows it.

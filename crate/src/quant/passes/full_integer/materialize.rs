@@ -133,9 +133,30 @@ impl<'a> FullInteger<'a> {
                         x.quantization = Some(per_tensor_q(p));
                         q = t;
                         if !float_users.is_empty() {
-                            f = self.new_tensor(t, names.fresh(&name), TensorType::FLOAT32, None);
+                            // TF's name for the float copy a float operator reads.
+                            let fname = names.take("tfl.dequantize");
+                            f = self.new_tensor(t, fname, TensorType::FLOAT32, None);
                             convs.push(simple_op(Op::DEQUANTIZE, self.dequantize_version(), q, f));
                         }
+                    }
+                    (false, IoType::Native)
+                        if outputs.contains(&t) && float_users.is_empty() && prod.is_some() =>
+                    {
+                        // A model output written by a float op: the op writes a float copy,
+                        // QUANTIZE turns it into the integer output.
+                        let o = prod.unwrap_or(0);
+                        let k = self.sg.operators[o]
+                            .outputs
+                            .iter()
+                            .position(|&x| x == idx(t))
+                            .unwrap_or(0);
+                        let w = self.new_tensor(t, names.fresh(&name), TensorType::FLOAT32, None);
+                        out_map.insert((o, k), w);
+                        let x = &mut self.sg.tensors[t];
+                        x.dtype = qd;
+                        x.quantization = Some(per_tensor_q(p));
+                        q = t;
+                        convs.push(simple_op(Op::QUANTIZE, self.quantize_version(), w, t));
                     }
                     (true, _) => {
                         let qname = if self.int16 {

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::super::IoType;
 use super::super::edit::qerr;
 use super::FullInteger;
 use crate::error::Result;
@@ -43,9 +44,24 @@ impl<'a> FullInteger<'a> {
             .collect()
     }
 
-    /// Activations (float, not constant) read or written by quantized ops.
+    /// Activations (float, not constant) read or written by quantized ops, and, with integer
+    /// I/O, the model's float inputs and outputs that have a recorded range (TF quantizes those
+    /// even next to a float operator).
     pub(super) fn activations(&self) -> BTreeSet<usize> {
         let mut a = BTreeSet::new();
+        // Not in 16x8, nor with operators kept float on request (the first pass of a mixed
+        // model), where the I/O stays as it was.
+        if !self.int16 && self.opts.io != IoType::Float && self.opts.float_ops.is_empty() {
+            for &t in self.sg.inputs.iter().chain(&self.sg.outputs) {
+                if let Ok(t) = usize::try_from(t)
+                    && self.is_float(t)
+                    && !self.is_const(t)
+                    && self.ranges.get(t).is_some()
+                {
+                    a.insert(t);
+                }
+            }
+        }
         for o in (0..self.sg.operators.len()).filter(|&o| self.quantized[o]) {
             let op = &self.sg.operators[o];
             for t in op

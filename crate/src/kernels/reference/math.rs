@@ -1,0 +1,314 @@
+//! Elementwise unary math: ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, FLOOR and GELU (tanh
+//! approximation) in float32, and the quantized kernels LiteRT has for ABS, SQRT, RSQRT, EXP,
+//! LOG and GELU.
+//!
+//! They mirror LiteRT's `kernels/elementwise.cc` (ABS, SQRT, RSQRT, LOG, SQUARE), `exp.cc`,
+//! `neg.cc` and `floor.cc`:
+//!
+//! - float: one libm call (or product) per element in float32, as the C++ `std::` functions;
+//! - int8 / int16 ABS: `|q − z_in|`, rescaled with `MultiplyByQuantizedMultiplier` (double
+//!   rounding) when the scales differ ([`quantized_abs`]);
+//! - int8 RSQRT: gemmlowp's fixed-point Newton–Raphson inverse square root
+//!   (`GetInvSqrtQuantizedMultiplierExp`) then two `MultiplyByQuantizedMultiplier` steps
+//!   ([`quantized_rsqrt_int8`]);
+//! - int8 / int16 SQRT: a float path, truncating to int ([`quantized_sqrt`]);
+//! - int8 EXP / LOG: 256-entry tables built at prepare from the float function
+//!   (`LUTPopulate<int8_t>`, [`super::fixedpoint_math::lut_int8`]); int16 EXP / LOG / RSQRT:
+//!   513-entry interpolated tables built in float (`LUTPopulate<int16_t>`, [`lut_int16_f32`])
+//!   read with `LUTLookup` ([`lookup_int16`]).
+//! - GELU, tanh approximation (`activations.cc`, `reference_ops::Gelu`): float through Eigen's
+//!   vectorized `tanh` ([`gelu_approximate`]); int8 / int16 through tables built from the scalar
+//!   `GeluTransformApproximate` with `tanhf` ([`gelu_transform_approximate`]), as for EXP.
+
+use super::fixedpoint_math::{lut_lookup_int16, rescale, saturating_rounding_multiply_by_pot};
+use super::quantize::QuantInt;
+use crate::fixedpoint::{multiply_by_quantized_multiplier, saturating_rounding_doubling_high_mul};
+use crate::kernels::litert_optimized::activations::tanh_f32 as eigen_tanh;
+
+/// `sqrt(2 / π)` as LiteRT's `gelu_internal::kSqrt2dPi`: the product in double, then float.
+const SQRT_2_OVER_PI: f32 =
+    (std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2) as f32;
+/// The cubic coefficient of GELU's tanh approximation.
+const GELU_CUBIC: f32 = 0.044715;
+
+/// Float32 GELU, tanh approximation. Mirrors LiteRT `reference_ops::Gelu(approximate = true)`,
+/// an Eigen expression `0.5·x · (1 + tanh(√(2/π) · (x + 0.044715·x³)))` whose `tanh` is Eigen's
+/// vectorized rational ([`crate::kernels::litert_optimized::activations::tanh_f32`]), each
+/// product and sum rounded to float (checked bit for bit, loop tail included).
+pub fn gelu_approximate(input: &[f32], output: &mut [f32]) {
+    for (o, &x) in output.iter_mut().zip(input) {
+        let cube = x * (x * x);
+        let t = eigen_tanh(SQRT_2_OVER_PI * (x + GELU_CUBIC * cube));
+        *o = (0.5 * x) * (1.0 + t);
+    }
+}
+
+/// LiteRT's scalar `reference_ops::GeluTransformApproximate`, which fills the int8 / int16
+/// tables: `(0.5·x) · (1 + tanhf(√(2/π) · (x + ((0.044715·x)·x)·x)))` in float.
+pub fn gelu_transform_approximate(x: f32) -> f32 {
+    let half_x = 0.5 * x;
+    let cubic = GELU_CUBIC * x * x * x;
+    half_x * (1.0 + (SQRT_2_OVER_PI * (x + cubic)).tanh())
+}
+
+/// A float32 unary math function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnaryMath {
+    /// `|x|`.
+    Abs,
+    /// `−x`.
+    Neg,
+    /// `x · x`.
+    Square,
+    /// `sqrt(x)`.
+    Sqrt,
+    /// `1 / sqrt(x)`, both in float32.
+    Rsqrt,
+    /// `exp(x)`.
+    Exp,
+    /// `ln(x)`.
+    Log,
+    /// `floor(x)`.
+    Floor,
+}
+
+impl UnaryMath {
+    /// The function at `x`, in float32 as LiteRT's reference kernel computes it.
+    #[inline]
+    pub fn apply(self, x: f32) -> f32 {
+        match self {
+            UnaryMath::Abs => x.abs(),
+            UnaryMath::Neg => -x,
+            UnaryMath::Square => x * x,
+            UnaryMath::Sqrt => x.sqrt(),
+            UnaryMath::Rsqrt => 1.0 / x.sqrt(),
+            UnaryMath::Exp => x.exp(),
+            UnaryMath::Log => x.ln(),
+            UnaryMath::Floor => x.floor(),
+        }
+    }
+}
+
+/// Float32 unary math, element by element. Mirrors LiteRT's `EvalNumeric` / `reference_ops`
+/// loops (`std::abs`, `std::sqrt`, `1.f / std::sqrt`, `std::exp`, `std::log`, `std::floor`).
+pub fn float_unary(f: UnaryMath, input: &[f32], output: &mut [f32]) {
+    for (o, &x) in output.iter_mut().zip(input) {
+        *o = f.apply(x);
+    }
+}
+
+/// Parameters of the quantized ABS (LiteRT `elementwise.cc`, `AbsEvalQuantized`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuantAbs {
+    /// Input zero point.
+    pub input_offset: i32,
+    /// Output zero point.
+    pub output_offset: i32,
+    /// `QuantizeMultiplier(s_in / s_out)` (quotient in float), or `None` when the scales are
+    /// equal and LiteRT skips the rescale.
+    pub rescale: Option<(i32, i32)>,
+}
+
+/// Quantized ABS (int8 / int16): `clamp(MBQM(|q − z_in|) + z_out)`.
+pub fn quantized_abs<T: QuantInt>(p: &QuantAbs, input: &[T], output: &mut [T]) {
+    for (o, &x) in output.iter_mut().zip(input) {
+        let value = (x.to_i32() - p.input_offset).abs();
+        let scaled = match p.rescale {
+            Some((m, shift)) => multiply_by_quantized_multiplier(value, m, shift),
+            None => value,
+        };
+        *o = T::clamp_from(scaled.saturating_add(p.output_offset));
+    }
+}
+
+/// gemmlowp / LiteRT's `GetInvSqrtQuantizedMultiplierExp(input, kReverseShift)`: `1 / sqrt(x)`
+/// as a Q0.31 multiplier and a shift (negative: right), by five Newton–Raphson steps in Q3.28.
+/// Inputs ≤ 1 give `(i32::MAX, 0)`, as LiteRT's special case.
+pub fn inv_sqrt_quantized_multiplier_exp(input: i32) -> (i32, i32) {
+    if input <= 1 {
+        return (i32::MAX, 0);
+    }
+    let mut input = input;
+    let mut shift: i32 = 11;
+    while input >= (1 << 29) {
+        input /= 4;
+        shift += 1;
+    }
+    let max_left_shift_bits = (input as u32).leading_zeros() as i32 - 1;
+    let left_shift_bit_pairs = max_left_shift_bits / 2 - 1;
+    shift -= left_shift_bit_pairs;
+    input <<= 2 * left_shift_bit_pairs;
+    // Q3.28 arithmetic: products of two Q3 values are Q6, of three Q9.
+    let mul = saturating_rounding_doubling_high_mul;
+    let fixed_input = input >> 1;
+    let half_input = saturating_rounding_multiply_by_pot(fixed_input, -1);
+    let half_three: i32 = (1 << 28) + (1 << 27);
+    let mut x: i32 = 1 << 28; // One in Q3.28.
+    for _ in 0..5 {
+        let x3 = rescale(mul(mul(x, x), x), 9, 3);
+        x = rescale(mul(half_three, x).wrapping_sub(mul(half_input, x3)), 6, 3);
+    }
+    // Times sqrt(2)/2 in Q0.31 (a Q3 result).
+    let half_sqrt_2: i32 = 1_518_500_250;
+    let mut inv_sqrt = mul(x, half_sqrt_2);
+    if shift < 0 {
+        inv_sqrt = inv_sqrt.wrapping_shl((-shift) as u32);
+        shift = 0;
+    }
+    (inv_sqrt, -shift)
+}
+
+/// Parameters of the int8 RSQRT (LiteRT `elementwise.cc`, `RsqrtEvalQuantizedInt8`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuantRsqrt {
+    /// Input zero point.
+    pub input_offset: i32,
+    /// Output zero point.
+    pub output_offset: i32,
+    /// `QuantizeMultiplier(1. / (sqrt(s_in) · s_out))` (square root and product in float,
+    /// quotient in double): multiplier.
+    pub multiplier: i32,
+    /// Its shift.
+    pub shift: i32,
+}
+
+/// Int8 RSQRT: `q − z_in = 0` gives 127; otherwise `1/sqrt(q − z_in)` in fixed point scaled by
+/// `2^20` (`MBQM(1, inv_sqrt, shift + 20)`), then `MBQM(·, multiplier, shift − 20) + z_out`,
+/// clamped. LiteRT refuses inputs below the zero point at eval; here they give 127 too.
+pub fn quantized_rsqrt_int8(p: &QuantRsqrt, input: &[i8], output: &mut [i8]) {
+    const K_SHIFT: i32 = 20;
+    for (o, &x) in output.iter_mut().zip(input) {
+        let value = i32::from(x) - p.input_offset;
+        if value <= 0 {
+            *o = i8::MAX;
+            continue;
+        }
+        let (inv_sqrt, inv_shift) = inv_sqrt_quantized_multiplier_exp(value);
+        let data = multiply_by_quantized_multiplier(1, inv_sqrt, inv_shift + K_SHIFT);
+        let out = multiply_by_quantized_multiplier(data, p.multiplier, p.shift - K_SHIFT)
+            .saturating_add(p.output_offset);
+        *o = out.clamp(-128, 127) as i8;
+    }
+}
+
+/// Parameters of the quantized SQRT (LiteRT `elementwise.cc`, `SqrtEvalQuantized`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QuantSqrt {
+    /// Input scale.
+    pub input_scale: f32,
+    /// Input zero point.
+    pub input_zero_point: i32,
+    /// Output scale.
+    pub output_scale: f32,
+    /// Output zero point.
+    pub output_zero_point: i32,
+}
+
+/// Quantized SQRT (int8 / int16), a float path: `x = s_in · (q − z_in)` in float,
+/// `(int)(sqrt(x) / s_out) + z_out` (truncating toward zero), clamped. LiteRT refuses negative
+/// inputs at eval; here they give the zero point.
+pub fn quantized_sqrt<T: QuantInt>(p: &QuantSqrt, input: &[T], output: &mut [T]) {
+    for (o, &x) in output.iter_mut().zip(input) {
+        let dequantized = p.input_scale * (x.to_i32() - p.input_zero_point) as f32;
+        let root = dequantized.sqrt();
+        // `as` truncates toward zero like `static_cast<int>` (NaN gives 0).
+        let q = ((root / p.output_scale) as i32).saturating_add(p.output_zero_point);
+        *o = T::clamp_from(q);
+    }
+}
+
+/// LiteRT's `LUTPopulate<int16_t>` (`LUTPopulateInt16<float>`): the 513-entry interpolated table
+/// of `f` computed in float32 (the SOFTMAX tables use the double variant,
+/// [`super::fixedpoint_math::lut_int16`]).
+pub fn lut_int16_f32(
+    input_scale: f32,
+    input_zero_point: i32,
+    output_scale: f32,
+    output_zero_point: i32,
+    f: impl Fn(f32) -> f32,
+) -> [i16; 513] {
+    let mut lut = [0i16; 513];
+    let input_min = input_scale * (-32768 - input_zero_point) as f32;
+    let input_max = input_scale * (32767 - input_zero_point) as f32;
+    let output_min = output_scale * (-32768 - output_zero_point) as f32;
+    let output_max = output_scale * (32767 - output_zero_point) as f32;
+    let nb_steps = 512;
+    let step = (input_max - input_min) / nb_steps as f32;
+    let half_step = step / 2.0;
+    let output_scaling_inv = 65536.0f32 / (output_max - output_min);
+    let (table_min, table_max) = (-32768.0f32, 32767.0f32);
+    for (i, entry) in lut.iter_mut().enumerate().take(nb_steps) {
+        let fi = i as f32;
+        let val = f(input_min + fi * step);
+        let val_midpoint = f(input_min + fi * step + half_step);
+        let val_next = f(input_min + (i + 1) as f32 * step);
+        let sample_val = (val * output_scaling_inv).round();
+        let midpoint_interp_val =
+            ((val_next * output_scaling_inv + (val * output_scaling_inv).round()) / 2.0).round();
+        let midpoint_val = (val_midpoint * output_scaling_inv).round();
+        let midpoint_err = midpoint_interp_val - midpoint_val;
+        let bias = (midpoint_err / 2.0).round();
+        *entry = (sample_val - bias).clamp(table_min, table_max) as i16;
+    }
+    lut[512] = (f(input_max) * output_scaling_inv)
+        .round()
+        .clamp(table_min, table_max) as i16;
+    lut
+}
+
+/// LiteRT's int16 `LookupTable`: every element through `LUTLookup` in a 513-entry table.
+pub fn lookup_int16(lut: &[i16; 513], input: &[i16], output: &mut [i16]) {
+    for (o, &x) in output.iter_mut().zip(input) {
+        *o = lut_lookup_int16(x, lut);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inv_sqrt_matches_float() {
+        for v in [
+            2,
+            3,
+            4,
+            17,
+            100,
+            255,
+            1000,
+            65_535,
+            1 << 20,
+            (1 << 29) + 5,
+            i32::MAX,
+        ] {
+            let (m, shift) = inv_sqrt_quantized_multiplier_exp(v);
+            let got = f64::from(m) / 2f64.powi(31) * 2f64.powi(shift);
+            let want = 1.0 / f64::from(v).sqrt();
+            assert!((got / want - 1.0).abs() < 1e-5, "{v}: {got} vs {want}");
+        }
+        assert_eq!(inv_sqrt_quantized_multiplier_exp(1), (i32::MAX, 0));
+        assert_eq!(inv_sqrt_quantized_multiplier_exp(-5), (i32::MAX, 0));
+    }
+
+    #[test]
+    fn abs_rescales_and_clamps() {
+        let p = QuantAbs {
+            input_offset: -10,
+            output_offset: -128,
+            rescale: None,
+        };
+        let mut out = [0i8; 3];
+        quantized_abs(&p, &[-128i8, -10, 127], &mut out);
+        assert_eq!(out, [-10, -128, 9]);
+    }
+
+    #[test]
+    fn float_functions() {
+        let mut out = [0.0f32; 2];
+        float_unary(UnaryMath::Rsqrt, &[4.0, 0.25], &mut out);
+        assert_eq!(out, [0.5, 2.0]);
+        float_unary(UnaryMath::Floor, &[-1.5, 2.5], &mut out);
+        assert_eq!(out, [-2.0, 2.0]);
+    }
+}

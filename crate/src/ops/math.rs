@@ -1,0 +1,373 @@
+//! Elementwise unary math: ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, FLOOR, GELU — float32, and
+//! the quantized kernels LiteRT has: ABS (int8 / int16), RSQRT (int8 fixed point, int16 table),
+//! SQRT (int8 / int16 float path), EXP, LOG and GELU (int8 / int16 tables). GELU runs its tanh
+//! approximation only: LiteRT's exact form goes through Eigen's float `erf` (and `erfcf` for
+//! the tables), not reproduced yet, so prepare refuses it. See each kernel in
+//! [`crate::kernels::reference::math`] for which LiteRT kernel it mirrors and how it rounds.
+
+use std::marker::PhantomData;
+
+use super::elementwise::{int_qparams, int_range, multiplier};
+use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo, options};
+use crate::graph::dtype::dtype_name;
+use crate::graph::{BuiltinOperator, TensorType};
+use crate::kernels::reference::activations::lookup_u8;
+use crate::kernels::reference::fixedpoint_math::lut_int8;
+use crate::kernels::reference::math::{
+    self, QuantAbs, QuantRsqrt, QuantSqrt, UnaryMath, lut_int16_f32,
+};
+use crate::kernels::reference::quantize::QuantInt;
+use crate::tflite::schema::GeluOptionsT;
+
+/// Float32 unary math.
+struct FloatMath(UnaryMath);
+
+impl Kernel for FloatMath {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.f32_in(0);
+        math::float_unary(self.0, input, io.f32_out());
+    }
+}
+
+/// Float32 GELU, tanh approximation.
+struct GeluApproximate;
+
+impl Kernel for GeluApproximate {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.f32_in(0);
+        math::gelu_approximate(input, io.f32_out());
+    }
+}
+
+/// Refuses GELU's exact (erf) form, whose LiteRT kernels are not reproduced.
+fn require_approximate_gelu(ctx: &PrepareCtx<'_>) -> PrepareResult<()> {
+    if options!(ctx, GeluOptions, GeluOptionsT)?.approximate {
+        Ok(())
+    } else {
+        Err(ctx.unsupported(
+            String::new(),
+            "exact GELU (erf form): LiteRT computes it with Eigen's float erf, not reproduced \
+             yet; only the tanh approximation runs",
+        ))
+    }
+}
+
+/// A quantized unary math kernel.
+enum IntMath {
+    Abs(QuantAbs),
+    Rsqrt8(QuantRsqrt),
+    Sqrt(QuantSqrt),
+    /// 8-bit table, indexed by the input byte.
+    Lut8(Box<[u8; 256]>),
+    /// 513-entry interpolated int16 table.
+    Lut16(Box<[i16; 513]>),
+}
+
+struct IntMathKernel<T> {
+    op: IntMath,
+    _t: PhantomData<T>,
+}
+
+impl<T: QuantInt> Kernel for IntMathKernel<T> {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        match &self.op {
+            IntMath::Abs(p) => math::quantized_abs(p, io.in_as::<T>(0), io.out_as::<T>()),
+            IntMath::Rsqrt8(p) => {
+                math::quantized_rsqrt_int8(p, io.in_as::<i8>(0), io.out_as::<i8>())
+            }
+            IntMath::Sqrt(p) => math::quantized_sqrt(p, io.in_as::<T>(0), io.out_as::<T>()),
+            IntMath::Lut8(lut) => lookup_u8(lut, io.in_as::<u8>(0), io.out_as::<u8>()),
+            IntMath::Lut16(lut) => math::lookup_int16(lut, io.in_as::<i16>(0), io.out_as::<i16>()),
+        }
+    }
+}
+
+/// The float function of an op code, if it is one of this family.
+fn float_fn(op: BuiltinOperator) -> Option<UnaryMath> {
+    Some(match op {
+        BuiltinOperator::ABS => UnaryMath::Abs,
+        BuiltinOperator::NEG => UnaryMath::Neg,
+        BuiltinOperator::SQUARE => UnaryMath::Square,
+        BuiltinOperator::SQRT => UnaryMath::Sqrt,
+        BuiltinOperator::RSQRT => UnaryMath::Rsqrt,
+        BuiltinOperator::EXP => UnaryMath::Exp,
+        BuiltinOperator::LOG => UnaryMath::Log,
+        BuiltinOperator::FLOOR => UnaryMath::Floor,
+        _ => return None,
+    })
+}
+
+/// The quantized kernels: int8 (and int16 where LiteRT has one), input and output of one type.
+fn prepare_int_math(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResult<Prepared> {
+    let output = ctx.output(0)?;
+    let dtype = input.dtype;
+    let code = ctx.op.code.op();
+    let name = code.variant_name().unwrap_or("?");
+    if output.dtype != dtype {
+        return Err(ctx.invalid(
+            output.describe(),
+            format!(
+                "type {} differs from the input's {}",
+                dtype_name(output.dtype),
+                dtype_name(dtype)
+            ),
+        ));
+    }
+    let int16 = dtype == TensorType::INT16;
+    let has_kernel = match code {
+        BuiltinOperator::ABS
+        | BuiltinOperator::SQRT
+        | BuiltinOperator::RSQRT
+        | BuiltinOperator::EXP
+        | BuiltinOperator::LOG
+        | BuiltinOperator::GELU => matches!(dtype, TensorType::INT8 | TensorType::INT16),
+        _ => false,
+    };
+    if !has_kernel {
+        return Err(ctx.unsupported(
+            input.describe(),
+            format!(
+                "{name} on type {} (LiteRT has no such kernel)",
+                dtype_name(dtype)
+            ),
+        ));
+    }
+    let qi = int_qparams(ctx, &input)?;
+    let qo = int_qparams(ctx, &output)?;
+    // elementwise.cc and exp.cc require zero points 0 for int16 (SQRT and GELU do not check).
+    let checks_zero_points = !matches!(code, BuiltinOperator::SQRT | BuiltinOperator::GELU);
+    if int16 && checks_zero_points && (qi.zero_point != 0 || qo.zero_point != 0) {
+        return Err(ctx.invalid(
+            output.describe(),
+            format!("int16 {name} needs zero points 0 (LiteRT refuses others)"),
+        ));
+    }
+    let table = |f: fn(f32) -> f32| {
+        if int16 {
+            IntMath::Lut16(Box::new(lut_int16_f32(
+                qi.scale,
+                qi.zero_point,
+                qo.scale,
+                qo.zero_point,
+                f,
+            )))
+        } else {
+            IntMath::Lut8(Box::new(lut_int8(
+                true,
+                qi.scale,
+                qi.zero_point,
+                qo.scale,
+                qo.zero_point,
+                f,
+            )))
+        }
+    };
+    let op = match code {
+        BuiltinOperator::ABS => IntMath::Abs(QuantAbs {
+            input_offset: qi.zero_point,
+            output_offset: qo.zero_point,
+            rescale: if qi.scale != qo.scale {
+                // `QuantizeMultiplier(input_scale / output_scale)`: the quotient in float.
+                Some(multiplier(ctx, f64::from(qi.scale / qo.scale))?)
+            } else {
+                None
+            },
+        }),
+        BuiltinOperator::SQRT => IntMath::Sqrt(QuantSqrt {
+            input_scale: qi.scale,
+            input_zero_point: qi.zero_point,
+            output_scale: qo.scale,
+            output_zero_point: qo.zero_point,
+        }),
+        BuiltinOperator::RSQRT if int16 => {
+            let output_scale = qo.scale;
+            IntMath::Lut16(Box::new(lut_int16_f32(
+                qi.scale,
+                qi.zero_point,
+                qo.scale,
+                qo.zero_point,
+                |x| {
+                    if x <= 0.0 {
+                        32767.0 * output_scale
+                    } else {
+                        1.0 / x.sqrt()
+                    }
+                },
+            )))
+        }
+        BuiltinOperator::RSQRT => {
+            // `1. / (std::sqrt(input_scale) * output_scale)`: root and product in float.
+            let (m, shift) = multiplier(ctx, 1.0 / f64::from(qi.scale.sqrt() * qo.scale))?;
+            IntMath::Rsqrt8(QuantRsqrt {
+                input_offset: qi.zero_point,
+                output_offset: qo.zero_point,
+                multiplier: m,
+                shift,
+            })
+        }
+        BuiltinOperator::EXP => table(f32::exp),
+        BuiltinOperator::GELU => {
+            require_approximate_gelu(ctx)?;
+            table(math::gelu_transform_approximate)
+        }
+        _ => {
+            // LOG: non-positive inputs map to the output's lowest value, in float.
+            let (qmin, _) = int_range(dtype).unwrap_or((0, 0));
+            let output_min = (qmin - qo.zero_point) as f32 * qo.scale;
+            let f = move |x: f32| if x <= 0.0 { output_min } else { x.ln() };
+            if int16 {
+                IntMath::Lut16(Box::new(lut_int16_f32(
+                    qi.scale,
+                    qi.zero_point,
+                    qo.scale,
+                    qo.zero_point,
+                    f,
+                )))
+            } else {
+                IntMath::Lut8(Box::new(lut_int8(
+                    true,
+                    qi.scale,
+                    qi.zero_point,
+                    qo.scale,
+                    qo.zero_point,
+                    f,
+                )))
+            }
+        }
+    };
+    let shape = input.shape.to_vec();
+    Ok(if int16 {
+        Prepared::new(
+            shape,
+            dtype,
+            IntMathKernel::<i16> {
+                op,
+                _t: PhantomData,
+            },
+        )
+    } else {
+        Prepared::new(
+            shape,
+            dtype,
+            IntMathKernel::<i8> {
+                op,
+                _t: PhantomData,
+            },
+        )
+    })
+}
+
+/// The unary math ops: one float32 input (or an int8 / int16 one for the quantized kernels),
+/// output of the same shape and type.
+pub fn prepare_unary_math(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
+    ctx.expect_inputs(1, 1)?;
+    let input = ctx.input(0)?;
+    if int_range(input.dtype).is_some() {
+        return prepare_int_math(ctx, input);
+    }
+    ctx.require_f32(&input)?;
+    if ctx.op.code.op() == BuiltinOperator::GELU {
+        require_approximate_gelu(ctx)?;
+        return Ok(Prepared::f32(input.shape.to_vec(), GeluApproximate));
+    }
+    let Some(f) = float_fn(ctx.op.code.op()) else {
+        return Err(ctx.unsupported(String::new(), "not a unary math op"));
+    };
+    Ok(Prepared::f32(input.shape.to_vec(), FloatMath(f)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::shape::test_model::{act, error, i8s, run, single_op};
+    use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, TensorType};
+    use crate::tflite::schema::GeluOptionsT;
+
+    fn int8(op: Op, q_in: (f32, i64), q_out: (f32, i64)) -> crate::graph::Model {
+        single_op(
+            op,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(TensorType::INT8, &[1, 4], Some(q_in)),
+                act(TensorType::INT8, &[1, 4], Some(q_out)),
+            ],
+        )
+    }
+
+    #[test]
+    fn rsqrt_int8_saturates_at_the_zero_point() {
+        // Input scale 1/4, zero point -128; output 1/64, zero point -128:
+        // x = 4 → 0.5 → -96; x = 1 → 1 → -64; x = 0 → 127; x = 0.25 → 2 → 0.
+        let m = int8(Op::RSQRT, (0.25, -128), (1.0 / 64.0, -128));
+        assert_eq!(
+            run(&m, &[&i8s(&[-112, -124, -128, -127])]),
+            i8s(&[-96, -64, 127, 0])
+        );
+    }
+
+    #[test]
+    fn abs_int8_rescales() {
+        // |q + 10| · (0.5 / 0.25) − 128, clamped.
+        let m = int8(Op::ABS, (0.5, -10), (0.25, -128));
+        assert_eq!(
+            run(&m, &[&i8s(&[-10, -20, 0, 127])]),
+            i8s(&[-128, -108, -108, 127])
+        );
+    }
+
+    #[test]
+    fn hostile_or_unsupported_models_are_typed_errors() {
+        // No int8 SQUARE in LiteRT.
+        let e = error(&int8(Op::SQUARE, (0.5, 0), (0.5, 0)));
+        assert!(e.contains("SQUARE") && e.contains("no such kernel"), "{e}");
+        // Types must agree.
+        let m = single_op(
+            Op::EXP,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(TensorType::INT8, &[2], Some((0.1, 0))),
+                act(TensorType::INT16, &[2], Some((0.1, 0))),
+            ],
+        );
+        assert!(error(&m).contains("differs"), "{}", error(&m));
+        // int16 LOG needs zero points 0.
+        let m = single_op(
+            Op::LOG,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(TensorType::INT16, &[2], Some((0.1, 3))),
+                act(TensorType::INT16, &[2], Some((0.1, 0))),
+            ],
+        );
+        assert!(error(&m).contains("zero points 0"), "{}", error(&m));
+        // Exact GELU is refused, float or int8.
+        let exact = || BuiltinOptionsT::GeluOptions(Box::new(GeluOptionsT { approximate: false }));
+        let m = single_op(
+            Op::GELU,
+            exact(),
+            vec![
+                act(TensorType::FLOAT32, &[2], None),
+                act(TensorType::FLOAT32, &[2], None),
+            ],
+        );
+        assert!(error(&m).contains("exact GELU"), "{}", error(&m));
+        let m = single_op(
+            Op::GELU,
+            exact(),
+            vec![
+                act(TensorType::INT8, &[2], Some((0.1, 0))),
+                act(TensorType::INT8, &[2], Some((0.1, 0))),
+            ],
+        );
+        assert!(error(&m).contains("exact GELU"), "{}", error(&m));
+        // Missing quantization parameters on a quantized input.
+        let m = single_op(
+            Op::ABS,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(TensorType::INT8, &[2], None),
+                act(TensorType::INT8, &[2], Some((0.1, 0))),
+            ],
+        );
+        assert!(error(&m).contains("quantization"), "{}", error(&m));
+    }
+}
