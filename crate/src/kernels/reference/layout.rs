@@ -1,0 +1,371 @@
+//! Data movement without arithmetic: DEPTH_TO_SPACE, SPACE_TO_DEPTH, TILE, BROADCAST_TO,
+//! MIRROR_PAD, REVERSE_V2 (one "per-axis offset table" kernel, [`axis_gather`]) and GATHER /
+//! GATHER_ND (index tensors read at run time). Every output element is a copy of one input
+//! element, so float, int8 and int16 results are bit-identical to LiteRT's reference kernels
+//! (`depth_to_space.cc`, `space_to_depth.cc`, `tile.cc`, `broadcast_to.cc`, `mirror_pad.cc`,
+//! `reverse.cc`, `gather.cc`, `gather_nd.cc`) whatever order the copies are made in; no rounding.
+
+use super::{MAX_RANK, next_index};
+
+/// An output whose every axis maps on its own to an input offset: output element
+/// `(i_0, …, i_{r-1})` is input element `Σ_k table_k[i_k]` (flat, in elements). Covers the ops
+/// that rearrange axes (DEPTH_TO_SPACE, SPACE_TO_DEPTH), repeat them (TILE, BROADCAST_TO) or
+/// mirror them (MIRROR_PAD, REVERSE_V2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AxisMap {
+    out_dims: Vec<usize>,
+    /// Start of each axis's table in `offsets`.
+    starts: Vec<usize>,
+    /// The per-axis tables, concatenated.
+    offsets: Vec<usize>,
+}
+
+/// Row-major element strides of `dims`; `None` on overflow.
+fn strides(dims: &[usize]) -> Option<Vec<usize>> {
+    let mut s = vec![0usize; dims.len()];
+    let mut acc = 1usize;
+    for i in (0..dims.len()).rev() {
+        s[i] = acc;
+        acc = acc.checked_mul(dims[i])?;
+    }
+    Some(s)
+}
+
+impl AxisMap {
+    /// From one table per output axis (the table's length is the output dim). `None` when the
+    /// rank exceeds [`MAX_RANK`].
+    fn from_tables(tables: Vec<Vec<usize>>) -> Option<Self> {
+        if tables.len() > MAX_RANK {
+            return None;
+        }
+        let mut starts = Vec::with_capacity(tables.len());
+        let mut offsets = Vec::new();
+        let out_dims = tables.iter().map(Vec::len).collect();
+        for t in tables {
+            starts.push(offsets.len());
+            offsets.extend(t);
+        }
+        Some(AxisMap {
+            out_dims,
+            starts,
+            offsets,
+        })
+    }
+
+    /// The output shape.
+    pub fn out_dims(&self) -> &[usize] {
+        &self.out_dims
+    }
+
+    /// DEPTH_TO_SPACE of an NHWC input `[n, h, w, c]` by `block` (`c` divisible by `block²`):
+    /// output `[n, h·b, w·b, c/b²]`, `out[n, y, x, k] = in[n, y/b, x/b, ((y%b)·b + x%b)·c/b² + k]`
+    /// (TF's DCR order, as LiteRT's `reference_ops::DepthToSpace`).
+    pub fn depth_to_space(in_dims: [usize; 4], block: usize) -> Option<Self> {
+        let [n, h, w, c] = in_dims;
+        let oc = c / block.checked_mul(block)?;
+        let s = strides(&in_dims)?;
+        let tables = vec![
+            (0..n).map(|i| i * s[0]).collect(),
+            (0..h.checked_mul(block)?)
+                .map(|y| (y / block) * s[1] + (y % block) * block * oc)
+                .collect(),
+            (0..w.checked_mul(block)?)
+                .map(|x| (x / block) * s[2] + (x % block) * oc)
+                .collect(),
+            (0..oc).collect(),
+        ];
+        Self::from_tables(tables)
+    }
+
+    /// SPACE_TO_DEPTH of an NHWC input `[n, h, w, c]` by `block` (`h`, `w` divisible by it):
+    /// output `[n, h/b, w/b, c·b²]`, `out[n, y, x, (dy·b + dx)·c + k] = in[n, y·b + dy, x·b + dx, k]`
+    /// (LiteRT's `reference_ops::SpaceToDepth`).
+    pub fn space_to_depth(in_dims: [usize; 4], block: usize) -> Option<Self> {
+        let [n, h, w, c] = in_dims;
+        let s = strides(&in_dims)?;
+        let depth = c.checked_mul(block)?.checked_mul(block)?;
+        let tables = vec![
+            (0..n).map(|i| i * s[0]).collect(),
+            (0..h / block).map(|y| y * block * s[1]).collect(),
+            (0..w / block).map(|x| x * block * s[2]).collect(),
+            (0..depth)
+                .map(|d| {
+                    let (dy, dx, k) = (d / (block * c), (d / c) % block, d % c);
+                    dy * s[1] + dx * s[2] + k
+                })
+                .collect(),
+        ];
+        Self::from_tables(tables)
+    }
+
+    /// TILE: output dim `k` is `in_dims[k] · multiples[k]`, `out[i] = in[i mod in_dims]`
+    /// (LiteRT's `tile.cc`). BROADCAST_TO is the same with the input's shape right-aligned to
+    /// the output's and each size-1 dim repeated ([`AxisMap::broadcast_to`]).
+    pub fn tile(in_dims: &[usize], multiples: &[usize]) -> Option<Self> {
+        if multiples.len() != in_dims.len() {
+            return None;
+        }
+        let s = strides(in_dims)?;
+        let mut tables = Vec::with_capacity(in_dims.len());
+        for ((&d, &m), &st) in in_dims.iter().zip(multiples).zip(&s) {
+            let out = d.checked_mul(m)?;
+            tables.push((0..out).map(|i| (i % d) * st).collect());
+        }
+        Self::from_tables(tables)
+    }
+
+    /// BROADCAST_TO `out_dims`: the input's shape is right-aligned to `out_dims`; each input dim
+    /// must be 1 or equal the output dim (LiteRT's `broadcast_to.cc`). `None` otherwise.
+    pub fn broadcast_to(in_dims: &[usize], out_dims: &[usize]) -> Option<Self> {
+        let lead = out_dims.len().checked_sub(in_dims.len())?;
+        let mut padded = vec![1usize; lead];
+        padded.extend_from_slice(in_dims);
+        let mut multiples = Vec::with_capacity(out_dims.len());
+        for (&i, &o) in padded.iter().zip(out_dims) {
+            match i {
+                1 => multiples.push(o),
+                i if i == o => multiples.push(1),
+                _ => return None,
+            }
+        }
+        Self::tile(&padded, &multiples)
+    }
+
+    /// MIRROR_PAD by `(before, after)` per axis: REFLECT (`symmetric` false) mirrors around the
+    /// edge element, SYMMETRIC repeats it (LiteRT's `mirror_pad.cc`, offset 1 / 0). The caller
+    /// checks the paddings are at most `dim - 1` (REFLECT) or `dim` (SYMMETRIC).
+    pub fn mirror_pad(in_dims: &[usize], pads: &[(usize, usize)], symmetric: bool) -> Option<Self> {
+        if pads.len() != in_dims.len() {
+            return None;
+        }
+        let s = strides(in_dims)?;
+        let skip = usize::from(!symmetric);
+        let mut tables = Vec::with_capacity(in_dims.len());
+        for ((&n, &(before, after)), &st) in in_dims.iter().zip(pads).zip(&s) {
+            let out = n.checked_add(before)?.checked_add(after)?;
+            let mut t = Vec::with_capacity(out);
+            for i in 0..out {
+                let src = if i < before {
+                    (before - i - 1).checked_add(skip)?
+                } else if i - before < n {
+                    i - before
+                } else {
+                    (n - 1).checked_sub((i - before - n).checked_add(skip)?)?
+                };
+                if src >= n {
+                    return None;
+                }
+                t.push(src * st);
+            }
+            tables.push(t);
+        }
+        Self::from_tables(tables)
+    }
+
+    /// REVERSE_V2 along the axes flagged in `reversed` (LiteRT's `reverse.cc`).
+    pub fn reverse(in_dims: &[usize], reversed: &[bool]) -> Option<Self> {
+        if reversed.len() != in_dims.len() {
+            return None;
+        }
+        let s = strides(in_dims)?;
+        let tables = in_dims
+            .iter()
+            .zip(reversed)
+            .zip(&s)
+            .map(|((&n, &r), &st)| {
+                (0..n)
+                    .map(|i| if r { (n - 1 - i) * st } else { i * st })
+                    .collect()
+            })
+            .collect();
+        Self::from_tables(tables)
+    }
+}
+
+/// Copies `input` into `output` through `p`: `output` holds `Π out_dims` elements, `input` at
+/// least one past the largest offset.
+pub fn axis_gather<T: Copy>(p: &AxisMap, input: &[T], output: &mut [T]) {
+    let rank = p.out_dims.len();
+    if rank == 0 {
+        if let (Some(o), Some(i)) = (output.first_mut(), input.first()) {
+            *o = *i;
+        }
+        return;
+    }
+    if p.out_dims.contains(&0) {
+        return;
+    }
+    let inner = p.out_dims[rank - 1];
+    let last = &p.offsets[p.starts[rank - 1]..];
+    let outer_dims = &p.out_dims[..rank - 1];
+    let mut idx = [0usize; MAX_RANK];
+    let mut o = 0usize;
+    loop {
+        let base: usize = (0..rank - 1).map(|k| p.offsets[p.starts[k] + idx[k]]).sum();
+        for (dst, &off) in output[o..o + inner].iter_mut().zip(last) {
+            *dst = input[base + off];
+        }
+        o += inner;
+        if !next_index(outer_dims, &mut idx[..rank - 1]) {
+            break;
+        }
+    }
+}
+
+/// GATHER's sizes: `batch` = product of the first `batch_dims` input dims, `outer` = of the
+/// dims between them and `axis`, `axis_size`, `coords` = indices per batch, `inner` = product of
+/// the dims after `axis` (LiteRT's `reference_ops::Gather`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GatherParams {
+    /// Product of the batch dims.
+    pub batch: usize,
+    /// Product of the dims between the batch dims and the axis.
+    pub outer: usize,
+    /// Size of the gathered axis.
+    pub axis_size: usize,
+    /// Number of indices per batch.
+    pub coords: usize,
+    /// Product of the dims after the axis.
+    pub inner: usize,
+}
+
+/// GATHER: `out[b, o, i, :] = in[b, o, indices[b, i], :]` in the sizes of `p`. An index
+/// outside `[0, axis_size)` (LiteRT fails the invocation) leaves its slice zero; returns
+/// whether every index was in range.
+pub fn gather<T: Copy + Default, I: Copy + Into<i64>>(
+    p: &GatherParams,
+    input: &[T],
+    indices: &[I],
+    output: &mut [T],
+) -> bool {
+    let mut ok = true;
+    let n = p.inner;
+    for b in 0..p.batch {
+        for o in 0..p.outer {
+            let row = b * p.outer + o;
+            for i in 0..p.coords {
+                let dst = (row * p.coords + i) * n;
+                let out = &mut output[dst..dst + n];
+                match usize::try_from(indices[b * p.coords + i].into()) {
+                    Ok(k) if k < p.axis_size => {
+                        let src = (row * p.axis_size + k) * n;
+                        out.copy_from_slice(&input[src..src + n]);
+                    }
+                    _ => {
+                        ok = false;
+                        out.fill(T::default());
+                    }
+                }
+            }
+        }
+    }
+    ok
+}
+
+/// GATHER_ND's sizes: the input's leading `depth` dims are indexed (element strides `strides`
+/// in units of slices), each of the `count` index tuples selects one slice of `slice`
+/// elements (LiteRT's `reference_ops::GatherNd`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GatherNdParams {
+    /// Number of index tuples (product of the indices' dims but the last).
+    pub count: usize,
+    /// The indexed input dims (the indices' last dim many).
+    pub dims: Vec<usize>,
+    /// Elements per selected slice (product of the remaining input dims).
+    pub slice: usize,
+}
+
+/// GATHER_ND: `out[j, :] = in[indices[j, 0], …, indices[j, depth-1], :]`. A tuple with an index
+/// out of range (LiteRT fails the invocation) leaves its slice zero; returns whether every
+/// tuple was in range.
+pub fn gather_nd<T: Copy + Default, I: Copy + Into<i64>>(
+    p: &GatherNdParams,
+    input: &[T],
+    indices: &[I],
+    output: &mut [T],
+) -> bool {
+    let depth = p.dims.len();
+    let mut ok = true;
+    for j in 0..p.count {
+        let mut flat = 0usize;
+        let mut valid = true;
+        for (k, &d) in p.dims.iter().enumerate() {
+            match usize::try_from(indices[j * depth + k].into()) {
+                Ok(v) if v < d => flat = flat * d + v,
+                _ => valid = false,
+            }
+        }
+        let out = &mut output[j * p.slice..(j + 1) * p.slice];
+        if valid {
+            out.copy_from_slice(&input[flat * p.slice..(flat + 1) * p.slice]);
+        } else {
+            ok = false;
+            out.fill(T::default());
+        }
+    }
+    ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(p: &AxisMap, input: &[i32]) -> Vec<i32> {
+        let mut out = vec![0; p.out_dims().iter().product()];
+        axis_gather(p, input, &mut out);
+        out
+    }
+
+    #[test]
+    fn depth_to_space_and_back() {
+        // [1, 1, 2, 4] block 2 -> [1, 2, 4, 1].
+        let p = AxisMap::depth_to_space([1, 1, 2, 4], 2).expect("d2s");
+        assert_eq!(p.out_dims(), &[1, 2, 4, 1]);
+        let x: Vec<i32> = (0..8).collect();
+        let y = run(&p, &x);
+        assert_eq!(y, [0, 1, 4, 5, 2, 3, 6, 7]);
+        let q = AxisMap::space_to_depth([1, 2, 4, 1], 2).expect("s2d");
+        assert_eq!(q.out_dims(), &[1, 1, 2, 4]);
+        assert_eq!(run(&q, &y), x);
+    }
+
+    #[test]
+    fn tile_broadcast_mirror_reverse() {
+        let t = AxisMap::tile(&[2, 1], &[2, 3]).expect("tile");
+        assert_eq!(run(&t, &[1, 2]), [1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2]);
+        let b = AxisMap::broadcast_to(&[2], &[2, 2]).expect("bcast");
+        assert_eq!(run(&b, &[5, 6]), [5, 6, 5, 6]);
+        assert!(AxisMap::broadcast_to(&[3], &[2, 2]).is_none());
+        let r = AxisMap::mirror_pad(&[3], &[(2, 2)], false).expect("reflect");
+        assert_eq!(run(&r, &[1, 2, 3]), [3, 2, 1, 2, 3, 2, 1]);
+        let s = AxisMap::mirror_pad(&[3], &[(3, 1)], true).expect("symmetric");
+        assert_eq!(run(&s, &[1, 2, 3]), [3, 2, 1, 1, 2, 3, 3]);
+        assert!(AxisMap::mirror_pad(&[3], &[(3, 0)], false).is_none());
+        let v = AxisMap::reverse(&[2, 2], &[true, false]).expect("reverse");
+        assert_eq!(run(&v, &[1, 2, 3, 4]), [3, 4, 1, 2]);
+    }
+
+    #[test]
+    fn gathers_with_bad_indices_zero_fill() {
+        let p = GatherParams {
+            batch: 1,
+            outer: 2,
+            axis_size: 3,
+            coords: 2,
+            inner: 1,
+        };
+        let mut out = [9; 4];
+        assert!(gather(&p, &[1, 2, 3, 4, 5, 6], &[2i32, 0], &mut out));
+        assert_eq!(out, [3, 1, 6, 4]);
+        assert!(!gather(&p, &[1, 2, 3, 4, 5, 6], &[3i64, -1], &mut out));
+        assert_eq!(out, [0; 4]);
+        let q = GatherNdParams {
+            count: 2,
+            dims: vec![2, 2],
+            slice: 1,
+        };
+        let mut out = [9; 2];
+        assert!(gather_nd(&q, &[1, 2, 3, 4], &[1i32, 0, 0, 1], &mut out));
+        assert_eq!(out, [3, 2]);
+    }
+}

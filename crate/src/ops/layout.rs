@@ -1,0 +1,372 @@
+//! Data-movement ops that rearrange, repeat, mirror or select elements: DEPTH_TO_SPACE,
+//! SPACE_TO_DEPTH, TILE, BROADCAST_TO, MIRROR_PAD, REVERSE_V2, GATHER, GATHER_ND. Like the ops of
+//! [`super::shape`] they only copy elements, so they run on any fixed-size element type (the
+//! kernel is chosen by element size) and a quantized output must be quantized exactly like the
+//! input (TF's same-scale rule; otherwise "unsupported", never silently reinterpreted).
+//!
+//! Index inputs (multiples, shapes, paddings, axes, GATHER's indices) are INT32 or INT64 and never
+//! quantized. Those that decide the output shape must be constants; GATHER and GATHER_ND also take
+//! indices computed at run time (an index out of range, where LiteRT fails the invocation, gives
+//! zeros in its slice).
+
+use super::shape::{by_size, movable_size, same_type};
+use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo, dims4, options};
+use crate::graph::TensorType;
+use crate::kernels::reference::MAX_RANK;
+use crate::kernels::reference::layout::{self, AxisMap, GatherNdParams, GatherParams};
+use crate::tflite::schema::{
+    DepthToSpaceOptionsT, GatherOptionsT, MirrorPadMode, MirrorPadOptionsT, SpaceToDepthOptionsT,
+};
+
+/// Every op whose output axes map on their own to input offsets ([`AxisMap`]).
+struct Moved {
+    size: usize,
+    map: AxisMap,
+}
+
+impl Kernel for Moved {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.input(0);
+        by_size!(self.size, input, io.output(), |i, o| layout::axis_gather(
+            &self.map, i, o
+        ));
+    }
+}
+
+/// The output of `map` over `input` (same type and quantization).
+fn moved(ctx: &PrepareCtx<'_>, input: &TensorInfo<'_>, map: AxisMap) -> PrepareResult<Prepared> {
+    let size = movable_size(ctx, input)?;
+    same_type(ctx, input, map.out_dims().to_vec(), Moved { size, map })
+}
+
+/// A positive block size option.
+fn block_size(ctx: &PrepareCtx<'_>, b: i32) -> PrepareResult<usize> {
+    match usize::try_from(b) {
+        Ok(b) if b > 0 => Ok(b),
+        _ => Err(ctx.invalid(
+            String::new(),
+            format!("block_size must be positive, got {b}"),
+        )),
+    }
+}
+
+/// DEPTH_TO_SPACE of an NHWC input whose depth is a multiple of `block_size²` (LiteRT's
+/// `depth_to_space.cc`: float32, int8, uint8, int32, int64; no int16 kernel).
+pub fn prepare_depth_to_space(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
+    ctx.expect_inputs(1, 1)?;
+    let input = ctx.input(0)?;
+    ctx.require_rank(&input, 4)?;
+    let b = block_size(
+        ctx,
+        options!(ctx, DepthToSpaceOptions, DepthToSpaceOptionsT)?.block_size,
+    )?;
+    let dims = dims4(input.shape);
+    if b.checked_mul(b)
+        .is_none_or(|bb| !dims[3].is_multiple_of(bb))
+    {
+        return Err(ctx.invalid(
+            input.describe(),
+            format!("depth {} is not a multiple of block_size² ({b}²)", dims[3]),
+        ));
+    }
+    let map = AxisMap::depth_to_space(dims, b)
+        .ok_or_else(|| ctx.invalid(input.describe(), "output size overflows"))?;
+    moved(ctx, &input, map)
+}
+
+/// SPACE_TO_DEPTH of an NHWC input whose height and width are multiples of `block_size`
+/// (LiteRT's `space_to_depth.cc`: float32, int8, uint8, int32, int64; no int16 kernel).
+pub fn prepare_space_to_depth(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
+    ctx.expect_inputs(1, 1)?;
+    let input = ctx.input(0)?;
+    ctx.require_rank(&input, 4)?;
+    let b = block_size(
+        ctx,
+        options!(ctx, SpaceToDepthOptions, SpaceToDepthOptionsT)?.block_size,
+    )?;
+    let dims = dims4(input.shape);
+    if !dims[1].is_multiple_of(b) || !dims[2].is_multiple_of(b) {
+        return Err(ctx.invalid(
+            input.describe(),
+            format!(
+                "height and width {:?} are not multiples of block_size {b}",
+                &dims[1..3]
+            ),
+        ));
+    }
+    let map = AxisMap::space_to_depth(dims, b)
+        .ok_or_else(|| ctx.invalid(input.describe(), "output size overflows"))?;
+    moved(ctx, &input, map)
+}
+
+/// Non-negative sizes from a constant index tensor.
+fn sizes(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<Vec<usize>> {
+    let v = ctx.const_ints(t)?;
+    v.iter()
+        .map(|&x| usize::try_from(x))
+        .collect::<Result<_, _>>()
+        .map_err(|_| ctx.invalid(t.describe(), format!("negative value in {v:?}")))
+}
+
+/// TILE by constant multiples, one per input dim (LiteRT's `tile.cc`).
+pub fn prepare_tile(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
+    ctx.expect_inputs(2, 2)?;
+    let (input, mult_t) = (ctx.input(0)?, ctx.input(1)?);
+    ctx.require_max_rank(&input)?;
+    let multiples = sizes(ctx, &mult_t)?;
+    if multiples.len() != input.shape.len() {
+        return Err(ctx.invalid(
+            mult_t.describe(),
+            format!(
+                "{} multiples for rank {}",
+                multiples.len(),
+                input.shape.len()
+            ),
+        ));
+    }
+    let map = AxisMap::tile(input.shape, &multiples)
+        .ok_or_else(|| ctx.invalid(mult_t.describe(), "output size overflows"))?;
+    moved(ctx, &input, map)
+}
+
+/// BROADCAST_TO a constant shape: the input's shape right-aligned, each dim 1 or equal to the
+/// target's (LiteRT's `broadcast_to.cc`, rank up to 8).
+pub fn prepare_broadcast_to(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
+    ctx.expect_inputs(2, 2)?;
+    let (input, shape_t) = (ctx.input(0)?, ctx.input(1)?);
+    let shape = sizes(ctx, &shape_t)?;
+    if shape.len() > MAX_RANK {
+        return Err(ctx.unsupported(
+            shape_t.describe(),
+            format!("rank {} (at most {MAX_RANK} supported)", shape.len()),
+        ));
+    }
+    let map = AxisMap::broadcast_to(input.shape, &shape).ok_or_else(|| {
+        ctx.invalid(
+            shape_t.describe(),
+            format!("cannot broadcast {:?} to {shape:?}", input.shape),
+        )
+    })?;
+    moved(ctx, &input, map)
+}
+
+/// MIRROR_PAD with constant `[rank, 2]` paddings, REFLECT (each at most `dim - 1`) or SYMMETRIC
+/// (at most `dim`), as LiteRT's `mirror_pad.cc`.
+pub fn prepare_mirror_pad(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
+    ctx.expect_inputs(2, 2)?;
+    let (input, pads_t) = (ctx.input(0)?, ctx.input(1)?);
+    ctx.require_max_rank(&input)?;
+    let mode = options!(ctx, MirrorPadOptions, MirrorPadOptionsT)?.mode;
+    let symmetric = match mode {
+        MirrorPadMode::REFLECT => false,
+        MirrorPadMode::SYMMETRIC => true,
+        other => return Err(ctx.invalid(String::new(), format!("mirror pad mode {}", other.0))),
+    };
+    let pads = sizes(ctx, &pads_t)?;
+    let rank = input.shape.len();
+    if pads.len() != rank * 2 {
+        return Err(ctx.invalid(
+            pads_t.describe(),
+            format!("{} values for rank {rank} (need {})", pads.len(), rank * 2),
+        ));
+    }
+    let pairs: Vec<(usize, usize)> = pads.chunks_exact(2).map(|p| (p[0], p[1])).collect();
+    let map = AxisMap::mirror_pad(input.shape, &pairs, symmetric).ok_or_else(|| {
+        ctx.invalid(
+            pads_t.describe(),
+            format!(
+                "paddings {pairs:?} too large for {:?} in {} mode",
+                input.shape,
+                if symmetric { "SYMMETRIC" } else { "REFLECT" }
+            ),
+        )
+    })?;
+    moved(ctx, &input, map)
+}
+
+/// REVERSE_V2 along constant axes (negative axes count from the end; LiteRT's `reverse.cc`).
+pub fn prepare_reverse(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
+    ctx.expect_inputs(2, 2)?;
+    let (input, axes_t) = (ctx.input(0)?, ctx.input(1)?);
+    ctx.require_max_rank(&input)?;
+    let rank = input.shape.len();
+    let mut reversed = vec![false; rank];
+    for a in ctx.const_ints(&axes_t)? {
+        let a = ctx.axis(&axes_t, a, rank)?;
+        if std::mem::replace(&mut reversed[a], true) {
+            return Err(ctx.invalid(axes_t.describe(), format!("axis {a} listed twice")));
+        }
+    }
+    let map = AxisMap::reverse(input.shape, &reversed)
+        .ok_or_else(|| ctx.invalid(input.describe(), "shape overflows"))?;
+    moved(ctx, &input, map)
+}
+
+/// Whether an index tensor is INT64 (else INT32); other types are "unsupported".
+fn index_is_i64(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<bool> {
+    ctx.require_dtype(t, &[TensorType::INT32, TensorType::INT64])?;
+    Ok(t.dtype == TensorType::INT64)
+}
+
+/// Product of `dims`, or an "invalid" issue naming `t`.
+fn product(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>, dims: &[usize]) -> PrepareResult<usize> {
+    dims.iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .ok_or_else(|| ctx.invalid(t.describe(), "size overflows"))
+}
+
+struct Gather {
+    size: usize,
+    i64: bool,
+    p: GatherParams,
+}
+
+impl Kernel for Gather {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.input(0);
+        let idx = io.input(1);
+        let i64 = self.i64;
+        by_size!(self.size, input, io.output(), |i, o| if i64 {
+            layout::gather(&self.p, i, bytemuck::cast_slice::<u8, i64>(idx), o)
+        } else {
+            layout::gather(&self.p, i, bytemuck::cast_slice::<u8, i32>(idx), o)
+        });
+    }
+}
+
+/// GATHER along `axis` (negative counts from the end) with `batch_dims` leading dims shared by
+/// input and indices; INT32 or INT64 indices, constant (checked here) or computed at run time
+/// (LiteRT's `gather.cc`: output `input[:axis] + indices[batch_dims:] + input[axis+1:]`).
+pub fn prepare_gather(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
+    ctx.expect_inputs(2, 2)?;
+    let (input, idx) = (ctx.input(0)?, ctx.input(1)?);
+    let size = movable_size(ctx, &input)?;
+    let i64 = index_is_i64(ctx, &idx)?;
+    let o = options!(ctx, GatherOptions, GatherOptionsT)?;
+    let rank = input.shape.len();
+    let axis = ctx.axis(&input, i64::from(o.axis), rank)?;
+    let bd = i64::from(o.batch_dims);
+    let bd = if bd < 0 {
+        bd + idx.shape.len() as i64
+    } else {
+        bd
+    };
+    let batch_dims = usize::try_from(bd)
+        .ok()
+        .filter(|&b| b <= axis && b <= idx.shape.len())
+        .ok_or_else(|| {
+            ctx.invalid(
+                idx.describe(),
+                format!(
+                    "batch_dims {} invalid for axis {axis} and indices {:?}",
+                    o.batch_dims, idx.shape
+                ),
+            )
+        })?;
+    if input.shape[..batch_dims] != idx.shape[..batch_dims] {
+        return Err(ctx.invalid(
+            idx.describe(),
+            format!("batch dims of {:?} and {:?} differ", input.shape, idx.shape),
+        ));
+    }
+    let p = GatherParams {
+        batch: product(ctx, &input, &input.shape[..batch_dims])?,
+        outer: product(ctx, &input, &input.shape[batch_dims..axis])?,
+        axis_size: input.shape[axis],
+        coords: product(ctx, &idx, &idx.shape[batch_dims..])?,
+        inner: product(ctx, &input, &input.shape[axis + 1..])?,
+    };
+    if idx.data.is_some()
+        && let Some(bad) = ctx
+            .const_ints(&idx)?
+            .into_iter()
+            .find(|&k| usize::try_from(k).map_or(true, |k| k >= p.axis_size))
+    {
+        return Err(ctx.invalid(
+            idx.describe(),
+            format!(
+                "index {bad} out of range for axis {axis} of size {}",
+                p.axis_size
+            ),
+        ));
+    }
+    let mut shape = input.shape[..axis].to_vec();
+    shape.extend_from_slice(&idx.shape[batch_dims..]);
+    shape.extend_from_slice(&input.shape[axis + 1..]);
+    if shape.len() > MAX_RANK {
+        return Err(ctx.unsupported(
+            idx.describe(),
+            format!("output rank {} (at most {MAX_RANK} supported)", shape.len()),
+        ));
+    }
+    product(ctx, &idx, &shape)?;
+    same_type(ctx, &input, shape, Gather { size, i64, p })
+}
+
+struct GatherNd {
+    size: usize,
+    i64: bool,
+    p: GatherNdParams,
+}
+
+impl Kernel for GatherNd {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.input(0);
+        let idx = io.input(1);
+        let i64 = self.i64;
+        by_size!(self.size, input, io.output(), |i, o| if i64 {
+            layout::gather_nd(&self.p, i, bytemuck::cast_slice::<u8, i64>(idx), o)
+        } else {
+            layout::gather_nd(&self.p, i, bytemuck::cast_slice::<u8, i32>(idx), o)
+        });
+    }
+}
+
+/// GATHER_ND: the indices' last dim (at most the input's rank) indexes the input's leading dims;
+/// output `indices[:-1] + input[depth:]`. INT32 or INT64 indices, constant (checked here) or
+/// computed at run time (LiteRT's `gather_nd.cc`).
+pub fn prepare_gather_nd(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
+    ctx.expect_inputs(2, 2)?;
+    let (input, idx) = (ctx.input(0)?, ctx.input(1)?);
+    let size = movable_size(ctx, &input)?;
+    let i64 = index_is_i64(ctx, &idx)?;
+    let Some((&depth, lead)) = idx.shape.split_last() else {
+        return Err(ctx.invalid(idx.describe(), "indices must have rank at least 1"));
+    };
+    if depth > input.shape.len() {
+        return Err(ctx.invalid(
+            idx.describe(),
+            format!("index depth {depth} exceeds the rank of {:?}", input.shape),
+        ));
+    }
+    let dims = input.shape[..depth].to_vec();
+    if idx.data.is_some() {
+        let v = ctx.const_ints(&idx)?;
+        for t in v.chunks_exact(depth.max(1)) {
+            if t.iter()
+                .zip(&dims)
+                .any(|(&k, &d)| usize::try_from(k).map_or(true, |k| k >= d))
+            {
+                return Err(ctx.invalid(
+                    idx.describe(),
+                    format!("index {t:?} out of range for {:?}", input.shape),
+                ));
+            }
+        }
+    }
+    let mut shape = lead.to_vec();
+    shape.extend_from_slice(&input.shape[depth..]);
+    if shape.len() > MAX_RANK {
+        return Err(ctx.unsupported(
+            idx.describe(),
+            format!("output rank {} (at most {MAX_RANK} supported)", shape.len()),
+        ));
+    }
+    product(ctx, &idx, &shape)?;
+    let p = GatherNdParams {
+        count: product(ctx, &idx, lead)?,
+        dims,
+        slice: product(ctx, &input, &input.shape[depth..])?,
+    };
+    same_type(ctx, &input, shape, GatherNd { size, i64, p })
+}
