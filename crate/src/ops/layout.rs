@@ -370,3 +370,211 @@ pub fn prepare_gather_nd(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     };
     same_type(ctx, &input, shape, GatherNd { size, i64, p })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, TensorType};
+    use crate::ops::shape::test_model::{act, error, i8s, ints, run, single_op};
+    use crate::tflite::schema::{
+        DepthToSpaceOptionsT, GatherOptionsT, MirrorPadMode, MirrorPadOptionsT,
+        SpaceToDepthOptionsT,
+    };
+
+    const I8: TensorType = TensorType::INT8;
+    const Q: Option<(f32, i64)> = Some((0.05, -3));
+
+    fn d2s(block: i32) -> BuiltinOptionsT {
+        BuiltinOptionsT::DepthToSpaceOptions(Box::new(DepthToSpaceOptionsT { block_size: block }))
+    }
+
+    #[test]
+    fn depth_to_space_runs_int8_and_checks_its_block() {
+        // [1, 1, 2, 4] block 2 -> [1, 2, 4, 1] (LiteRT's BUILTIN_REF has no int8 kernel to
+        // compare with: the goldens cover float, this the int8 copy).
+        let m = single_op(
+            Op::DEPTH_TO_SPACE,
+            d2s(2),
+            vec![act(I8, &[1, 1, 2, 4], Q), act(I8, &[1, 2, 4, 1], Q)],
+        );
+        let x: Vec<i8> = vec![-128, -1, 0, 1, 2, 3, 4, 127];
+        assert_eq!(run(&m, &[&i8s(&x)]), i8s(&[-128, -1, 2, 3, 0, 1, 4, 127]));
+        for (block, why) in [(0, "block_size must be positive"), (3, "not a multiple")] {
+            let m = single_op(
+                Op::DEPTH_TO_SPACE,
+                d2s(block),
+                vec![act(I8, &[1, 1, 2, 4], Q), act(I8, &[1, 2, 4, 1], Q)],
+            );
+            assert!(error(&m).contains(why), "{}", error(&m));
+        }
+        // Output quantized differently from the input.
+        let m = single_op(
+            Op::DEPTH_TO_SPACE,
+            d2s(2),
+            vec![
+                act(I8, &[1, 1, 2, 4], Q),
+                act(I8, &[1, 2, 4, 1], Some((0.1, 0))),
+            ],
+        );
+        assert!(error(&m).contains("moves quantized values unchanged"));
+    }
+
+    #[test]
+    fn space_to_depth_rejects_uneven_space() {
+        let opts =
+            BuiltinOptionsT::SpaceToDepthOptions(Box::new(SpaceToDepthOptionsT { block_size: 2 }));
+        let m = single_op(
+            Op::SPACE_TO_DEPTH,
+            opts,
+            vec![act(I8, &[1, 3, 2, 1], Q), act(I8, &[1, 1, 1, 4], Q)],
+        );
+        assert!(error(&m).contains("not multiples of block_size 2"));
+    }
+
+    #[test]
+    fn tile_and_broadcast_int8() {
+        let m = single_op(
+            Op::TILE,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(I8, &[2, 1], Q),
+                ints(&[2], &[2, 3]),
+                act(I8, &[4, 3], Q),
+            ],
+        );
+        assert_eq!(
+            run(&m, &[&i8s(&[-7, 9])]),
+            i8s(&[-7, -7, -7, 9, 9, 9, -7, -7, -7, 9, 9, 9])
+        );
+        let m = single_op(
+            Op::TILE,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(I8, &[2, 1], Q),
+                ints(&[2], &[2, -1]),
+                act(I8, &[4, 3], Q),
+            ],
+        );
+        assert!(error(&m).contains("negative value"));
+        let m = single_op(
+            Op::BROADCAST_TO,
+            BuiltinOptionsT::NONE,
+            vec![act(I8, &[3], Q), ints(&[2], &[2, 2]), act(I8, &[2, 2], Q)],
+        );
+        assert!(error(&m).contains("cannot broadcast"));
+    }
+
+    #[test]
+    fn mirror_pad_limits_follow_the_mode() {
+        let pad = |mode, p: i32| {
+            single_op(
+                Op::MIRROR_PAD,
+                BuiltinOptionsT::MirrorPadOptions(Box::new(MirrorPadOptionsT { mode })),
+                vec![
+                    act(I8, &[3], Q),
+                    ints(&[1, 2], &[p, 0]),
+                    act(I8, &[3 + p], Q),
+                ],
+            )
+        };
+        assert_eq!(
+            run(&pad(MirrorPadMode::SYMMETRIC, 3), &[&i8s(&[1, 2, 3])]),
+            i8s(&[3, 2, 1, 1, 2, 3])
+        );
+        assert_eq!(
+            run(&pad(MirrorPadMode::REFLECT, 2), &[&i8s(&[1, 2, 3])]),
+            i8s(&[3, 2, 1, 2, 3])
+        );
+        assert!(error(&pad(MirrorPadMode::REFLECT, 3)).contains("too large"));
+    }
+
+    #[test]
+    fn gather_takes_run_time_indices_and_checks_constant_ones() {
+        let opts = |axis| {
+            BuiltinOptionsT::GatherOptions(Box::new(GatherOptionsT {
+                axis,
+                batch_dims: 0,
+            }))
+        };
+        // Indices as a graph input: an out-of-range one gives a zero slice.
+        let m = single_op(
+            Op::GATHER,
+            opts(-1),
+            vec![
+                act(I8, &[2, 3], Q),
+                act(TensorType::INT32, &[2], None),
+                act(I8, &[2, 2], Q),
+            ],
+        );
+        let idx: Vec<u8> = bytemuck::cast_slice(&[2i32, 0]).to_vec();
+        assert_eq!(
+            run(&m, &[&i8s(&[1, 2, 3, 4, 5, 6]), &idx]),
+            i8s(&[3, 1, 6, 4])
+        );
+        let bad: Vec<u8> = bytemuck::cast_slice(&[7i32, 1]).to_vec();
+        assert_eq!(
+            run(&m, &[&i8s(&[1, 2, 3, 4, 5, 6]), &bad]),
+            i8s(&[0, 2, 0, 5])
+        );
+        // Constant indices are checked at prepare.
+        let m = single_op(
+            Op::GATHER,
+            opts(0),
+            vec![act(I8, &[2, 3], Q), ints(&[1], &[2]), act(I8, &[1, 3], Q)],
+        );
+        assert!(error(&m).contains("index 2 out of range"));
+        let m = single_op(
+            Op::GATHER,
+            opts(2),
+            vec![act(I8, &[2, 3], Q), ints(&[1], &[0]), act(I8, &[2, 1], Q)],
+        );
+        assert!(error(&m).contains("axis 2 out of range"));
+    }
+
+    #[test]
+    fn gather_nd_checks_depth_and_range() {
+        let m = single_op(
+            Op::GATHER_ND,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(I8, &[2, 2], Q),
+                ints(&[2, 2], &[1, 1, 0, 1]),
+                act(I8, &[2], Q),
+            ],
+        );
+        assert_eq!(run(&m, &[&i8s(&[1, 2, 3, 4])]), i8s(&[4, 2]));
+        let m = single_op(
+            Op::GATHER_ND,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(I8, &[2, 2], Q),
+                ints(&[1, 3], &[0, 0, 0]),
+                act(I8, &[1], Q),
+            ],
+        );
+        assert!(error(&m).contains("index depth 3"));
+        let m = single_op(
+            Op::GATHER_ND,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(I8, &[2, 2], Q),
+                ints(&[1, 2], &[0, 2]),
+                act(I8, &[1], Q),
+            ],
+        );
+        assert!(error(&m).contains("out of range"));
+    }
+
+    #[test]
+    fn reverse_rejects_repeated_axes() {
+        let m = single_op(
+            Op::REVERSE_V2,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(I8, &[2, 2], Q),
+                ints(&[2], &[1, -1]),
+                act(I8, &[2, 2], Q),
+            ],
+        );
+        assert!(error(&m).contains("listed twice"));
+    }
+}

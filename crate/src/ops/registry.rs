@@ -448,7 +448,7 @@ pub const OPS: &[OpEntry] = &[
         TILE,
         layout::prepare_tile,
         F816,
-        Some(same(2)),
+        Some(with16(same(3))),
         &["input", "multiples"],
         COPY
     ),
