@@ -476,6 +476,22 @@ pub const OPS: &[OpEntry] = &[
         &["input", "axes"],
         COPY
     ),
+    row!(
+        SPACE_TO_BATCH_ND,
+        layout::prepare_space_to_batch,
+        F816,
+        Some(with16(same(2))),
+        &["input", "block shape", "paddings"],
+        "pads with the output zero point"
+    ),
+    row!(
+        BATCH_TO_SPACE_ND,
+        layout::prepare_batch_to_space,
+        F816,
+        Some(with16(same(2))),
+        &["input", "block shape", "crops"],
+        COPY
+    ),
     // ops/resize.rs
     row!(
         RESIZE_BILINEAR,
@@ -518,8 +534,6 @@ pub const OPS: &[OpEntry] = &[
     row!(SPLIT_V, quantizer only, same(2)),
     row!(PACK, quantizer only, with16(same(2))),
     row!(UNPACK, quantizer only, with16(same(2))),
-    row!(BATCH_TO_SPACE_ND, quantizer only, same(2)),
-    row!(SPACE_TO_BATCH_ND, quantizer only, same(2)),
     row!(RSQRT, quantizer only, plain(2)),
     row!(ELU, quantizer only, plain(2)),
     row!(ABS, quantizer only, plain(2)),

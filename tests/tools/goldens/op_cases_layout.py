@@ -1,5 +1,5 @@
 """Single-operator cases of the data-movement family (DEPTH_TO_SPACE, SPACE_TO_DEPTH, GATHER,
-GATHER_ND, TILE, BROADCAST_TO, MIRROR_PAD, REVERSE_V2): one op_case() call each, grouped by
+GATHER_ND, TILE, BROADCAST_TO, MIRROR_PAD, REVERSE_V2, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND): one op_case() call each, grouped by
 operator. Index inputs (indices, multiples, paddings, shapes) are int32/int64 constants that stay
 unquantized. See goldens.single_op for In and op_case."""
 
@@ -113,4 +113,22 @@ op_case(
     [In("x", (4, 5, 3), -1.0, 1.0)],
     lambda x: K.flip(x, axis=2),
     "REVERSE_V2 of [1,4,5,3] on axis 2.",
+)
+
+# SPACE_TO_BATCH_ND / BATCH_TO_SPACE_ND ----------------------------------------
+op_case(
+    "op_space_to_batch_pad", "SPACE_TO_BATCH_ND", 7081,
+    [In("x", (5, 4, 3), 0.0, 2.0)],
+    lambda x: _tf(lambda t: tf.space_to_batch_nd(t, [2, 3], [[1, 0], [1, 1]]), "s2b")(x),
+    "SPACE_TO_BATCH_ND block [2,3], paddings [[1,0],[1,1]]: [1,5,4,3] -> [6,3,2,3]; input in [0, 2] "
+    "(int8 zero point -128: padding writes -128).",
+)
+op_case(
+    "op_batch_to_space_crop", "BATCH_TO_SPACE_ND", 7082,
+    [In("x", (3, 4, 2), -1.0, 1.0)],
+    lambda x: _tf(
+        lambda t: tf.batch_to_space(tf.reshape(t, (4, 3, 2, 1)), [2, 2], [[1, 0], [0, 1]]), "b2s"
+    )(x),
+    "BATCH_TO_SPACE_ND block [2,2], crops [[1,0],[0,1]]: [4,3,2,1] -> [1,5,3,1] (after a RESHAPE "
+    "of the [1,3,4,2] input to batch 4).",
 )

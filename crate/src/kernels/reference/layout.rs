@@ -1,9 +1,10 @@
 //! Data movement without arithmetic: DEPTH_TO_SPACE, SPACE_TO_DEPTH, TILE, BROADCAST_TO,
-//! MIRROR_PAD, REVERSE_V2 (one "per-axis offset table" kernel, [`axis_gather`]) and GATHER /
-//! GATHER_ND (index tensors read at run time). Every output element is a copy of one input
+//! MIRROR_PAD, REVERSE_V2, BATCH_TO_SPACE_ND (one "per-axis offset table" kernel,
+//! [`axis_gather`]), SPACE_TO_BATCH_ND ([`space_to_batch`], which pads) and GATHER / GATHER_ND
+//! (index tensors read at run time). Every output element is a copy of one input
 //! element, so float, int8 and int16 results are bit-identical to LiteRT's reference kernels
 //! (`depth_to_space.cc`, `space_to_depth.cc`, `tile.cc`, `broadcast_to.cc`, `mirror_pad.cc`,
-//! `reverse.cc`, `gather.cc`, `gather_nd.cc`) whatever order the copies are made in; no rounding.
+//! `reverse.cc`, `space_to_batch_nd.cc`, `batch_to_space_nd.cc`, `gather.cc`, `gather_nd.cc`) whatever order the copies are made in; no rounding.
 
 use super::{MAX_RANK, next_index};
 
@@ -55,6 +56,38 @@ impl AxisMap {
     /// The output shape.
     pub fn out_dims(&self) -> &[usize] {
         &self.out_dims
+    }
+
+    /// The same map without output axis `axis`, which must have size 1 (a rank-3 op run as
+    /// rank 4 with a unit width).
+    pub fn squeeze_axis(mut self, axis: usize) -> Option<Self> {
+        if self.out_dims.get(axis) != Some(&1) {
+            return None;
+        }
+        let start = self.starts[axis];
+        // A size-1 axis contributes its single offset to every element: fold it into the next
+        // axis's table (or the previous one's when it is the last).
+        let extra = self.offsets[start];
+        let rank = self.out_dims.len();
+        let other = if axis + 1 < rank {
+            axis + 1
+        } else {
+            axis.checked_sub(1)?
+        };
+        let (a, b) = (
+            self.starts[other],
+            self.starts[other] + self.out_dims[other],
+        );
+        for o in &mut self.offsets[a..b] {
+            *o += extra;
+        }
+        self.offsets.remove(start);
+        self.out_dims.remove(axis);
+        self.starts.remove(axis);
+        for s in &mut self.starts[axis..] {
+            *s -= 1;
+        }
+        Some(self)
     }
 
     /// DEPTH_TO_SPACE of an NHWC input `[n, h, w, c]` by `block` (`c` divisible by `block²`):
@@ -179,6 +212,121 @@ impl AxisMap {
             })
             .collect();
         Self::from_tables(tables)
+    }
+    /// BATCH_TO_SPACE_ND of an NHWC input `[b, h, w, c]` by `block = [bh, bw]` (`b` divisible by
+    /// `bh·bw`), cropping `crops = [(top, bottom), (left, right)]`: output
+    /// `[b/(bh·bw), h·bh − top − bottom, w·bw − left − right, c]`, `out[n, y, x, k] =
+    /// in[((y+top)%bh · bw + (x+left)%bw) · b/(bh·bw) + n, (y+top)/bh, (x+left)/bw, k]` (LiteRT's
+    /// `reference_ops::BatchToSpaceND`). `None` when the sizes do not fit.
+    pub fn batch_to_space(
+        in_dims: [usize; 4],
+        block: [usize; 2],
+        crops: [(usize, usize); 2],
+    ) -> Option<Self> {
+        let [b, h, w, c] = in_dims;
+        let [bh, bw] = block;
+        let blocks = bh.checked_mul(bw)?;
+        if blocks == 0 || !b.is_multiple_of(blocks) {
+            return None;
+        }
+        let ob = b / blocks;
+        let oh = h
+            .checked_mul(bh)?
+            .checked_sub(crops[0].0)?
+            .checked_sub(crops[0].1)?;
+        let ow = w
+            .checked_mul(bw)?
+            .checked_sub(crops[1].0)?
+            .checked_sub(crops[1].1)?;
+        let s = strides(&in_dims)?;
+        let tables = vec![
+            (0..ob).map(|n| n * s[0]).collect(),
+            (0..oh)
+                .map(|y| {
+                    let y = y + crops[0].0;
+                    (y / bh) * s[1] + (y % bh) * bw * ob * s[0]
+                })
+                .collect(),
+            (0..ow)
+                .map(|x| {
+                    let x = x + crops[1].0;
+                    (x / bw) * s[2] + (x % bw) * ob * s[0]
+                })
+                .collect(),
+            (0..c).collect(),
+        ];
+        Self::from_tables(tables)
+    }
+}
+
+/// SPACE_TO_BATCH_ND sizes: an NHWC input padded by `pads` (`(before, after)` for height and
+/// width) and cut into `block = [bh, bw]` blocks that become batches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpaceToBatchParams {
+    in_dims: [usize; 4],
+    block: [usize; 2],
+    before: [usize; 2],
+    out_dims: [usize; 4],
+}
+
+impl SpaceToBatchParams {
+    /// `None` unless the padded height and width are multiples of the block (and sizes fit).
+    pub fn new(in_dims: [usize; 4], block: [usize; 2], pads: [(usize, usize); 2]) -> Option<Self> {
+        let [b, h, w, c] = in_dims;
+        let [bh, bw] = block;
+        let ph = h.checked_add(pads[0].0)?.checked_add(pads[0].1)?;
+        let pw = w.checked_add(pads[1].0)?.checked_add(pads[1].1)?;
+        if bh == 0 || bw == 0 || !ph.is_multiple_of(bh) || !pw.is_multiple_of(bw) {
+            return None;
+        }
+        let out_dims = [b.checked_mul(bh)?.checked_mul(bw)?, ph / bh, pw / bw, c];
+        out_dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d))?;
+        Some(SpaceToBatchParams {
+            in_dims,
+            block,
+            before: [pads[0].0, pads[1].0],
+            out_dims,
+        })
+    }
+
+    /// The output shape `[b·bh·bw, (h + pads)/bh, (w + pads)/bw, c]`.
+    pub fn out_dims(&self) -> [usize; 4] {
+        self.out_dims
+    }
+}
+
+/// SPACE_TO_BATCH_ND: `out[(sh·bw + sw)·b + n, y, x, k] = padded[n, y·bh + sh, x·bw + sw, k]`,
+/// padding with `pad_value` (LiteRT's `reference_ops::SpaceToBatchND`: the output zero point for
+/// quantized tensors, 0 otherwise).
+pub fn space_to_batch<T: Copy>(
+    p: &SpaceToBatchParams,
+    pad_value: T,
+    input: &[T],
+    output: &mut [T],
+) {
+    let [b, h, w, c] = p.in_dims;
+    let [bh, bw] = p.block;
+    let [obatch, oh, ow, _] = p.out_dims;
+    let mut dst = 0usize;
+    for ob in 0..obatch {
+        let n = ob % b;
+        let shift = ob / b;
+        let (sh, sw) = (shift / bw, shift % bw);
+        for y in 0..oh {
+            let iy = (y * bh + sh).checked_sub(p.before[0]).filter(|&v| v < h);
+            for x in 0..ow {
+                let ix = (x * bw + sw).checked_sub(p.before[1]).filter(|&v| v < w);
+                let out = &mut output[dst..dst + c];
+                match (iy, ix) {
+                    (Some(iy), Some(ix)) => {
+                        let src = ((n * h + iy) * w + ix) * c;
+                        out.copy_from_slice(&input[src..src + c]);
+                    }
+                    _ => out.fill(pad_value),
+                }
+                dst += c;
+            }
+        }
     }
 }
 
@@ -343,6 +491,21 @@ mod tests {
         assert!(AxisMap::mirror_pad(&[3], &[(3, 0)], false).is_none());
         let v = AxisMap::reverse(&[2, 2], &[true, false]).expect("reverse");
         assert_eq!(run(&v, &[1, 2, 3, 4]), [3, 4, 1, 2]);
+    }
+
+    #[test]
+    fn space_to_batch_and_back() {
+        // [1, 2, 3, 1] padded by one column on the left -> [1, 2, 4, 1] -> block [1, 2] -> [2, 2, 2, 1].
+        let p = SpaceToBatchParams::new([1, 2, 3, 1], [1, 2], [(0, 0), (1, 0)]).expect("s2b");
+        assert_eq!(p.out_dims(), [2, 2, 2, 1]);
+        let mut out = [0; 8];
+        space_to_batch(&p, -1, &[1, 2, 3, 4, 5, 6], &mut out);
+        assert_eq!(out, [-1, 2, -1, 5, 1, 3, 4, 6]);
+        let q = AxisMap::batch_to_space([2, 2, 2, 1], [1, 2], [(0, 0), (1, 0)]).expect("b2s");
+        assert_eq!(q.out_dims(), &[1, 2, 3, 1]);
+        assert_eq!(run(&q, &out), [1, 2, 3, 4, 5, 6]);
+        assert!(SpaceToBatchParams::new([1, 2, 3, 1], [1, 2], [(0, 0), (0, 0)]).is_none());
+        assert!(AxisMap::batch_to_space([3, 2, 2, 1], [1, 2], [(0, 0), (0, 0)]).is_none());
     }
 
     #[test]
