@@ -9,14 +9,19 @@
 use super::{MAX_RANK, next_index};
 
 /// An output whose every axis maps on its own to an input offset: output element
-/// `(i_0, …, i_{r-1})` is input element `Σ_k table_k[i_k]` (flat, in elements). Covers the ops
-/// that rearrange axes (DEPTH_TO_SPACE, SPACE_TO_DEPTH), repeat them (TILE, BROADCAST_TO) or
-/// mirror them (MIRROR_PAD, REVERSE_V2).
+/// `(i_0, …, i_{r-1})` is input element `Σ_k table_k[i_k mod period_k]` (flat, in elements).
+/// Covers the ops that rearrange axes (DEPTH_TO_SPACE, SPACE_TO_DEPTH, BATCH_TO_SPACE_ND), repeat
+/// them (TILE, BROADCAST_TO: the period is the input dim) or mirror them (MIRROR_PAD,
+/// REVERSE_V2). The tables hold at most a few times the input's dims, never the repeated output
+/// (every constructor checks this before allocating), so a hostile multiple cannot make prepare
+/// allocate beyond the input's size; the engine then checks the output against its tensor limit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AxisMap {
     out_dims: Vec<usize>,
     /// Start of each axis's table in `offsets`.
     starts: Vec<usize>,
+    /// Length of each axis's table (the output dim, or the input dim for a repeated axis).
+    periods: Vec<usize>,
     /// The per-axis tables, concatenated.
     offsets: Vec<usize>,
 }
@@ -36,12 +41,28 @@ impl AxisMap {
     /// From one table per output axis (the table's length is the output dim). `None` when the
     /// rank exceeds [`MAX_RANK`].
     fn from_tables(tables: Vec<Vec<usize>>) -> Option<Self> {
-        if tables.len() > MAX_RANK {
+        let out_dims = tables.iter().map(Vec::len).collect();
+        Self::periodic(tables, out_dims)
+    }
+
+    /// From one table per output axis, repeated up to `out_dims` (a table may be empty only
+    /// when its output dim is 0). `None` when the rank exceeds [`MAX_RANK`] or the output's
+    /// element count overflows.
+    fn periodic(tables: Vec<Vec<usize>>, out_dims: Vec<usize>) -> Option<Self> {
+        if tables.len() > MAX_RANK || tables.len() != out_dims.len() {
+            return None;
+        }
+        out_dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d))?;
+        if tables
+            .iter()
+            .zip(&out_dims)
+            .any(|(t, &d)| t.is_empty() && d > 0)
+        {
             return None;
         }
         let mut starts = Vec::with_capacity(tables.len());
+        let periods = tables.iter().map(Vec::len).collect();
         let mut offsets = Vec::new();
-        let out_dims = tables.iter().map(Vec::len).collect();
         for t in tables {
             starts.push(offsets.len());
             offsets.extend(t);
@@ -49,6 +70,7 @@ impl AxisMap {
         Some(AxisMap {
             out_dims,
             starts,
+            periods,
             offsets,
         })
     }
@@ -74,15 +96,13 @@ impl AxisMap {
         } else {
             axis.checked_sub(1)?
         };
-        let (a, b) = (
-            self.starts[other],
-            self.starts[other] + self.out_dims[other],
-        );
+        let (a, b) = (self.starts[other], self.starts[other] + self.periods[other]);
         for o in &mut self.offsets[a..b] {
             *o += extra;
         }
         self.offsets.remove(start);
         self.out_dims.remove(axis);
+        self.periods.remove(axis);
         self.starts.remove(axis);
         for s in &mut self.starts[axis..] {
             *s -= 1;
@@ -95,7 +115,12 @@ impl AxisMap {
     /// (TF's DCR order, as LiteRT's `reference_ops::DepthToSpace`).
     pub fn depth_to_space(in_dims: [usize; 4], block: usize) -> Option<Self> {
         let [n, h, w, c] = in_dims;
-        let oc = c / block.checked_mul(block)?;
+        let bb = block.checked_mul(block)?;
+        // The tables hold h·b and w·b entries: bounded by the input only when b² <= c.
+        if bb == 0 || bb > c {
+            return None;
+        }
+        let oc = c / bb;
         let s = strides(&in_dims)?;
         let tables = vec![
             (0..n).map(|i| i * s[0]).collect(),
@@ -115,6 +140,10 @@ impl AxisMap {
     /// (LiteRT's `reference_ops::SpaceToDepth`).
     pub fn space_to_depth(in_dims: [usize; 4], block: usize) -> Option<Self> {
         let [n, h, w, c] = in_dims;
+        // The depth table holds c·b² entries: bounded by the input only when b <= h, w.
+        if block == 0 || block > h || block > w {
+            return None;
+        }
         let s = strides(&in_dims)?;
         let depth = c.checked_mul(block)?.checked_mul(block)?;
         let tables = vec![
@@ -140,11 +169,13 @@ impl AxisMap {
         }
         let s = strides(in_dims)?;
         let mut tables = Vec::with_capacity(in_dims.len());
+        let mut out_dims = Vec::with_capacity(in_dims.len());
         for ((&d, &m), &st) in in_dims.iter().zip(multiples).zip(&s) {
-            let out = d.checked_mul(m)?;
-            tables.push((0..out).map(|i| (i % d) * st).collect());
+            out_dims.push(d.checked_mul(m)?);
+            // One period: the input dim, however large the multiple.
+            tables.push((0..d).map(|i| i * st).collect());
         }
-        Self::from_tables(tables)
+        Self::periodic(tables, out_dims)
     }
 
     /// BROADCAST_TO `out_dims`: the input's shape is right-aligned to `out_dims`; each input dim
@@ -175,6 +206,10 @@ impl AxisMap {
         let skip = usize::from(!symmetric);
         let mut tables = Vec::with_capacity(in_dims.len());
         for ((&n, &(before, after)), &st) in in_dims.iter().zip(pads).zip(&s) {
+            let limit = if symmetric { n } else { n.saturating_sub(1) };
+            if before > limit || after > limit {
+                return None;
+            }
             let out = n.checked_add(before)?.checked_add(after)?;
             let mut t = Vec::with_capacity(out);
             for i in 0..out {
@@ -226,7 +261,8 @@ impl AxisMap {
         let [b, h, w, c] = in_dims;
         let [bh, bw] = block;
         let blocks = bh.checked_mul(bw)?;
-        if blocks == 0 || !b.is_multiple_of(blocks) {
+        // The tables hold h·bh and w·bw entries: bounded by the input only when bh·bw <= b.
+        if blocks == 0 || blocks > b || !b.is_multiple_of(blocks) {
             return None;
         }
         let ob = b / blocks;
@@ -344,13 +380,16 @@ pub fn axis_gather<T: Copy>(p: &AxisMap, input: &[T], output: &mut [T]) {
         return;
     }
     let inner = p.out_dims[rank - 1];
-    let last = &p.offsets[p.starts[rank - 1]..];
+    let start = p.starts[rank - 1];
+    let last = &p.offsets[start..start + p.periods[rank - 1]];
     let outer_dims = &p.out_dims[..rank - 1];
     let mut idx = [0usize; MAX_RANK];
     let mut o = 0usize;
     loop {
-        let base: usize = (0..rank - 1).map(|k| p.offsets[p.starts[k] + idx[k]]).sum();
-        for (dst, &off) in output[o..o + inner].iter_mut().zip(last) {
+        let base: usize = (0..rank - 1)
+            .map(|k| p.offsets[p.starts[k] + idx[k] % p.periods[k]])
+            .sum();
+        for (dst, &off) in output[o..o + inner].iter_mut().zip(last.iter().cycle()) {
             *dst = input[base + off];
         }
         o += inner;
@@ -480,6 +519,13 @@ mod tests {
     #[test]
     fn tile_broadcast_mirror_reverse() {
         let t = AxisMap::tile(&[2, 1], &[2, 3]).expect("tile");
+        // Huge multiples: tables of one period only (the output size is the engine's to refuse).
+        let huge = AxisMap::tile(&[0, 1], &[1, usize::MAX]).expect("empty tile");
+        assert_eq!(huge.out_dims(), &[0, usize::MAX]);
+        assert!(AxisMap::depth_to_space([1, 1, 1, 0], 1 << 20).is_none());
+        assert!(AxisMap::space_to_depth([1, 0, 0, 1], 1 << 20).is_none());
+        assert!(AxisMap::batch_to_space([0, 1, 1, 1], [1 << 20, 1], [(0, 0); 2]).is_none());
+        assert!(AxisMap::mirror_pad(&[2], &[(usize::MAX, 0)], true).is_none());
         assert_eq!(run(&t, &[1, 2]), [1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2]);
         let b = AxisMap::broadcast_to(&[2], &[2, 2]).expect("bcast");
         assert_eq!(run(&b, &[5, 6]), [5, 6, 5, 6]);
@@ -530,5 +576,120 @@ mod tests {
         let mut out = [9; 2];
         assert!(gather_nd(&q, &[1, 2, 3, 4], &[1i32, 0, 0, 1], &mut out));
         assert_eq!(out, [3, 2]);
+    }
+
+    /// A small xorshift generator for the shape fuzz tests.
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    /// Row-major multi-index of flat position `i` in `dims`.
+    fn unflatten(mut i: usize, dims: &[usize]) -> Vec<usize> {
+        let mut idx = vec![0; dims.len()];
+        for k in (0..dims.len()).rev() {
+            idx[k] = i % dims[k];
+            i /= dims[k];
+        }
+        idx
+    }
+
+    fn flatten(idx: &[usize], dims: &[usize]) -> usize {
+        idx.iter().zip(dims).fold(0, |a, (&i, &d)| a * d + i)
+    }
+
+    #[test]
+    fn fuzzed_shapes_match_per_element_definitions() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..200 {
+            // DEPTH_TO_SPACE against its definition, SPACE_TO_DEPTH undoes it.
+            let b = 1 + rng.below(3);
+            let d = [
+                1 + rng.below(2),
+                1 + rng.below(4),
+                1 + rng.below(4),
+                (1 + rng.below(3)) * b * b,
+            ];
+            let x: Vec<i32> = (0..d.iter().product::<usize>() as i32).collect();
+            let p = AxisMap::depth_to_space(d, b).expect("d2s");
+            let y = run(&p, &x);
+            let oc = d[3] / (b * b);
+            for (i, &v) in y.iter().enumerate() {
+                let [n, yy, xx, k] = unflatten(i, p.out_dims())[..] else {
+                    unreachable!()
+                };
+                let src = [n, yy / b, xx / b, ((yy % b) * b + xx % b) * oc + k];
+                assert_eq!(v, x[flatten(&src, &d)]);
+            }
+            let od: [usize; 4] = p.out_dims().try_into().expect("rank 4");
+            assert_eq!(run(&AxisMap::space_to_depth(od, b).expect("s2d"), &y), x);
+
+            // TILE and MIRROR_PAD against their definitions, rank 1 to 4.
+            let rank = 1 + rng.below(4);
+            let dims: Vec<usize> = (0..rank).map(|_| 1 + rng.below(4)).collect();
+            let x: Vec<i32> = (0..dims.iter().product::<usize>() as i32).collect();
+            let mult: Vec<usize> = (0..rank).map(|_| rng.below(4)).collect();
+            let t = AxisMap::tile(&dims, &mult).expect("tile");
+            for (i, &v) in run(&t, &x).iter().enumerate() {
+                let idx: Vec<usize> = unflatten(i, t.out_dims())
+                    .iter()
+                    .zip(&dims)
+                    .map(|(&i, &d)| i % d)
+                    .collect();
+                assert_eq!(v, x[flatten(&idx, &dims)]);
+            }
+            let symmetric = rng.below(2) == 1;
+            let limit = |n: usize| if symmetric { n } else { n - 1 };
+            let pads: Vec<(usize, usize)> = dims
+                .iter()
+                .map(|&n| (rng.below(limit(n) + 1), rng.below(limit(n) + 1)))
+                .collect();
+            let m = AxisMap::mirror_pad(&dims, &pads, symmetric).expect("mirror pad");
+            for (i, &v) in run(&m, &x).iter().enumerate() {
+                let idx: Vec<usize> = unflatten(i, m.out_dims())
+                    .iter()
+                    .zip(&dims)
+                    .zip(&pads)
+                    .map(|((&i, &n), &(before, _))| {
+                        let j = i as isize - before as isize;
+                        let n = n as isize;
+                        let e = isize::from(symmetric);
+                        let src = if j < 0 {
+                            -j - e
+                        } else if j >= n {
+                            2 * n - 2 + e - j
+                        } else {
+                            j
+                        };
+                        src as usize
+                    })
+                    .collect();
+                assert_eq!(v, x[flatten(&idx, &dims)]);
+            }
+
+            // SPACE_TO_BATCH_ND then BATCH_TO_SPACE_ND with crops = paddings is the identity.
+            let blk = [1 + rng.below(3), 1 + rng.below(3)];
+            let (h, w) = (1 + rng.below(5), 1 + rng.below(5));
+            let ph = rng.below(blk[0]);
+            let pw = rng.below(blk[1]);
+            let pads = [
+                (ph, (blk[0] - (h + ph) % blk[0]) % blk[0]),
+                (pw, (blk[1] - (w + pw) % blk[1]) % blk[1]),
+            ];
+            let d = [1 + rng.below(2), h, w, 1 + rng.below(2)];
+            let x: Vec<i32> = (0..d.iter().product::<usize>() as i32).collect();
+            let sp = SpaceToBatchParams::new(d, blk, pads).expect("s2b");
+            let mut y = vec![0; sp.out_dims().iter().product()];
+            space_to_batch(&sp, -1, &x, &mut y);
+            assert_eq!(y.iter().filter(|&&v| v >= 0).count(), x.len());
+            let back = AxisMap::batch_to_space(sp.out_dims(), blk, pads).expect("b2s");
+            assert_eq!(back.out_dims(), &d);
+            assert_eq!(run(&back, &y), x);
+        }
     }
 }

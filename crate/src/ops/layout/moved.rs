@@ -67,8 +67,12 @@ pub fn prepare_depth_to_space(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             format!("depth {} is not a multiple of block_size² ({b}²)", dims[3]),
         ));
     }
-    let map = AxisMap::depth_to_space(dims, b)
-        .ok_or_else(|| ctx.invalid(input.describe(), "output size overflows"))?;
+    let map = AxisMap::depth_to_space(dims, b).ok_or_else(|| {
+        ctx.invalid(
+            input.describe(),
+            format!("block_size {b} does not fit shape {:?}", input.shape),
+        )
+    })?;
     moved(ctx, &input, map)
 }
 
@@ -92,8 +96,12 @@ pub fn prepare_space_to_depth(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             ),
         ));
     }
-    let map = AxisMap::space_to_depth(dims, b)
-        .ok_or_else(|| ctx.invalid(input.describe(), "output size overflows"))?;
+    let map = AxisMap::space_to_depth(dims, b).ok_or_else(|| {
+        ctx.invalid(
+            input.describe(),
+            format!("block_size {b} does not fit shape {:?}", input.shape),
+        )
+    })?;
     moved(ctx, &input, map)
 }
 
