@@ -61,6 +61,14 @@ op_case(
     "GATHER on the last axis (negative axis -1) of [1,3,7] with constant int64 indices of shape "
     "[3,2] -> [1,3,3,2]; input in [0, 3] (int8 zero point -128).",
 )
+op_case(
+    "op_gather_batch_dims", "GATHER", 7023,
+    [In("x", (4, 5), -2.0, 2.0)],
+    lambda x: _tf(
+        lambda t: tf.gather(t, np.array([[3, 0, 3]], np.int32), axis=1, batch_dims=1), "gather"
+    )(x),
+    "GATHER with batch_dims 1 on axis 1 of [1,4,5], constant int32 indices [[3,0,3]] -> [1,3,5].",
+)
 
 # GATHER_ND --------------------------------------------------------------------
 op_case(
@@ -113,6 +121,21 @@ op_case(
     [In("x", (4, 5, 3), -1.0, 1.0)],
     lambda x: K.flip(x, axis=2),
     "REVERSE_V2 of [1,4,5,3] on axis 2.",
+)
+op_case(
+    "op_reverse_2axes", "REVERSE_V2", 7072,
+    [In("x", (3, 4, 2), 0.0, 1.0)],
+    lambda x: _tf(lambda t: tf.reverse(t, [2, -1]), "reverse")(x),
+    "REVERSE_V2 of [1,3,4,2] on axes 2 and -1 (two adjacent axes, one negative: LiteRT refuses "
+    "non-adjacent ones at run time); input in [0, 1] (int8 zero "
+    "point -128).",
+)
+op_case(
+    "op_mirror_pad_rank3", "MIRROR_PAD", 7063,
+    [In("x", (6, 4), -1.0, 1.0)],
+    lambda x: K.pad(x, ((0, 0), (2, 2), (3, 1)), mode="reflect"),
+    "MIRROR_PAD REFLECT ((2,2),(3,1)) of a rank-3 [1,6,4] -> [1,10,8] (pad 3 = dim - 1, the largest "
+    "REFLECT allows).",
 )
 
 # SPACE_TO_BATCH_ND / BATCH_TO_SPACE_ND ----------------------------------------
