@@ -182,6 +182,8 @@ pub fn prepare_mirror_pad(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
 }
 
 /// REVERSE_V2 along constant axes (negative axes count from the end; LiteRT's `reverse.cc`).
+/// LiteRT fails at run time on axes that are not adjacent ("Non-contiguous `axes` not
+/// supported"); the engine reverses any set of distinct axes, as TF defines it.
 pub fn prepare_reverse(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(2, 2)?;
     let (input, axes_t) = (ctx.input(0)?, ctx.input(1)?);
