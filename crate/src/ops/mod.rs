@@ -12,6 +12,7 @@ pub mod conv;
 pub mod elementwise;
 mod fast;
 pub mod fully_connected;
+pub mod layout;
 pub mod math;
 pub mod pool;
 pub mod properties;

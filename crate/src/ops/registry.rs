@@ -16,8 +16,8 @@ use super::properties::{
     plain, same, weighted, with16,
 };
 use super::{
-    PrepareFn, activations, conv, elementwise, fully_connected, math, pool, quantize, reduce,
-    resize, shape,
+    PrepareFn, activations, conv, elementwise, fully_connected, layout, math, pool, quantize,
+    reduce, resize, shape,
 };
 use crate::graph::BuiltinOperator as Op;
 
@@ -501,6 +501,87 @@ pub const OPS: &[OpEntry] = &[
         &[],
         "sparse constant expanded at load"
     ),
+    // ops/layout.rs
+    row!(
+        DEPTH_TO_SPACE,
+        layout::prepare_depth_to_space,
+        F8,
+        Some(same(2)),
+        &[],
+        COPY
+    ),
+    row!(
+        SPACE_TO_DEPTH,
+        layout::prepare_space_to_depth,
+        F8,
+        Some(same(2)),
+        &[],
+        COPY
+    ),
+    row!(
+        GATHER,
+        layout::prepare_gather,
+        F816,
+        Some(with16(same(2))),
+        &["input", "indices"],
+        COPY
+    ),
+    row!(
+        GATHER_ND,
+        layout::prepare_gather_nd,
+        F816,
+        Some(int16_at(same(1), 3)),
+        &["input", "indices"],
+        COPY
+    ),
+    row!(
+        TILE,
+        layout::prepare_tile,
+        F816,
+        Some(with16(same(3))),
+        &["input", "multiples"],
+        COPY
+    ),
+    row!(
+        BROADCAST_TO,
+        layout::prepare_broadcast_to,
+        F816,
+        Some(with16(same(3))),
+        &["input", "shape"],
+        COPY
+    ),
+    row!(
+        MIRROR_PAD,
+        layout::prepare_mirror_pad,
+        F816,
+        Some(with16(same(2))),
+        &["input", "paddings"],
+        COPY
+    ),
+    row!(
+        REVERSE_V2,
+        layout::prepare_reverse,
+        F816,
+        Some(with16(same(3))),
+        &["input", "axes"],
+        COPY
+    ),
+    row!(
+        SPACE_TO_BATCH_ND,
+        layout::prepare_space_to_batch,
+        F816,
+        Some(with16(same(2))),
+        &["input", "block shape", "paddings"],
+        "pads with the output zero point"
+    ),
+    row!(
+        BATCH_TO_SPACE_ND,
+        layout::prepare_batch_to_space,
+        F816,
+        Some(with16(same(2))),
+        &["input", "block shape", "crops"],
+        COPY
+    ),
     // ops/resize.rs
     row!(
         RESIZE_BILINEAR,
@@ -543,15 +624,6 @@ pub const OPS: &[OpEntry] = &[
     row!(SPLIT_V, quantizer only, same(2)),
     row!(PACK, quantizer only, with16(same(2))),
     row!(UNPACK, quantizer only, with16(same(2))),
-    row!(GATHER, quantizer only, with16(same(2))),
-    row!(GATHER_ND, quantizer only, same(2)),
-    row!(DEPTH_TO_SPACE, quantizer only, same(2)),
-    row!(SPACE_TO_DEPTH, quantizer only, same(2)),
-    row!(BATCH_TO_SPACE_ND, quantizer only, same(2)),
-    row!(SPACE_TO_BATCH_ND, quantizer only, same(2)),
-    row!(TILE, quantizer only, same(2)),
-    row!(BROADCAST_TO, quantizer only, same(2)),
-    row!(MIRROR_PAD, quantizer only, same(2)),
     row!(ELU, quantizer only, plain(2)),
 ];
 

@@ -54,10 +54,10 @@ macro_rules! by_size {
     };
 }
 /// Lets the op files use the macro by path.
-use by_size;
+pub(crate) use by_size;
 
 /// Element sizes the data-movement kernels handle.
-fn movable_size(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<usize> {
+pub(crate) fn movable_size(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<usize> {
     let s = elem_size(ctx, t)?;
     if matches!(s, 1 | 2 | 4 | 8) {
         Ok(s)
@@ -121,7 +121,7 @@ pub(crate) fn require_same_quantization(
 }
 
 /// A shape-only op keeps the input's type (and quantization): the output tensor must agree.
-fn same_type(
+pub(crate) fn same_type(
     ctx: &PrepareCtx<'_>,
     input: &TensorInfo<'_>,
     shape: Vec<usize>,
