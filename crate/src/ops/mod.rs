@@ -19,6 +19,7 @@ pub mod reduce;
 pub mod registry;
 pub mod resize;
 pub mod shape;
+pub mod shape_ops;
 
 use crate::error::{IssueKind, OpIssue};
 use crate::graph::dtype::{dtype_name, element_size};

@@ -17,7 +17,7 @@ use super::properties::{
 };
 use super::{
     PrepareFn, activations, conv, elementwise, fully_connected, pool, quantize, reduce, resize,
-    shape,
+    shape, shape_ops,
 };
 use crate::graph::BuiltinOperator as Op;
 
@@ -411,6 +411,55 @@ pub const OPS: &[OpEntry] = &[
         &[],
         "sparse constant expanded at load"
     ),
+    // ops/shape_ops.rs
+    row!(
+        SHAPE,
+        shape_ops::prepare_shape,
+        F816,
+        None,
+        &[],
+        "folded at prepare (INT32/INT64 output)"
+    ),
+    row!(
+        PACK,
+        shape_ops::prepare_pack,
+        F816,
+        Some(with16(same(2))),
+        &[],
+        COPY
+    ),
+    row!(
+        CAST,
+        shape_ops::prepare_cast,
+        F,
+        None,
+        &[],
+        "`static_cast` per element (truncate toward zero, wrap when narrowing)"
+    ),
+    row!(
+        FILL,
+        shape_ops::prepare_fill,
+        F816,
+        None,
+        &["dims", "value"],
+        COPY
+    ),
+    row!(
+        ZEROS_LIKE,
+        shape_ops::prepare_zeros_like,
+        F,
+        None,
+        &[],
+        "folded at prepare"
+    ),
+    row!(
+        RANGE,
+        shape_ops::prepare_range,
+        F,
+        None,
+        &["start", "limit", "delta"],
+        "folded at prepare; repeated addition"
+    ),
     // ops/resize.rs
     row!(
         RESIZE_BILINEAR,
@@ -451,7 +500,6 @@ pub const OPS: &[OpEntry] = &[
     row!(REDUCE_MIN, quantizer only, with16(same(2))),
     row!(SPLIT, quantizer only, with16(same(2))),
     row!(SPLIT_V, quantizer only, same(2)),
-    row!(PACK, quantizer only, with16(same(2))),
     row!(UNPACK, quantizer only, with16(same(2))),
     row!(GATHER, quantizer only, with16(same(2))),
     row!(GATHER_ND, quantizer only, same(2)),
