@@ -370,7 +370,7 @@ pub fn prepare_range(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             return Err(ctx.invalid(delta.describe(), format!("no range from {s} to {l} by {d}")));
         }
         let n = ((l - s) / d).abs().ceil();
-        if !(n <= max_elems as f32) {
+        if n.is_nan() || n > max_elems as f32 {
             return Err(too_many(format!("{n}")));
         }
         let mut out = vec![0f32; n as usize];

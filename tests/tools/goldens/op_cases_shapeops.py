@@ -1,0 +1,32 @@
+"""Single-operator cases for the shape-subgraph ops and the two normalizations: PACK,
+L2_NORMALIZATION, LOG_SOFTMAX (registered in this order on import).
+
+SHAPE, FILL, RANGE and ZEROS_LIKE have no case: with the batch-1 inputs the generator builds,
+TF's converter folds them (and ONES_LIKE, which becomes FILL) into constants; the engine's tests
+cover them (crate/src/ops/shape_ops/tests.rs, with a SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE
+chain). CAST has no case yet: a graph of CASTs alone has no quantizable operator, and TF still
+gives its int8 model int8 I/O (DEQUANTIZE, CAST, CAST, QUANTIZE) where Zeropoint's quantizer keeps
+the graph float; tests/rust/quantizer.rs has no expected-failure mechanism for that."""
+
+from __future__ import annotations
+
+from .frameworks import keras
+from .single_op import In, op_case
+
+L = keras.layers
+K = keras.ops
+
+# PACK -------------------------------------------------------------------------
+op_case(
+    "op_pack_axis1", "PACK", 7101,
+    [In("x", (3, 4), -1.0, 1.0), In("y", (3, 4), -2.0, 0.5)],
+    lambda x, y: L.Lambda(lambda t: K.stack(t, axis=1), name="stack")([x, y]),
+    "PACK (keras.ops.stack) of two [1,3,4] inputs with different ranges on axis 1: [1,2,3,4] "
+    "(same scale in and out in int8: TF requantizes the inputs to one scale).",
+)
+op_case(
+    "op_pack_last_pos", "PACK", 7102,
+    [In("x", (5,), 0.0, 2.0), In("y", (5,), 0.0, 2.0), In("z", (5,), 0.0, 2.0)],
+    lambda x, y, z: L.Lambda(lambda t: K.stack(t, axis=-1), name="stack")([x, y, z]),
+    "PACK of three [1,5] inputs in [0, 2] (zero point -128) on the last axis: [1,5,3].",
+)
