@@ -12,6 +12,7 @@ pub mod conv;
 pub mod elementwise;
 mod fast;
 pub mod fully_connected;
+pub mod normalize;
 pub mod pool;
 pub mod properties;
 pub mod quantize;

@@ -16,8 +16,8 @@ use super::properties::{
     plain, same, weighted, with16,
 };
 use super::{
-    PrepareFn, activations, conv, elementwise, fully_connected, pool, quantize, reduce, resize,
-    shape, shape_ops,
+    PrepareFn, activations, conv, elementwise, fully_connected, normalize, pool, quantize, reduce,
+    resize, shape, shape_ops,
 };
 use crate::graph::BuiltinOperator as Op;
 
@@ -460,6 +460,15 @@ pub const OPS: &[OpEntry] = &[
         &["start", "limit", "delta"],
         "folded at prepare; repeated addition"
     ),
+    // ops/normalize.rs
+    row!(
+        L2_NORMALIZATION,
+        normalize::prepare_l2_normalization,
+        F8,
+        Some(fixed((SCALE_1_128, 0), (SCALE_1_128, 0))),
+        &[],
+        "int8: inverse square root of the i32 sum of squares by gemmlowp Newton-Raphson, double rounding; no int16 kernel in LiteRT"
+    ),
     // ops/resize.rs
     row!(
         RESIZE_BILINEAR,
@@ -496,7 +505,6 @@ pub const OPS: &[OpEntry] = &[
     ),
     // Known to the quantizer (TF 2.21's properties), no kernel yet.
     row!(LOG_SOFTMAX, quantizer only, fixed((16.0 / 256.0, 127), (16.0 / 256.0, 127))),
-    row!(L2_NORMALIZATION, quantizer only, fixed((SCALE_1_128, 0), (SCALE_1_128, 0))),
     row!(REDUCE_MIN, quantizer only, with16(same(2))),
     row!(SPLIT, quantizer only, with16(same(2))),
     row!(SPLIT_V, quantizer only, same(2)),

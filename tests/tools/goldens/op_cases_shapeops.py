@@ -10,7 +10,7 @@ the graph float; tests/rust/quantizer.rs has no expected-failure mechanism for t
 
 from __future__ import annotations
 
-from .frameworks import keras
+from .frameworks import keras, tf
 from .single_op import In, op_case
 
 L = keras.layers
@@ -29,4 +29,19 @@ op_case(
     [In("x", (5,), 0.0, 2.0), In("y", (5,), 0.0, 2.0), In("z", (5,), 0.0, 2.0)],
     lambda x, y, z: L.Lambda(lambda t: K.stack(t, axis=-1), name="stack")([x, y, z]),
     "PACK of three [1,5] inputs in [0, 2] (zero point -128) on the last axis: [1,5,3].",
+)
+
+# L2_NORMALIZATION -------------------------------------------------------------
+op_case(
+    "op_l2norm", "L2_NORMALIZATION", 7301,
+    [In("x", (3, 7), -2.0, 2.0)],
+    lambda x: L.Lambda(lambda t: tf.math.l2_normalize(t, axis=-1), name="l2norm")(x),
+    "L2_NORMALIZATION (tf.math.l2_normalize over the last axis, which TF fuses; keras.ops.normalize "
+    "is not fused) of [1,3,7] in [-2, 2]; int8 output fixed at scale 1/128, zero point 0.",
+)
+op_case(
+    "op_l2norm_pos", "L2_NORMALIZATION", 7302,
+    [In("x", (2, 2, 16), 0.0, 3.0)],
+    lambda x: L.Lambda(lambda t: tf.math.l2_normalize(t, axis=-1), name="l2norm")(x),
+    "L2_NORMALIZATION over 16 channels of a [1,2,2,16] input in [0, 3] (zero point -128).",
 )
