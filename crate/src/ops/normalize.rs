@@ -1,9 +1,14 @@
-//! L2_NORMALIZATION along the last axis: float32, and int8 with LiteRT's fixed output parameters
-//! (scale 1/128, zero point 0). Kernels: `crate::kernels::reference::normalize`.
+//! The normalizations along the last axis: L2_NORMALIZATION and LOG_SOFTMAX, float32 and int8
+//! with LiteRT's fixed output parameters (1/128 and 0; 16/256 and 127). Kernels:
+//! `crate::kernels::reference::{normalize, log_softmax}`.
 
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
+use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
 use crate::graph::dtype::dtype_name;
+use crate::kernels::reference::log_softmax::{
+    LogSoftmaxParams, log_softmax_f32, log_softmax_f32_optimized, log_softmax_int8,
+};
 use crate::kernels::reference::normalize::{l2_normalize_f32, l2_normalize_int8};
 use crate::tflite::schema::{ActivationFunctionType, L2NormOptionsT};
 
@@ -74,6 +79,117 @@ pub fn prepare_l2_normalization(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
                     depth,
                     zero_point: qi.zero_point,
                 },
+            ))
+        }
+        other => Err(ctx.unsupported(
+            input.describe(),
+            format!("type {} (FLOAT32 or INT8)", dtype_name(other)),
+        )),
+    }
+}
+
+struct LogSoftmaxFloat {
+    depth: usize,
+    optimized: bool,
+}
+
+impl Kernel for LogSoftmaxFloat {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.f32_in(0);
+        if self.optimized {
+            log_softmax_f32_optimized(self.depth, input, io.f32_out());
+        } else {
+            log_softmax_f32(self.depth, input, io.f32_out());
+        }
+    }
+}
+
+struct LogSoftmaxInt8 {
+    depth: usize,
+    params: LogSoftmaxParams,
+}
+
+impl Kernel for LogSoftmaxInt8 {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.in_as::<i8>(0);
+        log_softmax_int8(&self.params, self.depth, input, io.out_as::<i8>());
+    }
+}
+
+/// The int8 LOG_SOFTMAX parameters for `input_scale`, as LiteRT's `LogSoftmaxPrepare` computes
+/// them (`PreprocessLogSoftmaxScalingExp`, beta 1, 5 integer bits; `CalculateInputRadius`), or
+/// `None` when LiteRT's checks would refuse the scale.
+pub fn log_softmax_params(input_scale: f32) -> Option<LogSoftmaxParams> {
+    const INTEGER_BITS: i32 = 5;
+    let real = (f64::from(input_scale) * f64::from(1u32 << (31 - INTEGER_BITS)))
+        .min((1u64 << 31) as f64 - 1.0);
+    let (input_multiplier, input_left_shift) = quantize_multiplier(real);
+    // QuantizeMultiplierGreaterThanOne: real > 1, shift ≥ 0.
+    if real <= 1.0 || !(1..=31).contains(&input_left_shift) {
+        return None;
+    }
+    let reverse_real = (1u64 << (31 - input_left_shift)) as f64 / f64::from(input_multiplier);
+    // QuantizeMultiplierSmallerThanOneExp: 0 < real < 1, shift ≤ 0.
+    if !(reverse_real > 0.0 && reverse_real < 1.0) {
+        return None;
+    }
+    let (reverse_multiplier, reverse_shift) = quantize_multiplier(reverse_real);
+    if reverse_shift > 0 {
+        return None;
+    }
+    let radius = f64::from((1 << INTEGER_BITS) - 1) * (1u64 << (31 - INTEGER_BITS)) as f64
+        / (1u64 << input_left_shift) as f64;
+    Some(LogSoftmaxParams {
+        input_multiplier,
+        input_left_shift,
+        reverse_multiplier,
+        reverse_shift,
+        diff_min: -(radius.floor() as i32),
+    })
+}
+
+/// LOG_SOFTMAX along the last axis: FLOAT32 (the reference kernel, or LiteRT's optimized one for
+/// calibration) or INT8 with input and output of one type; an INT8 output must have scale 16/256
+/// and zero point 127 (LiteRT refuses others).
+pub fn prepare_log_softmax(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
+    ctx.expect_inputs(1, 1)?;
+    let input = ctx.input(0)?;
+    let out = ctx.output(0)?;
+    let Some(&depth) = input.shape.last() else {
+        return Err(ctx.invalid(input.describe(), "LOG_SOFTMAX of a scalar"));
+    };
+    let shape = input.shape.to_vec();
+    ctx.require_output_dtype(0, input.dtype)?;
+    match input.dtype {
+        TensorType::FLOAT32 => Ok(Prepared::f32(
+            shape,
+            LogSoftmaxFloat {
+                depth,
+                optimized: ctx.litert_optimized(),
+            },
+        )),
+        TensorType::INT8 => {
+            let qi = ctx.per_tensor_qparams(&input)?;
+            let qo = ctx.per_tensor_qparams(&out)?;
+            if qo.scale != 16.0 / 256.0 || qo.zero_point != 127 {
+                return Err(ctx.unsupported(
+                    out.describe(),
+                    format!(
+                        "scale {} zero point {} (the INT8 kernel writes scale 16/256, zero point 127)",
+                        qo.scale, qo.zero_point
+                    ),
+                ));
+            }
+            let params = log_softmax_params(qi.scale).ok_or_else(|| {
+                ctx.unsupported(
+                    input.describe(),
+                    format!("input scale {} (LiteRT's LOG_SOFTMAX refuses it)", qi.scale),
+                )
+            })?;
+            Ok(Prepared::new(
+                shape,
+                TensorType::INT8,
+                LogSoftmaxInt8 { depth, params },
             ))
         }
         other => Err(ctx.unsupported(

@@ -469,6 +469,14 @@ pub const OPS: &[OpEntry] = &[
         &[],
         "int8: inverse square root of the i32 sum of squares by gemmlowp Newton-Raphson, double rounding; no int16 kernel in LiteRT"
     ),
+    row!(
+        LOG_SOFTMAX,
+        normalize::prepare_log_softmax,
+        F8,
+        Some(fixed((16.0 / 256.0, 127), (16.0 / 256.0, 127))),
+        &[],
+        "int8: gemmlowp fixed-point exp, sum in Q12, log in Q5.26; no int16 kernel in LiteRT"
+    ),
     // ops/resize.rs
     row!(
         RESIZE_BILINEAR,
@@ -504,7 +512,6 @@ pub const OPS: &[OpEntry] = &[
         "product in double"
     ),
     // Known to the quantizer (TF 2.21's properties), no kernel yet.
-    row!(LOG_SOFTMAX, quantizer only, fixed((16.0 / 256.0, 127), (16.0 / 256.0, 127))),
     row!(REDUCE_MIN, quantizer only, with16(same(2))),
     row!(SPLIT, quantizer only, with16(same(2))),
     row!(SPLIT_V, quantizer only, same(2)),

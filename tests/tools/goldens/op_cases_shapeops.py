@@ -45,3 +45,19 @@ op_case(
     lambda x: L.Lambda(lambda t: tf.math.l2_normalize(t, axis=-1), name="l2norm")(x),
     "L2_NORMALIZATION over 16 channels of a [1,2,2,16] input in [0, 3] (zero point -128).",
 )
+
+# LOG_SOFTMAX ------------------------------------------------------------------
+op_case(
+    "op_log_softmax", "LOG_SOFTMAX", 7401,
+    [In("x", (3, 10), -4.0, 4.0)],
+    lambda x: L.Lambda(lambda t: K.log_softmax(t, axis=-1), name="log_softmax")(x),
+    "LOG_SOFTMAX (keras.ops.log_softmax) over 10 logits in [-4, 4], 3 rows; int8 output fixed at "
+    "scale 16/256, zero point 127.",
+)
+op_case(
+    "op_log_softmax_wide", "LOG_SOFTMAX", 7402,
+    [In("x", (2, 37), -12.0, 2.0)],
+    lambda x: L.Lambda(lambda t: K.log_softmax(t, axis=-1), name="log_softmax")(x),
+    "LOG_SOFTMAX over 37 logits in [-12, 2] (rows start at different packet alignments; large "
+    "negative differences reach the int8 kernel's diff_min cut-off).",
+)

@@ -14,6 +14,7 @@ pub mod fully_connected;
 pub mod fully_connected_int;
 pub mod hybrid;
 pub mod int_elem;
+pub mod log_softmax;
 pub mod normalize;
 pub mod pool;
 pub mod quantize;
