@@ -1,8 +1,9 @@
 //! The small shape-subgraph ops Keras exports use: SHAPE, FILL, RANGE, ZEROS_LIKE, CAST and
 //! PACK (single output). Their arguments are mostly int32 shape vectors, so wherever every input
 //! an op reads is a constant (a SHAPE of a tensor whose shape prepare knows always is), prepare
-//! computes the output right away and returns it as a folded constant
-//! ([`Node::Constant`]); a `SHAPE → STRIDED_SLICE → PACK → RESHAPE` chain then reaches RESHAPE's
+//! computes the output right away and returns it as a folded constant ([`Node::Constant`]); the
+//! engine folds the other ops' INT32/INT64 outputs of constant inputs (STRIDED_SLICE, …) the
+//! same way, so a Keras `SHAPE → STRIDED_SLICE → PACK → RESHAPE` chain reaches RESHAPE's
 //! `const_ints` as a constant. Kernels: `crate::kernels::reference::shape_ops`.
 
 use super::shape::require_same_quantization;
@@ -94,7 +95,7 @@ pub fn prepare_shape(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     })
 }
 
-/// PACK's copy: `outer` blocks of `inner` bytes from each input in turn.
+/// PACK's copy on bytes (any element size): `outer` blocks of `inner_bytes` from each input.
 struct Pack {
     outer: usize,
     inner_bytes: usize,
@@ -103,26 +104,20 @@ struct Pack {
 
 impl EvalOn for Pack {
     fn eval_on(&mut self, inputs: &[&[u8]], output: &mut [u8]) {
-        for o in 0..self.outer {
-            for (j, input) in inputs.iter().enumerate() {
-                let src = &input[o * self.inner_bytes..(o + 1) * self.inner_bytes];
-                let dst = (o * self.n + j) * self.inner_bytes;
-                output[dst..dst + self.inner_bytes].copy_from_slice(src);
-            }
-        }
+        k::pack(self.outer, self.inner_bytes, self.n, |j| inputs[j], output);
     }
 }
 
 impl Kernel for Pack {
     fn eval(&mut self, io: &mut OpIo<'_>) {
-        // Same order as `kernels::reference::shape_ops::pack`, on bytes (any element size), and
-        // without collecting the inputs (eval does not allocate).
+        // `kernels::reference::shape_ops::pack`'s loop, written out: each input slice is taken
+        // from `io` before the output is borrowed (eval does not collect the inputs).
+        let inner = self.inner_bytes;
         for o in 0..self.outer {
             for j in 0..self.n {
-                let input = io.input(j);
-                let src = &input[o * self.inner_bytes..(o + 1) * self.inner_bytes];
-                let dst = (o * self.n + j) * self.inner_bytes;
-                io.output()[dst..dst + self.inner_bytes].copy_from_slice(src);
+                let src = &io.input(j)[o * inner..(o + 1) * inner];
+                let dst = (o * self.n + j) * inner;
+                io.output()[dst..dst + inner].copy_from_slice(src);
             }
         }
     }

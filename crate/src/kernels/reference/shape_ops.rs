@@ -1,18 +1,25 @@
 //! The small shape-subgraph kernels Keras exports use: PACK (stack along a new axis), CAST
-//! (element type conversion), FILL and RANGE. They mirror LiteRT's `reference_ops::Pack`, the
-//! `static_cast` loop of `kernels/cast.cc`, `reference_ops::Fill` and `kernels/range.cc`; none of
-//! them does arithmetic on quantized values (PACK and FILL move raw elements).
+//! (element type conversion) and RANGE. They mirror LiteRT's `reference_ops::Pack`, the
+//! `static_cast` loop of `kernels/cast.cc` and `kernels/range.cc`; none of them does arithmetic
+//! on quantized values (PACK moves raw elements).
 
-/// PACK: `inputs.len()` tensors of one shape stacked along a new axis. `outer` is the product of
-/// the dims before the axis, `inner` the product of the dims from the axis on (in elements);
-/// every input holds `outer * inner` elements and the output `outer * inputs.len() * inner`.
-/// Mirrors LiteRT's `reference_ops::Pack` (copy order: for each outer index, each input's block).
-pub fn pack<T: Copy>(outer: usize, inner: usize, inputs: &[&[T]], output: &mut [T]) {
-    let n = inputs.len();
+/// PACK: `n` tensors of one shape (input `k` is `input(k)`) stacked along a new axis. `outer`
+/// is the product of the dims before the axis, `inner` the product of the dims from the axis on
+/// (in elements); every input holds `outer * inner` elements and the output
+/// `outer * n * inner`. Mirrors LiteRT's `reference_ops::Pack` (copy order: for each outer
+/// index, each input's block). The inputs come through a function so that callers need not
+/// collect them (kernels do not allocate).
+pub fn pack<'a, T: Copy + 'a>(
+    outer: usize,
+    inner: usize,
+    n: usize,
+    input: impl Fn(usize) -> &'a [T],
+    output: &mut [T],
+) {
     for o in 0..outer {
-        for (k, input) in inputs.iter().enumerate() {
+        for k in 0..n {
             let dst = (o * n + k) * inner;
-            output[dst..dst + inner].copy_from_slice(&input[o * inner..(o + 1) * inner]);
+            output[dst..dst + inner].copy_from_slice(&input(k)[o * inner..(o + 1) * inner]);
         }
     }
 }
@@ -139,11 +146,6 @@ pub fn cast(from: CastType, to: CastType, input: &[u8], output: &mut [u8]) {
     }
 }
 
-/// FILL: every element of `output` is `value` (`reference_ops::Fill`).
-pub fn fill<T: Copy>(value: T, output: &mut [T]) {
-    output.fill(value);
-}
-
 /// RANGE: `start`, `start + delta`, … by repeated addition, as LiteRT's `range.cc`
 /// `CalculateRange` does (so float values accumulate rounding exactly like it). The caller sizes
 /// `output` so that every value lies between `start` and the limit (no overflow).
@@ -169,9 +171,10 @@ mod tests {
         let b = [5, 6, 7, 8];
         let mut out = [0; 8];
         // Shape [2, 2] stacked on axis 1: [2, 2, 2].
-        pack(2, 2, &[&a, &b], &mut out);
+        let inputs: [&[i32]; 2] = [&a, &b];
+        pack(2, 2, 2, |k| inputs[k], &mut out);
         assert_eq!(out, [1, 2, 5, 6, 3, 4, 7, 8]);
-        pack(1, 4, &[&a, &b], &mut out);
+        pack(1, 4, 2, |k| inputs[k], &mut out);
         assert_eq!(out, [1, 2, 3, 4, 5, 6, 7, 8]);
     }
 
