@@ -198,3 +198,86 @@ pub fn prepare_log_softmax(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::log_softmax_params;
+    use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, TensorType};
+    use crate::ops::shape::test_model::{act, error, i8s, run, single_op};
+    use crate::tflite::schema::{ActivationFunctionType, L2NormOptionsT};
+
+    const F32: TensorType = TensorType::FLOAT32;
+    const I8: TensorType = TensorType::INT8;
+
+    #[test]
+    fn int8_outputs_need_litert_fixed_parameters() {
+        let m = single_op(
+            Op::L2_NORMALIZATION,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(I8, &[1, 2], Some((0.1, 1))),
+                act(I8, &[1, 2], Some((0.1, 0))),
+            ],
+        );
+        assert!(error(&m).contains("1/128"), "{}", error(&m));
+        let m = single_op(
+            Op::LOG_SOFTMAX,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(I8, &[1, 2], Some((0.1, 1))),
+                act(I8, &[1, 2], Some((1.0 / 128.0, 0))),
+            ],
+        );
+        assert!(error(&m).contains("16/256"), "{}", error(&m));
+        let m = single_op(
+            Op::L2_NORMALIZATION,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(I8, &[1, 2], Some((0.1, 1))),
+                act(I8, &[1, 2], Some((1.0 / 128.0, 0))),
+            ],
+        );
+        // (4, 5) − 1 = (3, 4): 3/5 and 4/5 of 128.
+        assert_eq!(run(&m, &[&i8s(&[4, 5])]), i8s(&[77, 102]));
+    }
+
+    #[test]
+    fn hostile_options_and_shapes_are_refused() {
+        let relu = BuiltinOptionsT::L2NormOptions(Box::new(L2NormOptionsT {
+            fused_activation_function: ActivationFunctionType::RELU,
+        }));
+        let m = single_op(
+            Op::L2_NORMALIZATION,
+            relu,
+            vec![act(F32, &[1, 2], None), act(F32, &[1, 2], None)],
+        );
+        assert!(error(&m).contains("fused activation"), "{}", error(&m));
+        let m = single_op(
+            Op::L2_NORMALIZATION,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(F32, &[1, 1, 1, 1, 2], None),
+                act(F32, &[1, 1, 1, 1, 2], None),
+            ],
+        );
+        assert!(error(&m).contains("rank 5"), "{}", error(&m));
+        let m = single_op(
+            Op::LOG_SOFTMAX,
+            BuiltinOptionsT::NONE,
+            vec![act(F32, &[], None), act(F32, &[], None)],
+        );
+        assert!(error(&m).contains("scalar"), "{}", error(&m));
+    }
+
+    #[test]
+    fn log_softmax_parameters_as_litert() {
+        // Scale 1/16: 2^22 in Q5.26 → multiplier 2^30, left shift 23; radius 31 · 2^26 / 2^23.
+        let p = log_softmax_params(1.0 / 16.0).expect("params");
+        assert_eq!((p.input_multiplier, p.input_left_shift), (1 << 30, 23));
+        assert_eq!(p.diff_min, -248);
+        // Reverse: 2^8 / 2^30 = 2^-22 → (2^30, -21).
+        assert_eq!((p.reverse_multiplier, p.reverse_shift), (1 << 30, -21));
+        // A scale so small that the Q5.26 multiplier is below 1: refused, as LiteRT does.
+        assert!(log_softmax_params(1e-9).is_none());
+    }
+}
