@@ -8,7 +8,7 @@ use crate::error::{Error, IssueKind, OpIssue, Result};
 use crate::graph::dtype::{dtype_name, element_size};
 use crate::graph::{Model, TensorType};
 use crate::kernels::KernelSet;
-use crate::ops::{Node, PrepareCtx, Region, Role, TensorInfo, registry};
+use crate::ops::{Kernel, Node, OpIo, PrepareCtx, Region, Role, TensorInfo, registry};
 
 /// Converts a declared shape to sizes, if every dim is non-negative and the byte size of a
 /// tensor of `dtype` is at most `max` bytes.
@@ -27,6 +27,46 @@ fn byte_len(shape: &[usize], dtype: TensorType, max: usize) -> Option<usize> {
     let n = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d))?;
     let b = n.checked_mul(element_size(dtype)?)?;
     (b <= max).then_some(b)
+}
+
+/// Largest output [`fold_shape_arithmetic`] computes at prepare time, in bytes.
+const FOLD_MAX_BYTES: usize = 4096;
+
+/// Shape arithmetic on constants: an operator with an INT32/INT64 output of at most
+/// [`FOLD_MAX_BYTES`] whose inputs are all constants (STRIDED_SLICE or PACK of a folded SHAPE, …)
+/// runs once here, so that the operators after it (RESHAPE's shape, FILL's dims) read its output
+/// as a constant. `None` when the operator does not qualify.
+fn fold_shape_arithmetic(
+    kernel: &mut dyn Kernel,
+    inputs: &[Option<usize>],
+    data: &[Option<Cow<'_, [u8]>>],
+    dtype: TensorType,
+    out_len: usize,
+) -> Option<Vec<u8>> {
+    if !matches!(dtype, TensorType::INT32 | TensorType::INT64) || out_len > FOLD_MAX_BYTES {
+        return None;
+    }
+    let mut blobs = Vec::new();
+    for &t in inputs.iter().flatten() {
+        blobs.push((t, data[t].as_deref()?));
+    }
+    if blobs.is_empty() {
+        return None;
+    }
+    let mut regions = vec![None; data.len()];
+    let store = pack(&blobs, &mut regions, usize::MAX).ok()?;
+    let input_regions: Vec<Option<Region>> =
+        inputs.iter().map(|t| t.and_then(|t| regions[t])).collect();
+    let mut arena = vec![0u64; out_len.div_ceil(8)];
+    let arena_bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut arena);
+    let mut io = OpIo::new(
+        arena_bytes,
+        bytemuck::cast_slice(&store),
+        &input_regions,
+        (0, out_len),
+    );
+    kernel.eval(&mut io);
+    Some(arena_bytes[..out_len].to_vec())
 }
 
 /// Packs byte blobs at [`plan::ALIGN`]-aligned offsets into one u64 buffer.
@@ -316,12 +356,23 @@ impl Interpreter {
                         shapes[out] = None;
                         continue;
                     }
+                    let out_len = byte_len(&p.shape, p.dtype, max_tensor).unwrap_or(0);
                     shapes[out] = Some(p.shape);
                     dtypes[out] = p.dtype;
                     failed[out] = false;
                     match p.node {
                         Node::Constant(bytes) => data[out] = Some(Cow::Owned(bytes)),
-                        Node::Kernel(kernel) => {
+                        Node::Kernel(mut kernel) => {
+                            if let Some(bytes) = fold_shape_arithmetic(
+                                &mut *kernel,
+                                &inputs,
+                                &data,
+                                p.dtype,
+                                out_len,
+                            ) {
+                                data[out] = Some(Cow::Owned(bytes));
+                                continue;
+                            }
                             data[out] = None;
                             pending.push(Pending {
                                 kernel,

@@ -14,6 +14,7 @@ mod fast;
 pub mod fully_connected;
 pub mod layout;
 pub mod math;
+pub mod normalize;
 pub mod pool;
 pub mod properties;
 pub mod quantize;
@@ -21,6 +22,7 @@ pub mod reduce;
 pub mod registry;
 pub mod resize;
 pub mod shape;
+pub mod shape_ops;
 
 use crate::error::{IssueKind, OpIssue};
 use crate::graph::dtype::{dtype_name, element_size};

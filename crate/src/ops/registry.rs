@@ -16,8 +16,8 @@ use super::properties::{
     plain, same, weighted, with16,
 };
 use super::{
-    PrepareFn, activations, conv, elementwise, fully_connected, layout, math, pool, quantize,
-    reduce, resize, shape,
+    PrepareFn, activations, conv, elementwise, fully_connected, layout, math, normalize, pool,
+    quantize, reduce, resize, shape, shape_ops,
 };
 use crate::graph::BuiltinOperator as Op;
 
@@ -582,6 +582,72 @@ pub const OPS: &[OpEntry] = &[
         &["input", "block shape", "crops"],
         COPY
     ),
+    // ops/shape_ops.rs
+    row!(
+        SHAPE,
+        shape_ops::prepare_shape,
+        F816,
+        None,
+        &[],
+        "folded at prepare (INT32/INT64 output)"
+    ),
+    row!(
+        PACK,
+        shape_ops::prepare_pack,
+        F816,
+        Some(with16(same(2))),
+        &[],
+        COPY
+    ),
+    row!(
+        CAST,
+        shape_ops::prepare_cast,
+        F,
+        None,
+        &[],
+        "`static_cast` per element (truncate toward zero, wrap when narrowing)"
+    ),
+    row!(
+        FILL,
+        shape_ops::prepare_fill,
+        F816,
+        None,
+        &["dims", "value"],
+        COPY
+    ),
+    row!(
+        ZEROS_LIKE,
+        shape_ops::prepare_zeros_like,
+        F,
+        None,
+        &[],
+        "folded at prepare"
+    ),
+    row!(
+        RANGE,
+        shape_ops::prepare_range,
+        F,
+        None,
+        &["start", "limit", "delta"],
+        "folded at prepare; repeated addition"
+    ),
+    // ops/normalize.rs
+    row!(
+        L2_NORMALIZATION,
+        normalize::prepare_l2_normalization,
+        F8,
+        Some(fixed((SCALE_1_128, 0), (SCALE_1_128, 0))),
+        &[],
+        "int8: inverse square root of the i32 sum of squares by gemmlowp Newton-Raphson, double rounding; no int16 kernel in LiteRT"
+    ),
+    row!(
+        LOG_SOFTMAX,
+        normalize::prepare_log_softmax,
+        F8,
+        Some(fixed((16.0 / 256.0, 127), (16.0 / 256.0, 127))),
+        &[],
+        "int8: gemmlowp fixed-point exp, sum in Q12, log in Q5.26; no int16 kernel in LiteRT"
+    ),
     // ops/resize.rs
     row!(
         RESIZE_BILINEAR,
@@ -617,12 +683,9 @@ pub const OPS: &[OpEntry] = &[
         "product in double"
     ),
     // Known to the quantizer (TF 2.21's properties), no kernel yet.
-    row!(LOG_SOFTMAX, quantizer only, fixed((16.0 / 256.0, 127), (16.0 / 256.0, 127))),
-    row!(L2_NORMALIZATION, quantizer only, fixed((SCALE_1_128, 0), (SCALE_1_128, 0))),
     row!(REDUCE_MIN, quantizer only, with16(same(2))),
     row!(SPLIT, quantizer only, with16(same(2))),
     row!(SPLIT_V, quantizer only, same(2)),
-    row!(PACK, quantizer only, with16(same(2))),
     row!(UNPACK, quantizer only, with16(same(2))),
     row!(ELU, quantizer only, plain(2)),
 ];

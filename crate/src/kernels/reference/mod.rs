@@ -15,12 +15,15 @@ pub mod fully_connected_int;
 pub mod hybrid;
 pub mod int_elem;
 pub mod layout;
+pub mod log_softmax;
 pub mod math;
+pub mod normalize;
 pub mod pool;
 pub mod quantize;
 pub mod reduce;
 pub mod resize;
 pub mod shape;
+pub mod shape_ops;
 
 /// The clamp a fused activation applies to an op's float output (`[min, max]`).
 ///
