@@ -63,6 +63,9 @@ pub struct OpProperties {
     pub hybrid: bool,
     /// Operator version TF writes for the hybrid kernel.
     pub hybrid_version: i32,
+    /// The op's result is a BOOL tensor (comparisons, logical ops), which stays BOOL in a
+    /// quantized model: only float tensors get parameters.
+    pub bool_output: bool,
 }
 
 const PLAIN: OpProperties = OpProperties {
@@ -75,6 +78,7 @@ const PLAIN: OpProperties = OpProperties {
     int16: false,
     hybrid: false,
     hybrid_version: 1,
+    bool_output: false,
 };
 
 /// A same-scale op (TF's `SameOperandsAndResultsScale`) whose int8 kernel is version
@@ -150,6 +154,15 @@ pub const fn per_tensor_weights(int8_version: i32) -> OpProperties {
     }
 }
 
+/// `p`, with a BOOL result that is never quantized (comparisons: their float inputs keep their
+/// own ranges; logical ops: nothing to quantize).
+pub const fn bool_out(p: OpProperties) -> OpProperties {
+    OpProperties {
+        bool_output: true,
+        ..p
+    }
+}
+
 /// Output parameters fixed by the op: `(scale, zero point)` for int8 and for int16.
 pub const fn fixed(int8: (f32, i32), int16: (f32, i32)) -> OpProperties {
     OpProperties {
@@ -188,6 +201,9 @@ impl OpProperties {
         }
         if self.same_scale {
             parts.push("same scale in and out".to_string());
+        }
+        if self.bool_output {
+            parts.push("BOOL output (never quantized)".to_string());
         }
         if parts.is_empty() {
             parts.push("own range".to_string());

@@ -1,6 +1,6 @@
-//! Reductions: MEAN, SUM, REDUCE_MAX over constant axes, with `keep_dims`: float32, and
-//! quantized INT8 / UINT8 / INT16 (LiteRT's reference paths: `QuantizedMeanOrSum` for MEAN and
-//! SUM, the raw-integer max for REDUCE_MAX).
+//! Reductions: MEAN, SUM, REDUCE_MAX, REDUCE_MIN over constant axes, with `keep_dims`: float32,
+//! and quantized INT8 / UINT8 / INT16 (LiteRT's reference paths: `QuantizedMeanOrSum` for MEAN
+//! and SUM, the raw-integer max / min for REDUCE_MAX / REDUCE_MIN).
 
 use super::shape::require_same_quantization;
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
@@ -16,6 +16,7 @@ enum Reducer {
     Mean,
     Sum,
     Max,
+    Min,
 }
 
 struct Reduce {
@@ -35,13 +36,16 @@ impl Kernel for Reduce {
             (Reducer::Mean, None) => reduce::mean(&self.p, input, out),
             (Reducer::Sum, _) => reduce::sum(&self.p, input, out),
             (Reducer::Max, _) => reduce::max(&self.p, input, out),
+            (Reducer::Min, _) => reduce::min(&self.p, input, out),
         }
     }
 }
 
-/// A quantized reduction on `T` elements: MEAN/SUM requantize (`Some`), REDUCE_MAX does not.
+/// A quantized reduction on `T` elements: MEAN/SUM requantize (`q` is `Some`), REDUCE_MAX and
+/// REDUCE_MIN (`min`) do not.
 struct IntReduce<T> {
     q: Option<QuantizedReduce>,
+    min: bool,
     p: ReduceParams,
     _t: std::marker::PhantomData<T>,
 }
@@ -52,6 +56,7 @@ impl<T: IntElem> Kernel for IntReduce<T> {
         let out = io.out_as::<T>();
         match &self.q {
             Some(q) => reduce::quantized_mean_or_sum(&self.p, q, input, out),
+            None if self.min => reduce::min_int(&self.p, input, out),
             None => reduce::max_int(&self.p, input, out),
         }
     }
@@ -59,6 +64,7 @@ impl<T: IntElem> Kernel for IntReduce<T> {
 
 fn int_reduce<T: IntElem>(
     q: Option<QuantizedReduce>,
+    min: bool,
     p: ReduceParams,
     shape: Vec<usize>,
     dtype: TensorType,
@@ -68,13 +74,14 @@ fn int_reduce<T: IntElem>(
         dtype,
         IntReduce::<T> {
             q,
+            min,
             p,
             _t: std::marker::PhantomData,
         },
     )
 }
 
-/// MEAN / SUM / REDUCE_MAX: input float32 or quantized INT8 / UINT8 / INT16, axes a constant int32 scalar or vector (negative
+/// MEAN / SUM / REDUCE_MAX / REDUCE_MIN: input float32 or quantized INT8 / UINT8 / INT16, axes a constant int32 scalar or vector (negative
 /// axes count from the end, duplicates are ignored).
 pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(2, 2)?;
@@ -83,6 +90,7 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         BuiltinOperator::MEAN => Reducer::Mean,
         BuiltinOperator::SUM => Reducer::Sum,
         BuiltinOperator::REDUCE_MAX => Reducer::Max,
+        BuiltinOperator::REDUCE_MIN => Reducer::Min,
         _ => return Err(ctx.unsupported(String::new(), "not a reduction")),
     };
     let (input, axes_t) = (ctx.input(0)?, ctx.input(1)?);
@@ -131,7 +139,7 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     }
     let out = ctx.output(0)?;
     let q = match reducer {
-        Reducer::Max => {
+        Reducer::Max | Reducer::Min => {
             // reduce.cc: input and output scale and zero point must be equal.
             require_same_quantization(ctx, &input, &out)?;
             None
@@ -159,10 +167,11 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             ))
         }
     };
+    let min = matches!(reducer, Reducer::Min);
     Ok(match input.dtype {
-        TensorType::INT8 => int_reduce::<i8>(q, p, shape, input.dtype),
-        TensorType::UINT8 => int_reduce::<u8>(q, p, shape, input.dtype),
-        _ => int_reduce::<i16>(q, p, shape, input.dtype),
+        TensorType::INT8 => int_reduce::<i8>(q, min, p, shape, input.dtype),
+        TensorType::UINT8 => int_reduce::<u8>(q, min, p, shape, input.dtype),
+        _ => int_reduce::<i16>(q, min, p, shape, input.dtype),
     })
 }
 
@@ -215,6 +224,16 @@ mod tests {
             ],
         );
         assert_eq!(run(&m, &[&i8s(&[-128, 5, -127, -9])]), i8s(&[-127, 5]));
+        let m = single_op(
+            Op::REDUCE_MIN,
+            reducer(),
+            vec![
+                act(TensorType::INT8, &[2, 2], Some((0.5, 3))),
+                ints(&[1], &[0]),
+                act(TensorType::INT8, &[2], Some((0.5, 3))),
+            ],
+        );
+        assert_eq!(run(&m, &[&i8s(&[-128, 5, 127, -9])]), i8s(&[-128, -9]));
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Reductions over a set of axes: MEAN, REDUCE_MAX (and SUM, which MEAN is built on), over
-//! float32 and quantized integers.
+//! Reductions over a set of axes: MEAN, REDUCE_MAX, REDUCE_MIN (and SUM, which MEAN is built
+//! on), over float32 and quantized integers.
 
 use super::int_elem::IntElem;
 use super::{MAX_RANK, next_index};
@@ -170,6 +170,18 @@ pub fn max(p: &ReduceParams, input: &[f32], output: &mut [f32]) {
     });
 }
 
+/// REDUCE_MIN: starts from `f32::MAX` (LiteRT's `std::numeric_limits<float>::max()`) and keeps
+/// `current < x ? current : x` in row-major input order. Mirrors LiteRT's `ReduceGeneric` with
+/// the min reducer.
+pub fn min(p: &ReduceParams, input: &[f32], output: &mut [f32]) {
+    output.fill(f32::MAX);
+    p.walk(|i, o| {
+        let x = input[i];
+        // A NaN input replaces the current value, as in LiteRT.
+        output[o] = if output[o] < x { output[o] } else { x };
+    });
+}
+
 /// The requantization of a quantized MEAN or SUM, fixed at prepare time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QuantizedReduce {
@@ -253,6 +265,17 @@ pub fn max_int<T: IntElem>(p: &ReduceParams, input: &[T], output: &mut [T]) {
         input,
         T::MIN,
         |cur, x| cur.max(x.widen()),
+        |o, m| output[o] = T::saturate(m),
+    );
+}
+
+/// Quantized REDUCE_MIN: as [`max_int`] with the min reducer, starting from the type's largest
+/// value (input and output share scale and zero point).
+pub fn min_int<T: IntElem>(p: &ReduceParams, input: &[T], output: &mut [T]) {
+    p.fold_groups(
+        input,
+        T::MAX,
+        |cur, x| cur.min(x.widen()),
         |o, m| output[o] = T::saturate(m),
     );
 }

@@ -1,0 +1,75 @@
+"""Single-operator cases of the comparison, logic and selection family (LESS, GREATER, EQUAL, ...,
+LOGICAL_AND/OR/NOT, SELECT, SELECT_V2) and of REDUCE_MIN. Comparisons give BOOL tensors, which
+a model cannot usefully output on its own in these goldens, so each comparison case ends in a
+SELECT (or a cast and a product) that turns the condition back into float values. See
+goldens.single_op for In and op_case."""
+
+from __future__ import annotations
+
+from .frameworks import keras
+from .single_op import In, op_case
+
+K = keras.ops
+
+# SELECT / SELECT_V2 + LESS / GREATER family -----------------------------------
+op_case(
+    "op_select_less", "SELECT", 6101,
+    [In("x", (4, 5), -1.0, 1.0), In("y", (4, 5), -1.0, 1.0)],
+    lambda x, y: K.where(K.less(x, y), x, y),
+    "LESS of two same-shape inputs, then SELECT between them (an elementwise minimum): int8 "
+    "compares both inputs after rescaling to a common scale; SELECT shares one scale.",
+)
+op_case(
+    "op_select_v2_greater_broadcast", "SELECT_V2", 6102,
+    [In("x", (3, 4, 5), -2.0, 2.0), In("y", (1, 1, 5), -1.0, 0.5)],
+    lambda x, y: K.where(K.greater(x, y), x, y),
+    "GREATER with broadcasting [1,3,4,5] vs [1,1,1,5], then a broadcasting SELECT_V2 between the "
+    "two inputs (TF gives both the output's scale).",
+)
+op_case(
+    "op_greater_equal_const_pos", "GREATER_EQUAL", 6103,
+    [In("x", (6, 7), 0.0, 3.0)],
+    lambda x: K.where(K.greater_equal(x, 1.5), x, K.zeros_like(x)),
+    "GREATER_EQUAL against the constant 1.5, input in [0, 3] (int8 zero point -128); SELECT "
+    "between the input and zeros.",
+)
+op_case(
+    "op_less_equal_neg", "LESS_EQUAL", 6104,
+    [In("x", (5, 6), -3.0, 0.0), In("y", (5, 6), -2.0, 0.0)],
+    lambda x, y: K.where(K.less_equal(x, y), x, y),
+    "LESS_EQUAL of two inputs in [-3, 0] and [-2, 0] (int8 zero points 127, different scales).",
+)
+# One graph input with one reader: every comparison reads the output of a quantized operator,
+# as in real models (the partly quantized re-quantization test keeps every third operator float).
+op_case(
+    "op_equal_not_equal_grid", "EQUAL", 6105,
+    [In("x", (4, 6), -0.5, 0.5, dist="grid")],
+    lambda x: (lambda s: K.where(K.logical_or(K.equal(s, 1.0), K.not_equal(s, 0.5)), s, s * 0.25))(x * 4.0),
+    "EQUAL against 1.0 and NOT_EQUAL against 0.5 of 4x an evenly spaced input (int8: equal after "
+    "rescaling both sides; TF 2.21 keeps NOT_EQUAL float behind a DEQUANTIZE), LOGICAL_OR, then "
+    "SELECT.",
+)
+op_case(
+    "op_logical_and_not", "LOGICAL_AND", 6106,
+    [In("x", (7,), -1.0, 1.0)],
+    lambda x: (lambda s: K.where(
+        K.logical_and(K.greater(s, 0.0), K.logical_not(K.logical_or(K.less(s, -0.5), K.greater(s, 0.5)))),
+        s, s * 0.25,
+    ))(x * 1.5),
+    "GREATER and LESS of 1.5x the input against constants, LOGICAL_OR, LOGICAL_NOT and "
+    "LOGICAL_AND on BOOL tensors, then SELECT.",
+)
+
+# REDUCE_MIN -------------------------------------------------------------------
+op_case(
+    "op_reduce_min", "REDUCE_MIN", 6201,
+    [In("x", (5, 5, 7), -1.0, 1.0)],
+    lambda x: K.min(x, axis=[1, 2]),
+    "REDUCE_MIN over axes [1,2].",
+)
+op_case(
+    "op_reduce_min_axis_keepdims_pos", "REDUCE_MIN", 6202,
+    [In("x", (3, 4, 9), 0.0, 2.0)],
+    lambda x: K.min(x, axis=-1, keepdims=True),
+    "REDUCE_MIN over the last axis, keep_dims true, input in [0, 2] (zero point -128).",
+)
