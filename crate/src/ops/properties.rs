@@ -63,9 +63,10 @@ pub struct OpProperties {
     pub hybrid: bool,
     /// Operator version TF writes for the hybrid kernel.
     pub hybrid_version: i32,
-    /// The op's result is a BOOL tensor (comparisons, logical ops), which stays BOOL in a
-    /// quantized model: only float tensors get parameters.
-    pub bool_output: bool,
+    /// The op's result is not a float tensor and stays as it is in a quantized model (only float
+    /// tensors get parameters): what it is, `"BOOL"` (comparisons, logical ops) or `"index"`
+    /// (ARG_MAX, ARG_MIN).
+    pub unquantized_output: Option<&'static str>,
 }
 
 const PLAIN: OpProperties = OpProperties {
@@ -78,7 +79,7 @@ const PLAIN: OpProperties = OpProperties {
     int16: false,
     hybrid: false,
     hybrid_version: 1,
-    bool_output: false,
+    unquantized_output: None,
 };
 
 /// A same-scale op (TF's `SameOperandsAndResultsScale`) whose int8 kernel is version
@@ -158,7 +159,16 @@ pub const fn per_tensor_weights(int8_version: i32) -> OpProperties {
 /// own ranges; logical ops: nothing to quantize).
 pub const fn bool_out(p: OpProperties) -> OpProperties {
     OpProperties {
-        bool_output: true,
+        unquantized_output: Some("BOOL"),
+        ..p
+    }
+}
+
+/// `p`, with an INT32 / INT64 index result that is never quantized (ARG_MAX, ARG_MIN: the input
+/// keeps its own range).
+pub const fn index_out(p: OpProperties) -> OpProperties {
+    OpProperties {
+        unquantized_output: Some("index"),
         ..p
     }
 }
@@ -202,8 +212,8 @@ impl OpProperties {
         if self.same_scale {
             parts.push("same scale in and out".to_string());
         }
-        if self.bool_output {
-            parts.push("BOOL output (never quantized)".to_string());
+        if let Some(what) = self.unquantized_output {
+            parts.push(format!("{what} output (never quantized)"));
         }
         if parts.is_empty() {
             parts.push("own range".to_string());

@@ -1,6 +1,8 @@
 //! Reductions: MEAN, SUM, REDUCE_MAX, REDUCE_MIN over constant axes, with `keep_dims`: float32,
 //! and quantized INT8 / UINT8 / INT16 (LiteRT's reference paths: `QuantizedMeanOrSum` for MEAN
-//! and SUM, the raw-integer max / min for REDUCE_MAX / REDUCE_MIN).
+//! and SUM, the raw-integer max / min for REDUCE_MAX / REDUCE_MIN). ARG_MAX / ARG_MIN over one
+//! constant axis: float32, INT32 and quantized INT8 / UINT8 in, INT32 or INT64 indices out
+//! (never quantized).
 
 use super::shape::require_same_quantization;
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
@@ -8,8 +10,8 @@ use crate::fixedpoint::quantize_multiplier;
 use crate::graph::{BuiltinOperator, TensorType};
 use crate::kernels::litert_optimized::reduce as litert_reduce;
 use crate::kernels::reference::int_elem::IntElem;
-use crate::kernels::reference::reduce::{self, QuantizedReduce, ReduceParams};
-use crate::tflite::schema::ReducerOptionsT;
+use crate::kernels::reference::reduce::{self, ArgParams, QuantizedReduce, ReduceParams};
+use crate::tflite::schema::{ArgMaxOptionsT, ArgMinOptionsT, ReducerOptionsT};
 
 #[derive(Clone, Copy)]
 enum Reducer {
@@ -175,6 +177,127 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     })
 }
 
+/// ARG_MAX / ARG_MIN on `T` values, writing `O` indices.
+struct Arg<T, O> {
+    p: ArgParams,
+    max: bool,
+    _t: std::marker::PhantomData<(T, O)>,
+}
+
+impl<T: PartialOrd + bytemuck::Pod, O: bytemuck::Pod + TryFrom<usize> + Default> Kernel
+    for Arg<T, O>
+{
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.in_as::<T>(0);
+        // Prepare checked that the axis length fits the index type.
+        let index = |i: usize| O::try_from(i).unwrap_or_default();
+        reduce::arg_min_max(&self.p, self.max, input, io.out_as::<O>(), index);
+    }
+}
+
+fn arg_of<T: PartialOrd + bytemuck::Pod>(
+    p: ArgParams,
+    max: bool,
+    shape: Vec<usize>,
+    out: TensorType,
+) -> Prepared {
+    if out == TensorType::INT64 {
+        Prepared::new(
+            shape,
+            out,
+            Arg::<T, i64> {
+                p,
+                max,
+                _t: std::marker::PhantomData,
+            },
+        )
+    } else {
+        Prepared::new(
+            shape,
+            out,
+            Arg::<T, i32> {
+                p,
+                max,
+                _t: std::marker::PhantomData,
+            },
+        )
+    }
+}
+
+/// ARG_MAX / ARG_MIN: input FLOAT32, INT32 or quantized INT8 / UINT8 (compared raw: the order
+/// of quantized values is the order of the real ones), axis a constant INT32 / INT64 with one
+/// element (negative counts from the end), output INT32 or INT64 as the options say; the axis
+/// is removed from the shape.
+pub fn prepare_arg_min_max(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
+    ctx.expect_inputs(2, 2)?;
+    let (max, out_type) = match ctx.op.code.op() {
+        BuiltinOperator::ARG_MAX => (
+            true,
+            options!(ctx, ArgMaxOptions, ArgMaxOptionsT)?.output_type,
+        ),
+        BuiltinOperator::ARG_MIN => (
+            false,
+            options!(ctx, ArgMinOptions, ArgMinOptionsT)?.output_type,
+        ),
+        _ => return Err(ctx.unsupported(String::new(), "not ARG_MAX or ARG_MIN")),
+    };
+    let (input, axis_t) = (ctx.input(0)?, ctx.input(1)?);
+    ctx.require_dtype(
+        &input,
+        &[
+            TensorType::FLOAT32,
+            TensorType::INT32,
+            TensorType::INT8,
+            TensorType::UINT8,
+        ],
+    )?;
+    ctx.require_max_rank(&input)?;
+    let out = ctx.output(0)?;
+    ctx.require_dtype(&out, &[TensorType::INT32, TensorType::INT64])?;
+    if out.dtype != out_type {
+        return Err(ctx.invalid(
+            out.describe(),
+            format!(
+                "type differs from the options' output type {}",
+                crate::graph::dtype::dtype_name(out_type)
+            ),
+        ));
+    }
+    let axes = ctx.const_ints(&axis_t)?;
+    let [axis] = axes[..] else {
+        return Err(ctx.invalid(
+            axis_t.describe(),
+            format!("expected one axis, got {}", axes.len()),
+        ));
+    };
+    let rank = input.shape.len();
+    let axis = ctx.axis(&axis_t, axis, rank)?;
+    let dims = input.shape;
+    if dims[axis] == 0 {
+        return Err(ctx.invalid(input.describe(), "the reduced axis is empty"));
+    }
+    if out.dtype == TensorType::INT32 && i32::try_from(dims[axis]).is_err() {
+        return Err(ctx.unsupported(out.describe(), "axis too long for INT32 indices"));
+    }
+    let p = ArgParams {
+        outer: dims[..axis].iter().product(),
+        axis: dims[axis],
+        inner: dims[axis + 1..].iter().product(),
+    };
+    let shape: Vec<usize> = dims
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != axis)
+        .map(|(_, &d)| d)
+        .collect();
+    Ok(match input.dtype {
+        TensorType::FLOAT32 => arg_of::<f32>(p, max, shape, out.dtype),
+        TensorType::INT32 => arg_of::<i32>(p, max, shape, out.dtype),
+        TensorType::INT8 => arg_of::<i8>(p, max, shape, out.dtype),
+        _ => arg_of::<u8>(p, max, shape, out.dtype),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::shape::test_model::{act, error, i8s, ints, run, single_op};
@@ -234,6 +357,53 @@ mod tests {
             ],
         );
         assert_eq!(run(&m, &[&i8s(&[-128, 5, 127, -9])]), i8s(&[-128, -9]));
+    }
+
+    #[test]
+    fn int8_arg_max_and_bad_axes() {
+        let arg = |t: TensorType| {
+            BuiltinOptionsT::ArgMaxOptions(Box::new(crate::tflite::schema::ArgMaxOptionsT {
+                output_type: t,
+            }))
+        };
+        let m = single_op(
+            Op::ARG_MAX,
+            arg(TensorType::INT32),
+            vec![
+                act(TensorType::INT8, &[2, 3], Some((0.5, 3))),
+                ints(&[1], &[-1]),
+                act(TensorType::INT32, &[2], None),
+            ],
+        );
+        let got = run(&m, &[&i8s(&[-128, 5, 5, 7, -9, 100])]);
+        assert_eq!(
+            got,
+            [1i32, 2]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect::<Vec<u8>>()
+        );
+        // Two axes; an output type other than the options'.
+        let m = single_op(
+            Op::ARG_MAX,
+            arg(TensorType::INT32),
+            vec![
+                act(TensorType::INT8, &[2, 3], Some((0.5, 3))),
+                ints(&[2], &[0, 1]),
+                act(TensorType::INT32, &[2], None),
+            ],
+        );
+        assert!(error(&m).contains("expected one axis"));
+        let m = single_op(
+            Op::ARG_MAX,
+            arg(TensorType::INT64),
+            vec![
+                act(TensorType::INT8, &[2, 3], Some((0.5, 3))),
+                ints(&[1], &[1]),
+                act(TensorType::INT32, &[2], None),
+            ],
+        );
+        assert!(error(&m).contains("output type"));
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //! `www/src/model/op-table.ts`. Its goldens come from `tests/tools/make_goldens.py`.
 
 use super::properties::{
-    OpProperties, SCALE_1_128, SCALE_1_256, SCALE_1_32768, bool_out, fixed, int16_at,
+    OpProperties, SCALE_1_128, SCALE_1_256, SCALE_1_32768, bool_out, fixed, index_out, int16_at,
     per_tensor_weights, plain, same, weighted, with16,
 };
 use super::{
@@ -339,6 +339,22 @@ pub const OPS: &[OpEntry] = &[
         Some(with16(same(2))),
         &["input", "axes"],
         "raw min"
+    ),
+    row!(
+        ARG_MAX,
+        reduce::prepare_arg_min_max,
+        F8,
+        Some(index_out(plain(2))),
+        &["input", "axis"],
+        "raw compare, first index of ties"
+    ),
+    row!(
+        ARG_MIN,
+        reduce::prepare_arg_min_max,
+        F8,
+        Some(index_out(plain(2))),
+        &["input", "axis"],
+        "as ARG_MAX"
     ),
     // ops/compare.rs
     row!(

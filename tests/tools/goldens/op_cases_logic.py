@@ -1,15 +1,16 @@
 """Single-operator cases of the comparison, logic and selection family (LESS, GREATER, EQUAL, ...,
-LOGICAL_AND/OR/NOT, SELECT, SELECT_V2) and of REDUCE_MIN. Comparisons give BOOL tensors, which
+LOGICAL_AND/OR/NOT, SELECT, SELECT_V2) and of REDUCE_MIN, ARG_MAX and ARG_MIN. Comparisons give BOOL tensors, which
 a model cannot usefully output on its own in these goldens, so each comparison case ends in a
 SELECT (or a cast and a product) that turns the condition back into float values. See
 goldens.single_op for In and op_case."""
 
 from __future__ import annotations
 
-from .frameworks import keras
+from .frameworks import keras, tf
 from .single_op import In, op_case
 
 K = keras.ops
+L = keras.layers
 
 # SELECT / SELECT_V2 + LESS / GREATER family -----------------------------------
 op_case(
@@ -72,4 +73,26 @@ op_case(
     [In("x", (3, 4, 9), 0.0, 2.0)],
     lambda x: K.min(x, axis=-1, keepdims=True),
     "REDUCE_MIN over the last axis, keep_dims true, input in [0, 2] (zero point -128).",
+)
+
+# ARG_MAX / ARG_MIN ------------------------------------------------------------
+# keras.ops.argmax lowers to a BitwiseAnd that TFLite has no builtin for: tf.math directly.
+op_case(
+    "op_argmax_last_axis_i32", "ARG_MAX", 6301,
+    [In("x", (3, 4, 6), -1.0, 1.0)],
+    lambda x: L.Lambda(lambda t: tf.math.argmax(t, axis=-1, output_type=tf.int32), name="argmax")(x),
+    "ARG_MAX over the last axis, INT32 indices (the int8 model compares raw quantized values: "
+    "ties after quantization pick the first index).",
+)
+op_case(
+    "op_argmax_axis1_i64_pos", "ARG_MAX", 6302,
+    [In("x", (5, 3), 0.0, 2.0)],
+    lambda x: L.Lambda(lambda t: tf.math.argmax(t, axis=1, output_type=tf.int64), name="argmax")(x),
+    "ARG_MAX over a middle axis, INT64 indices, input in [0, 2] (zero point -128).",
+)
+op_case(
+    "op_argmin_last_axis_neg", "ARG_MIN", 6303,
+    [In("x", (4, 7), -2.0, 0.0)],
+    lambda x: L.Lambda(lambda t: tf.math.argmin(t, axis=-1, output_type=tf.int32), name="argmin")(x),
+    "ARG_MIN over the last axis, INT32 indices, input in [-2, 0] (zero point 127).",
 )

@@ -41,6 +41,8 @@ export const OP_TABLE: Readonly<Record<string, OpInfo>> = {
   SUM: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'own range', inputs: ['input', 'axes'] },
   REDUCE_MAX: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: ['input', 'axes'] },
   REDUCE_MIN: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: ['input', 'axes'] },
+  ARG_MAX: { runs: { float: true, int8: true, int16: false, hybrid: false }, quantizer: 'index output (never quantized)', inputs: ['input', 'axis'] },
+  ARG_MIN: { runs: { float: true, int8: true, int16: false, hybrid: false }, quantizer: 'index output (never quantized)', inputs: ['input', 'axis'] },
   EQUAL: { runs: { float: true, int8: true, int16: false, hybrid: false }, quantizer: 'BOOL output (never quantized)', inputs: [] },
   NOT_EQUAL: { runs: { float: true, int8: true, int16: false, hybrid: false }, quantizer: 'kept float', inputs: [] },
   LESS: { runs: { float: true, int8: true, int16: false, hybrid: false }, quantizer: 'BOOL output (never quantized)', inputs: [] },

@@ -1,5 +1,5 @@
 //! Reductions over a set of axes: MEAN, REDUCE_MAX, REDUCE_MIN (and SUM, which MEAN is built
-//! on), over float32 and quantized integers.
+//! on), over float32 and quantized integers; ARG_MAX / ARG_MIN over one axis.
 
 use super::int_elem::IntElem;
 use super::{MAX_RANK, next_index};
@@ -280,9 +280,75 @@ pub fn min_int<T: IntElem>(p: &ReduceParams, input: &[T], output: &mut [T]) {
     );
 }
 
+/// ARG_MAX / ARG_MIN over one axis: the input viewed as `[outer, axis, inner]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArgParams {
+    /// Product of the dims before the axis.
+    pub outer: usize,
+    /// The axis' length (at least 1).
+    pub axis: usize,
+    /// Product of the dims after the axis.
+    pub inner: usize,
+}
+
+/// ARG_MAX (`max`) or ARG_MIN over raw values (float32, or quantized integers, whose order is
+/// the order of the real values): for every `(outer, inner)` the index of the first element that
+/// no later one beats strictly, i.e. ties keep the first index and a NaN never wins unless it
+/// comes first. Mirrors LiteRT's `reference_ops::ArgMinMax` (`std::greater` / `std::less`).
+/// `index` turns the position into the output element (INT32 or INT64).
+pub fn arg_min_max<T: PartialOrd + Copy, O: Copy>(
+    p: &ArgParams,
+    max: bool,
+    input: &[T],
+    output: &mut [O],
+    index: impl Fn(usize) -> O,
+) {
+    for o in 0..p.outer {
+        for i in 0..p.inner {
+            let base = o * p.axis * p.inner + i;
+            let mut best = input[base];
+            let mut best_at = 0usize;
+            for a in 1..p.axis {
+                let v = input[base + a * p.inner];
+                let wins = if max { v > best } else { v < best };
+                if wins {
+                    best = v;
+                    best_at = a;
+                }
+            }
+            output[o * p.inner + i] = index(best_at);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arg_max_min_keep_the_first_of_ties() {
+        // [2, 3, 2] over axis 1: columns of the two outer blocks.
+        let p = ArgParams {
+            outer: 2,
+            axis: 3,
+            inner: 2,
+        };
+        let x: [i8; 12] = [1, 5, 7, 5, 7, 0, -1, -1, -3, -1, -3, -2];
+        let mut out = [0i32; 4];
+        arg_min_max(&p, true, &x, &mut out, |i| i as i32);
+        assert_eq!(out, [1, 0, 0, 0]);
+        arg_min_max(&p, false, &x, &mut out, |i| i as i32);
+        assert_eq!(out, [0, 2, 1, 2]);
+        let f = [f32::NAN, 1.0, 2.0];
+        let p = ArgParams {
+            outer: 1,
+            axis: 3,
+            inner: 1,
+        };
+        let mut out = [0i64; 1];
+        arg_min_max(&p, true, &f, &mut out, |i| i as i64);
+        assert_eq!(out, [0]);
+    }
 
     #[test]
     fn quantized_mean_folds_the_count_into_the_multiplier() {
