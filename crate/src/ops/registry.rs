@@ -341,6 +341,30 @@ pub const OPS: &[OpEntry] = &[
         "raw min"
     ),
     row!(
+        REDUCE_PROD,
+        reduce::prepare_reduce,
+        F816,
+        Some(with16(plain(2))),
+        &["input", "axes"],
+        "running product, each step rescaled by `s_in / s_out^(1/n)` (Q31, double rounding)"
+    ),
+    row!(
+        REDUCE_ANY,
+        reduce::prepare_reduce,
+        F8,
+        Some(bool_out(plain(1))),
+        &["input", "axes"],
+        ""
+    ),
+    row!(
+        CUMSUM,
+        reduce::prepare_cumsum,
+        F,
+        None,
+        &["input", "axis"],
+        ""
+    ),
+    row!(
         ARG_MAX,
         reduce::prepare_arg_min_max,
         F8,

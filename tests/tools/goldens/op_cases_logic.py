@@ -96,3 +96,24 @@ op_case(
     lambda x: L.Lambda(lambda t: tf.math.argmin(t, axis=-1, output_type=tf.int32), name="argmin")(x),
     "ARG_MIN over the last axis, INT32 indices, input in [-2, 0] (zero point 127).",
 )
+
+# REDUCE_ANY / REDUCE_PROD / CUMSUM ----------------------------------------------
+op_case(
+    "op_reduce_any_select", "REDUCE_ANY", 6401,
+    [In("x", (3, 5), -1.0, 1.0), In("y", (3, 5), -1.0, 1.0)],
+    lambda x, y: K.where(K.any(K.greater(x, 0.7), axis=-1, keepdims=True), x, y),
+    "REDUCE_ANY over the last axis (keep_dims) of a GREATER, then a broadcasting SELECT_V2.",
+)
+op_case(
+    "op_reduce_prod", "REDUCE_PROD", 6402,
+    [In("x", (4, 5), 0.5, 1.5)],
+    lambda x: K.prod(x, axis=-1),
+    "REDUCE_PROD over the last axis, input in [0.5, 1.5].",
+)
+op_case(
+    "op_cumsum_axis1", "CUMSUM", 6403,
+    [In("x", (4, 6), -1.0, 1.0)],
+    lambda x: K.cumsum(x * 2.0, axis=1) + 0.5,
+    "CUMSUM along the last axis (not exclusive, not reversed) between a MUL and an ADD: LiteRT has "
+    "no integer CUMSUM, so TF keeps it float between a DEQUANTIZE and a QUANTIZE.",
+)
