@@ -225,108 +225,8 @@ pub fn select<T: Copy>(p: &SelectShape, cond: &[u8], x: &[T], y: &[T], output: &
 
 #[cfg(test)]
 mod tests {
-    use proptest::prelude::*;
-
     use super::*;
     use crate::fixedpoint::quantize_multiplier;
-
-    /// Row-major strides of `dims`.
-    fn strides(dims: &[usize]) -> Vec<usize> {
-        let mut s = vec![1; dims.len()];
-        for i in (0..dims.len().saturating_sub(1)).rev() {
-            s[i] = s[i + 1] * dims[i + 1];
-        }
-        s
-    }
-
-    /// The flat index in `shape` (right-aligned, broadcast) of output coordinate `idx`.
-    fn at(shape: &[usize], idx: &[usize]) -> usize {
-        let pad = idx.len() - shape.len();
-        let st = strides(shape);
-        (0..shape.len())
-            .map(|k| {
-                if shape[k] == 1 {
-                    0
-                } else {
-                    idx[pad + k] * st[k]
-                }
-            })
-            .sum()
-    }
-
-    /// A shape of `rank` dims from `full`, each dim kept or set to 1 by `mask`, with the first
-    /// `drop` dims removed (lower rank).
-    fn derive(full: &[usize], mask: u8, drop: usize) -> Vec<usize> {
-        full.iter()
-            .enumerate()
-            .map(|(i, &d)| if mask & (1 << i) != 0 { 1 } else { d })
-            .skip(drop.min(full.len()))
-            .collect()
-    }
-
-    proptest! {
-        #[test]
-        fn select_broadcasts_like_numpy(
-            full in proptest::collection::vec(1usize..4, 0..5),
-            masks in any::<[u8; 3]>(),
-            drops in any::<[u8; 3]>(),
-            seed in any::<u64>(),
-        ) {
-            let shapes: Vec<Vec<usize>> = (0..3)
-                .map(|k| derive(&full, masks[k], usize::from(drops[k] % 3)))
-                .collect();
-            let p = SelectShape::new(&shapes[0], &shapes[1], &shapes[2]).expect("broadcastable");
-            let n = |s: &[usize]| s.iter().product::<usize>();
-            let cond: Vec<u8> = (0..n(&shapes[0])).map(|i| ((seed >> (i % 64)) & 1) as u8).collect();
-            let x: Vec<i32> = (0..n(&shapes[1])).map(|i| i as i32).collect();
-            let y: Vec<i32> = (0..n(&shapes[2])).map(|i| -1 - i as i32).collect();
-            let dims = p.dims().to_vec();
-            let mut out = vec![0i32; n(&dims)];
-            select(&p, &cond, &x, &y, &mut out);
-            let mut idx = vec![0usize; dims.len()];
-            for (o, &got) in out.iter().enumerate() {
-                let mut rem = o;
-                for k in (0..dims.len()).rev() {
-                    idx[k] = rem % dims[k];
-                    rem /= dims[k];
-                }
-                let want = if cond[at(&shapes[0], &idx)] != 0 {
-                    x[at(&shapes[1], &idx)]
-                } else {
-                    y[at(&shapes[2], &idx)]
-                };
-                prop_assert_eq!(got, want);
-            }
-        }
-
-        /// With one scale of at least 1/128 and one zero point on both sides, rescaling keeps
-        /// values at least 2 apart (each side's rounding is off by less than 1): the quantized
-        /// comparison is the comparison of the raw integers.
-        #[test]
-        fn equal_parameters_compare_raw(
-            a in any::<[i8; 8]>(),
-            b in any::<[i8; 8]>(),
-            scale in (1.0f64 / 128.0)..0.999,
-            zp in -128i32..128,
-        ) {
-            let (multiplier, shift) = quantize_multiplier(scale);
-            let side = QuantCompareSide { offset: -zp, multiplier, shift };
-            let s = Broadcast::new(&[8], &[8]).expect("broadcast");
-            for op in [
-                CompareOp::Equal,
-                CompareOp::NotEqual,
-                CompareOp::Less,
-                CompareOp::LessEqual,
-                CompareOp::Greater,
-                CompareOp::GreaterEqual,
-            ] {
-                let (mut q, mut r) = ([0u8; 8], [0u8; 8]);
-                compare_quantized(op, (&side, &side), &s, &a, &b, &mut q);
-                compare(op, &s, &a, &b, &mut r);
-                prop_assert_eq!(q, r, "{:?}", op);
-            }
-        }
-    }
 
     #[test]
     fn float_comparisons_and_nan() {
@@ -407,5 +307,111 @@ mod tests {
         select(&p, &[1, 0, 1], &[1.0, 2.0], &[0.5], &mut out);
         assert_eq!(out, [1.0, 0.5, 1.0, 2.0, 0.5, 2.0]);
         assert!(SelectShape::new(&[2], &[3], &[3]).is_none());
+    }
+
+    /// Property tests (proptest is a native-only dev-dependency).
+    #[cfg(not(target_arch = "wasm32"))]
+    mod props {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        /// Row-major strides of `dims`.
+        fn strides(dims: &[usize]) -> Vec<usize> {
+            let mut s = vec![1; dims.len()];
+            for i in (0..dims.len().saturating_sub(1)).rev() {
+                s[i] = s[i + 1] * dims[i + 1];
+            }
+            s
+        }
+
+        /// The flat index in `shape` (right-aligned, broadcast) of output coordinate `idx`.
+        fn at(shape: &[usize], idx: &[usize]) -> usize {
+            let pad = idx.len() - shape.len();
+            let st = strides(shape);
+            (0..shape.len())
+                .map(|k| {
+                    if shape[k] == 1 {
+                        0
+                    } else {
+                        idx[pad + k] * st[k]
+                    }
+                })
+                .sum()
+        }
+
+        /// A shape of `rank` dims from `full`, each dim kept or set to 1 by `mask`, with the first
+        /// `drop` dims removed (lower rank).
+        fn derive(full: &[usize], mask: u8, drop: usize) -> Vec<usize> {
+            full.iter()
+                .enumerate()
+                .map(|(i, &d)| if mask & (1 << i) != 0 { 1 } else { d })
+                .skip(drop.min(full.len()))
+                .collect()
+        }
+
+        proptest! {
+            #[test]
+            fn select_broadcasts_like_numpy(
+                full in proptest::collection::vec(1usize..4, 0..5),
+                masks in any::<[u8; 3]>(),
+                drops in any::<[u8; 3]>(),
+                seed in any::<u64>(),
+            ) {
+                let shapes: Vec<Vec<usize>> = (0..3)
+                    .map(|k| derive(&full, masks[k], usize::from(drops[k] % 3)))
+                    .collect();
+                let p = SelectShape::new(&shapes[0], &shapes[1], &shapes[2]).expect("broadcastable");
+                let n = |s: &[usize]| s.iter().product::<usize>();
+                let cond: Vec<u8> = (0..n(&shapes[0])).map(|i| ((seed >> (i % 64)) & 1) as u8).collect();
+                let x: Vec<i32> = (0..n(&shapes[1])).map(|i| i as i32).collect();
+                let y: Vec<i32> = (0..n(&shapes[2])).map(|i| -1 - i as i32).collect();
+                let dims = p.dims().to_vec();
+                let mut out = vec![0i32; n(&dims)];
+                select(&p, &cond, &x, &y, &mut out);
+                let mut idx = vec![0usize; dims.len()];
+                for (o, &got) in out.iter().enumerate() {
+                    let mut rem = o;
+                    for k in (0..dims.len()).rev() {
+                        idx[k] = rem % dims[k];
+                        rem /= dims[k];
+                    }
+                    let want = if cond[at(&shapes[0], &idx)] != 0 {
+                        x[at(&shapes[1], &idx)]
+                    } else {
+                        y[at(&shapes[2], &idx)]
+                    };
+                    prop_assert_eq!(got, want);
+                }
+            }
+
+            /// With one scale of at least 1/128 and one zero point on both sides, rescaling keeps
+            /// values at least 2 apart (each side's rounding is off by less than 1): the quantized
+            /// comparison is the comparison of the raw integers.
+            #[test]
+            fn equal_parameters_compare_raw(
+                a in any::<[i8; 8]>(),
+                b in any::<[i8; 8]>(),
+                scale in (1.0f64 / 128.0)..0.999,
+                zp in -128i32..128,
+            ) {
+                let (multiplier, shift) = quantize_multiplier(scale);
+                let side = QuantCompareSide { offset: -zp, multiplier, shift };
+                let s = Broadcast::new(&[8], &[8]).expect("broadcast");
+                for op in [
+                    CompareOp::Equal,
+                    CompareOp::NotEqual,
+                    CompareOp::Less,
+                    CompareOp::LessEqual,
+                    CompareOp::Greater,
+                    CompareOp::GreaterEqual,
+                ] {
+                    let (mut q, mut r) = ([0u8; 8], [0u8; 8]);
+                    compare_quantized(op, (&side, &side), &s, &a, &b, &mut q);
+                    compare(op, &s, &a, &b, &mut r);
+                    prop_assert_eq!(q, r, "{:?}", op);
+                }
+            }
+        }
     }
 }
