@@ -108,7 +108,10 @@ fn check_case(case: &Case) -> Result<Counts, Vec<String>> {
         )]);
     }
     for (i, (f, c)) in fsg.tensors.iter().zip(&csg.tensors).enumerate() {
-        if f.name != c.name || f.shape != c.shape || f.dtype != c.dtype {
+        // TF writes a scalar constant's shape as `[]` in the float model and leaves it out in
+        // the calibrated one: both mean a scalar.
+        let dims = |s: &Option<Vec<i32>>| s.clone().unwrap_or_default();
+        if f.name != c.name || dims(&f.shape) != dims(&c.shape) || f.dtype != c.dtype {
             problems.push(format!(
                 "tensor {i}: float model has '{}' {:?}, calibrated model '{}' {:?}",
                 f.name, f.shape, c.name, c.shape

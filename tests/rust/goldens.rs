@@ -223,9 +223,14 @@ fn check_variant_arrays(case: &Case, v: &Variant) -> Result<(), String> {
         }
         check_array(&what, &try_load_npy(&t.file)?, tensor, Some(1))?;
     }
-    // TF's calibrated model: float I/O tensors carry the recorded min/max, no scale.
+    // TF's calibrated model: float I/O tensors carry the recorded min/max, no scale (integer
+    // outputs such as ARG_MAX's indices have none).
     if v.name == "calibrated" {
-        for t in ins.iter().chain(&outs) {
+        for t in ins
+            .iter()
+            .chain(&outs)
+            .filter(|t| t.dtype == TensorType::FLOAT32)
+        {
             let q = t.quantization.as_ref();
             let has = |x: Option<&Vec<f32>>| x.is_some_and(|x| x.len() == 1);
             if !q.is_some_and(|q| has(q.min.as_ref()) && has(q.max.as_ref())) {

@@ -63,6 +63,10 @@ pub struct OpProperties {
     pub hybrid: bool,
     /// Operator version TF writes for the hybrid kernel.
     pub hybrid_version: i32,
+    /// The op's result is not a float tensor and stays as it is in a quantized model (only float
+    /// tensors get parameters): what it is, `"BOOL"` (comparisons, logical ops) or `"index"`
+    /// (ARG_MAX, ARG_MIN).
+    pub unquantized_output: Option<&'static str>,
 }
 
 const PLAIN: OpProperties = OpProperties {
@@ -75,6 +79,7 @@ const PLAIN: OpProperties = OpProperties {
     int16: false,
     hybrid: false,
     hybrid_version: 1,
+    unquantized_output: None,
 };
 
 /// A same-scale op (TF's `SameOperandsAndResultsScale`) whose int8 kernel is version
@@ -150,6 +155,24 @@ pub const fn per_tensor_weights(int8_version: i32) -> OpProperties {
     }
 }
 
+/// `p`, with a BOOL result that is never quantized (comparisons: their float inputs keep their
+/// own ranges; logical ops: nothing to quantize).
+pub const fn bool_out(p: OpProperties) -> OpProperties {
+    OpProperties {
+        unquantized_output: Some("BOOL"),
+        ..p
+    }
+}
+
+/// `p`, with an INT32 / INT64 index result that is never quantized (ARG_MAX, ARG_MIN: the input
+/// keeps its own range).
+pub const fn index_out(p: OpProperties) -> OpProperties {
+    OpProperties {
+        unquantized_output: Some("index"),
+        ..p
+    }
+}
+
 /// Output parameters fixed by the op: `(scale, zero point)` for int8 and for int16.
 pub const fn fixed(int8: (f32, i32), int16: (f32, i32)) -> OpProperties {
     OpProperties {
@@ -188,6 +211,9 @@ impl OpProperties {
         }
         if self.same_scale {
             parts.push("same scale in and out".to_string());
+        }
+        if let Some(what) = self.unquantized_output {
+            parts.push(format!("{what} output (never quantized)"));
         }
         if parts.is_empty() {
             parts.push("own range".to_string());

@@ -1,6 +1,9 @@
-//! Reductions: MEAN, SUM, REDUCE_MAX over constant axes, with `keep_dims`: float32, and
-//! quantized INT8 / UINT8 / INT16 (LiteRT's reference paths: `QuantizedMeanOrSum` for MEAN and
-//! SUM, the raw-integer max for REDUCE_MAX).
+//! Reductions: MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD over constant axes, with
+//! `keep_dims`: float32, and quantized INT8 / UINT8 / INT16 (LiteRT's reference paths:
+//! `QuantizedMeanOrSum` for MEAN and SUM, the raw-integer max / min for REDUCE_MAX / REDUCE_MIN,
+//! `QuantizedReduceProd` for REDUCE_PROD); REDUCE_ANY over BOOL. ARG_MAX / ARG_MIN over one
+//! constant axis: float32, INT32 and quantized INT8 / UINT8 in, INT32 or INT64 indices out
+//! (never quantized). CUMSUM along one constant axis: float32, INT32, INT64.
 
 use super::shape::require_same_quantization;
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
@@ -8,14 +11,19 @@ use crate::fixedpoint::quantize_multiplier;
 use crate::graph::{BuiltinOperator, TensorType};
 use crate::kernels::litert_optimized::reduce as litert_reduce;
 use crate::kernels::reference::int_elem::IntElem;
-use crate::kernels::reference::reduce::{self, QuantizedReduce, ReduceParams};
-use crate::tflite::schema::ReducerOptionsT;
+use crate::kernels::reference::reduce::{
+    self, ArgParams, QuantizedProd, QuantizedReduce, ReduceParams,
+};
+use crate::tflite::schema::{ArgMaxOptionsT, ArgMinOptionsT, CumsumOptionsT, ReducerOptionsT};
 
 #[derive(Clone, Copy)]
 enum Reducer {
     Mean,
     Sum,
     Max,
+    Min,
+    Prod,
+    Any,
 }
 
 struct Reduce {
@@ -35,13 +43,42 @@ impl Kernel for Reduce {
             (Reducer::Mean, None) => reduce::mean(&self.p, input, out),
             (Reducer::Sum, _) => reduce::sum(&self.p, input, out),
             (Reducer::Max, _) => reduce::max(&self.p, input, out),
+            (Reducer::Min, _) => reduce::min(&self.p, input, out),
+            (Reducer::Prod, _) => reduce::prod(&self.p, input, out),
+            // Prepare sends BOOL inputs to `AnyReduce`.
+            (Reducer::Any, _) => {}
         }
     }
 }
 
-/// A quantized reduction on `T` elements: MEAN/SUM requantize (`Some`), REDUCE_MAX does not.
+/// REDUCE_ANY on BOOL bytes.
+struct AnyReduce {
+    p: ReduceParams,
+}
+
+impl Kernel for AnyReduce {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.in_as::<u8>(0);
+        reduce::any(&self.p, input, io.out_as::<u8>());
+    }
+}
+
+/// What a quantized reduction does with its integers.
+#[derive(Clone, Copy)]
+enum IntOp {
+    /// MEAN / SUM: requantized sum.
+    MeanOrSum(QuantizedReduce),
+    /// REDUCE_MAX: raw max.
+    Max,
+    /// REDUCE_MIN: raw min.
+    Min,
+    /// REDUCE_PROD: rescaled running product.
+    Prod(QuantizedProd),
+}
+
+/// A quantized reduction on `T` elements.
 struct IntReduce<T> {
-    q: Option<QuantizedReduce>,
+    op: IntOp,
     p: ReduceParams,
     _t: std::marker::PhantomData<T>,
 }
@@ -50,15 +87,17 @@ impl<T: IntElem> Kernel for IntReduce<T> {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.in_as::<T>(0);
         let out = io.out_as::<T>();
-        match &self.q {
-            Some(q) => reduce::quantized_mean_or_sum(&self.p, q, input, out),
-            None => reduce::max_int(&self.p, input, out),
+        match &self.op {
+            IntOp::MeanOrSum(q) => reduce::quantized_mean_or_sum(&self.p, q, input, out),
+            IntOp::Max => reduce::max_int(&self.p, input, out),
+            IntOp::Min => reduce::min_int(&self.p, input, out),
+            IntOp::Prod(q) => reduce::quantized_prod(&self.p, q, input, out),
         }
     }
 }
 
 fn int_reduce<T: IntElem>(
-    q: Option<QuantizedReduce>,
+    op: IntOp,
     p: ReduceParams,
     shape: Vec<usize>,
     dtype: TensorType,
@@ -67,15 +106,16 @@ fn int_reduce<T: IntElem>(
         shape,
         dtype,
         IntReduce::<T> {
-            q,
+            op,
             p,
             _t: std::marker::PhantomData,
         },
     )
 }
 
-/// MEAN / SUM / REDUCE_MAX: input float32 or quantized INT8 / UINT8 / INT16, axes a constant int32 scalar or vector (negative
-/// axes count from the end, duplicates are ignored).
+/// MEAN / SUM / REDUCE_MAX / REDUCE_MIN / REDUCE_PROD: input float32 or quantized INT8 / UINT8 /
+/// INT16; REDUCE_ANY: input BOOL. Axes a constant int32 scalar or vector (negative axes count
+/// from the end, duplicates are ignored).
 pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(2, 2)?;
     let o = options!(ctx, ReducerOptions, ReducerOptionsT)?;
@@ -83,18 +123,25 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         BuiltinOperator::MEAN => Reducer::Mean,
         BuiltinOperator::SUM => Reducer::Sum,
         BuiltinOperator::REDUCE_MAX => Reducer::Max,
+        BuiltinOperator::REDUCE_MIN => Reducer::Min,
+        BuiltinOperator::REDUCE_PROD => Reducer::Prod,
+        BuiltinOperator::REDUCE_ANY => Reducer::Any,
         _ => return Err(ctx.unsupported(String::new(), "not a reduction")),
     };
     let (input, axes_t) = (ctx.input(0)?, ctx.input(1)?);
-    ctx.require_dtype(
-        &input,
-        &[
-            TensorType::FLOAT32,
-            TensorType::INT8,
-            TensorType::UINT8,
-            TensorType::INT16,
-        ],
-    )?;
+    if matches!(reducer, Reducer::Any) {
+        ctx.require_dtype(&input, &[TensorType::BOOL])?;
+    } else {
+        ctx.require_dtype(
+            &input,
+            &[
+                TensorType::FLOAT32,
+                TensorType::INT8,
+                TensorType::UINT8,
+                TensorType::INT16,
+            ],
+        )?;
+    }
     ctx.require_output_dtype(0, input.dtype)?;
     ctx.require_max_rank(&input)?;
     let rank = input.shape.len();
@@ -113,6 +160,9 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             shape.push(1);
         }
     }
+    if input.dtype == TensorType::BOOL {
+        return Ok(Prepared::new(shape, input.dtype, AnyReduce { p }));
+    }
     if input.dtype == TensorType::FLOAT32 {
         let litert_last_axis = match reducer {
             Reducer::Mean if ctx.litert_optimized() => {
@@ -130,11 +180,35 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         ));
     }
     let out = ctx.output(0)?;
-    let q = match reducer {
-        Reducer::Max => {
+    let op = match reducer {
+        Reducer::Max | Reducer::Min | Reducer::Any => {
             // reduce.cc: input and output scale and zero point must be equal.
             require_same_quantization(ctx, &input, &out)?;
-            None
+            if matches!(reducer, Reducer::Min) {
+                IntOp::Min
+            } else {
+                IntOp::Max
+            }
+        }
+        Reducer::Prod => {
+            let (iq, oq) = (
+                ctx.per_tensor_qparams(&input)?,
+                ctx.per_tensor_qparams(&out)?,
+            );
+            // reduce.cc `GetQuantProdScaling`: the reduced count is the ratio of the sizes.
+            let out_n: usize = shape.iter().product();
+            let n = input.num_elements().checked_div(out_n).unwrap_or(0);
+            if n == 0 {
+                return Err(ctx.unsupported(input.describe(), "quantized product of nothing"));
+            }
+            let step = f64::from(iq.scale) / f64::from(oq.scale).powf(1.0 / n as f64);
+            let (multiplier, shift) = quantize_multiplier(step);
+            IntOp::Prod(QuantizedProd {
+                input_zero_point: iq.zero_point,
+                multiplier,
+                shift,
+                output_zero_point: oq.zero_point,
+            })
         }
         Reducer::Mean | Reducer::Sum => {
             let (iq, oq) = (
@@ -149,7 +223,7 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                 }
             }
             let (m, shift) = quantize_multiplier(f64::from(iq.scale) / f64::from(oq.scale));
-            Some(QuantizedReduce::new(
+            IntOp::MeanOrSum(QuantizedReduce::new(
                 iq.zero_point,
                 m,
                 shift,
@@ -160,9 +234,204 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         }
     };
     Ok(match input.dtype {
-        TensorType::INT8 => int_reduce::<i8>(q, p, shape, input.dtype),
-        TensorType::UINT8 => int_reduce::<u8>(q, p, shape, input.dtype),
-        _ => int_reduce::<i16>(q, p, shape, input.dtype),
+        TensorType::INT8 => int_reduce::<i8>(op, p, shape, input.dtype),
+        TensorType::UINT8 => int_reduce::<u8>(op, p, shape, input.dtype),
+        _ => int_reduce::<i16>(op, p, shape, input.dtype),
+    })
+}
+
+/// ARG_MAX / ARG_MIN on `T` values, writing `O` indices.
+struct Arg<T, O> {
+    p: ArgParams,
+    max: bool,
+    _t: std::marker::PhantomData<(T, O)>,
+}
+
+impl<T: PartialOrd + bytemuck::Pod, O: bytemuck::Pod + TryFrom<usize> + Default> Kernel
+    for Arg<T, O>
+{
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.in_as::<T>(0);
+        // Prepare checked that the axis length fits the index type.
+        let index = |i: usize| O::try_from(i).unwrap_or_default();
+        reduce::arg_min_max(&self.p, self.max, input, io.out_as::<O>(), index);
+    }
+}
+
+fn arg_of<T: PartialOrd + bytemuck::Pod>(
+    p: ArgParams,
+    max: bool,
+    shape: Vec<usize>,
+    out: TensorType,
+) -> Prepared {
+    if out == TensorType::INT64 {
+        Prepared::new(
+            shape,
+            out,
+            Arg::<T, i64> {
+                p,
+                max,
+                _t: std::marker::PhantomData,
+            },
+        )
+    } else {
+        Prepared::new(
+            shape,
+            out,
+            Arg::<T, i32> {
+                p,
+                max,
+                _t: std::marker::PhantomData,
+            },
+        )
+    }
+}
+
+/// ARG_MAX / ARG_MIN: input FLOAT32, INT32 or quantized INT8 / UINT8 (compared raw: the order
+/// of quantized values is the order of the real ones), axis a constant INT32 / INT64 with one
+/// element (negative counts from the end), output INT32 or INT64 as the options say; the axis
+/// is removed from the shape.
+pub fn prepare_arg_min_max(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
+    ctx.expect_inputs(2, 2)?;
+    let (max, out_type) = match ctx.op.code.op() {
+        BuiltinOperator::ARG_MAX => (
+            true,
+            options!(ctx, ArgMaxOptions, ArgMaxOptionsT)?.output_type,
+        ),
+        BuiltinOperator::ARG_MIN => (
+            false,
+            options!(ctx, ArgMinOptions, ArgMinOptionsT)?.output_type,
+        ),
+        _ => return Err(ctx.unsupported(String::new(), "not ARG_MAX or ARG_MIN")),
+    };
+    let (input, axis_t) = (ctx.input(0)?, ctx.input(1)?);
+    ctx.require_dtype(
+        &input,
+        &[
+            TensorType::FLOAT32,
+            TensorType::INT32,
+            TensorType::INT8,
+            TensorType::UINT8,
+        ],
+    )?;
+    ctx.require_max_rank(&input)?;
+    let out = ctx.output(0)?;
+    ctx.require_dtype(&out, &[TensorType::INT32, TensorType::INT64])?;
+    if out.dtype != out_type {
+        return Err(ctx.invalid(
+            out.describe(),
+            format!(
+                "type differs from the options' output type {}",
+                crate::graph::dtype::dtype_name(out_type)
+            ),
+        ));
+    }
+    let axes = ctx.const_ints(&axis_t)?;
+    let [axis] = axes[..] else {
+        return Err(ctx.invalid(
+            axis_t.describe(),
+            format!("expected one axis, got {}", axes.len()),
+        ));
+    };
+    let rank = input.shape.len();
+    let axis = ctx.axis(&axis_t, axis, rank)?;
+    let dims = input.shape;
+    if dims[axis] == 0 {
+        return Err(ctx.invalid(input.describe(), "the reduced axis is empty"));
+    }
+    if out.dtype == TensorType::INT32 && i32::try_from(dims[axis]).is_err() {
+        return Err(ctx.unsupported(out.describe(), "axis too long for INT32 indices"));
+    }
+    let p = ArgParams {
+        outer: dims[..axis].iter().product(),
+        axis: dims[axis],
+        inner: dims[axis + 1..].iter().product(),
+    };
+    let shape: Vec<usize> = dims
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != axis)
+        .map(|(_, &d)| d)
+        .collect();
+    Ok(match input.dtype {
+        TensorType::FLOAT32 => arg_of::<f32>(p, max, shape, out.dtype),
+        TensorType::INT32 => arg_of::<i32>(p, max, shape, out.dtype),
+        TensorType::INT8 => arg_of::<i8>(p, max, shape, out.dtype),
+        _ => arg_of::<u8>(p, max, shape, out.dtype),
+    })
+}
+
+/// CUMSUM on `T` elements.
+struct Cumsum<T> {
+    p: ArgParams,
+    exclusive: bool,
+    reverse: bool,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<T: bytemuck::Pod + reduce::CumAdd> Kernel for Cumsum<T> {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.in_as::<T>(0);
+        reduce::cumsum(
+            &self.p,
+            self.exclusive,
+            self.reverse,
+            input,
+            io.out_as::<T>(),
+        );
+    }
+}
+
+fn cumsum_of<T: bytemuck::Pod + reduce::CumAdd>(
+    p: ArgParams,
+    o: &CumsumOptionsT,
+    shape: Vec<usize>,
+    dtype: TensorType,
+) -> Prepared {
+    Prepared::new(
+        shape,
+        dtype,
+        Cumsum::<T> {
+            p,
+            exclusive: o.exclusive,
+            reverse: o.reverse,
+            _t: std::marker::PhantomData,
+        },
+    )
+}
+
+/// CUMSUM: input FLOAT32, INT32 or INT64 (LiteRT has no quantized kernel: TF keeps it float),
+/// axis a constant INT32 scalar (negative counts from the end); `exclusive` and `reverse`
+/// options; the output has the input's shape.
+pub fn prepare_cumsum(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
+    ctx.expect_inputs(2, 2)?;
+    let o = options!(ctx, CumsumOptions, CumsumOptionsT)?;
+    let (input, axis_t) = (ctx.input(0)?, ctx.input(1)?);
+    ctx.require_dtype(
+        &input,
+        &[TensorType::FLOAT32, TensorType::INT32, TensorType::INT64],
+    )?;
+    ctx.require_output_dtype(0, input.dtype)?;
+    ctx.require_max_rank(&input)?;
+    let axes = ctx.const_ints(&axis_t)?;
+    let [axis] = axes[..] else {
+        return Err(ctx.invalid(
+            axis_t.describe(),
+            format!("expected one axis, got {}", axes.len()),
+        ));
+    };
+    let dims = input.shape;
+    let axis = ctx.axis(&axis_t, axis, dims.len())?;
+    let p = ArgParams {
+        outer: dims[..axis].iter().product(),
+        axis: dims[axis],
+        inner: dims[axis + 1..].iter().product(),
+    };
+    let shape = dims.to_vec();
+    Ok(match input.dtype {
+        TensorType::FLOAT32 => cumsum_of::<f32>(p, &o, shape, input.dtype),
+        TensorType::INT32 => cumsum_of::<i32>(p, &o, shape, input.dtype),
+        _ => cumsum_of::<i64>(p, &o, shape, input.dtype),
     })
 }
 
@@ -215,6 +484,63 @@ mod tests {
             ],
         );
         assert_eq!(run(&m, &[&i8s(&[-128, 5, -127, -9])]), i8s(&[-127, 5]));
+        let m = single_op(
+            Op::REDUCE_MIN,
+            reducer(),
+            vec![
+                act(TensorType::INT8, &[2, 2], Some((0.5, 3))),
+                ints(&[1], &[0]),
+                act(TensorType::INT8, &[2], Some((0.5, 3))),
+            ],
+        );
+        assert_eq!(run(&m, &[&i8s(&[-128, 5, 127, -9])]), i8s(&[-128, -9]));
+    }
+
+    #[test]
+    fn int8_arg_max_and_bad_axes() {
+        let arg = |t: TensorType| {
+            BuiltinOptionsT::ArgMaxOptions(Box::new(crate::tflite::schema::ArgMaxOptionsT {
+                output_type: t,
+            }))
+        };
+        let m = single_op(
+            Op::ARG_MAX,
+            arg(TensorType::INT32),
+            vec![
+                act(TensorType::INT8, &[2, 3], Some((0.5, 3))),
+                ints(&[1], &[-1]),
+                act(TensorType::INT32, &[2], None),
+            ],
+        );
+        let got = run(&m, &[&i8s(&[-128, 5, 5, 7, -9, 100])]);
+        assert_eq!(
+            got,
+            [1i32, 2]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect::<Vec<u8>>()
+        );
+        // Two axes; an output type other than the options'.
+        let m = single_op(
+            Op::ARG_MAX,
+            arg(TensorType::INT32),
+            vec![
+                act(TensorType::INT8, &[2, 3], Some((0.5, 3))),
+                ints(&[2], &[0, 1]),
+                act(TensorType::INT32, &[2], None),
+            ],
+        );
+        assert!(error(&m).contains("expected one axis"));
+        let m = single_op(
+            Op::ARG_MAX,
+            arg(TensorType::INT64),
+            vec![
+                act(TensorType::INT8, &[2, 3], Some((0.5, 3))),
+                ints(&[1], &[1]),
+                act(TensorType::INT32, &[2], None),
+            ],
+        );
+        assert!(error(&m).contains("output type"));
     }
 
     #[test]

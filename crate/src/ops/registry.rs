@@ -12,12 +12,12 @@
 //! `www/src/model/op-table.ts`. Its goldens come from `tests/tools/make_goldens.py`.
 
 use super::properties::{
-    OpProperties, SCALE_1_128, SCALE_1_256, SCALE_1_32768, fixed, int16_at, per_tensor_weights,
-    plain, same, weighted, with16,
+    OpProperties, SCALE_1_128, SCALE_1_256, SCALE_1_32768, bool_out, fixed, index_out, int16_at,
+    per_tensor_weights, plain, same, weighted, with16,
 };
 use super::{
-    PrepareFn, activations, conv, elementwise, fully_connected, layout, math, normalize, pool,
-    quantize, reduce, resize, shape, shape_ops,
+    PrepareFn, activations, compare, conv, elementwise, fully_connected, layout, math, normalize,
+    pool, quantize, reduce, resize, shape, shape_ops,
 };
 use crate::graph::BuiltinOperator as Op;
 
@@ -166,6 +166,8 @@ const CONV_INPUTS: &[&str] = &["input", "weights", "bias"];
 const CONV_ARITH: &str = "int8: per-channel Q31 multiplier, double rounding (single rounding is 1 LSB off); \
      16x8 int64 bias: multiplier reduced to 15 bits, one rounding shift";
 const COPY: &str = "copy";
+const CMP_ARITH: &str =
+    "each side `((q − zp) << 8)` times its own scale as a Q31 multiplier, one gemmlowp rounding";
 
 /// Every operator Zeropoint knows, grouped by op family. One row per operator.
 pub const OPS: &[OpEntry] = &[
@@ -419,6 +421,146 @@ pub const OPS: &[OpEntry] = &[
         Some(with16(same(2))),
         &["input", "axes"],
         "raw max"
+    ),
+    row!(
+        REDUCE_MIN,
+        reduce::prepare_reduce,
+        F816,
+        Some(with16(same(2))),
+        &["input", "axes"],
+        "raw min"
+    ),
+    row!(
+        REDUCE_PROD,
+        reduce::prepare_reduce,
+        F816,
+        Some(with16(plain(2))),
+        &["input", "axes"],
+        "running product, each step rescaled by `s_in / s_out^(1/n)` (Q31, double rounding)"
+    ),
+    row!(
+        REDUCE_ANY,
+        reduce::prepare_reduce,
+        F8,
+        Some(bool_out(plain(1))),
+        &["input", "axes"],
+        ""
+    ),
+    row!(
+        CUMSUM,
+        reduce::prepare_cumsum,
+        F,
+        None,
+        &["input", "axis"],
+        ""
+    ),
+    row!(
+        ARG_MAX,
+        reduce::prepare_arg_min_max,
+        F8,
+        Some(index_out(plain(2))),
+        &["input", "axis"],
+        "raw compare, first index of ties"
+    ),
+    row!(
+        ARG_MIN,
+        reduce::prepare_arg_min_max,
+        F8,
+        Some(index_out(plain(2))),
+        &["input", "axis"],
+        "as ARG_MAX"
+    ),
+    // ops/compare.rs
+    row!(
+        EQUAL,
+        compare::prepare_comparison,
+        F8,
+        Some(bool_out(plain(2))),
+        &[],
+        CMP_ARITH
+    ),
+    row!(
+        NOT_EQUAL,
+        compare::prepare_comparison,
+        F8,
+        // TF 2.21 keeps NOT_EQUAL float (its inputs are dequantized), though LiteRT has the
+        // int8 kernel.
+        None,
+        &[],
+        CMP_ARITH
+    ),
+    row!(
+        LESS,
+        compare::prepare_comparison,
+        F8,
+        Some(bool_out(plain(2))),
+        &[],
+        CMP_ARITH
+    ),
+    row!(
+        LESS_EQUAL,
+        compare::prepare_comparison,
+        F8,
+        Some(bool_out(plain(2))),
+        &[],
+        CMP_ARITH
+    ),
+    row!(
+        GREATER,
+        compare::prepare_comparison,
+        F8,
+        Some(bool_out(plain(2))),
+        &[],
+        CMP_ARITH
+    ),
+    row!(
+        GREATER_EQUAL,
+        compare::prepare_comparison,
+        F8,
+        Some(bool_out(plain(2))),
+        &[],
+        CMP_ARITH
+    ),
+    // BOOL in and out: they run unchanged in float and integer models.
+    row!(
+        LOGICAL_AND,
+        compare::prepare_logical,
+        F8,
+        Some(bool_out(plain(1))),
+        &[],
+        ""
+    ),
+    row!(
+        LOGICAL_OR,
+        compare::prepare_logical,
+        F8,
+        Some(bool_out(plain(1))),
+        &[],
+        ""
+    ),
+    row!(
+        LOGICAL_NOT,
+        compare::prepare_logical,
+        F8,
+        Some(bool_out(plain(1))),
+        &[],
+        ""
+    ),
+    row!(
+        SELECT,
+        compare::prepare_select,
+        F8,
+        Some(same(1)),
+        &["condition", "x", "y"],
+        COPY
+    ),
+    row!(
+        SELECT_V2,
+        compare::prepare_select,
+        F8,
+        Some(same(1)),
+        &["condition", "x", "y"],
+        COPY
     ),
     // ops/shape.rs
     row!(
@@ -683,7 +825,6 @@ pub const OPS: &[OpEntry] = &[
         "product in double"
     ),
     // Known to the quantizer (TF 2.21's properties), no kernel yet.
-    row!(REDUCE_MIN, quantizer only, with16(same(2))),
     row!(SPLIT, quantizer only, with16(same(2))),
     row!(SPLIT_V, quantizer only, same(2)),
     row!(UNPACK, quantizer only, with16(same(2))),

@@ -1,8 +1,9 @@
 //! The last pass: redundant QUANTIZE / DEQUANTIZE removed, and the tensors that leaves unused.
 //!
-//! A DEQUANTIZE of an integer activation whose float result only feeds QUANTIZE operators
-//! (where integer parts of a model meet: an op kept int16 next to int8 ones, or a model that was
-//! already partly quantized) does not need the float detour:
+//! A DEQUANTIZE of an integer activation whose float result feeds QUANTIZE operators (where
+//! integer parts of a model meet: an op kept int16 next to int8 ones, or a model that was
+//! already partly quantized) does not need the float detour for them (the DEQUANTIZE stays when
+//! float operators also read its result):
 //!
 //! - same type and the same scale and zero point on both sides: the QUANTIZE's readers read the
 //!   integer tensor directly and both operators go;
@@ -92,15 +93,14 @@ pub fn remove_redundant_pairs(
             continue;
         };
         let rs = readers.get(&f).map(Vec::as_slice).unwrap_or(&[]);
-        if rs.is_empty()
-            || rs
-                .iter()
-                .any(|&q| sg.operators[q].code.op() != Op::QUANTIZE)
-        {
+        let is_quantize = |q: &usize| sg.operators[*q].code.op() == Op::QUANTIZE;
+        if !rs.iter().any(is_quantize) {
             continue;
         }
-        let mut all_removed = true;
-        for &q in rs {
+        // The DEQUANTIZE itself stays for float readers (an op kept float next to the integer
+        // ones); its QUANTIZE readers are handled all the same.
+        let mut all_removed = rs.iter().all(is_quantize);
+        for &q in rs.iter().filter(|q| is_quantize(q)) {
             let b = sg.operators[q].outputs.first().copied().unwrap_or(-1);
             let Some(bt) = tensor(b) else {
                 all_removed = false;

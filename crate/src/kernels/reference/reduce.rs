@@ -1,9 +1,10 @@
-//! Reductions over a set of axes: MEAN, REDUCE_MAX (and SUM, which MEAN is built on), over
-//! float32 and quantized integers.
+//! Reductions over a set of axes: MEAN, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD (and SUM, which MEAN
+//! is built on), over float32 and quantized integers; REDUCE_ANY over BOOL; ARG_MAX / ARG_MIN
+//! and CUMSUM along one axis.
 
 use super::int_elem::IntElem;
 use super::{MAX_RANK, next_index};
-use crate::fixedpoint::multiply_by_quantized_multiplier;
+use crate::fixedpoint::{multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_i64};
 
 /// Which axes of an input are reduced, and where each input element lands in the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,8 +62,8 @@ impl ReduceParams {
 
     /// For every output element in order, folds its group of input elements with `f` starting
     /// from `init` and hands the result to `emit(output_index, value)`. The group is visited in
-    /// row-major order; the integer folds that use this are order-independent (wrapping sums,
-    /// maxima). An empty group emits `init`.
+    /// row-major order, the order in which LiteRT's `ReduceGeneric` meets them (which matters for
+    /// the quantized product, whose every step rounds). An empty group emits `init`.
     fn fold_groups<T: Copy, A: Copy>(
         &self,
         input: &[T],
@@ -170,6 +171,18 @@ pub fn max(p: &ReduceParams, input: &[f32], output: &mut [f32]) {
     });
 }
 
+/// REDUCE_MIN: starts from `f32::MAX` (LiteRT's `std::numeric_limits<float>::max()`) and keeps
+/// `current < x ? current : x` in row-major input order. Mirrors LiteRT's `ReduceGeneric` with
+/// the min reducer.
+pub fn min(p: &ReduceParams, input: &[f32], output: &mut [f32]) {
+    output.fill(f32::MAX);
+    p.walk(|i, o| {
+        let x = input[i];
+        // A NaN input replaces the current value, as in LiteRT.
+        output[o] = if output[o] < x { output[o] } else { x };
+    });
+}
+
 /// The requantization of a quantized MEAN or SUM, fixed at prepare time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QuantizedReduce {
@@ -257,9 +270,239 @@ pub fn max_int<T: IntElem>(p: &ReduceParams, input: &[T], output: &mut [T]) {
     );
 }
 
+/// Quantized REDUCE_MIN: as [`max_int`] with the min reducer, starting from the type's largest
+/// value (input and output share scale and zero point).
+pub fn min_int<T: IntElem>(p: &ReduceParams, input: &[T], output: &mut [T]) {
+    p.fold_groups(
+        input,
+        T::MAX,
+        |cur, x| cur.min(x.widen()),
+        |o, m| output[o] = T::saturate(m),
+    );
+}
+
+/// REDUCE_PROD: starts from 1 and multiplies in row-major input order. Mirrors LiteRT's
+/// `ReduceGeneric` with the product reducer (float).
+pub fn prod(p: &ReduceParams, input: &[f32], output: &mut [f32]) {
+    output.fill(1.0);
+    p.walk(|i, o| output[o] *= input[i]);
+}
+
+/// REDUCE_ANY on BOOL bytes: starts from false, `current || x`. Mirrors LiteRT's `ReduceGeneric`
+/// with the logical-or reducer.
+pub fn any(p: &ReduceParams, input: &[u8], output: &mut [u8]) {
+    p.fold_groups(
+        input,
+        false,
+        |cur, x| cur || x != 0,
+        |o, v| output[o] = u8::from(v),
+    );
+}
+
+/// The rescaling of a quantized REDUCE_PROD, fixed at prepare time: LiteRT's
+/// `GetQuantProdScaling` spreads `s_in^n / s_out` over the `n` multiplications as the per-step
+/// factor `s_in / s_out^(1/n)` (in double), quantized with `QuantizeMultiplier`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuantizedProd {
+    /// Input zero point.
+    pub input_zero_point: i32,
+    /// Q31 multiplier of the per-step factor.
+    pub multiplier: i32,
+    /// Its exponent.
+    pub shift: i32,
+    /// Output zero point.
+    pub output_zero_point: i32,
+}
+
+/// Quantized REDUCE_PROD. Mirrors LiteRT's `reference_ops::QuantizedReduceProd`: the first
+/// element of a group starts the int32 running product as `q − input_zero_point`; each further
+/// element multiplies it (in int64) by `q − input_zero_point` and rescales with the int64
+/// `MultiplyByQuantizedMultiplier` (multiplier reduced to 15 bits, one rounding shift); a last
+/// rescale of the product, the output zero point added, and a clamp to the type give the output.
+/// So an `n`-element product is rescaled `n` times by `s_in / s_out^(1/n)`.
+pub fn quantized_prod<T: IntElem>(
+    p: &ReduceParams,
+    q: &QuantizedProd,
+    input: &[T],
+    output: &mut [T],
+) {
+    p.fold_groups(
+        input,
+        None,
+        |cur: Option<i32>, x| {
+            let actual = x.widen() - q.input_zero_point;
+            Some(match cur {
+                None => actual,
+                Some(c) => multiply_by_quantized_multiplier_i64(
+                    i64::from(c) * i64::from(actual),
+                    q.multiplier,
+                    q.shift,
+                ),
+            })
+        },
+        |o, v| {
+            let prod = v.unwrap_or(1);
+            let r = multiply_by_quantized_multiplier_i64(i64::from(prod), q.multiplier, q.shift);
+            output[o] = T::saturate(r.saturating_add(q.output_zero_point));
+        },
+    );
+}
+
+/// An element CUMSUM adds: float addition, or wrapping integer addition (an overflow is
+/// undefined in LiteRT's C++; here it wraps instead of panicking).
+pub trait CumAdd: Copy + Default {
+    /// `self + other`.
+    fn cum_add(self, other: Self) -> Self;
+}
+
+impl CumAdd for f32 {
+    fn cum_add(self, other: Self) -> Self {
+        self + other
+    }
+}
+
+impl CumAdd for i32 {
+    fn cum_add(self, other: Self) -> Self {
+        self.wrapping_add(other)
+    }
+}
+
+impl CumAdd for i64 {
+    fn cum_add(self, other: Self) -> Self {
+        self.wrapping_add(other)
+    }
+}
+
+/// CUMSUM along one axis of a `[outer, axis, inner]` view: running sums in axis order (from the
+/// end when `reverse`), each output the sum before its element when `exclusive`. Mirrors LiteRT's
+/// `optimized_ops::CumSum` (its only kernel), summing in `T`.
+pub fn cumsum<T: CumAdd>(
+    p: &ArgParams,
+    exclusive: bool,
+    reverse: bool,
+    input: &[T],
+    output: &mut [T],
+) {
+    for o in 0..p.outer {
+        for i in 0..p.inner {
+            let mut acc = T::default();
+            for step in 0..p.axis {
+                let a = if reverse { p.axis - 1 - step } else { step };
+                let at = (o * p.axis + a) * p.inner + i;
+                if exclusive {
+                    output[at] = acc;
+                    acc = acc.cum_add(input[at]);
+                } else {
+                    acc = acc.cum_add(input[at]);
+                    output[at] = acc;
+                }
+            }
+        }
+    }
+}
+
+/// ARG_MAX / ARG_MIN (and CUMSUM) along one axis: the input viewed as `[outer, axis, inner]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArgParams {
+    /// Product of the dims before the axis.
+    pub outer: usize,
+    /// The axis' length (at least 1).
+    pub axis: usize,
+    /// Product of the dims after the axis.
+    pub inner: usize,
+}
+
+/// ARG_MAX (`max`) or ARG_MIN over raw values (float32, or quantized integers, whose order is
+/// the order of the real values): for every `(outer, inner)` the index of the first element that
+/// no later one beats strictly, i.e. ties keep the first index and a NaN never wins unless it
+/// comes first. Mirrors LiteRT's `reference_ops::ArgMinMax` (`std::greater` / `std::less`).
+/// `index` turns the position into the output element (INT32 or INT64).
+pub fn arg_min_max<T: PartialOrd + Copy, O: Copy>(
+    p: &ArgParams,
+    max: bool,
+    input: &[T],
+    output: &mut [O],
+    index: impl Fn(usize) -> O,
+) {
+    for o in 0..p.outer {
+        for i in 0..p.inner {
+            let base = o * p.axis * p.inner + i;
+            let mut best = input[base];
+            let mut best_at = 0usize;
+            for a in 1..p.axis {
+                let v = input[base + a * p.inner];
+                let wins = if max { v > best } else { v < best };
+                if wins {
+                    best = v;
+                    best_at = a;
+                }
+            }
+            output[o * p.inner + i] = index(best_at);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prod_any_and_cumsum() {
+        let p = ReduceParams::new(&[2, 3], &[1]).expect("params");
+        let mut out = [0f32; 2];
+        prod(&p, &[1.0, 2.0, 3.0, -1.0, 0.5, 4.0], &mut out);
+        assert_eq!(out, [6.0, -2.0]);
+        let mut b = [9u8; 2];
+        any(&p, &[0, 0, 1, 0, 0, 0], &mut b);
+        assert_eq!(b, [1, 0]);
+        // Quantized: zero points 0, per-step factor 1 (multiplier 2^30, shift 1): 2·3·4 = 24,
+        // rescaled three times by 1.
+        let q = QuantizedProd {
+            input_zero_point: 0,
+            multiplier: 1 << 30,
+            shift: 1,
+            output_zero_point: -1,
+        };
+        let mut o8 = [0i8; 2];
+        quantized_prod(&p, &q, &[2i8, 3, 4, -128, 2, 1], &mut o8);
+        assert_eq!(o8, [23, -128]);
+        let a = ArgParams {
+            outer: 1,
+            axis: 3,
+            inner: 2,
+        };
+        let x = [1i32, 10, 2, 20, 3, 30];
+        let mut c = [0i32; 6];
+        cumsum(&a, false, false, &x, &mut c);
+        assert_eq!(c, [1, 10, 3, 30, 6, 60]);
+        cumsum(&a, true, true, &x, &mut c);
+        assert_eq!(c, [5, 50, 3, 30, 0, 0]);
+    }
+
+    #[test]
+    fn arg_max_min_keep_the_first_of_ties() {
+        // [2, 3, 2] over axis 1: columns of the two outer blocks.
+        let p = ArgParams {
+            outer: 2,
+            axis: 3,
+            inner: 2,
+        };
+        let x: [i8; 12] = [1, 5, 7, 5, 7, 0, -1, -1, -3, -1, -3, -2];
+        let mut out = [0i32; 4];
+        arg_min_max(&p, true, &x, &mut out, |i| i as i32);
+        assert_eq!(out, [1, 0, 0, 0]);
+        arg_min_max(&p, false, &x, &mut out, |i| i as i32);
+        assert_eq!(out, [0, 2, 1, 2]);
+        let f = [f32::NAN, 1.0, 2.0];
+        let p = ArgParams {
+            outer: 1,
+            axis: 3,
+            inner: 1,
+        };
+        let mut out = [0i64; 1];
+        arg_min_max(&p, true, &f, &mut out, |i| i as i64);
+        assert_eq!(out, [0]);
+    }
 
     #[test]
     fn quantized_mean_folds_the_count_into_the_multiplier() {

@@ -191,7 +191,19 @@ impl<'a> FullInteger<'a> {
                     }
                     (false, _) => {
                         // Produced by a float op: stays float, quantized for integer consumers.
-                        q = self.new_tensor(t, names.fresh(&name), qd, Some(per_tensor_q(p)));
+                        // TF's MLIR quantizer names this QUANTIZE's result as it names those of
+                        // the inputs (`tfl.quantize`, `tfl.quantize1`, … in one count).
+                        let qname = if self.int16 {
+                            names.fresh(&name)
+                        } else if input_quantize == 0 {
+                            names.take("tfl.quantize")
+                        } else {
+                            names.take(&format!("tfl.quantize{input_quantize}"))
+                        };
+                        if !self.int16 {
+                            input_quantize += 1;
+                        }
+                        q = self.new_tensor(t, qname, qd, Some(per_tensor_q(p)));
                         convs.push(simple_op(Op::QUANTIZE, self.quantize_version(), t, q));
                         let from_dequantize =
                             prod.is_some_and(|o| self.sg.operators[o].code.op() == Op::DEQUANTIZE);
