@@ -332,13 +332,6 @@ fn goldens_cover_every_listed_operator_and_variant() {
         "{stale:?} have goldens now: remove them from NO_GOLDEN_YET"
     );
     assert_eq!(variants, VARIANTS.iter().map(|s| s.to_string()).collect());
-    for required in &required {
-        assert!(
-            all.iter().any(|c| c.op.as_deref() == Some(*required)
-                || (c.op.is_none() && c.ops.iter().any(|o| o == required))),
-            "{required}: no single-op case and no whole model"
-        );
-    }
     let ops_cases = all.iter().filter(|c| c.op.is_some()).count();
     println!(
         "{} cases ({} single-op, {} whole models), {} operators, {} models",
