@@ -125,7 +125,11 @@ fn invoke_makes_no_heap_calls() {
             after - before
         );
         assert_eq!(observed, interp.inputs().len() + interp.num_kernels());
-        assert!(checksum.is_finite(), "{}: non-finite output", path.display());
+        assert!(
+            checksum.is_finite(),
+            "{}: non-finite output",
+            path.display()
+        );
         assert!(bytes_seen > 0);
         // The counter does see allocations (so a zero above means something).
         let probe = heap_calls();

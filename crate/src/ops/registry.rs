@@ -169,661 +169,109 @@ const COPY: &str = "copy";
 const CMP_ARITH: &str =
     "each side `((q − zp) << 8)` times its own scale as a Q31 multiplier, one gemmlowp rounding";
 
-/// Every operator Zeropoint knows, grouped by op family. One row per operator.
+/// Every operator Zeropoint knows, grouped by op family. One row per operator, one line per row
+/// (kept unformatted so the table reads as a table).
+#[rustfmt::skip]
 pub const OPS: &[OpEntry] = &[
     // ops/conv.rs
-    row!(
-        CONV_2D,
-        conv::prepare_conv2d,
-        ALL,
-        Some(with16(weighted(0, 0, 2, 3, 5))),
-        CONV_INPUTS,
-        CONV_ARITH
-    ),
-    row!(
-        DEPTHWISE_CONV_2D,
-        conv::prepare_depthwise_conv2d,
-        ALL,
-        Some(with16(weighted(3, 0, 2, 3, 6))),
-        CONV_INPUTS,
-        "as CONV_2D"
-    ),
-    row!(
-        TRANSPOSE_CONV,
-        conv::prepare_transpose_conv,
-        ALL,
-        Some(int16_at(weighted(0, 2, 3, 2, 2), 3)),
-        &["output shape", "weights", "input", "bias"],
-        "as CONV_2D"
-    ),
+    row!(CONV_2D, conv::prepare_conv2d, ALL, Some(with16(weighted(0, 0, 2, 3, 5))), CONV_INPUTS, CONV_ARITH),
+    row!(DEPTHWISE_CONV_2D, conv::prepare_depthwise_conv2d, ALL, Some(with16(weighted(3, 0, 2, 3, 6))), CONV_INPUTS, "as CONV_2D"),
+    row!(TRANSPOSE_CONV, conv::prepare_transpose_conv, ALL, Some(int16_at(weighted(0, 2, 3, 2, 2), 3)), &["output shape", "weights", "input", "bias"], "as CONV_2D"),
     // ops/fully_connected.rs
-    row!(
-        FULLY_CONNECTED,
-        fully_connected::prepare_fully_connected,
-        ALL,
-        Some(with16(weighted(0, 0, 2, 4, 12))),
-        CONV_INPUTS,
-        "rescale in double, `round(acc · s_in·s_w/s_out)` (the fixed-point multiplier is 1 LSB off on 16x8)"
-    ),
+    row!(FULLY_CONNECTED, fully_connected::prepare_fully_connected, ALL, Some(with16(weighted(0, 0, 2, 4, 12))), CONV_INPUTS, "rescale in double, `round(acc · s_in·s_w/s_out)` (the fixed-point multiplier is 1 LSB off on 16x8)"),
     // ops/elementwise.rs
-    row!(
-        ADD,
-        elementwise::prepare_binary,
-        F816,
-        Some(with16(plain(2))),
-        &[],
-        "left shift 20 (int8) / 15 (int16), input and output multipliers in double, double rounding"
-    ),
-    row!(
-        SUB,
-        elementwise::prepare_binary,
-        F816,
-        Some(with16(plain(2))),
-        &[],
-        "as ADD"
-    ),
-    row!(
-        MUL,
-        elementwise::prepare_binary,
-        F816,
-        Some(with16(plain(2))),
-        &[],
-        "multiplier `s1·s2/s_out` in float, double rounding"
-    ),
+    row!(ADD, elementwise::prepare_binary, F816, Some(with16(plain(2))), &[], "left shift 20 (int8) / 15 (int16), input and output multipliers in double, double rounding"),
+    row!(SUB, elementwise::prepare_binary, F816, Some(with16(plain(2))), &[], "as ADD"),
+    row!(MUL, elementwise::prepare_binary, F816, Some(with16(plain(2))), &[], "multiplier `s1·s2/s_out` in float, double rounding"),
     row!(DIV, elementwise::prepare_binary, F, None, &[], ""),
-    row!(
-        MAXIMUM,
-        elementwise::prepare_binary,
-        F816,
-        Some(with16(same(2))),
-        &[],
-        "raw compare (same scale required)"
-    ),
-    row!(
-        MINIMUM,
-        elementwise::prepare_binary,
-        F816,
-        Some(with16(same(2))),
-        &[],
-        "raw compare (same scale required)"
-    ),
-    row!(
-        SQUARED_DIFFERENCE,
-        elementwise::prepare_binary,
-        F,
-        Some(plain(2)),
-        &[],
-        ""
-    ),
+    row!(MAXIMUM, elementwise::prepare_binary, F816, Some(with16(same(2))), &[], "raw compare (same scale required)"),
+    row!(MINIMUM, elementwise::prepare_binary, F816, Some(with16(same(2))), &[], "raw compare (same scale required)"),
+    row!(SQUARED_DIFFERENCE, elementwise::prepare_binary, F, Some(plain(2)), &[], ""),
     // ops/activations.rs
-    row!(
-        RELU,
-        activations::prepare_unary,
-        F816,
-        Some(with16(plain(2))),
-        &[],
-        "`ReluX`: multiplier in float, double rounding"
-    ),
-    row!(
-        RELU6,
-        activations::prepare_unary,
-        F816,
-        Some(with16(plain(2))),
-        &[],
-        "as RELU"
-    ),
-    row!(
-        RELU_N1_TO_1,
-        activations::prepare_unary,
-        F816,
-        Some(plain(2)),
-        &[],
-        "as RELU"
-    ),
-    row!(
-        LOGISTIC,
-        activations::prepare_unary,
-        F816,
-        Some(with16(fixed((SCALE_1_256, -128), (SCALE_1_32768, 0)))),
-        &[],
-        "int8: 256-entry table from the float function at prepare; int16: LiteRT's interpolated fixed table"
-    ),
-    row!(
-        TANH,
-        activations::prepare_unary,
-        F816,
-        Some(with16(fixed((SCALE_1_128, 0), (SCALE_1_32768, 0)))),
-        &[],
-        "as LOGISTIC"
-    ),
-    row!(
-        LEAKY_RELU,
-        activations::prepare_unary,
-        F816,
-        Some(int16_at(plain(1), 2)),
-        &[],
-        "identity and alpha multipliers in float, double rounding"
-    ),
-    row!(
-        HARD_SWISH,
-        activations::prepare_unary,
-        F8,
-        Some(plain(1)),
-        &[],
-        "LiteRT's 16-bit fixed point (`reluish` multiplier); no int16 kernel in LiteRT"
-    ),
-    row!(
-        SOFTMAX,
-        activations::prepare_unary,
-        F816,
-        Some(with16(fixed((SCALE_1_256, -128), (SCALE_1_32768, 0)))),
-        &[],
-        "int8: gemmlowp fixed-point exp + reciprocal; int16: two 513-entry interpolated tables"
-    ),
-    row!(
-        PRELU,
-        activations::prepare_prelu,
-        F8,
-        Some(per_tensor_weights(1)),
-        &["input", "alpha"],
-        "double rounding, multipliers in float; no int16 kernel in LiteRT"
-    ),
+    row!(RELU, activations::prepare_unary, F816, Some(with16(plain(2))), &[], "`ReluX`: multiplier in float, double rounding"),
+    row!(RELU6, activations::prepare_unary, F816, Some(with16(plain(2))), &[], "as RELU"),
+    row!(RELU_N1_TO_1, activations::prepare_unary, F816, Some(plain(2)), &[], "as RELU"),
+    row!(LOGISTIC, activations::prepare_unary, F816, Some(with16(fixed((SCALE_1_256, -128), (SCALE_1_32768, 0)))), &[], "int8: 256-entry table from the float function at prepare; int16: LiteRT's interpolated fixed table"),
+    row!(TANH, activations::prepare_unary, F816, Some(with16(fixed((SCALE_1_128, 0), (SCALE_1_32768, 0)))), &[], "as LOGISTIC"),
+    row!(LEAKY_RELU, activations::prepare_unary, F816, Some(int16_at(plain(1), 2)), &[], "identity and alpha multipliers in float, double rounding"),
+    row!(HARD_SWISH, activations::prepare_unary, F8, Some(plain(1)), &[], "LiteRT's 16-bit fixed point (`reluish` multiplier); no int16 kernel in LiteRT"),
+    row!(SOFTMAX, activations::prepare_unary, F816, Some(with16(fixed((SCALE_1_256, -128), (SCALE_1_32768, 0)))), &[], "int8: gemmlowp fixed-point exp + reciprocal; int16: two 513-entry interpolated tables"),
+    row!(PRELU, activations::prepare_prelu, F8, Some(per_tensor_weights(1)), &["input", "alpha"], "double rounding, multipliers in float; no int16 kernel in LiteRT"),
     // ops/math.rs
-    row!(
-        RSQRT,
-        math::prepare_unary_math,
-        F816,
-        Some(with16(plain(2))),
-        &[],
-        "int8: fixed-point Newton inverse square root, two double-rounding multipliers; int16: interpolated table built in float"
-    ),
-    row!(
-        ABS,
-        math::prepare_unary_math,
-        F816,
-        Some(with16(plain(2))),
-        &[],
-        "`|q − z_in|`, multiplier `s_in/s_out` in float, double rounding"
-    ),
+    row!(RSQRT, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "int8: fixed-point Newton inverse square root, two double-rounding multipliers; int16: interpolated table built in float"),
+    row!(ABS, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "`|q − z_in|`, multiplier `s_in/s_out` in float, double rounding"),
     row!(NEG, math::prepare_unary_math, F, None, &[], ""),
     row!(SQUARE, math::prepare_unary_math, F, None, &[], ""),
-    row!(
-        SQRT,
-        math::prepare_unary_math,
-        F8,
-        Some(plain(2)),
-        &[],
-        "float path, `(int)(sqrt(x) / s_out)` truncated; TF has no 16x8 SQRT"
-    ),
-    row!(
-        EXP,
-        math::prepare_unary_math,
-        F816,
-        Some(with16(plain(2))),
-        &[],
-        "int8: 256-entry table from the float function; int16: interpolated table built in float"
-    ),
-    row!(
-        LOG,
-        math::prepare_unary_math,
-        F816,
-        Some(with16(plain(2))),
-        &[],
-        "as EXP (inputs ≤ 0 map to the lowest output)"
-    ),
-    row!(
-        GELU,
-        math::prepare_unary_math,
-        F816,
-        Some(with16(plain(2))),
-        &[],
-        "tanh approximation only: tables from the float function, as EXP (the exact erf form is refused)"
-    ),
+    row!(SQRT, math::prepare_unary_math, F8, Some(plain(2)), &[], "float path, `(int)(sqrt(x) / s_out)` truncated; TF has no 16x8 SQRT"),
+    row!(EXP, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "int8: 256-entry table from the float function; int16: interpolated table built in float"),
+    row!(LOG, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "as EXP (inputs ≤ 0 map to the lowest output)"),
+    row!(GELU, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "tanh approximation only: tables from the float function, as EXP (the exact erf form is refused)"),
     row!(FLOOR, math::prepare_unary_math, F, None, &[], ""),
     // ops/pool.rs
-    row!(
-        AVERAGE_POOL_2D,
-        pool::prepare_pool,
-        F816,
-        Some(with16(same(2))),
-        &[],
-        "rounded average, ties away from zero"
-    ),
-    row!(
-        MAX_POOL_2D,
-        pool::prepare_pool,
-        F816,
-        Some(with16(same(2))),
-        &[],
-        "raw max"
-    ),
+    row!(AVERAGE_POOL_2D, pool::prepare_pool, F816, Some(with16(same(2))), &[], "rounded average, ties away from zero"),
+    row!(MAX_POOL_2D, pool::prepare_pool, F816, Some(with16(same(2))), &[], "raw max"),
     // ops/reduce.rs
-    row!(
-        MEAN,
-        reduce::prepare_reduce,
-        F816,
-        Some(with16(plain(2))),
-        &["input", "axes"],
-        "`in_scale/out_scale` in double with 1/n folded into the shift, double rounding"
-    ),
-    row!(
-        SUM,
-        reduce::prepare_reduce,
-        F816,
-        Some(with16(plain(2))),
-        &["input", "axes"],
-        "as MEAN"
-    ),
-    row!(
-        REDUCE_MAX,
-        reduce::prepare_reduce,
-        F816,
-        Some(with16(same(2))),
-        &["input", "axes"],
-        "raw max"
-    ),
-    row!(
-        REDUCE_MIN,
-        reduce::prepare_reduce,
-        F816,
-        Some(with16(same(2))),
-        &["input", "axes"],
-        "raw min"
-    ),
-    row!(
-        REDUCE_PROD,
-        reduce::prepare_reduce,
-        F816,
-        Some(with16(plain(2))),
-        &["input", "axes"],
-        "running product, each step rescaled by `s_in / s_out^(1/n)` (Q31, double rounding)"
-    ),
-    row!(
-        REDUCE_ANY,
-        reduce::prepare_reduce,
-        F8,
-        Some(bool_out(plain(1))),
-        &["input", "axes"],
-        ""
-    ),
-    row!(
-        CUMSUM,
-        reduce::prepare_cumsum,
-        F,
-        None,
-        &["input", "axis"],
-        ""
-    ),
-    row!(
-        ARG_MAX,
-        reduce::prepare_arg_min_max,
-        F8,
-        Some(index_out(plain(2))),
-        &["input", "axis"],
-        "raw compare, first index of ties"
-    ),
-    row!(
-        ARG_MIN,
-        reduce::prepare_arg_min_max,
-        F8,
-        Some(index_out(plain(2))),
-        &["input", "axis"],
-        "as ARG_MAX"
-    ),
+    row!(MEAN, reduce::prepare_reduce, F816, Some(with16(plain(2))), &["input", "axes"], "`in_scale/out_scale` in double with 1/n folded into the shift, double rounding"),
+    row!(SUM, reduce::prepare_reduce, F816, Some(with16(plain(2))), &["input", "axes"], "as MEAN"),
+    row!(REDUCE_MAX, reduce::prepare_reduce, F816, Some(with16(same(2))), &["input", "axes"], "raw max"),
+    row!(REDUCE_MIN, reduce::prepare_reduce, F816, Some(with16(same(2))), &["input", "axes"], "raw min"),
+    row!(REDUCE_PROD, reduce::prepare_reduce, F816, Some(with16(plain(2))), &["input", "axes"], "running product, each step rescaled by `s_in / s_out^(1/n)` (Q31, double rounding)"),
+    row!(REDUCE_ANY, reduce::prepare_reduce, F8, Some(bool_out(plain(1))), &["input", "axes"], ""),
+    row!(CUMSUM, reduce::prepare_cumsum, F, None, &["input", "axis"], ""),
+    row!(ARG_MAX, reduce::prepare_arg_min_max, F8, Some(index_out(plain(2))), &["input", "axis"], "raw compare, first index of ties"),
+    row!(ARG_MIN, reduce::prepare_arg_min_max, F8, Some(index_out(plain(2))), &["input", "axis"], "as ARG_MAX"),
     // ops/compare.rs
-    row!(
-        EQUAL,
-        compare::prepare_comparison,
-        F8,
-        Some(bool_out(plain(2))),
-        &[],
-        CMP_ARITH
-    ),
-    row!(
-        NOT_EQUAL,
-        compare::prepare_comparison,
-        F8,
-        // TF 2.21 keeps NOT_EQUAL float (its inputs are dequantized), though LiteRT has the
-        // int8 kernel.
-        None,
-        &[],
-        CMP_ARITH
-    ),
-    row!(
-        LESS,
-        compare::prepare_comparison,
-        F8,
-        Some(bool_out(plain(2))),
-        &[],
-        CMP_ARITH
-    ),
-    row!(
-        LESS_EQUAL,
-        compare::prepare_comparison,
-        F8,
-        Some(bool_out(plain(2))),
-        &[],
-        CMP_ARITH
-    ),
-    row!(
-        GREATER,
-        compare::prepare_comparison,
-        F8,
-        Some(bool_out(plain(2))),
-        &[],
-        CMP_ARITH
-    ),
-    row!(
-        GREATER_EQUAL,
-        compare::prepare_comparison,
-        F8,
-        Some(bool_out(plain(2))),
-        &[],
-        CMP_ARITH
-    ),
+    row!(EQUAL, compare::prepare_comparison, F8, Some(bool_out(plain(2))), &[], CMP_ARITH),
+    // TF 2.21 keeps NOT_EQUAL float (its inputs are dequantized), though LiteRT has the int8 kernel.
+    row!(NOT_EQUAL, compare::prepare_comparison, F8, None, &[], CMP_ARITH),
+    row!(LESS, compare::prepare_comparison, F8, Some(bool_out(plain(2))), &[], CMP_ARITH),
+    row!(LESS_EQUAL, compare::prepare_comparison, F8, Some(bool_out(plain(2))), &[], CMP_ARITH),
+    row!(GREATER, compare::prepare_comparison, F8, Some(bool_out(plain(2))), &[], CMP_ARITH),
+    row!(GREATER_EQUAL, compare::prepare_comparison, F8, Some(bool_out(plain(2))), &[], CMP_ARITH),
     // BOOL in and out: they run unchanged in float and integer models.
-    row!(
-        LOGICAL_AND,
-        compare::prepare_logical,
-        F8,
-        Some(bool_out(plain(1))),
-        &[],
-        ""
-    ),
-    row!(
-        LOGICAL_OR,
-        compare::prepare_logical,
-        F8,
-        Some(bool_out(plain(1))),
-        &[],
-        ""
-    ),
-    row!(
-        LOGICAL_NOT,
-        compare::prepare_logical,
-        F8,
-        Some(bool_out(plain(1))),
-        &[],
-        ""
-    ),
-    row!(
-        SELECT,
-        compare::prepare_select,
-        F8,
-        Some(same(1)),
-        &["condition", "x", "y"],
-        COPY
-    ),
-    row!(
-        SELECT_V2,
-        compare::prepare_select,
-        F8,
-        Some(same(1)),
-        &["condition", "x", "y"],
-        COPY
-    ),
+    row!(LOGICAL_AND, compare::prepare_logical, F8, Some(bool_out(plain(1))), &[], ""),
+    row!(LOGICAL_OR, compare::prepare_logical, F8, Some(bool_out(plain(1))), &[], ""),
+    row!(LOGICAL_NOT, compare::prepare_logical, F8, Some(bool_out(plain(1))), &[], ""),
+    row!(SELECT, compare::prepare_select, F8, Some(same(1)), &["condition", "x", "y"], COPY),
+    row!(SELECT_V2, compare::prepare_select, F8, Some(same(1)), &["condition", "x", "y"], COPY),
     // ops/shape.rs
-    row!(
-        RESHAPE,
-        shape::prepare_reshape,
-        F816,
-        Some(with16(same(1))),
-        &["input", "shape"],
-        COPY
-    ),
-    row!(
-        SQUEEZE,
-        shape::prepare_squeeze,
-        F816,
-        Some(with16(same(1))),
-        &[],
-        COPY
-    ),
-    row!(
-        EXPAND_DIMS,
-        shape::prepare_expand_dims,
-        F816,
-        Some(with16(same(1))),
-        &["input", "axis"],
-        COPY
-    ),
-    row!(
-        TRANSPOSE,
-        shape::prepare_transpose,
-        F816,
-        Some(with16(same(2))),
-        &["input", "permutation"],
-        COPY
-    ),
-    row!(
-        CONCATENATION,
-        shape::prepare_concatenation,
-        F816,
-        Some(with16(same(2))),
-        &[],
-        "copy; differing input scales rescaled in float"
-    ),
-    row!(
-        PAD,
-        shape::prepare_pad,
-        F816,
-        Some(with16(same(2))),
-        &["input", "paddings"],
-        "pads with the output zero point"
-    ),
-    row!(
-        PADV2,
-        shape::prepare_pad,
-        F816,
-        Some(with16(same(2))),
-        &["input", "paddings", "constant"],
-        "as PAD"
-    ),
-    row!(
-        STRIDED_SLICE,
-        shape::prepare_strided_slice,
-        F816,
-        Some(with16(same(2))),
-        &["input", "begin", "end", "strides"],
-        COPY
-    ),
-    row!(
-        SLICE,
-        shape::prepare_slice,
-        F816,
-        Some(with16(same(2))),
-        &["input", "begin", "size"],
-        COPY
-    ),
-    row!(
-        DENSIFY,
-        shape::prepare_densify,
-        F,
-        None,
-        &[],
-        "sparse constant expanded at load"
-    ),
+    row!(RESHAPE, shape::prepare_reshape, F816, Some(with16(same(1))), &["input", "shape"], COPY),
+    row!(SQUEEZE, shape::prepare_squeeze, F816, Some(with16(same(1))), &[], COPY),
+    row!(EXPAND_DIMS, shape::prepare_expand_dims, F816, Some(with16(same(1))), &["input", "axis"], COPY),
+    row!(TRANSPOSE, shape::prepare_transpose, F816, Some(with16(same(2))), &["input", "permutation"], COPY),
+    row!(CONCATENATION, shape::prepare_concatenation, F816, Some(with16(same(2))), &[], "copy; differing input scales rescaled in float"),
+    row!(PAD, shape::prepare_pad, F816, Some(with16(same(2))), &["input", "paddings"], "pads with the output zero point"),
+    row!(PADV2, shape::prepare_pad, F816, Some(with16(same(2))), &["input", "paddings", "constant"], "as PAD"),
+    row!(STRIDED_SLICE, shape::prepare_strided_slice, F816, Some(with16(same(2))), &["input", "begin", "end", "strides"], COPY),
+    row!(SLICE, shape::prepare_slice, F816, Some(with16(same(2))), &["input", "begin", "size"], COPY),
+    row!(DENSIFY, shape::prepare_densify, F, None, &[], "sparse constant expanded at load"),
     // ops/layout.rs
-    row!(
-        DEPTH_TO_SPACE,
-        layout::prepare_depth_to_space,
-        F8,
-        Some(same(2)),
-        &[],
-        COPY
-    ),
-    row!(
-        SPACE_TO_DEPTH,
-        layout::prepare_space_to_depth,
-        F8,
-        Some(same(2)),
-        &[],
-        COPY
-    ),
-    row!(
-        GATHER,
-        layout::prepare_gather,
-        F816,
-        Some(with16(same(2))),
-        &["input", "indices"],
-        COPY
-    ),
-    row!(
-        GATHER_ND,
-        layout::prepare_gather_nd,
-        F816,
-        Some(int16_at(same(1), 3)),
-        &["input", "indices"],
-        COPY
-    ),
-    row!(
-        TILE,
-        layout::prepare_tile,
-        F816,
-        Some(with16(same(3))),
-        &["input", "multiples"],
-        COPY
-    ),
-    row!(
-        BROADCAST_TO,
-        layout::prepare_broadcast_to,
-        F816,
-        Some(with16(same(3))),
-        &["input", "shape"],
-        COPY
-    ),
-    row!(
-        MIRROR_PAD,
-        layout::prepare_mirror_pad,
-        F816,
-        Some(with16(same(2))),
-        &["input", "paddings"],
-        COPY
-    ),
-    row!(
-        REVERSE_V2,
-        layout::prepare_reverse,
-        F816,
-        Some(with16(same(3))),
-        &["input", "axes"],
-        COPY
-    ),
-    row!(
-        SPACE_TO_BATCH_ND,
-        layout::prepare_space_to_batch,
-        F816,
-        Some(with16(same(2))),
-        &["input", "block shape", "paddings"],
-        "pads with the output zero point"
-    ),
-    row!(
-        BATCH_TO_SPACE_ND,
-        layout::prepare_batch_to_space,
-        F816,
-        Some(with16(same(2))),
-        &["input", "block shape", "crops"],
-        COPY
-    ),
+    row!(DEPTH_TO_SPACE, layout::prepare_depth_to_space, F8, Some(same(2)), &[], COPY),
+    row!(SPACE_TO_DEPTH, layout::prepare_space_to_depth, F8, Some(same(2)), &[], COPY),
+    row!(GATHER, layout::prepare_gather, F816, Some(with16(same(2))), &["input", "indices"], COPY),
+    row!(GATHER_ND, layout::prepare_gather_nd, F816, Some(int16_at(same(1), 3)), &["input", "indices"], COPY),
+    row!(TILE, layout::prepare_tile, F816, Some(with16(same(3))), &["input", "multiples"], COPY),
+    row!(BROADCAST_TO, layout::prepare_broadcast_to, F816, Some(with16(same(3))), &["input", "shape"], COPY),
+    row!(MIRROR_PAD, layout::prepare_mirror_pad, F816, Some(with16(same(2))), &["input", "paddings"], COPY),
+    row!(REVERSE_V2, layout::prepare_reverse, F816, Some(with16(same(3))), &["input", "axes"], COPY),
+    row!(SPACE_TO_BATCH_ND, layout::prepare_space_to_batch, F816, Some(with16(same(2))), &["input", "block shape", "paddings"], "pads with the output zero point"),
+    row!(BATCH_TO_SPACE_ND, layout::prepare_batch_to_space, F816, Some(with16(same(2))), &["input", "block shape", "crops"], COPY),
     // ops/shape_ops.rs
-    row!(
-        SHAPE,
-        shape_ops::prepare_shape,
-        F816,
-        None,
-        &[],
-        "folded at prepare (INT32/INT64 output)"
-    ),
-    row!(
-        PACK,
-        shape_ops::prepare_pack,
-        F816,
-        Some(with16(same(2))),
-        &[],
-        COPY
-    ),
-    row!(
-        CAST,
-        shape_ops::prepare_cast,
-        F,
-        None,
-        &[],
-        "`static_cast` per element (truncate toward zero, wrap when narrowing)"
-    ),
-    row!(
-        FILL,
-        shape_ops::prepare_fill,
-        F816,
-        None,
-        &["dims", "value"],
-        COPY
-    ),
-    row!(
-        ZEROS_LIKE,
-        shape_ops::prepare_zeros_like,
-        F,
-        None,
-        &[],
-        "folded at prepare"
-    ),
-    row!(
-        RANGE,
-        shape_ops::prepare_range,
-        F,
-        None,
-        &["start", "limit", "delta"],
-        "folded at prepare; repeated addition"
-    ),
+    row!(SHAPE, shape_ops::prepare_shape, F816, None, &[], "folded at prepare (INT32/INT64 output)"),
+    row!(PACK, shape_ops::prepare_pack, F816, Some(with16(same(2))), &[], COPY),
+    row!(CAST, shape_ops::prepare_cast, F, None, &[], "`static_cast` per element (truncate toward zero, wrap when narrowing)"),
+    row!(FILL, shape_ops::prepare_fill, F816, None, &["dims", "value"], COPY),
+    row!(ZEROS_LIKE, shape_ops::prepare_zeros_like, F, None, &[], "folded at prepare"),
+    row!(RANGE, shape_ops::prepare_range, F, None, &["start", "limit", "delta"], "folded at prepare; repeated addition"),
     // ops/normalize.rs
-    row!(
-        L2_NORMALIZATION,
-        normalize::prepare_l2_normalization,
-        F8,
-        Some(fixed((SCALE_1_128, 0), (SCALE_1_128, 0))),
-        &[],
-        "int8: inverse square root of the i32 sum of squares by gemmlowp Newton-Raphson, double rounding; no int16 kernel in LiteRT"
-    ),
-    row!(
-        LOG_SOFTMAX,
-        normalize::prepare_log_softmax,
-        F8,
-        Some(fixed((16.0 / 256.0, 127), (16.0 / 256.0, 127))),
-        &[],
-        "int8: gemmlowp fixed-point exp, sum in Q12, log in Q5.26; no int16 kernel in LiteRT"
-    ),
+    row!(L2_NORMALIZATION, normalize::prepare_l2_normalization, F8, Some(fixed((SCALE_1_128, 0), (SCALE_1_128, 0))), &[], "int8: inverse square root of the i32 sum of squares by gemmlowp Newton-Raphson, double rounding; no int16 kernel in LiteRT"),
+    row!(LOG_SOFTMAX, normalize::prepare_log_softmax, F8, Some(fixed((16.0 / 256.0, 127), (16.0 / 256.0, 127))), &[], "int8: gemmlowp fixed-point exp, sum in Q12, log in Q5.26; no int16 kernel in LiteRT"),
     // ops/resize.rs
-    row!(
-        RESIZE_BILINEAR,
-        resize::prepare_resize,
-        F816,
-        Some(with16(same(2))),
-        &["input", "size"],
-        "10-bit fixed-point coordinates, rounding shift by 20"
-    ),
-    row!(
-        RESIZE_NEAREST_NEIGHBOR,
-        resize::prepare_resize,
-        F816,
-        Some(with16(same(2))),
-        &["input", "size"],
-        COPY
-    ),
+    row!(RESIZE_BILINEAR, resize::prepare_resize, F816, Some(with16(same(2))), &["input", "size"], "10-bit fixed-point coordinates, rounding shift by 20"),
+    row!(RESIZE_NEAREST_NEIGHBOR, resize::prepare_resize, F816, Some(with16(same(2))), &["input", "size"], COPY),
     // ops/quantize.rs
-    row!(
-        QUANTIZE,
-        quantize::prepare_quantize,
-        I816,
-        None,
-        &[],
-        "float→int `round(x / scale)` in float; int→int double rounding, multiplier in double"
-    ),
-    row!(
-        DEQUANTIZE,
-        quantize::prepare_dequantize,
-        F816,
-        None,
-        &[],
-        "product in double"
-    ),
+    row!(QUANTIZE, quantize::prepare_quantize, I816, None, &[], "float→int `round(x / scale)` in float; int→int double rounding, multiplier in double"),
+    row!(DEQUANTIZE, quantize::prepare_dequantize, F816, None, &[], "product in double"),
     // Known to the quantizer (TF 2.21's properties), no kernel yet.
     row!(SPLIT, quantizer only, with16(same(2))),
     row!(SPLIT_V, quantizer only, same(2)),
