@@ -108,7 +108,8 @@ fn check_case(case: &Case) -> Result<Counts, Vec<String>> {
         )]);
     }
     for (i, (f, c)) in fsg.tensors.iter().zip(&csg.tensors).enumerate() {
-        if f.name != c.name || f.shape != c.shape || f.dtype != c.dtype {
+        // A scalar's shape may be written as [] or left out: both are `dims() == []`.
+        if f.name != c.name || f.dims() != c.dims() || f.dtype != c.dtype {
             problems.push(format!(
                 "tensor {i}: float model has '{}' {:?}, calibrated model '{}' {:?}",
                 f.name, f.shape, c.name, c.shape

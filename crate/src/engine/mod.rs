@@ -171,6 +171,9 @@ struct Step {
     output: usize,
     out_start: usize,
     out_len: usize,
+    /// Outputs 1, 2, … of an operator with several outputs: tensor, arena start and length
+    /// (empty for the common single-output operator).
+    more: Vec<(usize, usize, usize)>,
 }
 
 /// A prepared model, ready to run.

@@ -17,7 +17,7 @@ use super::properties::{
 };
 use super::{
     PrepareFn, activations, conv, elementwise, fully_connected, pool, quantize, reduce, resize,
-    shape,
+    shape, split,
 };
 use crate::graph::BuiltinOperator as Op;
 
@@ -411,6 +411,31 @@ pub const OPS: &[OpEntry] = &[
         &[],
         "sparse constant expanded at load"
     ),
+    // ops/split.rs
+    row!(
+        SPLIT,
+        split::prepare_split,
+        F816,
+        Some(with16(same(2))),
+        &["axis", "input"],
+        COPY
+    ),
+    row!(
+        SPLIT_V,
+        split::prepare_split_v,
+        F816,
+        Some(with16(same(2))),
+        &["input", "size_splits", "axis"],
+        COPY
+    ),
+    row!(
+        UNPACK,
+        split::prepare_unpack,
+        F816,
+        Some(int16_at(same(2), 1)),
+        &[],
+        COPY
+    ),
     // ops/resize.rs
     row!(
         RESIZE_BILINEAR,
@@ -449,10 +474,7 @@ pub const OPS: &[OpEntry] = &[
     row!(LOG_SOFTMAX, quantizer only, fixed((16.0 / 256.0, 127), (16.0 / 256.0, 127))),
     row!(L2_NORMALIZATION, quantizer only, fixed((SCALE_1_128, 0), (SCALE_1_128, 0))),
     row!(REDUCE_MIN, quantizer only, with16(same(2))),
-    row!(SPLIT, quantizer only, with16(same(2))),
-    row!(SPLIT_V, quantizer only, same(2)),
     row!(PACK, quantizer only, with16(same(2))),
-    row!(UNPACK, quantizer only, with16(same(2))),
     row!(GATHER, quantizer only, with16(same(2))),
     row!(GATHER_ND, quantizer only, same(2)),
     row!(DEPTH_TO_SPACE, quantizer only, same(2)),
@@ -505,7 +527,12 @@ mod tests {
                 // per-tensor, never both a bias and no weights.
                 assert!(!(q.same_scale && q.fixed_output.is_some()), "{}", e.name());
                 assert!(q.bias.is_none() || q.weights.is_some(), "{}", e.name());
-                assert!(q.int16_version >= q.int8_version, "{}", e.name());
+                // (UNPACK: TF 2.21's 16x8 quantizer writes version 1, below int8's 2.)
+                assert!(
+                    q.int16_version >= q.int8_version || e.op == Op::UNPACK,
+                    "{}",
+                    e.name()
+                );
                 // The engine runs every 16x8 operator TF writes.
                 if e.prepare.is_some() && q.int16 {
                     assert!(
@@ -522,7 +549,13 @@ mod tests {
         }
         assert!(lookup(Op::CUSTOM).is_none());
         assert!(lookup(Op::LSTM).is_none());
-        assert!(lookup(Op::SPLIT).is_none() && properties(Op::SPLIT).is_some());
+        for e in OPS.iter().filter(|e| e.prepare.is_none()) {
+            assert!(
+                lookup(e.op).is_none() && properties(e.op).is_some(),
+                "{}",
+                e.name()
+            );
+        }
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod quantize;
 pub mod reduce;
 pub mod resize;
 pub mod shape;
+pub mod split;
 
 /// The clamp a fused activation applies to an op's float output (`[min, max]`).
 ///
