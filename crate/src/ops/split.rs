@@ -275,3 +275,273 @@ pub fn prepare_unpack(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     let (first, rest) = first_and_rest(specs);
     Ok(Prepared::multi(first, rest, kernel))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::{Interpreter, TensorId};
+    use crate::graph::{
+        Buffer, BuiltinOperator as Op, BuiltinOptionsT, CustomOptionsFormat, Model, OpCode,
+        Operator, Quantization, Subgraph, Tensor, TensorType,
+    };
+    use crate::tflite::schema::{SplitOptionsT, SplitVOptionsT, UnpackOptionsT};
+
+    const F32: TensorType = TensorType::FLOAT32;
+
+    /// One tensor: name, type, shape, constant INT32 contents.
+    type T<'a> = (&'a str, TensorType, &'a [i32], Option<&'a [i32]>);
+
+    /// A model of `tensors` running `ops` (code, options, inputs, outputs) in order; graph inputs
+    /// are the non-constant tensors no operator computes.
+    fn model(
+        tensors: &[T<'_>],
+        ops: Vec<(Op, BuiltinOptionsT, &[i32], &[i32])>,
+        outputs: &[i32],
+    ) -> Model {
+        let mut buffers = vec![Buffer::default()];
+        let mut ts = Vec::new();
+        for (name, dtype, shape, data) in tensors {
+            let mut t = Tensor::new((*name).to_string(), *dtype, shape.to_vec());
+            if let Some(d) = data {
+                t.buffer = buffers.len() as u32;
+                buffers.push(Buffer {
+                    data: bytemuck::cast_slice(d).to_vec(),
+                });
+            }
+            ts.push(t);
+        }
+        let computed: Vec<i32> = ops.iter().flat_map(|o| o.3.iter().copied()).collect();
+        let inputs = (0..tensors.len() as i32)
+            .filter(|t| tensors[*t as usize].3.is_none() && !computed.contains(t))
+            .collect();
+        let operators = ops
+            .into_iter()
+            .map(|(code, options, inputs, outputs)| Operator {
+                code: OpCode::builtin(code, 1),
+                inputs: inputs.to_vec(),
+                outputs: outputs.to_vec(),
+                intermediates: None,
+                options,
+                options_2: Default::default(),
+                custom_options: None,
+                custom_options_format: CustomOptionsFormat::FLEXBUFFERS,
+                mutating_variable_inputs: None,
+                debug_metadata_index: -1,
+            })
+            .collect();
+        Model {
+            version: 3,
+            subgraphs: vec![Subgraph {
+                tensors: ts,
+                inputs,
+                outputs: outputs.to_vec(),
+                operators,
+                ..Default::default()
+            }],
+            buffers,
+            ..Default::default()
+        }
+    }
+
+    fn split(n: i32) -> BuiltinOptionsT {
+        BuiltinOptionsT::SplitOptions(Box::new(SplitOptionsT { num_splits: n }))
+    }
+
+    fn split_v(n: i32) -> BuiltinOptionsT {
+        BuiltinOptionsT::SplitVOptions(Box::new(SplitVOptionsT { num_splits: n }))
+    }
+
+    fn unpack(num: i32, axis: i32) -> BuiltinOptionsT {
+        BuiltinOptionsT::UnpackOptions(Box::new(UnpackOptionsT { num, axis }))
+    }
+
+    fn error(m: &Model) -> String {
+        match Interpreter::new(m) {
+            Ok(_) => panic!("expected a prepare error"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    fn floats(it: &Interpreter, i: usize) -> Vec<f32> {
+        it.output(i)
+            .expect("output")
+            .as_f32()
+            .expect("f32")
+            .to_vec()
+    }
+
+    #[test]
+    fn split_outputs_live_until_their_last_reader() {
+        // x [2, 6] → SPLIT axis 1 → a, b, c [2, 2]; e = RELU(c); d = ADD(e, a); outputs d, b.
+        // `a` must survive RELU (its buffer may not be reused for `e`).
+        let m = model(
+            &[
+                ("axis", TensorType::INT32, &[], Some(&[-1])),
+                ("x", F32, &[2, 6], None),
+                ("a", F32, &[2, 2], None),
+                ("b", F32, &[2, 2], None),
+                ("c", F32, &[2, 2], None),
+                ("e", F32, &[2, 2], None),
+                ("d", F32, &[2, 2], None),
+            ],
+            vec![
+                (Op::SPLIT, split(3), &[0, 1], &[2, 3, 4]),
+                (Op::RELU, BuiltinOptionsT::NONE, &[4], &[5]),
+                (Op::ADD, BuiltinOptionsT::NONE, &[5, 2], &[6]),
+            ],
+            &[6, 3],
+        );
+        let mut it = Interpreter::new(&m).expect("prepares");
+        let x: Vec<f32> = (0..12).map(|v| v as f32 - 9.0).collect();
+        it.set_input_f32(0, &x).expect("fits");
+        let mut seen = Vec::new();
+        it.invoke_with(&mut |id: TensorId, v| seen.push((id.0, v.shape.to_vec())));
+        // a = [-9, -8, -3, -2], b = [-7, -6, -1, 0], c = [-5, -4, 1, 2].
+        assert_eq!(floats(&it, 0), [-9.0, -8.0, -2.0, 0.0]);
+        assert_eq!(floats(&it, 1), [-7.0, -6.0, -1.0, 0.0]);
+        // The observer hears every output of SPLIT, in order, then RELU's and ADD's.
+        let ids: Vec<usize> = seen.iter().map(|s| s.0).collect();
+        assert_eq!(ids, [1, 2, 3, 4, 5, 6]);
+        assert!(seen.iter().skip(1).all(|s| s.1 == [2, 2]));
+        assert_eq!(it.num_kernels(), 3);
+    }
+
+    #[test]
+    fn split_v_infers_the_minus_one_and_unpack_drops_the_axis() {
+        let m = model(
+            &[
+                ("x", F32, &[3, 4], None),
+                ("sizes", TensorType::INT32, &[2], Some(&[-1, 1])),
+                ("axis", TensorType::INT32, &[1], Some(&[0])),
+                ("p", F32, &[2, 4], None),
+                ("q", F32, &[1, 4], None),
+                ("u0", F32, &[4], None),
+            ],
+            vec![
+                (Op::SPLIT_V, split_v(2), &[0, 1, 2], &[3, 4]),
+                (Op::UNPACK, unpack(1, 0), &[4], &[5]),
+            ],
+            &[3, 5],
+        );
+        let mut it = Interpreter::new(&m).expect("prepares");
+        let x: Vec<f32> = (0..12).map(|v| v as f32).collect();
+        it.set_input_f32(0, &x).expect("fits");
+        it.invoke();
+        assert_eq!(floats(&it, 0), x[..8]);
+        assert_eq!(it.outputs()[1].shape, [4]);
+        assert_eq!(floats(&it, 1), x[8..]);
+    }
+
+    #[test]
+    fn unpack_along_an_inner_axis() {
+        let m = model(
+            &[
+                ("x", F32, &[2, 3], None),
+                ("u0", F32, &[2], None),
+                ("u1", F32, &[2], None),
+                ("u2", F32, &[2], None),
+            ],
+            vec![(Op::UNPACK, unpack(3, -1), &[0], &[1, 2, 3])],
+            &[1, 2, 3],
+        );
+        let mut it = Interpreter::new(&m).expect("prepares");
+        it.set_input_f32(0, &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0])
+            .expect("fits");
+        it.invoke();
+        assert_eq!(floats(&it, 0), [0.0, 3.0]);
+        assert_eq!(floats(&it, 1), [1.0, 4.0]);
+        assert_eq!(floats(&it, 2), [2.0, 5.0]);
+    }
+
+    /// SPLIT of x [2, 6] into `outs` outputs with `num_splits` n.
+    fn split_model(n: i32, outs: usize) -> Model {
+        let names = ["o0", "o1", "o2", "o3", "o4"];
+        let mut tensors: Vec<T<'_>> = vec![
+            ("axis", TensorType::INT32, &[], Some(&[1])),
+            ("x", F32, &[2, 6], None),
+        ];
+        tensors.extend(names[..outs].iter().map(|n| (*n, F32, &[2, 2][..], None)));
+        let outputs: Vec<i32> = (2..2 + outs as i32).collect();
+        model(
+            &tensors,
+            vec![(Op::SPLIT, split(n), &[0, 1], &outputs)],
+            &outputs,
+        )
+    }
+
+    #[test]
+    fn bad_counts_and_sizes_are_typed_errors() {
+        let e = error(&split_model(2, 3));
+        assert!(
+            e.contains("SPLIT") && e.contains("num_splits 2 but the operator has 3 output(s)"),
+            "{e}"
+        );
+        let e = error(&split_model(5, 5));
+        assert!(
+            e.contains("dimension 6 along axis 1 is not a multiple of num_splits 5"),
+            "{e}"
+        );
+        let sv = |sizes: &[i32]| {
+            let s = sizes.to_vec().leak();
+            model(
+                &[
+                    ("x", F32, &[6], None),
+                    ("sizes", TensorType::INT32, &[2], Some(s)),
+                    ("axis", TensorType::INT32, &[], Some(&[0])),
+                    ("a", F32, &[3], None),
+                    ("b", F32, &[3], None),
+                ],
+                vec![(Op::SPLIT_V, split_v(2), &[0, 1, 2], &[3, 4])],
+                &[3, 4],
+            )
+        };
+        assert!(error(&sv(&[-1, -1])).contains("more than one -1"));
+        assert!(error(&sv(&[2, 3])).contains("do not sum to dimension 6"));
+        assert!(error(&sv(&[-1, 7])).contains("size 7 out of range"));
+        assert!(error(&sv(&[-3, 9])).contains("size -3 out of range"));
+        assert!(Interpreter::new(&sv(&[4, 2])).is_ok());
+        let m = model(
+            &[("x", F32, &[2, 3], None), ("a", F32, &[3], None)],
+            vec![(Op::UNPACK, unpack(1, 0), &[0], &[1])],
+            &[1],
+        );
+        assert!(error(&m).contains("num 1 but the dimension along axis 0 is 2"));
+        let m = model(
+            &[("x", F32, &[2, 3], None), ("a", F32, &[3], None)],
+            vec![(Op::UNPACK, unpack(1, 5), &[0], &[1])],
+            &[1],
+        );
+        assert!(error(&m).contains("axis 5 out of range for rank 2"));
+    }
+
+    #[test]
+    fn quantized_outputs_must_keep_the_input_parameters() {
+        let mut m = model(
+            &[
+                ("axis", TensorType::INT32, &[], Some(&[0])),
+                ("x", TensorType::INT8, &[4], None),
+                ("a", TensorType::INT8, &[2], None),
+                ("b", TensorType::INT8, &[2], None),
+            ],
+            vec![(Op::SPLIT, split(2), &[0, 1], &[2, 3])],
+            &[2, 3],
+        );
+        for (t, s) in [(1, 0.5), (2, 0.5), (3, 0.25)] {
+            m.subgraphs[0].tensors[t].quantization = Some(Quantization {
+                scale: Some(vec![s]),
+                zero_point: Some(vec![0]),
+                ..Default::default()
+            });
+        }
+        let e = error(&m);
+        assert!(
+            e.contains("output 1 'b'") && e.contains("moves quantized values unchanged"),
+            "{e}"
+        );
+        m.subgraphs[0].tensors[3].quantization = m.subgraphs[0].tensors[2].quantization.clone();
+        let mut it = Interpreter::new(&m).expect("prepares");
+        it.set_input(0, &[1, 0xff, 3, 0x80]).expect("fits");
+        it.invoke();
+        assert_eq!(it.output(0).expect("a").bytes, [1, 0xff]);
+        assert_eq!(it.output(1).expect("b").bytes, [3, 0x80]);
+    }
+}
