@@ -10,6 +10,10 @@
 //! interpreter is ready: [`Interpreter::invoke`] only runs kernels over slices of those two
 //! buffers.
 //!
+//! An operator with several outputs (SPLIT, SPLIT_V, UNPACK) gets one arena region per output,
+//! each live from the operator's step to its own last reader; its kernel runs once per output
+//! ([`crate::ops::OpIo::output_index`]), and the observer hears each output in order.
+//!
 //! Graph inputs and outputs keep their own bytes for the whole run, so inputs survive an
 //! invocation and outputs can be read after it. Intermediate tensors share memory; to see them
 //! all (calibration), pass an observer to [`Interpreter::invoke_with`], which is called with each
