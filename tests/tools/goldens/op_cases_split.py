@@ -44,6 +44,12 @@ op_case(
     lambda x: K.split(x, [1, 4], axis=1),
     "SPLIT_V into sizes [1, 3, 3] along axis 1 of a [1, 7, 2, 3] input.",
 )
+op_case(
+    "op_split_v_empty_part", "SPLIT_V", 9203,
+    [In("x", (2, 7), -1.0, 3.0)],
+    lambda x: K.split(x, [3, 3], axis=-1),
+    "SPLIT_V into sizes [3, 0, 4] along the last axis: the middle output is empty.",
+)
 
 # UNPACK -----------------------------------------------------------------------
 op_case(
@@ -57,4 +63,10 @@ op_case(
     [In("x", (4, 2), 0.0, 3.0)],
     lambda x: K.unstack(x, axis=-1),
     "UNPACK a [1, 4, 2] input in [0, 3] along the last axis (negative axis): two [1, 4] outputs.",
+)
+op_case(
+    "op_unpack_size1", "UNPACK", 9303,
+    [In("x", (3, 1, 4))],
+    lambda x: K.unstack(x, axis=2),
+    "UNPACK along an axis of size 1: one [1, 3, 4] output (a one-output UNPACK).",
 )
