@@ -108,10 +108,8 @@ fn check_case(case: &Case) -> Result<Counts, Vec<String>> {
         )]);
     }
     for (i, (f, c)) in fsg.tensors.iter().zip(&csg.tensors).enumerate() {
-        // TF writes a scalar constant's shape as `[]` in the float model and leaves it out in
-        // the calibrated one: both mean a scalar.
-        let dims = |s: &Option<Vec<i32>>| s.clone().unwrap_or_default();
-        if f.name != c.name || dims(&f.shape) != dims(&c.shape) || f.dtype != c.dtype {
+        // A scalar's shape may be written as [] or left out: both are `dims() == []`.
+        if f.name != c.name || f.dims() != c.dims() || f.dtype != c.dtype {
             problems.push(format!(
                 "tensor {i}: float model has '{}' {:?}, calibrated model '{}' {:?}",
                 f.name, f.shape, c.name, c.shape

@@ -235,10 +235,12 @@ fn check_variant_arrays(case: &Case, v: &Variant) -> Result<(), String> {
     // TF's calibrated model: float I/O tensors carry the recorded min/max, no scale (integer
     // outputs such as ARG_MAX's indices have none).
     if v.name == "calibrated" {
+        // Float tensors only (ARG_MAX's index output has no range); an empty tensor has no
+        // values to record: TF leaves it without.
         for t in ins
             .iter()
             .chain(&outs)
-            .filter(|t| t.dtype == TensorType::FLOAT32)
+            .filter(|t| t.dtype == TensorType::FLOAT32 && !dims(t).contains(&0))
         {
             let q = t.quantization.as_ref();
             let has = |x: Option<&Vec<f32>>| x.is_some_and(|x| x.len() == 1);

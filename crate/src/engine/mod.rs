@@ -10,6 +10,10 @@
 //! interpreter is ready: [`Interpreter::invoke`] only runs kernels over slices of those two
 //! buffers.
 //!
+//! An operator with several outputs (SPLIT, SPLIT_V, UNPACK) gets one arena region per output,
+//! each live from the operator's step to its own last reader; its kernel runs once per output
+//! ([`crate::ops::OpIo::output_index`]), and the observer hears each output in order.
+//!
 //! Graph inputs and outputs keep their own bytes for the whole run, so inputs survive an
 //! invocation and outputs can be read after it. Intermediate tensors share memory; to see them
 //! all (calibration), pass an observer to [`Interpreter::invoke_with`], which is called with each
@@ -171,6 +175,9 @@ struct Step {
     output: usize,
     out_start: usize,
     out_len: usize,
+    /// Outputs 1, 2, … of an operator with several outputs: tensor, arena start and length
+    /// (empty for the common single-output operator).
+    more: Vec<(usize, usize, usize)>,
 }
 
 /// A prepared model, ready to run.

@@ -8,7 +8,7 @@ use crate::error::{Error, IssueKind, OpIssue, Result};
 use crate::graph::dtype::{dtype_name, element_size};
 use crate::graph::{Model, TensorType};
 use crate::kernels::KernelSet;
-use crate::ops::{Kernel, Node, OpIo, PrepareCtx, Region, Role, TensorInfo, registry};
+use crate::ops::{Kernel, Node, OpIo, OutputSpec, PrepareCtx, Region, Role, TensorInfo, registry};
 
 /// Converts a declared shape to sizes, if every dim is non-negative and the byte size of a
 /// tensor of `dtype` is at most `max` bytes.
@@ -195,6 +195,8 @@ impl Interpreter {
             op_name: String,
             inputs: Vec<Option<usize>>,
             output: usize,
+            /// Outputs 1, 2, … of an operator with several outputs.
+            more: Vec<usize>,
         }
         let mut pending: Vec<Pending> = Vec::new();
         for (op_index, op) in sg.operators.iter().enumerate() {
@@ -290,18 +292,6 @@ impl Interpreter {
                 ));
                 continue;
             };
-            if outputs.len() != 1 {
-                issues.push(issue(
-                    IssueKind::Unsupported,
-                    String::new(),
-                    format!(
-                        "{} outputs (the engine runs single-output operators)",
-                        outputs.len()
-                    ),
-                ));
-                continue;
-            }
-            let out = outputs[0];
             let empty: &[usize] = &[];
             let infos: Vec<Option<TensorInfo<'_>>> = inputs
                 .iter()
@@ -317,16 +307,23 @@ impl Interpreter {
                     })
                 })
                 .collect();
-            let declared_out =
-                declared_shape(sg.tensors[out].dims(), sg.tensors[out].dtype, max_tensor);
-            let out_infos = [TensorInfo {
-                role: Role::Output(0),
-                name: &sg.tensors[out].name,
-                dtype: sg.tensors[out].dtype,
-                shape: declared_out.as_deref().unwrap_or(empty),
-                data: None,
-                quantization: sg.tensors[out].quantization.as_ref(),
-            }];
+            let declared_out: Vec<Option<Vec<usize>>> = outputs
+                .iter()
+                .map(|&o| declared_shape(sg.tensors[o].dims(), sg.tensors[o].dtype, max_tensor))
+                .collect();
+            let out_infos: Vec<TensorInfo<'_>> = outputs
+                .iter()
+                .zip(&declared_out)
+                .enumerate()
+                .map(|(k, (&o, declared))| TensorInfo {
+                    role: Role::Output(k),
+                    name: &sg.tensors[o].name,
+                    dtype: sg.tensors[o].dtype,
+                    shape: declared.as_deref().unwrap_or(empty),
+                    data: None,
+                    quantization: sg.tensors[o].quantization.as_ref(),
+                })
+                .collect();
             let ctx = PrepareCtx {
                 kernels,
                 op_index,
@@ -336,50 +333,96 @@ impl Interpreter {
                 outputs: &out_infos,
             };
             let prepared = prepare(&ctx);
-            drop(infos);
+            drop((infos, out_infos));
             match prepared {
                 Err(e) => {
                     issues.push(e);
-                    // Keep checking downstream operators against the declared shape.
-                    shapes[out] = declared_out;
+                    // Keep checking downstream operators against the declared shapes.
+                    for (&o, declared) in outputs.iter().zip(declared_out) {
+                        shapes[o] = declared;
+                    }
                 }
                 Ok(p) => {
-                    if byte_len(&p.shape, p.dtype, max_tensor).is_none() {
+                    let first = OutputSpec {
+                        shape: p.shape,
+                        dtype: p.dtype,
+                    };
+                    let (node, specs) = match p.node {
+                        Node::MultiKernel { kernel, mut more } => {
+                            more.insert(0, first);
+                            (Node::Kernel(kernel), more)
+                        }
+                        node => (node, vec![first]),
+                    };
+                    if specs.len() != outputs.len() {
                         issues.push(issue(
                             IssueKind::Invalid,
-                            format!("output 0 '{}'", sg.tensors[out].name),
+                            String::new(),
                             format!(
-                                "shape {:?} is larger than the tensor limit of {max_tensor} bytes",
-                                p.shape
+                                "has {} output(s), its kernel computes {}",
+                                outputs.len(),
+                                specs.len()
                             ),
                         ));
-                        shapes[out] = None;
                         continue;
                     }
-                    let out_len = byte_len(&p.shape, p.dtype, max_tensor).unwrap_or(0);
-                    shapes[out] = Some(p.shape);
-                    dtypes[out] = p.dtype;
-                    failed[out] = false;
-                    match p.node {
+                    let mut too_large = false;
+                    for (k, (&o, spec)) in outputs.iter().zip(&specs).enumerate() {
+                        if byte_len(&spec.shape, spec.dtype, max_tensor).is_none() {
+                            issues.push(issue(
+                                IssueKind::Invalid,
+                                format!("output {k} '{}'", sg.tensors[o].name),
+                                format!(
+                                    "shape {:?} is larger than the tensor limit of {max_tensor} \
+                                     bytes",
+                                    spec.shape
+                                ),
+                            ));
+                            shapes[o] = None;
+                            too_large = true;
+                        }
+                    }
+                    if too_large {
+                        continue;
+                    }
+                    for (&o, spec) in outputs.iter().zip(specs) {
+                        shapes[o] = Some(spec.shape);
+                        dtypes[o] = spec.dtype;
+                        failed[o] = false;
+                    }
+                    let out = outputs[0];
+                    match node {
                         Node::Constant(bytes) => data[out] = Some(Cow::Owned(bytes)),
-                        Node::Kernel(mut kernel) => {
-                            if let Some(bytes) = fold_shape_arithmetic(
-                                &mut *kernel,
-                                &inputs,
-                                &data,
-                                p.dtype,
-                                out_len,
-                            ) {
-                                data[out] = Some(Cow::Owned(bytes));
-                                continue;
+                        Node::Kernel(kernel) | Node::MultiKernel { kernel, .. } => {
+                            let mut kernel = kernel;
+                            // Integer shape arithmetic on constants is computed now (SHAPE →
+                            // STRIDED_SLICE → PACK → RESHAPE chains resolve at prepare).
+                            if outputs.len() == 1 {
+                                let out_len = shapes[out]
+                                    .as_deref()
+                                    .and_then(|s| byte_len(s, dtypes[out], max_tensor))
+                                    .unwrap_or(0);
+                                if let Some(bytes) = fold_shape_arithmetic(
+                                    &mut *kernel,
+                                    &inputs,
+                                    &data,
+                                    dtypes[out],
+                                    out_len,
+                                ) {
+                                    data[out] = Some(Cow::Owned(bytes));
+                                    continue;
+                                }
                             }
-                            data[out] = None;
+                            for &o in &outputs {
+                                data[o] = None;
+                            }
                             pending.push(Pending {
                                 kernel,
                                 op_index,
                                 op_name: op_name.clone(),
                                 inputs,
                                 output: out,
+                                more: outputs[1..].to_vec(),
                             });
                         }
                     }
@@ -415,10 +458,12 @@ impl Interpreter {
             }
         }
         for (s, p) in pending.iter().enumerate() {
-            let o = p.output;
-            in_arena[o] = true;
-            first[o] = first[o].min(s);
-            last[o] = last[o].max(s);
+            // Every output is live from its step (all of them at once) to its last reader.
+            for &o in std::iter::once(&p.output).chain(&p.more) {
+                in_arena[o] = true;
+                first[o] = first[o].min(s);
+                last[o] = last[o].max(s);
+            }
             for t in p.inputs.iter().flatten() {
                 if in_arena[*t] {
                     last[*t] = last[*t].max(s);
@@ -478,10 +523,11 @@ impl Interpreter {
         let steps = pending
             .into_iter()
             .map(|p| {
-                let (out_start, out_len) = match regions[p.output] {
+                let arena_bytes = |t: usize| match regions[t] {
                     Some(Region::Arena { start, len }) => (start, len),
                     _ => (0, 0),
                 };
+                let (out_start, out_len) = arena_bytes(p.output);
                 Step {
                     kernel: p.kernel,
                     op_index: p.op_index,
@@ -494,6 +540,14 @@ impl Interpreter {
                     output: p.output,
                     out_start,
                     out_len,
+                    more: p
+                        .more
+                        .iter()
+                        .map(|&t| {
+                            let (start, len) = arena_bytes(t);
+                            (t, start, len)
+                        })
+                        .collect(),
                 }
             })
             .collect();

@@ -39,6 +39,15 @@ impl Interpreter {
             step.kernel.eval(&mut io);
             let out: &[u8] = io.output();
             observer(TensorId(step.output), view(slots, step.output, out));
+            // Further outputs of a multi-output operator, one evaluation each.
+            for (k, &(t, start, len)) in step.more.iter().enumerate() {
+                let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
+                let mut io =
+                    OpIo::new(arena, consts, &step.inputs, (start, len)).with_output_index(k + 1);
+                step.kernel.eval(&mut io);
+                let out: &[u8] = io.output();
+                observer(TensorId(t), view(slots, t, out));
+            }
         }
     }
 
@@ -76,6 +85,12 @@ impl Interpreter {
             let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
             let mut io = OpIo::new(arena, consts, &step.inputs, (step.out_start, step.out_len));
             step.kernel.eval(&mut io);
+            for (k, &(_, start, len)) in step.more.iter().enumerate() {
+                let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
+                let mut io =
+                    OpIo::new(arena, consts, &step.inputs, (start, len)).with_output_index(k + 1);
+                step.kernel.eval(&mut io);
+            }
             let t1 = now();
             if let Some(t) = times.get_mut(k) {
                 *t += t1 - t0;

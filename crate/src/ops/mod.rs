@@ -24,6 +24,7 @@ pub mod registry;
 pub mod resize;
 pub mod shape;
 pub mod shape_ops;
+pub mod split;
 
 use crate::error::{IssueKind, OpIssue};
 use crate::graph::dtype::{dtype_name, element_size};
@@ -494,8 +495,9 @@ pub enum Region {
     },
 }
 
-/// What a kernel reads and writes during one evaluation: its inputs (shared) and its single
-/// output (exclusive), all borrowed from the engine's arena and constant store.
+/// What a kernel reads and writes during one evaluation: its inputs (shared) and one output
+/// (exclusive), all borrowed from the engine's arena and constant store. An operator with
+/// several outputs is evaluated once per output ([`OpIo::output_index`] says which).
 pub struct OpIo<'a> {
     inputs: &'a [Option<Region>],
     /// Arena bytes before the output.
@@ -506,6 +508,8 @@ pub struct OpIo<'a> {
     after_start: usize,
     consts: &'a [u8],
     output: &'a mut [u8],
+    /// Which of the operator's outputs `output` is.
+    output_index: usize,
 }
 
 impl<'a> OpIo<'a> {
@@ -527,7 +531,21 @@ impl<'a> OpIo<'a> {
             after_start: start + len,
             consts,
             output,
+            output_index: 0,
         }
+    }
+
+    /// The same, writing output `k` of an operator with several outputs.
+    pub fn with_output_index(self, k: usize) -> Self {
+        OpIo {
+            output_index: k,
+            ..self
+        }
+    }
+
+    /// Which of the operator's outputs this evaluation writes (0 for single-output operators).
+    pub fn output_index(&self) -> usize {
+        self.output_index
     }
 
     /// Bytes of input `k` (empty when absent).
@@ -597,7 +615,9 @@ impl<'a> OpIo<'a> {
 /// A prepared operator: evaluates with everything fixed at prepare time, without allocating.
 /// A kernel that needs scratch memory owns it (allocated at prepare time), hence `&mut self`.
 pub trait Kernel {
-    /// Computes the output from the inputs.
+    /// Computes the output from the inputs (for an operator with several outputs: output
+    /// [`OpIo::output_index`]; the engine calls `eval` once per output, in order, on the same
+    /// inputs).
     fn eval(&mut self, io: &mut OpIo<'_>);
 
     /// The kernel's type name (`zeropoint::ops::fast::Fast<…::Conv2dInt8>`, …): what the per-operator
@@ -615,9 +635,28 @@ pub enum Node {
     /// The output is a constant computed at prepare time (constant folding), as
     /// little-endian element bytes.
     Constant(Vec<u8>),
+    /// Run this kernel at every inference, once per output of an operator with several outputs
+    /// ([`OpIo::output_index`] says which): [`Prepared::shape`] and [`Prepared::dtype`] describe
+    /// output 0, `more` outputs 1, 2, ….
+    MultiKernel {
+        /// The kernel.
+        kernel: Box<dyn Kernel>,
+        /// Shape and type of outputs 1, 2, ….
+        more: Vec<OutputSpec>,
+    },
 }
 
-/// A prepared operator: the shape and type of its single output, and how to compute it.
+/// Shape and element type of one output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputSpec {
+    /// Shape.
+    pub shape: Vec<usize>,
+    /// Element type.
+    pub dtype: TensorType,
+}
+
+/// A prepared operator: the shape and type of its output (output 0 when it has several, see
+/// [`Node::MultiKernel`]), and how to compute it.
 pub struct Prepared {
     /// Output shape.
     pub shape: Vec<usize>,
@@ -634,6 +673,18 @@ impl Prepared {
             shape,
             dtype,
             node: Node::Kernel(Box::new(kernel)),
+        }
+    }
+
+    /// Several outputs (`first`, then `more`) computed by `kernel`, evaluated once per output.
+    pub fn multi(first: OutputSpec, more: Vec<OutputSpec>, kernel: impl Kernel + 'static) -> Self {
+        Prepared {
+            shape: first.shape,
+            dtype: first.dtype,
+            node: Node::MultiKernel {
+                kernel: Box::new(kernel),
+                more,
+            },
         }
     }
 

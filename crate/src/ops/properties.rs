@@ -54,7 +54,8 @@ pub struct OpProperties {
     /// Operator version TF writes for the int8 kernel (the float version is kept if higher).
     pub int8_version: i32,
     /// Operator version TF writes for the 16x8 kernel: the int8 version, except where the int16
-    /// kernel came later (LEAKY_RELU 2, TRANSPOSE_CONV 3, as TF 2.21 writes them).
+    /// kernel came later (LEAKY_RELU 2, TRANSPOSE_CONV 3, as TF 2.21 writes them), and UNPACK,
+    /// which TF 2.21's 16x8 quantizer writes as version 1.
     pub int16_version: i32,
     /// Whether LiteRT has an int16-activation (16x8) kernel for the op.
     pub int16: bool,

@@ -50,7 +50,7 @@ describe('ops', () => {
 
   it('says what the engine runs and how the quantizer treats each op, from the op table', () => {
     expect(opSupport('CONV_2D')).toBe('Runs float, int8, int16, hybrid · quantizer: weights per channel (axis 0), bias int32 (int64 in 16x8)');
-    expect(opSupport('SPLIT')).toBe('No kernel yet · quantizer: same scale in and out');
+    expect(opSupport('SPLIT')).toBe('Runs float, int8, int16 · quantizer: same scale in and out');
     expect(opSupport('DIV')).toBe('Runs float · quantizer: kept float');
     expect(opSupport('NOT_AN_OP')).toContain('Not in the op table');
   });

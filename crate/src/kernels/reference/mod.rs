@@ -25,6 +25,7 @@ pub mod reduce;
 pub mod resize;
 pub mod shape;
 pub mod shape_ops;
+pub mod split;
 
 /// The clamp a fused activation applies to an op's float output (`[min, max]`).
 ///

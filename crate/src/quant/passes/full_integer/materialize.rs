@@ -98,6 +98,21 @@ impl<'a> FullInteger<'a> {
         order.extend(acts.iter().copied().filter(|t| !inputs.contains(t)));
         let mut input_quantize = 0usize;
         let mut q_of: HashMap<usize, usize> = HashMap::new();
+        // TF's int8 quantizer names the integer results of an operator with several outputs
+        // (graph outputs aside) after the operator's fused location: the float names of all
+        // its outputs joined by ';' (then `name1`, `name2`, … once taken).
+        let fused: HashMap<usize, String> = (0..self.sg.operators.len())
+            .filter(|&o| !self.int16 && self.quantized[o] && self.sg.operators[o].outputs.len() > 1)
+            .map(|o| {
+                let names: Vec<&str> = self.sg.operators[o]
+                    .outputs
+                    .iter()
+                    .filter_map(|&t| usize::try_from(t).ok())
+                    .filter_map(|t| self.sg.tensors.get(t).map(|x| x.name.as_str()))
+                    .collect();
+                (o, names.join(";"))
+            })
+            .collect();
         for t in order {
             let Some(st) = self.state[t].clone() else {
                 continue;
@@ -228,6 +243,8 @@ impl<'a> FullInteger<'a> {
                 if is_out && io != IoType::Native {
                     let wname = if self.int16 {
                         names.take(&format!("{name}_int16"))
+                    } else if let Some(f) = fused.get(&o) {
+                        names.take(f)
                     } else {
                         names.fresh(&name)
                     };
@@ -265,6 +282,9 @@ impl<'a> FullInteger<'a> {
                         }
                     }
                 } else {
+                    if let Some(f) = fused.get(&o).filter(|_| !is_out) {
+                        self.sg.tensors[t].name = names.take(f);
+                    }
                     let x = &mut self.sg.tensors[t];
                     x.dtype = qd;
                     x.quantization = Some(per_tensor_q(wp));
