@@ -1,8 +1,10 @@
 // The main page: the example model is summarised and drawn, a picked or dropped model is shown,
 // broken files give the engine's error while the loaded model stays, the download is the rewrite.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { pseudoRandomBytes, shapeText } from '../lib/data.mjs';
-import { INT8_MODEL, engineError } from '../lib/expected.mjs';
+import { CLI, INT8_MODEL, engineError } from '../lib/expected.mjs';
 import { STEP_TIMEOUT_MS, assert, check, withTimeout } from '../lib/harness.mjs';
 import { dropFile, screenshot, testId, text, waitForModel, waitForState } from '../lib/page.mjs';
 
@@ -74,6 +76,11 @@ async function load({ api, page, base, example, expected, mainGraph, inputTensor
     const inputs = await text(page, 'details-inputs');
     const weights = mainGraph.tensors.find((t) => t.index === conv.inputs[1]);
     assert(inputs.includes('weights') && inputs.includes(weights.name), `inputs list lacks the weights ${weights.name}: ${inputs}`);
+    // What runs and how the quantizer treats it: the op table's sentence, as `zeropoint inspect` says it.
+    const support = (await text(page, 'op-support')).trim();
+    const examplePath = fileURLToPath(new URL('../../../www/assets/example.tflite', import.meta.url));
+    const line = execFileSync(CLI, ['inspect', examplePath], { encoding: 'utf8' }).split('\n').find((l) => l.includes('× CONV_2D '));
+    assert(support.startsWith('Runs float, int8') && line?.trimEnd().endsWith(support), `details panel says "${support}", zeropoint inspect "${line}"`);
     assert(await page.locator(`${testId('graph-op')}[data-op="${String(conv.index)}"].selected`).isVisible(), 'the op box is not highlighted');
     await screenshot(page, '12-graph-op', { target: true });
     await page.locator(`${testId('tensor-table')} tbody tr[data-tensor="${String(inputTensor.index)}"]`).click({ timeout: STEP_TIMEOUT_MS });
