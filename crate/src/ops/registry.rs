@@ -257,7 +257,7 @@ pub const OPS: &[OpEntry] = &[
     row!(SPACE_TO_BATCH_ND, layout::prepare_space_to_batch, F816, Some(with16(same(2))), &["input", "block shape", "paddings"], "pads with the output zero point"),
     row!(BATCH_TO_SPACE_ND, layout::prepare_batch_to_space, F816, Some(with16(same(2))), &["input", "block shape", "crops"], COPY),
     // ops/shape_ops.rs
-    row!(SHAPE, shape_ops::prepare_shape, F816, None, &[], "folded at prepare (INT32/INT64 output)"),
+    row!(SHAPE, shape_ops::prepare_shape, F816, Some(index_out(plain(1))), &[], "folded at prepare (INT32/INT64 output)"),
     row!(PACK, shape_ops::prepare_pack, F816, Some(with16(same(2))), &[], COPY),
     row!(CAST, shape_ops::prepare_cast, F, None, &[], "`static_cast` per element (truncate toward zero, wrap when narrowing)"),
     row!(FILL, shape_ops::prepare_fill, F816, None, &["dims", "value"], COPY),

@@ -91,7 +91,7 @@ export const OP_TABLE: Readonly<Record<string, OpInfo>> = {
   REVERSE_V2: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: ['input', 'axes'], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },
   SPACE_TO_BATCH_ND: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: ['input', 'block shape', 'paddings'], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },
   BATCH_TO_SPACE_ND: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: ['input', 'block shape', 'crops'], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },
-  SHAPE: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs float, int8, int16 · quantizer: kept float' },
+  SHAPE: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'index output (never quantized)', inputs: [], support: 'Runs float, int8, int16 · quantizer: index output (never quantized)' },
   PACK: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: [], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },
   CAST: { runs: { float: true, int8: false, int16: false, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs float · quantizer: kept float' },
   FILL: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: ['dims', 'value'], support: 'Runs float, int8, int16 · quantizer: kept float' },

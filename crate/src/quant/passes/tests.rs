@@ -292,3 +292,33 @@ fn options_parse() {
     assert_eq!(IoType::parse("float").expect("ok"), IoType::Float);
     assert!(IoType::parse("bf16").is_err());
 }
+
+#[test]
+fn shape_reads_the_integer_tensor_and_stays_int32() {
+    // x → FULLY_CONNECTED → y → SHAPE → z (INT32 [2]), as Keras' dynamic-batch exports compute
+    // reshape targets: TF's int8 model has SHAPE read the int8 tensor, with no DEQUANTIZE.
+    let mut m = tiny(OpCode::builtin(Op::SHAPE, 1));
+    let z = &mut m.subgraphs[0].tensors[4];
+    z.dtype = TensorType::INT32;
+    z.shape = Some(vec![2]);
+    let mut r = Ranges::new();
+    for (i, lo, hi) in [(0, -1.0, 1.0), (3, -2.0, 6.0)] {
+        r.insert(i, &m.subgraphs[0].tensors[i].name, lo, hi)
+            .expect("finite");
+    }
+    let (out, report) = quantize(&m, &r, &QuantizeOptions::default()).expect("ok");
+    let sg = &out.subgraphs[0];
+    let ops: Vec<Op> = sg.operators.iter().map(|o| o.code.op()).collect();
+    assert_eq!(ops, [Op::FULLY_CONNECTED, Op::SHAPE], "{ops:?}");
+    let shape = &sg.operators[1];
+    let read = shape.input(0).expect("input");
+    assert_eq!(sg.tensors[read].dtype, TensorType::INT8);
+    let written = shape.outputs[0] as usize;
+    assert_eq!(sg.tensors[written].dtype, TensorType::INT32);
+    assert!(sg.tensors[written].quantization.is_none());
+    assert!(
+        report.warnings.iter().all(|w| !w.contains("SHAPE")),
+        "{:?}",
+        report.warnings
+    );
+}
