@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use zeropoint::Error;
 use zeropoint::engine::Interpreter;
-use zeropoint::graph::Model;
+use zeropoint::graph::{Model, TensorType};
 use zeropoint::quant::calibrate::{Calibrator, Method};
 use zeropoint::quant::{IoType, Mode, QuantizeOptions, Ranges, quantize};
 use zeropoint::tflite;
@@ -154,8 +154,8 @@ fn engine_matches_litert_or_names_what_it_cannot_run() {
         }
     }
     assert_eq!(
-        ran, 4,
-        "deprecated_opcodes, sparse_fc, no_signature, metadata_heavy run"
+        ran, 5,
+        "deprecated_opcodes, sparse_fc, no_signature, metadata_heavy, dynamic_batch run"
     );
 }
 
@@ -214,6 +214,30 @@ fn quantizer_works_or_says_what_it_leaves() {
             "{}: DENSIFY folded",
             e.name
         );
+        if e.name == "dynamic_batch" {
+            // As TF: the batch stays dynamic and SHAPE reads the int8 tensor (no DEQUANTIZE),
+            // its INT32 output and the shape arithmetic stay integer and unquantized.
+            let sg = &q.subgraphs[0];
+            let x = &sg.tensors[sg.inputs[0] as usize];
+            assert_eq!(
+                x.shape_signature.as_deref().and_then(|s| s.first()),
+                Some(&-1)
+            );
+            let labels: Vec<String> = (0..sg.operators.len())
+                .map(|i| op_label(&q, 0, i))
+                .collect();
+            assert_eq!(
+                labels.iter().filter(|l| *l == "DEQUANTIZE").count(),
+                1,
+                "only the float output's DEQUANTIZE: {labels:?}"
+            );
+            let shape_op = labels
+                .iter()
+                .position(|l| l == "SHAPE")
+                .expect("SHAPE kept");
+            let read = sg.operators[shape_op].inputs[0] as usize;
+            assert_eq!(sg.tensors[read].dtype, TensorType::INT8, "{labels:?}");
+        }
         // Metadata (labels, model cards) survives quantization.
         let names = |m: &Model| -> Vec<Option<String>> {
             m.metadata.iter().map(|x| x.name.clone()).collect()

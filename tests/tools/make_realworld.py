@@ -207,6 +207,19 @@ class _Control(tf.Module):
         return {"z": z}
 
 
+def dynamic_batch() -> bytes:
+    """A small CNN exported as most people export: batch left dynamic (shape_signature -1), so the
+    converter computes the Reshape target at run time with SHAPE -> STRIDED_SLICE -> PACK."""
+    seed(13)
+    inp = keras.Input((12, 12, 3), name="image")
+    x = keras.layers.Conv2D(8, 3, padding="same", activation="relu", name="conv")(inp)
+    x = keras.layers.DepthwiseConv2D(3, padding="same", name="dw")(x)
+    x = keras.layers.Reshape((-1,), name="flatten")(x)
+    x = keras.layers.Dense(10, name="fc")(x)
+    out = keras.layers.Softmax(name="probs")(x)
+    return convert_keras(keras.Model(inp, out))
+
+
 def control_flow() -> bytes:
     seed(14)
     module = _Control()
@@ -223,6 +236,7 @@ MODELS = {
     "control_flow": (control_flow, "IF and WHILE with their own subgraphs"),
     "no_signature": (no_signature, "no signature defs"),
     "metadata_heavy": (metadata_heavy, "metadata entries incl. 256 KiB TFLITE_METADATA"),
+    "dynamic_batch": (dynamic_batch, "batch left dynamic: SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE"),
 }
 
 
