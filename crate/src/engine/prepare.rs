@@ -138,6 +138,21 @@ impl Interpreter {
             .map(|t| declared_shape(t.dims(), t.dtype, max_tensor))
             .collect();
         let mut dtypes: Vec<TensorType> = sg.tensors.iter().map(|t| t.dtype).collect();
+        // A dense constant whose buffer is longer than its shape needs (even by part of an
+        // element) is read as LiteRT reads it: the elements the shape needs, the tail ignored.
+        for (t, tensor) in sg.tensors.iter().enumerate() {
+            if tensor.sparsity.is_some() {
+                continue;
+            }
+            let needed = shapes[t]
+                .as_deref()
+                .and_then(|s| byte_len(s, tensor.dtype, max_tensor));
+            if let (Some(needed), Some(Cow::Borrowed(bytes))) = (needed, &data[t])
+                && bytes.len() > needed
+            {
+                data[t] = Some(Cow::Borrowed(&bytes[..needed]));
+            }
+        }
         // Sparse constants (DENSIFY's inputs) expanded once, here, to their dense shape.
         for (t, tensor) in sg.tensors.iter().enumerate() {
             let (Some(sp), Some(values), Some(shape)) = (&tensor.sparsity, &data[t], &shapes[t])
@@ -366,8 +381,24 @@ impl Interpreter {
                         ));
                         continue;
                     }
-                    let mut too_large = false;
+                    let mut bad_output = false;
                     for (k, (&o, spec)) in outputs.iter().zip(&specs).enumerate() {
+                        // The declared type must be what the operator produces (a model that
+                        // says INT32 where SOFTMAX writes FLOAT32 contradicts itself).
+                        if sg.tensors[o].dtype != spec.dtype {
+                            issues.push(issue(
+                                IssueKind::Invalid,
+                                format!("output {k} '{}'", sg.tensors[o].name),
+                                format!(
+                                    "type {} but the operator produces {}",
+                                    dtype_name(sg.tensors[o].dtype),
+                                    dtype_name(spec.dtype)
+                                ),
+                            ));
+                            shapes[o] = None;
+                            bad_output = true;
+                            continue;
+                        }
                         if byte_len(&spec.shape, spec.dtype, max_tensor).is_none() {
                             issues.push(issue(
                                 IssueKind::Invalid,
@@ -379,10 +410,10 @@ impl Interpreter {
                                 ),
                             ));
                             shapes[o] = None;
-                            too_large = true;
+                            bad_output = true;
                         }
                     }
-                    if too_large {
+                    if bad_output {
                         continue;
                     }
                     for (&o, spec) in outputs.iter().zip(specs) {

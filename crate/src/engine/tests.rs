@@ -705,3 +705,49 @@ fn limits_are_checked_before_allocation() {
     };
     assert!(Interpreter::with_limits(&m, &exact).is_ok());
 }
+
+#[test]
+fn a_constant_longer_than_its_shape_is_read_as_litert_reads_it() {
+    // The ADD constant [1, -10] followed by 2 stray bytes (half an element): LiteRT takes the
+    // two elements the shape needs and ignores the tail; so do we (no cast panic).
+    let mut bytes = f32_bytes(&[1.0, -10.0]);
+    bytes.extend([0xAB, 0xCD]);
+    let m = model(
+        vec![
+            f32_tensor("x", &[2, 2]),
+            f32_tensor("c", &[2]),
+            f32_tensor("y", &[2, 2]),
+        ],
+        vec![(1, bytes)],
+        vec![op(BuiltinOperator::ADD, &[0, 1], &[2], add_relu())],
+        &[0],
+        &[2],
+    );
+    let mut it = Interpreter::new(&m).expect("prepares");
+    it.set_input_f32(0, &[1.0, 20.0, 3.0, 4.0]).expect("fits");
+    it.invoke();
+    let out = it.output(0).expect("output");
+    assert_eq!(out.as_f32(), Some(&[2.0, 10.0, 4.0, 0.0][..]));
+}
+
+#[test]
+fn a_declared_output_type_the_operator_does_not_produce_is_invalid() {
+    let mut y = f32_tensor("y", &[2, 2]);
+    y.dtype = TensorType::INT32;
+    let m = model(
+        vec![f32_tensor("x", &[2, 2]), f32_tensor("c", &[2]), y],
+        vec![(1, f32_bytes(&[1.0, -10.0]))],
+        vec![op(BuiltinOperator::ADD, &[0, 1], &[2], add_relu())],
+        &[0],
+        &[2],
+    );
+    let Err(Error::CannotRun { issues }) = Interpreter::new(&m) else {
+        panic!("a float ADD declared INT32 must not prepare");
+    };
+    let text = format!("{}", Error::CannotRun { issues });
+    assert!(
+        text.contains("output 0 'y'")
+            && text.contains("type INT32 but the operator produces FLOAT32"),
+        "{text}"
+    );
+}
