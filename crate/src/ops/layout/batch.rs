@@ -6,7 +6,7 @@ use super::moved::moved;
 use super::sizes;
 use crate::graph::TensorType;
 use crate::kernels::reference::layout::{self, AxisMap, SpaceToBatchParams};
-use crate::ops::shape::{movable_size, same_type};
+use crate::ops::shape::{by_size, movable_size, same_type};
 use crate::ops::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo};
 
 /// The input as 4-D NHWC (a rank-3 `[b, h, c]` gets a width of 1), the block shape `[bh, bw]`
@@ -72,28 +72,9 @@ struct SpaceToBatch {
 impl Kernel for SpaceToBatch {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.input(0);
-        let v = &self.value;
-        match self.size {
-            1 => layout::space_to_batch(&self.p, v[0], input, io.output()),
-            2 => layout::space_to_batch(
-                &self.p,
-                u16::from_le_bytes([v[0], v[1]]),
-                bytemuck::cast_slice(input),
-                bytemuck::cast_slice_mut(io.output()),
-            ),
-            4 => layout::space_to_batch(
-                &self.p,
-                u32::from_le_bytes([v[0], v[1], v[2], v[3]]),
-                bytemuck::cast_slice(input),
-                bytemuck::cast_slice_mut(io.output()),
-            ),
-            _ => layout::space_to_batch(
-                &self.p,
-                u64::from_le_bytes(*v),
-                bytemuck::cast_slice(input),
-                bytemuck::cast_slice_mut(io.output()),
-            ),
-        }
+        by_size!(self.size, input, io.output(), &self.value, |i, o, v| {
+            layout::space_to_batch(&self.p, v, i, o)
+        })
     }
 }
 

@@ -1,7 +1,7 @@
 //! PAD and PADV2 with constant paddings: the pad value is PADV2's constant, else the output's
 //! zero point (0 for float).
 
-use super::{is_quantized_type, movable_size, quant_key, same_type};
+use super::{by_size, is_quantized_type, movable_size, quant_key, same_type};
 use crate::graph::TensorType;
 use crate::kernels::reference::shape::{self, PadParams};
 use crate::ops::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared};
@@ -16,28 +16,9 @@ struct Pad {
 impl Kernel for Pad {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.input(0);
-        let v = &self.value;
-        match self.size {
-            1 => shape::pad(&self.p, v[0], input, io.output()),
-            2 => shape::pad(
-                &self.p,
-                u16::from_le_bytes([v[0], v[1]]),
-                bytemuck::cast_slice(input),
-                bytemuck::cast_slice_mut(io.output()),
-            ),
-            4 => shape::pad(
-                &self.p,
-                u32::from_le_bytes([v[0], v[1], v[2], v[3]]),
-                bytemuck::cast_slice(input),
-                bytemuck::cast_slice_mut(io.output()),
-            ),
-            _ => shape::pad(
-                &self.p,
-                u64::from_le_bytes(*v),
-                bytemuck::cast_slice(input),
-                bytemuck::cast_slice_mut(io.output()),
-            ),
-        }
+        by_size!(self.size, input, io.output(), &self.value, |i, o, v| {
+            shape::pad(&self.p, v, i, o)
+        })
     }
 }
 
