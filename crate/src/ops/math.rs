@@ -12,10 +12,8 @@ use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo, optio
 use crate::graph::dtype::dtype_name;
 use crate::graph::{BuiltinOperator, TensorType};
 use crate::kernels::reference::activations::lookup_u8;
-use crate::kernels::reference::fixedpoint_math::lut_int8;
-use crate::kernels::reference::math::{
-    self, QuantAbs, QuantRsqrt, QuantSqrt, UnaryMath, lut_int16_f32,
-};
+use crate::kernels::reference::fixedpoint_math::{lut_int8, lut_int16_f32};
+use crate::kernels::reference::math::{self, QuantAbs, QuantRsqrt, QuantSqrt, UnaryMath};
 use crate::kernels::reference::quantize::QuantInt;
 use crate::tflite::schema::GeluOptionsT;
 

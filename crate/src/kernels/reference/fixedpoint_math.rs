@@ -195,44 +195,64 @@ pub fn lut_int8(
     lut
 }
 
-/// LiteRT's `LUTPopulateInt16<double>` (the variant SOFTMAX's int16 tables use): 512 samples of
-/// `f` over the input range, each corrected by half the error of linear interpolation at the
-/// midpoint, plus a final entry at the top of the range.
-pub fn lut_int16(
-    input_scale: f64,
-    input_zero_point: i32,
-    output_scale: f64,
-    output_zero_point: i32,
-    f: impl Fn(f64) -> f64,
-) -> [i16; 513] {
-    let mut lut = [0i16; 513];
-    let input_min = input_scale * f64::from(-32768 - input_zero_point);
-    let input_max = input_scale * f64::from(32767 - input_zero_point);
-    let output_min = output_scale * f64::from(-32768 - output_zero_point);
-    let output_max = output_scale * f64::from(32767 - output_zero_point);
-    let nb_steps = 512;
-    let step = (input_max - input_min) / f64::from(nb_steps);
-    let half_step = step / 2.0;
-    let output_scaling_inv = 65536.0 / (output_max - output_min);
-    let (table_min, table_max) = (-32768.0, 32767.0);
-    for (i, entry) in lut.iter_mut().enumerate().take(nb_steps as usize) {
-        let fi = i as f64;
-        let val = f(input_min + fi * step);
-        let val_midpoint = f(input_min + fi * step + half_step);
-        let val_next = f(input_min + (fi + 1.0) * step);
-        let sample_val = (val * output_scaling_inv).round();
-        let midpoint_interp_val =
-            ((val_next * output_scaling_inv + (val * output_scaling_inv).round()) / 2.0).round();
-        let midpoint_val = (val_midpoint * output_scaling_inv).round();
-        let midpoint_err = midpoint_interp_val - midpoint_val;
-        let bias = (midpoint_err / 2.0).round();
-        *entry = (sample_val - bias).clamp(table_min, table_max) as i16;
-    }
-    lut[512] = (f(input_max) * output_scaling_inv)
-        .round()
-        .clamp(table_min, table_max) as i16;
-    lut
+/// LiteRT's `LUTPopulateInt16<FloatT>`, one body for both float types: 512 samples of `f` over
+/// the input range, each corrected by half the error of linear interpolation at the midpoint,
+/// plus a final entry at the top of the range. Every conversion below is exact in either type,
+/// so each instance computes in its own type only, as LiteRT's template does.
+macro_rules! lut_int16_fn {
+    ($(#[$doc:meta])* $name:ident, $t:ty) => {
+        $(#[$doc])*
+        pub fn $name(
+            input_scale: $t,
+            input_zero_point: i32,
+            output_scale: $t,
+            output_zero_point: i32,
+            f: impl Fn($t) -> $t,
+        ) -> [i16; 513] {
+            let mut lut = [0i16; 513];
+            let input_min = input_scale * (-32768 - input_zero_point) as $t;
+            let input_max = input_scale * (32767 - input_zero_point) as $t;
+            let output_min = output_scale * (-32768 - output_zero_point) as $t;
+            let output_max = output_scale * (32767 - output_zero_point) as $t;
+            let nb_steps = 512usize;
+            let step = (input_max - input_min) / nb_steps as $t;
+            let half_step = step / 2.0;
+            let output_scaling_inv = 65536.0 / (output_max - output_min);
+            let (table_min, table_max): ($t, $t) = (-32768.0, 32767.0);
+            for (i, entry) in lut.iter_mut().enumerate().take(nb_steps) {
+                let fi = i as $t;
+                let val = f(input_min + fi * step);
+                let val_midpoint = f(input_min + fi * step + half_step);
+                let val_next = f(input_min + (fi + 1.0) * step);
+                let sample_val = (val * output_scaling_inv).round();
+                let midpoint_interp_val = ((val_next * output_scaling_inv
+                    + (val * output_scaling_inv).round())
+                    / 2.0)
+                    .round();
+                let midpoint_val = (val_midpoint * output_scaling_inv).round();
+                let midpoint_err = midpoint_interp_val - midpoint_val;
+                let bias = (midpoint_err / 2.0).round();
+                *entry = (sample_val - bias).clamp(table_min, table_max) as i16;
+            }
+            lut[512] = (f(input_max) * output_scaling_inv)
+                .round()
+                .clamp(table_min, table_max) as i16;
+            lut
+        }
+    };
 }
+
+lut_int16_fn!(
+    /// LiteRT's `LUTPopulateInt16<double>` (the variant SOFTMAX's int16 tables use).
+    lut_int16,
+    f64
+);
+lut_int16_fn!(
+    /// LiteRT's `LUTPopulate<int16_t>` (`LUTPopulateInt16<float>`): the table computed in float32
+    /// (RSQRT, EXP, LOG, GELU int16).
+    lut_int16_f32,
+    f32
+);
 
 /// LiteRT's `LUTLookup(int16_t, const int16_t*)`: the top 9 bits pick an entry, the low 7 bits
 /// interpolate linearly to the next one (rounded).

@@ -14,7 +14,7 @@
 //! - int8 / int16 SQRT: a float path, truncating to int ([`quantized_sqrt`]);
 //! - int8 EXP / LOG: 256-entry tables built at prepare from the float function
 //!   (`LUTPopulate<int8_t>`, [`super::fixedpoint_math::lut_int8`]); int16 EXP / LOG / RSQRT:
-//!   513-entry interpolated tables built in float (`LUTPopulate<int16_t>`, [`lut_int16_f32`])
+//!   513-entry interpolated tables built in float (`LUTPopulate<int16_t>`, [`super::fixedpoint_math::lut_int16_f32`])
 //!   read with `LUTLookup` ([`lookup_int16`]).
 //! - GELU, tanh approximation (`activations.cc`, `reference_ops::Gelu`): float through Eigen's
 //!   vectorized `tanh` ([`gelu_approximate`]); int8 / int16 through tables built from the scalar
@@ -215,45 +215,6 @@ pub fn quantized_sqrt<T: QuantInt>(p: &QuantSqrt, input: &[T], output: &mut [T])
         let q = ((root / p.output_scale) as i32).saturating_add(p.output_zero_point);
         *o = T::clamp_from(q);
     }
-}
-
-/// LiteRT's `LUTPopulate<int16_t>` (`LUTPopulateInt16<float>`): the 513-entry interpolated table
-/// of `f` computed in float32 (the SOFTMAX tables use the double variant,
-/// [`super::fixedpoint_math::lut_int16`]).
-pub fn lut_int16_f32(
-    input_scale: f32,
-    input_zero_point: i32,
-    output_scale: f32,
-    output_zero_point: i32,
-    f: impl Fn(f32) -> f32,
-) -> [i16; 513] {
-    let mut lut = [0i16; 513];
-    let input_min = input_scale * (-32768 - input_zero_point) as f32;
-    let input_max = input_scale * (32767 - input_zero_point) as f32;
-    let output_min = output_scale * (-32768 - output_zero_point) as f32;
-    let output_max = output_scale * (32767 - output_zero_point) as f32;
-    let nb_steps = 512;
-    let step = (input_max - input_min) / nb_steps as f32;
-    let half_step = step / 2.0;
-    let output_scaling_inv = 65536.0f32 / (output_max - output_min);
-    let (table_min, table_max) = (-32768.0f32, 32767.0f32);
-    for (i, entry) in lut.iter_mut().enumerate().take(nb_steps) {
-        let fi = i as f32;
-        let val = f(input_min + fi * step);
-        let val_midpoint = f(input_min + fi * step + half_step);
-        let val_next = f(input_min + (i + 1) as f32 * step);
-        let sample_val = (val * output_scaling_inv).round();
-        let midpoint_interp_val =
-            ((val_next * output_scaling_inv + (val * output_scaling_inv).round()) / 2.0).round();
-        let midpoint_val = (val_midpoint * output_scaling_inv).round();
-        let midpoint_err = midpoint_interp_val - midpoint_val;
-        let bias = (midpoint_err / 2.0).round();
-        *entry = (sample_val - bias).clamp(table_min, table_max) as i16;
-    }
-    lut[512] = (f(input_max) * output_scaling_inv)
-        .round()
-        .clamp(table_min, table_max) as i16;
-    lut
 }
 
 /// LiteRT's int16 `LookupTable`: every element through `LUTLookup` in a 513-entry table.
