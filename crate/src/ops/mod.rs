@@ -240,6 +240,31 @@ impl<'a> PrepareCtx<'a> {
         }
     }
 
+    /// The clamp of fused activation `f` on a quantized output with parameters `out`, in output
+    /// units, within the type's range `[qmin, qmax]` (LiteRT's `CalculateActivationRangeQuantized`;
+    /// the arithmetic is [`quantize::quantized_activation_range`]). Fused activations LiteRT does
+    /// not implement are an error.
+    ///
+    /// [`quantize::quantized_activation_range`]: crate::kernels::reference::quantize::quantized_activation_range
+    pub fn quantized_activation_range(
+        &self,
+        f: ActivationFunctionType,
+        out: QuantParams,
+        qmin: i32,
+        qmax: i32,
+    ) -> PrepareResult<(i32, i32)> {
+        let act = self.activation(f)?;
+        Ok(
+            crate::kernels::reference::quantize::quantized_activation_range(
+                act,
+                out.scale,
+                out.zero_point,
+                qmin,
+                qmax,
+            ),
+        )
+    }
+
     /// The fused activation's clamp range (TANH and SIGN_BIT are not fused activations LiteRT
     /// implements for these ops).
     pub fn activation(&self, f: ActivationFunctionType) -> PrepareResult<ActivationRange> {

@@ -4,8 +4,8 @@
 use super::fast::Fast;
 use super::shape::require_same_quantization;
 use super::{
-    Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo, dims4, options,
-    out_size_and_pad, positive, positive_hw,
+    Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, dims4, options, out_size_and_pad, positive,
+    positive_hw,
 };
 use crate::graph::{BuiltinOperator, TensorType};
 use crate::kernels::reference::int_elem::IntElem;
@@ -50,28 +50,6 @@ impl<T: IntElem> Kernel for IntPool<T> {
     }
 }
 
-/// The integer clamp of a fused activation on a quantized output, as LiteRT's
-/// `CalculateActivationRangeQuantized`: `quantize(f) = zero_point + (int)round(f / scale)` in
-/// float; RELU → `[max(qmin, quantize(0)), qmax]`, RELU6 → up to `min(qmax, quantize(6))`,
-/// RELU_N1_TO_1 → `[max(qmin, quantize(-1)), min(qmax, quantize(1))]`, NONE → `[qmin, qmax]`.
-pub(crate) fn quantized_activation_range(
-    ctx: &PrepareCtx<'_>,
-    f: ActivationFunctionType,
-    out: &TensorInfo<'_>,
-    qmin: i32,
-    qmax: i32,
-) -> PrepareResult<(i32, i32)> {
-    ctx.activation(f)?;
-    let q = ctx.per_tensor_qparams(out)?;
-    let quantize = |v: f32| q.zero_point.saturating_add((v / q.scale).round() as i32);
-    Ok(match f {
-        ActivationFunctionType::RELU => (qmin.max(quantize(0.0)), qmax),
-        ActivationFunctionType::RELU6 => (qmin.max(quantize(0.0)), qmax.min(quantize(6.0))),
-        ActivationFunctionType::RELU_N1_TO_1 => (qmin.max(quantize(-1.0)), qmax.min(quantize(1.0))),
-        _ => (qmin, qmax),
-    })
-}
-
 /// Builds the quantized kernel for element type `T`.
 fn int_pool<T: IntElem>(
     ctx: &PrepareCtx<'_>,
@@ -82,7 +60,8 @@ fn int_pool<T: IntElem>(
     dtype: TensorType,
 ) -> PrepareResult<Prepared> {
     let out = ctx.output(0)?;
-    let (act_min, act_max) = quantized_activation_range(ctx, f, &out, T::MIN, T::MAX)?;
+    let (act_min, act_max) =
+        ctx.quantized_activation_range(f, ctx.per_tensor_qparams(&out)?, T::MIN, T::MAX)?;
     if act_min > act_max {
         return Err(ctx.invalid(
             out.describe(),

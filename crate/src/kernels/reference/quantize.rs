@@ -223,6 +223,24 @@ mod tests {
             quantized_activation_range(ActivationRange::NONE, 1.0, 0, -32768, 32767),
             (-32768, 32767)
         );
+        let i8_range = |act, scale, zp| quantized_activation_range(act, scale, zp, -128, 127);
+        // Scale 0.1, zero point −128: 0 → −128, 6 → −128 + 60 = −68.
+        assert_eq!(i8_range(ActivationRange::RELU6, 0.1, -128), (-128, -68));
+        // Zero point 127: RELU leaves exactly one value; RELU6's 6/0.1 = 60 saturates at 127.
+        assert_eq!(i8_range(ActivationRange::RELU, 0.1, 127), (127, 127));
+        assert_eq!(i8_range(ActivationRange::RELU6, 0.1, 127), (127, 127));
+        // RELU_N1_TO_1 with scale 0.5, zero point 3: [3 − 2, 3 + 2].
+        assert_eq!(i8_range(ActivationRange::RELU_N1_TO_1, 0.5, 3), (1, 5));
+        // 6 / 0.04 = 150 (rounded in float): −20 + 150 = 130 → capped at 127.
+        assert_eq!(i8_range(ActivationRange::RELU6, 0.04, -20), (-20, 127));
+        // int16: RELU6 at 6 / 0.001 = 6000.
+        assert_eq!(
+            quantized_activation_range(ActivationRange::RELU6, 0.001, 0, -32768, 32767),
+            (0, 6000)
+        );
+        // ±1 / 0.4 is ±2.5 in float (0.4f32 is a hair above 0.4, but the quotient rounds to
+        // 2.5): ties round away from zero, to ±3.
+        assert_eq!(i8_range(ActivationRange::RELU_N1_TO_1, 0.4, 0), (-3, 3));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
 use crate::kernels::reference::conv::ConvParams;
 use crate::kernels::reference::conv_int::{self, Accumulator, QuantElem, RequantParams};
-use crate::ops::{Kernel, OpIo, PrepareCtx, PrepareResult, QuantParams, TensorInfo};
+use crate::ops::{Kernel, OpIo, PrepareCtx, PrepareResult, TensorInfo};
 use crate::tflite::schema::ActivationFunctionType;
 
 /// Marks an integer kernel's activation, accumulator and bias types (no data).
@@ -117,45 +117,6 @@ pub(crate) enum IntScheme {
     Int16BiasI64,
 }
 
-/// The clamp of a fused activation in output units, as LiteRT's
-/// `CalculateActivationRangeQuantized`: the type's range intersected with
-/// `zero_point + round(limit / scale)` (float division, round half away from zero) for RELU's 0,
-/// RELU6's 0 and 6, RELU_N1_TO_1's −1 and 1. Unsupported fused activations are an issue.
-pub(crate) fn quantized_activation_range(
-    ctx: &PrepareCtx<'_>,
-    f: ActivationFunctionType,
-    out: QuantParams,
-    dtype: TensorType,
-) -> PrepareResult<(i32, i32)> {
-    // Rejects fused activations LiteRT does not implement here (TANH, SIGN_BIT).
-    ctx.activation(f)?;
-    Ok(activation_clamp(f, out, dtype))
-}
-
-/// The arithmetic of [`quantized_activation_range`] (INT16 outputs use the int16 range, every
-/// other type the int8 range; activations other than RELU, RELU6, RELU_N1_TO_1 do not clamp).
-pub(crate) fn activation_clamp(
-    f: ActivationFunctionType,
-    out: QuantParams,
-    dtype: TensorType,
-) -> (i32, i32) {
-    let (qmin, qmax) = if dtype == TensorType::INT16 {
-        (i32::from(i16::MIN), i32::from(i16::MAX))
-    } else {
-        (i32::from(i8::MIN), i32::from(i8::MAX))
-    };
-    let quantize = |v: f32| {
-        out.zero_point
-            .saturating_add((v / out.scale).round() as i32)
-    };
-    match f {
-        ActivationFunctionType::RELU => (qmin.max(quantize(0.0)), qmax),
-        ActivationFunctionType::RELU6 => (qmin.max(quantize(0.0)), qmax.min(quantize(6.0))),
-        ActivationFunctionType::RELU_N1_TO_1 => (qmin.max(quantize(-1.0)), qmax.min(quantize(1.0))),
-        _ => (qmin, qmax),
-    }
-}
-
 /// Prepares the integer parameters of a conv-like op (input 0 or `input`, int8 `filter` with
 /// channels along `axis`, output 0): checks types, zero points and scales, computes the
 /// per-channel multipliers and the activation clamp, and picks the kernel instantiation from the
@@ -245,7 +206,12 @@ pub(crate) fn int_params(
         shifts.push(s);
         real_multipliers.push(real);
     }
-    let (act_min, act_max) = quantized_activation_range(ctx, act, out_q, input.dtype)?;
+    let (qmin, qmax) = if input.dtype == TensorType::INT16 {
+        (i32::from(i16::MIN), i32::from(i16::MAX))
+    } else {
+        (i32::from(i8::MIN), i32::from(i8::MAX))
+    };
+    let (act_min, act_max) = ctx.quantized_activation_range(act, out_q, qmin, qmax)?;
     Ok((
         scheme,
         RequantParams {
@@ -258,65 +224,4 @@ pub(crate) fn int_params(
             real_multipliers,
         },
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn qp(scale: f32, zero_point: i32) -> QuantParams {
-        QuantParams { scale, zero_point }
-    }
-
-    #[test]
-    fn activation_clamps_in_output_units() {
-        let (i8t, i16t) = (TensorType::INT8, TensorType::INT16);
-        // Scale 0.1, zero point −128: 0 → −128, 6 → −128 + 60 = −68.
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::NONE, qp(0.1, -128), i8t),
-            (-128, 127)
-        );
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::RELU, qp(0.1, -128), i8t),
-            (-128, 127)
-        );
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::RELU6, qp(0.1, -128), i8t),
-            (-128, -68)
-        );
-        // Zero point 127: RELU leaves exactly one value; RELU6's 6/0.1 = 60 saturates at 127.
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::RELU, qp(0.1, 127), i8t),
-            (127, 127)
-        );
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::RELU6, qp(0.1, 127), i8t),
-            (127, 127)
-        );
-        // RELU_N1_TO_1 with scale 0.5, zero point 3: [3 − 2, 3 + 2].
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::RELU_N1_TO_1, qp(0.5, 3), i8t),
-            (1, 5)
-        );
-        // 6 / 0.04 = 150 (rounded in float): −20 + 150 = 130 → capped at 127.
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::RELU6, qp(0.04, -20), i8t),
-            (-20, 127)
-        );
-        // int16: symmetric range, RELU6 at 6 / 0.001 = 6000.
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::RELU6, qp(0.001, 0), i16t),
-            (0, 6000)
-        );
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::NONE, qp(0.001, 0), i16t),
-            (-32768, 32767)
-        );
-        // ±1 / 0.4 is ±2.5 in float (0.4f32 is a hair above 0.4, but the quotient rounds to
-        // 2.5): ties round away from zero, to ±3.
-        assert_eq!(
-            activation_clamp(ActivationFunctionType::RELU_N1_TO_1, qp(0.4, 0), i8t),
-            (-3, 3)
-        );
-    }
 }
