@@ -10,7 +10,7 @@ use std::marker::PhantomData;
 use super::elementwise::{int_qparams, int_range, multiplier};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo, options};
 use crate::graph::dtype::dtype_name;
-use crate::graph::{BuiltinOperator, TensorType};
+use crate::graph::{BuiltinOperator, QuantParams, TensorType};
 use crate::kernels::reference::activations::lookup_u8;
 use crate::kernels::reference::fixedpoint_math::{lut_int8, lut_int16_f32};
 use crate::kernels::reference::math::{self, QuantAbs, QuantRsqrt, QuantSqrt, UnaryMath};
@@ -140,26 +140,6 @@ fn prepare_int_math(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResul
             format!("int16 {name} needs zero points 0 (LiteRT refuses others)"),
         ));
     }
-    let table = |f: fn(f32) -> f32| {
-        if int16 {
-            IntMath::Lut16(Box::new(lut_int16_f32(
-                qi.scale,
-                qi.zero_point,
-                qo.scale,
-                qo.zero_point,
-                f,
-            )))
-        } else {
-            IntMath::Lut8(Box::new(lut_int8(
-                true,
-                qi.scale,
-                qi.zero_point,
-                qo.scale,
-                qo.zero_point,
-                f,
-            )))
-        }
-    };
     let op = match code {
         BuiltinOperator::ABS => IntMath::Abs(QuantAbs {
             input_offset: qi.zero_point,
@@ -179,19 +159,13 @@ fn prepare_int_math(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResul
         }),
         BuiltinOperator::RSQRT if int16 => {
             let output_scale = qo.scale;
-            IntMath::Lut16(Box::new(lut_int16_f32(
-                qi.scale,
-                qi.zero_point,
-                qo.scale,
-                qo.zero_point,
-                |x| {
-                    if x <= 0.0 {
-                        32767.0 * output_scale
-                    } else {
-                        1.0 / x.sqrt()
-                    }
-                },
-            )))
+            table(int16, qi, qo, move |x| {
+                if x <= 0.0 {
+                    32767.0 * output_scale
+                } else {
+                    1.0 / x.sqrt()
+                }
+            })
         }
         BuiltinOperator::RSQRT => {
             // `1. / (std::sqrt(input_scale) * output_scale)`: root and product in float.
@@ -203,34 +177,17 @@ fn prepare_int_math(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResul
                 shift,
             })
         }
-        BuiltinOperator::EXP => table(f32::exp),
+        BuiltinOperator::EXP => table(int16, qi, qo, f32::exp),
         BuiltinOperator::GELU => {
             require_approximate_gelu(ctx)?;
-            table(math::gelu_transform_approximate)
+            table(int16, qi, qo, math::gelu_transform_approximate)
         }
         _ => {
             // LOG: non-positive inputs map to the output's lowest value, in float.
             let (qmin, _) = int_range(dtype).unwrap_or((0, 0));
             let output_min = (qmin - qo.zero_point) as f32 * qo.scale;
-            let f = move |x: f32| if x <= 0.0 { output_min } else { x.ln() };
-            if int16 {
-                IntMath::Lut16(Box::new(lut_int16_f32(
-                    qi.scale,
-                    qi.zero_point,
-                    qo.scale,
-                    qo.zero_point,
-                    f,
-                )))
-            } else {
-                IntMath::Lut8(Box::new(lut_int8(
-                    true,
-                    qi.scale,
-                    qi.zero_point,
-                    qo.scale,
-                    qo.zero_point,
-                    f,
-                )))
-            }
+            let log = move |x: f32| if x <= 0.0 { output_min } else { x.ln() };
+            table(int16, qi, qo, log)
         }
     };
     let shape = input.shape.to_vec();
@@ -272,6 +229,30 @@ pub fn prepare_unary_math(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         return Err(ctx.unsupported(String::new(), "not a unary math op"));
     };
     Ok(Prepared::f32(input.shape.to_vec(), FloatMath(f)))
+}
+
+/// The lookup table LiteRT builds for an integer elementwise op computed in float: 513 int16
+/// entries (`LUTPopulate<int16_t>`) or 256 int8 entries (`LUTPopulate<int8_t>`), from the input
+/// and output quantization.
+fn table(int16: bool, qi: QuantParams, qo: QuantParams, f: impl Fn(f32) -> f32) -> IntMath {
+    if int16 {
+        IntMath::Lut16(Box::new(lut_int16_f32(
+            qi.scale,
+            qi.zero_point,
+            qo.scale,
+            qo.zero_point,
+            f,
+        )))
+    } else {
+        IntMath::Lut8(Box::new(lut_int8(
+            true,
+            qi.scale,
+            qi.zero_point,
+            qo.scale,
+            qo.zero_point,
+            f,
+        )))
+    }
 }
 
 #[cfg(test)]
