@@ -20,6 +20,7 @@ import './style.css';
 import exampleUrl from '../assets/example.tflite?url';
 import { EngineClient, errorMessage } from './engine/client';
 import type { EngineInfo, EnginePreference } from './engine/protocol';
+import type { UnrunnableOp } from './engine/types';
 import { formatBytesExact, looksLikeTflite, rewrittenFileName } from './format';
 import { loadLimits, saveLimits, workerLimits } from './limits';
 import { createPageStore, type PageModel } from './page-state';
@@ -70,6 +71,7 @@ const store = createPageStore();
 // (and the selection cleared) before the panels reset for it.
 store.subscribe('model', () => {
   inspected = undefined;
+  inspectedOps = [];
   updateSwitch();
   shown = 'float';
   showModel('float');
@@ -239,6 +241,8 @@ type Shown = 'float' | 'quantized' | 'inspected';
 
 /** The last model dropped that reads but cannot run: shown, never sent to the other panels. */
 let inspected: PageModel | undefined;
+/** The operators of `inspected` the engine cannot run (marked on its graph). */
+let inspectedOps: UnrunnableOp[] = [];
 let shown: Shown = 'float';
 /** Only the latest model asked for may update the page. */
 const loads = latest();
@@ -287,6 +291,7 @@ function showModel(which: Shown): void {
   details.setSubgraph(main);
   if (main) {
     graph.show(main);
+    graph.markCannotRun(which === 'inspected' ? inspectedOps : []);
     // A new graph has nothing selected.
     store.set({ selection: undefined });
   }
@@ -310,10 +315,11 @@ async function loadModel(name: string, fileSize: number | undefined, read: () =>
   try {
     if (fileSize !== undefined) await client.checkModelSize(name, fileSize);
     const bytes = await read();
-    const { summary, size, cannotRun } = await client.inspect(name, bytes);
+    const { summary, size, cannotRun, cannotRunOps } = await client.inspect(name, bytes);
     if (!isLatest()) return;
     if (cannotRun !== undefined) {
       inspected = { name, size, summary, bytes };
+      inspectedOps = cannotRunOps;
       updateSwitch();
       showModel('inspected');
       const current = store.get().model;

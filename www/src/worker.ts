@@ -14,6 +14,7 @@ import { calibrate, sampleSource, type CalibrationEngine } from './calibration/r
 import type { CalibratorLike } from './calibration/types';
 import { loadEngine, type EngineModule, type LoadedEngine } from './engine/loader';
 import type { WorkerLimits } from './limits';
+import type { UnrunnableOp } from './engine/types';
 import {
   errorMessage,
   panicMessage,
@@ -110,14 +111,17 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       const summary = api.inspectModel(request.bytes);
       // Prepare it as every run would: a model that reads but cannot run is said so now.
       let cannotRun: string | undefined;
+      let cannotRunOps: UnrunnableOp[] = [];
       try {
-        api.checkModel(request.bytes, request.limits.engine);
+        const check = api.checkModel(request.bytes, request.limits.engine);
+        cannotRun = check.cannot_run;
+        cannotRunOps = check.ops;
       } catch (error) {
         if (error instanceof WebAssembly.RuntimeError) throw error; // a trap: fatal
         cannotRun = errorMessage(error);
       }
       return [
-        { type: 'summary', id: request.id, name: request.name, size: request.bytes.byteLength, summary, cannotRun },
+        { type: 'summary', id: request.id, name: request.name, size: request.bytes.byteLength, summary, cannotRun, cannotRunOps },
         [],
       ];
     }

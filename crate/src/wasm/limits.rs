@@ -81,17 +81,60 @@ pub fn check_model_size_js(name: &str, size: f64, max: f64) -> Result<(), JsErro
     check_model_size(name, size as u64, max as u64).map_err(js_error)
 }
 
+/// One operator the engine cannot run, as `checkModel` reports it to the page's graph.
+#[derive(Debug, Clone, PartialEq, Serialize, tsify::Tsify)]
+pub struct UnrunnableOp {
+    /// Operator index in subgraph 0 (the graph's node).
+    pub op_index: usize,
+    /// Operator name (`WHILE`, or the custom code).
+    pub op_name: String,
+    /// Whether the engine has no kernel for it (`false`: it has one, but this use is invalid).
+    pub unsupported: bool,
+    /// The whole issue, in the CLI's words (`operator 3 (WHILE): unsupported at …`).
+    pub message: String,
+}
+
+/// What `checkModel` found when preparing the engine.
+#[derive(Debug, Clone, PartialEq, Serialize, tsify::Tsify)]
+pub struct ModelCheck {
+    /// Why the model cannot run, in the CLI's words; absent when it can.
+    pub cannot_run: Option<String>,
+    /// Every operator at fault, in execution order (empty when the model runs, or when what
+    /// stops it is not an operator, e.g. a tensor over the limits).
+    pub ops: Vec<UnrunnableOp>,
+}
+
 /// Reads `model` and prepares the engine for it with `limits` (default if absent), as
-/// `zeropoint run` does before its first sample: throws the error that stops the model from
-/// running (unsupported or invalid operators, a tensor read before it is computed, a tensor or
-/// arena over the limits), or returns nothing.
-#[wasm_bindgen(js_name = checkModel)]
+/// `zeropoint run` does before its first sample, and says what stops it from running
+/// (unsupported or invalid operators — all of them, at once —, a tensor read before it is
+/// computed, a tensor or arena over the limits). Throws only when the model does not read.
+#[wasm_bindgen(js_name = checkModel, unchecked_return_type = "ModelCheck")]
 pub fn check_model(
     model: &[u8],
     #[wasm_bindgen(unchecked_optional_param_type = "EngineLimits")] limits: Option<JsValue>,
-) -> Result<(), JsError> {
+) -> Result<JsValue, JsError> {
     let limits = limits_or_default(limits)?;
     let model = tflite::read(model).map_err(js_error)?;
-    Interpreter::with_limits(&model, &limits).map_err(js_error)?;
-    Ok(())
+    let check = match Interpreter::with_limits(&model, &limits) {
+        Ok(_) => ModelCheck {
+            cannot_run: None,
+            ops: Vec::new(),
+        },
+        Err(e) => ModelCheck {
+            cannot_run: Some(e.to_string()),
+            ops: match &e {
+                crate::Error::CannotRun { issues } => issues
+                    .iter()
+                    .map(|i| UnrunnableOp {
+                        op_index: i.op_index,
+                        op_name: i.op_name.clone(),
+                        unsupported: i.kind == crate::error::IssueKind::Unsupported,
+                        message: i.to_string(),
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            },
+        },
+    };
+    to_js(&check, "model check")
 }

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CORPUS, cliError, malformedCorpus, withoutPath } from '../lib/expected.mjs';
-import { ARTIFACTS, STEP_TIMEOUT_MS, assert, check } from '../lib/harness.mjs';
+import { ARTIFACTS, ROOT, STEP_TIMEOUT_MS, assert, check } from '../lib/harness.mjs';
 import { dropFile, screenshot, testId, text, waitForModel } from '../lib/page.mjs';
 
 async function malformed({ page, mainGraph }) {
@@ -42,6 +42,31 @@ async function malformed({ page, mainGraph }) {
       assert((await page.locator(testId('graph-op')).count()) === mainGraph.operators.length, 'the loaded model\'s graph is gone');
     });
   }
+}
+
+async function unrunnable({ page }) {
+  // --- a model with operators we have no kernel for: every one is marked on its graph at load ---
+  await check('A model with IF and WHILE: each operator the CLI names is marked on the graph, with a one-line count; the loaded model stays', async () => {
+    const file = join(ROOT, 'tests/realworld/control_flow/model.tflite');
+    const message = cliError(['run', file, '--input', join(CORPUS, 'unused.npy'), '--out-dir', join(ARTIFACTS, 'unused')]);
+    // "operator 2 (IF): unsupported …; operator 3 (WHILE): …": the operators the CLI names.
+    const named = [...message.matchAll(/operator (\d+) \(([^)]+)\)/g)].map((m) => ({ index: m[1], name: m[2] }));
+    assert(named.length === 2, `the CLI names ${String(named.length)} operators: ${message}`);
+    await dropFile(page, 'control_flow.tflite', readFileSync(file));
+    await page.waitForFunction(() => document.querySelector('[data-testid="error-banner"]')?.textContent?.includes('control_flow.tflite'), null, { timeout: STEP_TIMEOUT_MS });
+    const marked = await page.locator(`${testId('graph-op')}.cannot-run`).evaluateAll((gs) => gs.map((g) => g.getAttribute('data-op')));
+    assert(
+      JSON.stringify(marked.sort()) === JSON.stringify(named.map((n) => n.index).sort()),
+      `marked ops ${JSON.stringify(marked)}, the CLI names ${JSON.stringify(named)}`,
+    );
+    const note = await text(page, 'graph-cannot-run');
+    assert(note === '2 operators cannot run (marked on the graph): IF, WHILE', `graph note: ${note}`);
+    await screenshot(page, '07-cannot-run-marked');
+    await page.locator(testId('show-float')).click({ timeout: STEP_TIMEOUT_MS });
+    await page.waitForFunction(() => document.querySelector('[data-testid="model-name"]')?.textContent === 'dropped.tflite', null, { timeout: STEP_TIMEOUT_MS });
+    assert((await page.locator(`${testId('graph-op')}.cannot-run`).count()) === 0, 'marks left on the runnable model');
+    assert(await page.locator(testId('graph-cannot-run')).isHidden(), 'the note stays on the runnable model');
+  });
 }
 
 async function limits({ page, example, exampleFile, inputTensor }) {
@@ -89,5 +114,6 @@ async function limits({ page, example, exampleFile, inputTensor }) {
 
 export const cases = [
   { name: 'malformed', needs: ['load'], run: malformed },
+  { name: 'unrunnable', needs: ['load'], run: unrunnable },
   { name: 'limits', needs: ['load'], run: limits },
 ];

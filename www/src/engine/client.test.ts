@@ -52,6 +52,7 @@ function healthy(req: WorkerRequest): WorkerResponse | undefined {
             size: req.bytes.length,
             summary: SUMMARY,
             cannotRun: req.bytes.length > req.limits.engine.max_tensor_bytes ? 'too large for the fake' : undefined,
+            cannotRunOps: [],
           };
     case 'check-size':
       return req.size > req.limits.maxModelBytes

@@ -22,7 +22,7 @@ import {
 import type { CalibrationConfig, CalibrationStats } from '../calibration/types';
 import { DEFAULT_LIMITS, workerLimits, type WorkerLimits } from '../limits';
 import type { Progress } from '../calibration/progress';
-import type { ModelSummary, MultiplierSteps, QuantSteps, QuantizeSettings, TensorComparison } from './types';
+import type { ModelSummary, UnrunnableOp, MultiplierSteps, QuantSteps, QuantizeSettings, TensorComparison } from './types';
 
 /** An error reported by the engine (e.g. a malformed model), as opposed to a dead worker. */
 export class EngineError extends Error {
@@ -121,12 +121,16 @@ export class EngineClient {
   /**
    * Read and summarise a model, and try to prepare the engine for it: `cannotRun` is the
    * engine's reason when the model reads but cannot run (unsupported or invalid operators, a
-   * tensor read before it is computed, a tensor over the limits).
+   * tensor read before it is computed, a tensor over the limits), and `cannotRunOps` every
+   * operator at fault.
    */
-  async inspect(name: string, bytes: Uint8Array): Promise<{ summary: ModelSummary; size: number; cannotRun: string | undefined }> {
+  async inspect(
+    name: string,
+    bytes: Uint8Array,
+  ): Promise<{ summary: ModelSummary; size: number; cannotRun: string | undefined; cannotRunOps: UnrunnableOp[] }> {
     await this.init();
     const response = await this.request('inspect', { type: 'inspect', name, bytes, limits: this.limits });
-    return { summary: response.summary, size: response.size, cannotRun: response.cannotRun };
+    return { summary: response.summary, size: response.size, cannotRun: response.cannotRun, cannotRunOps: response.cannotRunOps };
   }
 
   async rewrite(bytes: Uint8Array, externalBuffers: boolean): Promise<Uint8Array> {

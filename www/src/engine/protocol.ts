@@ -10,7 +10,7 @@
 import type { CalibrationConfig, CalibrationSource, CalibrationStats } from '../calibration/types';
 import type { Progress } from '../calibration/progress';
 import type { WorkerLimits } from '../limits';
-import type { IoInfo, ModelSummary, MultiplierSteps, QuantSteps, QuantizeSettings, Report, TensorComparison } from './types';
+import type { IoInfo, ModelSummary, UnrunnableOp, MultiplierSteps, QuantSteps, QuantizeSettings, Report, TensorComparison } from './types';
 
 /** One input sample for a run or a comparison: sample `index` of a calibration-style source. */
 export interface SampleSpec {
@@ -114,6 +114,8 @@ export type WorkerResponse =
       summary: ModelSummary;
       /** Why the engine cannot run this model (it can still be inspected); absent if it can. */
       cannotRun: string | undefined;
+      /** The operators the engine cannot run, all of them (marked on the graph). */
+      cannotRunOps: UnrunnableOp[];
     }
   | { type: 'rewritten'; id: number; bytes: Uint8Array }
   /** Not a final answer: zero or more precede the `calibrated` response to a `calibrate`. */

@@ -8,6 +8,7 @@ export type {
   EngineLimits,
   IoInfo,
   MetadataSummary,
+  ModelCheck,
   ModelSummary,
   MultiplierSteps,
   NamedTensor,
@@ -21,4 +22,5 @@ export type {
   SubgraphSummary,
   TensorError as TensorComparison,
   TensorSummary,
+  UnrunnableOp,
 } from '../../pkg/simd/zeropoint.js';

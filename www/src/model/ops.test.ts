@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SubgraphSummary, TensorSummary } from '../engine/types';
 import { OP_TABLE } from './op-table';
-import { hasRequantization, inputRole, multiplierText, opSupport, quantScales, requantOperands, requantOps } from './ops';
+import { cannotRunSummary, hasRequantization, inputRole, multiplierText, opSupport, quantScales, requantOperands, requantOps } from './ops';
 
 function t(index: number, dtype: string, scale: number[] = []): TensorSummary {
   return {
@@ -65,5 +65,18 @@ describe('ops', () => {
     expect(multiplierText(1610612736, 0)).toBe('1610612736 \u00b7 2^\u221231');
     expect(multiplierText(1073741824, -7)).toBe('1073741824 \u00b7 2^\u221238');
     expect(multiplierText(1073741824, 33)).toBe('1073741824 \u00b7 2^2');
+  });
+});
+
+describe('cannotRunSummary', () => {
+  const op = (op_index: number, op_name: string) => ({ op_index, op_name, unsupported: true, message: `operator ${String(op_index)} (${op_name})` });
+  it('is empty when every operator runs', () => {
+    expect(cannotRunSummary([])).toBe('');
+  });
+  it('counts by name, most frequent first, then by name', () => {
+    expect(cannotRunSummary([op(2, 'IF'), op(3, 'WHILE'), op(7, 'WHILE'), op(9, 'CUSTOM_A')])).toBe(
+      '4 operators cannot run (marked on the graph): WHILE ×2, CUSTOM_A, IF',
+    );
+    expect(cannotRunSummary([op(0, 'LSTM')])).toBe('1 operator cannot run (marked on the graph): LSTM');
   });
 });

@@ -4,7 +4,7 @@
  * weights, the operands of a requantization (`M = S_x · S_w / S_y`), and what the engine runs.
  * Pure: unit-tested in ops.test.ts.
  */
-import type { OperatorSummary, SubgraphSummary, TensorSummary } from '../engine/types';
+import type { OperatorSummary, SubgraphSummary, TensorSummary, UnrunnableOp } from '../engine/types';
 import { NO_ROW_SUPPORT, OP_TABLE } from './op-table';
 
 /** "input", "weights", "bias", … or `input k` when the op's inputs have no fixed roles. */
@@ -64,4 +64,19 @@ export function requantOps(subgraph: SubgraphSummary): OperatorSummary[] {
 export function multiplierText(m0: number, shift: number): string {
   const n = 31 - shift;
   return `${String(m0)} \u00b7 2^${n >= 0 ? '\u2212' : ''}${String(Math.abs(n))}`;
+}
+
+/**
+ * One line on the operators the engine cannot run, by name with counts (most frequent first):
+ * `3 operators cannot run (marked on the graph): WHILE ×2, IF`.
+ */
+export function cannotRunSummary(ops: readonly UnrunnableOp[]): string {
+  if (ops.length === 0) return '';
+  const counts = new Map<string, number>();
+  for (const op of ops) counts.set(op.op_name, (counts.get(op.op_name) ?? 0) + 1);
+  const names = [...counts]
+    .sort(([a, m], [b, n]) => n - m || a.localeCompare(b))
+    .map(([name, n]) => (n > 1 ? `${name} ×${String(n)}` : name));
+  const what = ops.length === 1 ? '1 operator cannot run' : `${String(ops.length)} operators cannot run`;
+  return `${what} (marked on the graph): ${names.join(', ')}`;
 }

@@ -3,8 +3,9 @@
  * labelled with tensor shape and dtype. Drag to pan, wheel to scroll, Ctrl/⌘ + wheel (or the
  * buttons) to zoom. Clicking a box selects the op, clicking an edge (or its label) the tensor.
  */
-import type { SubgraphSummary } from '../engine/types';
+import type { SubgraphSummary, UnrunnableOp } from '../engine/types';
 import { fitView, layoutGraph, pathData, zoomAt, type GraphLayout } from '../graph/layout';
+import { cannotRunSummary } from '../model/ops';
 import { h } from './dom';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -32,6 +33,8 @@ export class GraphView {
   private readonly svg: SVGSVGElement;
   private readonly viewport: SVGGElement;
   private readonly info = h('span', { class: 'muted graph-info', 'data-testid': 'graph-info' });
+  /** What `markCannotRun` says: hidden when every op runs. */
+  private readonly cannotRunNote = h('p', { class: 'graph-cannot-run', role: 'status' });
   private layout: GraphLayout | undefined;
   private view = { tx: 0, ty: 0, k: 1 };
   private selected: Selection;
@@ -42,6 +45,8 @@ export class GraphView {
     const prefix = options.testIdPrefix ?? 'graph';
     this.prefix = prefix;
     this.info.dataset['testid'] = `${prefix}-info`;
+    this.cannotRunNote.dataset['testid'] = `${prefix}-cannot-run`;
+    this.cannotRunNote.hidden = true;
     this.svg = s('svg', { class: 'graph-svg', 'data-testid': `${prefix}-svg`, role: 'img', 'aria-label': 'Operator graph' });
     const defs = s(
       'defs',
@@ -72,6 +77,7 @@ export class GraphView {
         }),
         this.info,
       ),
+      this.cannotRunNote,
       this.svg,
     );
     this.installPanZoom();
@@ -170,6 +176,23 @@ export class GraphView {
       if (!g.classList.contains('graph-node')) continue;
       g.classList.toggle(className, ops.has(Number(g.dataset['op'])));
     }
+  }
+
+  /**
+   * Marks the ops the engine cannot run (class `cannot-run`, the engine's reason as the box's
+   * tooltip) and says how many in the graph's info line; an empty list clears the marks.
+   */
+  markCannotRun(ops: readonly UnrunnableOp[]): void {
+    const reasons = new Map<number, string[]>();
+    for (const op of ops) reasons.set(op.op_index, [...(reasons.get(op.op_index) ?? []), op.message]);
+    for (const g of this.viewport.querySelectorAll<SVGGElement>('g.graph-node[data-op]')) {
+      const reason = reasons.get(Number(g.dataset['op']));
+      g.classList.toggle('cannot-run', reason !== undefined);
+      g.querySelector('title.graph-cannot-run-title')?.remove();
+      if (reason) g.append(s('title', { class: 'graph-cannot-run-title' }, reason.join('\n')));
+    }
+    this.cannotRunNote.hidden = ops.length === 0;
+    this.cannotRunNote.textContent = cannotRunSummary(ops);
   }
 
   /**
