@@ -90,15 +90,14 @@ pub fn rounding_divide_by_pot(x: i32, exponent: i32) -> i32 {
 
 /// LiteRT's `MultiplyByQuantizedMultiplier(int32_t x, int32_t m, int shift)` in its default
 /// (double rounding) form: `RoundingDivideByPOT(SRDHM(x · 2^max(shift,0), m), max(−shift,0))`.
-/// The left shift wraps on overflow like the C++.
+/// The left shift wraps on overflow like the C++, and a shift of 32 or more (an absurd
+/// multiplier, undefined behaviour in C++) shifts by `shift mod 32`, as the x86 build of LiteRT
+/// does (the `shl` instruction masks its count): checked against LiteRT on a 16x8 MEAN whose
+/// output scale is 1e-38 (multiplier ≈ 2^112), found by the mutation harness.
 pub fn multiply_by_quantized_multiplier(x: i32, m: i32, shift: i32) -> i32 {
     let left = shift.max(0);
     let right = (-shift).max(0);
-    let shifted = if left >= 32 {
-        0
-    } else {
-        x.wrapping_mul((1i64 << left) as i32)
-    };
+    let shifted = x.wrapping_mul(1i32.wrapping_shl(left as u32));
     rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted, m), right)
 }
 
@@ -113,11 +112,8 @@ pub fn multiply_by_quantized_multiplier_smaller_than_one_exp(
 
 /// `MultiplyByQuantizedMultiplierGreaterThanOne(x, m, left_shift)` (`left_shift ≥ 0`).
 pub fn multiply_by_quantized_multiplier_greater_than_one(x: i32, m: i32, left_shift: i32) -> i32 {
-    let shifted = if (0..32).contains(&left_shift) {
-        x.wrapping_mul((1i64 << left_shift) as i32)
-    } else {
-        0
-    };
+    // `x * (1 << left_shift)`, with x86's shift-count masking (see above).
+    let shifted = x.wrapping_mul(1i32.wrapping_shl(left_shift as u32));
     saturating_rounding_doubling_high_mul(shifted, m)
 }
 

@@ -456,7 +456,12 @@ pub fn prepare_unary(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     }
     ctx.require_f32(&input)?;
     let kernel = match ctx.op.code.op() {
-        BuiltinOperator::RELU => Unary::Clamp(ActivationRange::RELU),
+        // The RELU operator has no top (LiteRT's `Relu`: `max(0, x)`; +inf stays +inf), unlike
+        // a fused RELU, whose top is FLT_MAX.
+        BuiltinOperator::RELU => Unary::Clamp(ActivationRange {
+            min: 0.0,
+            ..ActivationRange::UNBOUNDED
+        }),
         BuiltinOperator::RELU6 => Unary::Clamp(ActivationRange::RELU6),
         BuiltinOperator::RELU_N1_TO_1 => Unary::Clamp(ActivationRange::RELU_N1_TO_1),
         BuiltinOperator::LOGISTIC => Unary::Logistic,

@@ -368,9 +368,11 @@ pub fn prepare_binary(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             let o = options!(ctx, DivOptions, DivOptionsT)?;
             (BinaryOp::Div, ctx.activation(o.fused_activation_function)?)
         }
-        BuiltinOperator::MAXIMUM => (BinaryOp::Maximum, ActivationRange::NONE),
-        BuiltinOperator::MINIMUM => (BinaryOp::Minimum, ActivationRange::NONE),
-        BuiltinOperator::SQUARED_DIFFERENCE => (BinaryOp::SquaredDifference, ActivationRange::NONE),
+        BuiltinOperator::MAXIMUM => (BinaryOp::Maximum, ActivationRange::UNBOUNDED),
+        BuiltinOperator::MINIMUM => (BinaryOp::Minimum, ActivationRange::UNBOUNDED),
+        BuiltinOperator::SQUARED_DIFFERENCE => {
+            (BinaryOp::SquaredDifference, ActivationRange::UNBOUNDED)
+        }
         _ => return Err(ctx.unsupported(String::new(), "not a binary elementwise operator")),
     };
     let (a, b) = (ctx.input(0)?, ctx.input(1)?);

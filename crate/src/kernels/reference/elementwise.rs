@@ -429,7 +429,7 @@ mod tests {
         binary(
             BinaryOp::Maximum,
             &s,
-            ActivationRange::NONE,
+            ActivationRange::UNBOUNDED,
             &a,
             &[0.0],
             &mut out,
@@ -438,7 +438,7 @@ mod tests {
         binary(
             BinaryOp::Minimum,
             &s,
-            ActivationRange::NONE,
+            ActivationRange::UNBOUNDED,
             &a,
             &[0.0],
             &mut out,
@@ -447,7 +447,7 @@ mod tests {
         binary(
             BinaryOp::SquaredDifference,
             &s,
-            ActivationRange::NONE,
+            ActivationRange::UNBOUNDED,
             &a,
             &[1.0],
             &mut out,

@@ -29,26 +29,33 @@ pub mod split;
 
 /// The clamp a fused activation applies to an op's float output (`[min, max]`).
 ///
-/// Mirrors LiteRT's `ActivationFunctionWithMinMax`: `min(max(x, lo), hi)` with C++'s
-/// `std::max`/`std::min` comparison order, so a NaN passes through unchanged as in LiteRT.
+/// Mirrors LiteRT's `CalculateActivationRange` and `ActivationFunctionWithMinMax`: the bounds of
+/// a fused NONE and of RELU's top are `std::numeric_limits<float>::lowest()` / `max()`, not
+/// infinities, so an infinite result leaves such an op as ±`f32::MAX`; `min(max(x, lo), hi)`
+/// uses C++'s `std::max`/`std::min` comparison order, so a NaN passes through unchanged.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ActivationRange {
-    /// Lower bound (`-inf` for none).
+    /// Lower bound.
     pub min: f32,
-    /// Upper bound (`+inf` for none).
+    /// Upper bound.
     pub max: f32,
 }
 
 impl ActivationRange {
-    /// No clamp.
+    /// Fused activation NONE: `[lowest, max]` (±inf become ±`f32::MAX`, as in LiteRT).
     pub const NONE: Self = Self {
+        min: f32::MIN,
+        max: f32::MAX,
+    };
+    /// No clamp at all, for ops without a fused activation (MAXIMUM, MINIMUM, …).
+    pub const UNBOUNDED: Self = Self {
         min: f32::NEG_INFINITY,
         max: f32::INFINITY,
     };
-    /// `RELU`: `[0, inf)`.
+    /// `RELU`: `[0, max]`.
     pub const RELU: Self = Self {
         min: 0.0,
-        max: f32::INFINITY,
+        max: f32::MAX,
     };
     /// `RELU6`: `[0, 6]`.
     pub const RELU6: Self = Self { min: 0.0, max: 6.0 };
@@ -97,6 +104,15 @@ mod tests {
         assert_eq!(ActivationRange::RELU_N1_TO_1.apply(-3.0), -1.0);
         assert!(ActivationRange::RELU6.apply(f32::NAN).is_nan());
         assert_eq!(ActivationRange::NONE.apply(-5.0), -5.0);
+        // LiteRT's float limits, not infinities: an overflow leaves a fused op as ±FLT_MAX.
+        assert_eq!(ActivationRange::NONE.apply(f32::INFINITY), f32::MAX);
+        assert_eq!(ActivationRange::NONE.apply(f32::NEG_INFINITY), f32::MIN);
+        assert_eq!(ActivationRange::RELU.apply(f32::INFINITY), f32::MAX);
+        assert!(ActivationRange::NONE.apply(f32::NAN).is_nan());
+        assert_eq!(
+            ActivationRange::UNBOUNDED.apply(f32::INFINITY),
+            f32::INFINITY
+        );
     }
 
     #[test]

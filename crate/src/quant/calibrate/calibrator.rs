@@ -287,7 +287,7 @@ impl Calibrator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quant::calibrate::test_models::{add_relu, by_name};
+    use crate::quant::calibrate::test_models::{add_relu, by_name, square_relu};
 
     #[test]
     fn global_min_max_over_samples_and_constants_skipped() {
@@ -337,14 +337,14 @@ mod tests {
 
     #[test]
     fn inf_inside_names_the_first_tensor_and_rolls_back() {
-        let mut cal = Calibrator::new(&add_relu([f32::MAX; 4])).expect("prepares");
-        cal.set_input(0, &[-f32::MAX, 0.0, 0.0, 0.0]).expect("fits");
+        let mut cal = Calibrator::new(&square_relu()).expect("prepares");
+        cal.set_input(0, &[-1e19, 0.0, 0.0, 0.0]).expect("fits");
         cal.add_sample().expect("finite");
         let before = cal.stats(Method::MinMax).expect("stats");
         cal.set_input(0, &[0.0, 0.0, f32::MAX, 0.0]).expect("fits");
         let e = cal.add_sample().expect_err("overflow").to_string();
         assert!(
-            e.starts_with("calibration sample 1: +Inf in tensor 2 'y' (element 2)"),
+            e.starts_with("calibration sample 1: +Inf in tensor 1 'y' (element 2)"),
             "{e}"
         );
         assert!(e.contains("'x' are finite"), "{e}");
@@ -356,6 +356,17 @@ mod tests {
             assert_eq!(b.histogram.total(), a.histogram.total());
         }
         assert_eq!(before.tensors.len(), after.tensors.len());
+    }
+
+    #[test]
+    fn a_fused_op_that_overflows_records_flt_max_as_litert_computes_it() {
+        // ADD with fused NONE clamps to [lowest, max] (LiteRT's CalculateActivationRange), so
+        // MAX + MAX is MAX, not +inf: a finite sample.
+        let mut cal = Calibrator::new(&add_relu([f32::MAX; 4])).expect("prepares");
+        cal.set_input(0, &[0.0, 0.0, f32::MAX, 0.0]).expect("fits");
+        cal.add_sample().expect("finite");
+        let s = cal.stats(Method::MinMax).expect("stats");
+        assert_eq!(by_name(&s, "y").max, f32::MAX);
     }
 
     #[test]

@@ -55,6 +55,29 @@ pub(super) fn add_relu(c: [f32; 4]) -> Model {
     }
 }
 
+/// `y = square(x)`, `z = relu(y)`; x, y, z: [1, 4] (no fused activation: an overflow stays +inf).
+pub(super) fn square_relu() -> Model {
+    Model {
+        version: 3,
+        subgraphs: vec![Subgraph {
+            tensors: vec![
+                Tensor::new("x", TensorType::FLOAT32, vec![1, 4]),
+                Tensor::new("y", TensorType::FLOAT32, vec![1, 4]),
+                Tensor::new("z", TensorType::FLOAT32, vec![1, 4]),
+            ],
+            inputs: vec![0],
+            outputs: vec![2],
+            operators: vec![
+                op(BuiltinOperator::SQUARE, &[0], &[1], BuiltinOptionsT::NONE),
+                op(BuiltinOperator::RELU, &[1], &[2], BuiltinOptionsT::NONE),
+            ],
+            ..Default::default()
+        }],
+        buffers: vec![Buffer::default()],
+        ..Default::default()
+    }
+}
+
 pub(super) fn by_name<'a>(s: &'a CalibrationStats, name: &str) -> &'a TensorStats {
     s.tensors
         .iter()
