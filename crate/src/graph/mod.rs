@@ -8,15 +8,18 @@
 //! that vocabulary *is* the meaning of a model, but none of flatbuffers' mechanics (offsets,
 //! vtables, builders): later layers read shapes, quantization parameters, operator kinds and
 //! constant data through ordinary fields and the accessors here. [`dtype`] holds the facts about
-//! element types (size, name) that every layer uses; [`sparse`] expands sparse constants
+//! element types (size, name) that every layer uses; [`shapes`] holds the input shapes a user
+//! chooses for a model with dynamic dims (`--shape`, `--batch`); [`sparse`] expands sparse constants
 //! (`SparsityParameters`) to dense data, for the engine's constants and the quantizer's DENSIFY
 //! folding.
 
 pub mod dtype;
+pub mod shapes;
 mod model;
 pub mod sparse;
 pub mod summary;
 
+pub use shapes::{ResolvedInput, ShapeOverrides, parse_shape_arg};
 pub use model::{
     Buffer, Metadata, Model, OpCode, Operator, QuantParams, Quantization, SignatureDef, Subgraph,
     Tensor, TensorMap,
