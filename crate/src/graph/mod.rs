@@ -14,16 +14,16 @@
 //! folding.
 
 pub mod dtype;
-pub mod shapes;
 mod model;
+pub mod shapes;
 pub mod sparse;
 pub mod summary;
 
-pub use shapes::{ResolvedInput, ShapeOverrides, parse_shape_arg};
 pub use model::{
     Buffer, Metadata, Model, OpCode, Operator, QuantParams, Quantization, SignatureDef, Subgraph,
     Tensor, TensorMap,
 };
+pub use shapes::{ResolvedInput, ShapeOverrides, parse_shape_arg};
 // The schema's own vocabulary, re-exported so that IR users need not reach into the format layer.
 pub use crate::tflite::schema::{
     BuiltinOperator, BuiltinOptions2T, BuiltinOptionsT, CustomOptionsFormat, ExternalBufferGroupT,

@@ -22,8 +22,8 @@ use crate::error::{Error, Result};
 /// every dynamic axis 0. Empty = the model's stored shapes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShapeOverrides {
-    /// `(input, dims)`: the input's tensor name, or its position among the graph inputs as a
-    /// decimal number; the full shape it should have.
+    /// `(input, dims)`: the input's tensor name or signature name, or its position among the
+    /// graph inputs as a decimal number; the full shape it should have.
     #[serde(default)]
     pub shapes: Vec<(String, Vec<usize>)>,
     /// Sets axis 0 of every input whose `shape_signature` has −1 there (inputs named in
@@ -117,7 +117,7 @@ impl ShapeOverrides {
             .collect();
         let mut explicit = vec![false; resolved.len()];
         for (which, dims) in &self.shapes {
-            let i = find_input(&resolved, which)?;
+            let i = find_input(model, &resolved, which)?;
             if explicit[i] {
                 return Err(Error::InputShape {
                     input: resolved[i].name.clone(),
@@ -153,7 +153,9 @@ impl ShapeOverrides {
                 && let Some(r) = resolved
                     .iter()
                     .zip(&explicit)
-                    .find(|(r, e)| !**e && r.stored.first().map(|&d| d as i64) != Some(batch as i64))
+                    .find(|(r, e)| {
+                        !**e && r.stored.first().map(|&d| d as i64) != Some(batch as i64)
+                    })
                     .map(|(r, _)| r)
             {
                 return Err(Error::InputShape {
@@ -192,9 +194,25 @@ impl ShapeOverrides {
     }
 }
 
-/// The graph input `which` names: a tensor name first, else a decimal position.
-fn find_input(resolved: &[ResolvedInput], which: &str) -> Result<usize> {
+/// The graph input `which` names: a tensor name first, then a signature's input name
+/// (`image` for `serving_default_image:0`), else a decimal position.
+fn find_input(model: &Model, resolved: &[ResolvedInput], which: &str) -> Result<usize> {
     if let Some(i) = resolved.iter().position(|r| r.name == which) {
+        return Ok(i);
+    }
+    let inputs = model.subgraphs.first().map_or(&[][..], |sg| &sg.inputs);
+    let by_signature = model
+        .signatures
+        .iter()
+        .filter(|s| s.subgraph == 0)
+        .flat_map(|s| &s.inputs)
+        .find(|m| m.name.as_deref() == Some(which))
+        .and_then(|m| {
+            inputs
+                .iter()
+                .position(|&t| i64::from(t) == i64::from(m.tensor))
+        });
+    if let Some(i) = by_signature {
         return Ok(i);
     }
     match which.parse::<usize>() {
@@ -226,7 +244,10 @@ fn set_dim(r: &mut ResolvedInput, axis: usize, d: usize) -> Result<()> {
         .filter(|&v| v > 0)
         .ok_or_else(|| Error::InputShape {
             input: r.name.clone(),
-            reason: format!("dim {axis} = {d}: a dimension must be between 1 and {}", i32::MAX),
+            reason: format!(
+                "dim {axis} = {d}: a dimension must be between 1 and {}",
+                i32::MAX
+            ),
         })?;
     let stored = r.stored[axis];
     let signature = r

@@ -98,7 +98,10 @@ fn only_dynamic_dims_may_change() {
     assert_eq!(input, "nope");
     assert!(why.contains("0 'img'"), "{why}");
     let twice = ShapeOverrides {
-        shapes: vec![("img".into(), vec![1, 8, 8, 3]), ("0".into(), vec![2, 8, 8, 3])],
+        shapes: vec![
+            ("img".into(), vec![1, 8, 8, 3]),
+            ("0".into(), vec![2, 8, 8, 3]),
+        ],
         batch: None,
     };
     assert!(reason(twice.resolve(&m).unwrap_err()).1.contains("twice"));
@@ -108,7 +111,10 @@ fn only_dynamic_dims_may_change() {
 fn without_a_signature_nothing_may_change() {
     let m = model(&[("x", &[1, 4], None)]);
     let (_, why) = reason(by("x", &[2, 4]).resolve(&m).unwrap_err());
-    assert!(why.contains("dim 0 is fixed at 1") && why.contains("absent"), "{why}");
+    assert!(
+        why.contains("dim 0 is fixed at 1") && why.contains("absent"),
+        "{why}"
+    );
     assert!(by("x", &[1, 4]).resolve(&m).is_ok());
     let batch = |n| ShapeOverrides {
         shapes: vec![],
@@ -119,4 +125,25 @@ fn without_a_signature_nothing_may_change() {
     assert!(why.contains("no input has a dynamic batch"), "{why}");
     // Asking for the batch the model already has is no change.
     assert!(batch(1).resolve(&m).is_ok());
+}
+
+#[test]
+fn a_signature_name_finds_its_input() {
+    let mut m = model(&[
+        ("serving_default_a:0", &[1, 2], Some(&[-1, 2])),
+        ("serving_default_b:0", &[1, 3], Some(&[-1, 3])),
+    ]);
+    m.signatures.push(crate::graph::SignatureDef {
+        key: Some("serving_default".into()),
+        subgraph: 0,
+        inputs: vec![crate::graph::TensorMap {
+            name: Some("b".into()),
+            tensor: 1,
+        }],
+        outputs: vec![],
+    });
+    assert_eq!(
+        shapes(&m, &by("b", &[4, 3])).unwrap(),
+        [vec![1, 2], vec![4, 3]]
+    );
 }
