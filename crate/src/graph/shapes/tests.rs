@@ -3,8 +3,11 @@
 use super::*;
 use crate::graph::{Subgraph, Tensor, TensorType};
 
+/// One graph input of a test model: name, stored shape, signature.
+type Input<'a> = (&'a str, &'a [i32], Option<&'a [i32]>);
+
 /// A model whose graph inputs are `(name, shape, signature)`.
-fn model(inputs: &[(&str, &[i32], Option<&[i32]>)]) -> Model {
+fn model(inputs: &[Input<'_>]) -> Model {
     let mut sg = Subgraph::default();
     for (name, shape, sig) in inputs {
         let mut t = Tensor::new(*name, TensorType::FLOAT32, shape.to_vec());
@@ -46,7 +49,11 @@ fn parses_name_and_dims() {
     assert_eq!(parse_shape_arg("0="), Ok(("0".into(), vec![])));
     assert!(parse_shape_arg("input_1").is_err());
     assert!(parse_shape_arg("=1,2").is_err());
-    assert!(parse_shape_arg("x=1,-2").unwrap_err().contains("'-2'"));
+    assert!(
+        parse_shape_arg("x=1,-2")
+            .expect_err("refused")
+            .contains("'-2'")
+    );
 }
 
 #[test]
@@ -59,16 +66,22 @@ fn batch_sets_every_dynamic_axis_0() {
         shapes: vec![],
         batch: Some(3),
     };
-    assert_eq!(shapes(&m, &o).unwrap(), [vec![3, 8, 8, 3], vec![3, 4]]);
+    assert_eq!(
+        shapes(&m, &o).expect("allowed"),
+        [vec![3, 8, 8, 3], vec![3, 4]]
+    );
     // An explicit shape wins over --batch for that input.
     let o = ShapeOverrides {
         shapes: vec![("1".into(), vec![5, 4])],
         batch: Some(2),
     };
-    assert_eq!(shapes(&m, &o).unwrap(), [vec![2, 8, 8, 3], vec![5, 4]]);
+    assert_eq!(
+        shapes(&m, &o).expect("allowed"),
+        [vec![2, 8, 8, 3], vec![5, 4]]
+    );
     // Empty overrides: the stored shapes, and apply leaves the model as it was.
     assert_eq!(
-        shapes(&m, &ShapeOverrides::default()).unwrap(),
+        shapes(&m, &ShapeOverrides::default()).expect("allowed"),
         [vec![1, 8, 8, 3], vec![1, 4]]
     );
 }
@@ -76,7 +89,7 @@ fn batch_sets_every_dynamic_axis_0() {
 #[test]
 fn apply_writes_shape_and_keeps_signature() {
     let mut m = model(&[("img", &[1, 8, 8, 3], Some(&[-1, 8, -1, 3]))]);
-    by("img", &[2, 8, 5, 3]).apply(&mut m).unwrap();
+    by("img", &[2, 8, 5, 3]).apply(&mut m).expect("allowed");
     let t = &m.subgraphs[0].tensors[0];
     assert_eq!(t.dims(), [2, 8, 5, 3]);
     assert_eq!(t.shape_signature.as_deref(), Some(&[-1, 8, -1, 3][..]));
@@ -85,16 +98,16 @@ fn apply_writes_shape_and_keeps_signature() {
 #[test]
 fn only_dynamic_dims_may_change() {
     let m = model(&[("img", &[1, 8, 8, 3], Some(&[-1, 8, 8, 3]))]);
-    let (input, why) = reason(by("img", &[1, 9, 8, 3]).resolve(&m).unwrap_err());
+    let (input, why) = reason(by("img", &[1, 9, 8, 3]).resolve(&m).expect_err("refused"));
     assert_eq!(input, "img");
     assert!(why.contains("dim 1 is fixed at 8"), "{why}");
     // The same value for a fixed dim is allowed (as strict resizing allows it).
     assert!(by("img", &[4, 8, 8, 3]).resolve(&m).is_ok());
-    let (_, why) = reason(by("img", &[1, 8, 8]).resolve(&m).unwrap_err());
+    let (_, why) = reason(by("img", &[1, 8, 8]).resolve(&m).expect_err("refused"));
     assert!(why.contains("rank 3"), "{why}");
-    let (_, why) = reason(by("img", &[0, 8, 8, 3]).resolve(&m).unwrap_err());
+    let (_, why) = reason(by("img", &[0, 8, 8, 3]).resolve(&m).expect_err("refused"));
     assert!(why.contains("dim 0 = 0"), "{why}");
-    let (input, why) = reason(by("nope", &[1]).resolve(&m).unwrap_err());
+    let (input, why) = reason(by("nope", &[1]).resolve(&m).expect_err("refused"));
     assert_eq!(input, "nope");
     assert!(why.contains("0 'img'"), "{why}");
     let twice = ShapeOverrides {
@@ -104,13 +117,17 @@ fn only_dynamic_dims_may_change() {
         ],
         batch: None,
     };
-    assert!(reason(twice.resolve(&m).unwrap_err()).1.contains("twice"));
+    assert!(
+        reason(twice.resolve(&m).expect_err("refused"))
+            .1
+            .contains("twice")
+    );
 }
 
 #[test]
 fn without_a_signature_nothing_may_change() {
     let m = model(&[("x", &[1, 4], None)]);
-    let (_, why) = reason(by("x", &[2, 4]).resolve(&m).unwrap_err());
+    let (_, why) = reason(by("x", &[2, 4]).resolve(&m).expect_err("refused"));
     assert!(
         why.contains("dim 0 is fixed at 1") && why.contains("absent"),
         "{why}"
@@ -120,7 +137,7 @@ fn without_a_signature_nothing_may_change() {
         shapes: vec![],
         batch: Some(n),
     };
-    let (input, why) = reason(batch(2).resolve(&m).unwrap_err());
+    let (input, why) = reason(batch(2).resolve(&m).expect_err("refused"));
     assert_eq!(input, "x");
     assert!(why.contains("no input has a dynamic batch"), "{why}");
     // Asking for the batch the model already has is no change.
@@ -143,7 +160,7 @@ fn a_signature_name_finds_its_input() {
         outputs: vec![],
     });
     assert_eq!(
-        shapes(&m, &by("b", &[4, 3])).unwrap(),
+        shapes(&m, &by("b", &[4, 3])).expect("allowed"),
         [vec![1, 2], vec![4, 3]]
     );
 }
