@@ -94,6 +94,17 @@ pub enum Error {
         count: usize,
     },
 
+    /// A shape chosen for a graph input (`--shape`, `--batch`, the page's dims control) that
+    /// the model does not allow: an unknown input, another rank, or a change to a dimension
+    /// whose `shape_signature` is not −1 (LiteRT's `ResizeInputTensorStrict` rule).
+    #[error("input '{input}': {reason}")]
+    InputShape {
+        /// The input's name (or the name/index the user gave, when no input matches).
+        input: String,
+        /// What is wrong, naming the dimension.
+        reason: String,
+    },
+
     /// Quantization parameters or values cannot be computed from the given numbers (a NaN or
     /// infinite range, weight or bias; a shape that does not match the data).
     #[error("cannot quantize {what}: {reason}")]

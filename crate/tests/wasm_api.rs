@@ -99,20 +99,21 @@ fn limits_reach_every_prepare_and_name_what_is_too_large() {
         "{msg}"
     );
     let by_runner = message(
-        wasm::run::Runner::new(EXAMPLE, None, tiny())
+        wasm::run::Runner::new(EXAMPLE, None, tiny(), None)
             .err()
             .expect("refused"),
     );
     assert_eq!(by_runner, msg);
     let by_calibrator = message(
-        wasm::Calibrator::new(EXAMPLE, tiny())
+        wasm::Calibrator::new(EXAMPLE, tiny(), None)
             .err()
             .expect("refused"),
     );
     assert_eq!(by_calibrator, msg);
     let sample = vec![0.5f32; 32 * 32 * 3];
-    let by_compare =
-        message(wasm::run::compare_models(EXAMPLE, EXAMPLE, &sample, tiny()).expect_err("refused"));
+    let by_compare = message(
+        wasm::run::compare_models(EXAMPLE, EXAMPLE, &sample, tiny(), None).expect_err("refused"),
+    );
     assert_eq!(by_compare, msg);
     let arena = message(
         wasm::limits::check_model(EXAMPLE, Some(limits_js(1 << 30, 4096))).expect_err("arena"),
@@ -135,4 +136,44 @@ fn limits_reach_every_prepare_and_name_what_is_too_large() {
             .expect_err("over")
             .to_string()
     );
+}
+
+/// The dynamic-batch export of tests/realworld (shape_signature −1 on the batch).
+const DYNAMIC_BATCH: &[u8] = include_bytes!("../../tests/realworld/dynamic_batch/model.tflite");
+
+/// The page's dims field: `InputShapes` prepares the runner and the calibrator at batch 2 (inputs
+/// and outputs twice as long as at the stored batch 1), and a fixed dim is refused naming the
+/// input and the dim.
+#[wasm_bindgen_test]
+fn input_shapes_resize_a_dynamic_batch() {
+    let shapes = |dims: Vec<usize>| {
+        serde_wasm_bindgen::to_value(&wasm::limits::InputShapes {
+            shapes: vec![wasm::limits::InputShape {
+                input: "0".into(),
+                dims,
+            }],
+            batch: None,
+        })
+        .expect("to JS")
+    };
+    let mut r = wasm::run::Runner::new(DYNAMIC_BATCH, None, None, Some(shapes(vec![2, 12, 12, 3])))
+        .expect("batch 2 prepares");
+    r.set_input(0, &vec![0.25f32; 2 * 12 * 12 * 3])
+        .expect("batch-2 input");
+    r.invoke();
+    let out = r.output_float(0).expect("output");
+    assert_eq!(out.len(), 2 * 10, "two rows of 10 probabilities");
+    assert_eq!(
+        out[..10],
+        out[10..],
+        "the same row twice gives the same probabilities"
+    );
+    let cal = wasm::Calibrator::new(DYNAMIC_BATCH, None, Some(shapes(vec![2, 12, 12, 3])));
+    assert!(cal.is_ok(), "the calibrator prepares at batch 2");
+    let msg = message(
+        wasm::run::Runner::new(DYNAMIC_BATCH, None, None, Some(shapes(vec![2, 13, 12, 3])))
+            .err()
+            .expect("a fixed dim"),
+    );
+    assert!(msg.contains("dim 1 is fixed at 12"), "{msg}");
 }

@@ -1,7 +1,7 @@
 //! Models as other tools write them (tests/realworld/, made by tests/tools/make_realworld.py
 //! with TF 2.21's converter and flatbuffer utilities): only `deprecated_builtin_code` filled,
 //! sparse weights behind DENSIFY, a custom op, resource variables, IF/WHILE subgraphs, no
-//! signature, heavy metadata.
+//! signature, heavy metadata, dynamic batch (also run at batch 3 with LiteRT's outputs).
 //!
 //! For each: the reader sees the operators TF's tools list (manifest.json), the writer is
 //! lossless (read → write → read gives the same model; `check_roundtrip.py` in `npm test` runs
@@ -12,8 +12,9 @@
 use std::path::{Path, PathBuf};
 
 use zeropoint::Error;
-use zeropoint::engine::Interpreter;
-use zeropoint::graph::{Model, TensorType};
+use zeropoint::engine::{Interpreter, Limits};
+use zeropoint::graph::{Model, ShapeOverrides, TensorType};
+use zeropoint::kernels::KernelSet;
 use zeropoint::quant::calibrate::{Calibrator, Method};
 use zeropoint::quant::{IoType, Mode, QuantizeOptions, Ranges, quantize};
 use zeropoint::tflite;
@@ -154,8 +155,9 @@ fn engine_matches_litert_or_names_what_it_cannot_run() {
         }
     }
     assert_eq!(
-        ran, 5,
-        "deprecated_opcodes, sparse_fc, no_signature, metadata_heavy, dynamic_batch run"
+        ran, 6,
+        "deprecated_opcodes, sparse_fc, no_signature, metadata_heavy, dynamic_batch, \
+         dynamic_shapes run"
     );
 }
 
@@ -244,6 +246,148 @@ fn quantizer_works_or_says_what_it_leaves() {
         };
         for n in names(&m) {
             assert!(names(&q).contains(&n), "{}: metadata {n:?} dropped", e.name);
+        }
+    }
+}
+
+/// `dynamic_shapes` (TRANSPOSE_CONV output shape, RESHAPE, BROADCAST_TO and a 3-D Dense all
+/// computed from SHAPE): float, TF's int8 and TF's 16x8 give LiteRT's BUILTIN_REF bits at batch
+/// 1 and at batch 3, the engine prepared with [`ShapeOverrides`] (`--batch 3`), with the
+/// reference and the fast kernels.
+#[test]
+fn dynamic_shapes_match_litert_at_batch_1_and_3() {
+    let dir = root().join("dynamic_shapes");
+    for variant in ["float", "int8", "16x8"] {
+        let bytes = std::fs::read(dir.join(format!("model_{variant}.tflite"))).expect("model");
+        let stored = tflite::read(&bytes).expect("reads");
+        for batch in [1usize, 3] {
+            let x = load_npy(&dir.join(format!("input_{variant}_b{batch}.npy")));
+            let want = load_npy(&dir.join(format!("expected_{variant}_b{batch}.npy")));
+            assert_eq!(x.shape[0], batch, "{variant}: the generator's input");
+            let mut m = stored.clone();
+            let overrides = ShapeOverrides {
+                shapes: Vec::new(),
+                batch: Some(batch),
+            };
+            overrides.apply(&mut m).expect("the batch is dynamic");
+            for kernels in [KernelSet::Reference, KernelSet::Fast] {
+                let mut it = Interpreter::with_options(&m, &Limits::default(), kernels)
+                    .unwrap_or_else(|e| panic!("{variant} batch {batch}: {e}"));
+                assert_eq!(it.inputs()[0].shape, x.shape, "{variant} batch {batch}");
+                it.set_input(0, &x.data.le_bytes(0..x.len()))
+                    .expect("input");
+                it.invoke();
+                let out = it.output(0).expect("output");
+                assert_eq!(out.shape, want.shape.as_slice(), "{variant} batch {batch}");
+                assert!(
+                    out.bytes == want.data.le_bytes(0..want.len()),
+                    "{variant} batch {batch} ({kernels:?}): not LiteRT's bits"
+                );
+            }
+        }
+    }
+}
+
+/// The strict rule at the engine's door: a fixed dim cannot change, and the error names the
+/// input and the dim; the stored model (no overrides) still prepares at batch 1.
+#[test]
+fn dynamic_shapes_refuse_a_fixed_dim() {
+    let (_, m) = model("dynamic_shapes");
+    let name = m.subgraphs[0].tensors[m.subgraphs[0].inputs[0] as usize]
+        .name
+        .clone();
+    let bad = ShapeOverrides {
+        shapes: vec![("image".into(), vec![2, 7, 6, 4])],
+        batch: None,
+    };
+    let mut changed = m.clone();
+    match bad.apply(&mut changed) {
+        Err(Error::InputShape { input, reason }) => {
+            assert_eq!(input, name);
+            assert!(reason.contains("dim 1 is fixed at 6"), "{reason}");
+        }
+        other => panic!("expected InputShape, got {other:?}"),
+    }
+    assert_eq!(changed, m, "a refused override leaves the model unchanged");
+    let it = Interpreter::new(&m).expect("prepares");
+    assert_eq!(it.inputs()[0].shape, [1, 6, 6, 4]);
+    assert_eq!(it.outputs()[0].shape, [1, 144, 5]);
+}
+
+/// Our int8 (float I/O) and 16x8 quantization of the dynamic-batch models keeps the dynamic
+/// graph as TF does: `shape_signature` −1 on the input's batch, shape arithmetic INT32 (never
+/// quantized). The models are written to `target/quantized/realworld/<name>_<variant>.tflite`,
+/// where `check_quantized.py` loads them in LiteRT, resizes them to batch 2 and compares our
+/// engine's `--batch 2` run with LiteRT's, bit for bit.
+#[test]
+fn quantized_dynamic_models_keep_the_dynamic_graph() {
+    let dir = root().join("../../target/quantized/realworld");
+    std::fs::create_dir_all(&dir).expect("target/quantized/realworld");
+    for name in ["dynamic_batch", "dynamic_shapes"] {
+        let (_, m) = model(name);
+        let mut cal = Calibrator::new(&m).expect("calibrates");
+        cal.set_input(0, &input(name)).expect("input");
+        cal.add_sample().expect("sample");
+        let stats = cal.stats(Method::MinMax).expect("stats");
+        let ranges = Ranges::from_calibration(&m, &stats).expect("ranges");
+        // 16x8 of dynamic_shapes is not yet possible: its BROADCAST_TO reads a constant, and the
+        // 16x8 pass does not yet give a same-scale op the parameters of a constant input (TF
+        // quantizes the constant symmetric and the output takes its scale).
+        let variants: &[(&str, Mode)] = if name == "dynamic_shapes" {
+            &[("int8_floatio", Mode::Int8)]
+        } else {
+            &[("int8_floatio", Mode::Int8), ("16x8", Mode::Int16x8)]
+        };
+        for &(variant, mode) in variants {
+            let opts = QuantizeOptions {
+                mode,
+                io: IoType::Float,
+                per_tensor: false,
+                float_ops: Vec::new(),
+                int16_ops: Vec::new(),
+            };
+            let (q, _) = quantize(&m, &ranges, &opts)
+                .unwrap_or_else(|err| panic!("{name} {variant}: {err}"));
+            let sg = &q.subgraphs[0];
+            let x = &sg.tensors[sg.inputs[0] as usize];
+            assert_eq!(
+                x.dims().first(),
+                Some(&1),
+                "{name} {variant}: stored batch 1"
+            );
+            assert_eq!(
+                x.shape_signature.as_deref().and_then(|s| s.first()),
+                Some(&-1),
+                "{name} {variant}: the batch stays dynamic"
+            );
+            for (i, op) in sg.operators.iter().enumerate() {
+                if op_label(&q, 0, i) == "SHAPE" {
+                    let out = &sg.tensors[op.outputs[0] as usize];
+                    assert_eq!(
+                        out.dtype,
+                        TensorType::INT32,
+                        "{name} {variant}: SHAPE output"
+                    );
+                    assert!(
+                        out.quantization
+                            .as_ref()
+                            .is_none_or(|q| q.scales().is_empty())
+                    );
+                }
+            }
+            let bytes = tflite::write(&q).expect("write");
+            std::fs::write(dir.join(format!("{name}_{variant}.tflite")), &bytes).expect("write");
+            // Our engine runs it at batch 3 too.
+            let mut q3 = tflite::read(&bytes).expect("re-read");
+            ShapeOverrides {
+                shapes: Vec::new(),
+                batch: Some(3),
+            }
+            .apply(&mut q3)
+            .expect("dynamic batch");
+            let it = Interpreter::new(&q3).unwrap_or_else(|e| panic!("{name} {variant}: {e}"));
+            assert_eq!(it.inputs()[0].shape[0], 3);
+            assert_eq!(it.outputs()[0].shape[0], 3);
         }
     }
 }

@@ -18,8 +18,16 @@ Models in `target/quantized/ours/` were quantized with our own calibration of `c
 `target/quantized/mixed/` have some operators int16 and the others int8 (`--int16-ops`, a model
 no TF tool makes), so neither is compared with TF's models; they must load and run in LiteRT.
 
-With `--zeropoint BIN`, every model (both folders) is also run by our engine (`BIN run`) on the
+Models in `target/quantized/realworld/` are our quantization of the dynamic-batch models of
+tests/realworld (written by `cargo test --test realworld`), run on that folder's `input_0.npy`.
+
+With `--zeropoint BIN`, every model (all folders) is also run by our engine (`BIN run`) on the
 same inputs, and its outputs must be bit-identical to LiteRT's reference kernels.
+
+A model whose first input has a dynamic batch (`shape_signature` -1 on dim 0) must keep it
+usable: LiteRT resizes every such input to batch 2 (`resize_tensor_input(strict=True)`) and runs
+two rows (the first sample and its negation); with `--zeropoint`, our engine runs the same rows
+with `--batch 2` and must give the same bits.
 
 One line per model, then `N passed, M failed`. Exit status 1 if anything failed or no model was
 found (run `cargo test -p zeropoint-tests --test quantizer` first).
@@ -52,6 +60,8 @@ import case_filter  # noqa: E402
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 GOLDEN = REPO / "tests" / "golden"
+REALWORLD = REPO / "tests" / "realworld"
+DYNAMIC_BATCH = 2
 VARIANTS = ("int8_floatio", "int8", "16x8", "dynamic", "fp16")
 
 
@@ -121,10 +131,13 @@ def run(model: Path, inputs: list[np.ndarray]) -> list[np.ndarray]:
     return [np.stack(r) for r in results]
 
 
-def engine_matches(zeropoint: Path, model: Path, inputs: list[Path], litert: list[np.ndarray]) -> None:
-    """Runs our engine on the same inputs; outputs must equal LiteRT's bit for bit."""
+def engine_matches(
+    zeropoint: Path, model: Path, inputs: list[Path], litert: list[np.ndarray], extra: list[str] | None = None
+) -> None:
+    """Runs our engine on the same inputs (`extra`: more `zeropoint run` options); outputs must
+    equal LiteRT's bit for bit."""
     with tempfile.TemporaryDirectory() as out:
-        cmd = [str(zeropoint), "run", str(model), "--out-dir", out]
+        cmd = [str(zeropoint), "run", str(model), "--out-dir", out, *(extra or [])]
         for f in inputs:
             cmd += ["--input", str(f)]
         r = subprocess.run(cmd, capture_output=True, text=True)
@@ -139,15 +152,57 @@ def engine_matches(zeropoint: Path, model: Path, inputs: list[Path], litert: lis
                 raise RuntimeError(f"engine output {k}: {n} element(s) differ from LiteRT BUILTIN_REF")
 
 
+def dynamic_batch(model: Path, inputs: list[np.ndarray], zeropoint: Path | None) -> str:
+    """For a model with a dynamic batch: LiteRT resized to batch DYNAMIC_BATCH (strict) runs rows
+    (sample 0, -sample 0), and our engine with `--batch` gives the same bits. "" otherwise."""
+    with quiet_fds():
+        interp = Interpreter(model_path=str(model), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    ins = interp.get_input_details()
+    dynamic = [len(d["shape_signature"]) > 0 and d["shape_signature"][0] == -1 for d in ins]
+    if not any(dynamic):
+        return ""
+    rows = []
+    for d, a, dyn in zip(ins, inputs, dynamic):
+        x = a[0]
+        if not dyn:
+            rows.append(x)
+            continue
+        if not np.issubdtype(x.dtype, np.floating):
+            raise RuntimeError("dynamic-batch check needs float inputs")
+        rows.append(np.concatenate([x, -x] * DYNAMIC_BATCH, axis=0)[:DYNAMIC_BATCH].astype(x.dtype))
+        interp.resize_tensor_input(d["index"], [DYNAMIC_BATCH, *d["shape"][1:]], strict=True)
+    with quiet_fds():
+        interp.allocate_tensors()
+    for d, x in zip(ins, rows):
+        interp.set_tensor(d["index"], x)
+    with quiet_fds():
+        interp.invoke()
+    outs = [interp.get_tensor(d["index"]).copy()[None, ...] for d in interp.get_output_details()]
+    msg = f"; batch {DYNAMIC_BATCH} runs in LiteRT"
+    if zeropoint is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            files = []
+            for k, x in enumerate(rows):
+                f = Path(tmp) / f"batch_input_{k}.npy"
+                np.save(f, x)
+                files.append(f)
+            engine_matches(zeropoint, model, files, outs, ["--batch", str(DYNAMIC_BATCH)])
+        msg += " and our engine --batch gives its bits"
+    return msg
+
+
 def check(model: Path, zeropoint: Path | None, ours: bool) -> str:
     parsed = split_name(model)
     if parsed is None:
         raise RuntimeError("name is not <case>_<variant>.tflite")
     case, variant = parsed
-    table = variant_table(case, variant)
-    if table is None:
-        raise RuntimeError(f"no variant '{variant}' in tests/golden/{case}/case.toml")
-    input_files = [GOLDEN / case / f for f in table["inputs"]]
+    if model.parent.name == "realworld":
+        input_files = [REALWORLD / case / "input_0.npy"]
+    else:
+        table = variant_table(case, variant)
+        if table is None:
+            raise RuntimeError(f"no variant '{variant}' in tests/golden/{case}/case.toml")
+        input_files = [GOLDEN / case / f for f in table["inputs"]]
     inputs = [np.load(f) for f in input_files]
     outputs = run(model, inputs)
     for k, o in enumerate(outputs):
@@ -156,6 +211,7 @@ def check(model: Path, zeropoint: Path | None, ours: bool) -> str:
     if zeropoint is not None:
         engine_matches(zeropoint, model, input_files, outputs)
         engine = "; our engine identical to LiteRT"
+    engine += dynamic_batch(model, inputs, zeropoint)
     if ours:
         return f"{len(outputs)} output(s) x {inputs[0].shape[0]} sample(s) from LiteRT{engine}"
     expected = [np.load(GOLDEN / case / f) for f in table.get("expected_outputs", [])]
@@ -183,11 +239,11 @@ def main() -> int:
     models = sorted(args.dir.glob("*.tflite")) if args.dir.is_dir() else []
     ours = [
         m
-        for sub in ("ours", "mixed")
+        for sub in ("ours", "mixed", "realworld")
         if (args.dir / sub).is_dir()
         for m in sorted((args.dir / sub).glob("*.tflite"))
     ]
-    if not models:
+    if not models and not ours:
         print(
             f"FAILED: no quantized model in {args.dir} "
             "(run `cargo test -p zeropoint-tests --test quantizer` first)"

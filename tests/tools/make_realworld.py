@@ -19,6 +19,11 @@ would:
     no_signature         the MLP with its signature defs removed
     metadata_heavy       the MLP with several metadata entries (one of 256 KiB) and a
                          min_runtime_version entry, as Model Maker / MediaPipe files carry
+    dynamic_batch        a small CNN with the batch left dynamic (SHAPE -> STRIDED_SLICE -> PACK ->
+                         RESHAPE)
+    dynamic_shapes       dynamic batch with Conv2DTranspose (run-time output shape), Reshape, a
+                         BROADCAST_TO and a Dense on 3-D input; also TF's int8 and 16x8 versions
+                         and LiteRT outputs of all three at batch 1 and batch 3
 
 Written to tests/realworld/<name>.tflite, with input_0.npy (seeded test input), LiteRT
 2.3 BUILTIN_REF outputs expected_output_<k>.npy where LiteRT can run the model, and
@@ -220,6 +225,78 @@ def dynamic_batch() -> bytes:
     return convert_keras(keras.Model(inp, out))
 
 
+def dynamic_shapes_keras() -> keras.Model:
+    """Dynamic batch with a run-time TRANSPOSE_CONV output shape (SHAPE -> STRIDED_SLICE -> PACK),
+    a Reshape, a BROADCAST_TO to the run-time shape and a Dense on a 3-D tensor (GATHER /
+    REDUCE_PROD / CONCATENATION shape arithmetic)."""
+    seed(21)
+    inp = keras.Input((6, 6, 4), name="image")
+    x = keras.layers.Conv2D(8, 3, padding="same", activation="relu", name="conv")(inp)
+    x = keras.layers.Conv2DTranspose(6, 3, strides=2, padding="same", name="up")(x)
+    x = keras.layers.Reshape((144, 6), name="tokens")(x)
+    pos = keras.layers.Lambda(
+        lambda t: keras.ops.broadcast_to(keras.ops.linspace(-1.0, 1.0, 6), keras.ops.shape(t)), name="pos"
+    )(x)
+    x = keras.layers.Add(name="addpos")([x, pos])
+    out = keras.layers.Dense(5, name="fc")(x)
+    return keras.Model(inp, out)
+
+
+def dynamic_shapes() -> bytes:
+    return convert_keras(dynamic_shapes_keras())
+
+
+DYNAMIC_BATCHES = (1, 3)
+
+
+def dynamic_shapes_variants(d: Path) -> None:
+    """TF's int8 (int8 I/O) and 16x8 versions of `dynamic_shapes`, and LiteRT BUILTIN_REF outputs of
+    all three at batch 1 and batch 3 (resize_tensor_input(strict=True) + allocate_tensors):
+    model_<v>.tflite, input_<v>_b<B>.npy, expected_<v>_b<B>.npy, each array exactly the input's /
+    output's shape at that batch (no samples axis)."""
+    model = dynamic_shapes_keras()
+    rng = np.random.default_rng(2121)
+    calib = [rng.uniform(-1.0, 1.0, (1, 6, 6, 4)).astype(np.float32) for _ in range(16)]
+
+    def rep():
+        for c in calib:
+            yield [c]
+
+    def quantized(ops, io_int8: bool) -> bytes:
+        conv = tf.lite.TFLiteConverter.from_keras_model(model)
+        conv.optimizations = [tf.lite.Optimize.DEFAULT]
+        conv.representative_dataset = rep
+        conv.target_spec.supported_ops = [ops]
+        if io_int8:
+            conv.inference_input_type = tf.int8
+            conv.inference_output_type = tf.int8
+        return conv.convert()
+
+    variants = {
+        "float": convert_keras(model),
+        "int8": quantized(tf.lite.OpsSet.TFLITE_BUILTINS_INT8, True),
+        "16x8": quantized(tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8, False),
+    }
+    floats = {b: rng.uniform(-1.0, 1.0, (b, 6, 6, 4)).astype(np.float32) for b in DYNAMIC_BATCHES}
+    for v, data in variants.items():
+        (d / f"model_{v}.tflite").write_bytes(data)
+        for b, x in floats.items():
+            it = Interpreter(model_content=data, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+            det = it.get_input_details()[0]
+            assert list(det["shape_signature"]) == [-1, 6, 6, 4], det["shape_signature"]
+            it.resize_tensor_input(det["index"], [b, 6, 6, 4], strict=True)
+            it.allocate_tensors()
+            if det["dtype"] == np.int8:
+                scale, zp = det["quantization"]
+                x = np.clip(np.round(x / scale) + zp, -128, 127).astype(np.int8)
+            it.set_tensor(det["index"], x)
+            it.invoke()
+            y = it.get_tensor(it.get_output_details()[0]["index"])
+            assert y.shape[0] == b, y.shape
+            np.save(d / f"input_{v}_b{b}.npy", x)
+            np.save(d / f"expected_{v}_b{b}.npy", y)
+
+
 def control_flow() -> bytes:
     seed(14)
     module = _Control()
@@ -237,7 +314,15 @@ MODELS = {
     "no_signature": (no_signature, "no signature defs"),
     "metadata_heavy": (metadata_heavy, "metadata entries incl. 256 KiB TFLITE_METADATA"),
     "dynamic_batch": (dynamic_batch, "batch left dynamic: SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE"),
+    "dynamic_shapes": (
+        dynamic_shapes,
+        "batch left dynamic: TRANSPOSE_CONV output shape, RESHAPE, BROADCAST_TO and a 3-D Dense computed "
+        "from SHAPE; float, TF int8 and 16x8 with LiteRT outputs at batch 1 and 3",
+    ),
 }
+
+# Extra files written into a model's folder (before the manifest lists its files).
+EXTRAS = {"dynamic_shapes": dynamic_shapes_variants}
 
 
 def op_names(model: bytes) -> list[list[str]]:
@@ -295,6 +380,8 @@ def main() -> int:
         if outs is not None:
             for k, y in enumerate(outs):
                 np.save(d / f"expected_output_{k}.npy", y[None, ...])
+        if name in EXTRAS:
+            EXTRAS[name](d)
         files = {}
         for f in sorted(d.iterdir()):
             files[f.name] = {"sha256": hashlib.sha256(f.read_bytes()).hexdigest(), "size": f.stat().st_size}

@@ -23,6 +23,7 @@ import type { EngineInfo, EnginePreference } from './engine/protocol';
 import type { UnrunnableOp } from './engine/types';
 import { formatBytesExact, looksLikeTflite, rewrittenFileName } from './format';
 import { loadLimits, saveLimits, workerLimits } from './limits';
+import { shapesToSend, storedShapes } from './model/input-shapes';
 import { createPageStore, type PageModel } from './page-state';
 import { latest } from './store';
 import { Banner } from './ui/banner';
@@ -72,6 +73,8 @@ const store = createPageStore();
 store.subscribe('model', () => {
   inspected = undefined;
   inspectedOps = [];
+  // A new model runs at its stored shapes until the user picks others.
+  store.set({ inputShapes: storedShapes() });
   updateSwitch();
   shown = 'float';
   showModel('float');
@@ -92,7 +95,7 @@ store.subscribe('selection', (selection) => {
 });
 
 const calibration = new CalibrationPanel(required('[data-testid="calibration"]', HTMLElement), store, {
-  calibrate: (bytes, config, onProgress) => client.calibrate(bytes, config, onProgress),
+  calibrate: (bytes, config, onProgress) => client.calibrate(bytes, config, onProgress, shapesToSend(store.get().inputShapes)),
   restats: (method) => client.calibrationStats(method),
   showError: (message) => {
     errorBanner.show(message);
@@ -124,8 +127,8 @@ const quantize = new QuantizePanel(required('[data-testid="quantize"]', HTMLElem
 });
 
 const compare = new ComparePanel(required('[data-testid="compare"]', HTMLElement), store, {
-  run: (bytes, sample, runs) => client.run(bytes, sample, runs),
-  compare: (float, quant, sample) => client.compare(float, quant, sample),
+  run: (bytes, sample, runs) => client.run(bytes, sample, runs, shapesToSend(store.get().inputShapes)),
+  compare: (float, quant, sample) => client.compare(float, quant, sample, shapesToSend(store.get().inputShapes)),
   showError: (message) => {
     errorBanner.show(message);
   },
@@ -280,6 +283,17 @@ function showModel(which: Shown): void {
   }
   renderSummary(summaryRoot, model, {
     download,
+    // The dims control of inputs with dynamic dims: for the float model (its shapes are sent
+    // with every run, calibrate and compare request; the quantized model follows them).
+    shapes:
+      which === 'float'
+        ? {
+            chosen: store.get().inputShapes,
+            set: (inputShapes) => {
+              store.set({ inputShapes });
+            },
+          }
+        : undefined,
     selectTensor: (index) => {
       store.set({ selection: { kind: 'tensor', index } });
       // The details panel sits beside the graph, above the table.

@@ -10,12 +10,16 @@
  *   Model tab's switch and the Compare panel follow.
  * - `selection`: main.ts (a click in the graph, the tensor table or the details panel); cleared
  *   when the Model tab shows another graph.
+ * - `inputShapes`: the summary panel's dims control, for inputs with dynamic dims
+ *   (model/input-shapes.ts); back to the stored shapes when a new model loads. Sent with every
+ *   run and calibrate request.
  *
  * Everything the user made lives here on the main thread and is sent with each request, so a
  * restarted engine worker loses nothing.
  */
 import type { CalibrationSource, CalibrationStats } from './calibration/types';
-import type { ModelSummary } from './engine/types';
+import type { InputShapes, ModelSummary } from './engine/types';
+import { storedShapes } from './model/input-shapes';
 import { Store } from './store';
 import type { Selection } from './ui/graph';
 import type { QuantizedModel } from './ui/quantize';
@@ -42,11 +46,18 @@ export interface PageState {
   calibration: Calibration | undefined;
   quantized: QuantizedModel | undefined;
   selection: Selection;
+  inputShapes: InputShapes;
 }
 
 export type PageStore = Store<PageState>;
 
 /** An empty page: no model yet. */
 export function createPageStore(): PageStore {
-  return new Store<PageState>({ model: undefined, calibration: undefined, quantized: undefined, selection: undefined });
+  return new Store<PageState>({
+    model: undefined,
+    calibration: undefined,
+    quantized: undefined,
+    selection: undefined,
+    inputShapes: storedShapes(),
+  });
 }

@@ -89,8 +89,14 @@ describe('Store', () => {
     expect(heard).toEqual([2]);
   });
 
-  it('the page store starts empty', () => {
-    expect(createPageStore().get()).toEqual({ model: undefined, calibration: undefined, quantized: undefined, selection: undefined });
+  it('the page store starts empty (inputs at their stored shapes)', () => {
+    expect(createPageStore().get()).toEqual({
+      model: undefined,
+      calibration: undefined,
+      quantized: undefined,
+      selection: undefined,
+      inputShapes: { shapes: [] },
+    });
   });
 
   it('a new model: every panel hears of it before any hears of the results reset for it', () => {

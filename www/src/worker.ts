@@ -13,6 +13,7 @@ import { decodeImage } from './calibration/decode';
 import { calibrate, sampleSource, type CalibrationEngine } from './calibration/run';
 import type { CalibratorLike } from './calibration/types';
 import { loadEngine, type EngineModule, type LoadedEngine } from './engine/loader';
+import type { InputShapes } from './engine/types';
 import type { WorkerLimits } from './limits';
 import type { UnrunnableOp } from './engine/types';
 import {
@@ -65,10 +66,17 @@ async function resolveSample(
   return source.sample(sample.index);
 }
 
-async function runModel(api: EngineModule, bytes: Uint8Array, sample: SampleSpec, runs: number, limits: WorkerLimits): Promise<RunResult> {
+async function runModel(
+  api: EngineModule,
+  bytes: Uint8Array,
+  sample: SampleSpec,
+  runs: number,
+  limits: WorkerLimits,
+  shapes: InputShapes | undefined,
+): Promise<RunResult> {
   if (!Number.isInteger(runs) || runs < 1 || runs > MAX_RUNS) throw new Error(`runs must be a whole number from 1 to ${String(MAX_RUNS)}`);
   // The fast kernel set where an op has one (same bits as the reference for integer ops).
-  const runner = new api.Runner(bytes, 'fast', limits.engine);
+  const runner = new api.Runner(bytes, 'fast', limits.engine, shapes);
   try {
     const inputs = runner.inputs();
     const data = await resolveSample(api, inputs, sample, limits);
@@ -142,6 +150,7 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
           },
           isCancelled: () => cancelled.has(request.id),
           limits: request.limits.engine,
+          shapes: request.shapes,
           maxSamples: request.limits.maxCalibrationSamples,
         });
         if (outcome.calibrator) {
@@ -210,12 +219,12 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
     }
     case 'run': {
       const { api } = await requireEngine();
-      const result = await runModel(api, request.bytes, request.sample, request.runs, request.limits);
+      const result = await runModel(api, request.bytes, request.sample, request.runs, request.limits, request.shapes);
       return [{ type: 'ran', id: request.id, ...result }, result.outputs.map((o) => o.values.buffer)];
     }
     case 'compare': {
       const { api } = await requireEngine();
-      const runner = new api.Runner(request.float, undefined, request.limits.engine);
+      const runner = new api.Runner(request.float, undefined, request.limits.engine, request.shapes);
       let inputs;
       try {
         inputs = runner.inputs();
@@ -229,7 +238,7 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
         joined.set(a, at);
         at += a.length;
       }
-      return [{ type: 'compared', id: request.id, tensors: api.compareModels(request.float, request.quant, joined, request.limits.engine) }, []];
+      return [{ type: 'compared', id: request.id, tensors: api.compareModels(request.float, request.quant, joined, request.limits.engine, request.shapes) }, []];
     }
     case 'debug-panic': {
       const { api } = await requireEngine();

@@ -8,12 +8,14 @@
 //! that vocabulary *is* the meaning of a model, but none of flatbuffers' mechanics (offsets,
 //! vtables, builders): later layers read shapes, quantization parameters, operator kinds and
 //! constant data through ordinary fields and the accessors here. [`dtype`] holds the facts about
-//! element types (size, name) that every layer uses; [`sparse`] expands sparse constants
+//! element types (size, name) that every layer uses; [`shapes`] holds the input shapes a user
+//! chooses for a model with dynamic dims (`--shape`, `--batch`); [`sparse`] expands sparse constants
 //! (`SparsityParameters`) to dense data, for the engine's constants and the quantizer's DENSIFY
 //! folding.
 
 pub mod dtype;
 mod model;
+pub mod shapes;
 pub mod sparse;
 pub mod summary;
 
@@ -21,6 +23,7 @@ pub use model::{
     Buffer, Metadata, Model, OpCode, Operator, QuantParams, Quantization, SignatureDef, Subgraph,
     Tensor, TensorMap,
 };
+pub use shapes::{ResolvedInput, ShapeOverrides, parse_shape_arg};
 // The schema's own vocabulary, re-exported so that IR users need not reach into the format layer.
 pub use crate::tflite::schema::{
     BuiltinOperator, BuiltinOptions2T, BuiltinOptionsT, CustomOptionsFormat, ExternalBufferGroupT,

@@ -1,7 +1,8 @@
 //! Reductions: MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD over constant axes, with
 //! `keep_dims`: float32, and quantized INT8 / UINT8 / INT16 (LiteRT's reference paths:
 //! `QuantizedMeanOrSum` for MEAN and SUM, the raw-integer max / min for REDUCE_MAX / REDUCE_MIN,
-//! `QuantizedReduceProd` for REDUCE_PROD); REDUCE_ANY over BOOL. ARG_MAX / ARG_MIN over one
+//! `QuantizedReduceProd` for REDUCE_PROD); SUM / REDUCE_PROD / REDUCE_MAX / REDUCE_MIN also on plain
+//! INT32 / INT64 (the shape arithmetic of Keras exports); REDUCE_ANY over BOOL. ARG_MAX / ARG_MIN over one
 //! constant axis: float32, INT32 and quantized INT8 / UINT8 in, INT32 or INT64 indices out
 //! (never quantized). CUMSUM along one constant axis: float32, INT32, INT64.
 
@@ -12,7 +13,7 @@ use crate::graph::{BuiltinOperator, TensorType};
 use crate::kernels::litert_optimized::reduce as litert_reduce;
 use crate::kernels::reference::int_elem::IntElem;
 use crate::kernels::reference::reduce::{
-    self, ArgParams, QuantizedProd, QuantizedReduce, ReduceParams,
+    self, ArgParams, PlainInt, PlainReduce, QuantizedProd, QuantizedReduce, ReduceParams,
 };
 use crate::tflite::schema::{ArgMaxOptionsT, ArgMinOptionsT, CumsumOptionsT, ReducerOptionsT};
 
@@ -96,6 +97,37 @@ impl<T: IntElem> Kernel for IntReduce<T> {
     }
 }
 
+/// SUM / REDUCE_PROD / REDUCE_MAX / REDUCE_MIN on plain (unquantized) INT32 / INT64.
+struct PlainIntReduce<T> {
+    op: PlainReduce,
+    p: ReduceParams,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<T: PlainInt> Kernel for PlainIntReduce<T> {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.in_as::<T>(0);
+        reduce::plain_int(&self.p, self.op, input, io.out_as::<T>());
+    }
+}
+
+fn plain_reduce<T: PlainInt>(
+    op: PlainReduce,
+    p: ReduceParams,
+    shape: Vec<usize>,
+    dtype: TensorType,
+) -> Prepared {
+    Prepared::new(
+        shape,
+        dtype,
+        PlainIntReduce::<T> {
+            op,
+            p,
+            _t: std::marker::PhantomData,
+        },
+    )
+}
+
 fn int_reduce<T: IntElem>(
     op: IntOp,
     p: ReduceParams,
@@ -114,7 +146,7 @@ fn int_reduce<T: IntElem>(
 }
 
 /// MEAN / SUM / REDUCE_MAX / REDUCE_MIN / REDUCE_PROD: input float32 or quantized INT8 / UINT8 /
-/// INT16; REDUCE_ANY: input BOOL. Axes a constant int32 scalar or vector (negative axes count
+/// INT16, and (all but MEAN) plain INT32 / INT64 for shape arithmetic; REDUCE_ANY: input BOOL. Axes a constant int32 scalar or vector (negative axes count
 /// from the end, duplicates are ignored).
 pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(2, 2)?;
@@ -131,6 +163,10 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     let (input, axes_t) = (ctx.input(0)?, ctx.input(1)?);
     if matches!(reducer, Reducer::Any) {
         ctx.require_dtype(&input, &[TensorType::BOOL])?;
+    } else if matches!(input.dtype, TensorType::INT32 | TensorType::INT64)
+        && !matches!(reducer, Reducer::Mean)
+    {
+        // Plain integers (shape arithmetic): SUM / PROD / MAX / MIN.
     } else {
         ctx.require_dtype(
             &input,
@@ -162,6 +198,22 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     }
     if input.dtype == TensorType::BOOL {
         return Ok(Prepared::new(shape, input.dtype, AnyReduce { p }));
+    }
+    let plain = match reducer {
+        Reducer::Sum => Some(PlainReduce::Sum),
+        Reducer::Prod => Some(PlainReduce::Prod),
+        Reducer::Max => Some(PlainReduce::Max),
+        Reducer::Min => Some(PlainReduce::Min),
+        Reducer::Mean | Reducer::Any => None,
+    };
+    match (input.dtype, plain) {
+        (TensorType::INT32, Some(op)) => {
+            return Ok(plain_reduce::<i32>(op, p, shape, input.dtype));
+        }
+        (TensorType::INT64, Some(op)) => {
+            return Ok(plain_reduce::<i64>(op, p, shape, input.dtype));
+        }
+        _ => {}
     }
     if input.dtype == TensorType::FLOAT32 {
         let litert_last_axis = match reducer {

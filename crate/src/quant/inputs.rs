@@ -77,8 +77,10 @@ pub fn random_data(n: usize, lo: f32, hi: f32, seed: u64) -> Vec<f32> {
 }
 
 /// Checks that an array of shape `shape` holds samples of `input`: the first axis counts
-/// samples and each sample has the input's shape (or the input's shape without its leading
-/// batch dimension of 1). Returns the number of samples.
+/// samples and each sample has the input's shape; or the array has no samples axis and its
+/// first axis counts rows of the input's batch (`[k·B, …]` for an input `[B, …]`, so a batch-1
+/// input also takes samples without their batch dimension, and an input resized to batch `B`
+/// runs `k` invocations of `B` consecutive rows). Returns the number of invocations.
 pub fn check_sample_shape(
     what: &str,
     index: usize,
@@ -86,7 +88,11 @@ pub fn check_sample_shape(
     shape: &[usize],
 ) -> Result<usize> {
     let per_sample = shape.get(1..).unwrap_or(&[]);
-    let without_batch = input.shape.first() == Some(&1) && per_sample == &input.shape[1..];
+    let batch = input.shape.first().copied().unwrap_or(0);
+    let rows = batch > 0
+        && per_sample == &input.shape[1..]
+        && shape.first().is_some_and(|&n| n % batch == 0);
+    let without_batch = rows && per_sample != input.shape.as_slice();
     if shape.is_empty() || (per_sample != input.shape.as_slice() && !without_batch) {
         let fmt = |s: &[usize]| {
             if s.is_empty() {
@@ -105,7 +111,11 @@ pub fn check_sample_shape(
             got: format!("shape {}", fmt(shape)),
         });
     }
-    Ok(shape[0])
+    Ok(if without_batch {
+        shape[0] / batch
+    } else {
+        shape[0]
+    })
 }
 
 /// The samples of one model input read from a `.npy` array (float32, or float64 converted).
@@ -315,6 +325,14 @@ mod tests {
             e,
             "input 1 (f.npy) 'img': expected samples × 1×2×3 (first axis = samples), got shape 5×3×2"
         );
+        // An input resized to batch 3: 6 rows are 2 invocations; 4 rows do not divide.
+        let d3 = desc(&[3, 2, 3]);
+        assert_eq!(check_sample_shape("f", 0, &d3, &[6, 2, 3]).expect("ok"), 2);
+        assert_eq!(
+            check_sample_shape("f", 0, &d3, &[2, 3, 2, 3]).expect("ok"),
+            2
+        );
+        assert!(check_sample_shape("f", 0, &d3, &[4, 2, 3]).is_err());
     }
 
     #[test]

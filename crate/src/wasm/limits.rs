@@ -3,13 +3,15 @@
 //!
 //! Every binding that prepares a model ([`super::Calibrator`], [`super::run::Runner`],
 //! [`super::run::compare_models`], [`check_model`]) takes an optional [`EngineLimits`]; absent
-//! means [`Limits::default`].
+//! means [`Limits::default`]. The runner and the calibrator also take optional [`InputShapes`]
+//! (the page's dims control for inputs with dynamic dims; absent = the stored shapes).
 
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
 use super::{js_error, to_js};
 use crate::engine::{Interpreter, Limits};
+use crate::graph::{Model, ShapeOverrides};
 use crate::limits::{DEFAULT_MAX_MODEL_BYTES, check_model_size};
 use crate::tflite;
 
@@ -48,6 +50,56 @@ pub fn limits_or_default(limits: Option<JsValue>) -> Result<Limits, JsError> {
         }
         _ => Ok(Limits::default()),
     }
+}
+
+/// One input's full shape, by tensor (or signature) name or index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, tsify::Tsify)]
+pub struct InputShape {
+    /// The input's tensor name, signature name, or position as a decimal number.
+    pub input: String,
+    /// Its shape.
+    pub dims: Vec<usize>,
+}
+
+/// Input shapes for a model with dynamic dims (`zeropoint … --shape/--batch`; the library's
+/// [`ShapeOverrides`]): only dims whose `shape_signature` is −1 may change.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, tsify::Tsify)]
+pub struct InputShapes {
+    /// Full shapes of some inputs.
+    #[serde(default)]
+    pub shapes: Vec<InputShape>,
+    /// Batch for every input with a dynamic dim 0 (those not in `shapes`).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub batch: Option<usize>,
+}
+
+/// The shapes a binding was given (an [`InputShapes`] object), or none (`undefined`/`null`).
+///
+/// # Errors
+/// A JS `Error` when the value is not an [`InputShapes`].
+pub fn shapes_or_default(shapes: Option<JsValue>) -> Result<ShapeOverrides, JsError> {
+    match shapes {
+        Some(v) if !v.is_undefined() && !v.is_null() => {
+            let s: InputShapes = serde_wasm_bindgen::from_value(v)
+                .map_err(|e| JsError::new(&format!("input shapes: {e}")))?;
+            Ok(ShapeOverrides {
+                shapes: s.shapes.into_iter().map(|s| (s.input, s.dims)).collect(),
+                batch: s.batch,
+            })
+        }
+        _ => Ok(ShapeOverrides::default()),
+    }
+}
+
+/// Reads `model` and applies `shapes` ([`ShapeOverrides::apply`]).
+///
+/// # Errors
+/// The reader's error, or [`crate::Error::InputShape`] for a shape the model does not allow.
+pub fn read_shaped(model: &[u8], shapes: &ShapeOverrides) -> Result<Model, JsError> {
+    let mut model = tflite::read(model).map_err(js_error)?;
+    shapes.apply(&mut model).map_err(js_error)?;
+    Ok(model)
 }
 
 /// The library's default limits, in bytes (what the CLI uses without `--max-…-mb`).

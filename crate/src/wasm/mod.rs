@@ -106,15 +106,25 @@ extern "C" {
 #[wasm_bindgen]
 impl Calibrator {
     /// Reads a float `.tflite` model and prepares the float engine for it with `limits` (the
-    /// engine's size limits; default if absent).
+    /// engine's size limits; default if absent) and `shapes` (the input shapes for a model with
+    /// dynamic dims; the stored shapes if absent). The statistics are by tensor, so they quantize
+    /// the model as stored whatever the shapes.
     #[wasm_bindgen(constructor)]
     pub fn new(
         model: &[u8],
         #[wasm_bindgen(unchecked_optional_param_type = "EngineLimits")] limits: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "InputShapes")] shapes: Option<JsValue>,
     ) -> Result<Calibrator, JsError> {
         let limits = limits::limits_or_default(limits)?;
-        let fp = fingerprint(model);
-        let model = tflite::read(model).map_err(js_error)?;
+        let shapes = limits::shapes_or_default(shapes)?;
+        // Measured errors compare the float and quantized models at the stored shapes: a
+        // calibration at other shapes records none (see `measure_errors`).
+        let fp = if shapes.is_empty() {
+            fingerprint(model)
+        } else {
+            (0, usize::MAX)
+        };
+        let model = limits::read_shaped(model, &shapes)?;
         let inner = calibrate::Calibrator::with_limits(&model, &limits).map_err(js_error)?;
         Ok(Calibrator {
             inner,

@@ -6,12 +6,12 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use super::limits::limits_or_default;
+use super::limits::{limits_or_default, read_shaped, shapes_or_default};
 use super::{js_error, to_js};
 use crate::engine::{Interpreter, Limits, TensorDesc};
 use crate::error::Error;
 use crate::graph::dtype::dtype_name;
-use crate::graph::{Model, TensorType};
+use crate::graph::{Model, ShapeOverrides, TensorType};
 use crate::kernels::KernelSet;
 use crate::tflite;
 
@@ -108,19 +108,21 @@ pub struct Runner {
 #[wasm_bindgen]
 impl Runner {
     /// Reads and prepares a model; `kernels` is `reference` (the default) or `fast`; `limits`
-    /// the engine's size limits (default if absent).
+    /// the engine's size limits (default if absent); `shapes` the input shapes for a model with
+    /// dynamic dims (the stored shapes if absent).
     #[wasm_bindgen(constructor)]
     pub fn new(
         model: &[u8],
         kernels: Option<String>,
         #[wasm_bindgen(unchecked_optional_param_type = "EngineLimits")] limits: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "InputShapes")] shapes: Option<JsValue>,
     ) -> Result<Runner, JsError> {
         let limits = limits_or_default(limits)?;
         let kernels: KernelSet = match kernels.as_deref() {
             None => KernelSet::default(),
             Some(name) => name.parse().map_err(|e: String| JsError::new(&e))?,
         };
-        let model = tflite::read(model).map_err(js_error)?;
+        let model = read_shaped(model, &shapes_or_default(shapes)?)?;
         let interp = Interpreter::with_options(&model, &limits, kernels).map_err(js_error)?;
         Ok(Runner { model, interp })
     }
@@ -267,23 +269,33 @@ pub fn compare_with(
     quant_model: &[u8],
     data: &[f32],
 ) -> crate::Result<Vec<TensorError>> {
-    compare_with_limits(float_model, quant_model, data, &Limits::default())
+    compare_with_limits(
+        float_model,
+        quant_model,
+        data,
+        &Limits::default(),
+        &ShapeOverrides::default(),
+    )
 }
 
-/// [`compare_with`] with the user's size [`Limits`]: both models are prepared with them first,
-/// so a model over a limit is refused naming the tensor (or the arena) before the comparison.
+/// [`compare_with`] with the user's size [`Limits`] and input shapes (applied to both models):
+/// both models are prepared with them first, so a model over a limit is refused naming the
+/// tensor (or the arena) before the comparison.
 ///
 /// # Errors
-/// As [`compare_with`], and [`Error::TooLarge`] / [`Error::CannotRun`] for a model over the
-/// limits.
+/// As [`compare_with`], [`Error::TooLarge`] / [`Error::CannotRun`] for a model over the limits,
+/// and [`Error::InputShape`] for shapes a model does not allow.
 pub fn compare_with_limits(
     float_model: &[u8],
     quant_model: &[u8],
     data: &[f32],
     limits: &Limits,
+    shapes: &ShapeOverrides,
 ) -> crate::Result<Vec<TensorError>> {
-    let f = tflite::read(float_model)?;
-    let q = tflite::read(quant_model)?;
+    let mut f = tflite::read(float_model)?;
+    let mut q = tflite::read(quant_model)?;
+    shapes.apply(&mut f)?;
+    shapes.apply(&mut q)?;
     Interpreter::with_limits(&f, limits)?;
     Interpreter::with_limits(&q, limits)?;
     let sizes = input_sizes(&f);
@@ -316,16 +328,19 @@ pub fn compare_with_limits(
 /// Runs the float and the quantized model on the same float samples and returns, for every
 /// tensor present in both (matched by name, in the quantized model's execution order), the SQNR
 /// and the largest error, as `zeropoint compare --json`. `data` holds whole samples, each the
-/// float model's inputs one after the other.
+/// float model's inputs one after the other (at `shapes`, when given).
 #[wasm_bindgen(js_name = compareModels, unchecked_return_type = "TensorError[]")]
 pub fn compare_models(
     float_model: &[u8],
     quant_model: &[u8],
     data: &[f32],
     #[wasm_bindgen(unchecked_optional_param_type = "EngineLimits")] limits: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "InputShapes")] shapes: Option<JsValue>,
 ) -> Result<JsValue, JsError> {
     let limits = limits_or_default(limits)?;
-    let rows = compare_with_limits(float_model, quant_model, data, &limits).map_err(js_error)?;
+    let shapes = shapes_or_default(shapes)?;
+    let rows =
+        compare_with_limits(float_model, quant_model, data, &limits, &shapes).map_err(js_error)?;
     to_js(&rows, "comparison")
 }
 

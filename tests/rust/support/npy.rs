@@ -99,7 +99,7 @@ impl NpyData {
     }
 
     /// Little-endian bytes of elements `range`.
-    fn le_bytes(&self, range: std::ops::Range<usize>) -> Vec<u8> {
+    pub fn le_bytes(&self, range: std::ops::Range<usize>) -> Vec<u8> {
         fn cat<T: Copy, const N: usize>(v: &[T], f: fn(T) -> [u8; N]) -> Vec<u8> {
             v.iter().flat_map(|&x| f(x)).collect()
         }

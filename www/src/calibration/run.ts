@@ -3,7 +3,7 @@
  * into samples, run the loop, and hand back the statistics. Engine and browser pieces are
  * injected (see worker.ts), so this is exercised in Node with fakes.
  */
-import type { EngineLimits } from '../engine/types';
+import type { EngineLimits, InputShapes } from '../engine/types';
 import { checkSampleCount } from '../limits';
 import { runCalibration, type LoopResult, type SampleSource } from './loop';
 import { parseNpy, parseNpyHeader } from './npy';
@@ -23,7 +23,7 @@ import {
 
 /** The wasm API slice calibration needs (Calibrator class + randomData). */
 export interface CalibrationEngine {
-  Calibrator: new (model: Uint8Array, limits?: EngineLimits) => CalibratorLike;
+  Calibrator: new (model: Uint8Array, limits?: EngineLimits, shapes?: InputShapes) => CalibratorLike;
   randomData: RandomData;
 }
 
@@ -36,6 +36,8 @@ export interface RunEnv {
   now?: () => number;
   /** The engine's size limits (the user's); the engine's defaults when absent. */
   limits?: EngineLimits;
+  /** The input shapes of a model with dynamic dims; the stored shapes when absent. */
+  shapes?: InputShapes | undefined;
   /** Most samples a source decoded whole in memory (a `.npy`) may hold; no limit when absent. */
   maxSamples?: number;
 }
@@ -97,7 +99,7 @@ export async function sampleSource(
 export async function calibrate(model: Uint8Array, config: CalibrationConfig, env: RunEnv): Promise<RunOutcome> {
   validateMethod(config.method);
   const method = methodString(config.method);
-  const calibrator = new env.engine.Calibrator(model, env.limits);
+  const calibrator = new env.engine.Calibrator(model, env.limits, env.shapes);
   let keep = false;
   try {
     const samples = await sampleSource(calibrator.inputs(), config.source, env.engine.randomData, env.decodeImage, env.maxSamples);

@@ -22,7 +22,7 @@ import {
 import type { CalibrationConfig, CalibrationStats } from '../calibration/types';
 import { DEFAULT_LIMITS, workerLimits, type WorkerLimits } from '../limits';
 import type { Progress } from '../calibration/progress';
-import type { ModelSummary, UnrunnableOp, MultiplierSteps, QuantSteps, QuantizeSettings, TensorComparison } from './types';
+import type { InputShapes, ModelSummary, MultiplierSteps, QuantSteps, QuantizeSettings, TensorComparison, UnrunnableOp } from './types';
 
 /** An error reported by the engine (e.g. a malformed model), as opposed to a dead worker. */
 export class EngineError extends Error {
@@ -139,15 +139,18 @@ export class EngineClient {
     return response.bytes;
   }
 
-  /** Calibrate `bytes` in the worker; `onProgress` sees samples done / total as they run. */
-  calibrate(bytes: Uint8Array, config: CalibrationConfig, onProgress: (progress: Progress) => void): CalibrationRun {
+  /**
+   * Calibrate `bytes` in the worker (at `shapes`, for a model with dynamic dims); `onProgress`
+   * sees samples done / total as they run.
+   */
+  calibrate(bytes: Uint8Array, config: CalibrationConfig, onProgress: (progress: Progress) => void, shapes?: InputShapes): CalibrationRun {
     let id: number | undefined;
     let cancelRequested = false;
     const sendCancel = (target: number): void => {
       this.request('cancel', { type: 'cancel', target }).catch(() => undefined);
     };
     const result = this.init().then(() => {
-      const request = this.request('calibrate', { type: 'calibrate', bytes, config, limits: this.limits }, onProgress);
+      const request = this.request('calibrate', { type: 'calibrate', bytes, config, limits: this.limits, shapes }, onProgress);
       id = this.nextId - 1; // request() took this id synchronously
       if (cancelRequested) sendCancel(id);
       return request;
@@ -207,17 +210,17 @@ export class EngineClient {
     return (await this.request('stats-json', { type: 'stats-json', stats })).json;
   }
 
-  /** Run a model on one sample `runs` times (each invoke timed in the worker). */
-  async run(bytes: Uint8Array, sample: SampleSpec, runs: number): Promise<RunResult> {
+  /** Run a model on one sample `runs` times (each invoke timed in the worker), at `shapes`. */
+  async run(bytes: Uint8Array, sample: SampleSpec, runs: number, shapes?: InputShapes): Promise<RunResult> {
     await this.init();
-    const { inputs, outputs, timesMs } = await this.request('run', { type: 'run', bytes, sample, runs, limits: this.limits });
+    const { inputs, outputs, timesMs } = await this.request('run', { type: 'run', bytes, sample, runs, limits: this.limits, shapes });
     return { inputs, outputs, timesMs };
   }
 
   /** Float vs quantized on one sample: every tensor present in both, as `zeropoint compare`. */
-  async compare(float: Uint8Array, quant: Uint8Array, sample: SampleSpec): Promise<TensorComparison[]> {
+  async compare(float: Uint8Array, quant: Uint8Array, sample: SampleSpec, shapes?: InputShapes): Promise<TensorComparison[]> {
     await this.init();
-    return (await this.request('compare', { type: 'compare', float, quant, sample, limits: this.limits })).tensors;
+    return (await this.request('compare', { type: 'compare', float, quant, sample, limits: this.limits, shapes })).tensors;
   }
 
   /**

@@ -10,7 +10,7 @@
 import type { CalibrationConfig, CalibrationSource, CalibrationStats } from '../calibration/types';
 import type { Progress } from '../calibration/progress';
 import type { WorkerLimits } from '../limits';
-import type { IoInfo, ModelSummary, UnrunnableOp, MultiplierSteps, QuantSteps, QuantizeSettings, Report, TensorComparison } from './types';
+import type { InputShapes, IoInfo, ModelSummary, MultiplierSteps, QuantSteps, QuantizeSettings, Report, TensorComparison, UnrunnableOp } from './types';
 
 /** One input sample for a run or a comparison: sample `index` of a calibration-style source. */
 export interface SampleSpec {
@@ -76,7 +76,7 @@ export type WorkerRequest =
    * `calibrated` (or `error`) response. The worker keeps the last finished calibrator for
    * `calibration-stats` requests (a failed or cancelled run leaves it in place).
    */
-  | { type: 'calibrate'; id: number; bytes: Uint8Array; config: CalibrationConfig; limits: WorkerLimits }
+  | { type: 'calibrate'; id: number; bytes: Uint8Array; config: CalibrationConfig; limits: WorkerLimits; shapes?: InputShapes | undefined }
   /** Stop the calibration started by request `target` between two samples. */
   | { type: 'cancel'; id: number; target: number }
   /** The last finished calibration's statistics with another range-selection method. */
@@ -94,10 +94,11 @@ export type WorkerRequest =
   | { type: 'quantize'; id: number; bytes: Uint8Array; stats: CalibrationStats | undefined; settings: QuantizeSettings }
   /** The statistics as `zeropoint calibrate` writes them (the JSON `--stats` reads). */
   | { type: 'stats-json'; id: number; stats: CalibrationStats }
-  /** Run a model on one sample `runs` times; outputs of the last run. */
-  | { type: 'run'; id: number; bytes: Uint8Array; sample: SampleSpec; runs: number; limits: WorkerLimits }
+  /** Run a model on one sample `runs` times; outputs of the last run. `shapes` (here, in
+   * `calibrate` and in `compare`): the input shapes of a model with dynamic dims. */
+  | { type: 'run'; id: number; bytes: Uint8Array; sample: SampleSpec; runs: number; limits: WorkerLimits; shapes?: InputShapes | undefined }
   /** Float vs quantized on one sample, per tensor (as `zeropoint compare`). */
-  | { type: 'compare'; id: number; float: Uint8Array; quant: Uint8Array; sample: SampleSpec; limits: WorkerLimits }
+  | { type: 'compare'; id: number; float: Uint8Array; quant: Uint8Array; sample: SampleSpec; limits: WorkerLimits; shapes?: InputShapes | undefined }
   /** Test hook: make the worker die with an uncaught error, to exercise the restart path. */
   | { type: 'crash'; id: number }
   /** Test hook: make the engine panic (a wasm trap), to exercise crash recovery. */

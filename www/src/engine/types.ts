@@ -6,6 +6,8 @@
 export type {
   DefaultLimits,
   EngineLimits,
+  InputShape,
+  InputShapes,
   IoInfo,
   MetadataSummary,
   ModelCheck,

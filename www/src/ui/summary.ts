@@ -2,8 +2,9 @@
  * The model summary panel: headline numbers, download of the rewritten model, inputs/outputs,
  * operator counts, signatures, metadata and a per-subgraph tensor table.
  */
-import type { ModelSummary, SubgraphSummary, TensorSummary } from '../engine/types';
+import type { InputShapes, ModelSummary, SubgraphSummary, TensorSummary } from '../engine/types';
 import { formatBytes, formatCount, formatDtype, formatInt, formatQuant, formatShape } from '../format';
+import { chosenShape, dynamicInputs, withDim, type DynamicInput } from '../model/input-shapes';
 import { filterTensors, ioRows, modelStats, tensorKind, tensorRole } from '../view-model';
 import { append, h, table, type Child } from './dom';
 
@@ -18,6 +19,9 @@ export interface SummaryActions {
   download: (externalBuffers: boolean) => Promise<string>;
   /** A row of the tensor table was clicked (subgraph 0). */
   selectTensor?: (index: number) => void;
+  /** The chosen input shapes and how to change them: shows a dims control beside each input with
+   * dynamic dims (absent: no control). */
+  shapes?: { chosen: InputShapes; set: (shapes: InputShapes) => void } | undefined;
 }
 
 /** Rows beyond this are rendered only on request (models can have thousands of tensors). */
@@ -45,7 +49,7 @@ export function renderSummary(root: HTMLElement, model: LoadedModel, actions: Su
         ),
       ),
     ),
-    h('div', { class: 'grid' }, ioSection(summary), opCountsSection(summary)),
+    h('div', { class: 'grid' }, ioSection(summary, actions.shapes), opCountsSection(summary)),
     signaturesSection(summary),
     metadataSection(summary),
     summary.subgraphs.map((sg, i) => subgraphSection(sg, i, summary.subgraphs.length, i === 0 ? actions.selectTensor : undefined)),
@@ -98,8 +102,9 @@ function section(title: string, testId: string, ...content: (Child | Child[])[])
   return h('section', { class: 'card', 'data-testid': testId }, h('h3', {}, title), ...content);
 }
 
-function ioSection(summary: ModelSummary): HTMLElement {
+function ioSection(summary: ModelSummary, shapes: SummaryActions['shapes']): HTMLElement {
   const rows = ioRows(summary);
+  const dynamic = dynamicInputs(summary);
   return section(
     'Inputs and outputs',
     'io-section',
@@ -111,13 +116,49 @@ function ioSection(summary: ModelSummary): HTMLElement {
           rows.map((r) => [
             h('span', { class: `tag tag-${r.role}` }, r.role),
             h('code', {}, r.name),
-            r.shape,
+            dimsControl(r.shape, r.role === 'input' ? dynamic.find((d) => d.name === r.name) : undefined, shapes),
             r.dtype,
             r.quant,
           ]),
         ),
     summary.subgraphs.length > 1 ? h('p', { class: 'muted' }, 'Of subgraph 0.') : null,
   );
+}
+
+/**
+ * The shape cell of an input row: the shape as text, and for an input with dynamic dims one
+ * number field per dynamic dim (the value it runs with; default the stored one, 1 in TF's
+ * exports). A value that is not a whole number ≥ 1 is refused and the field shows the last good
+ * one.
+ */
+function dimsControl(text: string, input: DynamicInput | undefined, shapes: SummaryActions['shapes']): Child {
+  if (!input || !shapes) return text;
+  let chosen = shapes.chosen;
+  const fields = input.axes.map((axis) => {
+    const field = h('input', {
+      type: 'number',
+      min: '1',
+      step: '1',
+      class: 'dim-input',
+      'data-testid': 'input-dim',
+      'data-input': input.name,
+      'data-axis': String(axis),
+      title: `dim ${String(axis)} of '${input.name}' (dynamic: shape_signature -1)`,
+      value: String(chosenShape(chosen, input)[axis]),
+    });
+    field.addEventListener('change', () => {
+      try {
+        chosen = withDim(chosen, input, axis, Number(field.value));
+        field.removeAttribute('aria-invalid');
+        shapes.set(chosen);
+      } catch {
+        field.setAttribute('aria-invalid', 'true');
+        field.value = String(chosenShape(chosen, input)[axis]);
+      }
+    });
+    return h('label', { class: 'dim' }, `dim ${String(axis)} `, field);
+  });
+  return h('span', { class: 'dims' }, text, ' ', ...fields);
 }
 
 function opCountsSection(summary: ModelSummary): HTMLElement {

@@ -11,7 +11,7 @@ use zeropoint::quant::inputs::Normalization;
 use zeropoint::quant::sqnr::ErrorSamples;
 use zeropoint::{Error, Result};
 
-use crate::io::{load, outln, read_file, write_json};
+use crate::io::{ShapeArgs, load, outln, read_file, write_json};
 use crate::samples::npy_err;
 
 #[derive(Args)]
@@ -45,6 +45,8 @@ pub struct CalibrateArgs {
     /// Where to write the statistics (JSON).
     #[arg(short, long)]
     output: PathBuf,
+    #[command(flatten)]
+    shapes: ShapeArgs,
 }
 
 /// `LO,HI` → (LO, HI).
@@ -80,6 +82,7 @@ pub fn calibrate(args: CalibrateArgs, limits: &UserLimits) -> Result<()> {
         seed,
         method,
         output,
+        shapes,
     } = args;
     let given = usize::from(!data.is_empty())
         + usize::from(images.is_some())
@@ -110,7 +113,7 @@ pub fn calibrate(args: CalibrateArgs, limits: &UserLimits) -> Result<()> {
     } else {
         CalibrationSource::Npy(data)
     };
-    calibrate_model(&model, source, &method, &output, limits)
+    calibrate_model(&model, source, &method, &output, &shapes, limits)
 }
 
 /// Streams the samples through the calibrator and writes the statistics.
@@ -119,10 +122,11 @@ fn calibrate_model(
     source: CalibrationSource,
     method: &str,
     output: &Path,
+    shapes: &ShapeArgs,
     limits: &UserLimits,
 ) -> Result<()> {
     let method = Method::parse(method)?;
-    let m = load(model, limits)?;
+    let m = shapes.apply(load(model, limits)?)?;
     let stats = collect_stats(&m, source, method, limits, None)?;
     for t in &stats.tensors {
         outln!(

@@ -11,7 +11,7 @@ use zeropoint::kernels::KernelSet;
 use zeropoint::limits::UserLimits;
 use zeropoint::{Error, Result};
 
-use crate::io::{load, outln};
+use crate::io::{ShapeArgs, load, outln};
 use crate::samples::read_samples;
 
 #[derive(Args)]
@@ -32,6 +32,9 @@ pub struct CompareArgs {
     /// Kernel set: `fast` (the same bits) or `reference`.
     #[arg(long, default_value = "fast")]
     kernels: KernelSet,
+    /// Input shapes, applied to both models.
+    #[command(flatten)]
+    shapes: ShapeArgs,
 }
 
 /// `zeropoint compare`: float vs quantized, per tensor.
@@ -43,9 +46,10 @@ pub fn compare(args: CompareArgs, limits: &UserLimits) -> Result<()> {
         json,
         top,
         kernels,
+        shapes,
     } = args;
-    let f = load(&float_model, limits)?;
-    let q = load(&quantized_model, limits)?;
+    let f = shapes.apply(load(&float_model, limits)?)?;
+    let q = shapes.apply(load(&quantized_model, limits)?)?;
     // Both models are prepared with the user's limits first (the comparison prepares them again).
     let descs = Interpreter::with_limits(&f, &limits.engine)?
         .inputs()
@@ -63,8 +67,7 @@ pub fn compare(args: CompareArgs, limits: &UserLimits) -> Result<()> {
             got: dtype_name(d.dtype),
         });
     }
-    let arrays = read_samples(&inputs, &descs)?;
-    let samples = arrays.first().map_or(0, |a| a.shape[0]);
+    let (arrays, samples) = read_samples(&inputs, &descs)?;
     let per_sample: Vec<Vec<Vec<f32>>> = (0..samples)
         .map(|s| {
             arrays

@@ -3,11 +3,13 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use zeropoint::engine::{Interpreter, TensorDesc, shape_text};
+use zeropoint::graph::ResolvedInput;
 use zeropoint::graph::summary::{ModelSummary, QuantSummary, TensorSummary};
 use zeropoint::limits::UserLimits;
 use zeropoint::{Error, Result};
 
-use crate::io::{load, outln};
+use crate::io::{ShapeArgs, load, outln};
 
 #[derive(Args)]
 pub struct InspectArgs {
@@ -16,22 +18,89 @@ pub struct InspectArgs {
     /// Print the full summary as JSON instead of text.
     #[arg(long)]
     json: bool,
+    /// The input shapes to resolve (shown with the output shapes the engine derives from them).
+    #[command(flatten)]
+    shapes: ShapeArgs,
 }
 
 /// Prints the summary of `args.model`.
 pub fn inspect(args: InspectArgs, limits: &UserLimits) -> Result<()> {
-    let InspectArgs { model, json } = args;
+    let InspectArgs {
+        model,
+        json,
+        shapes,
+    } = args;
     let m = load(&model, limits)?;
     let summary = ModelSummary::of(&m);
+    let resolved = shapes.overrides().resolve(&m)?;
+    // The output shapes the engine derives from the resolved inputs, or why it cannot prepare.
+    let outputs = Interpreter::with_limits(&shapes.apply(m)?, &limits.engine)
+        .map(|it| it.outputs().to_vec())
+        .map_err(|e| e.to_string());
     if json {
-        let text = serde_json::to_string_pretty(&summary).map_err(|e| Error::Write {
+        let mut value = serde_json::to_value(&summary).map_err(|e| Error::Write {
+            reason: format!("JSON: {e}"),
+        })?;
+        if let Some(obj) = value.as_object_mut() {
+            obj.insert("resolved_inputs".into(), serde_json::json!(resolved));
+            obj.insert(
+                "resolved_outputs".into(),
+                match &outputs {
+                    Ok(o) => serde_json::json!(
+                        o.iter()
+                            .map(|d| serde_json::json!({"name": d.name, "shape": d.shape}))
+                            .collect::<Vec<_>>()
+                    ),
+                    Err(e) => serde_json::json!({ "error": e }),
+                },
+            );
+        }
+        let text = serde_json::to_string_pretty(&value).map_err(|e| Error::Write {
             reason: format!("JSON: {e}"),
         })?;
         outln!("{text}");
     } else {
         print_text(&model, &summary);
+        print_resolved(&resolved, &outputs);
     }
     Ok(())
+}
+
+/// The input shapes the engine prepares with (stored, signature, chosen) and the output shapes
+/// it derives.
+fn print_resolved(
+    inputs: &[ResolvedInput],
+    outputs: &std::result::Result<Vec<TensorDesc>, String>,
+) {
+    outln!(
+        "
+shapes the engine prepares with (--shape / --batch; -1 in the signature = dynamic):"
+    );
+    for r in inputs {
+        outln!(
+            "  input  {} '{}': {}  (stored {:?}, signature {})",
+            r.index,
+            r.name,
+            shape_text(
+                &r.shape
+                    .iter()
+                    .map(|&d| d.max(0) as usize)
+                    .collect::<Vec<_>>()
+            ),
+            r.stored,
+            r.signature
+                .as_ref()
+                .map_or_else(|| "none".to_string(), |s| format!("{s:?}"))
+        );
+    }
+    match outputs {
+        Ok(outs) => {
+            for (k, o) in outs.iter().enumerate() {
+                outln!("  output {k} '{}': {}", o.name, shape_text(&o.shape));
+            }
+        }
+        Err(e) => outln!("  outputs: the engine cannot prepare the model: {e}"),
+    }
 }
 
 fn quant_text(q: &Option<QuantSummary>) -> String {

@@ -1,9 +1,12 @@
 //! File and terminal helpers shared by the subcommands: reading files and models (naming the
-//! file in errors, checking the model size limit first), writing JSON, and printing to stdout
-//! without panicking when stdout is a closed pipe.
+//! file in errors, checking the model size limit first), the `--shape` / `--batch` options of
+//! every subcommand that prepares a model, writing JSON, and printing to stdout without panicking
+//! when stdout is a closed pipe.
 
 use std::path::Path;
 
+use clap::Args;
+use zeropoint::graph::{ShapeOverrides, parse_shape_arg};
 use zeropoint::limits::{UserLimits, check_model_size};
 use zeropoint::tflite;
 use zeropoint::{Error, Result};
@@ -68,6 +71,36 @@ pub fn load(path: &Path, limits: &UserLimits) -> Result<zeropoint::Model> {
         },
         other => other,
     })
+}
+
+/// `--shape NAME=D0,D1,…` (repeatable) and `--batch N`: the input shapes the engine prepares
+/// with, for models whose `shape_signature` has −1 dims (library: [`ShapeOverrides`]).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ShapeArgs {
+    /// Shape of one graph input, by tensor name or index: `--shape image=3,224,224,3`
+    /// (repeatable). Only dims whose shape_signature is -1 may differ from the stored shape.
+    #[arg(long = "shape", value_name = "NAME=D0,D1,...", value_parser = parse_shape_arg)]
+    shapes: Vec<(String, Vec<usize>)>,
+    /// Batch size for every input whose shape_signature has -1 on dim 0 (default: the stored
+    /// shape, 1 in TF's exports).
+    #[arg(long, value_name = "N")]
+    batch: Option<usize>,
+}
+
+impl ShapeArgs {
+    /// The chosen shapes as the library type.
+    pub fn overrides(&self) -> ShapeOverrides {
+        ShapeOverrides {
+            shapes: self.shapes.clone(),
+            batch: self.batch,
+        }
+    }
+
+    /// `model` with the chosen input shapes applied (unchanged without `--shape`/`--batch`).
+    pub fn apply(&self, mut model: zeropoint::Model) -> Result<zeropoint::Model> {
+        self.overrides().apply(&mut model)?;
+        Ok(model)
+    }
 }
 
 /// Writes `value` as one line of JSON.

@@ -9,7 +9,7 @@ use zeropoint::quant::{IoType, Mode, QuantizeOptions};
 use zeropoint::{Error, Result};
 
 use crate::calibrate::{CalibrationSource, collect_stats};
-use crate::io::{load, read_file, write_file, write_json};
+use crate::io::{ShapeArgs, load, read_file, write_file, write_json};
 
 #[derive(Args)]
 pub struct QuantizeArgs {
@@ -49,6 +49,10 @@ pub struct QuantizeArgs {
     /// Where to write the quantized model.
     #[arg(short, long)]
     output: PathBuf,
+    /// Input shapes for calibrating with --data (the quantized model keeps the stored shapes
+    /// and the dynamic signature, as TF's does).
+    #[command(flatten)]
+    shapes: ShapeArgs,
 }
 
 /// `zeropoint quantize`: parses the mode and I/O type, then quantizes.
@@ -65,6 +69,7 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
         int16_ops,
         report,
         output,
+        shapes,
     } = args;
     let opts = QuantizeOptions {
         mode: Mode::parse(&mode)?,
@@ -81,6 +86,7 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
         opts,
         report,
         &output,
+        &shapes,
         limits,
     )
 }
@@ -96,11 +102,15 @@ fn quantize_model(
     opts: QuantizeOptions,
     report: Option<PathBuf>,
     output: &Path,
+    shapes: &ShapeArgs,
     limits: &UserLimits,
 ) -> Result<()> {
     use zeropoint::quant::calibrate::{CalibrationStats, Method};
     use zeropoint::quant::{Ranges, quantize_to_bytes};
     let m = load(model, limits)?;
+    // Calibration (and the report's errors) run at the chosen input shapes; the quantizer works
+    // on the model as stored.
+    let shaped = shapes.apply(m.clone())?;
     let method = calibration.map(Method::parse).transpose()?;
     let needs_ranges = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
     // The first calibration samples (with --data), for the report's errors.
@@ -140,7 +150,7 @@ fn quantize_model(
         (None, false) => {
             let method = method.unwrap_or(Method::MinMax);
             let s = collect_stats(
-                &m,
+                &shaped,
                 CalibrationSource::Npy(data),
                 method,
                 limits,
@@ -162,7 +172,8 @@ fn quantize_model(
     // The same call the page makes (crate::wasm), so both write the same bytes.
     let (bytes, mut rep) = quantize_to_bytes(&m, &ranges, &opts)?;
     if report.is_some() && !errors.samples().is_empty() {
-        errors.measure(&m, &zeropoint::tflite::read(&bytes)?, &mut rep)?;
+        let q = shapes.apply(zeropoint::tflite::read(&bytes)?)?;
+        errors.measure(&shaped, &q, &mut rep)?;
     }
     for w in &rep.warnings {
         eprintln!("warning: {w}");

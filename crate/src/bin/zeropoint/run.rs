@@ -11,7 +11,7 @@ use zeropoint::kernels::KernelSet;
 use zeropoint::limits::UserLimits;
 use zeropoint::{Error, Result};
 
-use crate::io::{load, write_file};
+use crate::io::{ShapeArgs, load, write_file};
 use crate::samples::{read_samples, write_npy};
 
 #[derive(Args)]
@@ -31,6 +31,8 @@ pub struct RunArgs {
     /// Kernel set: `fast` (SIMD128 in the browser, the same bits) or `reference`.
     #[arg(long, default_value = "fast")]
     kernels: KernelSet,
+    #[command(flatten)]
+    shapes: ShapeArgs,
 }
 
 /// `zeropoint run`: loops the engine over the samples (first axis) of every input.
@@ -41,12 +43,12 @@ pub fn run(args: RunArgs, limits: &UserLimits) -> Result<()> {
         out_dir,
         dump,
         kernels,
+        shapes,
     } = args;
-    let m = load(&model, limits)?;
+    let m = shapes.apply(load(&model, limits)?)?;
     let mut interp = Interpreter::with_options(&m, &limits.engine, kernels)?;
     let descs = interp.inputs().to_vec();
-    let arrays = read_samples(&inputs, &descs)?;
-    let samples = arrays.first().map_or(0, |a| a.shape[0]);
+    let (arrays, samples) = read_samples(&inputs, &descs)?;
     let outs = interp.outputs().to_vec();
     let mut results: Vec<Vec<u8>> = outs
         .iter()

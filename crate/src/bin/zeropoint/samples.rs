@@ -4,10 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use zeropoint::engine::{TensorDesc, shape_text};
+use zeropoint::engine::TensorDesc;
 use zeropoint::graph::TensorType;
 use zeropoint::graph::dtype::dtype_name;
 use zeropoint::npy::{Dtype, NpyArray, NpyReader};
+use zeropoint::quant::inputs::check_sample_shape;
 use zeropoint::{Error, Result};
 
 /// An [`Error::Npy`] naming `path`.
@@ -58,9 +59,10 @@ pub fn write_npy(path: &Path, dtype: TensorType, shape: &[usize], bytes: &[u8]) 
         .map_err(|e| npy_err(path, e))
 }
 
-/// Reads one .npy per model input (first axis = samples; a batch-1 model also takes samples
-/// without the batch axis) and checks they agree on the number of samples.
-pub fn read_samples(inputs: &[PathBuf], descs: &[TensorDesc]) -> Result<Vec<NpyArray>> {
+/// Reads one .npy per model input (first axis = samples, or rows of the input's batch: see
+/// [`check_sample_shape`]) and checks they agree on the number of samples. Returns the arrays and
+/// the number of invocations.
+pub fn read_samples(inputs: &[PathBuf], descs: &[TensorDesc]) -> Result<(Vec<NpyArray>, usize)> {
     if inputs.len() != descs.len() {
         return Err(Error::NoSuchIndex {
             what: "input",
@@ -72,27 +74,14 @@ pub fn read_samples(inputs: &[PathBuf], descs: &[TensorDesc]) -> Result<Vec<NpyA
     let mut samples = None;
     for (i, (path, d)) in inputs.iter().zip(descs).enumerate() {
         let a = read_npy(path, i, d)?;
-        let per_sample = a.shape.get(1..).unwrap_or(&[]);
-        let without_batch = d.shape.first() == Some(&1) && per_sample == &d.shape[1..];
-        if a.shape.is_empty() || (per_sample != d.shape.as_slice() && !without_batch) {
-            return Err(Error::TensorMismatch {
-                what: format!("input {i} ({})", path.display()),
-                tensor: d.name.clone(),
-                expected: format!("samples × {} (first axis = samples)", shape_text(&d.shape)),
-                got: format!("shape {}", shape_text(&a.shape)),
-            });
-        }
-        if *samples.get_or_insert(a.shape[0]) != a.shape[0] {
+        let n = check_sample_shape(&path.display().to_string(), i, d, &a.shape)?;
+        if *samples.get_or_insert(n) != n {
             return Err(npy_err(
                 path,
-                format!(
-                    "{} samples, but input 0 has {}",
-                    a.shape[0],
-                    samples.unwrap_or(0)
-                ),
+                format!("{n} samples, but input 0 has {}", samples.unwrap_or(0)),
             ));
         }
         arrays.push(a);
     }
-    Ok(arrays)
+    Ok((arrays, samples.unwrap_or(0)))
 }

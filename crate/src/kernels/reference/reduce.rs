@@ -288,6 +288,69 @@ pub fn prod(p: &ReduceParams, input: &[f32], output: &mut [f32]) {
     p.walk(|i, o| output[o] *= input[i]);
 }
 
+/// Which reduction [`plain_int`] computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlainReduce {
+    /// SUM: from 0, `current + x`.
+    Sum,
+    /// REDUCE_PROD: from 1, `current * x`.
+    Prod,
+    /// REDUCE_MAX: from the type's lowest value.
+    Max,
+    /// REDUCE_MIN: from the type's largest value.
+    Min,
+}
+
+/// An unquantized integer element of a reduction (INT32, INT64): shape arithmetic such as the
+/// element count Keras computes for a Dense layer on a 3-D input (`REDUCE_PROD` of a gathered
+/// `SHAPE`).
+pub trait PlainInt: Copy + Ord + bytemuck::Pod {
+    /// Lowest value.
+    const MIN: Self;
+    /// Largest value.
+    const MAX: Self;
+    /// 0.
+    const ZERO: Self;
+    /// 1.
+    const ONE: Self;
+    /// Two's-complement `a + b`.
+    fn add(a: Self, b: Self) -> Self;
+    /// Two's-complement `a * b`.
+    fn mul(a: Self, b: Self) -> Self;
+}
+
+macro_rules! plain_int {
+    ($($t:ty),*) => {$(
+        impl PlainInt for $t {
+            const MIN: Self = <$t>::MIN;
+            const MAX: Self = <$t>::MAX;
+            const ZERO: Self = 0;
+            const ONE: Self = 1;
+            fn add(a: Self, b: Self) -> Self {
+                a.wrapping_add(b)
+            }
+            fn mul(a: Self, b: Self) -> Self {
+                a.wrapping_mul(b)
+            }
+        }
+    )*};
+}
+plain_int!(i32, i64);
+
+/// SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN on plain INT32 / INT64. Mirrors LiteRT's
+/// `ReduceGeneric<int32_t>` / `<int64_t>` (reduce.cc `EvalType` for an unquantized integer
+/// type): each output starts from the reducer's initial value and folds the inputs in row-major
+/// order; an overflow wraps as the two's-complement machine arithmetic LiteRT runs on does.
+pub fn plain_int<T: PlainInt>(p: &ReduceParams, op: PlainReduce, input: &[T], output: &mut [T]) {
+    let (init, f): (T, fn(T, T) -> T) = match op {
+        PlainReduce::Sum => (T::ZERO, T::add),
+        PlainReduce::Prod => (T::ONE, T::mul),
+        PlainReduce::Max => (T::MIN, |a, b| a.max(b)),
+        PlainReduce::Min => (T::MAX, |a, b| a.min(b)),
+    };
+    p.fold_groups(input, init, f, |o, v| output[o] = v);
+}
+
 /// REDUCE_ANY on BOOL bytes: starts from false, `current || x`. Mirrors LiteRT's `ReduceGeneric`
 /// with the logical-or reducer.
 pub fn any(p: &ReduceParams, input: &[u8], output: &mut [u8]) {
@@ -445,6 +508,25 @@ pub fn arg_min_max<T: PartialOrd + Copy, O: Copy>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_integer_reductions() {
+        let p = ReduceParams::new(&[2, 3], &[1]).expect("params");
+        let x = [2i32, 3, 4, -5, 6, 7];
+        let mut out = [0i32; 2];
+        plain_int(&p, PlainReduce::Prod, &x, &mut out);
+        assert_eq!(out, [24, -210]);
+        plain_int(&p, PlainReduce::Sum, &x, &mut out);
+        assert_eq!(out, [9, 8]);
+        plain_int(&p, PlainReduce::Max, &x, &mut out);
+        assert_eq!(out, [4, 7]);
+        plain_int(&p, PlainReduce::Min, &x, &mut out);
+        assert_eq!(out, [2, -5]);
+        let mut o64 = [0i64; 1];
+        let all = ReduceParams::new(&[2], &[0]).expect("params");
+        plain_int(&all, PlainReduce::Prod, &[i64::MAX, 2], &mut o64);
+        assert_eq!(o64, [-2], "wraps as two's complement");
+    }
 
     #[test]
     fn prod_any_and_cumsum() {

@@ -357,7 +357,9 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
     ))
 }
 
-/// TRANSPOSE_CONV: inputs `output_shape` (constant int32 `[4]`), filter `[oc, fh, fw, ic]`,
+/// TRANSPOSE_CONV: inputs `output_shape` (int32 `[4]`, a constant at prepare: given as one, or
+/// folded from the SHAPE → STRIDED_SLICE → PACK chain of a dynamic-batch Keras export at the
+/// chosen batch), filter `[oc, fh, fw, ic]`,
 /// input `[n, h, w, ic]`, optional bias `[oc]`. Padding as LiteRT computes it: from the output
 /// size, as if the output were a conv's input. Float32 or integer (int8 / 16x8).
 pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
@@ -371,6 +373,16 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.require_rank(&filter, 4)?;
     let stride = positive_hw(ctx, "stride", o.stride_h, o.stride_w)?;
     let act = ctx.activation(o.fused_activation_function)?;
+    if shape_t.data.is_none() {
+        // A Keras export computes it with SHAPE → STRIDED_SLICE → PACK: the engine folds that at
+        // prepare (input shapes are known then, `--batch` included). Only an output shape that
+        // depends on tensor values is left, and the engine plans every tensor's size at prepare.
+        return Err(ctx.unsupported(
+            shape_t.describe(),
+            "the output shape depends on tensor values at run time (it must be a constant or \
+             computed from SHAPE of tensors, which the engine folds at prepare)",
+        ));
+    }
     let out_shape = ctx.const_ints(&shape_t)?;
     let out: Vec<usize> = out_shape
         .iter()
@@ -448,6 +460,54 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An output shape that is a graph input (values known only at run time) is refused with a
+    /// typed error naming it; the same shape as a constant prepares.
+    #[test]
+    fn transpose_conv_output_shape_from_values_is_named() {
+        use crate::ops::shape::test_model::{T, act, error, ints, single_op};
+        let options = || {
+            BuiltinOptionsT::TransposeConvOptions(Box::new(TransposeConvOptionsT {
+                padding: Padding::SAME,
+                stride_w: 2,
+                stride_h: 2,
+                ..Default::default()
+            }))
+        };
+        let filter = || T {
+            dtype: TensorType::FLOAT32,
+            shape: vec![2, 3, 3, 1],
+            q: None,
+            data: Some(bytemuck::cast_slice(&[0.5f32; 18]).to_vec()),
+        };
+        let out = || act(TensorType::FLOAT32, &[1, 4, 4, 2], None);
+        let m = single_op(
+            BuiltinOperator::TRANSPOSE_CONV,
+            options(),
+            vec![
+                act(TensorType::INT32, &[4], None),
+                filter(),
+                act(TensorType::FLOAT32, &[1, 2, 2, 1], None),
+                out(),
+            ],
+        );
+        let e = error(&m);
+        assert!(
+            e.contains("input 0 't0'") && e.contains("depends on tensor values at run time"),
+            "{e}"
+        );
+        let m = single_op(
+            BuiltinOperator::TRANSPOSE_CONV,
+            options(),
+            vec![
+                ints(&[4], &[1, 4, 4, 2]),
+                filter(),
+                act(TensorType::FLOAT32, &[1, 2, 2, 1], None),
+                out(),
+            ],
+        );
+        assert!(crate::engine::Interpreter::new(&m).is_ok());
+    }
     use crate::error::IssueKind;
     use crate::graph::{BuiltinOperator, BuiltinOptionsT, OpCode, Operator, Quantization};
     use crate::ops::{Role, TensorInfo};
