@@ -29,6 +29,7 @@ import { cases as malformedCases } from './steps/malformed.mjs';
 import { cases as quantizeCases } from './steps/quantize.mjs';
 import { cases as rangesCases } from './steps/ranges.mjs';
 import { cases as resilienceCases } from './steps/resilience.mjs';
+import { cases as shapesCases } from './steps/shapes.mjs';
 
 /** Every case, in the order a full run takes them. */
 function allCases() {
@@ -47,6 +48,7 @@ function allCases() {
     quantize.get('quantize'),
     ...compareCases,
     quantize.get('quantize-ops'),
+    ...shapesCases,
     ...resilience.values(),
   ];
 }

@@ -42,9 +42,13 @@ export function sampleSeed(seed, sample, input) {
   return (seed + Math.imul(sample, 0x9e3779b1) + Math.imul(input + 1, 0x85ebca77)) >>> 0;
 }
 
-/** Calibrate in Node with the page's random source: what the page must show. */
-export function nodeCalibration(api, model, { count, lo, hi, seed }, method) {
-  const calibrator = new api.Calibrator(model);
+/**
+ * Calibrate in Node with the page's random source: what the page must show. `shapes` (an
+ * InputShapes object, e.g. `{ shapes: [], batch: 2 }`) resizes dynamic dims as the page's
+ * dims control does.
+ */
+export function nodeCalibration(api, model, { count, lo, hi, seed }, method, shapes = undefined) {
+  const calibrator = new api.Calibrator(model, undefined, shapes);
   try {
     const inputs = calibrator.inputs();
     for (let i = 0; i < count; i++) {
