@@ -58,8 +58,12 @@ fn manifest() -> Vec<Entry> {
 }
 
 fn model(name: &str) -> (Vec<u8>, Model) {
-    let bytes = std::fs::read(root().join(name).join("model.tflite")).expect("model file");
-    let m = tflite::read(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+    model_file(name, "model.tflite")
+}
+
+fn model_file(name: &str, file: &str) -> (Vec<u8>, Model) {
+    let bytes = std::fs::read(root().join(name).join(file)).expect("model file");
+    let m = tflite::read(&bytes).unwrap_or_else(|e| panic!("{name}/{file}: {e}"));
     (bytes, m)
 }
 
@@ -330,15 +334,7 @@ fn quantized_dynamic_models_keep_the_dynamic_graph() {
         cal.add_sample().expect("sample");
         let stats = cal.stats(Method::MinMax).expect("stats");
         let ranges = Ranges::from_calibration(&m, &stats).expect("ranges");
-        // 16x8 of dynamic_shapes is not yet possible: its BROADCAST_TO reads a constant, and the
-        // 16x8 pass does not yet give a same-scale op the parameters of a constant input (TF
-        // quantizes the constant symmetric and the output takes its scale).
-        let variants: &[(&str, Mode)] = if name == "dynamic_shapes" {
-            &[("int8_floatio", Mode::Int8)]
-        } else {
-            &[("int8_floatio", Mode::Int8), ("16x8", Mode::Int16x8)]
-        };
-        for &(variant, mode) in variants {
+        for (variant, mode) in [("int8_floatio", Mode::Int8), ("16x8", Mode::Int16x8)] {
             let opts = QuantizeOptions {
                 mode,
                 io: IoType::Float,
@@ -375,6 +371,9 @@ fn quantized_dynamic_models_keep_the_dynamic_graph() {
                     );
                 }
             }
+            if name == "dynamic_shapes" && mode == Mode::Int16x8 {
+                same_scale_of_a_constant_as_tf(&q);
+            }
             let bytes = tflite::write(&q).expect("write");
             std::fs::write(dir.join(format!("{name}_{variant}.tflite")), &bytes).expect("write");
             // Our engine runs it at batch 3 too.
@@ -389,5 +388,24 @@ fn quantized_dynamic_models_keep_the_dynamic_graph() {
             assert_eq!(it.inputs()[0].shape[0], 3);
             assert_eq!(it.outputs()[0].shape[0], 3);
         }
+    }
+}
+
+/// 16x8: BROADCAST_TO of the position table (a constant linspace in [−1, 1]) gets the constant's
+/// own symmetric parameters, on the constant and on its result, as in TF's 16x8 model of the
+/// same architecture (`model_16x8.tflite`; other weights and calibration data, the same table).
+fn same_scale_of_a_constant_as_tf(ours: &Model) {
+    let (_, tf) = model_file("dynamic_shapes", "model_16x8.tflite");
+    let scale = |m: &Model, suffix: &str| {
+        let t = m.subgraphs[0]
+            .tensors
+            .iter()
+            .find(|t| t.name.ends_with(suffix))
+            .unwrap_or_else(|| panic!("no tensor '…{suffix}'"));
+        let q = t.quantization.as_ref().expect("quantized");
+        (t.dtype, q.scales().to_vec(), q.zero_points().to_vec())
+    };
+    for suffix in ["pos_1/linspace/Slice", "pos_1/BroadcastTo"] {
+        assert_eq!(scale(ours, suffix), scale(&tf, suffix), "'…{suffix}'");
     }
 }

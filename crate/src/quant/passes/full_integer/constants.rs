@@ -25,6 +25,21 @@ impl<'a> FullInteger<'a> {
             .unwrap_or_default()
     }
 
+    /// The parameters a constant that is neither weights nor bias gets from its own values:
+    /// int16 symmetric over `[min(0, lo), max(0, hi)]`, int8 TF's constant rule.
+    pub(super) fn own_constant_params(&self, c: usize) -> Result<QuantParams> {
+        let values = self.const_values(c);
+        let label = self.tensor_label(c);
+        if self.int16 {
+            let (lo, hi) = values
+                .iter()
+                .fold((0.0f32, 0.0f32), |(l, h), &v| (l.min(v), h.max(v)));
+            activation_params_int16(lo, hi).map_err(|e| qerr(label, e.to_string()))
+        } else {
+            constant_params_int8(&values).map_err(|e| qerr(label, e.to_string()))
+        }
+    }
+
     /// Step 4: weights, bias and other constants. Returns the new data of each quantized
     /// constant tensor; dtypes and parameters are set on the tensors.
     pub(super) fn quantize_constants(&mut self) -> Result<Vec<(usize, Vec<u8>)>> {
@@ -191,15 +206,7 @@ impl<'a> FullInteger<'a> {
                 let values = self.const_values(c);
                 let params = match self.state_params(c) {
                     Some(p) => p,
-                    None if self.int16 => {
-                        let (lo, hi) = values
-                            .iter()
-                            .fold((0.0f32, 0.0f32), |(l, h), &v| (l.min(v), h.max(v)));
-                        activation_params_int16(lo, hi)
-                            .map_err(|e| qerr(label.clone(), e.to_string()))?
-                    }
-                    None => constant_params_int8(&values)
-                        .map_err(|e| qerr(label.clone(), e.to_string()))?,
+                    None => self.own_constant_params(c)?,
                 };
                 let (qmin, qmax, dtype) = if self.int16 {
                     (-32768, 32767, TensorType::INT16)

@@ -142,6 +142,27 @@ impl<'a> FullInteger<'a> {
                 redundant.entry(t).or_insert("same-scale");
             }
         }
+        // 16x8: a same-scale op whose one float operand is a constant (BROADCAST_TO of a
+        // position table) takes the constant's own symmetric range, as TF's 16x8 model has it
+        // (constant and result both at max|c| / 32767), not the result's recorded range.
+        if self.int16 {
+            for o in 0..self.sg.operators.len() {
+                let inputs = self.float_inputs(o);
+                if self.quantized[o]
+                    && self.same_scale(o)
+                    && let [c] = inputs[..]
+                    && self.is_const(c)
+                    && self.state[c].is_none()
+                {
+                    let params = self.own_constant_params(c)?;
+                    self.state[c] = Some(State {
+                        params,
+                        immutable: true,
+                        source: "constant".into(),
+                    });
+                }
+            }
+        }
         for &t in &stats {
             if redundant.contains_key(&t) {
                 continue;
