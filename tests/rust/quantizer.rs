@@ -34,7 +34,7 @@ mod compare;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use zeropoint::graph::Model;
+use zeropoint::graph::{BuiltinOperator as Op, Model};
 use zeropoint::quant::calibrate::{Calibrator, Method};
 use zeropoint::quant::{IoType, Mode, QuantizeOptions, Ranges, quantize};
 use zeropoint::tflite;
@@ -374,6 +374,15 @@ fn int16_ops_match_tf_per_operator() {
             compute_ops(&tf16.subgraphs[0]),
             compute_ops(&tf8.subgraphs[0]),
         );
+        if c8.len() < c16.len() {
+            // TF's int8 model fused activations its 16x8 model keeps: neither shows what a mix
+            // should be (an int16 producer keeps its activation, an int8 one fuses it).
+            println!(
+                "{what}: not compared: TF's int8 model fused {} activation(s)",
+                c16.len() - c8.len()
+            );
+            return;
+        }
         if oc.len() != fc.len() || c16.len() != fc.len() || c8.len() != fc.len() {
             failures.push(format!(
                 "{what}: {} compute operators, float {}, TF 16x8 {}, TF int8 {}",
@@ -450,8 +459,18 @@ fn partly_quantized_models_quantize_to_tfs_model() {
             zeropoint::ops::registry::properties(float.subgraphs[0].operators[i].code.op())
                 .is_some_and(|p| p.fixed_output.is_some() || p.same_scale)
         };
+        // Likewise a standalone activation TF fused into its producer (TF's model has fewer
+        // operators): kept float, the producer's result keeps its own range, which its int8
+        // readers bake in, and quantized again nothing is left to fuse it into.
+        let fused = compute_ops(&tf.subgraphs[0]).len() < compute_ops(&float.subgraphs[0]).len();
+        let activation = |i: usize| {
+            matches!(
+                float.subgraphs[0].operators[i].code.op(),
+                Op::RELU | Op::RELU6 | Op::RELU_N1_TO_1
+            )
+        };
         let kept: Vec<String> = (0..n)
-            .filter(|&i| (i % 3 == 1 || n == 1) && !fixed(i))
+            .filter(|&i| (i % 3 == 1 || n == 1) && !fixed(i) && !(fused && activation(i)))
             .map(|i| i.to_string())
             .collect();
         let opts = |float_ops: Vec<String>| QuantizeOptions {
@@ -468,7 +487,11 @@ fn partly_quantized_models_quantize_to_tfs_model() {
                 return;
             }
         };
-        let again = match quantize(&partly, &ranges, &opts(Vec::new())) {
+        // TF's ranges matched to the partly quantized model's tensors by name (its tensor
+        // indices differ from the float model's once a fused activation's tensor is gone).
+        let partly_ranges =
+            Ranges::from_calibrated_model(&partly, &calibrated).expect("TF ranges, partly");
+        let again = match quantize(&partly, &partly_ranges, &opts(Vec::new())) {
             Ok((m, _)) => m,
             Err(e) => {
                 failures.push(format!("{what}: again: {e}"));

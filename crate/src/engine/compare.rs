@@ -1,6 +1,6 @@
 //! Side-by-side runs: a float model and its quantized version on the same float samples, and the
-//! error of every tensor that exists in both (matched by name), so the layer that hurts can be
-//! found.
+//! error of every tensor that exists in both (matched by name; a fused `<activation>;<producer>`
+//! result by its activation's name), so the layer that hurts can be found.
 //!
 //! Per matched tensor, over all samples: SQNR in dB (`10·log10(Σ f² / Σ (f − q̂)²)`, with `q̂`
 //! the quantized tensor dequantized with its own scale and zero point), the largest absolute
@@ -211,7 +211,13 @@ pub fn compare_models_kernels(
             }
         });
         qi.invoke_with(&mut |TensorId(t), view| {
-            let Some(&ft) = float_names.get(view.name) else {
+            // TF names an operator an activation was fused into `<activation>;<producer>`: it
+            // holds the activation's values.
+            let fused = view.name.split(';').next().unwrap_or(view.name);
+            let Some(&ft) = float_names
+                .get(view.name)
+                .or_else(|| float_names.get(fused))
+            else {
                 return;
             };
             let Some(r) = reference.get(&ft) else { return };

@@ -26,6 +26,7 @@ pub use model::{
 pub use shapes::{ResolvedInput, ShapeOverrides, parse_shape_arg};
 // The schema's own vocabulary, re-exported so that IR users need not reach into the format layer.
 pub use crate::tflite::schema::{
-    BuiltinOperator, BuiltinOptions2T, BuiltinOptionsT, CustomOptionsFormat, ExternalBufferGroupT,
-    ExternalBufferT, QuantizationDetailsT, SparsityParametersT, TensorType, VariantSubTypeT,
+    ActivationFunctionType, BuiltinOperator, BuiltinOptions2T, BuiltinOptionsT,
+    CustomOptionsFormat, ExternalBufferGroupT, ExternalBufferT, QuantizationDetailsT,
+    SparsityParametersT, TensorType, VariantSubTypeT,
 };

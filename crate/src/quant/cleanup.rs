@@ -86,7 +86,7 @@ pub fn remove_redundant_pairs(
             TensorType::INT8 | TensorType::UINT8 | TensorType::INT16
         );
         let a_constant = usize::try_from(a).is_ok_and(|a| constant[a]);
-        if !a_integer || a_constant || ft.dtype != TensorType::FLOAT32 || outputs.contains(&f) {
+        if !a_integer || a_constant || ft.dtype != TensorType::FLOAT32 {
             continue;
         }
         let Some(ap) = per_tensor(at.quantization.as_ref()) else {
@@ -98,8 +98,8 @@ pub fn remove_redundant_pairs(
             continue;
         }
         // The DEQUANTIZE itself stays for float readers (an op kept float next to the integer
-        // ones); its QUANTIZE readers are handled all the same.
-        let mut all_removed = rs.iter().all(is_quantize);
+        // ones) and for a float graph output; its QUANTIZE readers are handled all the same.
+        let mut all_removed = rs.iter().all(is_quantize) && !outputs.contains(&f);
         for &q in rs.iter().filter(|q| is_quantize(q)) {
             let b = sg.operators[q].outputs.first().copied().unwrap_or(-1);
             let Some(bt) = tensor(b) else {

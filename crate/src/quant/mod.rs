@@ -28,11 +28,14 @@
 //!   DEQUANTIZE → QUANTIZE pairs removed after them.
 //! - [`report`]: what was decided, per tensor and per operator; [`sqnr`]: the error it causes
 //!   (SQNR, largest error) on the first calibration samples.
+//! - [`compare_quant`]: our quantized model against a reference (TF's) tensor for tensor —
+//!   types, scales, zero points, constants, operators on one side only, SQNR of each.
 //! - [`pipeline`]: statistics JSON → ranges → quantized `.tflite` bytes + report, the one call
 //!   the CLI and the page share.
 
 pub mod calibrate;
 pub mod cleanup;
+pub mod compare_quant;
 pub mod inputs;
 pub mod normalize;
 pub mod observe;

@@ -179,7 +179,7 @@ fn map_activations(calibrated: &Model, quant: &Model, what: &str) -> Vec<(usize,
         }
         out.push((ci, qi));
     }
-    for (co, qo) in pair_ops(csg, qsg, what) {
+    for (_, qo, co) in pair_ops(csg, qsg, what) {
         let (cop, qop) = (&csg.operators[co], &qsg.operators[qo]);
         for k in 0..cop.outputs.len().min(qop.outputs.len()) {
             if let (Some(c), Some(q)) = (cop.output(k), qop.output(k)) {

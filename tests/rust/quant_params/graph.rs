@@ -16,18 +16,43 @@ pub(crate) fn compute_ops(sg: &Subgraph) -> Vec<usize> {
         .collect()
 }
 
-/// Pairs the operators of two models that must have the same structure.
-pub(crate) fn pair_ops(a: &Subgraph, b: &Subgraph, what: &str) -> Vec<(usize, usize)> {
+/// Pairs the operators of two models that must have the same structure: `(op in a, op in b, op
+/// in a whose outputs are b's)`. A standalone RELU / RELU6 / RELU_N1_TO_1 of `a` that `b` lacks
+/// was fused into the operator before it (TF's int8 quantizer does that): that operator's
+/// results are then the activation's.
+pub(crate) fn pair_ops(a: &Subgraph, b: &Subgraph, what: &str) -> Vec<(usize, usize, usize)> {
     let (oa, ob) = (compute_ops(a), compute_ops(b));
     let names = |sg: &Subgraph, ops: &[usize]| -> Vec<String> {
         ops.iter().map(|&i| sg.operators[i].code.name()).collect()
     };
+    let (na, nb) = (names(a, &oa), names(b, &ob));
+    let mut pairs: Vec<(usize, usize, usize)> = Vec::new();
+    let mut j = 0;
+    for (k, &ia) in oa.iter().enumerate() {
+        if j < nb.len() && na[k] == nb[j] {
+            pairs.push((ia, ob[j], ia));
+            j += 1;
+            continue;
+        }
+        let fused = matches!(na[k].as_str(), "RELU" | "RELU6" | "RELU_N1_TO_1")
+            && pairs.last().is_some_and(|p| {
+                a.operators[ia].input(0).is_some()
+                    && a.operators[p.2].output(0) == a.operators[ia].input(0)
+            });
+        assert!(
+            fused,
+            "{what}: the operators do not line up\n  left: {na:?}\n right: {nb:?}"
+        );
+        if let Some(p) = pairs.last_mut() {
+            p.2 = ia;
+        }
+    }
     assert_eq!(
-        names(a, &oa),
-        names(b, &ob),
-        "{what}: the operators do not line up"
+        j,
+        nb.len(),
+        "{what}: the operators do not line up\n  left: {na:?}\n right: {nb:?}"
     );
-    oa.into_iter().zip(ob).collect()
+    pairs
 }
 
 /// Tensor index → index of the operator producing it.

@@ -38,7 +38,8 @@ pub(crate) fn compare_weights(
 ) {
     let (fsg, qsg) = (&float.subgraphs[0], &quant.subgraphs[0]);
     let (fprod, qprod) = (producers(fsg), producers(qsg));
-    for (fi, qi) in pair_ops(fsg, qsg, what) {
+    let mut biases_seen = std::collections::HashSet::new();
+    for (fi, qi, _) in pair_ops(fsg, qsg, what) {
         let (fop, qop) = (&fsg.operators[fi], &qsg.operators[qi]);
         let op_name = fop.code.name();
         let Some((w_slot, axis, b_slot, in_slot)) = weight_slots(&op_name) else {
@@ -141,6 +142,11 @@ pub(crate) fn compare_weights(
         };
         let (fbt, qbt) = (&fsg.tensors[fb], &qsg.tensors[qb]);
         if fbt.dtype != TensorType::FLOAT32 || data(float, fb).is_empty() {
+            continue;
+        }
+        // TF's 16x8 quantizer quantizes a bias that several operators read once, for the first
+        // of them (its scales are that operator's s_in · s_w): checked there.
+        if !biases_seen.insert(qb) {
             continue;
         }
         let label = format!("op {qi} ({op_name}) bias '{}'", qbt.name);

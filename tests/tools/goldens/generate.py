@@ -10,7 +10,8 @@ import time
 
 import numpy as np
 
-from . import models, op_cases, op_cases_math, op_cases_layout, op_cases_shapeops, op_cases_logic, op_cases_split  # noqa: F401 - registers the cases, in this order
+from . import models, op_cases, op_cases_math, op_cases_layout, op_cases_shapeops, op_cases_logic, op_cases_split, op_cases_fusion  # noqa: F401 - registers the cases, in this order
+from .activation_split import tf_quantize
 from .frameworks import tf
 from .litert import (
     diff_stats,
@@ -107,6 +108,8 @@ def generate_case(spec: CaseSpec, verbose: bool) -> dict:
 
     # The float model fixes the subgraph input order that input_<k> / calib_<k> follow.
     blobs: dict[str, bytes] = {"float": convert(data.model, VARIANTS["float"], data.calib, keras_names)}
+    if spec.float_rewrite is not None:
+        blobs["float"] = spec.float_rewrite(blobs["float"])
     base_order = input_order(make_interpreter(blobs["float"]), keras_names)
 
     calib_files = []
@@ -120,11 +123,21 @@ def generate_case(spec: CaseSpec, verbose: bool) -> dict:
 
     variants_toml = []
     unavailable: dict[str, str] = {}
+    if spec.float_rewrite is not None:
+        for vname in VARIANTS:
+            if vname not in spec.variants:
+                unavailable[vname] = (
+                    "not produced: this case checks what TF's full-integer quantizer does to the "
+                    "edited float file (weight-only variants rewrite no activation)"
+                )
     for vname in spec.variants:
         v = VARIANTS[vname]
         if vname not in blobs:
             try:
-                blobs[vname] = convert(data.model, v, data.calib, keras_names)
+                if spec.float_rewrite is not None:
+                    blobs[vname] = tf_quantize(blobs["float"], vname, data.calib, keras_names)
+                else:
+                    blobs[vname] = convert(data.model, v, data.calib, keras_names)
             except Exception as e:  # noqa: BLE001 - the converter's refusal is a finding
                 unavailable[vname] = f"TF {tf.__version__} converter refuses: {short_error(e)}"
                 continue
@@ -183,8 +196,12 @@ def generate_case(spec: CaseSpec, verbose: bool) -> dict:
             "name": vname,
             "model": model_fn,
             "description": v.description,
-            "converter": [f"converter.{p} = {text}" for p, _, text in v.settings]
-            or ["(defaults: no optimizations)"],
+            "converter": (
+                [f"converter.{p} = {text}" for p, _, text in v.settings] or ["(defaults: no optimizations)"]
+                if spec.float_rewrite is None or vname == "float"
+                else [f"tf_quantize(model_float.tflite, {vname!r}, calib) in goldens/activation_split.py: "
+                      "TF's quantizer on the file, as TFLiteConverter runs it after converting"]
+            ),
             "inputs": feed_files,
             "expected_outputs": expected["reference"],
             "expected_optimized_outputs": expected["optimized"],

@@ -42,6 +42,10 @@ class CaseSpec:
     expected_failures: dict[str, dict] = field(default_factory=dict)
     # traced variant -> why its intermediates are not stored (size)
     untraced: dict[str, str] = field(default_factory=dict)
+    # Edits the converted float model (standalone activations, see activation_split.py); the
+    # other variants are then TF's quantizer run on the edited file (tf_quantize), as a user
+    # quantizing a shipped .tflite gets them.
+    float_rewrite: Callable[[bytes], bytes] | None = None
 
 
 CASES: dict[str, CaseSpec] = {}
@@ -57,13 +61,15 @@ def case(
     op: str | None = None,
     expected_failures: dict[str, dict] | None = None,
     untraced: dict[str, str] | None = None,
+    float_rewrite: Callable[[bytes], bytes] | None = None,
 ):
     def deco(fn: Callable[[int], CaseData]):
         assert name not in CASES, name
         for v, ef in (expected_failures or {}).items():
             assert v in variants and ef["stage"] in STAGES and set(ef) == {"stage", "issue", "reason"}, (name, v, ef)
         CASES[name] = CaseSpec(
-            name, fn, seed, variants, dict(copies or {}), kind, op, dict(expected_failures or {}), dict(untraced or {})
+            name, fn, seed, variants, dict(copies or {}), kind, op, dict(expected_failures or {}), dict(untraced or {}),
+            float_rewrite,
         )
         return fn
 

@@ -74,8 +74,11 @@ def op_case(
     *,
     weights: Callable[[keras.Model, np.random.Generator], str] | None = None,
     expected_failures: dict[str, dict] | None = None,
+    variants: tuple[str, ...] | None = None,
+    float_rewrite: Callable[[bytes], bytes] | None = None,
 ) -> None:
-    """Register a single-operator case: build(*keras_inputs) -> output tensor."""
+    """Register a single-operator case: build(*keras_inputs) -> output tensor. float_rewrite
+    edits the converted float model; the quantized variants are then TF's quantizer run on it."""
 
     def builder(seed: int) -> CaseData:
         rng = np.random.default_rng(seed)
@@ -90,7 +93,8 @@ def op_case(
         notes = {"weights": how, "inputs": [i.describe() for i in inputs]}
         return CaseData(model, calib, tests, description, notes)
 
-    case(name, seed=seed, kind="op", op=op, expected_failures=expected_failures)(builder)
+    extra = {} if variants is None else {"variants": variants}
+    case(name, seed=seed, kind="op", op=op, expected_failures=expected_failures, float_rewrite=float_rewrite, **extra)(builder)
 
 
 def _layer(model: keras.Model, cls: type) -> Any:

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 use zeropoint::engine::Interpreter;
-use zeropoint::graph::TensorType;
 use zeropoint::graph::dtype::dtype_name;
+use zeropoint::graph::{Model, TensorType};
 use zeropoint::kernels::KernelSet;
 use zeropoint::limits::UserLimits;
 use zeropoint::{Error, Result};
@@ -51,35 +51,9 @@ pub fn compare(args: CompareArgs, limits: &UserLimits) -> Result<()> {
     let f = shapes.apply(load(&float_model, limits)?)?;
     let q = shapes.apply(load(&quantized_model, limits)?)?;
     // Both models are prepared with the user's limits first (the comparison prepares them again).
-    let descs = Interpreter::with_limits(&f, &limits.engine)?
-        .inputs()
-        .to_vec();
     Interpreter::with_limits(&q, &limits.engine)?;
-    if let Some((i, d)) = descs
-        .iter()
-        .enumerate()
-        .find(|(_, d)| d.dtype != TensorType::FLOAT32)
-    {
-        return Err(Error::TensorMismatch {
-            what: format!("input {i} of the float model"),
-            tensor: d.name.clone(),
-            expected: "FLOAT32".into(),
-            got: dtype_name(d.dtype),
-        });
-    }
-    let (arrays, samples) = read_samples(&inputs, &descs)?;
-    let per_sample: Vec<Vec<Vec<f32>>> = (0..samples)
-        .map(|s| {
-            arrays
-                .iter()
-                .zip(&descs)
-                .map(|(a, d)| {
-                    let n = d.num_elements();
-                    bytemuck::cast_slice::<u8, f32>(&a.data[s * n * 4..(s + 1) * n * 4]).to_vec()
-                })
-                .collect()
-        })
-        .collect();
+    let per_sample = float_samples(&f, &inputs, limits)?;
+    let samples = per_sample.len();
     let mut rows = zeropoint::engine::compare::compare_models_with(&f, &q, &per_sample, kernels)?;
     if let Some(path) = json {
         let text = serde_json::to_string_pretty(&rows).map_err(|e| Error::Io {
@@ -115,4 +89,41 @@ pub fn compare(args: CompareArgs, limits: &UserLimits) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The float samples of `inputs` (one float32 .npy per input of the float model `f`, first axis
+/// = samples) as `[sample][input] → values`, the form the library's comparisons take.
+pub fn float_samples(
+    f: &Model,
+    inputs: &[PathBuf],
+    limits: &UserLimits,
+) -> Result<Vec<Vec<Vec<f32>>>> {
+    let descs = Interpreter::with_limits(f, &limits.engine)?
+        .inputs()
+        .to_vec();
+    if let Some((i, d)) = descs
+        .iter()
+        .enumerate()
+        .find(|(_, d)| d.dtype != TensorType::FLOAT32)
+    {
+        return Err(Error::TensorMismatch {
+            what: format!("input {i} of the float model"),
+            tensor: d.name.clone(),
+            expected: "FLOAT32".into(),
+            got: dtype_name(d.dtype),
+        });
+    }
+    let (arrays, samples) = read_samples(inputs, &descs)?;
+    Ok((0..samples)
+        .map(|s| {
+            arrays
+                .iter()
+                .zip(&descs)
+                .map(|(a, d)| {
+                    let n = d.num_elements();
+                    bytemuck::cast_slice::<u8, f32>(&a.data[s * n * 4..(s + 1) * n * 4]).to_vec()
+                })
+                .collect()
+        })
+        .collect())
 }

@@ -2,6 +2,7 @@
 //!
 //! Subcommands: `inspect` (summary as text or JSON), `rewrite` (read and write back through the
 //! IR), `run` (the engine, float or integer, over `.npy` samples), `compare` (float vs quantized, per tensor),
+//! `compare-quant` (ours vs a reference quantized model, per tensor),
 //! `calibrate` (per-tensor statistics) and `quantize` (TF-exact quantization: int8, int16x8,
 //! dynamic, float16). Everything here is argument parsing, file I/O and printing; the work
 //! happens in the library. Global options `--max-model-mb`, `--max-tensor-mb` and
@@ -13,6 +14,7 @@
 
 mod calibrate;
 mod compare;
+mod compare_quant;
 mod inspect;
 mod io;
 mod quantize;
@@ -85,6 +87,10 @@ enum Command {
     /// for every tensor present in both (matched by name), the SQNR and the largest error
     /// (in float units and in LSB of the quantized tensor), worst first.
     Compare(compare::CompareArgs),
+    /// Compare our quantized model with a reference quantized model (TF's) tensor for tensor:
+    /// type, scale, zero point and constants (matched by name, else by operator position),
+    /// operators present on one side only, and with --float/--input each tensor's SQNR in both.
+    CompareQuant(compare_quant::CompareQuantArgs),
     /// Calibrate a float model: record per-tensor statistics (TF's min/max, histogram, chosen
     /// range) over samples from .npy files, images or seeded random data, and write them as JSON.
     Calibrate(calibrate::CalibrateArgs),
@@ -100,6 +106,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Rewrite(args) => rewrite::rewrite(args, limits),
         Command::Run(args) => run::run(args, limits),
         Command::Compare(args) => compare::compare(args, limits),
+        Command::CompareQuant(args) => compare_quant::compare_quant(args, limits),
         Command::Calibrate(args) => calibrate::calibrate(args, limits),
         Command::Quantize(args) => quantize::quantize(args, limits),
     }

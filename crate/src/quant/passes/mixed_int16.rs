@@ -16,6 +16,7 @@ pub(super) fn mixed_int16(
     model: &Model,
     ranges: &Ranges,
     opts: &QuantizeOptions,
+    fused_names: HashMap<usize, String>,
 ) -> Result<(Model, Report)> {
     let sg = &model.subgraphs[0];
     let int16 = resolve_ops(sg, &opts.int16_ops, "--int16-ops")?;
@@ -30,7 +31,9 @@ pub(super) fn mixed_int16(
     let mut first = opts.clone();
     first.float_ops = float.union(&int16).map(usize::to_string).collect();
     first.int16_ops = Vec::new();
-    let (m1, r1) = FullInteger::new(model, ranges, &first, None)?.run()?;
+    let (m1, r1) = FullInteger::new(model, ranges, &first, None)?
+        .with_fused_names(fused_names)
+        .run()?;
     // The int16 operators in the new model: found by their outputs, whose indices pass 1 keeps
     // (tensors are only appended, and a float operator's outputs are not rewired).
     let keys: HashSet<i32> = int16

@@ -58,6 +58,7 @@ mod dynamic_range;
 mod edit;
 mod float16;
 mod full_integer;
+mod fuse_activations;
 mod mixed_int16;
 mod ranges;
 #[cfg(test)]
@@ -67,13 +68,16 @@ pub use dynamic_range::DYNAMIC_MIN_ELEMENTS;
 pub use float16::f32_to_f16_bits;
 pub use ranges::Ranges;
 
+use std::collections::HashMap;
+
 use super::report::Report;
 use crate::error::{Error, Result};
 use crate::graph::{BuiltinOperator as Op, Model};
 use dynamic_range::dynamic_range;
 use edit::{compact_buffers, fold_densify, qerr};
 use float16::float16;
-use full_integer::FullInteger;
+use full_integer::{FullInteger, resolve_ops};
+use fuse_activations::fuse_activations;
 use mixed_int16::mixed_int16;
 
 /// Which quantization to apply.
@@ -226,12 +230,45 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
     } else {
         Vec::new()
     };
+    let mut orphans = orphans;
     let model = plain.as_ref().unwrap_or(model);
+    // TF's int8 quantizer fuses standalone activations first (its older 16x8 quantizer does not).
+    let fusion = if opts.mode == Mode::Int8 {
+        let sg = &model.subgraphs[0];
+        let mut keep = resolve_ops(sg, &opts.float_ops, "--float-ops")?;
+        keep.extend(resolve_ops(sg, &opts.int16_ops, "--int16-ops")?);
+        fuse_activations(model, &keep)
+    } else {
+        None
+    };
+    let fused_opts;
+    let (model, opts, fused_names) = match &fusion {
+        Some(f) => {
+            let renumber = |names: &[String], flag: &str| -> Result<Vec<String>> {
+                let set = resolve_ops(&model.subgraphs[0], names, flag)?;
+                Ok(set
+                    .into_iter()
+                    .filter_map(|i| f.index.get(i).copied().flatten())
+                    .map(|i| i.to_string())
+                    .collect())
+            };
+            let mut o = opts.clone();
+            o.float_ops = renumber(&opts.float_ops, "--float-ops")?;
+            o.int16_ops = renumber(&opts.int16_ops, "--int16-ops")?;
+            fused_opts = o;
+            orphans.extend(&f.orphans);
+            notes.extend(f.notes.iter().cloned());
+            (&f.model, &fused_opts, f.names.clone())
+        }
+        None => (model, opts, HashMap::new()),
+    };
     let (mut q, mut report) = match opts.mode {
         Mode::Int8 if !opts.int16_ops.iter().all(|s| s.trim().is_empty()) => {
-            mixed_int16(model, ranges, opts)
+            mixed_int16(model, ranges, opts, fused_names)
         }
-        Mode::Int8 | Mode::Int16x8 => FullInteger::new(model, ranges, opts, None)?.run(),
+        Mode::Int8 | Mode::Int16x8 => FullInteger::new(model, ranges, opts, None)?
+            .with_fused_names(fused_names)
+            .run(),
         Mode::Dynamic => dynamic_range(model, opts),
         Mode::Float16 => float16(model, opts),
     }?;

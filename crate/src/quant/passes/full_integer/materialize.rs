@@ -101,7 +101,9 @@ impl<'a> FullInteger<'a> {
         // TF's int8 quantizer names the integer results of an operator with several outputs
         // (graph outputs aside) after the operator's fused location: the float names of all
         // its outputs joined by ';' (then `name1`, `name2`, … once taken).
-        let fused: HashMap<usize, String> = (0..self.sg.operators.len())
+        // An operator an activation was fused into is named the same way (its location fuses
+        // the activation's and its own).
+        let mut fused: HashMap<usize, String> = (0..self.sg.operators.len())
             .filter(|&o| !self.int16 && self.quantized[o] && self.sg.operators[o].outputs.len() > 1)
             .map(|o| {
                 let names: Vec<&str> = self.sg.operators[o]
@@ -113,6 +115,11 @@ impl<'a> FullInteger<'a> {
                 (o, names.join(";"))
             })
             .collect();
+        for (&o, name) in &self.fused_names {
+            if !self.int16 && self.quantized.get(o).copied().unwrap_or(false) {
+                fused.insert(o, name.clone());
+            }
+        }
         for t in order {
             let Some(st) = self.state[t].clone() else {
                 continue;

@@ -13,7 +13,7 @@ mod states;
 
 use std::collections::{HashMap, HashSet};
 
-use super::edit::{compact_buffers, idx, push_buffer, qerr, unify_versions};
+use super::edit::{Names, compact_buffers, idx, push_buffer, qerr, unify_versions};
 use super::{IoType, Mode, QuantizeOptions, Ranges};
 use crate::error::Result;
 use crate::graph::dtype::dtype_name;
@@ -48,6 +48,8 @@ pub(super) struct FullInteger<'a> {
     operand_requant: Vec<OperandRequant>,
     /// Float values and axis of each per-channel weight tensor (for 16x8's recorded min/max).
     weight_values: Vec<(usize, Vec<f32>, usize)>,
+    /// Operators whose activation was fused (`fuse_activations.rs`) → TF's name of the result.
+    fused_names: HashMap<usize, String>,
     report: Report,
 }
 
@@ -149,8 +151,15 @@ impl<'a> FullInteger<'a> {
             result_requant: HashMap::new(),
             operand_requant: Vec::new(),
             weight_values: Vec::new(),
+            fused_names: HashMap::new(),
             report,
         })
+    }
+
+    /// The names TF gives the results of operators an activation was fused into.
+    pub(super) fn with_fused_names(mut self, names: HashMap<usize, String>) -> Self {
+        self.fused_names = names;
+        self
     }
 
     fn is_const(&self, t: usize) -> bool {
@@ -217,20 +226,21 @@ impl<'a> FullInteger<'a> {
     /// Gives every (quantized op, input slot) that reads a float constant its own tensor, as TF
     /// duplicates shared constants, so that each use can get its own parameters.
     fn split_shared_constants(&mut self) {
-        let mut seen: HashSet<usize> = HashSet::new();
-        // Constants also read by float ops or graph outputs keep the original for them.
+        // Constants also read by float ops or graph outputs keep the original tensor for them.
+        let mut float_read: HashSet<usize> = HashSet::new();
         for (i, op) in self.sg.operators.iter().enumerate() {
             if !self.quantized[i] {
-                for t in op.inputs.iter().filter_map(|&t| usize::try_from(t).ok()) {
-                    seen.insert(t);
-                }
+                float_read.extend(op.inputs.iter().filter_map(|&t| usize::try_from(t).ok()));
             }
         }
-        for &t in &self.sg.outputs {
-            if let Ok(t) = usize::try_from(t) {
-                seen.insert(t);
-            }
-        }
+        let graph_out: HashSet<usize> = self
+            .sg
+            .outputs
+            .iter()
+            .filter_map(|&t| usize::try_from(t).ok())
+            .collect();
+        let mut seen: HashSet<usize> = HashSet::new();
+        let mut names = Names::new(&self.sg);
         for i in 0..self.sg.operators.len() {
             if !self.quantized[i] {
                 continue;
@@ -242,10 +252,21 @@ impl<'a> FullInteger<'a> {
                 if !self.is_float(t) || !self.is_const(t) {
                     continue;
                 }
-                if seen.insert(t) {
+                let first = seen.insert(t);
+                if first && !float_read.contains(&t) && !graph_out.contains(&t) {
                     continue;
                 }
-                let copy = self.sg.tensors[t].clone();
+                // TF names the copy as it names any new value (`<name>1`, `<name>2`, …) and
+                // leaves the name with the first reader; when that one is quantized here and a
+                // float op reads the constant too, the float op's tensor takes the new name (so
+                // quantizing the result again gives TF's names).
+                let name = self.sg.tensors[t].name.clone();
+                let mut copy = self.sg.tensors[t].clone();
+                if first && !graph_out.contains(&t) {
+                    self.sg.tensors[t].name = names.fresh(&name);
+                } else {
+                    copy.name = names.fresh(&name);
+                }
                 self.sg.tensors.push(copy);
                 self.state.push(None);
                 let n = self.sg.tensors.len() - 1;
