@@ -12,12 +12,12 @@
 //! `www/src/model/op-table.ts`. Its goldens come from `tests/tools/make_goldens.py`.
 
 use super::properties::{
-    OpProperties, SCALE_1_128, SCALE_1_256, SCALE_1_32768, bool_out, fixed, index_out, int16_at,
-    per_tensor_weights, plain, same, weighted, with16,
+    OpProperties, SCALE_1_128, SCALE_1_256, SCALE_1_32768, bool_out, fixed, hybrid_const,
+    index_out, int16_at, per_tensor_weights, plain, same, weighted, with16,
 };
 use super::{
-    PrepareFn, activations, compare, conv, elementwise, fully_connected, layout, math, normalize,
-    pool, quantize, reduce, resize, shape, shape_ops, split,
+    PrepareFn, activations, batch_matmul, compare, conv, elementwise, fully_connected, layout,
+    math, normalize, pool, quantize, reduce, resize, shape, shape_ops, split,
 };
 use crate::graph::BuiltinOperator as Op;
 
@@ -179,6 +179,9 @@ pub const OPS: &[OpEntry] = &[
     row!(TRANSPOSE_CONV, conv::prepare_transpose_conv, ALL, Some(int16_at(weighted(0, 2, 3, 2, 2), 3)), &["output shape", "weights", "input", "bias"], "as CONV_2D"),
     // ops/fully_connected.rs
     row!(FULLY_CONNECTED, fully_connected::prepare_fully_connected, ALL, Some(with16(weighted(0, 0, 2, 4, 12))), CONV_INPUTS, "rescale in double, `round(acc · s_in·s_w/s_out)` (the fixed-point multiplier is 1 LSB off on 16x8)"),
+    // ops/batch_matmul.rs (TF 2.21: both operands and a constant RHS get their own range; the
+    // dynamic-range converter quantizes a constant RHS per tensor for the hybrid kernel, v4)
+    row!(BATCH_MATMUL, batch_matmul::prepare_batch_matmul, ALL, Some(hybrid_const(with16(plain(2)), 1, 4)), &["lhs", "rhs"], "one multiplier `(double)(s_l·s_r)/s_out` (product in float); int8: double rounding; int16: int64 accumulator, 15-bit multiplier, one rounding shift; hybrid: LHS rows quantized at run time as FULLY_CONNECTED, LiteRT's per-row scale indexing kept"),
     // ops/elementwise.rs
     row!(ADD, elementwise::prepare_binary, F816, Some(with16(plain(2))), &[], "left shift 20 (int8) / 15 (int16), input and output multipliers in double, double rounding"),
     row!(SUB, elementwise::prepare_binary, F816, Some(with16(plain(2))), &[], "as ADD"),

@@ -11,8 +11,8 @@ use crate::error::Result;
 use crate::graph::{Quantization, TensorType};
 use crate::quant::params::{
     self, QuantParams, WeightRule, activation_params_int16, bias_int32, bias_int64,
-    constant_params_int8, per_channel_weights_int8_for_bias, per_tensor_weights_int8,
-    quantize_affine,
+    constant_params_int8, int16_constant_scale, per_channel_weights_int8_for_bias,
+    per_tensor_weights_int8, quantize_affine_f64,
 };
 
 impl<'a> FullInteger<'a> {
@@ -189,24 +189,30 @@ impl<'a> FullInteger<'a> {
                 }
                 let label = self.tensor_label(c);
                 let values = self.const_values(c);
-                let params = match self.state_params(c) {
-                    Some(p) => p,
+                // The scale the values are divided by: the stored one, except for an int16
+                // constant with its own range, which MLIR divides by the unrounded double.
+                let (params, divisor) = match self.state_params(c) {
+                    Some(p) => (p, f64::from(p.scale)),
                     None if self.int16 => {
                         let (lo, hi) = values
                             .iter()
                             .fold((0.0f32, 0.0f32), |(l, h), &v| (l.min(v), h.max(v)));
-                        activation_params_int16(lo, hi)
-                            .map_err(|e| qerr(label.clone(), e.to_string()))?
+                        let p = activation_params_int16(lo, hi)
+                            .map_err(|e| qerr(label.clone(), e.to_string()))?;
+                        (p, int16_constant_scale(lo, hi))
                     }
-                    None => constant_params_int8(&values)
-                        .map_err(|e| qerr(label.clone(), e.to_string()))?,
+                    None => {
+                        let p = constant_params_int8(&values)
+                            .map_err(|e| qerr(label.clone(), e.to_string()))?;
+                        (p, f64::from(p.scale))
+                    }
                 };
                 let (qmin, qmax, dtype) = if self.int16 {
                     (-32768, 32767, TensorType::INT16)
                 } else {
                     (-128, 127, TensorType::INT8)
                 };
-                let q = quantize_affine(&values, params, qmin, qmax)
+                let q = quantize_affine_f64(&values, divisor, params.zero_point, qmin, qmax)
                     .map_err(|e| qerr(label.clone(), e.to_string()))?;
                 let data: Vec<u8> = if self.int16 {
                     q.iter().flat_map(|&v| (v as i16).to_le_bytes()).collect()
