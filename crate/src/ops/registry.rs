@@ -189,7 +189,7 @@ pub const OPS: &[OpEntry] = &[
     row!(DIV, elementwise::prepare_binary, F, None, &[], ""),
     row!(MAXIMUM, elementwise::prepare_binary, F816, Some(with16(same(2))), &[], "raw compare (same scale required)"),
     row!(MINIMUM, elementwise::prepare_binary, F816, Some(with16(same(2))), &[], "raw compare (same scale required)"),
-    row!(SQUARED_DIFFERENCE, elementwise::prepare_binary, F, Some(plain(2)), &[], ""),
+    row!(SQUARED_DIFFERENCE, elementwise::prepare_binary, F8, Some(plain(2)), &[], "as SUB (left shift 7), the difference squared in int32, output multiplier `(2·max s_in)² / (2^14·s_out)`, double rounding; TF 2.21 has no 16x8 SQUARED_DIFFERENCE"),
     // ops/activations.rs
     row!(RELU, activations::prepare_unary, F816, Some(with16(plain(2))), &[], "`ReluX`: multiplier in float, double rounding"),
     row!(RELU6, activations::prepare_unary, F816, Some(with16(plain(2))), &[], "as RELU"),
@@ -208,7 +208,7 @@ pub const OPS: &[OpEntry] = &[
     row!(SQRT, math::prepare_unary_math, F8, Some(plain(2)), &[], "float path, `(int)(sqrt(x) / s_out)` truncated; TF has no 16x8 SQRT"),
     row!(EXP, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "int8: 256-entry table from the float function; int16: interpolated table built in float"),
     row!(LOG, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "as EXP (inputs ≤ 0 map to the lowest output)"),
-    row!(GELU, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "tanh approximation only: tables from the float function, as EXP (the exact erf form is refused)"),
+    row!(GELU, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "float: Eigen's vectorized tanh / erfc; int8 / int16: tables from the scalar function (`tanhf`; the exact form's `erfcf` evaluated in double), as EXP"),
     row!(FLOOR, math::prepare_unary_math, F, None, &[], ""),
     // ops/pool.rs
     row!(AVERAGE_POOL_2D, pool::prepare_pool, F816, Some(with16(same(2))), &[], "rounded average, ties away from zero"),

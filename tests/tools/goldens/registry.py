@@ -42,6 +42,8 @@ class CaseSpec:
     expected_failures: dict[str, dict] = field(default_factory=dict)
     # traced variant -> why its intermediates are not stored (size)
     untraced: dict[str, str] = field(default_factory=dict)
+    # variant -> why it is not produced (recorded under [unavailable] like a converter refusal)
+    skip: dict[str, str] = field(default_factory=dict)
 
 
 CASES: dict[str, CaseSpec] = {}
@@ -57,13 +59,16 @@ def case(
     op: str | None = None,
     expected_failures: dict[str, dict] | None = None,
     untraced: dict[str, str] | None = None,
+    skip: dict[str, str] | None = None,
 ):
     def deco(fn: Callable[[int], CaseData]):
         assert name not in CASES, name
+        assert set(skip or {}) <= set(variants), (name, skip)
         for v, ef in (expected_failures or {}).items():
             assert v in variants and ef["stage"] in STAGES and set(ef) == {"stage", "issue", "reason"}, (name, v, ef)
         CASES[name] = CaseSpec(
-            name, fn, seed, variants, dict(copies or {}), kind, op, dict(expected_failures or {}), dict(untraced or {})
+            name, fn, seed, variants, dict(copies or {}), kind, op, dict(expected_failures or {}), dict(untraced or {}),
+            dict(skip or {}),
         )
         return fn
 

@@ -74,8 +74,10 @@ def op_case(
     *,
     weights: Callable[[keras.Model, np.random.Generator], str] | None = None,
     expected_failures: dict[str, dict] | None = None,
+    skip: dict[str, str] | None = None,
 ) -> None:
-    """Register a single-operator case: build(*keras_inputs) -> output tensor."""
+    """Register a single-operator case: build(*keras_inputs) -> output tensor. `skip` names
+    variants not produced, with the reason (a model LiteRT cannot run in one)."""
 
     def builder(seed: int) -> CaseData:
         rng = np.random.default_rng(seed)
@@ -90,7 +92,7 @@ def op_case(
         notes = {"weights": how, "inputs": [i.describe() for i in inputs]}
         return CaseData(model, calib, tests, description, notes)
 
-    case(name, seed=seed, kind="op", op=op, expected_failures=expected_failures)(builder)
+    case(name, seed=seed, kind="op", op=op, expected_failures=expected_failures, skip=skip)(builder)
 
 
 def _layer(model: keras.Model, cls: type) -> Any:

@@ -31,7 +31,7 @@ export const OP_TABLE: Readonly<Record<string, OpInfo>> = {
   DIV: { runs: { float: true, int8: false, int16: false, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs float · quantizer: kept float' },
   MAXIMUM: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: [], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },
   MINIMUM: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: [], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },
-  SQUARED_DIFFERENCE: { runs: { float: true, int8: false, int16: false, hybrid: false }, quantizer: 'own range', inputs: [], support: 'Runs float · quantizer: own range' },
+  SQUARED_DIFFERENCE: { runs: { float: true, int8: true, int16: false, hybrid: false }, quantizer: 'own range', inputs: [], support: 'Runs float, int8 · quantizer: own range' },
   RELU: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'own range', inputs: [], support: 'Runs float, int8, int16 · quantizer: own range' },
   RELU6: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'own range', inputs: [], support: 'Runs float, int8, int16 · quantizer: own range' },
   RELU_N1_TO_1: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'own range', inputs: [], support: 'Runs float, int8, int16 · quantizer: own range' },
