@@ -310,3 +310,107 @@ fn prepare_hybrid(
         },
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::shape::test_model::{T, act, error, i8s, run, single_op};
+    use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, TensorType};
+    use crate::tflite::schema::BatchMatMulOptionsT;
+
+    fn opts(adj_x: bool, adj_y: bool) -> BuiltinOptionsT {
+        BuiltinOptionsT::BatchMatMulOptions(Box::new(BatchMatMulOptionsT {
+            adj_x,
+            adj_y,
+            asymmetric_quantize_inputs: false,
+        }))
+    }
+
+    fn f32s(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn float_broadcast_and_adjoint_through_the_engine() {
+        // lhs [2, 1, 2] (two batches of one row), rhs [2, 3] broadcast, stored transposed
+        // (adj_y) as [3, 2]: rows (1, 2) and (3, 4) times columns (1, 0), (0, 1), (1, 1).
+        let m = single_op(
+            Op::BATCH_MATMUL,
+            opts(false, true),
+            vec![
+                act(TensorType::FLOAT32, &[2, 1, 2], None),
+                act(TensorType::FLOAT32, &[3, 2], None),
+                act(TensorType::FLOAT32, &[2, 1, 3], None),
+            ],
+        );
+        let out = run(
+            &m,
+            &[&f32s(&[1., 2., 3., 4.]), &f32s(&[1., 0., 0., 1., 1., 1.])],
+        );
+        assert_eq!(out, f32s(&[1., 2., 3., 3., 4., 7.]));
+    }
+
+    #[test]
+    fn int8_rescales_with_one_multiplier() {
+        // Scales 0.5 · 0.5 / 0.25 = 1: out = Σ (l − 1)(r + 2) + zp 3.
+        // l = (3, 5) → (2, 4); r = (1, 0) → (3, 2): 6 + 8 = 14 + 3 = 17.
+        let m = single_op(
+            Op::BATCH_MATMUL,
+            opts(false, false),
+            vec![
+                act(TensorType::INT8, &[1, 2], Some((0.5, 1))),
+                act(TensorType::INT8, &[2, 1], Some((0.5, -2))),
+                act(TensorType::INT8, &[1, 1], Some((0.25, 3))),
+            ],
+        );
+        assert_eq!(run(&m, &[&i8s(&[3, 5]), &i8s(&[1, 0])]), i8s(&[17]));
+    }
+
+    #[test]
+    fn bad_models_are_typed_errors() {
+        let f = |shape: &[i32]| act(TensorType::FLOAT32, shape, None);
+        let bmm = |a: T, b: T, o: T| single_op(Op::BATCH_MATMUL, opts(false, false), vec![a, b, o]);
+        // Depths differ.
+        let e = error(&bmm(f(&[2, 3]), f(&[4, 5]), f(&[2, 5])));
+        assert!(e.contains("BATCH_MATMUL") && e.contains("depth 3"), "{e}");
+        // Batch dims do not broadcast.
+        let e = error(&bmm(f(&[2, 2, 3]), f(&[3, 3, 5]), f(&[2, 2, 5])));
+        assert!(e.contains("do not broadcast"), "{e}");
+        // Rank 1 and rank 6.
+        let e = error(&bmm(f(&[3]), f(&[3, 5]), f(&[5])));
+        assert!(e.contains("rank 1"), "{e}");
+        let e = error(&bmm(
+            f(&[1, 1, 1, 1, 2, 3]),
+            f(&[3, 5]),
+            f(&[1, 1, 1, 1, 2, 5]),
+        ));
+        assert!(e.contains("rank 6"), "{e}");
+        // Mixed types other than the hybrid pair.
+        let e = error(&bmm(
+            act(TensorType::INT8, &[2, 3], Some((0.1, 0))),
+            f(&[3, 5]),
+            f(&[2, 5]),
+        ));
+        assert!(e.contains("INT8 × FLOAT32"), "{e}");
+        // int16 needs zero points 0.
+        let e = error(&bmm(
+            act(TensorType::INT16, &[2, 3], Some((0.1, 0))),
+            act(TensorType::INT16, &[3, 5], Some((0.1, 4))),
+            act(TensorType::INT16, &[2, 5], Some((0.1, 0))),
+        ));
+        assert!(e.contains("zero point 4"), "{e}");
+        // A hybrid rhs must be a constant.
+        let e = error(&bmm(
+            f(&[2, 3]),
+            act(TensorType::INT8, &[3, 5], Some((0.1, 0))),
+            f(&[2, 5]),
+        ));
+        assert!(e.contains("constant rhs"), "{e}");
+        // Quantized tensors need their parameters.
+        let e = error(&bmm(
+            act(TensorType::INT8, &[2, 3], None),
+            act(TensorType::INT8, &[3, 5], Some((0.1, 0))),
+            act(TensorType::INT8, &[2, 5], Some((0.1, 0))),
+        ));
+        assert!(e.contains("quantization"), "{e}");
+    }
+}

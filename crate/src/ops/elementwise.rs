@@ -423,3 +423,47 @@ pub fn prepare_binary(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         Binary { op, shape, act },
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::shape::test_model::{act, error, i8s, run, single_op};
+    use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, TensorType};
+
+    #[test]
+    fn squared_difference_int8_is_exact_on_power_of_two_scales() {
+        // Input scales 0.5 (zero point 0), output 0.25 (zero point −128): every step is a power
+        // of two, so out = (Δq · 0.5)² / 0.25 − 128 = Δq² − 128 exactly, clamped to 127.
+        // Δq = 4, −4, 20 (broadcast b), 0 → −112, −112, 127, −128.
+        let m = single_op(
+            Op::SQUARED_DIFFERENCE,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(TensorType::INT8, &[4], Some((0.5, 0))),
+                act(TensorType::INT8, &[1], Some((0.5, 0))),
+                act(TensorType::INT8, &[4], Some((0.25, -128))),
+            ],
+        );
+        assert_eq!(
+            run(&m, &[&i8s(&[5, -3, 21, 1]), &i8s(&[1])]),
+            i8s(&[-112, -112, 127, -128])
+        );
+    }
+
+    #[test]
+    fn squared_difference_int16_is_refused() {
+        let m = single_op(
+            Op::SQUARED_DIFFERENCE,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(TensorType::INT16, &[4], Some((0.5, 0))),
+                act(TensorType::INT16, &[4], Some((0.5, 0))),
+                act(TensorType::INT16, &[4], Some((0.25, 0))),
+            ],
+        );
+        let e = error(&m);
+        assert!(
+            e.contains("SquaredDifference") && e.contains("INT16"),
+            "{e}"
+        );
+    }
+}
