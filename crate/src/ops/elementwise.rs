@@ -1,6 +1,6 @@
 //! Binary elementwise ops with broadcasting and fused activations: ADD, SUB, MUL, DIV, MAXIMUM,
 //! MINIMUM, SQUARED_DIFFERENCE on float32; ADD, SUB, MUL, MAXIMUM, MINIMUM on int8 / uint8 /
-//! int16 (LiteRT's quantized reference kernels).
+//! int16 and SQUARED_DIFFERENCE on int8 (LiteRT's quantized reference kernels).
 
 use std::marker::PhantomData;
 
@@ -40,6 +40,7 @@ enum IntOp {
         act_max: i32,
     },
     Mul(QuantMul),
+    SquaredDifference(QuantAddSub),
     MaxMin {
         maximum: bool,
     },
@@ -79,6 +80,9 @@ impl<T: QuantInt> Kernel for IntBinary<T> {
                 )
             }
             IntOp::Mul(p) => elementwise::quantized_mul(p, &self.shape, a, b, out),
+            IntOp::SquaredDifference(p) => {
+                elementwise::quantized_squared_difference(p, &self.shape, a, b, out)
+            }
             IntOp::MaxMin { maximum } => {
                 elementwise::quantized_max_min(*maximum, &self.shape, a, b, out)
             }
@@ -286,6 +290,33 @@ fn prepare_int_binary(
                 act_max,
             })
         }
+        BinaryOp::SquaredDifference if a.dtype == TensorType::INT8 => {
+            // squared_difference.cc: inputs shifted left by 7 and rescaled to twice the larger
+            // input scale (each multiplier below one), the difference squared, then
+            // `(2·max_scale)² / ((1 << 14) · s_out)` (the denominator a float product).
+            let twice_max = 2.0 * f64::from(qa.scale.max(qb.scale));
+            let m1 = f64::from(qa.scale) / twice_max;
+            let m2 = f64::from(qb.scale) / twice_max;
+            let mo = twice_max * twice_max / f64::from((1u32 << 14) as f32 * qo.scale);
+            let (input1_multiplier, input1_shift) = smaller_than_one(ctx, "input 1", m1)?;
+            let (input2_multiplier, input2_shift) = smaller_than_one(ctx, "input 2", m2)?;
+            let (output_multiplier, output_shift) = multiplier(ctx, mo)?;
+            IntOp::SquaredDifference(QuantAddSub {
+                sub: true,
+                left_shift: 7,
+                input1_offset: -qa.zero_point,
+                input1_multiplier,
+                input1_shift,
+                input2_offset: -qb.zero_point,
+                input2_multiplier,
+                input2_shift,
+                output_offset: qo.zero_point,
+                output_multiplier,
+                output_shift,
+                act_min: qmin,
+                act_max: qmax,
+            })
+        }
         BinaryOp::Maximum | BinaryOp::Minimum => {
             if qa != qo || qb != qo {
                 return Err(ctx.unsupported(
@@ -317,7 +348,7 @@ fn prepare_int_binary(
             IntOp::AddSub(p) => AddSubInt8::new(p).map(FastIntBinary::AddSub),
             IntOp::Mul(p) => MulInt8::new(p).map(FastIntBinary::Mul),
             IntOp::MaxMin { maximum } => Some(FastIntBinary::MaxMin(*maximum)),
-            IntOp::PotAddSub16 { .. } => None,
+            IntOp::PotAddSub16 { .. } | IntOp::SquaredDifference(_) => None,
         };
         if let Some(k) = fast {
             return Ok(Prepared::new(dims, a.dtype, k));
@@ -393,4 +424,48 @@ pub fn prepare_binary(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         shape.dims().to_vec(),
         Binary { op, shape, act },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::shape::test_model::{act, error, i8s, run, single_op};
+    use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, TensorType};
+
+    #[test]
+    fn squared_difference_int8_is_exact_on_power_of_two_scales() {
+        // Input scales 0.5 (zero point 0), output 0.25 (zero point −128): every step is a power
+        // of two, so out = (Δq · 0.5)² / 0.25 − 128 = Δq² − 128 exactly, clamped to 127.
+        // Δq = 4, −4, 20 (broadcast b), 0 → −112, −112, 127, −128.
+        let m = single_op(
+            Op::SQUARED_DIFFERENCE,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(TensorType::INT8, &[4], Some((0.5, 0))),
+                act(TensorType::INT8, &[1], Some((0.5, 0))),
+                act(TensorType::INT8, &[4], Some((0.25, -128))),
+            ],
+        );
+        assert_eq!(
+            run(&m, &[&i8s(&[5, -3, 21, 1]), &i8s(&[1])]),
+            i8s(&[-112, -112, 127, -128])
+        );
+    }
+
+    #[test]
+    fn squared_difference_int16_is_refused() {
+        let m = single_op(
+            Op::SQUARED_DIFFERENCE,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(TensorType::INT16, &[4], Some((0.5, 0))),
+                act(TensorType::INT16, &[4], Some((0.5, 0))),
+                act(TensorType::INT16, &[4], Some((0.25, 0))),
+            ],
+        );
+        let e = error(&m);
+        assert!(
+            e.contains("SquaredDifference") && e.contains("INT16"),
+            "{e}"
+        );
+    }
 }

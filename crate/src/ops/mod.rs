@@ -8,6 +8,7 @@
 //! never allocates: everything it needs was computed at prepare time.
 
 pub mod activations;
+pub mod batch_matmul;
 pub mod compare;
 pub mod conv;
 pub mod elementwise;

@@ -64,6 +64,11 @@ pub struct OpProperties {
     pub hybrid: bool,
     /// Operator version TF writes for the hybrid kernel.
     pub hybrid_version: i32,
+    /// A constant input that only dynamic-range quantization treats as weights (int8, per
+    /// tensor, symmetric) for the hybrid kernel, while full-integer quantization gives it its own
+    /// range like any other constant operand: BATCH_MATMUL's RHS (TF 2.21 quantizes it
+    /// asymmetric int8 / symmetric int16 from its min and max).
+    pub dynamic_weights: Option<usize>,
     /// The op's result is not a float tensor and stays as it is in a quantized model (only float
     /// tensors get parameters): what it is, `"BOOL"` (comparisons, logical ops) or `"index"`
     /// (ARG_MAX, ARG_MIN).
@@ -80,6 +85,7 @@ const PLAIN: OpProperties = OpProperties {
     int16: false,
     hybrid: false,
     hybrid_version: 1,
+    dynamic_weights: None,
     unquantized_output: None,
 };
 
@@ -144,6 +150,18 @@ pub const fn weighted(
     }
 }
 
+/// `p`, with a hybrid kernel (version `hybrid_version`) whose constant input `input` is int8
+/// per tensor in dynamic-range quantization and an ordinary constant otherwise
+/// ([`OpProperties::dynamic_weights`]).
+pub const fn hybrid_const(p: OpProperties, input: usize, hybrid_version: i32) -> OpProperties {
+    OpProperties {
+        hybrid: true,
+        hybrid_version,
+        dynamic_weights: Some(input),
+        ..p
+    }
+}
+
 /// Per-tensor symmetric weights at input 1 and no bias (PRELU's alpha), int8 version
 /// `int8_version`.
 pub const fn per_tensor_weights(int8_version: i32) -> OpProperties {
@@ -190,6 +208,14 @@ pub const SCALE_1_128: f32 = 1.0 / 128.0;
 pub const SCALE_1_32768: f32 = 1.0 / 32768.0;
 
 impl OpProperties {
+    /// The weights dynamic-range quantization quantizes for the hybrid kernel: the op's
+    /// weights, or its [`dynamic_weights`](Self::dynamic_weights) input (per tensor).
+    pub fn hybrid_weights(&self) -> Option<WeightSlot> {
+        self.weights.or(self
+            .dynamic_weights
+            .map(|input| WeightSlot { input, axis: None }))
+    }
+
     /// A short description for tables (README, `zeropoint ops`, the page): "weights axis 0,
     /// bias", "fixed output 1/256 −128", "same scale", or "own range".
     pub fn describe(&self) -> String {
@@ -212,6 +238,12 @@ impl OpProperties {
         }
         if self.same_scale {
             parts.push("same scale in and out".to_string());
+        }
+        if let Some(i) = self.dynamic_weights {
+            if parts.is_empty() {
+                parts.push("own range".to_string());
+            }
+            parts.push(format!("input {i} int8 per tensor in dynamic range"));
         }
         if let Some(what) = self.unquantized_output {
             parts.push(format!("{what} output (never quantized)"));

@@ -12,12 +12,12 @@
 //! `www/src/model/op-table.ts`. Its goldens come from `tests/tools/make_goldens.py`.
 
 use super::properties::{
-    OpProperties, SCALE_1_128, SCALE_1_256, SCALE_1_32768, bool_out, fixed, index_out, int16_at,
-    per_tensor_weights, plain, same, weighted, with16,
+    OpProperties, SCALE_1_128, SCALE_1_256, SCALE_1_32768, bool_out, fixed, hybrid_const,
+    index_out, int16_at, per_tensor_weights, plain, same, weighted, with16,
 };
 use super::{
-    PrepareFn, activations, compare, conv, elementwise, fully_connected, layout, math, normalize,
-    pool, quantize, reduce, resize, shape, shape_ops, split,
+    PrepareFn, activations, batch_matmul, compare, conv, elementwise, fully_connected, layout,
+    math, normalize, pool, quantize, reduce, resize, shape, shape_ops, split,
 };
 use crate::graph::BuiltinOperator as Op;
 
@@ -179,6 +179,9 @@ pub const OPS: &[OpEntry] = &[
     row!(TRANSPOSE_CONV, conv::prepare_transpose_conv, ALL, Some(int16_at(weighted(0, 2, 3, 2, 2), 3)), &["output shape", "weights", "input", "bias"], "as CONV_2D"),
     // ops/fully_connected.rs
     row!(FULLY_CONNECTED, fully_connected::prepare_fully_connected, ALL, Some(with16(weighted(0, 0, 2, 4, 12))), CONV_INPUTS, "rescale in double, `round(acc · s_in·s_w/s_out)` (the fixed-point multiplier is 1 LSB off on 16x8)"),
+    // ops/batch_matmul.rs (TF 2.21: both operands and a constant RHS get their own range; the
+    // dynamic-range converter quantizes a constant RHS per tensor for the hybrid kernel, v4)
+    row!(BATCH_MATMUL, batch_matmul::prepare_batch_matmul, ALL, Some(hybrid_const(with16(plain(2)), 1, 4)), &["lhs", "rhs"], "one multiplier `(double)(s_l·s_r)/s_out` (product in float); int8: double rounding; int16: int64 accumulator, 15-bit multiplier, one rounding shift; hybrid: LHS rows quantized at run time as FULLY_CONNECTED, LiteRT's per-row scale indexing kept"),
     // ops/elementwise.rs
     row!(ADD, elementwise::prepare_binary, F816, Some(with16(plain(2))), &[], "left shift 20 (int8) / 15 (int16), input and output multipliers in double, double rounding"),
     row!(SUB, elementwise::prepare_binary, F816, Some(with16(plain(2))), &[], "as ADD"),
@@ -186,7 +189,7 @@ pub const OPS: &[OpEntry] = &[
     row!(DIV, elementwise::prepare_binary, F, None, &[], ""),
     row!(MAXIMUM, elementwise::prepare_binary, F816, Some(with16(same(2))), &[], "raw compare (same scale required)"),
     row!(MINIMUM, elementwise::prepare_binary, F816, Some(with16(same(2))), &[], "raw compare (same scale required)"),
-    row!(SQUARED_DIFFERENCE, elementwise::prepare_binary, F, Some(plain(2)), &[], ""),
+    row!(SQUARED_DIFFERENCE, elementwise::prepare_binary, F8, Some(plain(2)), &[], "as SUB (left shift 7), the difference squared in int32, output multiplier `(2·max s_in)² / (2^14·s_out)`, double rounding; TF 2.21 has no 16x8 SQUARED_DIFFERENCE"),
     // ops/activations.rs
     row!(RELU, activations::prepare_unary, F816, Some(with16(plain(2))), &[], "`ReluX`: multiplier in float, double rounding"),
     row!(RELU6, activations::prepare_unary, F816, Some(with16(plain(2))), &[], "as RELU"),
@@ -205,7 +208,7 @@ pub const OPS: &[OpEntry] = &[
     row!(SQRT, math::prepare_unary_math, F8, Some(plain(2)), &[], "float path, `(int)(sqrt(x) / s_out)` truncated; TF has no 16x8 SQRT"),
     row!(EXP, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "int8: 256-entry table from the float function; int16: interpolated table built in float"),
     row!(LOG, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "as EXP (inputs ≤ 0 map to the lowest output)"),
-    row!(GELU, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "tanh approximation only: tables from the float function, as EXP (the exact erf form is refused)"),
+    row!(GELU, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "float: Eigen's vectorized tanh / erfc; int8 / int16: tables from the scalar function (`tanhf`; the exact form's `erfcf` evaluated in double), as EXP"),
     row!(FLOOR, math::prepare_unary_math, F, None, &[], ""),
     // ops/pool.rs
     row!(AVERAGE_POOL_2D, pool::prepare_pool, F816, Some(with16(same(2))), &[], "rounded average, ties away from zero"),

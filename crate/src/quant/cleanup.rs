@@ -40,6 +40,70 @@ fn requantizes(from: TensorType, to: TensorType, zero_points: (i64, i64)) -> boo
     }
 }
 
+/// Whether `name` is one TF's quantizer gives a QUANTIZE result: `tfl.quantize`,
+/// `tfl.quantize1`, `tfl.quantize2`, ….
+fn is_tf_quantize_name(name: &str) -> bool {
+    name.strip_prefix("tfl.quantize")
+        .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Renames the results of subgraph 0's QUANTIZE operators that quantize a float operator's
+/// output and carry TF's `tfl.quantize…` names, in operator order, continuing TF's count after
+/// the QUANTIZE operators of the graph inputs (`tfl.quantize`, `tfl.quantize1`, …; the
+/// [`Report`] too). A model quantized again after `--float-ops` keeps the QUANTIZE operators the
+/// first pass wrote after its float operators, numbered in that pass's count (which also counted
+/// the conversions the second pass removed); this gives them the names TF's all-at-once model
+/// has. Returns whether any name changed.
+pub fn renumber_tf_quantize_names(model: &mut Model, report: &mut Report) -> bool {
+    let Some(sg) = model.subgraphs.first_mut() else {
+        return false;
+    };
+    let graph_inputs: HashSet<i32> = sg.inputs.iter().copied().collect();
+    let named = |t: i32| {
+        usize::try_from(t).ok().filter(|&t| {
+            sg.tensors
+                .get(t)
+                .is_some_and(|x| is_tf_quantize_name(&x.name))
+        })
+    };
+    let mut from_inputs = 0usize;
+    let mut targets = Vec::new();
+    for op in sg
+        .operators
+        .iter()
+        .filter(|op| op.code.op() == Op::QUANTIZE)
+    {
+        let (Some(&i), Some(o)) = (
+            op.inputs.first(),
+            op.outputs.first().and_then(|&o| named(o)),
+        ) else {
+            continue;
+        };
+        if graph_inputs.contains(&i) {
+            from_inputs += 1;
+        } else {
+            targets.push(o);
+        }
+    }
+    let mut changed = false;
+    for (k, &t) in targets.iter().enumerate() {
+        let n = from_inputs + k;
+        let name = if n == 0 {
+            "tfl.quantize".to_string()
+        } else {
+            format!("tfl.quantize{n}")
+        };
+        if sg.tensors[t].name != name {
+            changed = true;
+            sg.tensors[t].name = name.clone();
+            for r in report.tensors.iter_mut().filter(|r| r.index == t) {
+                r.name = name.clone();
+            }
+        }
+    }
+    changed
+}
+
 /// Removes the redundant pairs of subgraph 0 (see the module documentation), then the tensors in
 /// `orphans` or left by the removal that nothing refers to any more. Returns one note per change.
 pub fn remove_redundant_pairs(

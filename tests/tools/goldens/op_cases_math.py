@@ -4,8 +4,8 @@ goldens.single_op for In and op_case.
 
 ELU, CEIL and ROUND have no case: the LiteRT 2.3 Python interpreter registers no kernel for
 them ("Didn't find op for builtin opcode"), so there is no reference output to compare with.
-Exact (erf) GELU has none yet: LiteRT's float kernel (Eigen's erf) is not reproduced bit for
-bit, and the engine refuses it."""
+Exact GELU (approximate=False) runs: float as LiteRT 2.3's Eigen erfc, int8 / int16 tables from
+erfc in double."""
 
 from __future__ import annotations
 
@@ -63,6 +63,20 @@ op_case(
     lambda x: K.gelu(x, approximate=True),
     "GELU, tanh approximation, on [-4, 3]; 105 elements, so the float kernel's 8-lane loop has a "
     "tail.",
+)
+op_case(
+    "op_gelu_exact", "GELU", 6112,
+    [In("x", (3, 5, 7), -5.0, 3.0)],
+    lambda x: K.gelu(x, approximate=False),
+    "GELU, exact (erfc) form, on [-5, 3]: x/sqrt(2) beyond 1 in magnitude takes the large branch "
+    "of Eigen's erfc.",
+)
+op_case(
+    "op_gelu_exact_wide", "GELU", 6113,
+    [In("x", (4, 8, 8), -8.0, 8.0, dist="grid")],
+    lambda x: K.gelu(x, approximate=False),
+    "GELU, exact form, on an even grid over [-8, 8] (256 points per sample): every int8 / int16 "
+    "table entry's neighbourhood and erfc's clamp.",
 )
 op_case(
     "op_floor", "FLOOR", 6111,

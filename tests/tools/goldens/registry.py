@@ -46,6 +46,8 @@ class CaseSpec:
     # other variants are then TF's quantizer run on the edited file (tf_quantize), as a user
     # quantizing a shipped .tflite gets them.
     float_rewrite: Callable[[bytes], bytes] | None = None
+    # variant -> why it is not produced (recorded under [unavailable] like a converter refusal)
+    skip: dict[str, str] = field(default_factory=dict)
 
 
 CASES: dict[str, CaseSpec] = {}
@@ -62,14 +64,17 @@ def case(
     expected_failures: dict[str, dict] | None = None,
     untraced: dict[str, str] | None = None,
     float_rewrite: Callable[[bytes], bytes] | None = None,
+    skip: dict[str, str] | None = None,
 ):
     def deco(fn: Callable[[int], CaseData]):
         assert name not in CASES, name
+        assert set(skip or {}) <= set(variants), (name, skip)
         for v, ef in (expected_failures or {}).items():
             assert v in variants and ef["stage"] in STAGES and set(ef) == {"stage", "issue", "reason"}, (name, v, ef)
         CASES[name] = CaseSpec(
             name, fn, seed, variants, dict(copies or {}), kind, op, dict(expected_failures or {}), dict(untraced or {}),
             float_rewrite,
+            dict(skip or {}),
         )
         return fn
 

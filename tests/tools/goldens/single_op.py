@@ -76,9 +76,11 @@ def op_case(
     expected_failures: dict[str, dict] | None = None,
     variants: tuple[str, ...] | None = None,
     float_rewrite: Callable[[bytes], bytes] | None = None,
+    skip: dict[str, str] | None = None,
 ) -> None:
     """Register a single-operator case: build(*keras_inputs) -> output tensor. float_rewrite
-    edits the converted float model; the quantized variants are then TF's quantizer run on it."""
+    edits the converted float model; the quantized variants are then TF's quantizer run on it.
+    `skip` names variants not produced, with the reason (a model LiteRT cannot run in one)."""
 
     def builder(seed: int) -> CaseData:
         rng = np.random.default_rng(seed)
@@ -94,7 +96,7 @@ def op_case(
         return CaseData(model, calib, tests, description, notes)
 
     extra = {} if variants is None else {"variants": variants}
-    case(name, seed=seed, kind="op", op=op, expected_failures=expected_failures, float_rewrite=float_rewrite, **extra)(builder)
+    case(name, seed=seed, kind="op", op=op, expected_failures=expected_failures, float_rewrite=float_rewrite, skip=skip, **extra)(builder)
 
 
 def _layer(model: keras.Model, cls: type) -> Any:

@@ -125,6 +125,56 @@ pub fn exp_f32(x: f32) -> f32 {
     if x < LO { 0.0 } else { v }
 }
 
+/// Horner's rule as Eigen's `ppolevl` without FMA: `coeffs[0]` is the highest degree, each step
+/// a multiply then an add, each rounded.
+#[inline(always)]
+fn polevl(x: f32, coeffs: &[f32]) -> f32 {
+    coeffs[1..].iter().fold(coeffs[0], |p, &c| p * x + c)
+}
+
+/// Eigen's `generic_fast_erfc<float>` (AVX, no FMA): `x` clamped to ±11; for `x² ≤ 1`,
+/// `1 + x·S(x²)`; otherwise `exp(−x²)·(1 − x²_lo) · P(1/x²) / (x·Q(1/x²))` (+2 for negative
+/// `x`), with `x²_lo` the exact rounding error of `x²` and [`exp_f32`] for the exponential. What
+/// LiteRT's float GELU (exact form) computes; checked bit for bit against `BUILTIN_REF` on 4099
+/// inputs over [−6, 6] (`tiny_vit` and a dense grid).
+pub fn erfc_f32(x_in: f32) -> f32 {
+    // Eigen's coefficients, written as their exact float bits.
+    const ALPHA: [f32; 6] = [
+        f32::from_bits(0x3a13_45ea),
+        f32::from_bits(0xbba1_0415),
+        f32::from_bits(0x3cda_c9b8),
+        f32::from_bits(0xbde7_03be),
+        f32::from_bits(0x3ec0_9330),
+        f32::from_bits(0xbf90_6eba),
+    ];
+    const GAMMA: [f32; 4] = [
+        f32::from_bits(0x3dd1_0fee),
+        f32::from_bits(0x3edb_c0fa),
+        f32::from_bits(0x3ea5_c7e8),
+        f32::from_bits(0x3d5d_11b8),
+    ];
+    const DELTA: [f32; 5] = [
+        f32::from_bits(0x3c8d_5364),
+        f32::from_bits(0x3ec8_61dd),
+        1.0,
+        f32::from_bits(0x3f1f_29db),
+        f32::from_bits(0x3dc3_eae4),
+    ];
+    let x = min_ps(max_ps(x_in, -11.0), 11.0);
+    let x2 = x * x;
+    // `1 < x²` is false for NaN too: the small branch, as Eigen's mask.
+    if x2.partial_cmp(&1.0) != Some(std::cmp::Ordering::Greater) {
+        return x * polevl(x2, &ALPHA) + 1.0;
+    }
+    // The product of two floats is exact in f64, so this is the exact low part.
+    let x2_lo = (f64::from(x) * f64::from(x) - f64::from(x2)) as f32;
+    let e = exp_f32(-x2);
+    let z = e - e * x2_lo;
+    let q2 = 1.0 / x2;
+    let r = polevl(q2, &GAMMA) / (x * polevl(q2, &DELTA));
+    z * r + if x < 0.0 { 2.0 } else { 0.0 }
+}
+
 /// TANH (float), element by element.
 pub fn tanh(input: &[f32], output: &mut [f32]) {
     for (o, &x) in output.iter_mut().zip(input) {

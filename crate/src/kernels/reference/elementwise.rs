@@ -230,6 +230,42 @@ impl QuantAddSub {
     }
 }
 
+impl QuantAddSub {
+    /// SQUARED_DIFFERENCE on the same parameters (`left_shift` 7, `sub` unused): both inputs
+    /// rescaled as for SUB, the difference squared in int32, then the output multiplier
+    /// (double rounding), the zero point and the clamp. Mirrors LiteRT
+    /// `squared_difference.cc`'s `SquaredDifference<int8_t>`.
+    #[inline(always)]
+    pub fn apply_squared_difference(&self, a: i32, b: i32) -> i32 {
+        let x = (self.input1_offset.wrapping_add(a)).wrapping_shl(self.left_shift as u32);
+        let y = (self.input2_offset.wrapping_add(b)).wrapping_shl(self.left_shift as u32);
+        let x = multiply_by_quantized_multiplier(x, self.input1_multiplier, self.input1_shift);
+        let y = multiply_by_quantized_multiplier(y, self.input2_multiplier, self.input2_shift);
+        let d = x.wrapping_sub(y);
+        let out = multiply_by_quantized_multiplier(
+            d.wrapping_mul(d),
+            self.output_multiplier,
+            self.output_shift,
+        )
+        .wrapping_add(self.output_offset);
+        out.clamp(self.act_min, self.act_max.max(self.act_min))
+    }
+}
+
+/// Quantized SQUARED_DIFFERENCE with broadcasting (int8), LiteRT's `BroadcastBinaryFunction6DSlow`
+/// over [`QuantAddSub::apply_squared_difference`].
+pub fn quantized_squared_difference<T: QuantInt>(
+    p: &QuantAddSub,
+    shape: &Broadcast,
+    a: &[T],
+    b: &[T],
+    output: &mut [T],
+) {
+    shape.walk(|o, ai, bi| {
+        output[o] = T::wrap_from(p.apply_squared_difference(a[ai].to_i32(), b[bi].to_i32()));
+    });
+}
+
 /// Quantized ADD / SUB with broadcasting. Mirrors LiteRT `reference_integer_ops::Add` /
 /// `BroadcastAdd6DSlow` (int8), `reference_ops::Add` / `BroadcastAdd6DSlow` (int16, general
 /// scales) and `reference_ops::Sub` / `BroadcastQuantSubSlow`; double rounding.

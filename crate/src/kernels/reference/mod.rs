@@ -6,6 +6,7 @@
 //! No kernel allocates.
 
 pub mod activations;
+pub mod batch_matmul;
 pub mod compare;
 pub mod conv;
 pub mod conv_int;

@@ -137,10 +137,33 @@ pub fn quantize_affine(
     qmin: i32,
     qmax: i32,
 ) -> Result<Vec<i32>> {
+    check_scale("constant", params.scale)?;
+    quantize_affine_f64(
+        values,
+        f64::from(params.scale),
+        params.zero_point,
+        qmin,
+        qmax,
+    )
+}
+
+/// [`quantize_affine`] with the scale MLIR holds in double precision, before the model stores
+/// it as a float: an int16 constant with its own range is divided by
+/// [`int16_constant_scale`], not by the float the model records.
+///
+/// # Errors
+/// As [`quantize_affine`].
+pub fn quantize_affine_f64(
+    values: &[f32],
+    scale: f64,
+    zero_point: i32,
+    qmin: i32,
+    qmax: i32,
+) -> Result<Vec<i32>> {
     const WHAT: &str = "constant";
     check_finite(WHAT, values)?;
-    check_scale(WHAT, params.scale)?;
-    let (scale, zp) = (f64::from(params.scale), f64::from(params.zero_point));
+    check_scale(WHAT, scale as f32)?;
+    let zp = f64::from(zero_point);
     Ok(values
         .iter()
         .map(|&v| {
@@ -149,6 +172,20 @@ pub fn quantize_affine(
             q.clamp(f64::from(qmin), f64::from(qmax)) as i32
         })
         .collect())
+}
+
+/// The double-precision scale TF's MLIR quantizer divides an int16 constant with its own range
+/// by: `max(|min|, |max|) / 32767` in f64 (`(rmax − rmin) / (qmax − qmin)` over the symmetric
+/// narrow range); the model stores it rounded to float (`activation_params_int16`). Measured on
+/// the `op_bmm_const_2batch` goldens: dividing by the stored float puts one of 1152 values of the
+/// 16x8 BATCH_MATMUL constant one step off, the double gives TF's bytes.
+pub fn int16_constant_scale(lo: f32, hi: f32) -> f64 {
+    let half = f64::from(lo.abs().max(hi.abs()));
+    if half == 0.0 {
+        NEAR_ZERO_TOLERANCE / f64::from(super::INT16_MAX)
+    } else {
+        half / f64::from(super::INT16_MAX)
+    }
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]

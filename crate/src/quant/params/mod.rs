@@ -49,7 +49,10 @@ mod bias;
 mod weights;
 
 pub use activation::{activation_params_int8, activation_params_int16};
-pub use affine::{constant_params_int8, down_cast_scale, fake_quant_params, quantize_affine};
+pub use affine::{
+    constant_params_int8, down_cast_scale, fake_quant_params, int16_constant_scale,
+    quantize_affine, quantize_affine_f64,
+};
 pub use bias::{
     BIAS_MAX, QuantizedBias, bias_int32, bias_int32_adjusted, bias_int64, bias_scales,
     widen_for_bias_int32,

@@ -34,7 +34,9 @@ pub(super) fn dynamic_range(model: &Model, opts: &QuantizeOptions) -> Result<(Mo
     for (i, op) in sg.operators.iter().enumerate() {
         let code = op.code.op();
         let Some(p) = properties(code) else { continue };
-        let Some(ws) = p.weights else { continue };
+        let Some(ws) = p.hybrid_weights() else {
+            continue;
+        };
         if !p.hybrid || float_ops.contains(&i) {
             continue;
         }
@@ -77,10 +79,12 @@ pub(super) fn dynamic_range(model: &Model, opts: &QuantizeOptions) -> Result<(Mo
         done.insert(w);
         let qop = &mut out.subgraphs[0].operators[i];
         qop.code.version = qop.code.version.max(p.hybrid_version);
-        // TF's dynamic-range converter asks the hybrid FULLY_CONNECTED kernel to quantize its
-        // inputs asymmetrically (per batch row, with a zero point).
-        if let BuiltinOptionsT::FullyConnectedOptions(o) = &mut qop.options {
-            o.asymmetric_quantize_inputs = true;
+        // TF's dynamic-range converter asks the hybrid FULLY_CONNECTED and BATCH_MATMUL
+        // kernels to quantize their inputs asymmetrically (per batch row, with a zero point).
+        match &mut qop.options {
+            BuiltinOptionsT::FullyConnectedOptions(o) => o.asymmetric_quantize_inputs = true,
+            BuiltinOptionsT::BatchMatMulOptions(o) => o.asymmetric_quantize_inputs = true,
+            _ => {}
         }
     }
     for (w, data) in new_data {

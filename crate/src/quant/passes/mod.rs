@@ -201,6 +201,11 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
         });
     }
     let full_integer = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
+    // A partly quantized model: its QUANTIZE operators keep their names, renumbered at the end.
+    let had_quantize = model
+        .subgraphs
+        .first()
+        .is_some_and(|sg| sg.operators.iter().any(|op| op.code.op() == Op::QUANTIZE));
     if !opts.int16_ops.iter().all(|s| s.trim().is_empty()) && opts.mode != Mode::Int8 {
         return Err(qerr(
             "--int16-ops",
@@ -278,6 +283,9 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
             compact_buffers(&mut q);
         }
         notes.extend(cleaned);
+        if had_quantize {
+            super::cleanup::renumber_tf_quantize_names(&mut q, &mut report);
+        }
     }
     report.warnings.splice(0..0, notes);
     Ok((q, report))

@@ -11,8 +11,8 @@ use crate::error::Result;
 use crate::graph::{Quantization, TensorType};
 use crate::quant::params::{
     self, QuantParams, WeightRule, activation_params_int16, bias_int32, bias_int64,
-    constant_params_int8, per_channel_weights_int8_for_bias, per_tensor_weights_int8,
-    quantize_affine,
+    constant_params_int8, int16_constant_scale, per_channel_weights_int8_for_bias,
+    per_tensor_weights_int8, quantize_affine_f64,
 };
 
 impl<'a> FullInteger<'a> {
@@ -25,18 +25,22 @@ impl<'a> FullInteger<'a> {
             .unwrap_or_default()
     }
 
-    /// The parameters a constant that is neither weights nor bias gets from its own values:
-    /// int16 symmetric over `[min(0, lo), max(0, hi)]`, int8 TF's constant rule.
-    pub(super) fn own_constant_params(&self, c: usize) -> Result<QuantParams> {
+    /// The parameters a constant that is neither weights nor bias gets from its own values
+    /// (int16 symmetric over `[min(0, lo), max(0, hi)]`, int8 TF's constant rule), and the scale
+    /// its values are divided by: the stored one in int8, the unrounded double in int16 (as MLIR
+    /// does, [`int16_constant_scale`]).
+    pub(super) fn own_constant_params(&self, c: usize) -> Result<(QuantParams, f64)> {
         let values = self.const_values(c);
         let label = self.tensor_label(c);
         if self.int16 {
             let (lo, hi) = values
                 .iter()
                 .fold((0.0f32, 0.0f32), |(l, h), &v| (l.min(v), h.max(v)));
-            activation_params_int16(lo, hi).map_err(|e| qerr(label, e.to_string()))
+            let p = activation_params_int16(lo, hi).map_err(|e| qerr(label, e.to_string()))?;
+            Ok((p, int16_constant_scale(lo, hi)))
         } else {
-            constant_params_int8(&values).map_err(|e| qerr(label, e.to_string()))
+            let p = constant_params_int8(&values).map_err(|e| qerr(label, e.to_string()))?;
+            Ok((p, f64::from(p.scale)))
         }
     }
 
@@ -204,16 +208,20 @@ impl<'a> FullInteger<'a> {
                 }
                 let label = self.tensor_label(c);
                 let values = self.const_values(c);
-                let params = match self.state_params(c) {
-                    Some(p) => p,
-                    None => self.own_constant_params(c)?,
+                // The scale the values are divided by: the stored one, except for an int16
+                // constant with its own range, which MLIR divides by the unrounded double.
+                let own = self.own_constant_params(c);
+                let (params, divisor) = match (self.state_params(c), own) {
+                    (Some(p), Ok(own)) if p == own.0 => own,
+                    (Some(p), _) => (p, f64::from(p.scale)),
+                    (None, own) => own?,
                 };
                 let (qmin, qmax, dtype) = if self.int16 {
                     (-32768, 32767, TensorType::INT16)
                 } else {
                     (-128, 127, TensorType::INT8)
                 };
-                let q = quantize_affine(&values, params, qmin, qmax)
+                let q = quantize_affine_f64(&values, divisor, params.zero_point, qmin, qmax)
                     .map_err(|e| qerr(label.clone(), e.to_string()))?;
                 let data: Vec<u8> = if self.int16 {
                     q.iter().flat_map(|&v| (v as i16).to_le_bytes()).collect()

@@ -154,7 +154,7 @@ impl<'a> FullInteger<'a> {
                     && self.is_const(c)
                     && self.state[c].is_none()
                 {
-                    let params = self.own_constant_params(c)?;
+                    let (params, _) = self.own_constant_params(c)?;
                     self.state[c] = Some(State {
                         params,
                         immutable: true,
