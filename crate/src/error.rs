@@ -167,13 +167,21 @@ pub struct OpIssue {
     pub reason: String,
 }
 
+/// The [`OpIssue::op_name`] of a problem of the whole graph rather than of one operator (a
+/// graph input or output, a tensor declaration): shown as "the graph", with no operator index.
+pub const GRAPH: &str = "(graph)";
+
 impl fmt::Display for OpIssue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match self.kind {
             IssueKind::Unsupported => "unsupported",
             IssueKind::Invalid => "invalid",
         };
-        write!(f, "operator {} ({}): {kind}", self.op_index, self.op_name)?;
+        if self.op_name == GRAPH {
+            write!(f, "the graph: {kind}")?;
+        } else {
+            write!(f, "operator {} ({}): {kind}", self.op_index, self.op_name)?;
+        }
         if !self.tensor.is_empty() {
             write!(f, " at {}", self.tensor)?;
         }
@@ -181,13 +189,30 @@ impl fmt::Display for OpIssue {
     }
 }
 
+/// Most issues a [`Error::CannotRun`] message lists before "… and N more" (a reversed graph of
+/// 359 operators gave one 77 KB line).
+const ISSUES_SHOWN: usize = 10;
+
 fn list_issues(issues: &[OpIssue]) -> String {
-    let lines: Vec<String> = issues.iter().map(ToString::to_string).collect();
-    format!(
-        "{} operator(s) cannot be prepared; {}",
-        issues.len(),
-        lines.join("; ")
-    )
+    let lines: Vec<String> = issues
+        .iter()
+        .take(ISSUES_SHOWN)
+        .map(ToString::to_string)
+        .collect();
+    let more = issues.len().saturating_sub(ISSUES_SHOWN);
+    let tail = if more > 0 {
+        format!("; … and {more} more")
+    } else {
+        String::new()
+    };
+    let n = issues.len();
+    let what = match (issues.iter().any(|i| i.op_name == GRAPH), n) {
+        (true, 1) => "1 problem".to_string(),
+        (true, n) => format!("{n} problems"),
+        (false, 1) => "1 operator cannot be prepared".to_string(),
+        (false, n) => format!("{n} operators cannot be prepared"),
+    };
+    format!("{what}; {}{tail}", lines.join("; "))
 }
 
 /// Result alias used throughout the crate.

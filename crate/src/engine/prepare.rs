@@ -83,7 +83,7 @@ fn pack(blobs: &[(usize, &[u8])], regions: &mut [Option<Region>], max: usize) ->
                 detail: format!("more than the limit of {max} bytes"),
             })?;
     }
-    let mut store = vec![0u64; total / 8];
+    let mut store = zeroed_words(total / 8, "the model's constants")?;
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut store);
     for ((t, b), start) in blobs.iter().zip(starts) {
         bytes[start..start + b.len()].copy_from_slice(b);
@@ -93,6 +93,22 @@ fn pack(blobs: &[(usize, &[u8])], regions: &mut [Option<Region>], max: usize) ->
         });
     }
     Ok(store)
+}
+
+/// `n` zeroed u64 words, or [`Error::TooLarge`] naming `what` when the memory cannot be had
+/// (a fallible allocation: a model within the limits but beyond the machine's memory gets an
+/// error, not an abort).
+fn zeroed_words(n: usize, what: &str) -> Result<Vec<u64>> {
+    let mut v: Vec<u64> = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| Error::TooLarge {
+        what: what.into(),
+        detail: format!(
+            "{} bytes could not be allocated (not enough memory)",
+            n.saturating_mul(8)
+        ),
+    })?;
+    v.resize(n, 0);
+    Ok(v)
 }
 
 impl Interpreter {
@@ -110,6 +126,22 @@ impl Interpreter {
 
     /// [`Interpreter::new`] with explicit size [`Limits`] and [`KernelSet`].
     pub fn with_options(model: &Model, limits: &Limits, kernels: KernelSet) -> Result<Self> {
+        Self::build(model, limits, kernels, true)
+    }
+
+    /// Every check [`Interpreter::new`] makes (model, operators, shapes, types, limits), without
+    /// allocating the activation arena: what the quantizer runs before writing anything in the
+    /// modes that do not calibrate.
+    ///
+    /// # Errors
+    /// What [`Interpreter::with_limits`] refuses.
+    pub fn check(model: &Model, limits: &Limits) -> Result<()> {
+        Self::build(model, limits, KernelSet::default(), false).map(drop)
+    }
+
+    /// The body of [`Interpreter::with_options`] and [`Interpreter::check`]; without
+    /// `allocate` the interpreter has no arena and must not run.
+    fn build(model: &Model, limits: &Limits, kernels: KernelSet, allocate: bool) -> Result<Self> {
         let max_tensor = limits.max_tensor_bytes;
         let sg = model
             .subgraphs
@@ -117,12 +149,20 @@ impl Interpreter {
             .ok_or_else(|| Error::InconsistentTable {
                 reason: "the model has no subgraph".into(),
             })?;
+        if model.version != 3 {
+            return Err(Error::InconsistentTable {
+                reason: format!(
+                    "schema version {}: LiteRT loads only version 3 models",
+                    model.version
+                ),
+            });
+        }
         let n = sg.tensors.len();
         let tensor_index = |t: i32| usize::try_from(t).ok().filter(|&t| t < n);
         let mut issues: Vec<OpIssue> = Vec::new();
         let model_issue = |reason: String| OpIssue {
             op_index: 0,
-            op_name: "(graph)".into(),
+            op_name: crate::error::GRAPH.into(),
             tensor: String::new(),
             kind: IssueKind::Invalid,
             reason,
@@ -170,6 +210,37 @@ impl Interpreter {
                         tensor.name
                     )));
                     data[t] = None;
+                }
+            }
+        }
+        // What LiteRT refuses when it allocates: a declared shape with a negative dimension (of
+        // any tensor, even one the engine would compute), and per-channel parameters whose
+        // quantized_dimension is not an axis of the tensor or whose count is not that axis's size.
+        for (t, tensor) in sg.tensors.iter().enumerate() {
+            // (Graph inputs and constants are reported below, by the operator reading them.)
+            let graph_input = sg.inputs.iter().any(|&i| tensor_index(i) == Some(t));
+            if !graph_input && data[t].is_none() && tensor.dims().iter().any(|&d| d < 0) {
+                issues.push(model_issue(format!(
+                    "tensor '{}' declares shape {:?} with a negative dimension",
+                    tensor.name,
+                    tensor.dims()
+                )));
+            }
+            if let Some(q) = &tensor.quantization
+                && q.scales().len() > 1
+            {
+                let axis = usize::try_from(q.quantized_dimension)
+                    .ok()
+                    .and_then(|a| tensor.dims().get(a));
+                if axis.is_none_or(|&d| usize::try_from(d).ok() != Some(q.scales().len())) {
+                    issues.push(model_issue(format!(
+                        "tensor '{}' has {} per-channel scales along quantized_dimension {} of \
+                         shape {:?}",
+                        tensor.name,
+                        q.scales().len(),
+                        q.quantized_dimension,
+                        tensor.dims()
+                    )));
                 }
             }
         }
@@ -293,6 +364,17 @@ impl Interpreter {
                 failed[t] = true;
             }
             if skip {
+                continue;
+            }
+            if op.code.version < 1 {
+                issues.push(issue(
+                    IssueKind::Invalid,
+                    String::new(),
+                    format!(
+                        "operator version {}: LiteRT registers kernels from version 1",
+                        op.code.version
+                    ),
+                ));
                 continue;
             }
             let Some(prepare) = registry::lookup(op.code.op()) else {
@@ -590,8 +672,13 @@ impl Interpreter {
         };
         let inputs = graph_inputs.iter().map(|&t| desc(t)).collect();
         let outputs = graph_outputs.iter().map(|&t| desc(t)).collect();
+        let arena = if allocate {
+            zeroed_words(arena_bytes / 8, "the activation arena")?
+        } else {
+            Vec::new()
+        };
         Ok(Interpreter {
-            arena: vec![0u64; arena_bytes / 8],
+            arena,
             consts,
             slots,
             steps,

@@ -10,9 +10,10 @@
 //! constant data through ordinary fields and the accessors here. [`dtype`] holds the facts about
 //! element types (size, name) that every layer uses; [`sparse`] expands sparse constants
 //! (`SparsityParameters`) to dense data, for the engine's constants and the quantizer's DENSIFY
-//! folding.
+//! folding; [`lint`] says what reads but is odd (warnings).
 
 pub mod dtype;
+pub mod lint;
 mod model;
 pub mod sparse;
 pub mod summary;

@@ -43,7 +43,9 @@ pub fn prepare_l2_normalization(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
     let input = ctx.input(0)?;
     let out = ctx.output(0)?;
     let o = options!(ctx, L2NormOptions, L2NormOptionsT)?;
-    if o.fused_activation_function != ActivationFunctionType::NONE {
+    // Codes LiteRT does not clamp with (TANH, unknown numbers) read as NONE there too.
+    let f = o.fused_activation_function;
+    if f != ActivationFunctionType::NONE && crate::graph::lint::is_clamp_activation(f) {
         return Err(ctx.unsupported(
             String::new(),
             "a fused activation (LiteRT's L2_NORMALIZATION has none)",

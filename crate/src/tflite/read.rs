@@ -252,56 +252,13 @@ fn from_schema(raw: schema::ModelT, bytes: &[u8]) -> Result<Model> {
     })
 }
 
-/// Checks the cross-references the flatbuffer verifier cannot see.
+/// Checks the cross-references the flatbuffer verifier cannot see and LiteRT relies on.
 ///
 /// Public so that code building or editing a [`Model`] can check it before writing.
 pub fn validate(model: &Model) -> Result<()> {
-    let nbuf = model.buffers.len();
-    for (i, m) in model.metadata.iter().enumerate() {
-        if m.buffer as usize >= nbuf {
-            return Err(Error::InconsistentTable {
-                reason: format!(
-                    "metadata {i} ({}) points at buffer {} but the model has {nbuf} buffers",
-                    m.name.as_deref().unwrap_or("unnamed"),
-                    m.buffer
-                ),
-            });
-        }
-    }
-    for &b in model.metadata_buffer.iter().flatten() {
-        if usize::try_from(b).map_or(true, |b| b >= nbuf) {
-            return Err(Error::InconsistentTable {
-                reason: format!(
-                    "metadata_buffer lists buffer {b} but the model has {nbuf} buffers"
-                ),
-            });
-        }
-    }
-    for (si, sig) in model.signatures.iter().enumerate() {
-        let key = sig.key.as_deref().unwrap_or("unnamed");
-        let Some(sg) = model.subgraphs.get(sig.subgraph as usize) else {
-            return Err(Error::InconsistentTable {
-                reason: format!(
-                    "signature {si} ('{key}') runs subgraph {} but the model has {} subgraphs",
-                    sig.subgraph,
-                    model.subgraphs.len()
-                ),
-            });
-        };
-        for m in sig.inputs.iter().chain(&sig.outputs) {
-            if m.tensor as usize >= sg.tensors.len() {
-                return Err(Error::InconsistentTable {
-                    reason: format!(
-                        "signature '{key}' maps '{}' to tensor {} but subgraph {} has {} tensors",
-                        m.name.as_deref().unwrap_or(""),
-                        m.tensor,
-                        sig.subgraph,
-                        sg.tensors.len()
-                    ),
-                });
-            }
-        }
-    }
+    // Metadata, `metadata_buffer` and signature defs that point past the buffer or tensor lists
+    // are not errors: LiteRT ignores them (Google's AI Edge Quantizer writes such
+    // `metadata_buffer` entries), so the model reads, `graph::lint` warns, and they are kept.
     for (si, sg) in model.subgraphs.iter().enumerate() {
         validate_subgraph(model, si, sg)?;
     }
@@ -331,9 +288,8 @@ fn validate_subgraph(model: &Model, si: usize, sg: &Subgraph) -> Result<()> {
         let item = || format!("operator {oi} ({})", op.code.name());
         check(&op.inputs, true, "an input", &item)?;
         check(&op.outputs, true, "an output", &item)?;
-        if let Some(im) = &op.intermediates {
-            check(im, false, "an intermediate", &item)?;
-        }
+        // `intermediates` out of range are left to `graph::lint` (LiteRT ignores them on every
+        // operator the engine runs).
     }
     for (ti, t) in sg.tensors.iter().enumerate() {
         let item = || format!("tensor {ti} '{}'", t.name);

@@ -127,7 +127,6 @@ pub(crate) fn quantized_activation_range(
     out: QuantParams,
     dtype: TensorType,
 ) -> PrepareResult<(i32, i32)> {
-    // Rejects fused activations LiteRT does not implement here (TANH, SIGN_BIT).
     ctx.activation(f)?;
     Ok(activation_clamp(f, out, dtype))
 }
