@@ -94,6 +94,15 @@ pub enum Error {
         count: usize,
     },
 
+    /// One data file per model input was expected and a different number was given.
+    #[error("{}", input_count(*.given, *.expected))]
+    InputCount {
+        /// How many were given.
+        given: usize,
+        /// How many inputs the model has.
+        expected: usize,
+    },
+
     /// Quantization parameters or values cannot be computed from the given numbers (a NaN or
     /// infinite range, weight or bias; a shape that does not match the data).
     #[error("cannot quantize {what}: {reason}")]
@@ -213,6 +222,21 @@ fn list_issues(issues: &[OpIssue]) -> String {
         (false, n) => format!("{n} operators cannot be prepared"),
     };
     format!("{what}; {}{tail}", lines.join("; "))
+}
+
+/// "1 input given too many: the model has 1 input", "2 inputs missing: the model has 3 inputs".
+fn input_count(given: usize, expected: usize) -> String {
+    let n = |k: usize| if k == 1 { "input" } else { "inputs" };
+    let (diff, how) = if given > expected {
+        (given - expected, "given too many")
+    } else {
+        (expected - given, "missing")
+    };
+    format!(
+        "{diff} {} {how}: the model has {expected} {} (one per model input, in order)",
+        n(diff),
+        n(expected)
+    )
 }
 
 /// Result alias used throughout the crate.

@@ -269,6 +269,7 @@ fn absurd_scales_are_warned_about() {
         (1e-31, "1.00000e-31"),
         (f32::MIN_POSITIVE / 4.0, "2.93874e-39"),
         (f32::INFINITY, "inf"),
+        (3.4e38, "3.40000e38"),
     ] {
         let mut m = add_model(ActivationFunctionType::NONE);
         m.subgraphs[0].tensors[1].quantization = Some(zeropoint::graph::Quantization {
@@ -287,4 +288,67 @@ fn absurd_scales_are_warned_about() {
             "{scale}: {err}"
         );
     }
+}
+
+#[test]
+fn one_input_too_many_is_said_so() {
+    let m = add_model(ActivationFunctionType::NONE);
+    let path = scratch("count.tflite");
+    std::fs::write(&path, tflite::write(&m).expect("writes")).expect("write");
+    let x = scratch("count.x.npy");
+    std::fs::write(&x, npy_1x2([1.0, 2.0])).expect("npy");
+    let x = x.to_str().expect("utf-8");
+    let out = scratch("count.out");
+    let (ok, err) = cli(&[
+        "run",
+        path.to_str().expect("utf-8"),
+        "--input",
+        x,
+        "--input",
+        x,
+        "--out-dir",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("1 input given too many: the model has 1 input"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unknown_padding_code_is_named() {
+    // LiteRT refuses it too ("Node number 0 (CONV_2D) failed to prepare").
+    use zeropoint::tflite::schema::{Conv2DOptionsT, Padding};
+    let mut m = add_model(ActivationFunctionType::NONE);
+    let sg = &mut m.subgraphs[0];
+    sg.tensors = vec![
+        Tensor::new("x", TensorType::FLOAT32, vec![1, 3, 3, 1]),
+        Tensor::new("w", TensorType::FLOAT32, vec![1, 1, 1, 1]),
+        Tensor::new("y", TensorType::FLOAT32, vec![1, 3, 3, 1]),
+    ];
+    sg.tensors[1].buffer = 1;
+    m.buffers.push(Buffer {
+        data: 1.0f32.to_le_bytes().to_vec(),
+    });
+    let mut o = Conv2DOptionsT::default();
+    o.padding = Padding(5);
+    o.stride_h = 1;
+    o.stride_w = 1;
+    let sg = &mut m.subgraphs[0];
+    sg.outputs = vec![2];
+    sg.operators = vec![Operator::new(
+        OpCode::builtin(BuiltinOperator::CONV_2D, 1),
+        vec![0, 1, -1],
+        vec![2],
+        BuiltinOptionsT::Conv2DOptions(Box::new(o)),
+    )];
+    let err = match zeropoint::engine::Interpreter::new(&m) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("padding code 5 was accepted"),
+    };
+    assert!(
+        err.contains("operator 0 (CONV_2D): invalid: unknown padding code 5"),
+        "{err}"
+    );
 }

@@ -6,6 +6,7 @@ use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
 use crate::graph::dtype::dtype_name;
+use crate::graph::lint::sci;
 use crate::kernels::reference::log_softmax::{
     LogSoftmaxParams, log_softmax_f32, log_softmax_f32_optimized, log_softmax_int8,
 };
@@ -185,7 +186,10 @@ pub fn prepare_log_softmax(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             let params = log_softmax_params(qi.scale).ok_or_else(|| {
                 ctx.unsupported(
                     input.describe(),
-                    format!("input scale {} (LiteRT's LOG_SOFTMAX refuses it)", qi.scale),
+                    format!(
+                        "input scale {} (LiteRT's LOG_SOFTMAX refuses it)",
+                        sci(qi.scale)
+                    ),
                 )
             })?;
             Ok(Prepared::new(
