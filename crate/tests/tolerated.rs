@@ -352,3 +352,23 @@ fn an_unknown_padding_code_is_named() {
         "{err}"
     );
 }
+
+#[test]
+fn string_and_int4_tensors_get_their_own_reason() {
+    for (dtype, needle) in [
+        (TensorType::STRING, "type STRING has no fixed element size"),
+        (
+            TensorType::INT4,
+            "type INT4 (4-bit packed) is not supported by the engine yet",
+        ),
+    ] {
+        let mut m = add_model(ActivationFunctionType::NONE);
+        m.subgraphs[0].tensors[0].dtype = dtype;
+        let err = match zeropoint::engine::Interpreter::new(&m) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("{needle}: accepted"),
+        };
+        assert!(err.contains(needle), "{err}");
+        assert!(!err.contains("negative dimension"), "{err}");
+    }
+}

@@ -29,6 +29,21 @@ fn byte_len(shape: &[usize], dtype: TensorType, max: usize) -> Option<usize> {
     (b <= max).then_some(b)
 }
 
+/// Why the engine cannot hold `t` (its declared shape did not pass [`declared_shape`]): a type
+/// without a fixed element size (STRING, INT4), a negative dimension, or the tensor limit.
+fn unholdable(t: &crate::graph::Tensor, max: usize) -> String {
+    let (dims, ty) = (t.dims(), dtype_name(t.dtype));
+    if t.dtype == TensorType::INT4 {
+        format!("type INT4 (4-bit packed) is not supported by the engine yet (shape {dims:?})")
+    } else if element_size(t.dtype).is_none() {
+        format!("type {ty} has no fixed element size; the engine holds numeric tensors only")
+    } else if dims.iter().any(|&d| d < 0) {
+        format!("shape {dims:?} has a negative dimension")
+    } else {
+        format!("shape {dims:?} of {ty} is more than the tensor limit of {max} bytes")
+    }
+}
+
 /// Largest output [`fold_shape_arithmetic`] computes at prepare time, in bytes.
 const FOLD_MAX_BYTES: usize = 4096;
 
@@ -257,11 +272,9 @@ impl Interpreter {
             };
             if shapes[t].is_none() {
                 issues.push(model_issue(format!(
-                    "graph input '{}' has shape {:?} of type {}, which the engine cannot hold \
-                     (a negative dimension, or more than the tensor limit of {max_tensor} bytes)",
+                    "graph input '{}': {}",
                     sg.tensors[t].name,
-                    sg.tensors[t].dims(),
-                    dtype_name(sg.tensors[t].dtype)
+                    unholdable(&sg.tensors[t], max_tensor)
                 )));
             }
             if defined[t] {
@@ -335,15 +348,15 @@ impl Interpreter {
                     skip = true;
                 } else if shapes[t].is_none() {
                     if !failed[t] {
+                        let kind = if element_size(tensor.dtype).is_some() {
+                            IssueKind::Invalid
+                        } else {
+                            IssueKind::Unsupported
+                        };
                         issues.push(issue(
-                            IssueKind::Invalid,
+                            kind,
                             format!("input {k} '{}'", tensor.name),
-                            format!(
-                                "shape {:?} of type {} cannot be held (a negative dimension, or \
-                                 more than the tensor limit of {max_tensor} bytes)",
-                                tensor.dims(),
-                                dtype_name(tensor.dtype)
-                            ),
+                            unholdable(tensor, max_tensor),
                         ));
                     }
                     skip = true;
