@@ -372,3 +372,71 @@ fn string_and_int4_tensors_get_their_own_reason() {
         assert!(!err.contains("negative dimension"), "{err}");
     }
 }
+
+/// x → TANH → TANH → … (`n` operators), float32 [1, 4].
+fn tanh_chain(n: usize) -> Model {
+    let mut m = add_model(ActivationFunctionType::NONE);
+    let sg = &mut m.subgraphs[0];
+    sg.tensors = (0..=n)
+        .map(|i| Tensor::new(format!("t{i}"), TensorType::FLOAT32, vec![1, 4]))
+        .collect();
+    sg.operators = (0..n)
+        .map(|i| {
+            let i = i32::try_from(i).expect("small");
+            Operator::new(
+                OpCode::builtin(BuiltinOperator::TANH, 1),
+                vec![i],
+                vec![i + 1],
+                BuiltinOptionsT::NONE,
+            )
+        })
+        .collect();
+    sg.outputs = vec![i32::try_from(n).expect("small")];
+    m
+}
+
+#[test]
+fn a_chain_of_100k_tanh_runs_and_calibration_is_refused_by_the_limit() {
+    // Issue 22: `run` grew quadratically (the arena planner scanned every placed tensor) and
+    // `calibrate` aborted out of memory. Now `run` plans linearly and calibration checks its
+    // statistics memory (fixed per tensor) against the arena limit before allocating.
+    let m = tanh_chain(100_000);
+    let path = scratch("tanh_chain.tflite");
+    std::fs::write(&path, tflite::write(&m).expect("writes")).expect("write");
+    let interp = zeropoint::engine::Interpreter::new(&m).expect("prepares");
+    assert!(interp.arena_bytes() <= 4 * 16, "{}", interp.arena_bytes());
+    let x = scratch("tanh_chain.x.npy");
+    let data: Vec<u8> = [0.5f32; 4].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut bytes = Vec::new();
+    npy::write(&mut bytes, npy::Dtype::F32, &[1, 1, 4], &data).expect("npy");
+    std::fs::write(&x, bytes).expect("npy");
+    let out = scratch("tanh_chain.stats.json");
+    let (ok, err) = cli(&[
+        "calibrate",
+        path.to_str().expect("utf-8"),
+        "--data",
+        x.to_str().expect("utf-8"),
+        "-o",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert!(
+        !ok,
+        "calibrating 100,001 tensors under a 2 GiB limit succeeded"
+    );
+    assert!(
+        err.contains("the calibration statistics is too large: 100001 float tensors"),
+        "{err}"
+    );
+    // Under the limit (1,000 operators), it calibrates.
+    let small = scratch("tanh_chain_1k.tflite");
+    std::fs::write(&small, tflite::write(&tanh_chain(1000)).expect("writes")).expect("write");
+    let (ok, err) = cli(&[
+        "calibrate",
+        small.to_str().expect("utf-8"),
+        "--data",
+        x.to_str().expect("utf-8"),
+        "-o",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert!(ok, "{err}");
+}
