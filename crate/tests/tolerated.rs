@@ -440,3 +440,57 @@ fn a_chain_of_100k_tanh_runs_and_calibration_is_refused_by_the_limit() {
     ]);
     assert!(ok, "{err}");
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_huge_output_within_the_limits_is_an_error_when_memory_runs_out() {
+    // Issue 22: a 21 KB model whose RESIZE_BILINEAR output is just under the default limits
+    // aborted `run` ("memory allocation of … bytes failed"). Here: a 1.5 GB output, the CLI
+    // run with 1 GB of address space: a typed error, exit code 1, no abort.
+    let mut m = add_model(ActivationFunctionType::NONE);
+    let sg = &mut m.subgraphs[0];
+    sg.tensors = vec![
+        Tensor::new("x", TensorType::FLOAT32, vec![1, 2, 2, 1]),
+        Tensor::new("size", TensorType::INT32, vec![2]),
+        Tensor::new("y", TensorType::FLOAT32, vec![1, 16000, 24000, 1]),
+    ];
+    sg.tensors[1].buffer = 1;
+    sg.outputs = vec![2];
+    sg.operators = vec![Operator::new(
+        OpCode::builtin(BuiltinOperator::RESIZE_BILINEAR, 1),
+        vec![0, 1],
+        vec![2],
+        BuiltinOptionsT::ResizeBilinearOptions(Box::default()),
+    )];
+    m.buffers.push(Buffer {
+        data: [16000i32, 24000]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect(),
+    });
+    let path = scratch("resize_bomb.tflite");
+    std::fs::write(&path, tflite::write(&m).expect("writes")).expect("write");
+    let x = scratch("resize_bomb.x.npy");
+    let data: Vec<u8> = [1.0f32; 4].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut bytes = Vec::new();
+    npy::write(&mut bytes, npy::Dtype::F32, &[1, 1, 2, 2, 1], &data).expect("npy");
+    std::fs::write(&x, bytes).expect("npy");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 1000000 && exec '{}' run '{}' --input '{}' --out-dir '{}'",
+            env!("CARGO_BIN_EXE_zeropoint"),
+            path.display(),
+            x.display(),
+            scratch("resize_bomb.out").display()
+        ))
+        .output()
+        .expect("sh runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the activation arena is too large")
+            && err.contains("could not be allocated (not enough memory)"),
+        "{err}"
+    );
+}
