@@ -90,15 +90,13 @@ pub fn rounding_divide_by_pot(x: i32, exponent: i32) -> i32 {
 
 /// LiteRT's `MultiplyByQuantizedMultiplier(int32_t x, int32_t m, int shift)` in its default
 /// (double rounding) form: `RoundingDivideByPOT(SRDHM(x · 2^max(shift,0), m), max(−shift,0))`.
-/// The left shift wraps on overflow like the C++.
+/// The left shift wraps on overflow like the C++, and a shift of 32 or more is taken modulo 32 as
+/// LiteRT's compiled `1 << left_shift` is (x86-64 and AArch64 mask 32-bit shift counts): a 16x8
+/// SOFTMAX with beta ≥ 1e10 reaches it, and LiteRT's reference then gives what this gives.
 pub fn multiply_by_quantized_multiplier(x: i32, m: i32, shift: i32) -> i32 {
     let left = shift.max(0);
     let right = (-shift).max(0);
-    let shifted = if left >= 32 {
-        0
-    } else {
-        x.wrapping_mul((1i64 << left) as i32)
-    };
+    let shifted = x.wrapping_mul(1i32.wrapping_shl(left.unsigned_abs()));
     rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted, m), right)
 }
 

@@ -19,6 +19,8 @@ would:
     no_signature         the MLP with its signature defs removed
     metadata_heavy       the MLP with several metadata entries (one of 256 KiB) and a
                          min_runtime_version entry, as Model Maker / MediaPipe files carry
+    softmax16x8_huge_beta  a 16x8 SOFTMAX whose beta was set to 1e12 (LiteRT's rescale shift
+                         above 31)
 
 Written to tests/realworld/<name>.tflite, with input_0.npy (seeded test input), LiteRT
 2.3 BUILTIN_REF outputs expected_output_<k>.npy where LiteRT can run the model, and
@@ -220,6 +222,36 @@ def dynamic_batch() -> bytes:
     return convert_keras(keras.Model(inp, out))
 
 
+def softmax16x8_huge_beta() -> bytes:
+    """A 16x8 SOFTMAX (TF's converter, int16 activations) whose beta is then set to 1e12, as a
+    hand-edited or foreign file may carry: the input rescale multiplier's exponent is then above
+    31, which LiteRT's compiled `1 << left_shift` takes modulo 32 (issue 22)."""
+    seed(15)
+    inp = keras.Input((10,), batch_size=1, name="x")
+    out = keras.layers.Softmax(name="probs")(inp)
+    rng = np.random.default_rng(15)
+
+    def data():
+        for _ in range(8):
+            yield [rng.uniform(-1.0, 1.0, size=(1, 10)).astype(np.float32)]
+
+    quantized = convert_keras(
+        keras.Model(inp, out),
+        optimizations=[tf.lite.Optimize.DEFAULT],
+        representative_dataset=data,
+        target_spec=tf.lite.TargetSpec(
+            supported_ops=[tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
+        ),
+    )
+
+    def huge_beta(m) -> None:
+        for op in m.subgraphs[0].operators:
+            if op.builtinOptionsType == schema.BuiltinOptions.SoftmaxOptions:
+                op.builtinOptions.beta = 1e12
+
+    return edit(quantized, huge_beta)
+
+
 def control_flow() -> bytes:
     seed(14)
     module = _Control()
@@ -237,6 +269,7 @@ MODELS = {
     "no_signature": (no_signature, "no signature defs"),
     "metadata_heavy": (metadata_heavy, "metadata entries incl. 256 KiB TFLITE_METADATA"),
     "dynamic_batch": (dynamic_batch, "batch left dynamic: SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE"),
+    "softmax16x8_huge_beta": (softmax16x8_huge_beta, "16x8 SOFTMAX with beta 1e12 (rescale exponent above 31)"),
 }
 
 

@@ -67,14 +67,9 @@ impl ChannelRequant {
         if multiplier == i32::MIN {
             return None;
         }
-        let left = shift.max(0);
-        // `x · 2^left` wraps to 0 for left ≥ 32 in the reference; a zero multiplier gives the
-        // same 0 for every x.
-        let (multiplier, left) = if left >= 32 {
-            (0, 0)
-        } else {
-            (multiplier, left as u32)
-        };
+        // The reference takes a left shift of 32 or more modulo 32 (as LiteRT's compiled
+        // `1 << left_shift`); so does this.
+        let left = shift.max(0).unsigned_abs() % 32;
         // RoundingDivideByPOT clamps its exponent to 0..=31.
         let right = (-shift).clamp(0, 31) as u32;
         let mask = ((1i64 << right) - 1) as i32;
