@@ -198,17 +198,17 @@ impl fmt::Display for OpIssue {
     }
 }
 
-/// Most issues a [`Error::CannotRun`] message lists before "… and N more" (a reversed graph of
-/// 359 operators gave one 77 KB line).
-const ISSUES_SHOWN: usize = 10;
+/// Most items a message lists before "… and N more" (a reversed graph of 359 operators gave
+/// one 77 KB line): [`Error::CannotRun`]'s issues, the warnings' index lists.
+pub const LIST_CAP: usize = 10;
 
 fn list_issues(issues: &[OpIssue]) -> String {
     let lines: Vec<String> = issues
         .iter()
-        .take(ISSUES_SHOWN)
+        .take(LIST_CAP)
         .map(ToString::to_string)
         .collect();
-    let more = issues.len().saturating_sub(ISSUES_SHOWN);
+    let more = issues.len().saturating_sub(LIST_CAP);
     let tail = if more > 0 {
         format!("; … and {more} more")
     } else {
@@ -241,3 +241,42 @@ fn input_count(given: usize, expected: usize) -> String {
 
 /// Result alias used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn issue(op_index: usize, op_name: &str) -> OpIssue {
+        OpIssue {
+            op_index,
+            op_name: op_name.into(),
+            tensor: String::new(),
+            kind: IssueKind::Invalid,
+            reason: "why".into(),
+        }
+    }
+
+    #[test]
+    fn long_issue_lists_are_capped_and_graph_problems_name_no_operator() {
+        let issues: Vec<OpIssue> = (0..359).map(|i| issue(i, "ADD")).collect();
+        let text = Error::CannotRun { issues }.to_string();
+        assert!(text.starts_with("cannot run the model: 359 operators cannot be prepared;"));
+        assert!(text.contains("operator 9 (ADD)") && !text.contains("operator 10 (ADD)"));
+        assert!(text.ends_with("; … and 349 more"), "{text}");
+        let text = Error::CannotRun {
+            issues: vec![issue(0, GRAPH)],
+        }
+        .to_string();
+        assert_eq!(
+            text,
+            "cannot run the model: 1 problem; the graph: invalid: why"
+        );
+    }
+
+    #[test]
+    fn input_counts_are_said_in_words() {
+        let e = |given, expected| Error::InputCount { given, expected }.to_string();
+        assert!(e(2, 1).starts_with("1 input given too many: the model has 1 input"));
+        assert!(e(1, 3).starts_with("2 inputs missing: the model has 3 inputs"));
+    }
+}

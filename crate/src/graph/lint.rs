@@ -8,6 +8,7 @@
 //! carries them to the page. Reading keeps every such field as found, so a rewrite is lossless.
 
 use super::{BuiltinOptionsT, Model};
+use crate::error::LIST_CAP;
 use crate::tflite::schema::ActivationFunctionType;
 
 /// Scales at or above this are warned about: no real tensor spans 10^12 per quantized step.
@@ -191,9 +192,6 @@ pub fn capped_list<T: std::fmt::Display>(noun: &str, items: &[T]) -> String {
     let plural = if items.len() == 1 { "" } else { "s" };
     format!("{noun}{plural} {}", capped(items))
 }
-
-/// Most items a message lists before "… and N more".
-pub const LIST_CAP: usize = 10;
 
 /// Items joined by ", ", at most [`LIST_CAP`] of them, then "… and N more".
 pub fn capped<T: std::fmt::Display>(items: &[T]) -> String {
