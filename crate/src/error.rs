@@ -105,6 +105,15 @@ pub enum Error {
         reason: String,
     },
 
+    /// One data file per model input was expected and a different number was given.
+    #[error("{}", input_count(*.given, *.expected))]
+    InputCount {
+        /// How many were given.
+        given: usize,
+        /// How many inputs the model has.
+        expected: usize,
+    },
+
     /// Quantization parameters or values cannot be computed from the given numbers (a NaN or
     /// infinite range, weight or bias; a shape that does not match the data).
     #[error("cannot quantize {what}: {reason}")]
@@ -178,13 +187,21 @@ pub struct OpIssue {
     pub reason: String,
 }
 
+/// The [`OpIssue::op_name`] of a problem of the whole graph rather than of one operator (a
+/// graph input or output, a tensor declaration): shown as "the graph", with no operator index.
+pub const GRAPH: &str = "(graph)";
+
 impl fmt::Display for OpIssue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match self.kind {
             IssueKind::Unsupported => "unsupported",
             IssueKind::Invalid => "invalid",
         };
-        write!(f, "operator {} ({}): {kind}", self.op_index, self.op_name)?;
+        if self.op_name == GRAPH {
+            write!(f, "the graph: {kind}")?;
+        } else {
+            write!(f, "operator {} ({}): {kind}", self.op_index, self.op_name)?;
+        }
         if !self.tensor.is_empty() {
             write!(f, " at {}", self.tensor)?;
         }
@@ -192,14 +209,85 @@ impl fmt::Display for OpIssue {
     }
 }
 
+/// Most items a message lists before "… and N more" (a reversed graph of 359 operators gave
+/// one 77 KB line): [`Error::CannotRun`]'s issues, the warnings' index lists.
+pub const LIST_CAP: usize = 10;
+
 fn list_issues(issues: &[OpIssue]) -> String {
-    let lines: Vec<String> = issues.iter().map(ToString::to_string).collect();
+    let lines: Vec<String> = issues
+        .iter()
+        .take(LIST_CAP)
+        .map(ToString::to_string)
+        .collect();
+    let more = issues.len().saturating_sub(LIST_CAP);
+    let tail = if more > 0 {
+        format!("; … and {more} more")
+    } else {
+        String::new()
+    };
+    let n = issues.len();
+    let what = match (issues.iter().any(|i| i.op_name == GRAPH), n) {
+        (true, 1) => "1 problem".to_string(),
+        (true, n) => format!("{n} problems"),
+        (false, 1) => "1 operator cannot be prepared".to_string(),
+        (false, n) => format!("{n} operators cannot be prepared"),
+    };
+    format!("{what}; {}{tail}", lines.join("; "))
+}
+
+/// "1 input given too many: the model has 1 input", "2 inputs missing: the model has 3 inputs".
+fn input_count(given: usize, expected: usize) -> String {
+    let n = |k: usize| if k == 1 { "input" } else { "inputs" };
+    let (diff, how) = if given > expected {
+        (given - expected, "given too many")
+    } else {
+        (expected - given, "missing")
+    };
     format!(
-        "{} operator(s) cannot be prepared; {}",
-        issues.len(),
-        lines.join("; ")
+        "{diff} {} {how}: the model has {expected} {} (one per model input, in order)",
+        n(diff),
+        n(expected)
     )
 }
 
 /// Result alias used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn issue(op_index: usize, op_name: &str) -> OpIssue {
+        OpIssue {
+            op_index,
+            op_name: op_name.into(),
+            tensor: String::new(),
+            kind: IssueKind::Invalid,
+            reason: "why".into(),
+        }
+    }
+
+    #[test]
+    fn long_issue_lists_are_capped_and_graph_problems_name_no_operator() {
+        let issues: Vec<OpIssue> = (0..359).map(|i| issue(i, "ADD")).collect();
+        let text = Error::CannotRun { issues }.to_string();
+        assert!(text.starts_with("cannot run the model: 359 operators cannot be prepared;"));
+        assert!(text.contains("operator 9 (ADD)") && !text.contains("operator 10 (ADD)"));
+        assert!(text.ends_with("; … and 349 more"), "{text}");
+        let text = Error::CannotRun {
+            issues: vec![issue(0, GRAPH)],
+        }
+        .to_string();
+        assert_eq!(
+            text,
+            "cannot run the model: 1 problem; the graph: invalid: why"
+        );
+    }
+
+    #[test]
+    fn input_counts_are_said_in_words() {
+        let e = |given, expected| Error::InputCount { given, expected }.to_string();
+        assert!(e(2, 1).starts_with("1 input given too many: the model has 1 input"));
+        assert!(e(1, 3).starts_with("2 inputs missing: the model has 3 inputs"));
+    }
+}

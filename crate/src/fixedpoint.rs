@@ -93,7 +93,8 @@ pub fn rounding_divide_by_pot(x: i32, exponent: i32) -> i32 {
 /// The left shift wraps on overflow like the C++, and a shift of 32 or more (an absurd
 /// multiplier, undefined behaviour in C++) shifts by `shift mod 32`, as the x86 build of LiteRT
 /// does (the `shl` instruction masks its count): checked against LiteRT on a 16x8 MEAN whose
-/// output scale is 1e-38 (multiplier ≈ 2^112), found by the mutation harness.
+/// output scale is 1e-38 (multiplier ≈ 2^112), found by the mutation harness; a 16x8
+/// SOFTMAX with beta ≥ 1e10 reaches it too.
 pub fn multiply_by_quantized_multiplier(x: i32, m: i32, shift: i32) -> i32 {
     let left = shift.max(0);
     let right = (-shift).max(0);

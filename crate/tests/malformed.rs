@@ -190,15 +190,23 @@ fn truncated_at_every_sixteenth_is_an_invalid_flatbuffer() {
     let bytes = example_bytes();
     for k in 0..16 {
         let cut = &bytes[..bytes.len() * k / 16];
+        // Under 8 bytes there is no identifier to check; past it, the sizes are said.
+        let needle = if cut.len() < 8 {
+            format!("the file is {} bytes long, too short", cut.len())
+        } else {
+            format!(
+                "the file is truncated: {} bytes, the model needs at least",
+                cut.len()
+            )
+        };
         match tflite::read(cut) {
-            Err(Error::InvalidFlatbuffer { reason }) => assert!(!reason.is_empty()),
+            Err(Error::InvalidFlatbuffer { reason }) => {
+                assert!(reason.contains(&needle), "{k}/16: {reason}");
+                assert!(!reason.contains("verifying"), "{k}/16: jargon: {reason}");
+            }
             other => panic!("truncated at {k}/16: expected InvalidFlatbuffer, got {other:?}"),
         }
-        cli_refuses(
-            &format!("truncated_{k:02}_of_16.tflite"),
-            cut,
-            "not a valid .tflite model",
-        );
+        cli_refuses(&format!("truncated_{k:02}_of_16.tflite"), cut, &needle);
     }
 }
 
@@ -221,6 +229,44 @@ fn flipped_header_bytes_are_refused() {
             "not a valid .tflite model",
         );
     }
+}
+
+#[test]
+fn other_formats_are_named_once() {
+    let cases: [(&str, &[u8], &str); 4] = [
+        (
+            "png",
+            b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR",
+            "this is a PNG image, not a TFLite model",
+        ),
+        (
+            "jpeg",
+            b"\xff\xd8\xff\xe0\0\x10JFIF\0",
+            "this is a JPEG image, not a TFLite model",
+        ),
+        (
+            "zip",
+            b"PK\x03\x04\x14\0\0\0\x08\0",
+            "this is a ZIP archive",
+        ),
+        ("h5", b"\x89HDF\r\n\x1a\n\0\0", "this is an HDF5 file"),
+    ];
+    for (ext, bytes, needle) in cases {
+        let name = format!("renamed_{ext}.tflite");
+        cli_refuses(&name, bytes, needle);
+        let err = tflite::read(bytes).expect_err("refused").to_string();
+        assert_eq!(err.matches("TFLite model").count(), 1, "{err}");
+    }
+}
+
+#[test]
+fn corrupt_offsets_and_alignment_say_corrupt() {
+    // The root table offset (bytes 0..4) pointing at an odd byte: the verifier's "unaligned".
+    let mut b = example_bytes();
+    b[0] = b[0].wrapping_add(1);
+    let err = tflite::read(&b).expect_err("refused").to_string();
+    assert!(err.contains("the file is corrupt"), "{err}");
+    assert!(!err.contains("verifying"), "{err}");
 }
 
 #[test]

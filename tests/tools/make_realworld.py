@@ -24,6 +24,8 @@ would:
     dynamic_shapes       dynamic batch with Conv2DTranspose (run-time output shape), Reshape, a
                          BROADCAST_TO and a Dense on 3-D input; also TF's int8 and 16x8 versions
                          and LiteRT outputs of all three at batch 1 and batch 3
+    softmax16x8_huge_beta  a 16x8 SOFTMAX whose beta was set to 1e12 (LiteRT's rescale shift
+                         above 31)
 
 Written to tests/realworld/<name>.tflite, with input_0.npy (seeded test input), LiteRT
 2.3 BUILTIN_REF outputs expected_output_<k>.npy where LiteRT can run the model, and
@@ -295,6 +297,34 @@ def dynamic_shapes_variants(d: Path) -> None:
             assert y.shape[0] == b, y.shape
             np.save(d / f"input_{v}_b{b}.npy", x)
             np.save(d / f"expected_{v}_b{b}.npy", y)
+def softmax16x8_huge_beta() -> bytes:
+    """A 16x8 SOFTMAX (TF's converter, int16 activations) whose beta is then set to 1e12, as a
+    hand-edited or foreign file may carry: the input rescale multiplier's exponent is then above
+    31, which LiteRT's compiled `1 << left_shift` takes modulo 32 (issue 22)."""
+    seed(15)
+    inp = keras.Input((10,), batch_size=1, name="x")
+    out = keras.layers.Softmax(name="probs")(inp)
+    rng = np.random.default_rng(15)
+
+    def data():
+        for _ in range(8):
+            yield [rng.uniform(-1.0, 1.0, size=(1, 10)).astype(np.float32)]
+
+    quantized = convert_keras(
+        keras.Model(inp, out),
+        optimizations=[tf.lite.Optimize.DEFAULT],
+        representative_dataset=data,
+        target_spec=tf.lite.TargetSpec(
+            supported_ops=[tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
+        ),
+    )
+
+    def huge_beta(m) -> None:
+        for op in m.subgraphs[0].operators:
+            if op.builtinOptionsType == schema.BuiltinOptions.SoftmaxOptions:
+                op.builtinOptions.beta = 1e12
+
+    return edit(quantized, huge_beta)
 
 
 def control_flow() -> bytes:
@@ -319,6 +349,7 @@ MODELS = {
         "batch left dynamic: TRANSPOSE_CONV output shape, RESHAPE, BROADCAST_TO and a 3-D Dense computed "
         "from SHAPE; float, TF int8 and 16x8 with LiteRT outputs at batch 1 and 3",
     ),
+    "softmax16x8_huge_beta": (softmax16x8_huge_beta, "16x8 SOFTMAX with beta 1e12 (rescale exponent above 31)"),
 }
 
 # Extra files written into a model's folder (before the manifest lists its files).

@@ -349,8 +349,10 @@ async function loadModel(name: string, fileSize: number | undefined, read: () =>
     setState('ready');
   } catch (error) {
     if (!isLatest()) return;
-    const hint = looksLikeTflite(name) ? '' : ' (is it a .tflite model?)';
-    errorBanner.show(`Could not load ${name}: ${errorMessage(error)}${hint}`);
+    const message = errorMessage(error);
+    // The engine names formats it recognises ("this is a PNG image, not a TFLite model"): one hint.
+    const hint = looksLikeTflite(name) || message.includes('not a TFLite model') ? '' : ' (is it a .tflite model?)';
+    errorBanner.show(`Could not load ${name}: ${message}${hint}`);
     setState('error');
   } finally {
     if (isLatest()) status.textContent = '';

@@ -42,6 +42,7 @@ const summary: ModelSummary = {
   metadata: [],
   buffers: 3,
   constant_bytes: 64,
+  warnings: [],
 };
 
 describe('ioRows', () => {

@@ -29,6 +29,21 @@ fn byte_len(shape: &[usize], dtype: TensorType, max: usize) -> Option<usize> {
     (b <= max).then_some(b)
 }
 
+/// Why the engine cannot hold `t` (its declared shape did not pass [`declared_shape`]): a type
+/// without a fixed element size (STRING, INT4), a negative dimension, or the tensor limit.
+fn unholdable(t: &crate::graph::Tensor, max: usize) -> String {
+    let (dims, ty) = (t.dims(), dtype_name(t.dtype));
+    if t.dtype == TensorType::INT4 {
+        format!("type INT4 (4-bit packed) is not supported by the engine yet (shape {dims:?})")
+    } else if element_size(t.dtype).is_none() {
+        format!("type {ty} has no fixed element size; the engine holds numeric tensors only")
+    } else if dims.iter().any(|&d| d < 0) {
+        format!("shape {dims:?} has a negative dimension")
+    } else {
+        format!("shape {dims:?} of {ty} is more than the tensor limit of {max} bytes")
+    }
+}
+
 /// Largest output [`fold_shape_arithmetic`] computes at prepare time, in bytes.
 const FOLD_MAX_BYTES: usize = 4096;
 
@@ -83,7 +98,7 @@ fn pack(blobs: &[(usize, &[u8])], regions: &mut [Option<Region>], max: usize) ->
                 detail: format!("more than the limit of {max} bytes"),
             })?;
     }
-    let mut store = vec![0u64; total / 8];
+    let mut store = zeroed_words(total / 8, "the model's constants")?;
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut store);
     for ((t, b), start) in blobs.iter().zip(starts) {
         bytes[start..start + b.len()].copy_from_slice(b);
@@ -93,6 +108,22 @@ fn pack(blobs: &[(usize, &[u8])], regions: &mut [Option<Region>], max: usize) ->
         });
     }
     Ok(store)
+}
+
+/// `n` zeroed u64 words, or [`Error::TooLarge`] naming `what` when the memory cannot be had
+/// (a fallible allocation: a model within the limits but beyond the machine's memory gets an
+/// error, not an abort).
+fn zeroed_words(n: usize, what: &str) -> Result<Vec<u64>> {
+    let mut v: Vec<u64> = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| Error::TooLarge {
+        what: what.into(),
+        detail: format!(
+            "{} bytes could not be allocated (not enough memory)",
+            n.saturating_mul(8)
+        ),
+    })?;
+    v.resize(n, 0);
+    Ok(v)
 }
 
 impl Interpreter {
@@ -110,6 +141,22 @@ impl Interpreter {
 
     /// [`Interpreter::new`] with explicit size [`Limits`] and [`KernelSet`].
     pub fn with_options(model: &Model, limits: &Limits, kernels: KernelSet) -> Result<Self> {
+        Self::build(model, limits, kernels, true)
+    }
+
+    /// Every check [`Interpreter::new`] makes (model, operators, shapes, types, limits), without
+    /// allocating the activation arena: what the quantizer runs before writing anything in the
+    /// modes that do not calibrate.
+    ///
+    /// # Errors
+    /// What [`Interpreter::with_limits`] refuses.
+    pub fn check(model: &Model, limits: &Limits) -> Result<()> {
+        Self::build(model, limits, KernelSet::default(), false).map(drop)
+    }
+
+    /// The body of [`Interpreter::with_options`] and [`Interpreter::check`]; without
+    /// `allocate` the interpreter has no arena and must not run.
+    fn build(model: &Model, limits: &Limits, kernels: KernelSet, allocate: bool) -> Result<Self> {
         let max_tensor = limits.max_tensor_bytes;
         let sg = model
             .subgraphs
@@ -117,12 +164,20 @@ impl Interpreter {
             .ok_or_else(|| Error::InconsistentTable {
                 reason: "the model has no subgraph".into(),
             })?;
+        if model.version != 3 {
+            return Err(Error::InconsistentTable {
+                reason: format!(
+                    "schema version {}: LiteRT loads only version 3 models",
+                    model.version
+                ),
+            });
+        }
         let n = sg.tensors.len();
         let tensor_index = |t: i32| usize::try_from(t).ok().filter(|&t| t < n);
         let mut issues: Vec<OpIssue> = Vec::new();
         let model_issue = |reason: String| OpIssue {
             op_index: 0,
-            op_name: "(graph)".into(),
+            op_name: crate::error::GRAPH.into(),
             tensor: String::new(),
             kind: IssueKind::Invalid,
             reason,
@@ -173,6 +228,37 @@ impl Interpreter {
                 }
             }
         }
+        // What LiteRT refuses when it allocates: a declared shape with a negative dimension (of
+        // any tensor, even one the engine would compute), and per-channel parameters whose
+        // quantized_dimension is not an axis of the tensor or whose count is not that axis's size.
+        for (t, tensor) in sg.tensors.iter().enumerate() {
+            // (Graph inputs and constants are reported below, by the operator reading them.)
+            let graph_input = sg.inputs.iter().any(|&i| tensor_index(i) == Some(t));
+            if !graph_input && data[t].is_none() && tensor.dims().iter().any(|&d| d < 0) {
+                issues.push(model_issue(format!(
+                    "tensor '{}' declares shape {:?} with a negative dimension",
+                    tensor.name,
+                    tensor.dims()
+                )));
+            }
+            if let Some(q) = &tensor.quantization
+                && q.scales().len() > 1
+            {
+                let axis = usize::try_from(q.quantized_dimension)
+                    .ok()
+                    .and_then(|a| tensor.dims().get(a));
+                if axis.is_none_or(|&d| usize::try_from(d).ok() != Some(q.scales().len())) {
+                    issues.push(model_issue(format!(
+                        "tensor '{}' has {} per-channel scales along quantized_dimension {} of \
+                         shape {:?}",
+                        tensor.name,
+                        q.scales().len(),
+                        q.quantized_dimension,
+                        tensor.dims()
+                    )));
+                }
+            }
+        }
         // Which tensors have a value when an operator runs: graph inputs and constants at first.
         let mut defined: Vec<bool> = data.iter().map(Option::is_some).collect();
         // Outputs of operators that could not be prepared: their readers are skipped quietly
@@ -186,11 +272,9 @@ impl Interpreter {
             };
             if shapes[t].is_none() {
                 issues.push(model_issue(format!(
-                    "graph input '{}' has shape {:?} of type {}, which the engine cannot hold \
-                     (a negative dimension, or more than the tensor limit of {max_tensor} bytes)",
+                    "graph input '{}': {}",
                     sg.tensors[t].name,
-                    sg.tensors[t].dims(),
-                    dtype_name(sg.tensors[t].dtype)
+                    unholdable(&sg.tensors[t], max_tensor)
                 )));
             }
             if defined[t] {
@@ -264,15 +348,15 @@ impl Interpreter {
                     skip = true;
                 } else if shapes[t].is_none() {
                     if !failed[t] {
+                        let kind = if element_size(tensor.dtype).is_some() {
+                            IssueKind::Invalid
+                        } else {
+                            IssueKind::Unsupported
+                        };
                         issues.push(issue(
-                            IssueKind::Invalid,
+                            kind,
                             format!("input {k} '{}'", tensor.name),
-                            format!(
-                                "shape {:?} of type {} cannot be held (a negative dimension, or \
-                                 more than the tensor limit of {max_tensor} bytes)",
-                                tensor.dims(),
-                                dtype_name(tensor.dtype)
-                            ),
+                            unholdable(tensor, max_tensor),
                         ));
                     }
                     skip = true;
@@ -293,6 +377,17 @@ impl Interpreter {
                 failed[t] = true;
             }
             if skip {
+                continue;
+            }
+            if op.code.version < 1 {
+                issues.push(issue(
+                    IssueKind::Invalid,
+                    String::new(),
+                    format!(
+                        "operator version {}: LiteRT registers kernels from version 1",
+                        op.code.version
+                    ),
+                ));
                 continue;
             }
             let Some(prepare) = registry::lookup(op.code.op()) else {
@@ -590,8 +685,13 @@ impl Interpreter {
         };
         let inputs = graph_inputs.iter().map(|&t| desc(t)).collect();
         let outputs = graph_outputs.iter().map(|&t| desc(t)).collect();
+        let arena = if allocate {
+            zeroed_words(arena_bytes / 8, "the activation arena")?
+        } else {
+            Vec::new()
+        };
         Ok(Interpreter {
-            arena: vec![0u64; arena_bytes / 8],
+            arena,
             consts,
             slots,
             steps,

@@ -11,9 +11,10 @@
 //! element types (size, name) that every layer uses; [`shapes`] holds the input shapes a user
 //! chooses for a model with dynamic dims (`--shape`, `--batch`); [`sparse`] expands sparse constants
 //! (`SparsityParameters`) to dense data, for the engine's constants and the quantizer's DENSIFY
-//! folding.
+//! folding; [`lint`] says what reads but is odd (warnings).
 
 pub mod dtype;
+pub mod lint;
 mod model;
 pub mod shapes;
 pub mod sparse;

@@ -30,6 +30,9 @@ pub struct ModelSummary {
     pub buffers: usize,
     /// Total bytes of constant data.
     pub constant_bytes: usize,
+    /// What reads but is odd ([`super::lint::warnings`]): fields pointing nowhere that LiteRT
+    /// ignores, fused activations run as NONE, absurd scales, versions LiteRT refuses.
+    pub warnings: Vec<String>,
 }
 
 /// How many operators of one kind the model has.
@@ -250,6 +253,7 @@ impl ModelSummary {
                 .collect(),
             buffers: model.buffers.len(),
             constant_bytes: model.constant_bytes(),
+            warnings: super::lint::warnings(model),
         }
     }
 }

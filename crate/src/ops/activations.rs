@@ -8,6 +8,7 @@ use super::elementwise::{int_qparams, int_range, multiplier};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, QuantParams, TensorInfo, options};
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::dtype::dtype_name;
+use crate::graph::lint::sci;
 use crate::graph::{BuiltinOperator, TensorType};
 use crate::kernels::litert_optimized::activations as litert;
 use crate::kernels::reference::ActivationRange;
@@ -142,7 +143,10 @@ fn require_pot_scale(
     } else {
         Err(ctx.invalid(
             t.describe(),
-            format!("scale {} must be 2^{log2} (LiteRT refuses others)", q.scale),
+            format!(
+                "scale {} must be 2^{log2} (LiteRT refuses others)",
+                sci(q.scale)
+            ),
         ))
     }
 }
@@ -318,7 +322,10 @@ fn prepare_int_unary(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResu
             if qo.scale != 1.0 / 256.0 {
                 return Err(ctx.invalid(
                     output.describe(),
-                    format!("scale {} must be 1/256 (LiteRT refuses others)", qo.scale),
+                    format!(
+                        "scale {} must be 1/256 (LiteRT refuses others)",
+                        sci(qo.scale)
+                    ),
                 ));
             }
             IntUnary::Lut(Box::new(lut_int8(
@@ -358,7 +365,10 @@ fn prepare_int_unary(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResu
                 if (qo.scale - 1.0 / 32768.0).abs() > 0.001 / 32768.0 {
                     return Err(ctx.invalid(
                         output.describe(),
-                        format!("scale {} must be 1/32768 (LiteRT refuses others)", qo.scale),
+                        format!(
+                            "scale {} must be 1/32768 (LiteRT refuses others)",
+                            sci(qo.scale)
+                        ),
                     ));
                 }
                 if input.shape.len() > 4 {
@@ -393,7 +403,10 @@ fn prepare_int_unary(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResu
                 if (qo.scale - 1.0 / 256.0).abs() > 0.001 / 256.0 {
                     return Err(ctx.invalid(
                         output.describe(),
-                        format!("scale {} must be 1/256 (LiteRT refuses others)", qo.scale),
+                        format!(
+                            "scale {} must be 1/256 (LiteRT refuses others)",
+                            sci(qo.scale)
+                        ),
                     ));
                 }
                 // PreprocessSoftmaxScaling with 5 integer bits, double rounding build.

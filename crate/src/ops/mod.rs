@@ -29,6 +29,7 @@ pub mod split;
 
 use crate::error::{IssueKind, OpIssue};
 use crate::graph::dtype::{dtype_name, element_size};
+use crate::graph::lint::sci;
 use crate::graph::{Operator, QuantParams, Quantization, TensorType};
 use crate::kernels::reference::{ActivationRange, MAX_RANK};
 use crate::tflite::schema::{ActivationFunctionType, Padding};
@@ -266,25 +267,15 @@ impl<'a> PrepareCtx<'a> {
         )
     }
 
-    /// The fused activation's clamp range (TANH and SIGN_BIT are not fused activations LiteRT
-    /// implements for these ops).
+    /// The fused activation's clamp range. LiteRT's kernels clamp only for RELU, RELU_N1_TO_1
+    /// and RELU6; every other code (TANH, SIGN_BIT, numbers the schema does not name) runs as
+    /// NONE there, so here too (`graph::lint` warns about it).
     pub fn activation(&self, f: ActivationFunctionType) -> PrepareResult<ActivationRange> {
         Ok(match f {
-            ActivationFunctionType::NONE => ActivationRange::NONE,
             ActivationFunctionType::RELU => ActivationRange::RELU,
             ActivationFunctionType::RELU6 => ActivationRange::RELU6,
             ActivationFunctionType::RELU_N1_TO_1 => ActivationRange::RELU_N1_TO_1,
-            other => {
-                return Err(self.unsupported(
-                    String::new(),
-                    format!(
-                        "fused activation {}",
-                        other
-                            .variant_name()
-                            .map_or_else(|| format!("#{}", other.0), str::to_string)
-                    ),
-                ));
-            }
+            _ => ActivationRange::NONE,
         })
     }
 
@@ -335,9 +326,10 @@ impl<'a> PrepareCtx<'a> {
                     self.invalid(t.describe(), format!("zero point {zp} out of range"))
                 })?;
                 if !(scale.is_finite() && *scale > 0.0) {
-                    return Err(
-                        self.invalid(t.describe(), format!("scale {scale} is not positive"))
-                    );
+                    return Err(self.invalid(
+                        t.describe(),
+                        format!("scale {} is not positive", sci(*scale)),
+                    ));
                 }
                 Ok(QuantParams {
                     scale: *scale,
@@ -390,7 +382,7 @@ impl<'a> PrepareCtx<'a> {
             }
         };
         if let Some(bad) = out.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
-            return Err(self.invalid(t.describe(), format!("scale {bad} is not positive")));
+            return Err(self.invalid(t.describe(), format!("scale {} is not positive", sci(*bad))));
         }
         if q.zero_points().iter().any(|&z| z != 0) {
             return Err(self.unsupported(
@@ -463,6 +455,21 @@ pub fn out_size_and_pad(
     let needed = (out - 1).checked_mul(stride)?.checked_add(effective)?;
     let total = needed.saturating_sub(input);
     Some((out, total / 2))
+}
+
+/// Requires a padding code the schema names (SAME or VALID); an unknown number is named as such
+/// rather than blamed on the output size.
+pub fn known_padding(ctx: &PrepareCtx<'_>, p: Padding) -> PrepareResult<Padding> {
+    match p {
+        Padding::SAME | Padding::VALID => Ok(p),
+        other => Err(ctx.invalid(
+            String::new(),
+            format!(
+                "unknown padding code {} (the schema has SAME = 0 and VALID = 1)",
+                other.0
+            ),
+        )),
+    }
 }
 
 /// Checks a positive stride/dilation/filter option and converts it.

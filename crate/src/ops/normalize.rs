@@ -6,6 +6,7 @@ use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
 use crate::graph::dtype::dtype_name;
+use crate::graph::lint::sci;
 use crate::kernels::reference::log_softmax::{
     LogSoftmaxParams, log_softmax_f32, log_softmax_f32_optimized, log_softmax_int8,
 };
@@ -43,7 +44,9 @@ pub fn prepare_l2_normalization(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
     let input = ctx.input(0)?;
     let out = ctx.output(0)?;
     let o = options!(ctx, L2NormOptions, L2NormOptionsT)?;
-    if o.fused_activation_function != ActivationFunctionType::NONE {
+    // Codes LiteRT does not clamp with (TANH, unknown numbers) read as NONE there too.
+    let f = o.fused_activation_function;
+    if f != ActivationFunctionType::NONE && crate::graph::lint::is_clamp_activation(f) {
         return Err(ctx.unsupported(
             String::new(),
             "a fused activation (LiteRT's L2_NORMALIZATION has none)",
@@ -183,7 +186,10 @@ pub fn prepare_log_softmax(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             let params = log_softmax_params(qi.scale).ok_or_else(|| {
                 ctx.unsupported(
                     input.describe(),
-                    format!("input scale {} (LiteRT's LOG_SOFTMAX refuses it)", qi.scale),
+                    format!(
+                        "input scale {} (LiteRT's LOG_SOFTMAX refuses it)",
+                        sci(qi.scale)
+                    ),
                 )
             })?;
             Ok(Prepared::new(

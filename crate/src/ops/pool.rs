@@ -110,8 +110,9 @@ pub fn prepare_pool(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     );
     let act = ctx.activation(o.fused_activation_function)?;
     let [n, ih, iw, c] = dims4(input.shape);
-    let h = out_size_and_pad(o.padding, ih, fh, sh, 1);
-    let w = out_size_and_pad(o.padding, iw, fw, sw, 1);
+    let padding = super::known_padding(ctx, o.padding)?;
+    let h = out_size_and_pad(padding, ih, fh, sh, 1);
+    let w = out_size_and_pad(padding, iw, fw, sw, 1);
     let (Some((oh, ph)), Some((ow, pw))) = (h, w) else {
         return Err(ctx.invalid(
             input.describe(),

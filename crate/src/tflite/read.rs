@@ -41,21 +41,27 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
 pub fn read_with(bytes: &[u8], opts: &ReadOptions) -> Result<Model> {
     if bytes.len() < 8 {
         return Err(Error::InvalidFlatbuffer {
-            reason: format!(
-                "file is {} bytes long, too short for a flatbuffer",
-                bytes.len()
-            ),
+            reason: match foreign_format(bytes) {
+                Some(kind) => format!("this is {kind}, not a TFLite model"),
+                None => format!(
+                    "the file is {} bytes long, too short for a TFLite model",
+                    bytes.len()
+                ),
+            },
         });
     }
     // Every TFLite writer stamps the file identifier "TFL3" at bytes 4..8, and LiteRT's
     // `VerifyModelBuffer` refuses a buffer without it: a clear message beats a verifier error
-    // about a random table (an ONNX or .pb file dropped by mistake ends here).
+    // about a random table (an image, an archive or a .pb dropped by mistake ends here).
     if &bytes[4..8] != b"TFL3" {
         return Err(Error::InvalidFlatbuffer {
-            reason: format!(
-                "file identifier is {:?}, expected \"TFL3\" (is this a .tflite file?)",
-                String::from_utf8_lossy(&bytes[4..8])
-            ),
+            reason: match foreign_format(bytes) {
+                Some(kind) => format!("this is {kind}, not a TFLite model"),
+                None => format!(
+                    "not a TFLite model: the file identifier (bytes 4 to 8) is {:?}, not \"TFL3\"",
+                    String::from_utf8_lossy(&bytes[4..8])
+                ),
+            },
         });
     }
     let verifier = flatbuffers::VerifierOptions {
@@ -67,18 +73,81 @@ pub fn read_with(bytes: &[u8], opts: &ReadOptions) -> Result<Model> {
         ignore_missing_null_terminator: false,
     };
     let root = flatbuffers::root_with_opts::<schema::Model>(&verifier, bytes).map_err(|e| {
-        // The verifier's message spans lines (error, then the path of fields); keep it to one.
-        let reason = e
-            .to_string()
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
-        Error::InvalidFlatbuffer { reason }
+        Error::InvalidFlatbuffer {
+            reason: verifier_words(&e, bytes.len()),
+        }
     })?;
     let raw = root.unpack();
     let model = from_schema(raw, bytes)?;
     validate(&model)?;
     Ok(model)
+}
+
+/// What a file that is not a TFLite model is, from its first bytes ("a PNG image"), for the
+/// formats people drop by mistake.
+fn foreign_format(bytes: &[u8]) -> Option<&'static str> {
+    const MAGIC: &[(&[u8], &str)] = &[
+        (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+        (b"\xff\xd8\xff", "a JPEG image"),
+        (b"GIF8", "a GIF image"),
+        (b"RIFF", "a RIFF file (WebP image or WAV audio)"),
+        (b"BM", "a BMP image"),
+        (b"%PDF", "a PDF document"),
+        (
+            b"PK\x03\x04",
+            "a ZIP archive (a .task, .keras or .zip file)",
+        ),
+        (b"\x1f\x8b", "a gzip archive"),
+        (b"\x89HDF\r\n\x1a\n", "an HDF5 file (a Keras .h5 model)"),
+        (b"\x93NUMPY", "a NumPy .npy array"),
+        (b"\x7fELF", "an executable (ELF)"),
+        (b"{", "a JSON text"),
+    ];
+    MAGIC
+        .iter()
+        .find(|(magic, _)| bytes.starts_with(magic))
+        .map(|&(_, kind)| kind)
+}
+
+/// The flatbuffer verifier's complaint in a user's words: a range past the end of the file is a
+/// truncated file (with both sizes); anything else is a corrupt file, the verifier's detail kept
+/// on one line.
+fn verifier_words(e: &flatbuffers::InvalidFlatbuffer, len: usize) -> String {
+    use flatbuffers::InvalidFlatbuffer as V;
+    match e {
+        V::RangeOutOfBounds { range, .. } if range.end > len && range.end <= 1 << 31 => {
+            format!(
+                "the file is truncated: {len} bytes, the model needs at least {}",
+                range.end
+            )
+        }
+        V::RangeOutOfBounds { range, .. } => format!(
+            "the file is corrupt: an offset points at bytes {}..{} of the {len}-byte file",
+            range.start, range.end
+        ),
+        V::Unaligned {
+            position,
+            unaligned_type,
+            ..
+        } => format!(
+            "the file is corrupt: a {unaligned_type} at byte {position} is not aligned as the \
+             format requires"
+        ),
+        V::Utf8Error { range, .. } => format!(
+            "the file is corrupt: the string at bytes {}..{} is not UTF-8 (TFLite names are \
+             text)",
+            range.start, range.end
+        ),
+        other => {
+            // The verifier's message spans lines (error, then the path of fields); keep one.
+            let text = other
+                .to_string()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            format!("the file is corrupt: {text}")
+        }
+    }
 }
 
 /// Slices `len` bytes at `offset` of the file, for data stored outside the flatbuffer.
@@ -91,10 +160,18 @@ fn external<'a>(bytes: &'a [u8], offset: u64, len: u64, what: &str) -> Result<&'
     match range {
         Some(r) => Ok(&bytes[r]),
         None => Err(Error::InvalidFlatbuffer {
-            reason: format!(
-                "{what} is stored at offset {offset} with size {len}, past the end of the {}-byte file",
-                bytes.len()
-            ),
+            reason: match offset.checked_add(len).filter(|&end| end <= 1 << 40) {
+                Some(end) => format!(
+                    "the file is truncated: {} bytes, the model needs at least {end} ({what} is \
+                     stored at offset {offset} with size {len}, past the end)",
+                    bytes.len()
+                ),
+                None => format!(
+                    "the file is corrupt: {what} is stored at offset {offset} with size {len}, \
+                     past the end of the {}-byte file",
+                    bytes.len()
+                ),
+            },
         }),
     }
 }
@@ -252,56 +329,13 @@ fn from_schema(raw: schema::ModelT, bytes: &[u8]) -> Result<Model> {
     })
 }
 
-/// Checks the cross-references the flatbuffer verifier cannot see.
+/// Checks the cross-references the flatbuffer verifier cannot see and LiteRT relies on.
 ///
 /// Public so that code building or editing a [`Model`] can check it before writing.
 pub fn validate(model: &Model) -> Result<()> {
-    let nbuf = model.buffers.len();
-    for (i, m) in model.metadata.iter().enumerate() {
-        if m.buffer as usize >= nbuf {
-            return Err(Error::InconsistentTable {
-                reason: format!(
-                    "metadata {i} ({}) points at buffer {} but the model has {nbuf} buffers",
-                    m.name.as_deref().unwrap_or("unnamed"),
-                    m.buffer
-                ),
-            });
-        }
-    }
-    for &b in model.metadata_buffer.iter().flatten() {
-        if usize::try_from(b).map_or(true, |b| b >= nbuf) {
-            return Err(Error::InconsistentTable {
-                reason: format!(
-                    "metadata_buffer lists buffer {b} but the model has {nbuf} buffers"
-                ),
-            });
-        }
-    }
-    for (si, sig) in model.signatures.iter().enumerate() {
-        let key = sig.key.as_deref().unwrap_or("unnamed");
-        let Some(sg) = model.subgraphs.get(sig.subgraph as usize) else {
-            return Err(Error::InconsistentTable {
-                reason: format!(
-                    "signature {si} ('{key}') runs subgraph {} but the model has {} subgraphs",
-                    sig.subgraph,
-                    model.subgraphs.len()
-                ),
-            });
-        };
-        for m in sig.inputs.iter().chain(&sig.outputs) {
-            if m.tensor as usize >= sg.tensors.len() {
-                return Err(Error::InconsistentTable {
-                    reason: format!(
-                        "signature '{key}' maps '{}' to tensor {} but subgraph {} has {} tensors",
-                        m.name.as_deref().unwrap_or(""),
-                        m.tensor,
-                        sig.subgraph,
-                        sg.tensors.len()
-                    ),
-                });
-            }
-        }
-    }
+    // Metadata, `metadata_buffer` and signature defs that point past the buffer or tensor lists
+    // are not errors: LiteRT ignores them (Google's AI Edge Quantizer writes such
+    // `metadata_buffer` entries), so the model reads, `graph::lint` warns, and they are kept.
     for (si, sg) in model.subgraphs.iter().enumerate() {
         validate_subgraph(model, si, sg)?;
     }
@@ -331,9 +365,8 @@ fn validate_subgraph(model: &Model, si: usize, sg: &Subgraph) -> Result<()> {
         let item = || format!("operator {oi} ({})", op.code.name());
         check(&op.inputs, true, "an input", &item)?;
         check(&op.outputs, true, "an output", &item)?;
-        if let Some(im) = &op.intermediates {
-            check(im, false, "an intermediate", &item)?;
-        }
+        // `intermediates` out of range are left to `graph::lint` (LiteRT ignores them on every
+        // operator the engine runs).
     }
     for (ti, t) in sg.tensors.iter().enumerate() {
         let item = || format!("tensor {ti} '{}'", t.name);

@@ -412,24 +412,58 @@ fn inconsistent_models_name_the_culprit() {
             }),
             "subgraph output refers to tensor -1",
         ),
+    ];
+    for (what, bytes, needle) in cases {
+        let msg = expect_err(&bytes).to_string();
+        assert!(msg.contains(needle), "{what}: got '{msg}'");
+    }
+}
+
+/// Fields LiteRT ignores that point nowhere (AI Edge Quantizer's `metadata_buffer` past the
+/// buffer list, issue 21): the model reads, `graph::lint` names each, and a rewrite keeps them.
+#[test]
+fn dangling_fields_litert_ignores_read_warn_and_round_trip() {
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
         (
             "signature tensor out of range",
             pack_raw(|m| {
                 let s = &mut m.signature_defs.as_mut().expect("signatures")[0];
                 s.inputs.as_mut().expect("inputs")[0].tensor_index = 12;
             }),
-            "signature 'serving_default' maps 'x' to tensor 12",
+            "signature 'serving_default' maps 'x' to tensor 12 but subgraph 0 has 4 tensors",
+        ),
+        (
+            "signature subgraph out of range",
+            pack_raw(|m| m.signature_defs.as_mut().expect("signatures")[0].subgraph_index = 7),
+            "signature 0 ('serving_default') runs subgraph 7 but the model has 1 subgraphs",
         ),
         (
             "metadata buffer out of range",
             pack_raw(|m| m.metadata.as_mut().expect("metadata")[0].buffer = 9),
-            "metadata 0 (min_runtime_version) points at buffer 9",
+            "metadata 0 ('min_runtime_version') points at buffer 9 but the model has 4 buffers",
+        ),
+        (
+            "metadata_buffer out of range",
+            pack_raw(|m| m.metadata_buffer = Some(vec![1, 172, -3])),
+            "metadata_buffer lists buffers 172, -3 but the model has 4 buffers",
+        ),
+        (
+            "intermediates out of range",
+            pack_raw(|m| first_op(m).intermediates = Some(vec![-1, 999])),
+            "operator 0 (CONV_2D): intermediates list tensors -1, 999 but the subgraph has 4",
         ),
     ];
     for (what, bytes, needle) in cases {
-        let msg = expect_err(&bytes).to_string();
-        assert!(msg.contains(needle), "{what}: got '{msg}'");
+        let model = read(&bytes).unwrap_or_else(|e| panic!("{what}: refused: {e}"));
+        let warnings = crate::graph::lint::warnings(&model);
+        assert!(
+            warnings.iter().any(|w| w.contains(needle)),
+            "{what}: warnings {warnings:?}"
+        );
+        let again = read(&write(&model).expect("write")).expect("reads back");
+        assert_eq!(again, model, "{what}: rewrite is not lossless");
     }
+    assert!(crate::graph::lint::warnings(&base_model()).is_empty());
 }
 
 proptest! {

@@ -14,6 +14,7 @@ const SUMMARY: ModelSummary = {
   metadata: [],
   buffers: 0,
   constant_bytes: 0,
+  warnings: [],
 };
 
 /** A stand-in Worker: answers requests with `respond`, and can be made to "crash". */

@@ -49,6 +49,7 @@ export function renderSummary(root: HTMLElement, model: LoadedModel, actions: Su
         ),
       ),
     ),
+    warningsSection(summary),
     h('div', { class: 'grid' }, ioSection(summary, actions.shapes), opCountsSection(summary)),
     signaturesSection(summary),
     metadataSection(summary),
@@ -187,6 +188,16 @@ function signaturesSection(summary: ModelSummary): HTMLElement | null {
       ['key', 'subgraph', 'inputs', 'outputs'],
       summary.signatures.map((s) => [h('code', {}, s.key), s.subgraph, names(s.inputs), names(s.outputs)]),
     ),
+  );
+}
+
+/** What the model carries that reads but is odd (the engine's `graph::lint`), one line each. */
+function warningsSection(summary: ModelSummary): HTMLElement | null {
+  if (summary.warnings.length === 0) return null;
+  return section(
+    `Warnings (${String(summary.warnings.length)})`,
+    'model-warnings',
+    h('ul', { class: 'warnings' }, summary.warnings.map((w) => h('li', { class: 'warning-text' }, w))),
   );
 }
 

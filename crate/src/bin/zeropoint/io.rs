@@ -47,7 +47,8 @@ pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
     })
 }
 
-/// Reads a model (refused before reading when larger than the limit), naming the file in errors.
+/// Reads a model (refused before reading when larger than the limit), naming the file in errors,
+/// and prints its [`zeropoint::graph::lint`] warnings on stderr (`warning: <file>: …`).
 pub fn load(path: &Path, limits: &UserLimits) -> Result<zeropoint::Model> {
     let size = std::fs::metadata(path)
         .map_err(|source| Error::Io {
@@ -58,7 +59,7 @@ pub fn load(path: &Path, limits: &UserLimits) -> Result<zeropoint::Model> {
     check_model_size(&path.display().to_string(), size, limits.max_model_bytes)?;
     let bytes = read_file(path)?;
     // Prefix format errors with the file name so scripts handling many files say which one.
-    tflite::read(&bytes).map_err(|e| match e {
+    let model = tflite::read(&bytes).map_err(|e| match e {
         Error::InvalidFlatbuffer { reason } => Error::InvalidFlatbuffer {
             reason: format!("{}: {reason}", path.display()),
         },
@@ -70,7 +71,11 @@ pub fn load(path: &Path, limits: &UserLimits) -> Result<zeropoint::Model> {
             reason: format!("{}: {reason}", path.display()),
         },
         other => other,
-    })
+    })?;
+    for w in zeropoint::graph::lint::warnings(&model) {
+        eprintln!("warning: {}: {w}", path.display());
+    }
+    Ok(model)
 }
 
 /// `--shape NAME=D0,D1,…` (repeatable) and `--batch N`: the input shapes the engine prepares

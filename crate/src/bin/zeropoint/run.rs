@@ -50,10 +50,23 @@ pub fn run(args: RunArgs, limits: &UserLimits) -> Result<()> {
     let descs = interp.inputs().to_vec();
     let (arrays, samples) = read_samples(&inputs, &descs)?;
     let outs = interp.outputs().to_vec();
-    let mut results: Vec<Vec<u8>> = outs
-        .iter()
-        .map(|o| Vec::with_capacity(o.byte_len() * samples))
-        .collect();
+    // The outputs of every sample, held until written: allocated fallibly (a 2 GB output on a
+    // machine without the memory is an error naming it, not an abort).
+    let mut results: Vec<Vec<u8>> = Vec::with_capacity(outs.len());
+    for o in &outs {
+        let mut r = Vec::new();
+        o.byte_len()
+            .checked_mul(samples)
+            .and_then(|n| r.try_reserve_exact(n).ok())
+            .ok_or_else(|| Error::TooLarge {
+                what: format!("output '{}' over {samples} samples", o.name),
+                detail: format!(
+                    "{} bytes per sample could not be allocated (not enough memory)",
+                    o.byte_len()
+                ),
+            })?;
+        results.push(r);
+    }
     for s in 0..samples {
         for (i, (a, d)) in arrays.iter().zip(&descs).enumerate() {
             let n = d.byte_len();

@@ -64,10 +64,9 @@ pub fn write_npy(path: &Path, dtype: TensorType, shape: &[usize], bytes: &[u8]) 
 /// the number of invocations.
 pub fn read_samples(inputs: &[PathBuf], descs: &[TensorDesc]) -> Result<(Vec<NpyArray>, usize)> {
     if inputs.len() != descs.len() {
-        return Err(Error::NoSuchIndex {
-            what: "input",
-            index: inputs.len().min(descs.len()),
-            count: descs.len(),
+        return Err(Error::InputCount {
+            given: inputs.len(),
+            expected: descs.len(),
         });
     }
     let mut arrays = Vec::with_capacity(inputs.len());

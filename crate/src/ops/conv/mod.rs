@@ -61,6 +61,7 @@ fn spatial(
     stride: (usize, usize),
     dilation: (usize, usize),
 ) -> PrepareResult<((usize, usize), (usize, usize))> {
+    let padding = super::known_padding(ctx, padding)?;
     let h = out_size_and_pad(padding, in_hw.0, filter_hw.0, stride.0, dilation.0);
     let w = out_size_and_pad(padding, in_hw.1, filter_hw.1, stride.1, dilation.1);
     match (h, w) {

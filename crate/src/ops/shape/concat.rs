@@ -71,7 +71,9 @@ impl Kernel for Concat {
 /// rejects it for INT8), the others are copied.
 pub fn prepare_concatenation(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     let o = options!(ctx, ConcatenationOptions, ConcatenationOptionsT)?;
-    if o.fused_activation_function != ActivationFunctionType::NONE {
+    // Codes LiteRT does not clamp with (TANH, unknown numbers) read as NONE there too.
+    let f = o.fused_activation_function;
+    if f != ActivationFunctionType::NONE && crate::graph::lint::is_clamp_activation(f) {
         return Err(ctx.unsupported(String::new(), "fused activation on CONCATENATION"));
     }
     let first = ctx.input(0)?;

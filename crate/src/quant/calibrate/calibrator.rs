@@ -4,7 +4,7 @@
 
 use super::method::Method;
 use super::profile::{CalibrationProfile, Profiling};
-use super::stats::{CalibrationStats, TensorAcc, TensorStats};
+use super::stats::{CalibrationStats, STATS_BYTES_PER_TENSOR, TensorAcc, TensorStats};
 use super::tf_inplace::tf_inplace_inputs;
 use crate::engine::{Interpreter, Limits, TensorDesc, TensorId, TensorView};
 use crate::error::{Error, Result};
@@ -75,6 +75,25 @@ impl Calibrator {
 
     /// [`Calibrator::new`] with explicit size [`Limits`] and [`KernelSet`].
     pub fn with_options(model: &Model, limits: &Limits, kernels: KernelSet) -> Result<Self> {
+        // Statistics count against the arena limit: checked before anything is allocated.
+        let floats = model.subgraphs.first().map_or(0, |sg| {
+            (0..sg.tensors.len())
+                .filter(|&t| {
+                    sg.tensors[t].dtype == TensorType::FLOAT32 && model.tensor_data(0, t).is_none()
+                })
+                .count()
+        });
+        let need = floats.saturating_mul(STATS_BYTES_PER_TENSOR);
+        if need > limits.max_arena_bytes {
+            return Err(Error::TooLarge {
+                what: "the calibration statistics".into(),
+                detail: format!(
+                    "{floats} float tensors × {STATS_BYTES_PER_TENSOR} bytes = {need} bytes, \
+                     more than the arena limit of {} bytes",
+                    limits.max_arena_bytes
+                ),
+            });
+        }
         let interp = Interpreter::with_options(model, limits, kernels)?;
         let n = model.subgraphs.first().map_or(0, |sg| sg.tensors.len());
         let inputs = interp.inputs().len();

@@ -19,6 +19,13 @@ pub const MOVING_AVERAGE_SMOOTHING: f64 = 0.95;
 /// What TF's `MinMax` starts its running max at (`std::numeric_limits<float>::min()`).
 pub const TF_MAX_START: f32 = f32::MIN_POSITIVE;
 
+/// Memory one float tensor's statistics take while calibrating (its histogram, this sample's
+/// bin counts, the extremes): fixed, whatever the data. The calibrator refuses a model whose
+/// float tensors would need more than the arena limit in all (a chain of 100,000 TANH ops
+/// aborted out of memory after 12 s).
+pub const STATS_BYTES_PER_TENSOR: usize =
+    HISTOGRAM_BINS * (size_of::<u64>() + size_of::<u32>()) + size_of::<TensorAcc>();
+
 /// The statistics of one tensor and the range chosen for it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]

@@ -63,6 +63,7 @@ pub use weights::{
 };
 
 use crate::error::{Error, Result};
+use crate::graph::lint::sci;
 
 pub use crate::graph::QuantParams;
 
@@ -114,7 +115,10 @@ fn check_scale(what: &str, scale: f32) -> Result<f32> {
     } else {
         Err(invalid(
             what,
-            format!("the range gives scale {scale}, which is not a finite positive number"),
+            format!(
+                "the range gives scale {}, which is not a finite positive number",
+                sci(scale)
+            ),
         ))
     }
 }

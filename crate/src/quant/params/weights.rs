@@ -4,6 +4,7 @@
 use super::affine::{down_cast_scale, expand_very_small_range, fake_quant_params};
 use super::{WEIGHT_QMAX, check_finite, invalid};
 use crate::error::Result;
+use crate::graph::lint::sci;
 
 /// Which of TF's weight quantizers to reproduce; they differ in float details (see the module
 /// docs for which converter mode runs which).
@@ -176,7 +177,7 @@ fn per_channel_weights(
         factors.push(factor);
     }
     if let Some(s) = scales.iter().find(|s| !s.is_finite()) {
-        return Err(invalid(WHAT, format!("a channel's scale is {s}")));
+        return Err(invalid(WHAT, format!("a channel's scale is {}", sci(*s))));
     }
 
     let values = w
@@ -238,7 +239,7 @@ pub fn per_tensor_weights_int8(w: &[f32], rule: WeightRule) -> Result<QuantizedW
         }
     };
     if !scale.is_finite() {
-        return Err(invalid(WHAT, format!("the scale is {scale}")));
+        return Err(invalid(WHAT, format!("the scale is {}", sci(scale))));
     }
     Ok(QuantizedWeights {
         values: w.iter().map(|&v| factor.quantize(v)).collect(),
@@ -257,7 +258,7 @@ fn adjust_weights_for_bias_scale(
     const WHAT: &str = "weights for their bias";
     check_finite(WHAT, bias)?;
     if !input_scale.is_finite() {
-        return Err(invalid(WHAT, format!("input scale {input_scale}")));
+        return Err(invalid(WHAT, format!("input scale {}", sci(input_scale))));
     }
     // `const int32_t kScale = std::numeric_limits<int32_t>::max();`
     const K: i32 = i32::MAX;

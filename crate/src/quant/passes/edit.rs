@@ -214,12 +214,19 @@ pub(super) fn compact_buffers(model: &mut Model) {
             t.buffer = re(t.buffer);
         }
     }
+    // Metadata pointing past the buffer list (LiteRT ignores it; `graph::lint` warns) is kept
+    // as found, not redirected to buffer 0.
+    let n_old = remap.len();
     for m in &mut model.metadata {
-        m.buffer = re(m.buffer);
+        if (m.buffer as usize) < n_old {
+            m.buffer = re(m.buffer);
+        }
     }
     if let Some(mb) = &mut model.metadata_buffer {
         for b in mb.iter_mut() {
-            if let Ok(u) = u32::try_from(*b) {
+            if let Ok(u) = u32::try_from(*b)
+                && (u as usize) < n_old
+            {
                 *b = i32::try_from(re(u)).unwrap_or(0);
             }
         }

@@ -170,6 +170,30 @@ pub struct QuantizeOptions {
     pub int16_ops: Vec<String>,
 }
 
+/// The engine's checks, before anything is written in any mode: a model `run` refuses as
+/// invalid (or whose schema or operator versions LiteRT refuses) is not quantized. Operators
+/// without a kernel are no obstacle (the quantizer keeps them float), nor are the engine's size
+/// limits (dynamic-range and float16 quantization never run the model).
+fn check_graph(model: &Model) -> Result<()> {
+    use crate::engine::{Interpreter, Limits};
+    use crate::error::IssueKind;
+    match Interpreter::check(model, &Limits::default()) {
+        Err(Error::CannotRun { issues }) => {
+            let invalid: Vec<_> = issues
+                .into_iter()
+                .filter(|i| i.kind == IssueKind::Invalid)
+                .collect();
+            if invalid.is_empty() {
+                Ok(())
+            } else {
+                Err(Error::CannotRun { issues: invalid })
+            }
+        }
+        Err(Error::TooLarge { .. }) | Ok(()) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 /// Quantizes `model` (subgraph 0) with the recorded `ranges` as `opts` asks. Returns the new model
 /// and a [`Report`] of every decision.
 ///
@@ -200,6 +224,7 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
             ),
         });
     }
+    check_graph(model)?;
     let full_integer = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
     // A partly quantized model: its QUANTIZE operators keep their names, renumbered at the end.
     let had_quantize = model

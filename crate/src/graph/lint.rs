@@ -1,0 +1,208 @@
+//! Warnings about a model that reads, but carries something odd: fields that point nowhere and
+//! that LiteRT ignores (metadata, `metadata_buffer`, signatures, `intermediates`), fused
+//! activations LiteRT does not apply, sparsity parameters on tensors without data, absurd
+//! quantization scales, and versions LiteRT refuses.
+//!
+//! [`warnings`] is the one source of these messages: `inspect`, `run`, `calibrate` and `quantize`
+//! print them (CLI, through its model loader) and [`super::summary::ModelSummary::warnings`]
+//! carries them to the page. Reading keeps every such field as found, so a rewrite is lossless.
+
+use super::{BuiltinOptionsT, Model};
+use crate::error::LIST_CAP;
+use crate::tflite::schema::ActivationFunctionType;
+
+/// Scales at or above this are warned about: no real tensor spans 10^12 per quantized step.
+const SCALE_TOO_LARGE: f32 = 1e12;
+/// Scales at or below this (and denormals) are warned about: requantization multipliers built
+/// from them underflow.
+const SCALE_TOO_SMALL: f32 = 1e-30;
+
+/// The fused activation of an operator's builtin options, for the option tables whose
+/// activation the engine (and LiteRT's kernels) apply as a clamp.
+pub fn fused_activation(options: &BuiltinOptionsT) -> Option<ActivationFunctionType> {
+    use BuiltinOptionsT as O;
+    Some(match options {
+        O::AddOptions(o) => o.fused_activation_function,
+        O::SubOptions(o) => o.fused_activation_function,
+        O::MulOptions(o) => o.fused_activation_function,
+        O::DivOptions(o) => o.fused_activation_function,
+        O::Conv2DOptions(o) => o.fused_activation_function,
+        O::DepthwiseConv2DOptions(o) => o.fused_activation_function,
+        O::FullyConnectedOptions(o) => o.fused_activation_function,
+        O::Pool2DOptions(o) => o.fused_activation_function,
+        O::TransposeConvOptions(o) => o.fused_activation_function,
+        O::ConcatenationOptions(o) => o.fused_activation_function,
+        O::L2NormOptions(o) => o.fused_activation_function,
+        _ => return None,
+    })
+}
+
+/// Whether LiteRT's fused-activation clamp knows `f` (NONE, RELU, RELU_N1_TO_1, RELU6). Every
+/// other code (TANH, SIGN_BIT, unknown numbers) is applied as NONE by LiteRT's kernels.
+pub fn is_clamp_activation(f: ActivationFunctionType) -> bool {
+    matches!(
+        f,
+        ActivationFunctionType::NONE
+            | ActivationFunctionType::RELU
+            | ActivationFunctionType::RELU_N1_TO_1
+            | ActivationFunctionType::RELU6
+    )
+}
+
+/// Whether a quantization scale is absurd (not finite, not positive, ≥ 10^12, ≤ 10^-30 or
+/// denormal): such a model reads and may run, but its numbers are meaningless.
+pub fn is_absurd_scale(s: f32) -> bool {
+    !(s.is_finite() && s > SCALE_TOO_SMALL && s < SCALE_TOO_LARGE && s.is_normal())
+}
+
+/// Every warning about `model`, one sentence each, naming the item.
+pub fn warnings(model: &Model) -> Vec<String> {
+    let mut out = Vec::new();
+    if model.version != 3 {
+        out.push(format!(
+            "schema version {}: LiteRT loads only version 3 files (the engine and the quantizer \
+             refuse it)",
+            model.version
+        ));
+    }
+    let nbuf = model.buffers.len();
+    for (i, m) in model.metadata.iter().enumerate() {
+        if m.buffer as usize >= nbuf {
+            out.push(format!(
+                "metadata {i} ('{}') points at buffer {} but the model has {nbuf} buffers: \
+                 ignored, as LiteRT does, and kept as found",
+                m.name.as_deref().unwrap_or(""),
+                m.buffer
+            ));
+        }
+    }
+    let bad: Vec<i32> = model
+        .metadata_buffer
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|&b| usize::try_from(b).map_or(true, |b| b >= nbuf))
+        .collect();
+    if !bad.is_empty() {
+        out.push(format!(
+            "metadata_buffer lists {} but the model has {nbuf} buffers: ignored, as LiteRT does, \
+             and kept as found",
+            capped_list("buffer", &bad)
+        ));
+    }
+    for (si, sig) in model.signatures.iter().enumerate() {
+        let key = sig.key.as_deref().unwrap_or("");
+        let Some(sg) = model.subgraphs.get(sig.subgraph as usize) else {
+            out.push(format!(
+                "signature {si} ('{key}') runs subgraph {} but the model has {} subgraphs: \
+                 ignored and kept as found",
+                sig.subgraph,
+                model.subgraphs.len()
+            ));
+            continue;
+        };
+        for m in sig.inputs.iter().chain(&sig.outputs) {
+            if m.tensor as usize >= sg.tensors.len() {
+                out.push(format!(
+                    "signature '{key}' maps '{}' to tensor {} but subgraph {} has {} tensors: \
+                     ignored and kept as found",
+                    m.name.as_deref().unwrap_or(""),
+                    m.tensor,
+                    sig.subgraph,
+                    sg.tensors.len()
+                ));
+            }
+        }
+    }
+    for (si, sg) in model.subgraphs.iter().enumerate() {
+        let nt = sg.tensors.len();
+        for (oi, op) in sg.operators.iter().enumerate() {
+            let at = || format!("subgraph {si}, operator {oi} ({})", op.code.name());
+            if op.code.version < 1 {
+                out.push(format!(
+                    "{}: operator version {}: LiteRT registers kernels from version 1 (the \
+                     engine and the quantizer refuse it)",
+                    at(),
+                    op.code.version
+                ));
+            }
+            let bad: Vec<i32> = op
+                .intermediates
+                .iter()
+                .flatten()
+                .copied()
+                .filter(|&t| usize::try_from(t).map_or(true, |t| t >= nt))
+                .collect();
+            if !bad.is_empty() {
+                out.push(format!(
+                    "{}: intermediates list {} but the subgraph has {nt} tensors: ignored (no \
+                     kernel here uses them) and kept as found",
+                    at(),
+                    capped_list("tensor", &bad)
+                ));
+            }
+            if let Some(f) = fused_activation(&op.options)
+                && !is_clamp_activation(f)
+            {
+                out.push(format!(
+                    "{}: fused activation {} is not one LiteRT applies: run as NONE, as LiteRT \
+                     does, and kept as found",
+                    at(),
+                    f.variant_name()
+                        .map_or_else(|| format!("#{}", f.0), str::to_string)
+                ));
+            }
+        }
+        for (ti, t) in sg.tensors.iter().enumerate() {
+            let at = || format!("subgraph {si}, tensor {ti} '{}'", t.name);
+            if t.sparsity.is_some() && model.tensor_data(si, ti).is_none() {
+                out.push(format!(
+                    "{}: sparsity parameters on a tensor without constant data: ignored, as \
+                     LiteRT does, and kept as found",
+                    at()
+                ));
+            }
+            if let Some(q) = &t.quantization
+                && let Some(&s) = q.scales().iter().find(|&&s| is_absurd_scale(s))
+            {
+                out.push(format!(
+                    "{}: quantization scale {} is absurd (expected a normal number between \
+                     {SCALE_TOO_SMALL:e} and {SCALE_TOO_LARGE:e}); its values mean nothing",
+                    at(),
+                    sci(s)
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// A float in scientific notation with 6 significant digits (`3.40282e38`), the way errors and
+/// warnings print scales.
+pub fn sci(v: f32) -> String {
+    if v.is_finite() {
+        format!("{v:.5e}")
+    } else {
+        v.to_string()
+    }
+}
+
+/// "buffer 172" or "buffers 172, 173, … and 40 more": at most [`LIST_CAP`] items named.
+pub fn capped_list<T: std::fmt::Display>(noun: &str, items: &[T]) -> String {
+    let plural = if items.len() == 1 { "" } else { "s" };
+    format!("{noun}{plural} {}", capped(items))
+}
+
+/// Items joined by ", ", at most [`LIST_CAP`] of them, then "… and N more".
+pub fn capped<T: std::fmt::Display>(items: &[T]) -> String {
+    let shown: Vec<String> = items
+        .iter()
+        .take(LIST_CAP)
+        .map(ToString::to_string)
+        .collect();
+    let mut s = shown.join(", ");
+    if items.len() > LIST_CAP {
+        s.push_str(&format!(", … and {} more", items.len() - LIST_CAP));
+    }
+    s
+}

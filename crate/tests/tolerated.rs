@@ -1,0 +1,496 @@
+//! Odd files LiteRT runs, and odd files LiteRT refuses (issues 21 and 22): each built here from
+//! a small IR graph, each class checked through the CLI as a user meets it.
+//!
+//! LiteRT's behaviour for each class was checked with `ai_edge_litert` 2.3's interpreter
+//! (`BUILTIN_REF`): it runs models whose metadata, `metadata_buffer`, signature defs or
+//! `intermediates` point past their lists, and applies TANH, SIGN_BIT or unknown fused
+//! activation codes as NONE; it refuses schema versions other than 3 and operator versions
+//! below 1. We read and run the first kind, warn (`warning: <file>: …` on stderr, once per
+//! problem) and keep the fields as found when quantizing; we refuse the second kind in `run`
+//! and in every `quantize` mode, writing nothing.
+#![cfg(all(not(target_arch = "wasm32"), feature = "cli"))]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use zeropoint::graph::{
+    Buffer, BuiltinOperator, BuiltinOptionsT, Metadata, Model, OpCode, Operator, SignatureDef,
+    Subgraph, Tensor, TensorMap, TensorType,
+};
+use zeropoint::tflite::schema::{ActivationFunctionType, AddOptionsT};
+use zeropoint::{npy, tflite};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("tolerated");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir.join(name)
+}
+
+/// Runs the CLI: (success, stderr).
+fn cli(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_zeropoint"))
+        .args(args)
+        .output()
+        .expect("the zeropoint binary runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// y = x + x (one ADD with fused activation `act`), x and y float32 [1, 2].
+fn add_model(act: ActivationFunctionType) -> Model {
+    let mut options = AddOptionsT::default();
+    options.fused_activation_function = act;
+    let f32t = |n: &str| Tensor::new(n, TensorType::FLOAT32, vec![1, 2]);
+    Model {
+        version: 3,
+        subgraphs: vec![Subgraph {
+            tensors: vec![f32t("x"), f32t("y")],
+            inputs: vec![0],
+            outputs: vec![1],
+            operators: vec![Operator::new(
+                OpCode::builtin(BuiltinOperator::ADD, 1),
+                vec![0, 0],
+                vec![1],
+                BuiltinOptionsT::AddOptions(Box::new(options)),
+            )],
+            ..Default::default()
+        }],
+        buffers: vec![Buffer::default()],
+        ..Default::default()
+    }
+}
+
+/// A float32 `.npy` of shape [1, 2], by the crate's one writer.
+fn npy_1x2(values: [f32; 2]) -> Vec<u8> {
+    let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut out = Vec::new();
+    npy::write(&mut out, npy::Dtype::F32, &[1, 2], &data).expect("npy");
+    out
+}
+
+/// `zeropoint run` on `model` with x = [-1, 2]: (success, stderr, y if it ran).
+fn run(name: &str, model: &Model) -> (bool, String, Option<[f32; 2]>) {
+    let path = scratch(&format!("{name}.tflite"));
+    std::fs::write(&path, tflite::write(model).expect("writes")).expect("write model");
+    let input = scratch(&format!("{name}.x.npy"));
+    std::fs::write(&input, npy_1x2([-1.0, 2.0])).expect("write npy");
+    let out_dir = scratch(&format!("{name}.out"));
+    let (ok, err) = cli(&[
+        "run",
+        path.to_str().expect("utf-8"),
+        "--input",
+        input.to_str().expect("utf-8"),
+        "--out-dir",
+        out_dir.to_str().expect("utf-8"),
+    ]);
+    let y = ok.then(|| {
+        let file = std::fs::File::open(out_dir.join("output_0.npy")).expect("output written");
+        let y = npy::read("y", file)
+            .expect("npy")
+            .to_f32()
+            .expect("float32");
+        [y[0], y[1]]
+    });
+    (ok, err, y)
+}
+
+/// `zeropoint quantize --mode <mode>` on `model`: (success, stderr, the output if written).
+fn quantize(name: &str, model: &Model, mode: &str) -> (bool, String, Option<Model>) {
+    let path = scratch(&format!("{name}.tflite"));
+    std::fs::write(&path, tflite::write(model).expect("writes")).expect("write model");
+    let out = scratch(&format!("{name}.{mode}.tflite"));
+    let _ = std::fs::remove_file(&out);
+    let (ok, err) = cli(&[
+        "quantize",
+        "--mode",
+        mode,
+        path.to_str().expect("utf-8"),
+        "-o",
+        out.to_str().expect("utf-8"),
+    ]);
+    let written = std::fs::read(&out)
+        .ok()
+        .map(|b| tflite::read(&b).expect("what quantize writes reads"));
+    (ok, err, written)
+}
+
+#[test]
+fn dangling_fields_run_warn_and_are_kept_by_quantize() {
+    let mut m = add_model(ActivationFunctionType::NONE);
+    // What AI Edge Quantizer writes (issue 21): a metadata_buffer entry past the buffer list.
+    m.metadata_buffer = Some(vec![172]);
+    m.metadata = vec![Metadata {
+        name: Some("dangling".into()),
+        buffer: 50,
+    }];
+    m.signatures = vec![SignatureDef {
+        key: Some("serving_default".into()),
+        subgraph: 0,
+        inputs: vec![TensorMap {
+            name: Some("x".into()),
+            tensor: 99,
+        }],
+        outputs: vec![],
+    }];
+    m.subgraphs[0].operators[0].intermediates = Some(vec![999]);
+    let (ok, err, y) = run("dangling", &m);
+    assert!(ok, "run refused: {err}");
+    assert_eq!(y, Some([-2.0, 4.0]));
+    for needle in [
+        "metadata_buffer lists buffer 172 but the model has 1 buffers",
+        "metadata 0 ('dangling') points at buffer 50",
+        "signature 'serving_default' maps 'x' to tensor 99",
+        "operator 0 (ADD): intermediates list tensor 999",
+    ] {
+        let hits = err.lines().filter(|l| l.contains(needle)).count();
+        assert_eq!(hits, 1, "'{needle}' once in: {err}");
+        assert!(err.contains("warning: "), "{err}");
+    }
+    for mode in ["float16", "dynamic"] {
+        let (ok, err, q) = quantize("dangling", &m, mode);
+        assert!(ok, "quantize --mode {mode} refused: {err}");
+        let q = q.expect("written");
+        assert_eq!(q.metadata_buffer, Some(vec![172]), "{mode}");
+        assert_eq!(q.metadata, m.metadata, "{mode}");
+        assert_eq!(q.signatures, m.signatures, "{mode}");
+        assert_eq!(q.subgraphs[0].operators[0].intermediates, Some(vec![999]));
+    }
+}
+
+#[test]
+fn fused_activations_litert_does_not_apply_run_as_none() {
+    // LiteRT's ADD with TANH, SIGN_BIT or an unknown code gives x + x unclamped (checked with
+    // ai_edge_litert 2.3, float and int8): [-1, 2] → [-2, 4]. RELU clamps, as a control.
+    for (act, name) in [
+        (ActivationFunctionType::TANH, "TANH"),
+        (ActivationFunctionType::SIGN_BIT, "SIGN_BIT"),
+        (ActivationFunctionType(77), "#77"),
+    ] {
+        let (ok, err, y) = run(&format!("act_{}", act.0), &add_model(act));
+        assert!(ok, "{name}: run refused: {err}");
+        assert_eq!(y, Some([-2.0, 4.0]), "{name}");
+        assert!(
+            err.contains(&format!(
+                "fused activation {name} is not one LiteRT applies"
+            )),
+            "{name}: {err}"
+        );
+    }
+    let (ok, err, y) = run("act_relu", &add_model(ActivationFunctionType::RELU));
+    assert!(ok, "{err}");
+    assert_eq!(y, Some([0.0, 4.0]));
+    assert!(!err.contains("warning"), "{err}");
+}
+
+#[test]
+fn versions_litert_refuses_are_refused_by_run_and_every_quantize_mode() {
+    let mut op_v0 = add_model(ActivationFunctionType::NONE);
+    op_v0.subgraphs[0].operators[0].code.version = 0;
+    let mut schema_v0 = add_model(ActivationFunctionType::NONE);
+    schema_v0.version = 0;
+    for (name, model, needle) in [
+        (
+            "opver0",
+            &op_v0,
+            "operator version 0: LiteRT registers kernels from version 1",
+        ),
+        (
+            "schema0",
+            &schema_v0,
+            "schema version 0: LiteRT loads only version 3",
+        ),
+    ] {
+        let (ok, err, _) = run(name, model);
+        assert!(!ok, "{name}: run accepted it");
+        assert!(err.contains(needle), "{name}: {err}");
+        for mode in ["float16", "dynamic"] {
+            let (ok, err, written) = quantize(name, model, mode);
+            assert!(!ok, "{name}: quantize --mode {mode} accepted it");
+            assert!(err.contains(needle), "{name} {mode}: {err}");
+            assert!(written.is_none(), "{name} {mode}: a file was written");
+        }
+    }
+}
+
+#[test]
+fn quantize_checks_the_graph_in_every_mode() {
+    // y = ADD(x, t) where t is read before anything computes it: `run` refuses; dynamic-range
+    // and float16 quantization used to write it anyway (issue 22, 556 mutants).
+    let mut m = add_model(ActivationFunctionType::NONE);
+    m.subgraphs[0]
+        .tensors
+        .push(Tensor::new("t", TensorType::FLOAT32, vec![1, 2]));
+    m.subgraphs[0].operators[0].inputs = vec![0, 2];
+    let needle = "input 1 't': no operator before this one computes it";
+    let (ok, err, _) = run("unproduced", &m);
+    assert!(!ok && err.contains(needle), "{err}");
+    for mode in ["float16", "dynamic"] {
+        let (ok, err, written) = quantize("unproduced", &m, mode);
+        assert!(!ok, "quantize --mode {mode} accepted it");
+        assert!(err.contains(needle), "{mode}: {err}");
+        assert!(written.is_none(), "{mode}: a file was written");
+    }
+}
+
+#[test]
+fn negative_computed_shapes_and_bad_quantized_dimensions_are_graph_problems() {
+    // LiteRT refuses both at allocation ("BytesRequired number of elements overflowed",
+    // "quantized_dimension must be in range [0, 4)"); the engine used to run the first.
+    let mut neg = add_model(ActivationFunctionType::NONE);
+    neg.subgraphs[0].tensors[1].shape = Some(vec![1, -2]);
+    let (ok, err, _) = run("neg_shape", &neg);
+    assert!(!ok, "run accepted a declared shape [1, -2]");
+    assert!(
+        err.contains("the graph: invalid: tensor 'y' declares shape [1, -2] with a negative"),
+        "{err}"
+    );
+    assert!(!err.contains("((graph))"), "{err}");
+    let mut qdim = add_model(ActivationFunctionType::NONE);
+    qdim.subgraphs[0].tensors[1].quantization = Some(zeropoint::graph::Quantization {
+        scale: Some(vec![0.5, 0.5]),
+        zero_point: Some(vec![0, 0]),
+        quantized_dimension: 5,
+        ..Default::default()
+    });
+    let (ok, err, _) = run("qdim5", &qdim);
+    assert!(!ok, "run accepted quantized_dimension 5 of a rank-2 tensor");
+    assert!(
+        err.contains("tensor 'y' has 2 per-channel scales along quantized_dimension 5"),
+        "{err}"
+    );
+}
+
+#[test]
+fn absurd_scales_are_warned_about() {
+    for (scale, shown) in [
+        (1e13_f32, "1.00000e13"),
+        (1e-31, "1.00000e-31"),
+        (f32::MIN_POSITIVE / 4.0, "2.93874e-39"),
+        (f32::INFINITY, "inf"),
+        (3.4e38, "3.40000e38"),
+    ] {
+        let mut m = add_model(ActivationFunctionType::NONE);
+        m.subgraphs[0].tensors[1].quantization = Some(zeropoint::graph::Quantization {
+            scale: Some(vec![scale]),
+            zero_point: Some(vec![0]),
+            ..Default::default()
+        });
+        let path = scratch("absurd.tflite");
+        std::fs::write(&path, tflite::write(&m).expect("writes")).expect("write");
+        let (ok, err) = cli(&["inspect", path.to_str().expect("utf-8")]);
+        assert!(ok, "{err}");
+        assert!(
+            err.contains(&format!(
+                "tensor 1 'y': quantization scale {shown} is absurd"
+            )),
+            "{scale}: {err}"
+        );
+    }
+}
+
+#[test]
+fn one_input_too_many_is_said_so() {
+    let m = add_model(ActivationFunctionType::NONE);
+    let path = scratch("count.tflite");
+    std::fs::write(&path, tflite::write(&m).expect("writes")).expect("write");
+    let x = scratch("count.x.npy");
+    std::fs::write(&x, npy_1x2([1.0, 2.0])).expect("npy");
+    let x = x.to_str().expect("utf-8");
+    let out = scratch("count.out");
+    let (ok, err) = cli(&[
+        "run",
+        path.to_str().expect("utf-8"),
+        "--input",
+        x,
+        "--input",
+        x,
+        "--out-dir",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("1 input given too many: the model has 1 input"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unknown_padding_code_is_named() {
+    // LiteRT refuses it too ("Node number 0 (CONV_2D) failed to prepare").
+    use zeropoint::tflite::schema::{Conv2DOptionsT, Padding};
+    let mut m = add_model(ActivationFunctionType::NONE);
+    let sg = &mut m.subgraphs[0];
+    sg.tensors = vec![
+        Tensor::new("x", TensorType::FLOAT32, vec![1, 3, 3, 1]),
+        Tensor::new("w", TensorType::FLOAT32, vec![1, 1, 1, 1]),
+        Tensor::new("y", TensorType::FLOAT32, vec![1, 3, 3, 1]),
+    ];
+    sg.tensors[1].buffer = 1;
+    m.buffers.push(Buffer {
+        data: 1.0f32.to_le_bytes().to_vec(),
+    });
+    let mut o = Conv2DOptionsT::default();
+    o.padding = Padding(5);
+    o.stride_h = 1;
+    o.stride_w = 1;
+    let sg = &mut m.subgraphs[0];
+    sg.outputs = vec![2];
+    sg.operators = vec![Operator::new(
+        OpCode::builtin(BuiltinOperator::CONV_2D, 1),
+        vec![0, 1, -1],
+        vec![2],
+        BuiltinOptionsT::Conv2DOptions(Box::new(o)),
+    )];
+    let err = match zeropoint::engine::Interpreter::new(&m) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("padding code 5 was accepted"),
+    };
+    assert!(
+        err.contains("operator 0 (CONV_2D): invalid: unknown padding code 5"),
+        "{err}"
+    );
+}
+
+#[test]
+fn string_and_int4_tensors_get_their_own_reason() {
+    for (dtype, needle) in [
+        (TensorType::STRING, "type STRING has no fixed element size"),
+        (
+            TensorType::INT4,
+            "type INT4 (4-bit packed) is not supported by the engine yet",
+        ),
+    ] {
+        let mut m = add_model(ActivationFunctionType::NONE);
+        m.subgraphs[0].tensors[0].dtype = dtype;
+        let err = match zeropoint::engine::Interpreter::new(&m) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("{needle}: accepted"),
+        };
+        assert!(err.contains(needle), "{err}");
+        assert!(!err.contains("negative dimension"), "{err}");
+    }
+}
+
+/// x → TANH → TANH → … (`n` operators), float32 [1, 4].
+fn tanh_chain(n: usize) -> Model {
+    let mut m = add_model(ActivationFunctionType::NONE);
+    let sg = &mut m.subgraphs[0];
+    sg.tensors = (0..=n)
+        .map(|i| Tensor::new(format!("t{i}"), TensorType::FLOAT32, vec![1, 4]))
+        .collect();
+    sg.operators = (0..n)
+        .map(|i| {
+            let i = i32::try_from(i).expect("small");
+            Operator::new(
+                OpCode::builtin(BuiltinOperator::TANH, 1),
+                vec![i],
+                vec![i + 1],
+                BuiltinOptionsT::NONE,
+            )
+        })
+        .collect();
+    sg.outputs = vec![i32::try_from(n).expect("small")];
+    m
+}
+
+#[test]
+fn a_chain_of_100k_tanh_runs_and_calibration_is_refused_by_the_limit() {
+    // Issue 22: `run` grew quadratically (the arena planner scanned every placed tensor) and
+    // `calibrate` aborted out of memory. Now `run` plans linearly and calibration checks its
+    // statistics memory (fixed per tensor) against the arena limit before allocating.
+    let m = tanh_chain(100_000);
+    let path = scratch("tanh_chain.tflite");
+    std::fs::write(&path, tflite::write(&m).expect("writes")).expect("write");
+    let interp = zeropoint::engine::Interpreter::new(&m).expect("prepares");
+    assert!(interp.arena_bytes() <= 4 * 16, "{}", interp.arena_bytes());
+    let x = scratch("tanh_chain.x.npy");
+    let data: Vec<u8> = [0.5f32; 4].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut bytes = Vec::new();
+    npy::write(&mut bytes, npy::Dtype::F32, &[1, 1, 4], &data).expect("npy");
+    std::fs::write(&x, bytes).expect("npy");
+    let out = scratch("tanh_chain.stats.json");
+    let (ok, err) = cli(&[
+        "calibrate",
+        path.to_str().expect("utf-8"),
+        "--data",
+        x.to_str().expect("utf-8"),
+        "-o",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert!(
+        !ok,
+        "calibrating 100,001 tensors under a 2 GiB limit succeeded"
+    );
+    assert!(
+        err.contains("the calibration statistics is too large: 100001 float tensors"),
+        "{err}"
+    );
+    // Under the limit (1,000 operators), it calibrates.
+    let small = scratch("tanh_chain_1k.tflite");
+    std::fs::write(&small, tflite::write(&tanh_chain(1000)).expect("writes")).expect("write");
+    let (ok, err) = cli(&[
+        "calibrate",
+        small.to_str().expect("utf-8"),
+        "--data",
+        x.to_str().expect("utf-8"),
+        "-o",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert!(ok, "{err}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_huge_output_within_the_limits_is_an_error_when_memory_runs_out() {
+    // Issue 22: a 21 KB model whose RESIZE_BILINEAR output is just under the default limits
+    // aborted `run` ("memory allocation of … bytes failed"). Here: a 1.5 GB output, the CLI
+    // run with 1 GB of address space: a typed error, exit code 1, no abort.
+    let mut m = add_model(ActivationFunctionType::NONE);
+    let sg = &mut m.subgraphs[0];
+    sg.tensors = vec![
+        Tensor::new("x", TensorType::FLOAT32, vec![1, 2, 2, 1]),
+        Tensor::new("size", TensorType::INT32, vec![2]),
+        Tensor::new("y", TensorType::FLOAT32, vec![1, 16000, 24000, 1]),
+    ];
+    sg.tensors[1].buffer = 1;
+    sg.outputs = vec![2];
+    sg.operators = vec![Operator::new(
+        OpCode::builtin(BuiltinOperator::RESIZE_BILINEAR, 1),
+        vec![0, 1],
+        vec![2],
+        BuiltinOptionsT::ResizeBilinearOptions(Box::default()),
+    )];
+    m.buffers.push(Buffer {
+        data: [16000i32, 24000]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect(),
+    });
+    let path = scratch("resize_bomb.tflite");
+    std::fs::write(&path, tflite::write(&m).expect("writes")).expect("write");
+    let x = scratch("resize_bomb.x.npy");
+    let data: Vec<u8> = [1.0f32; 4].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut bytes = Vec::new();
+    npy::write(&mut bytes, npy::Dtype::F32, &[1, 1, 2, 2, 1], &data).expect("npy");
+    std::fs::write(&x, bytes).expect("npy");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 1000000 && exec '{}' run '{}' --input '{}' --out-dir '{}'",
+            env!("CARGO_BIN_EXE_zeropoint"),
+            path.display(),
+            x.display(),
+            scratch("resize_bomb.out").display()
+        ))
+        .output()
+        .expect("sh runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the activation arena is too large")
+            && err.contains("could not be allocated (not enough memory)"),
+        "{err}"
+    );
+}
