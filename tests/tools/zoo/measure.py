@@ -39,7 +39,7 @@ def cannot_run(exe: Path, model: Path) -> dict:
     c = json.loads(out)["cannot_run"]
     return {
         "no_kernel": {e["op"]: e["count"] for e in c["no_kernel"]},
-        "refused": {e["op"]: {"count": e["count"], "reason": e["reason"][:400]} for e in c["refused"]},
+        "refused": {e["op"]: {"count": e["count"], "kind": e["kind"], "reason": e["reason"][:400]} for e in c["refused"]},
     }
 
 

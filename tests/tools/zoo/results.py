@@ -96,6 +96,7 @@ def write(results: dict, zeropoint_version: str) -> None:
         },
         "calibration_samples": N_CALIB,
         "heldout_samples": N_HELDOUT,
+        "order": [name for name in ARCHS if name in archs],  # JSON readers may sort the keys below
         "archs": {name: archs[name] for name in ARCHS if name in archs},
     }
     ZOO.mkdir(parents=True, exist_ok=True)

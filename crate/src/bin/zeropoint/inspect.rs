@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde::Serialize;
 use zeropoint::engine::Interpreter;
+use zeropoint::error::IssueKind;
 use zeropoint::graph::summary::{ModelSummary, OpCount, QuantSummary, TensorSummary};
 use zeropoint::limits::UserLimits;
 use zeropoint::ops::registry::has_kernel_named;
@@ -42,6 +43,9 @@ struct CannotRun {
 struct Refused {
     op: String,
     count: usize,
+    /// `unsupported` (no kernel for this type/option) or `invalid` (the operator contradicts
+    /// its tensors), of the first refusal.
+    kind: &'static str,
     reason: String,
 }
 
@@ -64,6 +68,10 @@ impl CannotRun {
                     None => refused.push(Refused {
                         op: issue.op_name.clone(),
                         count: 1,
+                        kind: match issue.kind {
+                            IssueKind::Unsupported => "unsupported",
+                            IssueKind::Invalid => "invalid",
+                        },
                         reason: issue.to_string(),
                     }),
                 }
@@ -92,9 +100,10 @@ impl CannotRun {
         }
         for r in &self.refused {
             outln!(
-                "cannot run: {} × {} refused by the engine, first: {}",
+                "cannot run: {} × {} refused by the engine ({}), first: {}",
                 r.count,
                 r.op,
+                r.kind,
                 r.reason
             );
         }
