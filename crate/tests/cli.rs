@@ -63,6 +63,40 @@ fn inspect_says_from_the_op_table_what_runs_and_what_does_not() {
 }
 
 #[test]
+fn inspect_lists_every_operator_it_cannot_run_first() {
+    let model =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/realworld/control_flow/model.tflite");
+    let path = model.to_str().expect("utf-8 path");
+    let out = zeropoint(&["inspect", path]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    let line = "cannot run: 2 operator(s) of 2 type(s) without a kernel: 1 × IF, 1 × WHILE";
+    let at = s
+        .find(line)
+        .unwrap_or_else(|| panic!("no '{line}' in:\n{s}"));
+    assert!(at < s.find("operators:").expect("operator list"), "{s}");
+
+    let out = zeropoint(&["inspect", "--json", path]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let ops: Vec<(&str, u64)> = v["cannot_run"]["no_kernel"]
+        .as_array()
+        .expect("no_kernel list")
+        .iter()
+        .map(|e| {
+            (
+                e["op"].as_str().expect("op"),
+                e["count"].as_u64().expect("count"),
+            )
+        })
+        .collect();
+    assert_eq!(ops, [("IF", 1), ("WHILE", 1)]);
+
+    let out = zeropoint(&["inspect", example().to_str().expect("utf-8 path")]);
+    assert!(text(&out.stdout).contains("the engine can run every operator"));
+}
+
+#[test]
 fn rewrite_then_inspect_json_is_identical() {
     let src = example();
     let out_path = scratch("rewritten.tflite");

@@ -293,6 +293,12 @@ pub fn lookup(op: Op) -> Option<PrepareFn> {
     entry(op).and_then(|e| e.prepare)
 }
 
+/// Whether the op table has a kernel for the operator named `name` (a builtin name such as
+/// `CONV_2D`; custom codes and unknown names have none).
+pub fn has_kernel_named(name: &str) -> bool {
+    OPS.iter().any(|e| e.name() == name && e.prepare.is_some())
+}
+
 /// The quantization facts of `op`, or `None` when the quantizer keeps it float.
 pub fn properties(op: Op) -> Option<OpProperties> {
     entry(op).and_then(|e| e.quant)

@@ -1,6 +1,6 @@
 """LiteRT runs and model introspection: quantize() (TFLite's reference QUANTIZE),
 make_interpreter / run_model / trace_model on a chosen op resolver, diff_stats between kernel
-sets, model_ops / tensor_types from the flatbuffer, I/O details, signature names and the
+sets, model_ops / op_counts / tensor_types from the flatbuffer, I/O details, signature names and the
 subgraph's input order."""
 
 from __future__ import annotations
@@ -104,8 +104,14 @@ _TYPE_NAMES = {v: k for k, v in vars(tfl_schema.TensorType).items() if not k.sta
 
 def model_ops(model: bytes) -> list[str]:
     """Builtin operator names in order of first use (subgraph 0 first)."""
+    return list(op_counts(model))
+
+
+def op_counts(model: bytes) -> dict[str, int]:
+    """How many operators of each builtin (or CUSTOM:<code>) the model has, over all subgraphs,
+    in order of first use."""
     m = tfl_schema.Model.GetRootAs(model, 0)
-    seen: list[str] = []
+    counts: dict[str, int] = {}
     for s in range(m.SubgraphsLength()):
         sg = m.Subgraphs(s)
         for o in range(sg.OperatorsLength()):
@@ -114,9 +120,8 @@ def model_ops(model: bytes) -> list[str]:
             name = _OP_NAMES.get(code, f"BUILTIN_{code}")
             if code == tfl_schema.BuiltinOperator.CUSTOM:
                 name = f"CUSTOM:{oc.CustomCode().decode()}"
-            if name not in seen:
-                seen.append(name)
-    return seen
+            counts[name] = counts.get(name, 0) + 1
+    return counts
 
 
 def tensor_types(model: bytes) -> set[str]:

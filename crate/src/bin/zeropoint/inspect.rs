@@ -1,12 +1,20 @@
 //! `zeropoint inspect`: a model's operators, inputs/outputs and tensors, as text or JSON.
+//!
+//! Before anything else it says what the engine cannot run, all at once: every operator type
+//! without a kernel in the op table (with its count, over all subgraphs), then every operator
+//! the engine's prepare refuses (a type, option or shape it has no kernel for). JSON carries
+//! the same under `cannot_run`.
 
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use serde::Serialize;
 use zeropoint::engine::{Interpreter, TensorDesc, shape_text};
+use zeropoint::error::IssueKind;
 use zeropoint::graph::ResolvedInput;
-use zeropoint::graph::summary::{ModelSummary, QuantSummary, TensorSummary};
+use zeropoint::graph::summary::{ModelSummary, OpCount, QuantSummary, TensorSummary};
 use zeropoint::limits::UserLimits;
+use zeropoint::ops::registry::has_kernel_named;
 use zeropoint::{Error, Result};
 
 use crate::io::{ShapeArgs, load, outln};
@@ -23,6 +31,89 @@ pub struct InspectArgs {
     shapes: ShapeArgs,
 }
 
+/// What the engine cannot run, found before anything runs.
+#[derive(Serialize)]
+struct CannotRun {
+    /// Operator types without a kernel in the op table, with their counts (all subgraphs).
+    no_kernel: Vec<OpCount>,
+    /// Operators of subgraph 0 the engine's prepare refuses, grouped by operator name (count
+    /// and the first reason), for types that do have a kernel (e.g. a type or option it lacks).
+    /// Readers of a refused operator's output are not prepared, so this can miss some.
+    refused: Vec<Refused>,
+}
+
+/// One operator name the engine's prepare refuses.
+#[derive(Serialize)]
+struct Refused {
+    op: String,
+    count: usize,
+    /// `unsupported` (no kernel for this type/option) or `invalid` (the operator contradicts
+    /// its tensors), of the first refusal.
+    kind: &'static str,
+    reason: String,
+}
+
+impl CannotRun {
+    fn of(summary: &ModelSummary, prepare_error: Option<&Error>) -> Self {
+        let no_kernel: Vec<OpCount> = summary
+            .operator_counts
+            .iter()
+            .filter(|c| !has_kernel_named(&c.op))
+            .cloned()
+            .collect();
+        let mut refused: Vec<Refused> = Vec::new();
+        if let Some(Error::CannotRun { issues }) = prepare_error {
+            for issue in issues {
+                if no_kernel.iter().any(|c| c.op == issue.op_name) {
+                    continue;
+                }
+                match refused.iter_mut().find(|r| r.op == issue.op_name) {
+                    Some(r) => r.count += 1,
+                    None => refused.push(Refused {
+                        op: issue.op_name.clone(),
+                        count: 1,
+                        kind: match issue.kind {
+                            IssueKind::Unsupported => "unsupported",
+                            IssueKind::Invalid => "invalid",
+                        },
+                        reason: issue.to_string(),
+                    }),
+                }
+            }
+        }
+        CannotRun { no_kernel, refused }
+    }
+
+    fn print(&self) {
+        if self.no_kernel.is_empty() && self.refused.is_empty() {
+            outln!("\nthe engine can run every operator");
+            return;
+        }
+        if !self.no_kernel.is_empty() {
+            let total: usize = self.no_kernel.iter().map(|c| c.count).sum();
+            let list: Vec<String> = self
+                .no_kernel
+                .iter()
+                .map(|c| format!("{} × {}", c.count, c.op))
+                .collect();
+            outln!(
+                "\ncannot run: {total} operator(s) of {} type(s) without a kernel: {}",
+                self.no_kernel.len(),
+                list.join(", ")
+            );
+        }
+        for r in &self.refused {
+            outln!(
+                "cannot run: {} × {} refused by the engine ({}), first: {}",
+                r.count,
+                r.op,
+                r.kind,
+                r.reason
+            );
+        }
+    }
+}
+
 /// Prints the summary of `args.model`.
 pub fn inspect(args: InspectArgs, limits: &UserLimits) -> Result<()> {
     let InspectArgs {
@@ -33,17 +124,25 @@ pub fn inspect(args: InspectArgs, limits: &UserLimits) -> Result<()> {
     let m = load(&model, limits)?;
     let summary = ModelSummary::of(&m);
     let resolved = shapes.overrides().resolve(&m)?;
-    // The output shapes the engine derives from the resolved inputs, or why it cannot prepare.
-    let outputs = Interpreter::with_limits(&shapes.apply(m)?, &limits.engine)
+    // Prepared once, at the resolved input shapes: the output shapes the engine derives from
+    // them, or every operator it cannot run.
+    let prepared = Interpreter::with_limits(&shapes.apply(m)?, &limits.engine);
+    let cannot = CannotRun::of(&summary, prepared.as_ref().err());
+    let outputs = prepared
         .map(|it| it.outputs().to_vec())
         .map_err(|e| e.to_string());
     if json {
-        let mut value = serde_json::to_value(&summary).map_err(|e| Error::Write {
+        let json_err = |e: serde_json::Error| Error::Write {
             reason: format!("JSON: {e}"),
-        })?;
-        if let Some(obj) = value.as_object_mut() {
-            obj.insert("resolved_inputs".into(), serde_json::json!(resolved));
-            obj.insert(
+        };
+        let mut value = serde_json::to_value(&summary).map_err(json_err)?;
+        if let serde_json::Value::Object(map) = &mut value {
+            map.insert(
+                "cannot_run".into(),
+                serde_json::to_value(&cannot).map_err(json_err)?,
+            );
+            map.insert("resolved_inputs".into(), serde_json::json!(resolved));
+            map.insert(
                 "resolved_outputs".into(),
                 match &outputs {
                     Ok(o) => serde_json::json!(
@@ -55,12 +154,10 @@ pub fn inspect(args: InspectArgs, limits: &UserLimits) -> Result<()> {
                 },
             );
         }
-        let text = serde_json::to_string_pretty(&value).map_err(|e| Error::Write {
-            reason: format!("JSON: {e}"),
-        })?;
+        let text = serde_json::to_string_pretty(&value).map_err(json_err)?;
         outln!("{text}");
     } else {
-        print_text(&model, &summary);
+        print_text(&model, &summary, &cannot);
         print_resolved(&resolved, &outputs);
     }
     Ok(())
@@ -130,7 +227,7 @@ fn tensor_line(t: &TensorSummary) -> String {
     )
 }
 
-fn print_text(path: &Path, s: &ModelSummary) {
+fn print_text(path: &Path, s: &ModelSummary, cannot: &CannotRun) {
     outln!("{}", path.display());
     outln!(
         "schema v{}, {} subgraph(s), {} buffer(s), {} bytes of constants{}",
@@ -143,6 +240,7 @@ fn print_text(path: &Path, s: &ModelSummary) {
             .map(|d| format!(", \"{d}\""))
             .unwrap_or_default()
     );
+    cannot.print();
     outln!("\noperators:");
     let width = s
         .operator_counts
