@@ -228,9 +228,11 @@ impl Interpreter {
                 }
             }
         }
-        // What LiteRT refuses when it allocates: a declared shape with a negative dimension (of
-        // any tensor, even one the engine would compute), and per-channel parameters whose
-        // quantized_dimension is not an axis of the tensor or whose count is not that axis's size.
+        // What LiteRT refuses when it builds the interpreter: a declared shape with a negative
+        // dimension (of any tensor, even one the engine would compute), and quantization
+        // parameters its `ParseQuantization` rejects (scales without zero points, counts that
+        // differ, a quantized_dimension that is not an axis, per-channel counts that are not
+        // that axis's size).
         for (t, tensor) in sg.tensors.iter().enumerate() {
             // (Graph inputs and constants are reported below, by the operator reading them.)
             let graph_input = sg.inputs.iter().any(|&i| tensor_index(i) == Some(t));
@@ -242,21 +244,9 @@ impl Interpreter {
                 )));
             }
             if let Some(q) = &tensor.quantization
-                && q.scales().len() > 1
+                && let Some(reason) = quantization_problem(q, tensor.dims())
             {
-                let axis = usize::try_from(q.quantized_dimension)
-                    .ok()
-                    .and_then(|a| tensor.dims().get(a));
-                if axis.is_none_or(|&d| usize::try_from(d).ok() != Some(q.scales().len())) {
-                    issues.push(model_issue(format!(
-                        "tensor '{}' has {} per-channel scales along quantized_dimension {} of \
-                         shape {:?}",
-                        tensor.name,
-                        q.scales().len(),
-                        q.quantized_dimension,
-                        tensor.dims()
-                    )));
-                }
+                issues.push(model_issue(format!("tensor '{}' {reason}", tensor.name)));
             }
         }
         // Which tensors have a value when an operator runs: graph inputs and constants at first.
@@ -699,4 +689,38 @@ impl Interpreter {
             outputs,
         })
     }
+}
+
+/// Why LiteRT's `InterpreterBuilder::ParseQuantization` refuses these quantization parameters of
+/// a tensor of shape `dims`, or `None` when it takes them (no scales: not quantized).
+fn quantization_problem(q: &crate::graph::Quantization, dims: &[i32]) -> Option<String> {
+    let scales = q.scales().len();
+    if scales == 0 {
+        return None;
+    }
+    if q.zero_point.is_none() {
+        return Some(format!("has {scales} scale(s) but no zero points"));
+    }
+    let zero_points = q.zero_points().len();
+    if zero_points != scales {
+        return Some(format!(
+            "has {zero_points} zero point(s) and {scales} scale(s) (LiteRT needs as many)"
+        ));
+    }
+    let axis = usize::try_from(q.quantized_dimension)
+        .ok()
+        .filter(|&a| dims.is_empty() || a < dims.len());
+    let Some(axis) = axis else {
+        return Some(format!(
+            "has quantized_dimension {}, not an axis of shape {dims:?}",
+            q.quantized_dimension
+        ));
+    };
+    let per_axis = dims.get(axis).and_then(|&d| usize::try_from(d).ok());
+    if scales != 1 && per_axis.is_some_and(|d| d != scales) {
+        return Some(format!(
+            "has {scales} per-channel scales along quantized_dimension {axis} of shape {dims:?}"
+        ));
+    }
+    None
 }
