@@ -111,7 +111,6 @@ fn engine_matches_litert_or_names_what_it_cannot_run() {
     let cannot: &[(&str, &[&str])] = &[
         ("custom_op", &["ZpTestCustom"]),
         ("variables", &["CALL_ONCE", "VAR_HANDLE"]),
-        ("control_flow", &["IF", "WHILE"]),
     ];
     let mut ran = 0;
     for e in manifest() {
@@ -155,9 +154,9 @@ fn engine_matches_litert_or_names_what_it_cannot_run() {
         }
     }
     assert_eq!(
-        ran, 6,
+        ran, 7,
         "deprecated_opcodes, sparse_fc, no_signature, metadata_heavy, dynamic_batch, \
-         dynamic_shapes run"
+         dynamic_shapes, control_flow run"
     );
 }
 
@@ -204,6 +203,12 @@ fn quantizer_works_or_says_what_it_leaves() {
         cal.add_sample().expect("sample");
         let stats = cal.stats(Method::MinMax).expect("stats");
         let ranges = Ranges::from_calibration(&m, &stats).expect("ranges");
+        if multi {
+            // Calibration runs the subgraphs; quantizing them is not done yet: a typed refusal.
+            let err = quantize(&m, &ranges, &opts(Mode::Int8)).expect_err("multi-subgraph");
+            assert!(err.to_string().contains("subgraphs"), "{}: {err}", e.name);
+            continue;
+        }
         let (q, _) = quantize(&m, &ranges, &opts(Mode::Int8))
             .unwrap_or_else(|err| panic!("{}: int8: {err}", e.name));
         let bytes = tflite::write(&q).expect("write");

@@ -8,6 +8,7 @@ use crate::error::{Error, IssueKind, OpIssue, Result};
 use crate::graph::dtype::{dtype_name, element_size};
 use crate::graph::{Model, TensorType};
 use crate::kernels::KernelSet;
+use crate::ops::control_flow::{Subgraph, SubgraphLoader};
 use crate::ops::{Kernel, Node, OpIo, OutputSpec, PrepareCtx, Region, Role, TensorInfo, registry};
 
 /// Converts a declared shape to sizes, if every dim is non-negative and the byte size of a
@@ -95,6 +96,52 @@ fn pack(blobs: &[(usize, &[u8])], regions: &mut [Option<Region>], max: usize) ->
     Ok(store)
 }
 
+/// Prepares the subgraphs a WHILE or IF runs, with the limits and kernel set of the subgraph
+/// around it.
+struct Loader<'m> {
+    model: &'m Model,
+    limits: &'m Limits,
+    kernels: KernelSet,
+    /// The subgraphs being prepared, outermost first.
+    stack: &'m [usize],
+}
+
+/// How deep WHILE / IF subgraphs may nest.
+const MAX_NESTING: usize = 16;
+
+impl SubgraphLoader for Loader<'_> {
+    fn load(
+        &self,
+        index: i32,
+        inputs: &[OutputSpec],
+    ) -> std::result::Result<Box<dyn Subgraph>, String> {
+        let n = self.model.subgraphs.len();
+        let i = usize::try_from(index)
+            .ok()
+            .filter(|&i| i < n)
+            .ok_or_else(|| format!("the model has no subgraph {index} ({n} subgraph(s))"))?;
+        if self.stack.contains(&i) {
+            return Err(format!(
+                "subgraph {i} runs itself (recursion through subgraphs {:?})",
+                self.stack
+            ));
+        }
+        if self.stack.len() >= MAX_NESTING {
+            return Err(format!("subgraphs nest deeper than {MAX_NESTING} levels"));
+        }
+        Interpreter::prepare_subgraph(
+            self.model,
+            i,
+            Some(inputs),
+            self.limits,
+            self.kernels,
+            self.stack,
+        )
+        .map(|it| Box::new(it) as Box<dyn Subgraph>)
+        .map_err(|e| e.to_string())
+    }
+}
+
 impl Interpreter {
     /// Prepares subgraph 0 of `model`: resolves every operator, computes shapes, folds constant
     /// DEQUANTIZE, plans the arena. Fails with one [`Error::CannotRun`] listing every operator
@@ -110,13 +157,38 @@ impl Interpreter {
 
     /// [`Interpreter::new`] with explicit size [`Limits`] and [`KernelSet`].
     pub fn with_options(model: &Model, limits: &Limits, kernels: KernelSet) -> Result<Self> {
+        Self::prepare_subgraph(model, 0, None, limits, kernels, &[])
+    }
+
+    /// Prepares subgraph `index` of `model` (its declared input shapes, or `given` ones for a
+    /// subgraph a WHILE or IF runs); `stack` lists the subgraphs being prepared around it, so a
+    /// subgraph that runs itself is refused.
+    pub(super) fn prepare_subgraph(
+        model: &Model,
+        index: usize,
+        given: Option<&[OutputSpec]>,
+        limits: &Limits,
+        kernels: KernelSet,
+        stack: &[usize],
+    ) -> Result<Self> {
         let max_tensor = limits.max_tensor_bytes;
         let sg = model
             .subgraphs
-            .first()
+            .get(index)
             .ok_or_else(|| Error::InconsistentTable {
-                reason: "the model has no subgraph".into(),
+                reason: format!(
+                    "the model has no subgraph {index} ({} subgraph(s))",
+                    model.subgraphs.len()
+                ),
             })?;
+        let mut stack = stack.to_vec();
+        stack.push(index);
+        let loader = Loader {
+            model,
+            limits,
+            kernels,
+            stack: &stack,
+        };
         let n = sg.tensors.len();
         let tensor_index = |t: i32| usize::try_from(t).ok().filter(|&t| t < n);
         let mut issues: Vec<OpIssue> = Vec::new();
@@ -130,7 +202,7 @@ impl Interpreter {
 
         // Constant data (borrowed from the model, or folded at prepare time), shapes and types.
         let mut data: Vec<Option<Cow<'_, [u8]>>> = (0..n)
-            .map(|t| model.tensor_data(0, t).map(Cow::Borrowed))
+            .map(|t| model.tensor_data(index, t).map(Cow::Borrowed))
             .collect();
         let mut shapes: Vec<Option<Vec<usize>>> = sg
             .tensors
@@ -179,11 +251,32 @@ impl Interpreter {
         // (the failure is already listed).
         let mut failed = vec![false; n];
         let mut graph_inputs = Vec::new();
-        for &t in &sg.inputs {
+        if let Some(given) = given
+            && given.len() != sg.inputs.len()
+        {
+            issues.push(model_issue(format!(
+                "subgraph {index} has {} input(s), the operator passes {}",
+                sg.inputs.len(),
+                given.len()
+            )));
+        }
+        for (k, &t) in sg.inputs.iter().enumerate() {
             let Some(t) = tensor_index(t) else {
                 issues.push(model_issue(format!("graph input {t} is not a tensor")));
                 continue;
             };
+            if let Some(spec) = given.and_then(|g| g.get(k)) {
+                if spec.dtype != dtypes[t] {
+                    issues.push(model_issue(format!(
+                        "subgraph {index} input '{}' is {} but the operator passes {}",
+                        sg.tensors[t].name,
+                        dtype_name(dtypes[t]),
+                        dtype_name(spec.dtype)
+                    )));
+                }
+                shapes[t] =
+                    byte_len(&spec.shape, spec.dtype, max_tensor).map(|_| spec.shape.clone());
+            }
             if shapes[t].is_none() {
                 issues.push(model_issue(format!(
                     "graph input '{}' has shape {:?} of type {}, which the engine cannot hold \
@@ -346,6 +439,7 @@ impl Interpreter {
                 op,
                 inputs: &infos,
                 outputs: &out_infos,
+                subgraphs: &loader,
             };
             let prepared = prepare(&ctx);
             drop((infos, out_infos));
@@ -591,6 +685,7 @@ impl Interpreter {
         let inputs = graph_inputs.iter().map(|&t| desc(t)).collect();
         let outputs = graph_outputs.iter().map(|&t| desc(t)).collect();
         Ok(Interpreter {
+            subgraph: index,
             arena: vec![0u64; arena_bytes / 8],
             consts,
             slots,

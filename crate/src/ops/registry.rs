@@ -16,8 +16,8 @@ use super::properties::{
     per_tensor_weights, plain, same, weighted, with16,
 };
 use super::{
-    PrepareFn, activations, compare, conv, elementwise, fully_connected, layout, math, normalize,
-    pool, quantize, reduce, resize, shape, shape_ops, split,
+    PrepareFn, activations, compare, control_flow, conv, elementwise, fully_connected, layout,
+    math, normalize, pool, quantize, reduce, resize, shape, shape_ops, split,
 };
 use crate::graph::BuiltinOperator as Op;
 
@@ -276,6 +276,9 @@ pub const OPS: &[OpEntry] = &[
     // ops/quantize.rs
     row!(QUANTIZE, quantize::prepare_quantize, I816, None, &[], "float→int `round(x / scale)` in float; int→int double rounding, multiplier in double"),
     row!(DEQUANTIZE, quantize::prepare_dequantize, F816, None, &[], "product in double"),
+    // ops/control_flow.rs
+    row!(WHILE, control_flow::prepare_while, F816, None, &[], "runs the cond and body subgraphs; the state is copied"),
+    row!(IF, control_flow::prepare_if, F816, None, &["condition"], "runs the then or else subgraph"),
     // Known to the quantizer (TF 2.21's properties), no kernel yet.
     row!(ELU, quantizer only, plain(2)),
 ];
