@@ -320,6 +320,65 @@ fn recurrent_models_match_litert_on_every_sample() {
     assert_eq!(seen, ["bilstm", "gru_kws", "lstm_classifier"]);
 }
 
+/// Calibration runs the recurrent models' loops: statistics for the tensors of every loop body
+/// (recorded at every iteration) beside subgraph 0's; quantizing the subgraphs is refused with a
+/// typed error naming them.
+#[test]
+fn recurrent_models_calibrate_through_their_loops() {
+    for e in manifest() {
+        let Some(samples) = e.samples else { continue };
+        let (_, m) = model(&e.name);
+        let x: Vec<f32> = match load_npy(&root().join(&e.name).join("input_0.npy")).data {
+            NpyData::F32(v) => v,
+            NpyData::I32(v) => v.iter().map(|&t| t as f32).collect(),
+            _ => panic!("{}: input type", e.name),
+        };
+        let n = x.len() / samples;
+        let mut cal = Calibrator::new(&m).unwrap_or_else(|err| panic!("{}: {err}", e.name));
+        for s in 0..samples {
+            cal.set_input(0, &x[s * n..(s + 1) * n]).expect("input");
+            cal.add_sample().expect("sample");
+        }
+        let stats = cal.stats(Method::MinMax).expect("stats");
+        // Every body subgraph (the subgraphs whose ops include FULLY_CONNECTED) has statistics
+        // for its float tensors, e.g. its cell's LOGISTIC outputs.
+        for (sg, ops) in e.ops.iter().enumerate().skip(1) {
+            if !ops.iter().any(|o| o == "FULLY_CONNECTED") {
+                continue;
+            }
+            let logistic: Vec<usize> = m.subgraphs[sg]
+                .operators
+                .iter()
+                .filter(|o| o.code.name() == "LOGISTIC")
+                .map(|o| o.outputs[0] as usize)
+                .collect();
+            assert!(!logistic.is_empty(), "{} subgraph {sg}", e.name);
+            for t in logistic {
+                let st = stats
+                    .nested
+                    .iter()
+                    .find(|x| x.subgraph == sg && x.index == t)
+                    .unwrap_or_else(|| panic!("{}: subgraph {sg} tensor {t}", e.name));
+                assert!(
+                    0.0 < st.min && st.min <= st.max && st.max < 1.0,
+                    "{}: a sigmoid's range {st:?}",
+                    e.name
+                );
+            }
+        }
+        let ranges = Ranges::from_calibration(&m, &stats).expect("ranges");
+        let opts = QuantizeOptions {
+            mode: Mode::Int8,
+            io: IoType::Float,
+            per_tensor: false,
+            float_ops: Vec::new(),
+            int16_ops: Vec::new(),
+        };
+        let err = quantize(&m, &ranges, &opts).expect_err("subgraphs are not quantized yet");
+        assert!(err.to_string().contains("subgraphs"), "{}: {err}", e.name);
+    }
+}
+
 /// `dynamic_shapes` (TRANSPOSE_CONV output shape, RESHAPE, BROADCAST_TO and a 3-D Dense all
 /// computed from SHAPE): float, TF's int8 and TF's 16x8 give LiteRT's BUILTIN_REF bits at batch
 /// 1 and at batch 3, the engine prepared with [`ShapeOverrides`] (`--batch 3`), with the

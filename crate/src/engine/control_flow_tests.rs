@@ -64,7 +64,7 @@ fn while_op(inputs: &[i32], outputs: &[i32], cond: i32, body: i32) -> Operator {
 /// `while i < 3: (i, x) = (i + 1, x * 2)` with `body` as the body's second output (its
 /// `x * 2`, or any tensor index of the body), the WHILE pointing at subgraphs `cond` and `body`.
 /// Subgraph 0 is main, 1 cond, 2 body.
-fn counting_loop(cond: i32, body: i32, body_x_out: i32, x_len: i32) -> Model {
+pub(crate) fn counting_loop(cond: i32, body: i32, body_x_out: i32, x_len: i32) -> Model {
     let mut buffers = vec![Buffer::default()];
     let main = subgraph(
         &mut buffers,

@@ -276,6 +276,6 @@ impl Interpreter {
 }
 
 #[cfg(test)]
-mod control_flow_tests;
+pub(crate) mod control_flow_tests;
 #[cfg(test)]
 mod tests;
