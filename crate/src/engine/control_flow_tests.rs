@@ -250,3 +250,63 @@ fn if_runs_the_branch_the_condition_picks() {
         assert_eq!(it.output(1).expect("x").as_f32(), Some(&x[..]), "c={c}");
     }
 }
+
+/// Subgraphs 0..depth each run subgraph k + 1 four times (two IFs, both branches prepared);
+/// subgraph `depth` passes its input through. The instances prepared grow as 4^depth.
+fn fan_out(depth: usize) -> Model {
+    let mut buffers = vec![Buffer::default()];
+    let mut subgraphs = Vec::new();
+    for k in 0..depth {
+        let next = (k + 1) as i32;
+        let if_op = |input: i32, output: i32| {
+            op(
+                BuiltinOperator::IF,
+                &[1, input],
+                &[output],
+                BuiltinOptionsT::IfOptions(Box::new(IfOptionsT {
+                    then_subgraph_index: next,
+                    else_subgraph_index: next,
+                })),
+            )
+        };
+        subgraphs.push(subgraph(
+            &mut buffers,
+            vec![
+                tensor("x", TensorType::FLOAT32, &[1]),
+                tensor("c", TensorType::BOOL, &[]),
+                tensor("y1", TensorType::FLOAT32, &[1]),
+                tensor("y2", TensorType::FLOAT32, &[1]),
+            ],
+            vec![(1, vec![1])],
+            vec![if_op(0, 2), if_op(2, 3)],
+            &[0],
+            &[3],
+        ));
+    }
+    subgraphs.push(subgraph(
+        &mut buffers,
+        vec![tensor("x", TensorType::FLOAT32, &[1])],
+        vec![],
+        vec![],
+        &[0],
+        &[0],
+    ));
+    Model {
+        version: 3,
+        subgraphs,
+        buffers,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn hostile_fan_out_of_subgraphs_is_bounded() {
+    // 4 + 16 + 64 + 256 instances: prepared, and the value passes through every branch.
+    let mut it = Interpreter::new(&fan_out(4)).expect("340 instances prepare");
+    it.set_input_f32(0, &[2.5]).expect("x");
+    it.invoke();
+    assert_eq!(it.output(0).expect("y").as_f32(), Some(&[2.5][..]));
+    // Six levels would be 5460 instances.
+    let text = cannot_run(&fan_out(6));
+    assert!(text.contains("more than 1024 subgraph instances"), "{text}");
+}

@@ -2,6 +2,7 @@
 //! the arena plan and the constant store ([`Interpreter::with_options`]).
 
 use std::borrow::Cow;
+use std::cell::Cell;
 
 use super::{Interpreter, Limits, Slot, Step, TensorDesc, TensorId, plan};
 use crate::error::{Error, IssueKind, OpIssue, Result};
@@ -104,10 +105,16 @@ struct Loader<'m> {
     kernels: KernelSet,
     /// The subgraphs being prepared, outermost first.
     stack: &'m [usize],
+    /// How many more subgraph interpreters the model may prepare.
+    budget: &'m Cell<usize>,
 }
 
 /// How deep WHILE / IF subgraphs may nest.
 const MAX_NESTING: usize = 16;
+
+/// How many subgraph interpreters one model may prepare in all (each WHILE / IF prepares its
+/// own): a bound on hostile fan-out (two loops per body, nested 16 deep, would be 2^16).
+const MAX_SUBGRAPH_INSTANCES: usize = 1024;
 
 impl SubgraphLoader for Loader<'_> {
     fn load(
@@ -126,6 +133,12 @@ impl SubgraphLoader for Loader<'_> {
                 self.stack
             ));
         }
+        if self.budget.get() == 0 {
+            return Err(format!(
+                "the model prepares more than {MAX_SUBGRAPH_INSTANCES} subgraph instances"
+            ));
+        }
+        self.budget.set(self.budget.get() - 1);
         if self.stack.len() >= MAX_NESTING {
             return Err(format!("subgraphs nest deeper than {MAX_NESTING} levels"));
         }
@@ -136,6 +149,7 @@ impl SubgraphLoader for Loader<'_> {
             self.limits,
             self.kernels,
             self.stack,
+            self.budget,
         )
         .map(|it| Box::new(it) as Box<dyn Subgraph>)
         .map_err(|e| e.to_string())
@@ -157,12 +171,14 @@ impl Interpreter {
 
     /// [`Interpreter::new`] with explicit size [`Limits`] and [`KernelSet`].
     pub fn with_options(model: &Model, limits: &Limits, kernels: KernelSet) -> Result<Self> {
-        Self::prepare_subgraph(model, 0, None, limits, kernels, &[])
+        let budget = Cell::new(MAX_SUBGRAPH_INSTANCES);
+        Self::prepare_subgraph(model, 0, None, limits, kernels, &[], &budget)
     }
 
     /// Prepares subgraph `index` of `model` (its declared input shapes, or `given` ones for a
     /// subgraph a WHILE or IF runs); `stack` lists the subgraphs being prepared around it, so a
-    /// subgraph that runs itself is refused.
+    /// subgraph that runs itself is refused; `budget` counts the subgraph interpreters the whole
+    /// model may still prepare.
     pub(super) fn prepare_subgraph(
         model: &Model,
         index: usize,
@@ -170,6 +186,7 @@ impl Interpreter {
         limits: &Limits,
         kernels: KernelSet,
         stack: &[usize],
+        budget: &Cell<usize>,
     ) -> Result<Self> {
         let max_tensor = limits.max_tensor_bytes;
         let sg = model
@@ -188,6 +205,7 @@ impl Interpreter {
             limits,
             kernels,
             stack: &stack,
+            budget,
         };
         let n = sg.tensors.len();
         let tensor_index = |t: i32| usize::try_from(t).ok().filter(|&t| t < n);
