@@ -269,8 +269,10 @@ fn npy_bytes(path: &Path) -> (Vec<u8>, usize) {
 }
 
 /// Keras 3 recurrent models exported with `from_keras_model` (`unroll=False`: the LSTM / GRU is a
-/// WHILE over cond and body subgraphs; the bidirectional LSTM two WHILEs): every sample's output
-/// is LiteRT's BUILTIN_REF output bit for bit, with the reference and the fast kernels. TF's
+/// WHILE over cond and body subgraphs; the bidirectional LSTM two WHILEs), and TF's dynamic-range
+/// conversion of each (int8 weights and hybrid FULLY_CONNECTED inside the LSTM and GRU bodies):
+/// every sample's output is LiteRT's BUILTIN_REF output bit for bit, with the reference and the
+/// fast kernels. TF's
 /// full-integer converter crashes on these models (the manifest records it), so there is no TF
 /// int8 model to compare with; calibration runs through the loops and records the tensors of
 /// every subgraph, and the quantizer refuses the subgraphs with a typed error.
@@ -294,26 +296,33 @@ fn recurrent_models_match_litert_on_every_sample() {
             "{}: a WHILE",
             e.name
         );
-        let (_, m) = model(&e.name);
-        let (x, _) = npy_bytes(&root().join(&e.name).join("input_0.npy"));
-        let (want, n_out) = npy_bytes(&root().join(&e.name).join("expected_output_0.npy"));
-        let (x_len, y_len) = (x.len() / samples, want.len() / samples);
-        assert_eq!(n_out % samples, 0, "{}", e.name);
-        for kernels in [KernelSet::Reference, KernelSet::default()] {
-            let mut it = Interpreter::with_options(&m, &Limits::default(), kernels)
-                .unwrap_or_else(|err| panic!("{}: {err}", e.name));
-            for s in 0..samples {
-                it.set_input(0, &x[s * x_len..(s + 1) * x_len])
-                    .expect("input");
-                it.invoke();
-                let got = it.output(0).expect("output");
-                assert_eq!(
-                    got.bytes,
-                    &want[s * y_len..(s + 1) * y_len],
-                    "{} sample {s} ({kernels:?}): {:?}",
-                    e.name,
-                    got.as_f32()
-                );
+        let dir = root().join(&e.name);
+        let (x, _) = npy_bytes(&dir.join("input_0.npy"));
+        for (file, expected) in [
+            ("model.tflite", "expected_output_0.npy"),
+            ("model_dynamic.tflite", "expected_dynamic_output_0.npy"),
+        ] {
+            let bytes = std::fs::read(dir.join(file)).expect("model file");
+            let m = tflite::read(&bytes).unwrap_or_else(|err| panic!("{}: {err}", e.name));
+            let (want, n_out) = npy_bytes(&dir.join(expected));
+            let (x_len, y_len) = (x.len() / samples, want.len() / samples);
+            assert_eq!(n_out % samples, 0, "{}", e.name);
+            for kernels in [KernelSet::Reference, KernelSet::default()] {
+                let mut it = Interpreter::with_options(&m, &Limits::default(), kernels)
+                    .unwrap_or_else(|err| panic!("{} {file}: {err}", e.name));
+                for s in 0..samples {
+                    it.set_input(0, &x[s * x_len..(s + 1) * x_len])
+                        .expect("input");
+                    it.invoke();
+                    let got = it.output(0).expect("output");
+                    assert_eq!(
+                        got.bytes,
+                        &want[s * y_len..(s + 1) * y_len],
+                        "{} {file} sample {s} ({kernels:?}): {:?}",
+                        e.name,
+                        got.as_f32()
+                    );
+                }
             }
         }
     }

@@ -34,7 +34,8 @@ The recurrent models (lstm_classifier, gru_kws, bilstm) have RECURRENT_SAMPLES i
 a leading samples axis, with one LiteRT output per sample; TF's full-integer conversion of each is
 tried in a child process and its outcome recorded in the manifest (`tf_int8`: TF 2.21's
 calibrator crashes with SIGSEGV on these WHILE models; a model it writes would be saved as
-model_int8.tflite with LiteRT outputs).
+model_int8.tflite with LiteRT outputs), and TF's dynamic-range conversion is kept as
+model_dynamic.tflite with LiteRT outputs (`tf_dynamic`).
 
 Written to tests/realworld/<name>.tflite, with input_0.npy (seeded test input), LiteRT
 2.3 BUILTIN_REF outputs expected_output_<k>.npy where LiteRT can run the model, and
@@ -322,16 +323,16 @@ def control_flow() -> bytes:
 def lstm_classifier_keras() -> keras.Model:
     seed(31)
     inp = keras.Input((12,), batch_size=1, dtype="int32", name="tokens")
-    x = keras.layers.Embedding(50, 8, name="embed")(inp)
-    x = keras.layers.LSTM(6, name="lstm")(x)
+    x = keras.layers.Embedding(50, 16, name="embed")(inp)
+    x = keras.layers.LSTM(32, name="lstm")(x)
     out = keras.layers.Dense(3, activation="softmax", name="probs")(x)
     return keras.Model(inp, out)
 
 
 def gru_kws_keras() -> keras.Model:
     seed(32)
-    inp = keras.Input((10, 5), batch_size=1, name="frames")
-    x = keras.layers.GRU(8, name="gru")(inp)
+    inp = keras.Input((10, 12), batch_size=1, name="frames")
+    x = keras.layers.GRU(32, name="gru")(inp)
     out = keras.layers.Dense(4, activation="softmax", name="keywords")(x)
     return keras.Model(inp, out)
 
@@ -377,6 +378,25 @@ def tf_int8_child(name: str, out: Path) -> None:
 
     conv.representative_dataset = rep
     out.write_bytes(conv.convert())
+
+
+def tf_dynamic(name: str, d: Path) -> dict:
+    """TF's dynamic-range conversion (Optimize.DEFAULT, no representative data: int8 weights of
+    at least 1024 elements, hybrid kernels) of recurrent model `name`, kept as model_dynamic.tflite
+    with LiteRT BUILTIN_REF outputs on the test inputs (expected_dynamic_output_<k>.npy)."""
+    data = convert_keras(RECURRENT[name](), optimizations=[tf.lite.Optimize.DEFAULT])
+    path = d / "model_dynamic.tflite"
+    path.write_bytes(data)
+    xs = recurrent_inputs(name, Interpreter(model_content=data).get_input_details())
+    outs = []
+    for s in range(RECURRENT_SAMPLES):
+        o, err = litert_outputs(path, [x[s] for x in xs])
+        if o is None:
+            return {"litert_runs": False, "litert_error": err, "ops": op_names(data)}
+        outs.append(o)
+    for k in range(len(outs[0])):
+        np.save(d / f"expected_dynamic_output_{k}.npy", np.stack([o[k] for o in outs]))
+    return {"litert_runs": True, "ops": op_names(data)}
 
 
 def tf_int8(name: str, d: Path) -> dict:
@@ -511,6 +531,7 @@ def main() -> int:
                     np.save(d / f"expected_output_{k}.npy", y)
             extra["samples"] = RECURRENT_SAMPLES
             extra["tf_int8"] = tf_int8(name, d)
+            extra["tf_dynamic"] = tf_dynamic(name, d)
         else:
             rng = np.random.default_rng(int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "little"))
             inputs = [rng.uniform(-1.0, 1.0, size=dd["shape"]).astype(np.float32) for dd in details]
