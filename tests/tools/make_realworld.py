@@ -68,6 +68,7 @@ if __name__ == "__main__" and any(os.environ.get(k) != v for k, v in _ENV.items(
     _env.update(_ENV)
     os.execve(sys.executable, [sys.executable, os.path.abspath(__file__), *sys.argv[1:]], _env)
 
+import functools  # noqa: E402
 import hashlib  # noqa: E402
 import json  # noqa: E402
 import random  # noqa: E402
@@ -320,6 +321,7 @@ def control_flow() -> bytes:
     return conv.convert()
 
 
+@functools.cache  # one model for the float and dynamic-range conversions: same tensor names
 def lstm_classifier_keras() -> keras.Model:
     seed(31)
     inp = keras.Input((12,), batch_size=1, dtype="int32", name="tokens")
@@ -329,6 +331,7 @@ def lstm_classifier_keras() -> keras.Model:
     return keras.Model(inp, out)
 
 
+@functools.cache  # one model for the float and dynamic-range conversions: same tensor names
 def gru_kws_keras() -> keras.Model:
     seed(32)
     inp = keras.Input((10, 12), batch_size=1, name="frames")
@@ -337,6 +340,7 @@ def gru_kws_keras() -> keras.Model:
     return keras.Model(inp, out)
 
 
+@functools.cache  # one model for the float and dynamic-range conversions: same tensor names
 def bilstm_keras() -> keras.Model:
     seed(33)
     inp = keras.Input((6, 4), batch_size=1, name="sequence")
