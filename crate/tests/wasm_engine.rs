@@ -67,3 +67,46 @@ fn wrong_input_size_is_an_error_not_a_crash() {
         "{err}"
     );
 }
+
+/// Keras recurrent models (WHILE over cond/body subgraphs, `tests/realworld/`) load through the
+/// page's `Runner` (fast kernels, as the page runs) and give LiteRT's outputs on every sample:
+/// within an ulp-scale tolerance, as above (LOGISTIC / TANH / SOFTMAX use wasm's libm; natively
+/// they are bit-exact, `tests/rust/realworld.rs`).
+#[wasm_bindgen_test]
+fn while_models_run_through_the_page_runner() {
+    let cases: [(&[u8], &[u8], &[u8]); 2] = [
+        (
+            include_bytes!("../../tests/realworld/lstm_classifier/model.tflite"),
+            include_bytes!("../../tests/realworld/lstm_classifier/input_0.npy"),
+            include_bytes!("../../tests/realworld/lstm_classifier/expected_output_0.npy"),
+        ),
+        (
+            include_bytes!("../../tests/realworld/gru_kws/model.tflite"),
+            include_bytes!("../../tests/realworld/gru_kws/input_0.npy"),
+            include_bytes!("../../tests/realworld/gru_kws/expected_output_0.npy"),
+        ),
+    ];
+    for (k, (model, input, expected)) in cases.into_iter().enumerate() {
+        let mut runner = zeropoint::wasm::run::Runner::new(model, Some("fast".into()), None, None)
+            .expect("prepares");
+        // The token ids (int32) or features (float32) as little-endian bytes, 3 samples.
+        let input = zeropoint::npy::read("input", input).expect(".npy parses");
+        let expected = npy_f32(expected);
+        let per_in = input.data.len() / 3;
+        let per_out = expected.len() / 3;
+        for s in 0..3 {
+            runner
+                .set_input_bytes(0, &input.data[s * per_in..(s + 1) * per_in])
+                .expect("input fits");
+            runner.invoke();
+            let got = runner.output_float(0).expect("output");
+            let want = &expected[s * per_out..(s + 1) * per_out];
+            for (g, w) in got.iter().zip(want) {
+                assert!(
+                    (g - w).abs() <= FLOAT_ABS.max(FLOAT_REL * w.abs()),
+                    "model {k} sample {s}: got {g}, expected {w}"
+                );
+            }
+        }
+    }
+}

@@ -85,6 +85,7 @@ fn tf_stats() -> CalibrationStats {
             let (min, max) = ranges.get(index)?;
             Some(TensorStats {
                 index,
+                subgraph: 0,
                 name: t.name.clone(),
                 min,
                 max,
@@ -106,6 +107,7 @@ fn tf_stats() -> CalibrationStats {
     CalibrationStats {
         samples: 32,
         tensors,
+        nested: Vec::new(),
     }
 }
 

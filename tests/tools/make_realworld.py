@@ -16,6 +16,11 @@ would:
     variables            resource variables: VAR_HANDLE / READ_VARIABLE / ASSIGN_VARIABLE and
                          CALL_ONCE with an initialisation subgraph
     control_flow         tf.cond and tf.while_loop: IF / WHILE with their own subgraphs
+    lstm_classifier      Keras 3 text classifier: Embedding -> LSTM(unroll=False) -> Dense softmax
+                         (int32 token ids; the LSTM becomes a WHILE over cond/body subgraphs)
+    gru_kws              Keras 3 keyword spotter on feature frames: GRU(unroll=False) -> Dense
+                         softmax
+    bilstm               Bidirectional(LSTM) -> Dense: two WHILE loops, one over REVERSE_V2'd time
     no_signature         the MLP with its signature defs removed
     metadata_heavy       the MLP with several metadata entries (one of 256 KiB) and a
                          min_runtime_version entry, as Model Maker / MediaPipe files carry
@@ -27,6 +32,14 @@ would:
     softmax16x8_huge_beta  a 16x8 SOFTMAX whose beta was set to 1e12 (LiteRT's rescale shift
                          above 31)
 
+The recurrent models (lstm_classifier, gru_kws, bilstm) have RECURRENT_SAMPLES inputs stacked on
+a leading samples axis, with one LiteRT output per sample; TF's full-integer conversion of each is
+tried in a child process and its outcome recorded in the manifest (`tf_int8`: TF 2.21's
+calibrator crashes with SIGSEGV on these WHILE models, tensorflow/tensorflow#75140: it logs a WHILE
+output that LiteRT deallocated because the body passes that input through unchanged; a model it writes would be saved as
+model_int8.tflite with LiteRT outputs), and TF's dynamic-range conversion is kept as
+model_dynamic.tflite with LiteRT outputs (`tf_dynamic`).
+
 Written to tests/realworld/<name>.tflite, with input_0.npy (seeded test input), LiteRT
 2.3 BUILTIN_REF outputs expected_output_<k>.npy where LiteRT can run the model, and
 manifest.json (sha256, size, what each file is, which ops it holds, whether LiteRT runs
@@ -34,7 +47,9 @@ it). Deterministic for the pinned versions (tests/tools/requirements.txt): a sec
 gives byte-identical files.
 
 Usage:
-    tests/tools/.venv/bin/python tests/tools/make_realworld.py
+    tests/tools/.venv/bin/python tests/tools/make_realworld.py [--only name,name]
+
+`--only` regenerates the named models and keeps the other folders and manifest entries.
 """
 
 from __future__ import annotations
@@ -56,10 +71,12 @@ if __name__ == "__main__" and any(os.environ.get(k) != v for k, v in _ENV.items(
     _env.update(_ENV)
     os.execve(sys.executable, [sys.executable, os.path.abspath(__file__), *sys.argv[1:]], _env)
 
+import functools  # noqa: E402
 import hashlib  # noqa: E402
 import json  # noqa: E402
 import random  # noqa: E402
 import shutil  # noqa: E402
+import subprocess  # noqa: E402
 from importlib.metadata import version as pkg_version  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -335,12 +352,126 @@ def control_flow() -> bytes:
     return conv.convert()
 
 
+@functools.cache  # one model for the float and dynamic-range conversions: same tensor names
+def lstm_classifier_keras() -> keras.Model:
+    seed(31)
+    inp = keras.Input((12,), batch_size=1, dtype="int32", name="tokens")
+    x = keras.layers.Embedding(50, 16, name="embed")(inp)
+    x = keras.layers.LSTM(32, name="lstm")(x)
+    out = keras.layers.Dense(3, activation="softmax", name="probs")(x)
+    return keras.Model(inp, out)
+
+
+@functools.cache  # one model for the float and dynamic-range conversions: same tensor names
+def gru_kws_keras() -> keras.Model:
+    seed(32)
+    inp = keras.Input((10, 12), batch_size=1, name="frames")
+    x = keras.layers.GRU(32, name="gru")(inp)
+    out = keras.layers.Dense(4, activation="softmax", name="keywords")(x)
+    return keras.Model(inp, out)
+
+
+@functools.cache  # one model for the float and dynamic-range conversions: same tensor names
+def bilstm_keras() -> keras.Model:
+    seed(33)
+    inp = keras.Input((6, 4), batch_size=1, name="sequence")
+    x = keras.layers.Bidirectional(keras.layers.LSTM(5), name="bilstm")(inp)
+    out = keras.layers.Dense(2, name="head")(x)
+    return keras.Model(inp, out)
+
+
+RECURRENT = {"lstm_classifier": lstm_classifier_keras, "gru_kws": gru_kws_keras, "bilstm": bilstm_keras}
+RECURRENT_SAMPLES = 3
+
+
+def recurrent_inputs(name: str, details) -> list[np.ndarray]:
+    """RECURRENT_SAMPLES samples per input, stacked on a leading axis: token ids in [0, 50) for
+    int32 inputs, uniform [-1, 1) features otherwise."""
+    rng = np.random.default_rng(int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "little"))
+    out = []
+    for dd in details:
+        shape = (RECURRENT_SAMPLES, *dd["shape"])
+        if dd["dtype"] == np.int32:
+            out.append(rng.integers(0, 50, size=shape).astype(np.int32))
+        else:
+            out.append(rng.uniform(-1.0, 1.0, size=shape).astype(np.float32))
+    return out
+
+
+def tf_int8_child(name: str, out: Path) -> None:
+    """Child process: TF's full-integer conversion (float I/O, representative data from
+    recurrent_inputs' generator) of recurrent model `name`, written to `out`."""
+    model = RECURRENT[name]()
+    conv = tf.lite.TFLiteConverter.from_keras_model(model)
+    conv.optimizations = [tf.lite.Optimize.DEFAULT]
+    details = Interpreter(model_content=convert_keras(model)).get_input_details()
+
+    def rep():
+        for k in range(8):
+            xs = recurrent_inputs(f"{name}-calibration-{k}", details)
+            yield [x[0] for x in xs]
+
+    conv.representative_dataset = rep
+    out.write_bytes(conv.convert())
+
+
+def tf_dynamic(name: str, d: Path) -> dict:
+    """TF's dynamic-range conversion (Optimize.DEFAULT, no representative data: int8 weights of
+    at least 1024 elements, hybrid kernels) of recurrent model `name`, kept as model_dynamic.tflite
+    with LiteRT BUILTIN_REF outputs on the test inputs (expected_dynamic_output_<k>.npy)."""
+    data = convert_keras(RECURRENT[name](), optimizations=[tf.lite.Optimize.DEFAULT])
+    path = d / "model_dynamic.tflite"
+    path.write_bytes(data)
+    xs = recurrent_inputs(name, Interpreter(model_content=data).get_input_details())
+    outs = []
+    for s in range(RECURRENT_SAMPLES):
+        o, err = litert_outputs(path, [x[s] for x in xs])
+        if o is None:
+            return {"litert_runs": False, "litert_error": err, "ops": op_names(data)}
+        outs.append(o)
+    for k in range(len(outs[0])):
+        np.save(d / f"expected_dynamic_output_{k}.npy", np.stack([o[k] for o in outs]))
+    return {"litert_runs": True, "ops": op_names(data)}
+
+
+def tf_int8(name: str, d: Path) -> dict:
+    """Runs tf_int8_child in a child process (TF's calibrator may crash) and records the outcome;
+    a model TF writes is kept as model_int8.tflite with LiteRT outputs on the test inputs."""
+    path = d / "model_int8.tflite"
+    r = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--tf-int8-child", name, str(path)],
+        capture_output=True,
+        text=True,
+    )
+    if r.returncode != 0:
+        path.unlink(missing_ok=True)
+        how = f"signal {-r.returncode}" if r.returncode < 0 else f"exit {r.returncode}"
+        return {"converts": False, "outcome": f"TF's full-integer conversion died ({how})"}
+    data = path.read_bytes()
+    xs = recurrent_inputs(name, Interpreter(model_content=data).get_input_details())
+    outs = []
+    for s in range(RECURRENT_SAMPLES):
+        o, err = litert_outputs(path, [x[s] for x in xs])
+        if o is None:
+            return {"converts": True, "litert_runs": False, "outcome": err, "ops": op_names(data)}
+        outs.append(o)
+    for k in range(len(outs[0])):
+        np.save(d / f"expected_int8_output_{k}.npy", np.stack([o[k] for o in outs]))
+    return {"converts": True, "litert_runs": True, "ops": op_names(data)}
+
+
 MODELS = {
     "deprecated_opcodes": (deprecated_opcodes, "operator codes only in deprecated_builtin_code"),
     "sparse_fc": (sparse_fc, "block-sparse float weights behind DENSIFY"),
     "custom_op": (custom_op, "one CUSTOM operator ZpTestCustom no runtime implements"),
     "variables": (variables, "resource variables (VAR_HANDLE/READ_VARIABLE/ASSIGN_VARIABLE, CALL_ONCE)"),
     "control_flow": (control_flow, "IF and WHILE with their own subgraphs"),
+    "lstm_classifier": (
+        lambda: convert_keras(lstm_classifier_keras()),
+        "Embedding -> LSTM(unroll=False) -> Dense softmax: WHILE over cond/body subgraphs, int32 input",
+    ),
+    "gru_kws": (lambda: convert_keras(gru_kws_keras()), "GRU(unroll=False) keyword spotter: WHILE"),
+    "bilstm": (lambda: convert_keras(bilstm_keras()), "Bidirectional(LSTM): two WHILE loops"),
     "no_signature": (no_signature, "no signature defs"),
     "metadata_heavy": (metadata_heavy, "metadata entries incl. 256 KiB TFLITE_METADATA"),
     "dynamic_batch": (dynamic_batch, "batch left dynamic: SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE"),
@@ -387,30 +518,65 @@ def litert_outputs(path: Path, inputs: list[np.ndarray]):
 
 
 def main() -> int:
-    if OUT.exists():
-        shutil.rmtree(OUT)
-    OUT.mkdir(parents=True)
+    args = sys.argv[1:]
+    if args[:1] == ["--tf-int8-child"]:
+        tf_int8_child(args[1], Path(args[2]))
+        return 0
+    only = None
+    if args[:1] == ["--only"] and len(args) == 2:
+        only = args[1].split(",")
+        unknown = [n for n in only if n not in MODELS]
+        if unknown:
+            raise SystemExit(f"unknown model(s) {unknown}; known: {list(MODELS)}")
+    elif args:
+        raise SystemExit(__doc__)
     manifest = {
         "generator": "tests/tools/make_realworld.py",
         "versions": {p: pkg_version(p) for p in ("tensorflow-cpu", "keras", "ai-edge-litert", "numpy")},
         "models": {},
     }
+    if only is None:
+        if OUT.exists():
+            shutil.rmtree(OUT)
+        OUT.mkdir(parents=True)
+    else:
+        old = json.loads((OUT / "manifest.json").read_text())
+        manifest["models"] = old["models"]
     for name, (make, what) in MODELS.items():
+        if only is not None and name not in only:
+            continue
         data = make()
         d = OUT / name
+        if d.exists():
+            shutil.rmtree(d)
         d.mkdir()
         path = d / "model.tflite"
         path.write_bytes(data)
         it = Interpreter(model_content=data)
         details = it.get_input_details()
-        rng = np.random.default_rng(int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "little"))
-        inputs = [rng.uniform(-1.0, 1.0, size=dd["shape"]).astype(np.float32) for dd in details]
-        for k, x in enumerate(inputs):
-            np.save(d / f"input_{k}.npy", x[None, ...])
-        outs, err = litert_outputs(path, inputs)
-        if outs is not None:
-            for k, y in enumerate(outs):
-                np.save(d / f"expected_output_{k}.npy", y[None, ...])
+        extra = {}
+        if name in RECURRENT:
+            inputs = recurrent_inputs(name, details)
+            for k, x in enumerate(inputs):
+                np.save(d / f"input_{k}.npy", x)
+            per_sample = [litert_outputs(path, [x[s] for x in inputs]) for s in range(RECURRENT_SAMPLES)]
+            err = next((e for o, e in per_sample if o is None), None)
+            outs = None if err else [np.stack([o[k] for o, _ in per_sample]) for k in range(len(per_sample[0][0]))]
+            if outs is not None:
+                for k, y in enumerate(outs):
+                    np.save(d / f"expected_output_{k}.npy", y)
+            extra["samples"] = RECURRENT_SAMPLES
+            extra["tf_int8"] = tf_int8(name, d)
+            extra["tf_dynamic"] = tf_dynamic(name, d)
+        else:
+            rng = np.random.default_rng(int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "little"))
+            inputs = [rng.uniform(-1.0, 1.0, size=dd["shape"]).astype(np.float32) for dd in details]
+            for k, x in enumerate(inputs):
+                np.save(d / f"input_{k}.npy", x[None, ...])
+            outs, err = litert_outputs(path, inputs)
+            if outs is not None:
+                for k, y in enumerate(outs):
+                    np.save(d / f"expected_output_{k}.npy", y[None, ...])
         if name in EXTRAS:
             EXTRAS[name](d)
         files = {}
@@ -422,8 +588,11 @@ def main() -> int:
             "litert_runs": outs is not None,
             "litert_error": err,
             "files": files,
+            **extra,
         }
         print(f"{name:20s} {len(data):8d} B  ops={op_names(data)}  litert={'ok' if outs is not None else err}")
+        if "tf_int8" in extra:
+            print(f"{'':20s} TF int8: {extra['tf_int8']}")
     (OUT / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return 0
 

@@ -31,6 +31,7 @@ use crate::error::{Error, Result};
 use crate::graph::TensorType;
 use crate::graph::dtype::{dtype_name, element_size};
 use crate::ops::Region;
+pub use crate::ops::TensorView;
 
 /// Largest arena or constant store the engine will allocate by default (2 GiB): beyond that a
 /// model is refused with [`Error::TooLarge`] rather than aborting on allocation.
@@ -129,30 +130,6 @@ pub struct StepInfo {
     pub inputs: Vec<usize>,
 }
 
-/// A borrowed view of one tensor's current contents.
-#[derive(Debug, Clone, Copy)]
-pub struct TensorView<'a> {
-    /// Name in the model.
-    pub name: &'a str,
-    /// Element type.
-    pub dtype: TensorType,
-    /// Shape.
-    pub shape: &'a [usize],
-    /// Little-endian element bytes.
-    pub bytes: &'a [u8],
-}
-
-impl<'a> TensorView<'a> {
-    /// The elements as floats, when the tensor is FLOAT32.
-    pub fn as_f32(&self) -> Option<&'a [f32]> {
-        if self.dtype == TensorType::FLOAT32 {
-            bytemuck::try_cast_slice(self.bytes).ok()
-        } else {
-            None
-        }
-    }
-}
-
 /// What the engine knows about one tensor after preparation.
 #[derive(Debug, Clone)]
 struct Slot {
@@ -182,6 +159,8 @@ struct Step {
 
 /// A prepared model, ready to run.
 pub struct Interpreter {
+    /// Which subgraph of the model this is (0, or the subgraph a WHILE / IF runs).
+    subgraph: usize,
     slots: Vec<Slot>,
     steps: Vec<Step>,
     inputs: Vec<TensorDesc>,
@@ -296,5 +275,7 @@ impl Interpreter {
     }
 }
 
+#[cfg(test)]
+pub(crate) mod control_flow_tests;
 #[cfg(test)]
 mod tests;

@@ -2,12 +2,14 @@
 //! the arena plan and the constant store ([`Interpreter::with_options`]).
 
 use std::borrow::Cow;
+use std::cell::Cell;
 
 use super::{Interpreter, Limits, Slot, Step, TensorDesc, TensorId, plan};
 use crate::error::{Error, IssueKind, OpIssue, Result};
 use crate::graph::dtype::{dtype_name, element_size};
 use crate::graph::{Model, TensorType};
 use crate::kernels::KernelSet;
+use crate::ops::control_flow::{Subgraph, SubgraphLoader};
 use crate::ops::{Kernel, Node, OpIo, OutputSpec, PrepareCtx, Region, Role, TensorInfo, registry};
 
 /// Converts a declared shape to sizes, if every dim is non-negative and the byte size of a
@@ -126,6 +128,66 @@ fn zeroed_words(n: usize, what: &str) -> Result<Vec<u64>> {
     Ok(v)
 }
 
+/// Prepares the subgraphs a WHILE or IF runs, with the limits and kernel set of the subgraph
+/// around it.
+struct Loader<'m> {
+    model: &'m Model,
+    limits: &'m Limits,
+    kernels: KernelSet,
+    /// The subgraphs being prepared, outermost first.
+    stack: &'m [usize],
+    /// How many more subgraph interpreters the model may prepare.
+    budget: &'m Cell<usize>,
+}
+
+/// How deep WHILE / IF subgraphs may nest.
+const MAX_NESTING: usize = 16;
+
+/// How many subgraph interpreters one model may prepare in all (each WHILE / IF prepares its
+/// own): a bound on hostile fan-out (two loops per body, nested 16 deep, would be 2^16).
+const MAX_SUBGRAPH_INSTANCES: usize = 1024;
+
+impl SubgraphLoader for Loader<'_> {
+    fn load(
+        &self,
+        index: i32,
+        inputs: &[OutputSpec],
+    ) -> std::result::Result<Box<dyn Subgraph>, String> {
+        let n = self.model.subgraphs.len();
+        let i = usize::try_from(index)
+            .ok()
+            .filter(|&i| i < n)
+            .ok_or_else(|| format!("the model has no subgraph {index} ({n} subgraph(s))"))?;
+        if self.stack.contains(&i) {
+            return Err(format!(
+                "subgraph {i} runs itself (recursion through subgraphs {:?})",
+                self.stack
+            ));
+        }
+        if self.budget.get() == 0 {
+            return Err(format!(
+                "the model prepares more than {MAX_SUBGRAPH_INSTANCES} subgraph instances"
+            ));
+        }
+        self.budget.set(self.budget.get() - 1);
+        if self.stack.len() >= MAX_NESTING {
+            return Err(format!("subgraphs nest deeper than {MAX_NESTING} levels"));
+        }
+        Interpreter::prepare_subgraph(
+            self.model,
+            i,
+            Some(inputs),
+            self.limits,
+            self.kernels,
+            self.stack,
+            self.budget,
+            true,
+        )
+        .map(|it| Box::new(it) as Box<dyn Subgraph>)
+        .map_err(|e| e.to_string())
+    }
+}
+
 impl Interpreter {
     /// Prepares subgraph 0 of `model`: resolves every operator, computes shapes, folds constant
     /// DEQUANTIZE, plans the arena. Fails with one [`Error::CannotRun`] listing every operator
@@ -141,28 +203,56 @@ impl Interpreter {
 
     /// [`Interpreter::new`] with explicit size [`Limits`] and [`KernelSet`].
     pub fn with_options(model: &Model, limits: &Limits, kernels: KernelSet) -> Result<Self> {
-        Self::build(model, limits, kernels, true)
+        let budget = Cell::new(MAX_SUBGRAPH_INSTANCES);
+        Self::prepare_subgraph(model, 0, None, limits, kernels, &[], &budget, true)
     }
 
     /// Every check [`Interpreter::new`] makes (model, operators, shapes, types, limits), without
-    /// allocating the activation arena: what the quantizer runs before writing anything in the
-    /// modes that do not calibrate.
+    /// allocating the activation arena of subgraph 0: what the quantizer runs before writing
+    /// anything in the modes that do not calibrate.
     ///
     /// # Errors
     /// What [`Interpreter::with_limits`] refuses.
     pub fn check(model: &Model, limits: &Limits) -> Result<()> {
-        Self::build(model, limits, KernelSet::default(), false).map(drop)
+        let budget = Cell::new(MAX_SUBGRAPH_INSTANCES);
+        Self::prepare_subgraph(
+            model,
+            0,
+            None,
+            limits,
+            KernelSet::default(),
+            &[],
+            &budget,
+            false,
+        )
+        .map(drop)
     }
 
-    /// The body of [`Interpreter::with_options`] and [`Interpreter::check`]; without
-    /// `allocate` the interpreter has no arena and must not run.
-    fn build(model: &Model, limits: &Limits, kernels: KernelSet, allocate: bool) -> Result<Self> {
+    /// Prepares subgraph `index` of `model` (its declared input shapes, or `given` ones for a
+    /// subgraph a WHILE or IF runs); `stack` lists the subgraphs being prepared around it, so a
+    /// subgraph that runs itself is refused; `budget` counts the subgraph interpreters the whole
+    /// model may still prepare. Without `allocate` the interpreter has no arena and must not run
+    /// ([`Interpreter::check`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn prepare_subgraph(
+        model: &Model,
+        index: usize,
+        given: Option<&[OutputSpec]>,
+        limits: &Limits,
+        kernels: KernelSet,
+        stack: &[usize],
+        budget: &Cell<usize>,
+        allocate: bool,
+    ) -> Result<Self> {
         let max_tensor = limits.max_tensor_bytes;
         let sg = model
             .subgraphs
-            .first()
+            .get(index)
             .ok_or_else(|| Error::InconsistentTable {
-                reason: "the model has no subgraph".into(),
+                reason: format!(
+                    "the model has no subgraph {index} ({} subgraph(s))",
+                    model.subgraphs.len()
+                ),
             })?;
         if model.version != 3 {
             return Err(Error::InconsistentTable {
@@ -172,6 +262,15 @@ impl Interpreter {
                 ),
             });
         }
+        let mut stack = stack.to_vec();
+        stack.push(index);
+        let loader = Loader {
+            model,
+            limits,
+            kernels,
+            stack: &stack,
+            budget,
+        };
         let n = sg.tensors.len();
         let tensor_index = |t: i32| usize::try_from(t).ok().filter(|&t| t < n);
         let mut issues: Vec<OpIssue> = Vec::new();
@@ -185,7 +284,7 @@ impl Interpreter {
 
         // Constant data (borrowed from the model, or folded at prepare time), shapes and types.
         let mut data: Vec<Option<Cow<'_, [u8]>>> = (0..n)
-            .map(|t| model.tensor_data(0, t).map(Cow::Borrowed))
+            .map(|t| model.tensor_data(index, t).map(Cow::Borrowed))
             .collect();
         let mut shapes: Vec<Option<Vec<usize>>> = sg
             .tensors
@@ -255,11 +354,32 @@ impl Interpreter {
         // (the failure is already listed).
         let mut failed = vec![false; n];
         let mut graph_inputs = Vec::new();
-        for &t in &sg.inputs {
+        if let Some(given) = given
+            && given.len() != sg.inputs.len()
+        {
+            issues.push(model_issue(format!(
+                "subgraph {index} has {} input(s), the operator passes {}",
+                sg.inputs.len(),
+                given.len()
+            )));
+        }
+        for (k, &t) in sg.inputs.iter().enumerate() {
             let Some(t) = tensor_index(t) else {
                 issues.push(model_issue(format!("graph input {t} is not a tensor")));
                 continue;
             };
+            if let Some(spec) = given.and_then(|g| g.get(k)) {
+                if spec.dtype != dtypes[t] {
+                    issues.push(model_issue(format!(
+                        "subgraph {index} input '{}' is {} but the operator passes {}",
+                        sg.tensors[t].name,
+                        dtype_name(dtypes[t]),
+                        dtype_name(spec.dtype)
+                    )));
+                }
+                shapes[t] =
+                    byte_len(&spec.shape, spec.dtype, max_tensor).map(|_| spec.shape.clone());
+            }
             if shapes[t].is_none() {
                 issues.push(model_issue(format!(
                     "graph input '{}': {}",
@@ -431,6 +551,7 @@ impl Interpreter {
                 op,
                 inputs: &infos,
                 outputs: &out_infos,
+                subgraphs: &loader,
             };
             let prepared = prepare(&ctx);
             drop((infos, out_infos));
@@ -681,6 +802,7 @@ impl Interpreter {
             Vec::new()
         };
         Ok(Interpreter {
+            subgraph: index,
             arena,
             consts,
             slots,

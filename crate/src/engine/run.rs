@@ -3,7 +3,8 @@
 //! here allocates (`tests/engine_no_alloc.rs` checks it).
 
 use super::{Interpreter, Slot, StepInfo, TensorId, TensorView};
-use crate::ops::{OpIo, Region};
+use crate::ops::control_flow::Subgraph;
+use crate::ops::{Observer, OpIo, OutputSpec, Region};
 
 impl Interpreter {
     /// Runs the model once on the current inputs.
@@ -13,8 +14,21 @@ impl Interpreter {
 
     /// Runs the model once, calling `observer` with every graph input first and then with each
     /// operator's output right after it is computed (folded constants are not reported). The
-    /// view borrows the arena: no copy, no allocation.
+    /// view borrows the arena: no copy, no allocation. Tensors inside the subgraphs a WHILE or IF
+    /// runs are not reported ([`Interpreter::invoke_nested`] reports them).
     pub fn invoke_with(&mut self, observer: &mut dyn FnMut(TensorId, TensorView<'_>)) {
+        let me = self.subgraph;
+        self.invoke_nested(&mut |sg, t, v| {
+            if sg == me {
+                observer(TensorId(t), v);
+            }
+        });
+    }
+
+    /// [`Interpreter::invoke_with`], also reporting every tensor computed inside the subgraphs
+    /// WHILE and IF run (each loop iteration's, in order): `observer` gets the subgraph index,
+    /// the tensor's index in that subgraph and its contents.
+    pub fn invoke_nested(&mut self, observer: &mut Observer<'_>) {
         fn view<'v>(slots: &'v [Slot], t: usize, bytes: &'v [u8]) -> TensorView<'v> {
             TensorView {
                 name: &slots[t].name,
@@ -23,12 +37,13 @@ impl Interpreter {
                 bytes,
             }
         }
+        let sg = self.subgraph;
         let slots = &self.slots;
         {
             let arena: &[u8] = bytemuck::cast_slice(&self.arena);
             for d in &self.inputs {
                 if let Some(Region::Arena { start, len }) = slots[d.id.0].region {
-                    observer(d.id, view(slots, d.id.0, &arena[start..start + len]));
+                    observer(sg, d.id.0, view(slots, d.id.0, &arena[start..start + len]));
                 }
             }
         }
@@ -36,17 +51,17 @@ impl Interpreter {
         for step in &mut self.steps {
             let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
             let mut io = OpIo::new(arena, consts, &step.inputs, (step.out_start, step.out_len));
-            step.kernel.eval(&mut io);
+            step.kernel.eval_nested(&mut io, observer);
             let out: &[u8] = io.output();
-            observer(TensorId(step.output), view(slots, step.output, out));
+            observer(sg, step.output, view(slots, step.output, out));
             // Further outputs of a multi-output operator, one evaluation each.
             for (k, &(t, start, len)) in step.more.iter().enumerate() {
                 let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
                 let mut io =
                     OpIo::new(arena, consts, &step.inputs, (start, len)).with_output_index(k + 1);
-                step.kernel.eval(&mut io);
+                step.kernel.eval_nested(&mut io, observer);
                 let out: &[u8] = io.output();
-                observer(TensorId(t), view(slots, t, out));
+                observer(sg, t, view(slots, t, out));
             }
         }
     }
@@ -97,5 +112,32 @@ impl Interpreter {
             }
             t0 = t1;
         }
+    }
+}
+
+/// A subgraph that a WHILE or IF runs is an interpreter of its own.
+impl Subgraph for Interpreter {
+    fn output_specs(&self) -> Vec<OutputSpec> {
+        self.outputs
+            .iter()
+            .map(|d| OutputSpec {
+                shape: d.shape.clone(),
+                dtype: d.dtype,
+            })
+            .collect()
+    }
+
+    fn set_input_bytes(&mut self, i: usize, bytes: &[u8]) {
+        // The lengths were checked when the operator was prepared: a mismatch cannot happen and
+        // would leave the input unchanged.
+        let _ = self.set_input(i, bytes);
+    }
+
+    fn run(&mut self, observer: &mut Observer<'_>) {
+        self.invoke_nested(observer);
+    }
+
+    fn output_bytes(&self, i: usize) -> &[u8] {
+        self.output(i).map_or(&[], |v| v.bytes)
     }
 }

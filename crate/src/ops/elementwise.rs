@@ -1,6 +1,7 @@
 //! Binary elementwise ops with broadcasting and fused activations: ADD, SUB, MUL, DIV, MAXIMUM,
-//! MINIMUM, SQUARED_DIFFERENCE on float32; ADD, SUB, MUL, MAXIMUM, MINIMUM on int8 / uint8 /
-//! int16 and SQUARED_DIFFERENCE on int8 (LiteRT's quantized reference kernels).
+//! MINIMUM, SQUARED_DIFFERENCE on float32; ADD, SUB, MUL on int32 (loop counters); ADD, SUB, MUL,
+//! MAXIMUM, MINIMUM on int8 / uint8 / int16 and SQUARED_DIFFERENCE on int8 (LiteRT's quantized
+//! reference kernels).
 
 use std::marker::PhantomData;
 
@@ -25,6 +26,20 @@ impl Kernel for Binary {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let (a, b) = (io.f32_in(0), io.f32_in(1));
         elementwise::binary(self.op, &self.shape, self.act, a, b, io.f32_out());
+    }
+}
+
+/// ADD / SUB / MUL on INT32 tensors, with the fused activation's clamp in integers.
+struct BinaryI32 {
+    op: BinaryOp,
+    shape: Broadcast,
+    range: (i32, i32),
+}
+
+impl Kernel for BinaryI32 {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let (a, b) = (io.in_as::<i32>(0), io.in_as::<i32>(1));
+        elementwise::binary_i32(self.op, &self.shape, self.range, a, b, io.out_as::<i32>());
     }
 }
 
@@ -410,8 +425,14 @@ pub fn prepare_binary(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     if int_range(a.dtype).is_some() {
         return prepare_int_binary(ctx, op, act, pot_scale_int16);
     }
-    ctx.require_f32(&a)?;
-    ctx.require_f32(&b)?;
+    let int32 =
+        a.dtype == TensorType::INT32 && matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul);
+    if int32 {
+        ctx.require_dtype(&b, &[TensorType::INT32])?;
+    } else {
+        ctx.require_f32(&a)?;
+        ctx.require_f32(&b)?;
+    }
     ctx.require_max_rank(&a)?;
     ctx.require_max_rank(&b)?;
     let shape = Broadcast::new(a.shape, b.shape).ok_or_else(|| {
@@ -420,6 +441,15 @@ pub fn prepare_binary(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             format!("shapes {:?} and {:?} do not broadcast", a.shape, b.shape),
         )
     })?;
+    if int32 {
+        // `as` saturates: the float bounds of NONE / RELU become i32::MIN / i32::MAX.
+        let range = (act.min as i32, act.max as i32);
+        return Ok(Prepared::new(
+            shape.dims().to_vec(),
+            TensorType::INT32,
+            BinaryI32 { op, shape, range },
+        ));
+    }
     Ok(Prepared::f32(
         shape.dims().to_vec(),
         Binary { op, shape, act },

@@ -10,6 +10,7 @@
 pub mod activations;
 pub mod batch_matmul;
 pub mod compare;
+pub mod control_flow;
 pub mod conv;
 pub mod elementwise;
 mod fast;
@@ -92,6 +93,8 @@ pub struct PrepareCtx<'a> {
     pub inputs: &'a [Option<TensorInfo<'a>>],
     /// Outputs by position.
     pub outputs: &'a [TensorInfo<'a>],
+    /// Prepares the model's other subgraphs (WHILE, IF bodies).
+    pub subgraphs: &'a dyn control_flow::SubgraphLoader,
 }
 
 impl<'a> PrepareCtx<'a> {
@@ -645,6 +648,34 @@ impl<'a> OpIo<'a> {
     }
 }
 
+/// A borrowed view of one tensor's current contents.
+#[derive(Debug, Clone, Copy)]
+pub struct TensorView<'a> {
+    /// Name in the model.
+    pub name: &'a str,
+    /// Element type.
+    pub dtype: TensorType,
+    /// Shape.
+    pub shape: &'a [usize],
+    /// Little-endian element bytes.
+    pub bytes: &'a [u8],
+}
+
+impl<'a> TensorView<'a> {
+    /// The elements as floats, when the tensor is FLOAT32.
+    pub fn as_f32(&self) -> Option<&'a [f32]> {
+        if self.dtype == TensorType::FLOAT32 {
+            bytemuck::try_cast_slice(self.bytes).ok()
+        } else {
+            None
+        }
+    }
+}
+
+/// What a nested run reports: the subgraph index, the tensor index in that subgraph and its
+/// contents, for every graph input and computed tensor (see [`Kernel::eval_nested`]).
+pub type Observer<'o> = dyn FnMut(usize, usize, TensorView<'_>) + 'o;
+
 /// A prepared operator: evaluates with everything fixed at prepare time, without allocating.
 /// A kernel that needs scratch memory owns it (allocated at prepare time), hence `&mut self`.
 pub trait Kernel {
@@ -652,6 +683,14 @@ pub trait Kernel {
     /// [`OpIo::output_index`]; the engine calls `eval` once per output, in order, on the same
     /// inputs).
     fn eval(&mut self, io: &mut OpIo<'_>);
+
+    /// [`Kernel::eval`], telling `observer` about every tensor computed inside the subgraphs the
+    /// operator runs (WHILE, IF: each iteration's tensors, in order). Operators without
+    /// subgraphs have nothing to report and just evaluate.
+    fn eval_nested(&mut self, io: &mut OpIo<'_>, observer: &mut Observer<'_>) {
+        let _ = observer;
+        self.eval(io);
+    }
 
     /// The kernel's type name (`zeropoint::ops::fast::Fast<…::Conv2dInt8>`, …): what the per-operator
     /// profile ([`crate::engine::Interpreter::invoke_timed`]) reports, so it shows which

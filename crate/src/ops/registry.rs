@@ -16,8 +16,9 @@ use super::properties::{
     index_out, int16_at, per_tensor_weights, plain, same, weighted, with16,
 };
 use super::{
-    PrepareFn, activations, batch_matmul, compare, conv, elementwise, fully_connected, layout,
-    math, normalize, pool, quantize, reduce, resize, shape, shape_ops, split,
+    PrepareFn, activations, batch_matmul, compare, control_flow, conv, elementwise,
+    fully_connected, layout, math, normalize, pool, quantize, reduce, resize, shape, shape_ops,
+    split,
 };
 use crate::graph::BuiltinOperator as Op;
 
@@ -279,6 +280,9 @@ pub const OPS: &[OpEntry] = &[
     // ops/quantize.rs
     row!(QUANTIZE, quantize::prepare_quantize, I816, None, &[], "float→int `round(x / scale)` in float; int→int double rounding, multiplier in double"),
     row!(DEQUANTIZE, quantize::prepare_dequantize, F816, None, &[], "product in double"),
+    // ops/control_flow.rs
+    row!(WHILE, control_flow::prepare_while, F816, None, &[], "runs the cond and body subgraphs; the state is copied"),
+    row!(IF, control_flow::prepare_if, F816, None, &["condition"], "runs the then or else subgraph"),
     // Known to the quantizer (TF 2.21's properties), no kernel yet.
     row!(ELU, quantizer only, plain(2)),
 ];

@@ -118,7 +118,8 @@ pub fn check_sample_shape(
     })
 }
 
-/// The samples of one model input read from a `.npy` array (float32, or float64 converted).
+/// The samples of one model input read from a `.npy` array (float32, or float64 converted; int32
+/// for an INT32 input).
 #[cfg(feature = "data")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct NpySamples {
@@ -137,15 +138,41 @@ impl NpySamples {
         let npy = NpyReader::new(name, bytes)?;
         let shape = npy.shape().to_vec();
         let samples = check_sample_shape(name, index, input, &shape)?;
-        if !matches!(npy.dtype(), Some(Dtype::F32 | Dtype::F64)) {
-            return Err(Error::TensorMismatch {
-                what: format!("input {index} ({name})"),
-                tensor: input.name.clone(),
-                expected: "float32 (or float64) values".into(),
-                got: format!("numpy dtype {}", npy.descr()),
-            });
-        }
-        let data = npy.read()?.to_f32().unwrap_or_default();
+        // An INT32 input (token ids) also takes an int32 array, converted exactly to f32 when
+        // below 2^24 in magnitude (the calibrator converts back and refuses anything else).
+        let int32 = input.dtype == crate::graph::TensorType::INT32;
+        let data = match npy.dtype() {
+            Some(Dtype::F32 | Dtype::F64) => npy.read()?.to_f32().unwrap_or_default(),
+            Some(Dtype::I32) if int32 => {
+                let raw = npy.read()?;
+                let ints: Vec<i32> = raw
+                    .data
+                    .chunks_exact(4)
+                    .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect();
+                if let Some(v) = ints.iter().find(|v| v.unsigned_abs() > 1 << 24) {
+                    return Err(Error::TensorMismatch {
+                        what: format!("input {index} ({name})"),
+                        tensor: input.name.clone(),
+                        expected: "int32 values within ±2^24".into(),
+                        got: format!("{v}"),
+                    });
+                }
+                ints.iter().map(|&v| v as f32).collect()
+            }
+            _ => {
+                return Err(Error::TensorMismatch {
+                    what: format!("input {index} ({name})"),
+                    tensor: input.name.clone(),
+                    expected: if int32 {
+                        "int32, float32 or float64 values".into()
+                    } else {
+                        "float32 (or float64) values".into()
+                    },
+                    got: format!("numpy dtype {}", npy.descr()),
+                });
+            }
+        };
         let per_sample = input.num_elements();
         if data.len() != samples * per_sample {
             return Err(Error::Npy {

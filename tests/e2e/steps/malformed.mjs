@@ -44,28 +44,45 @@ async function malformed({ page, mainGraph }) {
   }
 }
 
-async function unrunnable({ page }) {
+async function unrunnable({ page, example }) {
   // --- a model with operators we have no kernel for: every one is marked on its graph at load ---
-  await check('A model with IF and WHILE: each operator the CLI names is marked on the graph, with a one-line count; the loaded model stays', async () => {
-    const file = join(ROOT, 'tests/realworld/control_flow/model.tflite');
+  await check('A model with resource variables (CALL_ONCE, VAR_HANDLE): each operator the CLI names is marked on the graph, with a one-line count; the loaded model stays', async () => {
+    const file = join(ROOT, 'tests/realworld/variables/model.tflite');
     const message = cliError(['run', file, '--input', join(CORPUS, 'unused.npy'), '--out-dir', join(ARTIFACTS, 'unused')]);
-    // "operator 2 (IF): unsupported …; operator 3 (WHILE): …": the operators the CLI names.
+    // "operator 0 (CALL_ONCE): unsupported …; operator 1 (VAR_HANDLE): …": the operators the CLI names.
     const named = [...message.matchAll(/operator (\d+) \(([^)]+)\)/g)].map((m) => ({ index: m[1], name: m[2] }));
     assert(named.length === 2, `the CLI names ${String(named.length)} operators: ${message}`);
-    await dropFile(page, 'control_flow.tflite', readFileSync(file));
-    await page.waitForFunction(() => document.querySelector('[data-testid="error-banner"]')?.textContent?.includes('control_flow.tflite'), null, { timeout: STEP_TIMEOUT_MS });
+    await dropFile(page, 'variables.tflite', readFileSync(file));
+    await page.waitForFunction(() => document.querySelector('[data-testid="error-banner"]')?.textContent?.includes('variables.tflite'), null, { timeout: STEP_TIMEOUT_MS });
     const marked = await page.locator(`${testId('graph-op')}.cannot-run`).evaluateAll((gs) => gs.map((g) => g.getAttribute('data-op')));
     assert(
       JSON.stringify(marked.sort()) === JSON.stringify(named.map((n) => n.index).sort()),
       `marked ops ${JSON.stringify(marked)}, the CLI names ${JSON.stringify(named)}`,
     );
     const note = await text(page, 'graph-cannot-run');
-    assert(note === '2 operators cannot run (marked on the graph): IF, WHILE', `graph note: ${note}`);
+    assert(note === '2 operators cannot run (marked on the graph): CALL_ONCE, VAR_HANDLE', `graph note: ${note}`);
     await screenshot(page, '07-cannot-run-marked');
     await page.locator(testId('show-float')).click({ timeout: STEP_TIMEOUT_MS });
     await page.waitForFunction(() => document.querySelector('[data-testid="model-name"]')?.textContent === 'dropped.tflite', null, { timeout: STEP_TIMEOUT_MS });
     assert((await page.locator(`${testId('graph-op')}.cannot-run`).count()) === 0, 'marks left on the runnable model');
     assert(await page.locator(testId('graph-cannot-run')).isHidden(), 'the note stays on the runnable model');
+  });
+  await check('A Keras LSTM text classifier (WHILE over cond/body subgraphs) loads with the engine prepared (state ready, nothing marked): the graph shows subgraph 0, each subgraph listed', async () => {
+    const file = join(ROOT, 'tests/realworld/lstm_classifier/model.tflite');
+    await dropFile(page, 'lstm_classifier.tflite', readFileSync(file));
+    await waitForModel(page, 'lstm_classifier.tflite');
+    // Subgraph 0 as exported: LESS, ADD, SELECT, GATHER, RESHAPE, WHILE, STRIDED_SLICE, FULLY_CONNECTED, SOFTMAX.
+    const ops = await page.locator(testId('graph-op')).count();
+    assert(ops === 9, `graph shows ${String(ops)} operators, subgraph 0 has 9`);
+    assert((await page.locator(`${testId('graph-op')}.cannot-run`).count()) === 0, 'an operator is marked as unable to run');
+    assert(await page.locator(testId('graph-cannot-run')).isHidden(), 'the cannot-run note is shown');
+    for (const k of [0, 1, 2]) {
+      assert((await page.locator(testId(`subgraph-${String(k)}`)).count()) === 1, `subgraph ${String(k)} not listed`);
+    }
+    await screenshot(page, '07-while-model');
+    // Back to the model the later cases expect.
+    await dropFile(page, 'dropped.tflite', example);
+    await waitForModel(page, 'dropped.tflite');
   });
 }
 

@@ -107,5 +107,7 @@ export const OP_TABLE: Readonly<Record<string, OpInfo>> = {
   RESIZE_NEAREST_NEIGHBOR: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: ['input', 'size'], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },
   QUANTIZE: { runs: { float: false, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs int8, int16 · quantizer: kept float' },
   DEQUANTIZE: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs float, int8, int16 · quantizer: kept float' },
+  WHILE: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs float, int8, int16 · quantizer: kept float' },
+  IF: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: ['condition'], support: 'Runs float, int8, int16 · quantizer: kept float' },
   ELU: { runs: { float: false, int8: false, int16: false, hybrid: false }, quantizer: 'own range', inputs: [], support: 'No kernel yet · quantizer: own range' },
 };

@@ -128,10 +128,16 @@ fn calibrate_model(
     let method = Method::parse(method)?;
     let m = shapes.apply(load(model, limits)?)?;
     let stats = collect_stats(&m, source, method, limits, None)?;
-    for t in &stats.tensors {
+    // Tensors inside WHILE / IF subgraphs follow, as "subgraph:index".
+    for t in stats.tensors.iter().chain(&stats.nested) {
+        let at = if t.subgraph == 0 {
+            t.index.to_string()
+        } else {
+            format!("{}:{}", t.subgraph, t.index)
+        };
         outln!(
             "{:>5}  [{:>12.6e}, {:>12.6e}]  chosen [{:>12.6e}, {:>12.6e}]  {}",
-            t.index,
+            at,
             t.min,
             t.max,
             t.chosen_min,
@@ -143,7 +149,7 @@ fn calibrate_model(
     eprintln!(
         "wrote {} ({} tensors, {} samples, method {method})",
         output.display(),
-        stats.tensors.len(),
+        stats.tensors.len() + stats.nested.len(),
         stats.samples
     );
     Ok(())

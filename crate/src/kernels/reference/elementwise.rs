@@ -164,6 +164,29 @@ pub fn binary(
     shape.walk(|o, ai, bi| output[o] = act.apply(op.apply(a[ai], b[bi])));
 }
 
+/// ADD / SUB / MUL on INT32 (the loop counters of WHILE bodies, index arithmetic). Mirrors
+/// LiteRT's `reference_ops` int32 `Add` / `Sub` / `Mul` and their broadcast forms: the integer
+/// operation (wrapping on overflow, as LiteRT's builds do), then the fused activation clamp
+/// `[min, max]` of `CalculateActivationRange<int32_t>`.
+pub fn binary_i32(
+    op: BinaryOp,
+    shape: &Broadcast,
+    (min, max): (i32, i32),
+    a: &[i32],
+    b: &[i32],
+    output: &mut [i32],
+) {
+    shape.walk(|o, ai, bi| {
+        let (x, y) = (a[ai], b[bi]);
+        let v = match op {
+            BinaryOp::Sub => x.wrapping_sub(y),
+            BinaryOp::Mul => x.wrapping_mul(y),
+            _ => x.wrapping_add(y),
+        };
+        output[o] = v.clamp(min, max);
+    });
+}
+
 /// PRELU. Mirrors LiteRT `reference_ops::BroadcastPrelu4DSlow` (float):
 /// `x >= 0 ? x : x * alpha`, with `alpha` broadcast against `x`.
 pub fn prelu(shape: &Broadcast, input: &[f32], alpha: &[f32], output: &mut [f32]) {

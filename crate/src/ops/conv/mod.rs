@@ -615,6 +615,7 @@ mod tests {
             op: &op,
             inputs: &inputs,
             outputs: &outputs,
+            subgraphs: &crate::ops::control_flow::NoSubgraphs,
         };
         match code {
             BuiltinOperator::DEPTHWISE_CONV_2D => prepare_depthwise_conv2d(&ctx),

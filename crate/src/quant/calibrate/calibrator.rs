@@ -6,7 +6,7 @@ use super::method::Method;
 use super::profile::{CalibrationProfile, Profiling};
 use super::stats::{CalibrationStats, STATS_BYTES_PER_TENSOR, TensorAcc, TensorStats};
 use super::tf_inplace::tf_inplace_inputs;
-use crate::engine::{Interpreter, Limits, TensorDesc, TensorId, TensorView};
+use crate::engine::{Interpreter, Limits, TensorDesc, TensorView};
 use crate::error::{Error, Result};
 use crate::graph::{Model, TensorType};
 use crate::kernels::KernelSet;
@@ -20,6 +20,8 @@ pub const CALIBRATION_KERNELS: KernelSet = KernelSet::LiteRtOptimized;
 /// Where a non-finite value was found in one sample.
 struct Failure {
     value: f32,
+    name: String,
+    subgraph: usize,
     tensor: usize,
     element: usize,
 }
@@ -42,8 +44,8 @@ pub struct Calibrator {
     interp: Interpreter,
     /// [`tf_inplace_inputs`] of the model.
     inplace: Vec<Option<usize>>,
-    /// Accumulator index of each tensor of subgraph 0 (`u32::MAX`: not seen yet).
-    slot_of: Vec<u32>,
+    /// Accumulator index of each tensor, by subgraph (`u32::MAX`: not seen yet).
+    slot_of: Vec<Vec<u32>>,
     accs: Vec<TensorAcc>,
     /// Accumulators touched by the current sample.
     touched: Vec<usize>,
@@ -109,7 +111,11 @@ impl Calibrator {
             producer,
             interp,
             inplace: tf_inplace_inputs(model),
-            slot_of: vec![u32::MAX; n],
+            slot_of: model
+                .subgraphs
+                .iter()
+                .map(|sg| vec![u32::MAX; sg.tensors.len()])
+                .collect(),
             accs: Vec::new(),
             touched: Vec::new(),
             set: vec![false; inputs],
@@ -130,8 +136,37 @@ impl Calibrator {
 
     /// Sets input `i` for the next sample; the element count must match the input
     /// ([`Error::TensorMismatch`] with expected vs got otherwise).
+    ///
+    /// An INT32 input (token ids of a text model's embedding) takes the values as integers: each
+    /// must be a whole number within `i32`, or the error names the element.
     pub fn set_input(&mut self, i: usize, values: &[f32]) -> Result<()> {
-        self.interp.set_input_f32(i, values)?;
+        match self.interp.inputs().get(i) {
+            Some(d) if d.dtype == TensorType::INT32 => {
+                let mut ints = Vec::with_capacity(values.len());
+                for (e, &v) in values.iter().enumerate() {
+                    // 2^31 is exactly representable; every f32 below it in magnitude fits.
+                    if v.fract() != 0.0 || !(-2_147_483_648.0..2_147_483_648.0).contains(&v) {
+                        return Err(Error::TensorMismatch {
+                            what: format!("input {i}"),
+                            tensor: d.name.clone(),
+                            expected: format!("{} (whole numbers)", d.describe()),
+                            got: format!("{v} at element {e}"),
+                        });
+                    }
+                    ints.push(v as i32);
+                }
+                if ints.len() != d.num_elements() {
+                    return Err(Error::TensorMismatch {
+                        what: format!("input {i}"),
+                        tensor: d.name.clone(),
+                        expected: d.describe(),
+                        got: format!("{} values", values.len()),
+                    });
+                }
+                self.interp.set_input(i, bytemuck::cast_slice(&ints))?;
+            }
+            _ => self.interp.set_input_f32(i, values)?,
+        }
         self.set[i] = true;
         Ok(())
     }
@@ -193,65 +228,83 @@ impl Calibrator {
         } = self;
         touched.clear();
         let mut failure: Option<Failure> = None;
-        // Records one tensor of this sample (`failure` set on the first non-finite value).
-        let mut record = |id: TensorId, view: TensorView<'_>, failure: &mut Option<Failure>| {
-            if failure.is_some() || view.dtype != TensorType::FLOAT32 {
-                return;
-            }
-            let Some(values) = view.as_f32() else { return };
-            if values.is_empty() {
-                return;
-            }
-            let (lo, hi, bad) = scan(values);
-            if let Some(e) = bad {
-                *failure = Some(Failure {
-                    value: values[e],
-                    tensor: id.0,
-                    element: e,
-                });
-                return;
-            }
-            let Some(slot) = slot_of.get_mut(id.0) else {
-                return;
+        // Records one tensor of this sample (`failure` set on the first non-finite value). A
+        // tensor inside a loop body is recorded at every iteration: its sample extremes and bin
+        // counts accumulate until the sample commits.
+        let mut record =
+            |sg: usize, t: usize, view: TensorView<'_>, failure: &mut Option<Failure>| {
+                if failure.is_some() || view.dtype != TensorType::FLOAT32 {
+                    return;
+                }
+                let Some(values) = view.as_f32() else { return };
+                if values.is_empty() {
+                    return;
+                }
+                let (lo, hi, bad) = scan(values);
+                if let Some(e) = bad {
+                    *failure = Some(Failure {
+                        value: values[e],
+                        name: view.name.to_string(),
+                        subgraph: sg,
+                        tensor: t,
+                        element: e,
+                    });
+                    return;
+                }
+                let Some(slot) = slot_of.get_mut(sg).and_then(|s| s.get_mut(t)) else {
+                    return;
+                };
+                if *slot == u32::MAX {
+                    *slot = u32::try_from(accs.len()).unwrap_or(u32::MAX - 1);
+                    accs.push(TensorAcc::new(sg, t, view.name));
+                }
+                let k = *slot as usize;
+                let acc = &mut accs[k];
+                if acc.in_sample {
+                    acc.s_min = acc.s_min.min(lo);
+                    acc.s_max = acc.s_max.max(hi);
+                } else {
+                    acc.in_sample = true;
+                    acc.s_min = lo;
+                    acc.s_max = hi;
+                    acc.s_alias_min = f32::INFINITY;
+                    acc.s_alias_max = f32::NEG_INFINITY;
+                    touched.push(k);
+                }
+                // TF records the input this output overwrote in place again, with these values
+                // (subgraph 0: the aliasing is computed for it).
+                if sg == 0
+                    && let Some(&Some(input)) = inplace.get(t)
+                    && let Some(&a) = slot_of[0].get(input)
+                    && let Some(alias) = accs.get_mut(a as usize)
+                {
+                    alias.s_alias_min = alias.s_alias_min.min(lo);
+                    alias.s_alias_max = alias.s_alias_max.max(hi);
+                }
+                let acc = &mut accs[k];
+                acc.hist
+                    .cover_with_pending(f64::from(lo), f64::from(hi), &mut acc.pending);
+                if acc.hist.width > 0.0 {
+                    observe::bin_counts(values, acc.hist.lo, acc.hist.width, &mut acc.pending);
+                } else {
+                    acc.pending[0] += u32::try_from(values.len()).unwrap_or(u32::MAX);
+                }
             };
-            if *slot == u32::MAX {
-                *slot = u32::try_from(accs.len()).unwrap_or(u32::MAX - 1);
-                accs.push(TensorAcc::new(id.0, view.name));
-            }
-            let k = *slot as usize;
-            let acc = &mut accs[k];
-            acc.s_min = lo;
-            acc.s_max = hi;
-            acc.s_alias_min = f32::INFINITY;
-            acc.s_alias_max = f32::NEG_INFINITY;
-            // TF records the input this output overwrote in place again, with these values.
-            if let Some(&Some(input)) = inplace.get(id.0)
-                && let Some(&a) = slot_of.get(input)
-                && let Some(alias) = accs.get_mut(a as usize)
-            {
-                alias.s_alias_min = alias.s_alias_min.min(lo);
-                alias.s_alias_max = alias.s_alias_max.max(hi);
-            }
-            let acc = &mut accs[k];
-            acc.hist.cover(f64::from(lo), f64::from(hi));
-            if acc.hist.width > 0.0 {
-                observe::bin_counts(values, acc.hist.lo, acc.hist.width, &mut acc.pending);
-            } else {
-                acc.pending[0] += u32::try_from(values.len()).unwrap_or(u32::MAX);
-            }
-            touched.push(k);
-        };
         let mut last = profiling.as_mut().map_or(0.0, |(clock, _)| clock());
-        interp.invoke_with(&mut |id: TensorId, view: TensorView<'_>| {
+        interp.invoke_nested(&mut |sg: usize, t: usize, view: TensorView<'_>| {
             if let Some((clock, profile)) = profiling.as_mut() {
                 let now = clock();
-                let op = producer.get(id.0).and_then(Option::as_deref);
+                let op = if sg == 0 {
+                    producer.get(t).and_then(Option::as_deref)
+                } else {
+                    Some("(inside a WHILE / IF subgraph)")
+                };
                 profile.add_op(op.unwrap_or("(graph input)"), now - last);
-                record(id, view, &mut failure);
+                record(sg, t, view, &mut failure);
                 last = clock();
                 profile.record += last - now;
             } else {
-                record(id, view, &mut failure);
+                record(sg, t, view, &mut failure);
             }
         });
         if let Some(f) = failure {
@@ -263,17 +316,19 @@ impl Calibrator {
                 .iter()
                 .map(|d| format!("'{}'", d.name))
                 .collect();
-            let name = interp
-                .tensor(TensorId(f.tensor))
-                .map(|v| v.name.to_string())
-                .unwrap_or_default();
+            let within = if f.subgraph == 0 {
+                String::new()
+            } else {
+                format!(" of subgraph {}", f.subgraph)
+            };
             return Err(Error::NonFinite {
                 sample,
                 value: value_name(f.value).into(),
                 place: format!(
-                    "tensor {} '{name}' (element {}), the first computed tensor that holds one \
-                     (input(s) {} are finite)",
+                    "tensor {} '{}'{within} (element {}), the first computed tensor that holds \
+                     one (input(s) {} are finite)",
                     f.tensor,
+                    f.name,
                     f.element,
                     inputs.join(", ")
                 ),
@@ -286,19 +341,22 @@ impl Calibrator {
         Ok(())
     }
 
-    /// The statistics so far, with ranges chosen by `method`, by tensor index.
+    /// The statistics so far, with ranges chosen by `method`, by tensor index (those inside
+    /// WHILE / IF subgraphs in [`CalibrationStats::nested`]).
     pub fn stats(&self, method: Method) -> Result<CalibrationStats> {
         method.check()?;
-        let mut tensors: Vec<TensorStats> = self
+        let (mut tensors, mut nested): (Vec<TensorStats>, Vec<TensorStats>) = self
             .accs
             .iter()
             .filter(|a| a.seen > 0)
             .map(|a| a.stats(method))
-            .collect();
+            .partition(|t| t.subgraph == 0);
         tensors.sort_by_key(|t| t.index);
+        nested.sort_by_key(|t| (t.subgraph, t.index));
         Ok(CalibrationStats {
             samples: self.samples,
             tensors,
+            nested,
         })
     }
 }
@@ -397,5 +455,54 @@ mod tests {
         let e = cal.add_sample().expect_err("unset").to_string();
         assert_eq!(e, "calibration: sample 0: input 0 'x' was not set");
         assert!(cal.set_input(1, &[1.0; 4]).is_err());
+    }
+
+    #[test]
+    fn tensors_inside_a_while_loop_are_recorded_at_every_iteration() {
+        // while i < 3: x = x * 2, from x = [1, -0.5]: the body's product is [2, -1], [4, -2],
+        // [8, -4]; its input sees the first three states, the cond's input all four.
+        let m = crate::engine::control_flow_tests::counting_loop(1, 2, 5, 2);
+        let mut cal = Calibrator::new(&m).expect("prepares");
+        for _ in 0..2 {
+            cal.set_input(0, &[0.0]).expect("i (INT32, whole numbers)");
+            cal.set_input(1, &[1.0, -0.5]).expect("x");
+            cal.add_sample().expect("sample");
+        }
+        assert!(cal.set_input(0, &[0.5]).is_err(), "0.5 is not a token id");
+        let s = cal.stats(Method::MinMax).expect("stats");
+        let nested = |sg: usize, t: usize| {
+            s.nested
+                .iter()
+                .find(|x| x.subgraph == sg && x.index == t)
+                .unwrap_or_else(|| panic!("subgraph {sg} tensor {t} recorded"))
+        };
+        let product = nested(2, 5);
+        assert_eq!((product.min, product.max), (-4.0, 8.0));
+        // Every value of every iteration counted once: 3 iterations × 2 values × 2 samples,
+        // across the histogram growing within a sample.
+        let h = &product.histogram;
+        assert_eq!(h.total(), 12);
+        // The counts of earlier iterations moved with the bins: the histogram's mean is the
+        // values' mean (7/6) within a bin width.
+        let width = (h.hi - h.lo) / h.counts.len() as f64;
+        let mean = h
+            .counts
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| c as f64 * (h.lo + (i as f64 + 0.5) * width))
+            .sum::<f64>()
+            / 12.0;
+        assert!(
+            (mean - 7.0 / 6.0).abs() <= width,
+            "mean {mean}, width {width}"
+        );
+        let body_x = nested(2, 1);
+        assert_eq!((body_x.min, body_x.max), (-2.0, 4.0));
+        let cond_x = nested(1, 1);
+        assert_eq!((cond_x.min, cond_x.max), (-4.0, 8.0));
+        // Subgraph 0 keeps its own list: its input and the WHILE's float output.
+        assert!(s.tensors.iter().all(|t| t.subgraph == 0));
+        assert_eq!(by_name(&s, "x").max, 1.0);
+        assert_eq!(by_name(&s, "x_out").min, -4.0);
     }
 }

@@ -134,6 +134,12 @@ impl GrowingHistogram {
     /// Grows the range (merging bins, keeping every count) until it covers `[min, max]`.
     /// Both must be finite.
     pub fn cover(&mut self, min: f64, max: f64) {
+        self.cover_with_pending(min, max, &mut []);
+    }
+
+    /// [`GrowingHistogram::cover`], regrouping `pending` (counts over the same bins not yet
+    /// committed, e.g. earlier iterations of a loop in this sample) along with the counts.
+    pub(super) fn cover_with_pending(&mut self, min: f64, max: f64, pending: &mut [u32]) {
         let b = self.counts.len() as f64;
         if self.width == 0.0 {
             if max > min {
@@ -175,15 +181,23 @@ impl GrowingHistogram {
             }
             (a, f)
         };
-        let mut merged = vec![0u64; self.counts.len()];
         let last = self.counts.len() - 1;
+        let to = |i: usize| (((i as f64 + a) / factor).floor().max(0.0) as usize).min(last);
+        let mut merged = vec![0u64; self.counts.len()];
         for (i, &c) in self.counts.iter().enumerate() {
             if c > 0 {
-                let j = ((i as f64 + a) / factor).floor();
-                merged[(j.max(0.0) as usize).min(last)] += c;
+                merged[to(i)] += c;
             }
         }
         self.counts = merged;
+        if pending.iter().any(|&p| p > 0) {
+            let mut moved = vec![0u32; pending.len()];
+            let top = moved.len() - 1;
+            for (i, &p) in pending.iter().enumerate() {
+                moved[to(i).min(top)] += p;
+            }
+            pending.copy_from_slice(&moved);
+        }
         self.lo -= a * w;
         self.width = w * factor;
     }

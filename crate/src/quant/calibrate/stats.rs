@@ -30,8 +30,13 @@ pub const STATS_BYTES_PER_TENSOR: usize =
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct TensorStats {
-    /// Tensor index in subgraph 0.
+    /// Tensor index in its subgraph ([`TensorStats::subgraph`]).
     pub index: usize,
+    /// The subgraph the tensor is in: 0, or a subgraph WHILE / IF run (then listed in
+    /// [`CalibrationStats::nested`]); absent in files of single-subgraph models.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub subgraph: usize,
     /// Tensor name.
     pub name: String,
     /// Global minimum over all samples, as TF's calibrator records it.
@@ -101,8 +106,21 @@ impl TensorStats {
 pub struct CalibrationStats {
     /// Number of samples recorded.
     pub samples: usize,
-    /// One entry per float tensor the model computes or takes as input, by tensor index.
+    /// One entry per float tensor of subgraph 0 the model computes or takes as input, by tensor
+    /// index.
     pub tensors: Vec<TensorStats>,
+    /// The float tensors inside the subgraphs WHILE and IF run, by subgraph then tensor index;
+    /// a tensor of a loop body is recorded at every iteration (TF's calibrator keys its
+    /// statistics by subgraph and tensor and updates them at every invocation of an operator).
+    /// Empty, and absent from the file, for single-subgraph models.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub nested: Vec<TensorStats>,
+}
+
+/// Whether a subgraph index is 0 (serde's skip test for [`TensorStats::subgraph`]).
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl CalibrationStats {
@@ -112,6 +130,11 @@ impl CalibrationStats {
             samples: self.samples,
             tensors: self
                 .tensors
+                .iter()
+                .map(|t| t.with_method(method))
+                .collect::<Result<_>>()?,
+            nested: self
+                .nested
                 .iter()
                 .map(|t| t.with_method(method))
                 .collect::<Result<_>>()?,
@@ -144,6 +167,7 @@ impl From<&TensorDesc> for InputDesc {
 /// Running statistics of one tensor.
 #[derive(Debug, Clone)]
 pub(super) struct TensorAcc {
+    subgraph: usize,
     index: usize,
     name: String,
     /// TF's running min/max (see the module docs for the start values).
@@ -166,11 +190,15 @@ pub(super) struct TensorAcc {
     /// output of an operator that overwrote it in place); `±inf` when nothing.
     pub(super) s_alias_min: f32,
     pub(super) s_alias_max: f32,
+    /// Whether the current sample has recorded this tensor already (a loop body's tensors are
+    /// recorded at every iteration).
+    pub(super) in_sample: bool,
 }
 
 impl TensorAcc {
-    pub(super) fn new(index: usize, name: &str) -> Self {
+    pub(super) fn new(subgraph: usize, index: usize, name: &str) -> Self {
         TensorAcc {
+            subgraph,
             index,
             name: name.to_string(),
             min: f32::MAX,
@@ -186,10 +214,12 @@ impl TensorAcc {
             s_max: 0.0,
             s_alias_min: f32::INFINITY,
             s_alias_max: f32::NEG_INFINITY,
+            in_sample: false,
         }
     }
 
     pub(super) fn commit(&mut self) {
+        self.in_sample = false;
         self.min = self.min.min(self.s_min).min(self.s_alias_min);
         self.max = self.max.max(self.s_max).max(self.s_alias_max);
         self.true_min = self.true_min.min(self.s_min);
@@ -207,6 +237,7 @@ impl TensorAcc {
     }
 
     pub(super) fn discard(&mut self) {
+        self.in_sample = false;
         self.pending.iter_mut().for_each(|p| *p = 0);
         self.hist.reset_if_empty();
     }
@@ -222,6 +253,7 @@ impl TensorAcc {
         );
         TensorStats {
             index: self.index,
+            subgraph: self.subgraph,
             name: self.name.clone(),
             min: self.min,
             max: self.max,

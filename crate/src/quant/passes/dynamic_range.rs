@@ -9,7 +9,7 @@ use super::edit::{
 use super::full_integer::resolve_ops;
 use super::{Mode, QuantizeOptions};
 use crate::error::Result;
-use crate::graph::{BuiltinOptionsT, Model, Quantization, TensorType};
+use crate::graph::{BuiltinOptionsT, Model, Quantization, Subgraph, TensorType};
 use crate::ops::registry::properties;
 use crate::quant::params::{self, WeightRule, per_tensor_weights_int8};
 use crate::quant::report::Report;
@@ -19,7 +19,8 @@ pub const DYNAMIC_MIN_ELEMENTS: usize = 1024;
 
 /// Dynamic-range quantization: int8 weights (per channel, TF's `PrepareDynamicRangeQuantize`
 /// rule) for the weights of ops with hybrid kernels that have at least
-/// [`DYNAMIC_MIN_ELEMENTS`] elements; everything else stays float.
+/// [`DYNAMIC_MIN_ELEMENTS`] elements, in every subgraph (as TF does for the bodies of WHILE
+/// loops); everything else stays float.
 pub(super) fn dynamic_range(model: &Model, opts: &QuantizeOptions) -> Result<(Model, Report)> {
     let mut out = model.clone();
     let report = Report {
@@ -27,8 +28,30 @@ pub(super) fn dynamic_range(model: &Model, opts: &QuantizeOptions) -> Result<(Mo
         io: "float".into(),
         ..Report::default()
     };
+    // `--float-ops` names operators of subgraph 0; the subgraphs WHILE / IF run (loop bodies)
+    // are quantized by the same rule.
     let float_ops = resolve_ops(&model.subgraphs[0], &opts.float_ops, "--float-ops")?;
-    let sg = &model.subgraphs[0];
+    for (s, sg) in model.subgraphs.iter().enumerate() {
+        let none = HashSet::new();
+        let keep = if s == 0 { &float_ops } else { &none };
+        quantize_subgraph(model, &mut out, s, sg, keep, opts)?;
+    }
+    unify_versions(&mut out);
+    compact_buffers(&mut out);
+    let report = report_tensors(report, &out);
+    Ok((out, report))
+}
+
+/// The int8 weights of subgraph `s` of `model`, written into `out` (operators in `float_ops`
+/// kept float).
+fn quantize_subgraph(
+    model: &Model,
+    out: &mut Model,
+    s: usize,
+    sg: &Subgraph,
+    float_ops: &HashSet<usize>,
+    opts: &QuantizeOptions,
+) -> Result<()> {
     let mut done: HashSet<usize> = HashSet::new();
     let mut new_data = Vec::new();
     for (i, op) in sg.operators.iter().enumerate() {
@@ -44,7 +67,7 @@ pub(super) fn dynamic_range(model: &Model, opts: &QuantizeOptions) -> Result<(Mo
             continue;
         };
         let t = &sg.tensors[w];
-        let Some(data) = model.tensor_data(0, w) else {
+        let Some(data) = model.tensor_data(s, w) else {
             continue;
         };
         if t.dtype != TensorType::FLOAT32 || done.contains(&w) {
@@ -65,7 +88,7 @@ pub(super) fn dynamic_range(model: &Model, opts: &QuantizeOptions) -> Result<(Mo
         }
         .map_err(|e| qerr(label, e.to_string()))?;
         let zps = q.zero_points.iter().map(|&z| i64::from(z)).collect();
-        let x = &mut out.subgraphs[0].tensors[w];
+        let x = &mut out.subgraphs[s].tensors[w];
         x.dtype = TensorType::INT8;
         x.quantization = Some(match axis {
             Some(a) => per_axis_q(q.scales, zps, a),
@@ -77,7 +100,7 @@ pub(super) fn dynamic_range(model: &Model, opts: &QuantizeOptions) -> Result<(Mo
         });
         new_data.push((w, q.values.iter().map(|&v| v as u8).collect::<Vec<u8>>()));
         done.insert(w);
-        let qop = &mut out.subgraphs[0].operators[i];
+        let qop = &mut out.subgraphs[s].operators[i];
         qop.code.version = qop.code.version.max(p.hybrid_version);
         // TF's dynamic-range converter asks the hybrid FULLY_CONNECTED and BATCH_MATMUL
         // kernels to quantize their inputs asymmetrically (per batch row, with a zero point).
@@ -88,11 +111,8 @@ pub(super) fn dynamic_range(model: &Model, opts: &QuantizeOptions) -> Result<(Mo
         }
     }
     for (w, data) in new_data {
-        let b = push_buffer(&mut out, data);
-        out.subgraphs[0].tensors[w].buffer = b;
+        let b = push_buffer(out, data);
+        out.subgraphs[s].tensors[w].buffer = b;
     }
-    unify_versions(&mut out);
-    compact_buffers(&mut out);
-    let report = report_tensors(report, &out);
-    Ok((out, report))
+    Ok(())
 }

@@ -213,14 +213,17 @@ fn check_graph(model: &Model) -> Result<()> {
 ///
 /// # Errors
 /// [`Error::Quantization`] for a tensor that needs a range and has none, NaN/infinite ranges or
-/// weights, models with several subgraphs, or options that do not fit the mode.
+/// weights, models with several subgraphs in a mode other than dynamic range, or options that do
+/// not fit the mode.
 pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Result<(Model, Report)> {
-    if model.subgraphs.len() != 1 {
+    if model.subgraphs.is_empty() || (model.subgraphs.len() != 1 && opts.mode != Mode::Dynamic) {
         return Err(Error::Quantization {
             what: "model".into(),
             reason: format!(
-                "it has {} subgraphs; only single-subgraph models are quantized",
-                model.subgraphs.len()
+                "it has {} subgraphs (WHILE / IF bodies); only dynamic-range quantization (--mode \
+                 dynamic) handles several subgraphs, mode {} quantizes single-subgraph models",
+                model.subgraphs.len(),
+                opts.mode.name()
             ),
         });
     }
