@@ -84,8 +84,16 @@ fn limits_reach_every_prepare_and_name_what_is_too_large() {
         Some(e.max_arena_bytes as u64)
     );
 
-    wasm::limits::check_model(EXAMPLE, None).expect("the example runs");
-    wasm::limits::check_model(EXAMPLE, Some(JsValue::UNDEFINED)).expect("undefined = defaults");
+    // checkModel: what stops the model from running (absent when it runs), and the operators
+    // at fault; it throws only when the model does not read.
+    let check = |limits: Option<JsValue>| -> serde_json::Value {
+        serde_wasm_bindgen::from_value(wasm::limits::check_model(EXAMPLE, limits).expect("reads"))
+            .expect("from JS")
+    };
+    for runs in [check(None), check(Some(JsValue::UNDEFINED))] {
+        assert!(runs["cannot_run"].is_null(), "the example runs: {runs}");
+        assert_eq!(runs["ops"].as_array().map(Vec::len), Some(0), "{runs}");
+    }
     let input = {
         let m = tflite::read(EXAMPLE).expect("reads");
         let sg = &m.subgraphs[0];
@@ -93,7 +101,20 @@ fn limits_reach_every_prepare_and_name_what_is_too_large() {
     };
     // 32×32×3 float input = 12,288 bytes.
     let tiny = || Some(limits_js(1000, 1 << 30));
-    let msg = message(wasm::limits::check_model(EXAMPLE, tiny()).expect_err("over the limit"));
+    let over = check(tiny());
+    let msg = over["cannot_run"]
+        .as_str()
+        .expect("over the limit")
+        .to_string();
+    // The operators reading a tensor over the limit are marked; the graph input itself is
+    // in the message, not on a node.
+    let marked: Vec<u64> = over["ops"]
+        .as_array()
+        .expect("ops")
+        .iter()
+        .map(|o| o["op_index"].as_u64().expect("index"))
+        .collect();
+    assert_eq!(marked, [0, 4, 7], "{over}");
     assert!(
         msg.contains(&format!("'{input}'")) && msg.contains("tensor limit of 1000 bytes"),
         "{msg}"
@@ -115,13 +136,14 @@ fn limits_reach_every_prepare_and_name_what_is_too_large() {
         wasm::run::compare_models(EXAMPLE, EXAMPLE, &sample, tiny(), None).expect_err("refused"),
     );
     assert_eq!(by_compare, msg);
-    let arena = message(
-        wasm::limits::check_model(EXAMPLE, Some(limits_js(1 << 30, 4096))).expect_err("arena"),
-    );
+    let arena = check(Some(limits_js(1 << 30, 4096)));
     assert!(
-        arena.contains("the activation arena is too large"),
+        arena["cannot_run"]
+            .as_str()
+            .is_some_and(|m| m.contains("the activation arena is too large")),
         "{arena}"
     );
+    assert_eq!(arena["ops"].as_array().map(Vec::len), Some(0), "{arena}");
     let bad = message(
         wasm::limits::check_model(EXAMPLE, Some(JsValue::from_str("big"))).expect_err("not limits"),
     );

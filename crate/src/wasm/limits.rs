@@ -152,7 +152,7 @@ pub struct ModelCheck {
     /// Why the model cannot run, in the CLI's words; absent when it can.
     pub cannot_run: Option<String>,
     /// Every operator at fault, in execution order (empty when the model runs, or when what
-    /// stops it is not an operator, e.g. a tensor over the limits).
+    /// stops it is no operator, e.g. a graph input over the limits).
     pub ops: Vec<UnrunnableOp>,
 }
 
@@ -177,6 +177,8 @@ pub fn check_model(
             ops: match &e {
                 crate::Error::CannotRun { issues } => issues
                     .iter()
+                    // A whole-graph problem is no node of the graph (it is in `cannot_run`).
+                    .filter(|i| i.op_name != crate::error::GRAPH)
                     .map(|i| UnrunnableOp {
                         op_index: i.op_index,
                         op_name: i.op_name.clone(),
