@@ -136,11 +136,15 @@ pub fn multiply_by_quantized_multiplier_i64(x: i64, m: i32, shift: i32) -> i32 {
     } else {
         0x7FFF
     };
-    let total_shift = (15 - shift).clamp(1, 63);
+    // `1 << (total_shift - 1)` and `>> total_shift` with a count outside 0..=63 (an absurd
+    // multiplier) are undefined in C++; LiteRT's x86 build shifts by the count mod 64, and so
+    // does this (checked against LiteRT on a 16x8 TRANSPOSE_CONV with input scale 3.4e38,
+    // found by the mutation harness).
+    let total_shift = 15i64 - i64::from(shift);
     let r = x
         .wrapping_mul(reduced)
-        .wrapping_add(1i64 << (total_shift - 1));
-    (r >> total_shift) as i32
+        .wrapping_add(1i64.wrapping_shl((total_shift - 1) as u32));
+    r.wrapping_shr(total_shift as u32) as i32
 }
 
 #[cfg(test)]
