@@ -11,7 +11,8 @@ at the byte level or through the schema (tests/tools/mutation/mutators.py), dete
     (a random mode: int8, int16x8, dynamic, float16) each end in `ok`, `error` (a clean
     refusal), `panic`, `abort` (a signal, e.g. out of memory) or `timeout`;
   * where both ran, our outputs must be LiteRT's, bit for bit ("wrong" otherwise);
-  * a model we quantize must load and run in LiteRT ("wrote-invalid" otherwise).
+  * a model we quantize must load and run in LiteRT with its default resolver ("wrote-invalid"
+    otherwise).
 
 Failures: panic, abort, timeout, wrong (and wrote-invalid unless `--allow wrote-invalid`).
 Reported beside them, not failures: false rejections (LiteRT runs it, we refuse), grouped by our

@@ -7,7 +7,8 @@ Requests:
       so the harness has them even if LiteRT then dies), invoke, write output_<i>.npy.
       → {"status": "ran", "outputs": K} or {"status": "refused", "stage": "load"|"allocate"|
         "inputs"|"invoke", "error": "..."}
-  {"op": "load", "model": PATH}  → whether LiteRT loads, allocates and runs zeros through it.
+  {"op": "load", "model": PATH}  → whether LiteRT (its default resolver) loads, allocates and
+      runs seeded inputs through it.
 
 Memory is capped (RLIMIT_AS) so an absurd allocation fails instead of taking the machine.
 """
@@ -53,7 +54,10 @@ def inputs_for(details: list[dict], seed: int) -> list[np.ndarray]:
 def handle(req: dict) -> dict:
     stage = "load"
     try:
-        it = Interpreter(model_path=req["model"], experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+        # "run" compares with the reference kernels; "load" asks whether LiteRT as users run it
+        # (its default resolver, which registers newer op versions than BUILTIN_REF) takes it.
+        resolver = OpResolverType.BUILTIN_REF if req["op"] == "run" else OpResolverType.AUTO
+        it = Interpreter(model_path=req["model"], experimental_op_resolver_type=resolver)
         stage = "allocate"
         it.allocate_tensors()
         stage = "inputs"
