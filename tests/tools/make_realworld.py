@@ -14,7 +14,9 @@ would:
     custom_op            a model with one CUSTOM operator ("ZpTestCustom", flexbuffer-free
                          custom options) that no runtime implements
     variables            resource variables: VAR_HANDLE / READ_VARIABLE / ASSIGN_VARIABLE and
-                         CALL_ONCE with an initialisation subgraph
+                         CALL_ONCE with an initialisation subgraph (a running total)
+    streaming_kws        streaming keyword spotter: a ring buffer of the last 4 feature frames and
+                         a smoothed score held in resource variables -> Conv1D -> Dense
     control_flow         tf.cond and tf.while_loop: IF / WHILE with their own subgraphs
     lstm_classifier      Keras 3 text classifier: Embedding -> LSTM(unroll=False) -> Dense softmax
                          (int32 token ids; the LSTM becomes a WHILE over cond/body subgraphs)
@@ -31,6 +33,15 @@ would:
                          and LiteRT outputs of all three at batch 1 and batch 3
     softmax16x8_huge_beta  a 16x8 SOFTMAX whose beta was set to 1e12 (LiteRT's rescale shift
                          above 31)
+
+The streaming models (variables, streaming_kws) have STREAM_FRAMES consecutive frames in input_0.npy
+(stacked on a leading frames axis), run in order on ONE LiteRT interpreter so the variables carry
+state from call to call (expected_output_<k>.npy, one row per frame), and the outputs of a
+re-created interpreter over frames STREAM_RESET_FROM.. (expected_reset_output_<k>.npy: what a
+reset must give). TF's full-integer conversion (16 consecutive calibration frames) is tried in a
+child process and its outcome recorded (`tf_int8`; a model it writes is kept as model_int8.tflite
+with the same two kinds of LiteRT outputs), and TF's dynamic-range conversion is kept as
+model_dynamic.tflite with its LiteRT outputs (`tf_dynamic`).
 
 The recurrent models (lstm_classifier, gru_kws, bilstm) have RECURRENT_SAMPLES inputs stacked on
 a leading samples axis, with one LiteRT output per sample; TF's full-integer conversion of each is
@@ -213,13 +224,54 @@ class _Counter(tf.Module):
         return {"total": self.total.read_value() * 2.0}
 
 
-def variables() -> bytes:
-    seed(13)
-    module = _Counter()
+def convert_module(module: tf.Module, **opts) -> bytes:
+    """TF 2.21's conversion of `module.__call__` with resource variables kept as variables."""
     fn = module.__call__.get_concrete_function()
     conv = tf.lite.TFLiteConverter.from_concrete_functions([fn], module)
     conv.experimental_enable_resource_variables = True
+    for k, v in opts.items():
+        setattr(conv, k, v)
     return conv.convert()
+
+
+def variables() -> bytes:
+    seed(13)
+    return convert_module(_Counter())
+
+
+KWS_CONTEXT, KWS_FEATURES, KWS_HIDDEN, KWS_CLASSES = 4, 8, 48, 5
+
+
+class _StreamingKws(tf.Module):
+    """A streaming keyword spotter: a ring buffer of the last KWS_CONTEXT feature frames (one
+    resource variable) -> a Conv1D over time -> Dense -> logits, plus a running (exponentially
+    smoothed) score in a second variable. One frame per call, state kept between calls."""
+
+    def __init__(self):
+        super().__init__()
+        rng = np.random.default_rng(29)
+        self.ring = tf.Variable(tf.zeros([1, KWS_CONTEXT, KWS_FEATURES]), name="ring")
+        self.smooth = tf.Variable(tf.zeros([1, KWS_CLASSES]), name="smooth")
+        self.conv_w = tf.constant(rng.normal(0, 0.4, (3, KWS_FEATURES, KWS_HIDDEN)).astype(np.float32))
+        self.conv_b = tf.constant(rng.normal(0, 0.1, (KWS_HIDDEN,)).astype(np.float32))
+        flat = (KWS_CONTEXT - 2) * KWS_HIDDEN
+        self.fc_w = tf.constant(rng.normal(0, 0.2, (flat, KWS_CLASSES)).astype(np.float32))
+        self.fc_b = tf.constant(rng.normal(0, 0.1, (KWS_CLASSES,)).astype(np.float32))
+
+    @tf.function(input_signature=[tf.TensorSpec([1, KWS_FEATURES], tf.float32, name="frame")])
+    def __call__(self, frame):
+        ring = tf.concat([self.ring[:, 1:, :], frame[:, None, :]], axis=1)
+        self.ring.assign(ring)
+        h = tf.nn.relu(tf.nn.conv1d(ring, self.conv_w, stride=1, padding="VALID") + self.conv_b)
+        logits = tf.matmul(tf.reshape(h, [1, -1]), self.fc_w) + self.fc_b
+        smooth = self.smooth * 0.75 + logits * 0.25
+        self.smooth.assign(smooth)
+        return {"logits": logits, "smoothed": smooth}
+
+
+def streaming_kws() -> bytes:
+    seed(14)
+    return convert_module(_StreamingKws())
 
 
 class _Control(tf.Module):
@@ -460,11 +512,105 @@ def tf_int8(name: str, d: Path) -> dict:
     return {"converts": True, "litert_runs": True, "ops": op_names(data)}
 
 
+STREAMING = {"variables": _Counter, "streaming_kws": _StreamingKws}
+STREAM_FRAMES = 10
+STREAM_RESET_FROM = 5
+
+
+def stream_inputs(name: str, details) -> list[np.ndarray]:
+    """STREAM_FRAMES consecutive frames per input, stacked on a leading frames axis: uniform
+    [-1, 1) features."""
+    rng = np.random.default_rng(int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "little"))
+    return [rng.uniform(-1.0, 1.0, size=(STREAM_FRAMES, *dd["shape"])).astype(np.float32) for dd in details]
+
+
+def litert_stream(path: Path, inputs: list[np.ndarray], first: int = 0):
+    """BUILTIN_REF outputs of frames first.. of `inputs` run in order on ONE interpreter (state
+    carried from call to call), stacked per output on a frames axis; or the load/run error text."""
+    try:
+        it = Interpreter(model_path=str(path), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+        it.allocate_tensors()
+        per_frame = []
+        for f in range(first, len(inputs[0])):
+            for d, x in zip(it.get_input_details(), inputs):
+                it.set_tensor(d["index"], x[f].astype(d["dtype"]).reshape(d["shape"]))
+            it.invoke()
+            per_frame.append([it.get_tensor(d["index"]).copy() for d in it.get_output_details()])
+        return [np.stack([o[k] for o in per_frame]) for k in range(len(per_frame[0]))], None
+    except Exception as e:  # noqa: BLE001 — recorded, the point of the file
+        return None, str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+
+
+def save_stream(d: Path, path: Path, prefix: str) -> tuple[bool, str | None]:
+    """LiteRT outputs of the model at `path` over the test frames on one interpreter
+    (<prefix>output_<k>.npy), and of a re-created interpreter over frames STREAM_RESET_FROM..
+    (<prefix>reset_output_<k>.npy: what a reset must give)."""
+    xs = [np.load(d / "input_0.npy")]
+    outs, err = litert_stream(path, xs)
+    if outs is None:
+        return False, err
+    again, err = litert_stream(path, xs, STREAM_RESET_FROM)
+    if again is None:
+        return False, err
+    for k, y in enumerate(outs):
+        np.save(d / f"{prefix}output_{k}.npy", y)
+    for k, y in enumerate(again):
+        np.save(d / f"{prefix}reset_output_{k}.npy", y)
+    return True, None
+
+
+def stream_tf_int8_child(name: str, out: Path) -> None:
+    """Child process: TF's full-integer conversion (float I/O) of streaming model `name`, its
+    representative data 16 consecutive frames (TF's calibrator runs them on one interpreter)."""
+    details = Interpreter(model_content=convert_module(STREAMING[name]())).get_input_details()
+
+    def rep():
+        for x in stream_inputs(f"{name}-calibration", details)[0]:
+            yield [x]
+        for x in stream_inputs(f"{name}-calibration-2", details)[0]:
+            yield [x]
+
+    out.write_bytes(convert_module(STREAMING[name](), optimizations=[tf.lite.Optimize.DEFAULT], representative_dataset=rep))
+
+
+def stream_variants(d: Path, name: str) -> dict:
+    """TF's full-integer conversion (tried in a child process, outcome recorded; a model TF writes
+    kept as model_int8.tflite with expected_int8_*output_<k>.npy) and dynamic-range conversion
+    (model_dynamic.tflite, expected_dynamic_*output_<k>.npy) of streaming model `name`."""
+    out = {}
+    path = d / "model_int8.tflite"
+    r = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--stream-int8-child", name, str(path)],
+        capture_output=True,
+        text=True,
+    )
+    if r.returncode != 0:
+        path.unlink(missing_ok=True)
+        how = f"signal {-r.returncode}" if r.returncode < 0 else f"exit {r.returncode}"
+        tail = (r.stderr.strip().splitlines() or [""])[-1][:300]
+        out["tf_int8"] = {"converts": False, "outcome": f"TF's full-integer conversion failed ({how}): {tail}"}
+    else:
+        runs, err = save_stream(d, path, "expected_int8_")
+        out["tf_int8"] = {"converts": True, "litert_runs": runs, "outcome": err, "ops": op_names(path.read_bytes())}
+    seed(15)
+    data = convert_module(STREAMING[name](), optimizations=[tf.lite.Optimize.DEFAULT])
+    path = d / "model_dynamic.tflite"
+    path.write_bytes(data)
+    runs, err = save_stream(d, path, "expected_dynamic_")
+    out["tf_dynamic"] = {"litert_runs": runs, "outcome": err, "ops": op_names(data)}
+    return out
+
+
 MODELS = {
     "deprecated_opcodes": (deprecated_opcodes, "operator codes only in deprecated_builtin_code"),
     "sparse_fc": (sparse_fc, "block-sparse float weights behind DENSIFY"),
     "custom_op": (custom_op, "one CUSTOM operator ZpTestCustom no runtime implements"),
     "variables": (variables, "resource variables (VAR_HANDLE/READ_VARIABLE/ASSIGN_VARIABLE, CALL_ONCE)"),
+    "streaming_kws": (
+        streaming_kws,
+        "streaming keyword spotter: ring buffer of the last frames and a smoothed score in resource "
+        "variables -> Conv1D -> Dense, one frame per call",
+    ),
     "control_flow": (control_flow, "IF and WHILE with their own subgraphs"),
     "lstm_classifier": (
         lambda: convert_keras(lstm_classifier_keras()),
@@ -522,6 +668,9 @@ def main() -> int:
     if args[:1] == ["--tf-int8-child"]:
         tf_int8_child(args[1], Path(args[2]))
         return 0
+    if args[:1] == ["--stream-int8-child"]:
+        stream_tf_int8_child(args[1], Path(args[2]))
+        return 0
     only = None
     if args[:1] == ["--only"] and len(args) == 2:
         only = args[1].split(",")
@@ -568,6 +717,14 @@ def main() -> int:
             extra["samples"] = RECURRENT_SAMPLES
             extra["tf_int8"] = tf_int8(name, d)
             extra["tf_dynamic"] = tf_dynamic(name, d)
+        elif name in STREAMING:
+            inputs = stream_inputs(name, details)
+            np.save(d / "input_0.npy", inputs[0])
+            runs, err = save_stream(d, path, "expected_")
+            outs = [] if runs else None
+            extra["frames"] = STREAM_FRAMES
+            extra["reset_from"] = STREAM_RESET_FROM
+            extra.update(stream_variants(d, name))
         else:
             rng = np.random.default_rng(int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "little"))
             inputs = [rng.uniform(-1.0, 1.0, size=dd["shape"]).astype(np.float32) for dd in details]
@@ -591,6 +748,8 @@ def main() -> int:
             **extra,
         }
         print(f"{name:20s} {len(data):8d} B  ops={op_names(data)}  litert={'ok' if outs is not None else err}")
+        if "tf_dynamic" in extra:
+            print(f"{'':20s} TF dynamic: {extra['tf_dynamic']}")
         if "tf_int8" in extra:
             print(f"{'':20s} TF int8: {extra['tf_int8']}")
     (OUT / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")

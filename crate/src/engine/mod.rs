@@ -122,7 +122,8 @@ pub struct StepInfo {
     pub op_name: String,
     /// The kernel's Rust type name (which shows whether it is a fast or a reference kernel).
     pub kernel: &'static str,
-    /// Name of the output tensor.
+    /// Name of the output tensor (empty for an operator without outputs: ASSIGN_VARIABLE,
+    /// CALL_ONCE).
     pub output: String,
     /// Shape of the output tensor.
     pub shape: Vec<usize>,
@@ -148,8 +149,8 @@ struct Step {
     op_name: String,
     /// Regions of the operator's inputs by position.
     inputs: Vec<Option<Region>>,
-    /// The output tensor and its arena bytes.
-    output: usize,
+    /// The output tensor (`None` for an operator without outputs) and its arena bytes.
+    output: Option<usize>,
     out_start: usize,
     out_len: usize,
     /// Outputs 1, 2, … of an operator with several outputs: tensor, arena start and length
@@ -169,6 +170,8 @@ pub struct Interpreter {
     arena: Vec<u64>,
     /// Constants read by kernels, packed at 16-byte offsets.
     consts: Vec<u64>,
+    /// The resource variables (shared with the subgraphs WHILE, IF and CALL_ONCE run).
+    variables: crate::ops::variables::SharedVariables,
 }
 
 impl Interpreter {
@@ -190,6 +193,19 @@ impl Interpreter {
     /// Bytes of the constant store.
     pub fn constant_bytes(&self) -> usize {
         self.consts.len() * 8
+    }
+
+    /// Brings the model's state back to that of a freshly prepared interpreter: resource
+    /// variables lose their values and CALL_ONCE runs its init subgraph again at the next
+    /// invocation (what re-creating a LiteRT interpreter gives). A model without variables is
+    /// unaffected.
+    pub fn reset_variables(&mut self) {
+        self.variables.borrow_mut().reset();
+    }
+
+    /// Whether the model keeps state between invocations (it names resource variables).
+    pub fn has_variables(&self) -> bool {
+        !self.variables.borrow().is_empty()
     }
 
     /// Number of kernels one invocation runs (folded operators excluded).

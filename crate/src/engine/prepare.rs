@@ -10,6 +10,7 @@ use crate::graph::dtype::{dtype_name, element_size};
 use crate::graph::{Model, TensorType};
 use crate::kernels::KernelSet;
 use crate::ops::control_flow::{Subgraph, SubgraphLoader};
+use crate::ops::variables::SharedVariables;
 use crate::ops::{Kernel, Node, OpIo, OutputSpec, PrepareCtx, Region, Role, TensorInfo, registry};
 
 /// Converts a declared shape to sizes, if every dim is non-negative and the byte size of a
@@ -138,6 +139,8 @@ struct Loader<'m> {
     stack: &'m [usize],
     /// How many more subgraph interpreters the model may prepare.
     budget: &'m Cell<usize>,
+    /// The resource variables all subgraphs share.
+    variables: &'m SharedVariables,
 }
 
 /// How deep WHILE / IF subgraphs may nest.
@@ -181,10 +184,15 @@ impl SubgraphLoader for Loader<'_> {
             self.kernels,
             self.stack,
             self.budget,
+            self.variables,
             true,
         )
         .map(|it| Box::new(it) as Box<dyn Subgraph>)
         .map_err(|e| e.to_string())
+    }
+
+    fn variables(&self) -> Option<SharedVariables> {
+        Some(self.variables.clone())
     }
 }
 
@@ -204,7 +212,18 @@ impl Interpreter {
     /// [`Interpreter::new`] with explicit size [`Limits`] and [`KernelSet`].
     pub fn with_options(model: &Model, limits: &Limits, kernels: KernelSet) -> Result<Self> {
         let budget = Cell::new(MAX_SUBGRAPH_INSTANCES);
-        Self::prepare_subgraph(model, 0, None, limits, kernels, &[], &budget, true)
+        let variables = SharedVariables::default();
+        Self::prepare_subgraph(
+            model,
+            0,
+            None,
+            limits,
+            kernels,
+            &[],
+            &budget,
+            &variables,
+            true,
+        )
     }
 
     /// Every check [`Interpreter::new`] makes (model, operators, shapes, types, limits), without
@@ -223,6 +242,7 @@ impl Interpreter {
             KernelSet::default(),
             &[],
             &budget,
+            &SharedVariables::default(),
             false,
         )
         .map(drop)
@@ -231,7 +251,8 @@ impl Interpreter {
     /// Prepares subgraph `index` of `model` (its declared input shapes, or `given` ones for a
     /// subgraph a WHILE or IF runs); `stack` lists the subgraphs being prepared around it, so a
     /// subgraph that runs itself is refused; `budget` counts the subgraph interpreters the whole
-    /// model may still prepare. Without `allocate` the interpreter has no arena and must not run
+    /// model may still prepare; `variables` is the resource-variable store all of them share.
+    /// Without `allocate` the interpreter has no arena and must not run
     /// ([`Interpreter::check`]).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn prepare_subgraph(
@@ -242,6 +263,7 @@ impl Interpreter {
         kernels: KernelSet,
         stack: &[usize],
         budget: &Cell<usize>,
+        variables: &SharedVariables,
         allocate: bool,
     ) -> Result<Self> {
         let max_tensor = limits.max_tensor_bytes;
@@ -270,6 +292,7 @@ impl Interpreter {
             kernels,
             stack: &stack,
             budget,
+            variables,
         };
         let n = sg.tensors.len();
         let tensor_index = |t: i32| usize::try_from(t).ok().filter(|&t| t < n);
@@ -403,7 +426,8 @@ impl Interpreter {
             op_index: usize,
             op_name: String,
             inputs: Vec<Option<usize>>,
-            output: usize,
+            /// `None` for an operator without outputs ([`Node::Effect`]).
+            output: Option<usize>,
             /// Outputs 1, 2, … of an operator with several outputs.
             more: Vec<usize>,
         }
@@ -573,6 +597,7 @@ impl Interpreter {
                             more.insert(0, first);
                             (Node::Kernel(kernel), more)
                         }
+                        node @ Node::Effect(_) => (node, Vec::new()),
                         node => (node, vec![first]),
                     };
                     if specs.len() != outputs.len() {
@@ -627,9 +652,25 @@ impl Interpreter {
                         dtypes[o] = spec.dtype;
                         failed[o] = false;
                     }
-                    let out = outputs[0];
+                    let Some(&out) = outputs.first() else {
+                        // An operator without outputs runs for its effect (checked above: only
+                        // an effect kernel has no outputs).
+                        if let Node::Effect(kernel) = node {
+                            pending.push(Pending {
+                                kernel,
+                                op_index,
+                                op_name: op_name.clone(),
+                                inputs,
+                                output: None,
+                                more: Vec::new(),
+                            });
+                        }
+                        continue;
+                    };
                     match node {
                         Node::Constant(bytes) => data[out] = Some(Cow::Owned(bytes)),
+                        // (Has no outputs, handled above.)
+                        Node::Effect(_) => {}
                         Node::Kernel(kernel) | Node::MultiKernel { kernel, .. } => {
                             let mut kernel = kernel;
                             // Integer shape arithmetic on constants is computed now (SHAPE →
@@ -658,7 +699,7 @@ impl Interpreter {
                                 op_index,
                                 op_name: op_name.clone(),
                                 inputs,
-                                output: out,
+                                output: Some(out),
                                 more: outputs[1..].to_vec(),
                             });
                         }
@@ -696,7 +737,7 @@ impl Interpreter {
         }
         for (s, p) in pending.iter().enumerate() {
             // Every output is live from its step (all of them at once) to its last reader.
-            for &o in std::iter::once(&p.output).chain(&p.more) {
+            for &o in p.output.iter().chain(&p.more) {
                 in_arena[o] = true;
                 first[o] = first[o].min(s);
                 last[o] = last[o].max(s);
@@ -764,7 +805,7 @@ impl Interpreter {
                     Some(Region::Arena { start, len }) => (start, len),
                     _ => (0, 0),
                 };
-                let (out_start, out_len) = arena_bytes(p.output);
+                let (out_start, out_len) = p.output.map_or((0, 0), arena_bytes);
                 Step {
                     kernel: p.kernel,
                     op_index: p.op_index,
@@ -809,6 +850,7 @@ impl Interpreter {
             steps,
             inputs,
             outputs,
+            variables: variables.clone(),
         })
     }
 }

@@ -52,8 +52,10 @@ impl Interpreter {
             let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
             let mut io = OpIo::new(arena, consts, &step.inputs, (step.out_start, step.out_len));
             step.kernel.eval_nested(&mut io, observer);
-            let out: &[u8] = io.output();
-            observer(sg, step.output, view(slots, step.output, out));
+            if let Some(t) = step.output {
+                let out: &[u8] = io.output();
+                observer(sg, t, view(slots, t, out));
+            }
             // Further outputs of a multi-output operator, one evaluation each.
             for (k, &(t, start, len)) in step.more.iter().enumerate() {
                 let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
@@ -75,8 +77,14 @@ impl Interpreter {
                 op_index: s.op_index,
                 op_name: s.op_name.clone(),
                 kernel: s.kernel.type_name(),
-                output: self.slots[s.output].name.clone(),
-                shape: self.slots[s.output].shape.clone(),
+                output: s
+                    .output
+                    .map(|t| self.slots[t].name.clone())
+                    .unwrap_or_default(),
+                shape: s
+                    .output
+                    .map(|t| self.slots[t].shape.clone())
+                    .unwrap_or_default(),
                 inputs: s
                     .inputs
                     .iter()

@@ -4,12 +4,13 @@
 use super::TensorType;
 
 /// Size in bytes of one element of `t`, or `None` for types without a fixed per-element size
-/// (STRING, RESOURCE, VARIANT, sub-byte types, and codes this schema does not know).
+/// (STRING, VARIANT, sub-byte types, and codes this schema does not know). A RESOURCE element is
+/// the 32-bit resource id LiteRT's VAR_HANDLE writes.
 pub fn element_size(t: TensorType) -> Option<usize> {
     Some(match t {
         TensorType::BOOL | TensorType::INT8 | TensorType::UINT8 => 1,
         TensorType::INT16 | TensorType::UINT16 | TensorType::FLOAT16 | TensorType::BFLOAT16 => 2,
-        TensorType::FLOAT32 | TensorType::INT32 | TensorType::UINT32 => 4,
+        TensorType::FLOAT32 | TensorType::INT32 | TensorType::UINT32 | TensorType::RESOURCE => 4,
         TensorType::INT64 | TensorType::UINT64 | TensorType::FLOAT64 | TensorType::COMPLEX64 => 8,
         TensorType::COMPLEX128 => 16,
         _ => return None,

@@ -41,6 +41,12 @@ pub trait SubgraphLoader {
     /// Prepares subgraph `index` with inputs of these shapes and types, or says why it cannot
     /// (a missing index, a subgraph that runs itself, an operator inside it that cannot run).
     fn load(&self, index: i32, inputs: &[OutputSpec]) -> Result<Box<dyn Subgraph>, String>;
+
+    /// The resource variables the interpreter's subgraphs share (VAR_HANDLE, READ_VARIABLE,
+    /// ASSIGN_VARIABLE, CALL_ONCE), or `None` without an interpreter.
+    fn variables(&self) -> Option<super::variables::SharedVariables> {
+        None
+    }
 }
 
 /// A loader for contexts without a model (unit tests of single operators): every subgraph is

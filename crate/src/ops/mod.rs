@@ -27,6 +27,7 @@ pub mod resize;
 pub mod shape;
 pub mod shape_ops;
 pub mod split;
+pub mod variables;
 
 use crate::error::{IssueKind, OpIssue};
 use crate::graph::dtype::{dtype_name, element_size};
@@ -716,6 +717,9 @@ pub enum Node {
         /// Shape and type of outputs 1, 2, ….
         more: Vec<OutputSpec>,
     },
+    /// Run this kernel at every inference for its effect: the operator has no outputs
+    /// (ASSIGN_VARIABLE, CALL_ONCE); [`Prepared::shape`] and [`Prepared::dtype`] are unused.
+    Effect(Box<dyn Kernel>),
 }
 
 /// Shape and element type of one output.

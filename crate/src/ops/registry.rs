@@ -18,7 +18,7 @@ use super::properties::{
 use super::{
     PrepareFn, activations, batch_matmul, compare, control_flow, conv, elementwise,
     fully_connected, layout, math, normalize, pool, quantize, reduce, resize, shape, shape_ops,
-    split,
+    split, variables,
 };
 use crate::graph::BuiltinOperator as Op;
 
@@ -283,6 +283,11 @@ pub const OPS: &[OpEntry] = &[
     // ops/control_flow.rs
     row!(WHILE, control_flow::prepare_while, F816, None, &[], "runs the cond and body subgraphs; the state is copied"),
     row!(IF, control_flow::prepare_if, F816, None, &["condition"], "runs the then or else subgraph"),
+    // ops/variables.rs
+    row!(VAR_HANDLE, variables::prepare_var_handle, F816, None, &[], "resource id of (container, shared_name), folded at prepare"),
+    row!(READ_VARIABLE, variables::prepare_read_variable, F816, None, &["resource"], COPY),
+    row!(ASSIGN_VARIABLE, variables::prepare_assign_variable, F816, None, &["resource", "value"], COPY),
+    row!(CALL_ONCE, variables::prepare_call_once, F816, None, &[], "runs the init subgraph at the first invocation after prepare or reset"),
     // Known to the quantizer (TF 2.21's properties), no kernel yet.
     row!(ELU, quantizer only, plain(2)),
 ];

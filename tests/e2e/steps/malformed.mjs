@@ -46,21 +46,21 @@ async function malformed({ page, mainGraph }) {
 
 async function unrunnable({ page, example }) {
   // --- a model with operators we have no kernel for: every one is marked on its graph at load ---
-  await check('A model with resource variables (CALL_ONCE, VAR_HANDLE): each operator the CLI names is marked on the graph, with a one-line count; the loaded model stays', async () => {
-    const file = join(ROOT, 'tests/realworld/variables/model.tflite');
+  await check('A model with a custom operator no runtime implements (ZpTestCustom): each operator the CLI names is marked on the graph, with a one-line count; the loaded model stays', async () => {
+    const file = join(ROOT, 'tests/realworld/custom_op/model.tflite');
     const message = cliError(['run', file, '--input', join(CORPUS, 'unused.npy'), '--out-dir', join(ARTIFACTS, 'unused')]);
-    // "operator 0 (CALL_ONCE): unsupported …; operator 1 (VAR_HANDLE): …": the operators the CLI names.
+    // "operator 1 (ZpTestCustom): unsupported …": the operators the CLI names.
     const named = [...message.matchAll(/operator (\d+) \(([^)]+)\)/g)].map((m) => ({ index: m[1], name: m[2] }));
-    assert(named.length === 2, `the CLI names ${String(named.length)} operators: ${message}`);
-    await dropFile(page, 'variables.tflite', readFileSync(file));
-    await page.waitForFunction(() => document.querySelector('[data-testid="error-banner"]')?.textContent?.includes('variables.tflite'), null, { timeout: STEP_TIMEOUT_MS });
+    assert(named.length === 1, `the CLI names ${String(named.length)} operators: ${message}`);
+    await dropFile(page, 'custom_op.tflite', readFileSync(file));
+    await page.waitForFunction(() => document.querySelector('[data-testid="error-banner"]')?.textContent?.includes('custom_op.tflite'), null, { timeout: STEP_TIMEOUT_MS });
     const marked = await page.locator(`${testId('graph-op')}.cannot-run`).evaluateAll((gs) => gs.map((g) => g.getAttribute('data-op')));
     assert(
       JSON.stringify(marked.sort()) === JSON.stringify(named.map((n) => n.index).sort()),
       `marked ops ${JSON.stringify(marked)}, the CLI names ${JSON.stringify(named)}`,
     );
     const note = await text(page, 'graph-cannot-run');
-    assert(note === '2 operators cannot run (marked on the graph): CALL_ONCE, VAR_HANDLE', `graph note: ${note}`);
+    assert(note === '1 operator cannot run (marked on the graph): ZpTestCustom', `graph note: ${note}`);
     await screenshot(page, '07-cannot-run-marked');
     await page.locator(testId('show-float')).click({ timeout: STEP_TIMEOUT_MS });
     await page.waitForFunction(() => document.querySelector('[data-testid="model-name"]')?.textContent === 'dropped.tflite', null, { timeout: STEP_TIMEOUT_MS });

@@ -109,5 +109,9 @@ export const OP_TABLE: Readonly<Record<string, OpInfo>> = {
   DEQUANTIZE: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs float, int8, int16 · quantizer: kept float' },
   WHILE: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs float, int8, int16 · quantizer: kept float' },
   IF: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: ['condition'], support: 'Runs float, int8, int16 · quantizer: kept float' },
+  VAR_HANDLE: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs float, int8, int16 · quantizer: kept float' },
+  READ_VARIABLE: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: ['resource'], support: 'Runs float, int8, int16 · quantizer: kept float' },
+  ASSIGN_VARIABLE: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: ['resource', 'value'], support: 'Runs float, int8, int16 · quantizer: kept float' },
+  CALL_ONCE: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs float, int8, int16 · quantizer: kept float' },
   ELU: { runs: { float: false, int8: false, int16: false, hybrid: false }, quantizer: 'own range', inputs: [], support: 'No kernel yet · quantizer: own range' },
 };
