@@ -442,3 +442,68 @@ fn run_and_compare_with_either_kernel_set_give_the_same_bytes() {
         text(&bad.stderr)
     );
 }
+
+/// The data of an `.npy` file (element bytes) and its shape.
+fn npy_data(path: &Path) -> (Vec<usize>, Vec<u8>) {
+    let f = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let a = zeropoint::npy::read(&path.display().to_string(), f).expect("npy reads");
+    (a.shape, a.data)
+}
+
+#[test]
+fn run_streams_samples_through_a_stateful_model_with_resets() {
+    // The streaming keyword spotter (resource variables): 10 frames on one interpreter give
+    // LiteRT's outputs of 10 frames on one interpreter; `--reset-every 5` gives, for frames
+    // 5..9, what a re-created LiteRT interpreter gave (tests/tools/make_realworld.py).
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/realworld/streaming_kws");
+    let model = case.join("model.tflite");
+    let input = case.join("input_0.npy");
+    for (reset, expected) in [
+        (None, "expected_output_0.npy"),
+        (Some("5"), "expected_reset_output_0.npy"),
+    ] {
+        let dir = scratch(&format!("stream_{}", reset.unwrap_or("none")));
+        let mut args = vec![
+            "run",
+            model.to_str().expect("utf-8"),
+            "--input",
+            input.to_str().expect("utf-8"),
+            "--out-dir",
+            dir.to_str().expect("utf-8"),
+        ];
+        if let Some(n) = reset {
+            args.extend(["--reset-every", n]);
+        }
+        let out = zeropoint(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("keeps state between calls"),
+            "{}",
+            text(&out.stderr)
+        );
+        let (shape, got) = npy_data(&dir.join("output_0.npy"));
+        let (want_shape, want) = npy_data(&case.join(expected));
+        assert_eq!(shape[0], 10);
+        // Without resets all 10 frames; with them, the frames after the reset at sample 5.
+        let skip = got.len() - want.len();
+        assert_eq!(shape[1..], want_shape[1..]);
+        assert_eq!(&got[skip..], &want[..], "reset {reset:?}");
+    }
+    // Zero is not a stream length.
+    let bad = zeropoint(&[
+        "run",
+        model.to_str().expect("utf-8"),
+        "--input",
+        input.to_str().expect("utf-8"),
+        "--out-dir",
+        scratch("stream_bad").to_str().expect("utf-8"),
+        "--reset-every",
+        "0",
+    ]);
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad.stderr).contains("--reset-every"),
+        "{}",
+        text(&bad.stderr)
+    );
+}

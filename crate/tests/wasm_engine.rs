@@ -110,3 +110,43 @@ fn while_models_run_through_the_page_runner() {
         }
     }
 }
+
+/// The streaming keyword spotter (resource variables, `tests/realworld/streaming_kws`) through
+/// the page's `Runner`: 10 consecutive `invoke`s carry the state and give LiteRT's outputs of 10
+/// frames on one interpreter; after `resetState`, frames 5.. give what a re-created LiteRT
+/// interpreter gave. Bit for bit: the model has no transcendental functions.
+#[wasm_bindgen_test]
+fn streaming_model_keeps_state_in_the_page_runner_until_reset() {
+    let model = include_bytes!("../../tests/realworld/streaming_kws/model.tflite");
+    let input = npy_f32(include_bytes!(
+        "../../tests/realworld/streaming_kws/input_0.npy"
+    ));
+    let stream = npy_f32(include_bytes!(
+        "../../tests/realworld/streaming_kws/expected_output_0.npy"
+    ));
+    let fresh = npy_f32(include_bytes!(
+        "../../tests/realworld/streaming_kws/expected_reset_output_0.npy"
+    ));
+    let mut runner = zeropoint::wasm::run::Runner::new(model, Some("fast".into()), None, None)
+        .expect("prepares");
+    assert!(runner.is_stateful());
+    let (per_in, per_out) = (input.len() / 10, stream.len() / 10);
+    let mut frame = |runner: &mut zeropoint::wasm::run::Runner, f: usize| {
+        runner
+            .set_input(0, &input[f * per_in..(f + 1) * per_in])
+            .expect("input fits");
+        runner.invoke();
+        runner.output_float(0).expect("output")
+    };
+    for f in 0..10 {
+        let got = frame(&mut runner, f);
+        let want = &stream[f * per_out..(f + 1) * per_out];
+        assert_eq!(got.as_slice(), want, "frame {f}");
+    }
+    runner.reset_state();
+    for f in 5..10 {
+        let got = frame(&mut runner, f);
+        let want = &fresh[(f - 5) * per_out..(f - 4) * per_out];
+        assert_eq!(got.as_slice(), want, "frame {f} after the reset");
+    }
+}

@@ -41,7 +41,8 @@ re-created interpreter over frames STREAM_RESET_FROM.. (expected_reset_output_<k
 reset must give). TF's full-integer conversion (16 consecutive calibration frames) is tried in a
 child process and its outcome recorded (`tf_int8`; a model it writes is kept as model_int8.tflite
 with the same two kinds of LiteRT outputs), and TF's dynamic-range conversion is kept as
-model_dynamic.tflite with its LiteRT outputs (`tf_dynamic`).
+model_dynamic.tflite with its LiteRT outputs (`tf_dynamic`), its float16 conversion as
+model_float16.tflite (`tf_float16`).
 
 The recurrent models (lstm_classifier, gru_kws, bilstm) have RECURRENT_SAMPLES inputs stacked on
 a leading samples axis, with one LiteRT output per sample; TF's full-integer conversion of each is
@@ -576,7 +577,8 @@ def stream_tf_int8_child(name: str, out: Path) -> None:
 def stream_variants(d: Path, name: str) -> dict:
     """TF's full-integer conversion (tried in a child process, outcome recorded; a model TF writes
     kept as model_int8.tflite with expected_int8_*output_<k>.npy) and dynamic-range conversion
-    (model_dynamic.tflite, expected_dynamic_*output_<k>.npy) of streaming model `name`."""
+    (model_dynamic.tflite, expected_dynamic_*output_<k>.npy) and float16 conversion
+    (model_float16.tflite, expected_float16_*output_<k>.npy) of streaming model `name`."""
     out = {}
     path = d / "model_int8.tflite"
     r = subprocess.run(
@@ -598,6 +600,16 @@ def stream_variants(d: Path, name: str) -> dict:
     path.write_bytes(data)
     runs, err = save_stream(d, path, "expected_dynamic_")
     out["tf_dynamic"] = {"litert_runs": runs, "outcome": err, "ops": op_names(data)}
+    fn = STREAMING[name]()
+    conv = tf.lite.TFLiteConverter.from_concrete_functions([fn.__call__.get_concrete_function()], fn)
+    conv.experimental_enable_resource_variables = True
+    conv.optimizations = [tf.lite.Optimize.DEFAULT]
+    conv.target_spec.supported_types = [tf.float16]
+    data = conv.convert()
+    path = d / "model_float16.tflite"
+    path.write_bytes(data)
+    runs, err = save_stream(d, path, "expected_float16_")
+    out["tf_float16"] = {"litert_runs": runs, "outcome": err, "ops": op_names(data)}
     return out
 
 

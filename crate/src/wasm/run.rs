@@ -164,9 +164,23 @@ impl Runner {
         self.interp.set_input(index, bytes).map_err(js_error)
     }
 
-    /// Runs the model once on the inputs set.
+    /// Runs the model once on the inputs set. A model with resource variables (a streaming
+    /// model) keeps its state from one call to the next: successive calls are consecutive frames.
     pub fn invoke(&mut self) {
         self.interp.invoke();
+    }
+
+    /// Whether the model keeps state between calls (resource variables).
+    #[wasm_bindgen(getter, js_name = isStateful)]
+    pub fn is_stateful(&self) -> bool {
+        self.interp.has_variables()
+    }
+
+    /// Resets the model's state to that of a freshly loaded model (resource variables and
+    /// CALL_ONCE: the next `invoke` starts a new stream). No effect on a model without state.
+    #[wasm_bindgen(js_name = resetState)]
+    pub fn reset_state(&mut self) {
+        self.interp.reset_variables();
     }
 
     /// Output `index` as floats (integer outputs dequantized with their scale and zero point).

@@ -1,5 +1,9 @@
 //! `zeropoint run`: the engine over the samples of `.npy` inputs, one `.npy` per output, and
 //! optionally every tensor of the first sample (`--dump`).
+//!
+//! The samples run in order on one interpreter: a streaming model (resource variables) carries
+//! its state from one sample to the next, as consecutive frames; `--reset-every N` resets the
+//! state before samples 0, N, 2N, … (independent streams of N frames).
 
 use std::path::{Path, PathBuf};
 
@@ -31,6 +35,11 @@ pub struct RunArgs {
     /// Kernel set: `fast` (SIMD128 in the browser, the same bits) or `reference`.
     #[arg(long, default_value = "fast")]
     kernels: KernelSet,
+    /// For a model that keeps state between calls (resource variables): reset the state before
+    /// every N-th sample, so the samples are streams of N consecutive frames (default: one
+    /// stream, state carried through all samples in order).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    reset_every: Option<u64>,
     #[command(flatten)]
     shapes: ShapeArgs,
 }
@@ -43,6 +52,7 @@ pub fn run(args: RunArgs, limits: &UserLimits) -> Result<()> {
         out_dir,
         dump,
         kernels,
+        reset_every,
         shapes,
     } = args;
     let m = shapes.apply(load(&model, limits)?)?;
@@ -67,7 +77,20 @@ pub fn run(args: RunArgs, limits: &UserLimits) -> Result<()> {
             })?;
         results.push(r);
     }
+    let every = reset_every.and_then(|n| usize::try_from(n).ok());
+    if interp.has_variables() {
+        eprintln!(
+            "the model keeps state between calls (resource variables): {}",
+            match every {
+                Some(n) => format!("state reset every {n} sample(s)"),
+                None => format!("the {samples} sample(s) run in order as one stream"),
+            }
+        );
+    }
     for s in 0..samples {
+        if every.is_some_and(|n| s > 0 && s % n == 0) {
+            interp.reset_variables();
+        }
         for (i, (a, d)) in arrays.iter().zip(&descs).enumerate() {
             let n = d.byte_len();
             interp.set_input(i, &a.data[s * n..(s + 1) * n])?;

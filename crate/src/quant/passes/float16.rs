@@ -10,7 +10,8 @@ use crate::graph::{BuiltinOperator as Op, Model, TensorType};
 use crate::quant::report::Report;
 
 /// Float16 quantization: every float32 constant becomes float16, followed by a DEQUANTIZE to
-/// float32 that its users read (TF's `target_spec.supported_types = [tf.float16]`).
+/// float32 that its users read (TF's `target_spec.supported_types = [tf.float16]`), in every
+/// subgraph (WHILE / IF bodies, CALL_ONCE's init subgraph).
 pub(super) fn float16(model: &Model, _opts: &QuantizeOptions) -> Result<(Model, Report)> {
     let mut out = model.clone();
     let report = Report {
@@ -18,7 +19,18 @@ pub(super) fn float16(model: &Model, _opts: &QuantizeOptions) -> Result<(Model, 
         io: "float".into(),
         ..Report::default()
     };
-    let sg = &mut out.subgraphs[0];
+    for index in 0..out.subgraphs.len() {
+        float16_subgraph(model, &mut out, index);
+    }
+    compact_buffers(&mut out);
+    let report = report_tensors(report, &out);
+    Ok((out, report))
+}
+
+/// [`float16`] in subgraph `index` of `out` (a copy of `model`): its float32 constants become
+/// float16 behind DEQUANTIZEs at the start of the subgraph.
+fn float16_subgraph(model: &Model, out: &mut Model, index: usize) {
+    let sg = &mut out.subgraphs[index];
     let mut names = Names::new(sg);
     let mut deq_ops = Vec::new();
     let mut remap: HashMap<usize, usize> = HashMap::new();
@@ -33,7 +45,7 @@ pub(super) fn float16(model: &Model, _opts: &QuantizeOptions) -> Result<(Model, 
         if !used.contains(&t) || sg.tensors[t].dtype != TensorType::FLOAT32 {
             continue;
         }
-        let Some(data) = model.tensor_data(0, t) else {
+        let Some(data) = model.tensor_data(index, t) else {
             continue;
         };
         let halves: Vec<u8> = f32s(data)
@@ -63,12 +75,9 @@ pub(super) fn float16(model: &Model, _opts: &QuantizeOptions) -> Result<(Model, 
     deq_ops.append(&mut sg.operators);
     sg.operators = deq_ops;
     for (t, data) in new_data {
-        let b = push_buffer(&mut out, data);
-        out.subgraphs[0].tensors[t].buffer = b;
+        let b = push_buffer(out, data);
+        out.subgraphs[index].tensors[t].buffer = b;
     }
-    compact_buffers(&mut out);
-    let report = report_tensors(report, &out);
-    Ok((out, report))
 }
 
 /// IEEE binary16 bits of `v`, rounded to nearest even (as TF's `Eigen::half` conversion).

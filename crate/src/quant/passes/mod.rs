@@ -213,15 +213,17 @@ fn check_graph(model: &Model) -> Result<()> {
 ///
 /// # Errors
 /// [`Error::Quantization`] for a tensor that needs a range and has none, NaN/infinite ranges or
-/// weights, models with several subgraphs in a mode other than dynamic range, or options that do
+/// weights, models with several subgraphs in a mode other than dynamic range or float16, or options that do
 /// not fit the mode.
 pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Result<(Model, Report)> {
-    if model.subgraphs.is_empty() || (model.subgraphs.len() != 1 && opts.mode != Mode::Dynamic) {
+    let every_subgraph = matches!(opts.mode, Mode::Dynamic | Mode::Float16);
+    if model.subgraphs.is_empty() || (model.subgraphs.len() != 1 && !every_subgraph) {
         return Err(Error::Quantization {
             what: "model".into(),
             reason: format!(
-                "it has {} subgraphs (WHILE / IF bodies); only dynamic-range quantization (--mode \
-                 dynamic) handles several subgraphs, mode {} quantizes single-subgraph models",
+                "it has {} subgraphs (WHILE / IF bodies, CALL_ONCE init); only dynamic-range \
+                 (--mode dynamic) and float16 (--mode float16) quantization handle several \
+                 subgraphs, mode {} quantizes single-subgraph models",
                 model.subgraphs.len(),
                 opts.mode.name()
             ),
