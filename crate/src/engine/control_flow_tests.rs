@@ -9,7 +9,7 @@ use crate::graph::{
 };
 use crate::tflite::schema::{IfOptionsT, WhileOptionsT};
 
-fn op(
+pub(crate) fn op(
     code: BuiltinOperator,
     inputs: &[i32],
     outputs: &[i32],
@@ -23,12 +23,12 @@ fn op(
     )
 }
 
-fn tensor(name: &str, dtype: TensorType, shape: &[i32]) -> Tensor {
+pub(crate) fn tensor(name: &str, dtype: TensorType, shape: &[i32]) -> Tensor {
     Tensor::new(name, dtype, shape.to_vec())
 }
 
 /// A subgraph with constants `(tensor, bytes)`, whose buffers are appended to `buffers`.
-fn subgraph(
+pub(crate) fn subgraph(
     buffers: &mut Vec<Buffer>,
     mut tensors: Vec<Tensor>,
     consts: Vec<(usize, Vec<u8>)>,
@@ -133,7 +133,7 @@ pub(crate) fn counting_loop(cond: i32, body: i32, body_x_out: i32, x_len: i32) -
     }
 }
 
-fn cannot_run(m: &Model) -> String {
+pub(crate) fn cannot_run(m: &Model) -> String {
     match Interpreter::new(m) {
         Ok(_) => panic!("prepared"),
         Err(e @ Error::CannotRun { .. }) => e.to_string(),

@@ -295,3 +295,5 @@ impl Interpreter {
 pub(crate) mod control_flow_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod variables_tests;

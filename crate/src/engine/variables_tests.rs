@@ -1,0 +1,221 @@
+//! Resource variables and CALL_ONCE through the engine on models built in the IR: state kept
+//! across invocations and shared between subgraphs by name, CALL_ONCE running its init subgraph
+//! once per lifetime and again after [`Interpreter::reset_variables`], and the typed refusals
+//! (a read before any assignment, an assignment that changes a variable's shape, an init
+//! subgraph with inputs). LiteRT's outputs on converted models are in `tests/rust/streaming.rs`.
+
+use super::control_flow_tests::{cannot_run, op, subgraph, tensor};
+use super::*;
+use crate::graph::{Buffer, BuiltinOperator, BuiltinOptionsT, Model};
+use crate::tflite::schema::{CallOnceOptionsT, VarHandleOptionsT};
+
+fn var_handle(name: &str, out: i32) -> crate::graph::Operator {
+    op(
+        BuiltinOperator::VAR_HANDLE,
+        &[],
+        &[out],
+        BuiltinOptionsT::VarHandleOptions(Box::new(VarHandleOptionsT {
+            container: None,
+            shared_name: Some(name.into()),
+        })),
+    )
+}
+
+fn call_once(init: i32) -> crate::graph::Operator {
+    op(
+        BuiltinOperator::CALL_ONCE,
+        &[],
+        &[],
+        BuiltinOptionsT::CallOnceOptions(Box::new(CallOnceOptionsT {
+            init_subgraph_index: init,
+        })),
+    )
+}
+
+fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// `total += x; return total` with `total` set to `init` (two floats) by CALL_ONCE's init
+/// subgraph 1; `init_inputs` gives that subgraph an input (which LiteRT refuses).
+fn accumulator(init: [f32; 2], init_inputs: bool) -> Model {
+    let mut buffers = vec![Buffer::default()];
+    let main = subgraph(
+        &mut buffers,
+        vec![
+            tensor("x", TensorType::FLOAT32, &[2]),
+            tensor("total", TensorType::RESOURCE, &[]),
+            tensor("read", TensorType::FLOAT32, &[2]),
+            tensor("sum", TensorType::FLOAT32, &[2]),
+        ],
+        vec![],
+        vec![
+            call_once(1),
+            var_handle("total", 1),
+            op(
+                BuiltinOperator::READ_VARIABLE,
+                &[1],
+                &[2],
+                BuiltinOptionsT::NONE,
+            ),
+            op(BuiltinOperator::ADD, &[2, 0], &[3], BuiltinOptionsT::NONE),
+            op(
+                BuiltinOperator::ASSIGN_VARIABLE,
+                &[1, 3],
+                &[],
+                BuiltinOptionsT::NONE,
+            ),
+        ],
+        &[0],
+        &[3],
+    );
+    let init_sg = subgraph(
+        &mut buffers,
+        vec![
+            tensor("total", TensorType::RESOURCE, &[]),
+            tensor("start", TensorType::FLOAT32, &[2]),
+            tensor("unused", TensorType::FLOAT32, &[1]),
+        ],
+        vec![(1, f32_bytes(&init))],
+        vec![
+            var_handle("total", 0),
+            op(
+                BuiltinOperator::ASSIGN_VARIABLE,
+                &[0, 1],
+                &[],
+                BuiltinOptionsT::NONE,
+            ),
+        ],
+        if init_inputs { &[2] } else { &[] },
+        &[],
+    );
+    Model {
+        version: 3,
+        subgraphs: vec![main, init_sg],
+        buffers,
+        ..Default::default()
+    }
+}
+
+fn step(it: &mut Interpreter, x: [f32; 2]) -> Vec<f32> {
+    it.set_input_f32(0, &x).expect("input");
+    it.invoke();
+    it.output(0)
+        .expect("output")
+        .as_f32()
+        .expect("floats")
+        .to_vec()
+}
+
+#[test]
+fn state_persists_across_invocations_until_reset() {
+    let m = accumulator([10.0, -1.0], false);
+    let mut it = Interpreter::new(&m).expect("prepares");
+    assert!(it.has_variables());
+    // The init subgraph sets (10, -1) once; every call adds x.
+    assert_eq!(step(&mut it, [1.0, 2.0]), [11.0, 1.0]);
+    assert_eq!(step(&mut it, [1.0, 2.0]), [12.0, 3.0]);
+    assert_eq!(step(&mut it, [0.5, 0.0]), [12.5, 3.0]);
+    it.reset_variables();
+    assert_eq!(step(&mut it, [1.0, 2.0]), [11.0, 1.0]);
+    // A second interpreter of the same model has its own state.
+    let mut other = Interpreter::new(&m).expect("prepares");
+    assert_eq!(step(&mut other, [0.0, 0.0]), [10.0, -1.0]);
+    assert_eq!(step(&mut it, [1.0, 2.0]), [12.0, 3.0]);
+    // Operators without outputs are steps with no output tensor.
+    let infos = it.step_infos();
+    let assign = infos
+        .iter()
+        .find(|s| s.op_name == "ASSIGN_VARIABLE")
+        .expect("assign step");
+    assert!(assign.output.is_empty() && assign.shape.is_empty());
+}
+
+#[test]
+fn an_init_subgraph_with_inputs_is_refused() {
+    let text = cannot_run(&accumulator([0.0; 2], true));
+    assert!(
+        text.contains("CALL_ONCE") && text.contains("init subgraph 1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_read_before_any_assignment_is_refused() {
+    let mut buffers = vec![Buffer::default()];
+    let main = subgraph(
+        &mut buffers,
+        vec![
+            tensor("v", TensorType::RESOURCE, &[]),
+            tensor("read", TensorType::FLOAT32, &[2]),
+        ],
+        vec![],
+        vec![
+            var_handle("v", 0),
+            op(
+                BuiltinOperator::READ_VARIABLE,
+                &[0],
+                &[1],
+                BuiltinOptionsT::NONE,
+            ),
+        ],
+        &[],
+        &[1],
+    );
+    let m = Model {
+        version: 3,
+        subgraphs: vec![main],
+        buffers,
+        ..Default::default()
+    };
+    let text = cannot_run(&m);
+    assert!(
+        text.contains("READ_VARIABLE") && text.contains("read before any ASSIGN_VARIABLE"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_assignment_that_changes_the_shape_is_refused_naming_the_variable() {
+    let mut buffers = vec![Buffer::default()];
+    let main = subgraph(
+        &mut buffers,
+        vec![
+            tensor("v", TensorType::RESOURCE, &[]),
+            tensor("two", TensorType::FLOAT32, &[2]),
+            tensor("three", TensorType::FLOAT32, &[3]),
+        ],
+        vec![
+            (1, f32_bytes(&[1.0, 2.0])),
+            (2, f32_bytes(&[1.0, 2.0, 3.0])),
+        ],
+        vec![
+            var_handle("state", 0),
+            op(
+                BuiltinOperator::ASSIGN_VARIABLE,
+                &[0, 1],
+                &[],
+                BuiltinOptionsT::NONE,
+            ),
+            op(
+                BuiltinOperator::ASSIGN_VARIABLE,
+                &[0, 2],
+                &[],
+                BuiltinOptionsT::NONE,
+            ),
+        ],
+        &[],
+        &[],
+    );
+    let m = Model {
+        version: 3,
+        subgraphs: vec![main],
+        buffers,
+        ..Default::default()
+    };
+    let text = cannot_run(&m);
+    assert!(
+        text.contains("variable 'state'") && text.contains("shape or type changes"),
+        "{text}"
+    );
+}
