@@ -20,6 +20,9 @@ use zeropoint::quant::{IoType, Mode, QuantizeOptions, Ranges, quantize};
 use zeropoint::tflite;
 use zeropoint_tests::{NpyData, load_npy};
 
+#[path = "realworld/detection.rs"]
+mod detection;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("realworld")
 }
@@ -31,6 +34,16 @@ struct Entry {
     /// Samples stacked in input_0.npy / expected_output_0.npy (the recurrent models), `None`
     /// for one unstacked sample.
     samples: Option<usize>,
+    /// The options of a `TFLite_Detection_PostProcess` op case (`detpp_*`: two inputs, four
+    /// outputs, tested by `detection_postprocess_matches_litert`), `None` otherwise.
+    detection: Option<serde_json::Value>,
+}
+
+impl Entry {
+    /// A model of one float input whose output 0 LiteRT computed (the generic tests' kind).
+    fn generic(&self) -> bool {
+        self.samples.is_none() && self.detection.is_none()
+    }
 }
 
 fn manifest() -> Vec<Entry> {
@@ -55,6 +68,7 @@ fn manifest() -> Vec<Entry> {
                 .collect(),
             litert_runs: m["litert_runs"].as_bool().expect("litert_runs"),
             samples: m["samples"].as_u64().map(|n| n as usize),
+            detection: m.get("detection_options").cloned(),
         })
         .collect();
     assert!(out.len() >= 7, "the manifest lists {} models", out.len());
@@ -121,7 +135,7 @@ fn engine_matches_litert_or_names_what_it_cannot_run() {
         ("variables", &["CALL_ONCE", "VAR_HANDLE"]),
     ];
     let mut ran = 0;
-    for e in manifest().into_iter().filter(|e| e.samples.is_none()) {
+    for e in manifest().into_iter().filter(Entry::generic) {
         let (_, m) = model(&e.name);
         match Interpreter::new(&m) {
             Ok(mut it) => {
@@ -162,9 +176,9 @@ fn engine_matches_litert_or_names_what_it_cannot_run() {
         }
     }
     assert_eq!(
-        ran, 8,
+        ran, 9,
         "deprecated_opcodes, sparse_fc, no_signature, metadata_heavy, dynamic_batch, \
-         dynamic_shapes, softmax16x8_huge_beta, control_flow run"
+         dynamic_shapes, softmax16x8_huge_beta, control_flow, ssd_detector run"
     );
 }
 
@@ -177,7 +191,7 @@ fn quantizer_works_or_says_what_it_leaves() {
         float_ops: Vec::new(),
         int16_ops: Vec::new(),
     };
-    for e in manifest().into_iter().filter(|e| e.samples.is_none()) {
+    for e in manifest().into_iter().filter(Entry::generic) {
         let (_, m) = model(&e.name);
         let multi = m.subgraphs.len() > 1;
         // Dynamic range needs no calibration, and quantizes every subgraph.

@@ -203,6 +203,13 @@ fn params(ctx: &PrepareCtx<'_>) -> PrepareResult<DetectionParams> {
             float("w_scale")?,
         ],
     };
+    if p.use_regular_nms && p.max_detections == 0 {
+        return Err(ctx.invalid(
+            String::new(),
+            "regular NMS with max_detections 0 (LiteRT requires min(detections_per_class, \
+             max_detections) > 0)",
+        ));
+    }
     if !(p.iou_threshold > 0.0 && p.iou_threshold <= 1.0) {
         return Err(ctx.invalid(
             String::new(),

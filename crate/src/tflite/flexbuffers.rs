@@ -313,7 +313,7 @@ mod tests {
         // A root that is not a map.
         assert!(
             Map::root(&[5, 4, 1])
-                .unwrap_err()
+                .expect_err("not a map")
                 .contains("expected a map")
         );
     }

@@ -8,9 +8,13 @@
 //! - IoU in float with `std::max` / `std::min` semantics (a NaN first operand is kept);
 //! - candidates at or above the score threshold, sorted by decreasing score with a stable sort;
 //!   a later candidate is dropped when its IoU with a kept one is strictly above the threshold;
-//! - the top-k class choices by libstdc++'s `std::partial_sort` (heap select, then heap sort: the
-//!   order of tied scores is that algorithm's, not index order), or the first maximum when only
-//!   one is wanted (`ArgMaxVector`).
+//! - fast NMS: each anchor's top-k classes by libstdc++'s `std::partial_sort` (heap select, then
+//!   heap sort: the order of tied scores is that algorithm's, not index order), or the first
+//!   maximum when only one is wanted (`ArgMaxVector`);
+//! - regular NMS (LiteRT's current `ComputeNMSResult`): per class at most
+//!   `min(detections_per_class, max_detections)` boxes, merged into one list by decreasing score
+//!   that keeps its best `max_detections`; tied scores keep earlier classes first (measured on
+//!   LiteRT 2.3's outputs, the `detpp_regular*` cases of tests/realworld).
 //!
 //! Scratch space is owned by [`Scratch`] (sized once), so running never allocates.
 
@@ -56,7 +60,7 @@ pub struct Scratch {
 impl Scratch {
     /// Working memory for `num_boxes` anchors and `num_classes` classes.
     pub fn new(num_boxes: usize, p: &DetectionParams) -> Self {
-        let merged = num_boxes + p.max_detections;
+        let merged = p.max_detections;
         Scratch {
             keep_scores: Vec::with_capacity(num_boxes),
             keep_indices: Vec::with_capacity(num_boxes),
@@ -327,32 +331,38 @@ pub fn non_max_suppression(
     let cb = classes_with_background;
     let offset = cb - p.num_classes;
     if p.use_regular_nms {
+        // Per class, at most min(detections_per_class, max_detections) boxes, merged into the
+        // running list sorted by decreasing score (ties: earlier classes first), which keeps
+        // its best max_detections.
+        let per_class = p.detections_per_class.min(p.max_detections);
         let mut size = 0;
         for col in 0..p.num_classes {
             for row in 0..num_boxes {
                 s.class_scores[row] = scores[row * cb + col + offset];
             }
             let class_scores = std::mem::take(&mut s.class_scores);
-            nms_single_class(decoded, &class_scores, p, p.detections_per_class, s);
-            let mut n = size;
-            for &sel in &s.selected {
-                s.merged_indices[n] = sel * cb + col + offset;
-                s.merged_scores[n] = class_scores[sel];
-                n += 1;
+            nms_single_class(decoded, &class_scores, p, per_class, s);
+            let (mut a, mut b, mut o) = (0, 0, 0);
+            let n = s.selected.len();
+            while o < p.max_detections && (a < size || b < n) {
+                let take_new =
+                    b < n && (a >= size || class_scores[s.selected[b]] > s.merged_scores[a]);
+                if take_new {
+                    let sel = s.selected[b];
+                    s.sorted[o] = sel * cb + col + offset;
+                    s.sorted_values[o] = class_scores[sel];
+                    b += 1;
+                } else {
+                    s.sorted[o] = s.merged_indices[a];
+                    s.sorted_values[o] = s.merged_scores[a];
+                    a += 1;
+                }
+                o += 1;
             }
+            s.merged_indices[..o].copy_from_slice(&s.sorted[..o]);
+            s.merged_scores[..o].copy_from_slice(&s.sorted_values[..o]);
+            size = o;
             s.class_scores = class_scores;
-            let k = n.min(p.max_detections);
-            decreasing_partial_arg_sort(&s.merged_scores[..n], k, &mut s.sorted);
-            for row in 0..k {
-                let t = s.sorted[row];
-                s.sorted[row] = s.merged_indices[t];
-                s.sorted_values[row] = s.merged_scores[t];
-            }
-            for row in 0..k {
-                s.merged_indices[row] = s.sorted[row];
-                s.merged_scores[row] = s.sorted_values[row];
-            }
-            size = k;
         }
         for slot in 0..size {
             let flat = s.merged_indices[slot];
@@ -394,6 +404,66 @@ pub fn non_max_suppression(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `(values, k, first k indices)` as `std::partial_sort` of libstdc++ (g++ 12; LiteRT's Linux
+    /// wheels link libstdc++) leaves them with `values[i] > values[j]`, on tied values.
+    const LIBSTDCXX: &[(&[f32], usize, &[usize])] = &[
+        (
+            &[0.00, 0.00, 0.75, 0.25, 0.75, 0.25, 0.75, 0.00],
+            5,
+            &[4, 6, 2, 5, 3],
+        ),
+        (
+            &[
+                0.00, 0.75, 0.25, 0.00, 0.50, 0.25, 0.50, 0.00, 0.50, 0.25, 0.50,
+            ],
+            11,
+            &[1, 8, 4, 10, 6, 9, 2, 5, 0, 3, 7],
+        ),
+        (
+            &[0.00, 0.50, 0.00, 0.25, 0.50, 0.50, 0.00],
+            5,
+            &[4, 1, 5, 3, 0],
+        ),
+        (
+            &[0.25, 0.25, 0.75, 0.50, 0.00, 0.50, 0.25, 0.25, 0.25, 0.75],
+            8,
+            &[9, 2, 3, 5, 7, 0, 1, 8],
+        ),
+        (&[0.50, 0.25, 0.25, 0.00, 0.00, 0.25], 2, &[0, 1]),
+        (
+            &[
+                0.25, 0.75, 0.75, 0.50, 0.25, 0.00, 0.50, 0.75, 0.75, 0.50, 0.25,
+            ],
+            2,
+            &[2, 1],
+        ),
+        (&[0.75, 0.00, 0.00, 0.25, 0.75, 0.00], 3, &[0, 4, 3]),
+        (&[0.00, 0.25, 0.75, 0.25, 0.50], 2, &[2, 4]),
+        (&[0.00, 0.25, 0.75, 0.50], 2, &[2, 3]),
+        (
+            &[
+                0.50, 0.25, 0.00, 0.50, 0.25, 0.75, 0.75, 0.50, 0.75, 0.25, 0.00, 0.75,
+            ],
+            4,
+            &[8, 5, 11, 6],
+        ),
+        (&[0.75, 0.50, 0.00, 0.00, 0.50, 0.50], 5, &[0, 5, 1, 4, 3]),
+        (
+            &[0.75, 0.75, 0.25, 0.75, 0.75, 0.00, 0.50, 0.50, 0.50, 0.00],
+            9,
+            &[1, 4, 0, 3, 7, 8, 6, 2, 5],
+        ),
+    ];
+
+    #[test]
+    fn partial_sort_equals_libstdcxx() {
+        for &(values, k, want) in LIBSTDCXX {
+            let mut idx = vec![0; values.len()];
+            decreasing_partial_arg_sort(values, k, &mut idx);
+            assert_eq!(&idx[..k], want, "{values:?} k {k}");
+        }
+    }
 
     #[test]
     fn partial_sort_matches_libstdcxx_on_ties() {

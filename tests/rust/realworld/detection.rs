@@ -1,0 +1,190 @@
+//! `TFLite_Detection_PostProcess` (the custom op SSD exports end with): the `detpp_*` op cases
+//! run by our engine give LiteRT's BUILTIN_REF outputs bit for bit on every output slot LiteRT
+//! writes, and our int8 quantization of `ssd_detector` keeps the op float behind DEQUANTIZE,
+//! as TF's converter leaves custom operators.
+
+use super::{Entry, input, manifest, model, op_label, root};
+use zeropoint::engine::Interpreter;
+use zeropoint::graph::TensorType;
+use zeropoint::quant::calibrate::{Calibrator, Method};
+use zeropoint::quant::{IoType, Mode, QuantizeOptions, Ranges, quantize};
+use zeropoint::tflite;
+use zeropoint_tests::{NpyData, load_npy};
+
+const CODE: &str = "CUSTOM(TFLite_Detection_PostProcess)";
+
+fn npy_f32(e: &Entry, file: &str) -> Vec<f32> {
+    match load_npy(&root().join(&e.name).join(file)).data {
+        NpyData::F32(v) => v,
+        _ => panic!("{}/{file}: expected float32", e.name),
+    }
+}
+
+/// Which output slots LiteRT writes: all with regular NMS; with fast NMS, for each of the
+/// `num` detections, its first `min(max_classes_per_detection, num_classes)` class slots.
+fn written(opts: &serde_json::Value, num: usize, slots: usize) -> Vec<bool> {
+    let get = |k: &str| opts[k].as_u64().unwrap_or_else(|| panic!("option {k}")) as usize;
+    if opts["use_regular_nms"].as_bool() == Some(true) {
+        return vec![true; slots];
+    }
+    let per = get("max_classes_per_detection");
+    let cols = per.min(get("num_classes"));
+    (0..slots)
+        .map(|s| s / per < num && s % per < cols)
+        .collect()
+}
+
+#[test]
+fn detection_postprocess_matches_litert() {
+    let cases: Vec<Entry> = manifest()
+        .into_iter()
+        .filter(|e| e.detection.is_some())
+        .collect();
+    assert_eq!(cases.len(), 7, "the detpp_* op cases");
+    let mut compared = 0;
+    for e in &cases {
+        let opts = e.detection.as_ref().expect("options");
+        assert!(e.litert_runs, "{}: LiteRT runs it", e.name);
+        let (_, m) = model(&e.name);
+        let mut it = Interpreter::new(&m).unwrap_or_else(|err| panic!("{}: {err}", e.name));
+        for k in 0..2 {
+            let x = load_npy(&root().join(&e.name).join(format!("input_{k}.npy")));
+            match x.data {
+                NpyData::F32(v) => it.set_input_f32(k, &v),
+                NpyData::U8(v) => it.set_input(k, &v),
+                _ => panic!("{}: input {k} type", e.name),
+            }
+            .unwrap_or_else(|err| panic!("{}: input {k}: {err}", e.name));
+        }
+        it.invoke();
+        let got: Vec<Vec<f32>> = (0..4)
+            .map(|k| {
+                let o = it.output(k).expect("output");
+                o.as_f32().expect("float output").to_vec()
+            })
+            .collect();
+        let want: Vec<Vec<f32>> = (0..4)
+            .map(|k| npy_f32(e, &format!("expected_output_{k}.npy")))
+            .collect();
+        assert_eq!(got[3], want[3], "{}: num_detections", e.name);
+        let num = want[3][0] as usize;
+        let slots = want[1].len();
+        let mask = written(opts, num, slots);
+        for (s, &w) in mask.iter().enumerate() {
+            let (gb, wb) = (&got[0][4 * s..4 * s + 4], &want[0][4 * s..4 * s + 4]);
+            if w {
+                let same =
+                    |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits());
+                assert!(
+                    same(gb, wb),
+                    "{}: box of slot {s}: {gb:?} vs LiteRT {wb:?}",
+                    e.name
+                );
+                assert_eq!(
+                    got[1][s].to_bits(),
+                    want[1][s].to_bits(),
+                    "{}: class {s}",
+                    e.name
+                );
+                assert_eq!(
+                    got[2][s].to_bits(),
+                    want[2][s].to_bits(),
+                    "{}: score {s}",
+                    e.name
+                );
+                compared += 1;
+            } else {
+                // LiteRT leaves them unwritten; ours are zeros.
+                assert!(
+                    gb.iter().chain([&got[1][s], &got[2][s]]).all(|&v| v == 0.0),
+                    "{}: unwritten slot {s} not zero",
+                    e.name
+                );
+            }
+        }
+    }
+    // Every case has detections (the generator's inputs are made so).
+    assert!(compared >= 60, "{compared} slots compared");
+}
+
+/// Our int8 (float I/O) quantization of the tiny SSD: the backbone is integer, the custom op
+/// reads float tensors made by DEQUANTIZE and writes float, and the quantized model runs in our
+/// engine with the float model's number of detections. Written to
+/// `target/quantized/realworld/ssd_detector_int8_floatio.tflite`, where `check_quantized.py`
+/// runs it in LiteRT (and, with `--zeropoint`, requires our engine's bits to equal LiteRT's).
+#[test]
+fn ssd_quantized_keeps_the_detection_op_float() {
+    let (_, m) = model("ssd_detector");
+    let mut cal = Calibrator::new(&m).expect("calibrates through the custom op");
+    cal.set_input(0, &input("ssd_detector")).expect("input");
+    cal.add_sample().expect("sample");
+    let stats = cal.stats(Method::MinMax).expect("stats");
+    let ranges = Ranges::from_calibration(&m, &stats).expect("ranges");
+    let opts = QuantizeOptions {
+        mode: Mode::Int8,
+        io: IoType::Float,
+        per_tensor: false,
+        float_ops: Vec::new(),
+        int16_ops: Vec::new(),
+    };
+    let (q, _) = quantize(&m, &ranges, &opts).expect("int8");
+    let sg = &q.subgraphs[0];
+    let labels: Vec<String> = (0..sg.operators.len())
+        .map(|i| op_label(&q, 0, i))
+        .collect();
+    let det = labels
+        .iter()
+        .position(|l| l == CODE)
+        .expect("custom op kept");
+    let op = &sg.operators[det];
+    for (k, &t) in op.inputs.iter().enumerate() {
+        let t = t as usize;
+        assert_eq!(
+            sg.tensors[t].dtype,
+            TensorType::FLOAT32,
+            "input {k}: {labels:?}"
+        );
+        if k < 2 {
+            let producer = sg
+                .operators
+                .iter()
+                .position(|o| o.outputs.contains(&(t as i32)))
+                .expect("computed");
+            assert_eq!(labels[producer], "DEQUANTIZE", "input {k}: {labels:?}");
+        }
+    }
+    for &t in &op.outputs {
+        assert_eq!(sg.tensors[t as usize].dtype, TensorType::FLOAT32);
+    }
+    assert!(
+        labels.iter().any(|l| l == "CONV_2D")
+            && labels.iter().filter(|l| *l == "QUANTIZE").count() == 1,
+        "integer backbone behind one QUANTIZE: {labels:?}"
+    );
+    let conv = sg
+        .operators
+        .iter()
+        .position(|o| o.code.name() == "CONV_2D")
+        .expect("conv");
+    assert_eq!(
+        sg.tensors[sg.operators[conv].inputs[0] as usize].dtype,
+        TensorType::INT8
+    );
+    let bytes = tflite::write(&q).expect("write");
+    let dir = root().join("../../target/quantized/realworld");
+    std::fs::create_dir_all(&dir).expect("target/quantized/realworld");
+    std::fs::write(dir.join("ssd_detector_int8_floatio.tflite"), &bytes).expect("write");
+    let q = tflite::read(&bytes).expect("re-read");
+    let mut it = Interpreter::new(&q).expect("runs");
+    it.set_input_f32(0, &input("ssd_detector")).expect("input");
+    it.invoke();
+    let num = it.output(3).expect("num").as_f32().expect("f32")[0];
+    let want = load_npy(&root().join("ssd_detector/expected_output_3.npy"));
+    let NpyData::F32(want) = want.data else {
+        panic!("float")
+    };
+    assert_eq!(
+        num, want[0],
+        "quantized SSD finds as many detections as the float one"
+    );
+}
