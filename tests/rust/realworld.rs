@@ -1,7 +1,8 @@
 //! Models as other tools write them (tests/realworld/, made by tests/tools/make_realworld.py
 //! with TF 2.21's converter and flatbuffer utilities): only `deprecated_builtin_code` filled,
 //! sparse weights behind DENSIFY, a custom op, resource variables, IF/WHILE subgraphs, no
-//! signature, heavy metadata, dynamic batch (also run at batch 3 with LiteRT's outputs).
+//! signature, heavy metadata, dynamic batch (also run at batch 3 with LiteRT's outputs), the custom
+//! `TFLite_Detection_PostProcess` alone and at the end of a tiny SSD (`realworld/detection.rs`).
 //!
 //! For each: the reader sees the operators TF's tools list (manifest.json), the writer is
 //! lossless (read → write → read gives the same model; `check_roundtrip.py` in `npm test` runs

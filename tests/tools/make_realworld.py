@@ -32,7 +32,9 @@ would:
     softmax16x8_huge_beta  a 16x8 SOFTMAX whose beta was set to 1e12 (LiteRT's rescale shift
                          above 31)
     ssd_detector         a tiny SSD (conv backbone, box/class heads) ending in the custom
-                         TFLite_Detection_PostProcess (regular NMS), added with the object API
+                         TFLite_Detection_PostProcess (regular NMS), added with the object API;
+                         also TF's post-training int8 quantization of it (float I/O) and its
+                         LiteRT outputs
     detpp_*              TFLite_Detection_PostProcess alone: fast and regular NMS, several classes
                          per detection, tied scores, IoU exactly at the threshold, fewer
                          candidates than max_detections, UINT8 inputs; their own inputs (box
@@ -738,8 +740,33 @@ MODELS = {
        for n in DET_CASES},
 }
 
+def ssd_detector_tf_int8(d: Path) -> None:
+    """TF's full-integer quantization (float I/O) of ssd_detector's float file, by TF's
+    post-training calibrator and quantizer (`tensorflow.lite.python.optimize.calibrator`, the
+    quantizer TF's converter runs on a .tflite model) calibrated on input_0.npy; custom operators
+    need `allow_float` there and stay float behind DEQUANTIZE. Saved as model_int8_floatio.tflite
+    with its LiteRT BUILTIN_REF outputs expected_int8_floatio_output_<k>.npy (samples axis
+    first, as expected_output_<k>.npy)."""
+    from tensorflow.lite.python.optimize import calibrator
+
+    x = np.load(d / "input_0.npy")
+
+    def rep():
+        for sample in x:
+            yield [sample]
+
+    c = calibrator.Calibrator((d / "model.tflite").read_bytes())
+    data = c.calibrate_and_quantize(rep, tf.float32, tf.float32, True, tf.int8)
+    path = d / "model_int8_floatio.tflite"
+    path.write_bytes(data)
+    outs, err = litert_outputs(path, [x[0]])
+    assert outs is not None, err
+    for k, y in enumerate(outs):
+        np.save(d / f"expected_int8_floatio_output_{k}.npy", y[None, ...])
+
+
 # Extra files written into a model's folder (before the manifest lists its files).
-EXTRAS = {"dynamic_shapes": dynamic_shapes_variants}
+EXTRAS = {"dynamic_shapes": dynamic_shapes_variants, "ssd_detector": ssd_detector_tf_int8}
 
 
 def op_names(model: bytes) -> list[list[str]]:

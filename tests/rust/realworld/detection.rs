@@ -7,6 +7,7 @@ use super::{Entry, input, manifest, model, op_label, root};
 use zeropoint::engine::Interpreter;
 use zeropoint::graph::TensorType;
 use zeropoint::quant::calibrate::{Calibrator, Method};
+use zeropoint::quant::compare_quant::compare_quantized;
 use zeropoint::quant::{IoType, Mode, QuantizeOptions, Ranges, quantize};
 use zeropoint::tflite;
 use zeropoint_tests::{NpyData, load_npy};
@@ -108,8 +109,8 @@ fn detection_postprocess_matches_litert() {
 }
 
 /// Our int8 (float I/O) quantization of the tiny SSD: the backbone is integer, the custom op
-/// reads float tensors made by DEQUANTIZE and writes float, and the quantized model runs in our
-/// engine with the float model's number of detections. Written to
+/// reads float tensors made by DEQUANTIZE and writes float, every tensor's parameters equal TF's
+/// quantization of the same file, and our engine's outputs on it equal LiteRT's on TF's model. Written to
 /// `target/quantized/realworld/ssd_detector_int8_floatio.tflite`, where `check_quantized.py`
 /// runs it in LiteRT (and, with `--zeropoint`, requires our engine's bits to equal LiteRT's).
 #[test]
@@ -170,6 +171,45 @@ fn ssd_quantized_keeps_the_detection_op_float() {
         sg.tensors[sg.operators[conv].inputs[0] as usize].dtype,
         TensorType::INT8
     );
+    // TF's quantization of the same file (its post-training quantizer, same calibration sample):
+    // the same operators (TF places each DEQUANTIZE just before its reader, we right after the
+    // producer: the same graph), and every tensor's type, scales, zero points and constant
+    // bytes equal.
+    let (_, tf) = super::model_file("ssd_detector", "model_int8_floatio.tflite");
+    let cmp = compare_quantized(&q, &tf);
+    let mut tf_labels: Vec<String> = (0..tf.subgraphs[0].operators.len())
+        .map(|i| op_label(&tf, 0, i))
+        .collect();
+    let mut ours_sorted = labels.clone();
+    ours_sorted.sort();
+    tf_labels.sort();
+    assert_eq!(ours_sorted, tf_labels, "operators as TF's");
+    let unequal: Vec<_> = cmp.tensors.iter().filter(|t| !t.equal).collect();
+    assert!(
+        unequal.is_empty() && cmp.only_reference.is_empty(),
+        "{unequal:#?} only TF {:?}",
+        cmp.only_reference
+    );
+    // The float file shares one zero bias between three convolutions (TF's converter dedups
+    // equal constants). TF's post-training quantizer keeps one INT32 copy, with the first
+    // convolution's scale; ours gives each convolution its own (scale s_in·s_w): two more
+    // tensors, all zeros, so the arithmetic is the same.
+    assert_eq!(cmp.only_ours.len(), 2, "{:?}", cmp.only_ours);
+    for name in &cmp.only_ours {
+        let t = sg
+            .tensors
+            .iter()
+            .position(|t| &t.name == name)
+            .expect("tensor");
+        let reader = sg
+            .operators
+            .iter()
+            .find(|o| o.inputs.get(2) == Some(&(t as i32)))
+            .expect("a bias");
+        assert_eq!(reader.code.name(), "CONV_2D");
+        let data = &q.buffers[sg.tensors[t].buffer as usize].data;
+        assert!(!data.is_empty() && data.iter().all(|&b| b == 0), "{name}");
+    }
     let bytes = tflite::write(&q).expect("write");
     let dir = root().join("../../target/quantized/realworld");
     std::fs::create_dir_all(&dir).expect("target/quantized/realworld");
