@@ -228,3 +228,101 @@ fn ssd_quantized_keeps_the_detection_op_float() {
         "quantized SSD finds as many detections as the float one"
     );
 }
+
+/// The engine's refusal of `m`, as text (panics when it prepares).
+fn refusal(m: &zeropoint::graph::Model) -> String {
+    match Interpreter::new(m) {
+        Ok(_) => panic!("prepared a broken TFLite_Detection_PostProcess"),
+        Err(e @ zeropoint::Error::CannotRun { .. }) => e.to_string(),
+        Err(e) => panic!("not a typed CannotRun: {e}"),
+    }
+}
+
+/// Broken options, types and shapes are typed errors naming the operator (and the tensor);
+/// hostile option bytes never panic.
+#[test]
+fn detection_postprocess_refuses_bad_models() {
+    let (_, base) = model("detpp_fast");
+    let opts = base.subgraphs[0].operators[0]
+        .custom_options
+        .clone()
+        .expect("options");
+    let with = |f: &dyn Fn(&mut zeropoint::graph::Model)| {
+        let mut m = base.clone();
+        f(&mut m);
+        m
+    };
+    let set_opts = |bytes: Option<Vec<u8>>| {
+        with(&|m| m.subgraphs[0].operators[0].custom_options = bytes.clone())
+    };
+    let e = refusal(&set_opts(None));
+    assert!(
+        e.contains("TFLite_Detection_PostProcess") && e.contains("too few"),
+        "{e}"
+    );
+    // nms_iou_threshold 0.5 (the options' only 0.5, a double) set to 1.5.
+    let half = 0.5f64.to_le_bytes();
+    let at = opts
+        .windows(8)
+        .position(|w| w == half)
+        .expect("0.5 in the options");
+    let mut bad = opts.clone();
+    bad[at..at + 8].copy_from_slice(&1.5f64.to_le_bytes());
+    let e = refusal(&set_opts(Some(bad)));
+    assert!(e.contains("nms_iou_threshold 1.5"), "{e}");
+    // Every truncation and byte change of the options: prepared or refused, never a panic.
+    for n in 0..opts.len() {
+        let _ = Interpreter::new(&set_opts(Some(opts[..n].to_vec())));
+        for b in [0u8, 1, 0x7f, 0xff] {
+            let mut o = opts.clone();
+            o[n] = b;
+            let _ = Interpreter::new(&set_opts(Some(o)));
+        }
+    }
+    // INT8 box encodings: LiteRT's kernel takes FLOAT32 or UINT8 only.
+    let e = refusal(&with(&|m| {
+        m.subgraphs[0].tensors[0].dtype = TensorType::INT8;
+    }));
+    assert!(e.contains("box_encodings") && e.contains("INT8"), "{e}");
+    // Anchors of the wrong shape.
+    let e = refusal(&with(&|m| {
+        let t = &mut m.subgraphs[0].tensors[2];
+        t.shape = Some(vec![24, 8]);
+    }));
+    assert!(e.contains("anchors") && e.contains("expected ["), "{e}");
+    // Three outputs.
+    let e = refusal(&with(&|m| {
+        m.subgraphs[0].operators[0].outputs.pop();
+        m.subgraphs[0].outputs.pop();
+    }));
+    assert!(e.contains("expects 4 outputs"), "{e}");
+}
+
+/// An anchor of negative height decodes to a box with ymin > ymax, where LiteRT fails the
+/// invocation: here every output is zero with no detections.
+#[test]
+fn detection_postprocess_inverted_box_gives_no_detections() {
+    let (_, mut m) = model("detpp_fast");
+    let sg = &m.subgraphs[0];
+    let buffer = sg.tensors[2].buffer as usize;
+    let data = &mut m.buffers[buffer].data;
+    // Anchor 0's height (element 2) negated.
+    let h = f32::from_le_bytes([data[8], data[9], data[10], data[11]]);
+    data[8..12].copy_from_slice(&(-h.abs() - 0.1).to_le_bytes());
+    let mut it = Interpreter::new(&m).expect("prepares");
+    for k in 0..2 {
+        let x = load_npy(&root().join(format!("detpp_fast/input_{k}.npy")));
+        let NpyData::F32(v) = x.data else {
+            panic!("float")
+        };
+        it.set_input_f32(k, &v).expect("input");
+    }
+    it.invoke();
+    for k in 0..4 {
+        let o = it.output(k).expect("output");
+        assert!(
+            o.as_f32().expect("f32").iter().all(|&v| v == 0.0),
+            "output {k}"
+        );
+    }
+}
