@@ -80,12 +80,18 @@ fn invoke_makes_no_heap_calls() {
     // Control flow: WHILE / IF run their subgraphs' interpreters (float inputs; the LSTM text
     // classifier's token ids would be out of its vocabulary with the filler below).
     // Resource variables: CALL_ONCE's first run, READ_VARIABLE / ASSIGN_VARIABLE copies.
+    // TFLite_Detection_PostProcess (fast and regular NMS, UINT8 inputs; its scratch is sized at
+    // prepare) alone and behind the SSD's heads.
     for name in [
         "control_flow",
         "gru_kws",
         "bilstm",
         "variables",
         "streaming_kws",
+        "ssd_detector",
+        "detpp_fast_multiclass",
+        "detpp_regular_many",
+        "detpp_uint8",
     ] {
         models.push(root.join("tests/realworld").join(name).join("model.tflite"));
     }

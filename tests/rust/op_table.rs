@@ -33,8 +33,46 @@ fn in_goldens(all: &[Case], op: &str, variants: &[&str]) -> bool {
     })
 }
 
+/// The realworld models (tests/realworld/manifest.json, made by `make_realworld.py`) that LiteRT
+/// runs, with their operators (`CUSTOM(code)` read as `code`): `tests/rust/realworld.rs` compares
+/// our engine's float outputs with LiteRT's on them bit for bit.
+fn realworld() -> Vec<(String, Vec<String>)> {
+    let path = zeropoint_tests::repo_root().join("tests/realworld/manifest.json");
+    let text = std::fs::read_to_string(&path).expect("tests/realworld/manifest.json");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("manifest is JSON");
+    let models = v["models"].as_object().expect("models");
+    models
+        .iter()
+        .filter(|(_, m)| m["litert_runs"].as_bool() == Some(true))
+        .map(|(name, m)| {
+            let ops = m["ops"]
+                .as_array()
+                .expect("ops")
+                .iter()
+                .flat_map(|sg| sg.as_array().expect("subgraph").iter())
+                .map(|o| {
+                    let o = o.as_str().expect("op name");
+                    o.strip_prefix("CUSTOM(")
+                        .and_then(|c| c.strip_suffix(')'))
+                        .unwrap_or(o)
+                        .to_string()
+                })
+                .collect();
+            (name.clone(), ops)
+        })
+        .collect()
+}
+
 fn column(all: &[Case], e: &OpEntry, runs: bool, variants: &[&str]) -> &'static str {
-    match (runs, in_goldens(all, e.name(), variants)) {
+    // Custom operators have no converter-made golden; their float goldens are realworld models.
+    let in_realworld = || {
+        e.is_custom()
+            && variants == FLOAT_VARIANTS
+            && realworld()
+                .iter()
+                .any(|(_, ops)| ops.iter().any(|o| o == e.name()))
+    };
+    match (runs, in_goldens(all, e.name(), variants) || in_realworld()) {
         (true, true) => "exact",
         (true, false) => "unit tests",
         (false, _) => "—",
@@ -60,18 +98,28 @@ fn readme_table(all: &[Case]) -> String {
         "| op | family | float | int8 | 16x8 | hybrid | quantizer (TF 2.21's properties) | single-op goldens | in whole models | integer arithmetic (measured) |\n",
     );
     s.push_str("|---|---|:-:|:-:|:-:|:-:|---|---|---|---|\n");
+    let rw = realworld();
     for e in OPS.iter().filter(|e| e.prepare.is_some()) {
         let name = e.name();
-        let single: Vec<&str> = all
+        let mut single: Vec<&str> = all
             .iter()
             .filter(|c| c.op.as_deref() == Some(name))
             .map(|c| c.name.as_str())
             .collect();
-        let models: Vec<&str> = all
+        let mut models: Vec<&str> = all
             .iter()
             .filter(|c| c.op.is_none() && c.ops.iter().any(|o| o == name))
             .map(|c| c.name.as_str())
             .collect();
+        if e.is_custom() {
+            for (m, ops) in &rw {
+                if ops.iter().all(|o| o == name) {
+                    single.push(m);
+                } else if ops.iter().any(|o| o == name) {
+                    models.push(m);
+                }
+            }
+        }
         let quant = e
             .quant
             .map_or_else(|| "kept float".to_string(), |q| q.describe());

@@ -1,7 +1,8 @@
 //! Models as other tools write them (tests/realworld/, made by tests/tools/make_realworld.py
 //! with TF 2.21's converter and flatbuffer utilities): only `deprecated_builtin_code` filled,
 //! sparse weights behind DENSIFY, a custom op, resource variables, IF/WHILE subgraphs, no
-//! signature, heavy metadata, dynamic batch (also run at batch 3 with LiteRT's outputs).
+//! signature, heavy metadata, dynamic batch (also run at batch 3 with LiteRT's outputs), the custom
+//! `TFLite_Detection_PostProcess` alone and at the end of a tiny SSD (`realworld/detection.rs`).
 //!
 //! For each: the reader sees the operators TF's tools list (manifest.json), the writer is
 //! lossless (read → write → read gives the same model; `check_roundtrip.py` in `npm test` runs
@@ -20,6 +21,9 @@ use zeropoint::quant::{IoType, Mode, QuantizeOptions, Ranges, quantize};
 use zeropoint::tflite;
 use zeropoint_tests::{NpyData, load_npy};
 
+#[path = "realworld/detection.rs"]
+mod detection;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("realworld")
 }
@@ -34,6 +38,16 @@ struct Entry {
     /// Consecutive frames stacked in input_0.npy (the streaming models, tests/rust/streaming.rs),
     /// `None` otherwise.
     frames: Option<usize>,
+    /// The options of a `TFLite_Detection_PostProcess` op case (`detpp_*`: two inputs, four
+    /// outputs, tested by `detection_postprocess_matches_litert`), `None` otherwise.
+    detection: Option<serde_json::Value>,
+}
+
+impl Entry {
+    /// A model of one float input whose output 0 LiteRT computed (the generic tests' kind).
+    fn generic(&self) -> bool {
+        self.samples.is_none() && self.detection.is_none() && self.frames.is_none()
+    }
 }
 
 fn manifest() -> Vec<Entry> {
@@ -59,6 +73,7 @@ fn manifest() -> Vec<Entry> {
             litert_runs: m["litert_runs"].as_bool().expect("litert_runs"),
             samples: m["samples"].as_u64().map(|n| n as usize),
             frames: m["frames"].as_u64().map(|n| n as usize),
+            detection: m.get("detection_options").cloned(),
         })
         .collect();
     assert!(out.len() >= 7, "the manifest lists {} models", out.len());
@@ -122,10 +137,7 @@ fn reader_sees_the_operators_tf_wrote_and_the_writer_is_lossless() {
 fn engine_matches_litert_or_names_what_it_cannot_run() {
     let cannot: &[(&str, &[&str])] = &[("custom_op", &["ZpTestCustom"])];
     let mut ran = 0;
-    for e in manifest()
-        .into_iter()
-        .filter(|e| e.samples.is_none() && e.frames.is_none())
-    {
+    for e in manifest().into_iter().filter(Entry::generic) {
         let (_, m) = model(&e.name);
         match Interpreter::new(&m) {
             Ok(mut it) => {
@@ -166,9 +178,9 @@ fn engine_matches_litert_or_names_what_it_cannot_run() {
         }
     }
     assert_eq!(
-        ran, 8,
+        ran, 9,
         "deprecated_opcodes, sparse_fc, no_signature, metadata_heavy, dynamic_batch, \
-         dynamic_shapes, softmax16x8_huge_beta, control_flow run"
+         dynamic_shapes, softmax16x8_huge_beta, control_flow, ssd_detector run"
     );
 }
 
@@ -181,10 +193,7 @@ fn quantizer_works_or_says_what_it_leaves() {
         float_ops: Vec::new(),
         int16_ops: Vec::new(),
     };
-    for e in manifest()
-        .into_iter()
-        .filter(|e| e.samples.is_none() && e.frames.is_none())
-    {
+    for e in manifest().into_iter().filter(Entry::generic) {
         let (_, m) = model(&e.name);
         let multi = m.subgraphs.len() > 1;
         // Dynamic range needs no calibration, and quantizes every subgraph.

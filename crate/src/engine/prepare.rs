@@ -524,7 +524,7 @@ impl Interpreter {
                 ));
                 continue;
             }
-            let Some(prepare) = registry::lookup(op.code.op()) else {
+            let Some(prepare) = registry::lookup(&op.code) else {
                 let tensor = outputs
                     .first()
                     .map(|&t| format!("output 0 '{}'", sg.tensors[t].name))

@@ -12,6 +12,7 @@ pub mod batch_matmul;
 pub mod compare;
 pub mod control_flow;
 pub mod conv;
+pub mod detection;
 pub mod elementwise;
 mod fast;
 pub mod fully_connected;

@@ -1,4 +1,5 @@
-//! The one table of operators ([`OPS`]): for each builtin operator Zeropoint knows, its prepare
+//! The one table of operators ([`OPS`]): for each operator Zeropoint knows (builtin, or custom by
+//! its custom code: `TFLite_Detection_PostProcess`), its prepare
 //! function, the tensor types the engine runs it with, the quantizer's properties, the names of
 //! its inputs and the arithmetic its integer kernel reproduces. Everything else reads this table:
 //! the engine's prepare step ([`lookup`]: a row without a prepare function is reported as
@@ -16,11 +17,12 @@ use super::properties::{
     index_out, int16_at, per_tensor_weights, plain, same, weighted, with16,
 };
 use super::{
-    PrepareFn, activations, batch_matmul, compare, control_flow, conv, elementwise,
+    PrepareFn, activations, batch_matmul, compare, control_flow, conv, detection, elementwise,
     fully_connected, layout, math, normalize, pool, quantize, reduce, resize, shape, shape_ops,
     split, variables,
 };
 use crate::graph::BuiltinOperator as Op;
+use crate::graph::OpCode;
 
 /// The tensor types the engine runs an operator with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,8 +74,11 @@ const I816: Runs = Runs {
 /// One operator: everything the engine, the quantizer and the docs know about it.
 #[derive(Debug, Clone, Copy)]
 pub struct OpEntry {
-    /// The builtin operator.
+    /// The builtin operator (`CUSTOM` for a custom operator's row).
     pub op: Op,
+    /// The custom code of a custom operator's row (`TFLite_Detection_PostProcess`), `None` for
+    /// builtins. Rows are keyed by `(op, custom)`.
+    pub custom: Option<&'static str>,
     /// Its prepare function, or `None` when the engine has no kernel for it yet (the quantizer
     /// may still know its properties).
     pub prepare: Option<PrepareFn>,
@@ -92,9 +97,16 @@ pub struct OpEntry {
 }
 
 impl OpEntry {
-    /// The operator's name (`CONV_2D`).
+    /// The operator's name (`CONV_2D`, or a custom operator's custom code), as
+    /// [`OpCode::name`](crate::graph::OpCode::name) names it.
     pub fn name(&self) -> &'static str {
-        self.op.variant_name().unwrap_or("?")
+        self.custom
+            .unwrap_or_else(|| self.op.variant_name().unwrap_or("?"))
+    }
+
+    /// Whether this row is a custom operator's (keyed by custom code).
+    pub fn is_custom(&self) -> bool {
+        self.custom.is_some()
     }
 
     /// What Zeropoint does with the operator, in words, as `inspect` and the page's details panel
@@ -119,7 +131,11 @@ impl OpEntry {
         let quant = self
             .quant
             .map_or_else(|| "kept float".to_string(), |q| q.describe());
-        format!("{runs} · quantizer: {quant}")
+        if self.is_custom() {
+            format!("Custom operator · {runs} · quantizer: {quant}")
+        } else {
+            format!("{runs} · quantizer: {quant}")
+        }
     }
 }
 
@@ -141,6 +157,7 @@ macro_rules! row {
     ($op:ident, $family:ident :: $prepare:ident, $runs:expr, $quant:expr, $inputs:expr, $arith:expr) => {
         OpEntry {
             op: Op::$op,
+            custom: None,
             prepare: Some($family::$prepare),
             family: stringify!($family),
             runs: $runs,
@@ -149,10 +166,25 @@ macro_rules! row {
             arithmetic: $arith,
         }
     };
+    // A custom operator, keyed by its custom code; the quantizer keeps custom operators float
+    // (TF's converter leaves them as they are, a DEQUANTIZE in front of integer inputs).
+    (custom $code:literal, $family:ident :: $prepare:ident, $runs:expr, $inputs:expr, $arith:expr) => {
+        OpEntry {
+            op: Op::CUSTOM,
+            custom: Some($code),
+            prepare: Some($family::$prepare),
+            family: stringify!($family),
+            runs: $runs,
+            quant: None,
+            inputs: $inputs,
+            arithmetic: $arith,
+        }
+    };
     // Known to the quantizer only: no kernel yet.
     ($op:ident, quantizer only, $quant:expr) => {
         OpEntry {
             op: Op::$op,
+            custom: None,
             prepare: None,
             family: "",
             runs: NONE,
@@ -288,22 +320,40 @@ pub const OPS: &[OpEntry] = &[
     row!(READ_VARIABLE, variables::prepare_read_variable, F816, None, &["resource"], COPY),
     row!(ASSIGN_VARIABLE, variables::prepare_assign_variable, F816, None, &["resource", "value"], COPY),
     row!(CALL_ONCE, variables::prepare_call_once, F816, None, &[], "runs the init subgraph at the first invocation after prepare or reset"),
+    // Custom operators, by custom code (kept float by the quantizer, as TF's converter does).
+    // ops/detection.rs
+    row!(custom "TFLite_Detection_PostProcess", detection::prepare_detection_postprocess, F, &["box encodings", "class predictions", "anchors"], "UINT8 box encodings / scores / anchors dequantized inside the op (float arithmetic), as LiteRT"),
     // Known to the quantizer (TF 2.21's properties), no kernel yet.
     row!(ELU, quantizer only, plain(2)),
 ];
 
-/// The table row of `op`, if Zeropoint knows it.
+/// The table row of the builtin `op`, if Zeropoint knows it (custom operators' rows are found
+/// by [`entry_for`], never here: `entry(Op::CUSTOM)` is `None`).
 pub fn entry(op: Op) -> Option<&'static OpEntry> {
-    OPS.iter().find(|e| e.op == op)
+    OPS.iter().find(|e| e.op == op && e.custom.is_none())
 }
 
-/// The prepare function for `op`, or `None` when the engine has no kernel for it.
-pub fn lookup(op: Op) -> Option<PrepareFn> {
-    entry(op).and_then(|e| e.prepare)
+/// The table row of the operator a model's operator code names: a builtin by its code, a custom
+/// operator by its custom code.
+pub fn entry_for(code: &OpCode) -> Option<&'static OpEntry> {
+    let op = code.op();
+    if op == Op::CUSTOM {
+        let name = code.custom_code.as_deref()?;
+        OPS.iter()
+            .find(|e| e.op == Op::CUSTOM && e.custom == Some(name))
+    } else {
+        entry(op)
+    }
+}
+
+/// The prepare function for the operator `code` names (builtin or custom), or `None` when the
+/// engine has no kernel for it.
+pub fn lookup(code: &OpCode) -> Option<PrepareFn> {
+    entry_for(code).and_then(|e| e.prepare)
 }
 
 /// Whether the op table has a kernel for the operator named `name` (a builtin name such as
-/// `CONV_2D`; custom codes and unknown names have none).
+/// `CONV_2D`, or a custom code such as `TFLite_Detection_PostProcess`; unknown names have none).
 pub fn has_kernel_named(name: &str) -> bool {
     OPS.iter().any(|e| e.name() == name && e.prepare.is_some())
 }
@@ -328,7 +378,10 @@ mod tests {
     fn one_row_per_op_and_rows_agree_with_themselves() {
         let mut seen = HashSet::new();
         for e in OPS {
-            assert!(seen.insert(e.op), "{} has two rows", e.name());
+            assert!(seen.insert((e.op, e.custom)), "{} has two rows", e.name());
+            // Custom rows and only they are CUSTOM; the quantizer keeps custom operators float.
+            assert_eq!(e.op == Op::CUSTOM, e.is_custom(), "{}", e.name());
+            assert!(!e.is_custom() || e.quant.is_none(), "{}", e.name());
             assert_eq!(e.prepare.is_some(), e.runs.any(), "{}", e.name());
             assert!(e.op.variant_name().is_some(), "{:?}", e.op);
             if let Some(q) = e.quant {
@@ -356,11 +409,18 @@ mod tests {
                 }
             }
         }
-        assert!(lookup(Op::CUSTOM).is_none());
-        assert!(lookup(Op::LSTM).is_none());
+        let custom = |name: &str| OpCode {
+            custom_code: Some(name.to_string()),
+            ..OpCode::builtin(Op::CUSTOM, 1)
+        };
+        assert!(lookup(&OpCode::builtin(Op::CUSTOM, 1)).is_none());
+        assert!(lookup(&custom("MyCustomOp")).is_none());
+        assert!(lookup(&custom("TFLite_Detection_PostProcess")).is_some());
+        assert!(entry(Op::CUSTOM).is_none());
+        assert!(lookup(&OpCode::builtin(Op::LSTM, 1)).is_none());
         for e in OPS.iter().filter(|e| e.prepare.is_none()) {
             assert!(
-                lookup(e.op).is_none() && properties(e.op).is_some(),
+                lookup(&OpCode::builtin(e.op, 1)).is_none() && properties(e.op).is_some(),
                 "{}",
                 e.name()
             );
@@ -414,5 +474,10 @@ mod tests {
         assert_eq!(support_of("ELU"), "No kernel yet · quantizer: own range");
         assert_eq!(support_of("DIV"), "Runs float · quantizer: kept float");
         assert_eq!(support_of("MyCustomOp"), NO_ROW_SUPPORT);
+        assert_eq!(
+            support_of("TFLite_Detection_PostProcess"),
+            "Custom operator · Runs float · quantizer: kept float"
+        );
+        assert!(has_kernel_named("TFLite_Detection_PostProcess"));
     }
 }

@@ -10,6 +10,7 @@ pub mod batch_matmul;
 pub mod compare;
 pub mod conv;
 pub mod conv_int;
+pub mod detection;
 pub mod elementwise;
 pub mod fixedpoint_math;
 pub mod fully_connected;
