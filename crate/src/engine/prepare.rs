@@ -186,6 +186,10 @@ impl SubgraphLoader for Loader<'_> {
         .map(|it| Box::new(it) as Box<dyn Subgraph>)
         .map_err(|e| e.to_string())
     }
+
+    fn max_while_iterations(&self) -> u64 {
+        self.limits.max_while_iterations
+    }
 }
 
 impl Interpreter {

@@ -165,8 +165,11 @@ impl Runner {
     }
 
     /// Runs the model once on the inputs set.
-    pub fn invoke(&mut self) {
-        self.interp.invoke();
+    ///
+    /// # Errors
+    /// A JS `Error` when a WHILE exceeds its iteration limit (naming the operator).
+    pub fn invoke(&mut self) -> Result<(), JsError> {
+        self.interp.invoke().map_err(js_error)
     }
 
     /// Output `index` as floats (integer outputs dequantized with their scale and zero point).
