@@ -494,3 +494,47 @@ fn a_huge_output_within_the_limits_is_an_error_when_memory_runs_out() {
         "{err}"
     );
 }
+
+#[test]
+fn names_that_are_not_utf8_are_read_with_a_warning() {
+    // LiteRT never checks names: the harness's 48 mutants with such a name all ran there.
+    let mut m = add_model(ActivationFunctionType::NONE);
+    m.subgraphs[0].tensors[1].name = "y_ZZ_out".into();
+    let mut bytes = tflite::write(&m).expect("writes");
+    let at = bytes
+        .windows(8)
+        .position(|w| w == b"y_ZZ_out")
+        .expect("the name is in the file");
+    // 0xFF never occurs in UTF-8; 0xC3 starts a sequence that '_' does not continue.
+    bytes[at + 2] = 0xff;
+    bytes[at + 3] = 0xc3;
+    let back = tflite::read(&bytes).expect("reads");
+    assert_eq!(back.subgraphs[0].tensors[1].name, "y_??_out");
+    let warnings = zeropoint::graph::lint::warnings(&back);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("is not UTF-8: read as 'y_??_out'"),
+        "{warnings:?}"
+    );
+    let path = scratch("non_utf8_name.tflite");
+    std::fs::write(&path, &bytes).expect("write model");
+    let input = scratch("non_utf8_name.x.npy");
+    std::fs::write(&input, npy_1x2([-1.0, 2.0])).expect("write npy");
+    let out_dir = scratch("non_utf8_name.out");
+    let (ok, err) = cli(&[
+        "run",
+        path.to_str().expect("utf-8"),
+        "--input",
+        input.to_str().expect("utf-8"),
+        "--out-dir",
+        out_dir.to_str().expect("utf-8"),
+    ]);
+    assert!(ok, "run refused: {err}");
+    assert_eq!(err.matches("is not UTF-8").count(), 1, "{err}");
+    let file = std::fs::File::open(out_dir.join("output_0.npy")).expect("output written");
+    let y = npy::read("y", file)
+        .expect("npy")
+        .to_f32()
+        .expect("float32");
+    assert_eq!(y, [-2.0, 4.0]);
+}

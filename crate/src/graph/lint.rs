@@ -57,7 +57,7 @@ pub fn is_absurd_scale(s: f32) -> bool {
 
 /// Every warning about `model`, one sentence each, naming the item.
 pub fn warnings(model: &Model) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out = model.read_warnings.clone();
     if model.version != 3 {
         out.push(format!(
             "schema version {}: LiteRT loads only version 3 files (the engine and the quantizer \
