@@ -538,3 +538,68 @@ fn names_that_are_not_utf8_are_read_with_a_warning() {
         .expect("float32");
     assert_eq!(y, [-2.0, 4.0]);
 }
+
+#[test]
+fn options_type_without_options_or_options_without_type_read_as_defaults() {
+    // LiteRT reads options through `builtin_options_as_AddOptions()`, null unless both fields
+    // agree, and then uses the defaults: the harness's 19 such mutants all ran there.
+    let bytes = tflite::write(&add_model(ActivationFunctionType::NONE)).expect("writes");
+    let root = tflite::schema::root_as_model(&bytes).expect("verifies");
+    let op = root
+        .subgraphs()
+        .expect("subgraphs")
+        .get(0)
+        .operators()
+        .expect("ops")
+        .get(0);
+    let table = op._tab.loc();
+    let soffset = i32::from_le_bytes(bytes[table..table + 4].try_into().expect("4 bytes"));
+    let vtable = (table as i64 - i64::from(soffset)) as usize;
+    for (name, field) in [
+        ("type_only", tflite::schema::Operator::VT_BUILTIN_OPTIONS),
+        (
+            "table_only",
+            tflite::schema::Operator::VT_BUILTIN_OPTIONS_TYPE,
+        ),
+    ] {
+        let mut hostile = bytes.clone();
+        let at = vtable + usize::from(field);
+        hostile[at..at + 2].fill(0);
+        let back = tflite::read(&hostile).expect("reads");
+        assert_eq!(
+            back.subgraphs[0].operators[0].options,
+            BuiltinOptionsT::NONE,
+            "{name}"
+        );
+        let warnings = zeropoint::graph::lint::warnings(&back);
+        assert!(
+            warnings.len() == 1
+                && warnings[0].contains(
+                    "operator 0 of subgraph 0 has only one of builtin_options_type and \
+                     builtin_options: read with no options"
+                ),
+            "{name}: {warnings:?}"
+        );
+        let path = scratch(&format!("lone_options_{name}.tflite"));
+        std::fs::write(&path, &hostile).expect("write model");
+        let input = scratch("lone_options.x.npy");
+        std::fs::write(&input, npy_1x2([-1.0, 2.0])).expect("write npy");
+        let out_dir = scratch(&format!("lone_options_{name}.out"));
+        let (ok, err) = cli(&[
+            "run",
+            path.to_str().expect("utf-8"),
+            "--input",
+            input.to_str().expect("utf-8"),
+            "--out-dir",
+            out_dir.to_str().expect("utf-8"),
+        ]);
+        assert!(ok, "{name}: run refused: {err}");
+        assert_eq!(err.matches("has only one of").count(), 1, "{name}: {err}");
+        let file = std::fs::File::open(out_dir.join("output_0.npy")).expect("output written");
+        let y = npy::read("y", file)
+            .expect("npy")
+            .to_f32()
+            .expect("float32");
+        assert_eq!(y, [-2.0, 4.0], "{name}");
+    }
+}

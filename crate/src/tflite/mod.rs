@@ -8,6 +8,7 @@
 //! This layer knows bytes, not quantization.
 
 pub mod read;
+mod repair;
 pub mod schema;
 pub mod write;
 

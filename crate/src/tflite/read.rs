@@ -72,12 +72,13 @@ pub fn read_with(bytes: &[u8], opts: &ReadOptions) -> Result<Model> {
         max_apparent_size: 1 << 31,
         ignore_missing_null_terminator: false,
     };
+    // Files LiteRT runs that the verifier refuses are read from a repaired copy (see `repair`).
     let repaired: (Vec<u8>, Vec<String>);
     let (root, read_warnings) = match flatbuffers::root_with_opts::<schema::Model>(&verifier, bytes)
     {
         Ok(root) => (root, Vec::new()),
-        Err(flatbuffers::InvalidFlatbuffer::Utf8Error { .. }) => {
-            repaired = repair_strings(bytes, &verifier)?;
+        Err(e) if super::repair::repairable(&e) => {
+            repaired = super::repair::repair(bytes, &verifier)?;
             let root = flatbuffers::root_with_opts::<schema::Model>(&verifier, &repaired.0)
                 .map_err(|e| Error::InvalidFlatbuffer {
                     reason: verifier_words(&e, bytes.len()),
@@ -95,52 +96,6 @@ pub fn read_with(bytes: &[u8], opts: &ReadOptions) -> Result<Model> {
     model.read_warnings = read_warnings;
     validate(&model)?;
     Ok(model)
-}
-
-/// Most non-UTF-8 strings one file may have repaired before it is refused.
-const MAX_REPAIRED_STRINGS: usize = 64;
-
-/// A copy of `bytes` whose strings that are not UTF-8 have `?` for each invalid byte (same
-/// length, so every offset stays valid), with one warning per string: LiteRT never checks names
-/// and runs such files. Repairs string by string, as the verifier finds them.
-///
-/// # Errors
-/// The verifier's other complaints, or more than [`MAX_REPAIRED_STRINGS`] such strings.
-fn repair_strings(
-    bytes: &[u8],
-    verifier: &flatbuffers::VerifierOptions,
-) -> Result<(Vec<u8>, Vec<String>)> {
-    let mut copy = bytes.to_vec();
-    let mut warnings = Vec::new();
-    loop {
-        let range = match flatbuffers::root_with_opts::<schema::Model>(verifier, &copy) {
-            Ok(_) => return Ok((copy, warnings)),
-            Err(flatbuffers::InvalidFlatbuffer::Utf8Error { range, .. })
-                if warnings.len() < MAX_REPAIRED_STRINGS && range.end <= copy.len() =>
-            {
-                range
-            }
-            Err(e) => {
-                return Err(Error::InvalidFlatbuffer {
-                    reason: verifier_words(&e, bytes.len()),
-                });
-            }
-        };
-        let text = &mut copy[range.clone()];
-        let mut start = 0;
-        while let Err(e) = std::str::from_utf8(&text[start..]) {
-            let bad = start + e.valid_up_to();
-            let end = e.error_len().map_or(text.len(), |n| bad + n);
-            text[bad..end].fill(b'?');
-            start = end;
-        }
-        let shown: String = String::from_utf8_lossy(text).chars().take(80).collect();
-        warnings.push(format!(
-            "the string at bytes {}..{} is not UTF-8: read as '{shown}' (`?` for each invalid \
-             byte; LiteRT does not check names) and written so",
-            range.start, range.end
-        ));
-    }
 }
 
 /// What a file that is not a TFLite model is, from its first bytes ("a PNG image"), for the
@@ -172,7 +127,7 @@ fn foreign_format(bytes: &[u8]) -> Option<&'static str> {
 /// The flatbuffer verifier's complaint in a user's words: a range past the end of the file is a
 /// truncated file (with both sizes); anything else is a corrupt file, the verifier's detail kept
 /// on one line.
-fn verifier_words(e: &flatbuffers::InvalidFlatbuffer, len: usize) -> String {
+pub(super) fn verifier_words(e: &flatbuffers::InvalidFlatbuffer, len: usize) -> String {
     use flatbuffers::InvalidFlatbuffer as V;
     match e {
         V::RangeOutOfBounds { range, .. } if range.end > len && range.end <= 1 << 31 => {
