@@ -603,3 +603,40 @@ fn options_type_without_options_or_options_without_type_read_as_defaults() {
         assert_eq!(y, [-2.0, 4.0], "{name}");
     }
 }
+
+#[test]
+fn a_graph_input_listed_twice_takes_the_last_value_given() {
+    // LiteRT (checked with ai_edge_litert 2.3, BUILTIN_REF) sets the one tensor twice and runs
+    // with the last value; a constant listed as an input crashes it when set (refused here).
+    let mut m = add_model(ActivationFunctionType::NONE);
+    m.subgraphs[0].inputs = vec![0, 0];
+    let path = scratch("input_twice.tflite");
+    std::fs::write(&path, tflite::write(&m).expect("writes")).expect("write model");
+    let first = scratch("input_twice.a.npy");
+    std::fs::write(&first, npy_1x2([-1.0, 2.0])).expect("write npy");
+    let second = scratch("input_twice.b.npy");
+    std::fs::write(&second, npy_1x2([3.0, 5.0])).expect("write npy");
+    let out_dir = scratch("input_twice.out");
+    let (ok, err) = cli(&[
+        "run",
+        path.to_str().expect("utf-8"),
+        "--input",
+        first.to_str().expect("utf-8"),
+        "--input",
+        second.to_str().expect("utf-8"),
+        "--out-dir",
+        out_dir.to_str().expect("utf-8"),
+    ]);
+    assert!(ok, "run refused: {err}");
+    assert_eq!(
+        err.matches("graph input 0 ('x') is listed 2 times").count(),
+        1,
+        "{err}"
+    );
+    let file = std::fs::File::open(out_dir.join("output_0.npy")).expect("output written");
+    let y = npy::read("y", file)
+        .expect("npy")
+        .to_f32()
+        .expect("float32");
+    assert_eq!(y, [6.0, 10.0]);
+}

@@ -391,9 +391,11 @@ impl Interpreter {
                     unholdable(&sg.tensors[t], max_tensor)
                 )));
             }
-            if defined[t] {
+            // Listed twice: one tensor, the last value set wins (as in LiteRT; a lint warning).
+            // A constant: LiteRT crashes writing the input into the read-only buffer.
+            if defined[t] && !graph_inputs.contains(&t) {
                 issues.push(model_issue(format!(
-                    "graph input '{}' is a constant or listed twice",
+                    "graph input '{}' is a constant (LiteRT crashes when it is set)",
                     sg.tensors[t].name
                 )));
             }
