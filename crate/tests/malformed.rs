@@ -24,6 +24,7 @@ use zeropoint::engine::Interpreter;
 use zeropoint::graph::{
     Buffer, BuiltinOperator, BuiltinOptionsT, Model, OpCode, Operator, Subgraph, Tensor, TensorType,
 };
+use zeropoint::tflite::schema::WhileOptionsT;
 use zeropoint::tflite::{self, WriteOptions};
 
 fn example_bytes() -> Vec<u8> {
@@ -446,4 +447,115 @@ fn fuzz_regressions_keep_their_properties() {
         let _ = Interpreter::new(&model);
     }
     assert!(n > 0, "no regression inputs found");
+}
+
+/// `while x < 3: x = x + 0` on a float32 scalar: a condition that stays true for ever
+/// (subgraph 0 main, 1 cond, 2 body).
+fn endless_while() -> Model {
+    let scalar = |n: &str| f32t(n, &[]);
+    let mut options = WhileOptionsT::default();
+    options.cond_subgraph_index = 1;
+    options.body_subgraph_index = 2;
+    let with_const = |mut t: Tensor, buffer: u32| {
+        t.buffer = buffer;
+        t
+    };
+    let mut m = graph(
+        vec![scalar("x"), scalar("x_out")],
+        vec![Operator::new(
+            OpCode::builtin(BuiltinOperator::WHILE, 1),
+            vec![0],
+            vec![1],
+            BuiltinOptionsT::WhileOptions(Box::new(options)),
+        )],
+        &[0],
+        &[1],
+    );
+    m.buffers.push(Buffer {
+        data: 3f32.to_le_bytes().to_vec(),
+    });
+    m.buffers.push(Buffer {
+        data: 0f32.to_le_bytes().to_vec(),
+    });
+    m.subgraphs.push(Subgraph {
+        tensors: vec![
+            scalar("x"),
+            with_const(scalar("three"), 1),
+            Tensor::new("go", TensorType::BOOL, vec![]),
+        ],
+        inputs: vec![0],
+        outputs: vec![2],
+        operators: vec![Operator::new(
+            OpCode::builtin(BuiltinOperator::LESS, 1),
+            vec![0, 1],
+            vec![2],
+            BuiltinOptionsT::NONE,
+        )],
+        ..Default::default()
+    });
+    m.subgraphs.push(Subgraph {
+        tensors: vec![scalar("x"), with_const(scalar("zero"), 2), scalar("x0")],
+        inputs: vec![0],
+        outputs: vec![2],
+        operators: vec![add(&[0, 1], &[2])],
+        ..Default::default()
+    });
+    m
+}
+
+#[test]
+fn a_while_that_never_ends_stops_at_the_iteration_limit() {
+    let path = scratch("endless_while.tflite");
+    std::fs::write(&path, tflite::write(&endless_while()).expect("writes")).expect("write model");
+    let input = scratch("endless_while.input.npy");
+    std::fs::write(&input, npy_f32(&[1], &[0.0])).expect("write npy");
+    let out_dir = scratch("endless_while.out");
+    let (p, i, o) = (
+        path.to_str().expect("utf-8"),
+        input.to_str().expect("utf-8"),
+        out_dir.to_str().expect("utf-8"),
+    );
+    let needle = "the loop of operator 0 (WHILE) is too large: its condition (subgraph 1) is still \
+                  true after";
+    // The default limit, and one given on the command line.
+    for (args, count) in [
+        (vec!["run", p, "--input", i, "--out-dir", o], "1000000"),
+        (
+            vec![
+                "run",
+                p,
+                "--input",
+                i,
+                "--out-dir",
+                o,
+                "--max-while-iterations",
+                "1000",
+            ],
+            "1000",
+        ),
+        (
+            vec![
+                "quantize",
+                p,
+                "-o",
+                o,
+                "--data",
+                i,
+                "--max-while-iterations",
+                "20",
+            ],
+            "20",
+        ),
+    ] {
+        let started = std::time::Instant::now();
+        let (ok, err) = cli(&args);
+        assert!(!ok, "{args:?}: succeeded");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("after {count} iterations")),
+            "{args:?}: {err}"
+        );
+        eprintln!("{args:?}: {:.2} s", started.elapsed().as_secs_f64());
+    }
 }

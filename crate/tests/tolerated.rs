@@ -494,3 +494,149 @@ fn a_huge_output_within_the_limits_is_an_error_when_memory_runs_out() {
         "{err}"
     );
 }
+
+#[test]
+fn names_that_are_not_utf8_are_read_with_a_warning() {
+    // LiteRT never checks names: the harness's 48 mutants with such a name all ran there.
+    let mut m = add_model(ActivationFunctionType::NONE);
+    m.subgraphs[0].tensors[1].name = "y_ZZ_out".into();
+    let mut bytes = tflite::write(&m).expect("writes");
+    let at = bytes
+        .windows(8)
+        .position(|w| w == b"y_ZZ_out")
+        .expect("the name is in the file");
+    // 0xFF never occurs in UTF-8; 0xC3 starts a sequence that '_' does not continue.
+    bytes[at + 2] = 0xff;
+    bytes[at + 3] = 0xc3;
+    let back = tflite::read(&bytes).expect("reads");
+    assert_eq!(back.subgraphs[0].tensors[1].name, "y_??_out");
+    let warnings = zeropoint::graph::lint::warnings(&back);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("is not UTF-8: read as 'y_??_out'"),
+        "{warnings:?}"
+    );
+    let path = scratch("non_utf8_name.tflite");
+    std::fs::write(&path, &bytes).expect("write model");
+    let input = scratch("non_utf8_name.x.npy");
+    std::fs::write(&input, npy_1x2([-1.0, 2.0])).expect("write npy");
+    let out_dir = scratch("non_utf8_name.out");
+    let (ok, err) = cli(&[
+        "run",
+        path.to_str().expect("utf-8"),
+        "--input",
+        input.to_str().expect("utf-8"),
+        "--out-dir",
+        out_dir.to_str().expect("utf-8"),
+    ]);
+    assert!(ok, "run refused: {err}");
+    assert_eq!(err.matches("is not UTF-8").count(), 1, "{err}");
+    let file = std::fs::File::open(out_dir.join("output_0.npy")).expect("output written");
+    let y = npy::read("y", file)
+        .expect("npy")
+        .to_f32()
+        .expect("float32");
+    assert_eq!(y, [-2.0, 4.0]);
+}
+
+#[test]
+fn options_type_without_options_or_options_without_type_read_as_defaults() {
+    // LiteRT reads options through `builtin_options_as_AddOptions()`, null unless both fields
+    // agree, and then uses the defaults: the harness's 19 such mutants all ran there.
+    let bytes = tflite::write(&add_model(ActivationFunctionType::NONE)).expect("writes");
+    let root = tflite::schema::root_as_model(&bytes).expect("verifies");
+    let op = root
+        .subgraphs()
+        .expect("subgraphs")
+        .get(0)
+        .operators()
+        .expect("ops")
+        .get(0);
+    let table = op._tab.loc();
+    let soffset = i32::from_le_bytes(bytes[table..table + 4].try_into().expect("4 bytes"));
+    let vtable = (table as i64 - i64::from(soffset)) as usize;
+    for (name, field) in [
+        ("type_only", tflite::schema::Operator::VT_BUILTIN_OPTIONS),
+        (
+            "table_only",
+            tflite::schema::Operator::VT_BUILTIN_OPTIONS_TYPE,
+        ),
+    ] {
+        let mut hostile = bytes.clone();
+        let at = vtable + usize::from(field);
+        hostile[at..at + 2].fill(0);
+        let back = tflite::read(&hostile).expect("reads");
+        assert_eq!(
+            back.subgraphs[0].operators[0].options,
+            BuiltinOptionsT::NONE,
+            "{name}"
+        );
+        let warnings = zeropoint::graph::lint::warnings(&back);
+        assert!(
+            warnings.len() == 1
+                && warnings[0].contains(
+                    "operator 0 of subgraph 0 has only one of builtin_options_type and \
+                     builtin_options: read with no options"
+                ),
+            "{name}: {warnings:?}"
+        );
+        let path = scratch(&format!("lone_options_{name}.tflite"));
+        std::fs::write(&path, &hostile).expect("write model");
+        let input = scratch("lone_options.x.npy");
+        std::fs::write(&input, npy_1x2([-1.0, 2.0])).expect("write npy");
+        let out_dir = scratch(&format!("lone_options_{name}.out"));
+        let (ok, err) = cli(&[
+            "run",
+            path.to_str().expect("utf-8"),
+            "--input",
+            input.to_str().expect("utf-8"),
+            "--out-dir",
+            out_dir.to_str().expect("utf-8"),
+        ]);
+        assert!(ok, "{name}: run refused: {err}");
+        assert_eq!(err.matches("has only one of").count(), 1, "{name}: {err}");
+        let file = std::fs::File::open(out_dir.join("output_0.npy")).expect("output written");
+        let y = npy::read("y", file)
+            .expect("npy")
+            .to_f32()
+            .expect("float32");
+        assert_eq!(y, [-2.0, 4.0], "{name}");
+    }
+}
+
+#[test]
+fn a_graph_input_listed_twice_takes_the_last_value_given() {
+    // LiteRT (checked with ai_edge_litert 2.3, BUILTIN_REF) sets the one tensor twice and runs
+    // with the last value; a constant listed as an input crashes it when set (refused here).
+    let mut m = add_model(ActivationFunctionType::NONE);
+    m.subgraphs[0].inputs = vec![0, 0];
+    let path = scratch("input_twice.tflite");
+    std::fs::write(&path, tflite::write(&m).expect("writes")).expect("write model");
+    let first = scratch("input_twice.a.npy");
+    std::fs::write(&first, npy_1x2([-1.0, 2.0])).expect("write npy");
+    let second = scratch("input_twice.b.npy");
+    std::fs::write(&second, npy_1x2([3.0, 5.0])).expect("write npy");
+    let out_dir = scratch("input_twice.out");
+    let (ok, err) = cli(&[
+        "run",
+        path.to_str().expect("utf-8"),
+        "--input",
+        first.to_str().expect("utf-8"),
+        "--input",
+        second.to_str().expect("utf-8"),
+        "--out-dir",
+        out_dir.to_str().expect("utf-8"),
+    ]);
+    assert!(ok, "run refused: {err}");
+    assert_eq!(
+        err.matches("graph input 0 ('x') is listed 2 times").count(),
+        1,
+        "{err}"
+    );
+    let file = std::fs::File::open(out_dir.join("output_0.npy")).expect("output written");
+    let y = npy::read("y", file)
+        .expect("npy")
+        .to_f32()
+        .expect("float32");
+    assert_eq!(y, [6.0, 10.0]);
+}

@@ -182,7 +182,7 @@ fn input_shapes_resize_a_dynamic_batch() {
         .expect("batch 2 prepares");
     r.set_input(0, &vec![0.25f32; 2 * 12 * 12 * 3])
         .expect("batch-2 input");
-    r.invoke();
+    r.invoke().expect("the model runs");
     let out = r.output_float(0).expect("output");
     assert_eq!(out.len(), 2 * 10, "two rows of 10 probabilities");
     assert_eq!(

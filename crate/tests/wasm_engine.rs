@@ -45,7 +45,7 @@ fn example_model_matches_the_native_engine() {
         .zip(expected.chunks_exact(per_out))
     {
         interp.set_input_f32(0, sample).expect("input fits");
-        interp.invoke();
+        interp.invoke().expect("the model runs");
         let out = interp.output(0).expect("output");
         let got = out.as_f32().expect("float output");
         for (g, w) in got.iter().zip(want) {
@@ -98,7 +98,7 @@ fn while_models_run_through_the_page_runner() {
             runner
                 .set_input_bytes(0, &input.data[s * per_in..(s + 1) * per_in])
                 .expect("input fits");
-            runner.invoke();
+            runner.invoke().expect("the model runs");
             let got = runner.output_float(0).expect("output");
             let want = &expected[s * per_out..(s + 1) * per_out];
             for (g, w) in got.iter().zip(want) {
@@ -135,7 +135,7 @@ fn streaming_model_keeps_state_in_the_page_runner_until_reset() {
         runner
             .set_input(0, &input[f * per_in..(f + 1) * per_in])
             .expect("input fits");
-        runner.invoke();
+        runner.invoke().expect("the model runs");
         runner.output_float(0).expect("output")
     };
     for f in 0..10 {

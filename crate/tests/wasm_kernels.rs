@@ -59,7 +59,9 @@ fn run(model: &[u8], inputs: &[(usize, Vec<u8>)], kernels: KernelSet) -> (Vec<u8
                 .set_input(k, &data[s * n..(s + 1) * n])
                 .expect("input fits");
         }
-        interp.invoke_with(&mut |_, view| tensors.push(view.bytes.to_vec()));
+        interp
+            .invoke_with(&mut |_, view| tensors.push(view.bytes.to_vec()))
+            .expect("the model runs");
         for o in 0..interp.outputs().len() {
             outputs.extend_from_slice(interp.output(o).expect("output").bytes);
         }

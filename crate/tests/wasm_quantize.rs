@@ -259,7 +259,7 @@ fn the_runner_reproduces_litert_int8_outputs() {
     assert_eq!(inputs.len() / n_in, expected.len() / n_out);
     for (x, want) in inputs.chunks_exact(n_in).zip(expected.chunks_exact(n_out)) {
         r.set_input_bytes(0, x).expect("input fits");
-        r.invoke();
+        r.invoke().expect("the model runs");
         assert_eq!(r.output_bytes(0).expect("output"), want);
     }
     assert!(Runner::new(TF_INT8, Some("fast".into()), None, None).is_ok());
@@ -285,7 +285,7 @@ fn float_inputs_to_an_int8_model_match_tfs_float_io_model() {
         .zip(expected.chunks_exact(5))
     {
         r.set_input_f32(0, x).expect("input fits");
-        r.invoke();
+        r.invoke().expect("the model runs");
         assert_eq!(r.output_float(0).expect("output"), want);
     }
     assert!(r.set_input_f32(0, &[0.0; 3]).is_err());

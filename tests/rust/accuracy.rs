@@ -64,7 +64,7 @@ fn accuracy(model: &Model, l: &Labelled) -> f64 {
     let mut right = 0usize;
     for (x, &y) in l.x.iter().zip(&l.y) {
         it.set_input_f32(0, x).expect("input");
-        it.invoke();
+        it.invoke().expect("the model runs");
         let out = it.output(l.output).expect("output");
         let logits = out.as_f32().expect("float output");
         let best = logits

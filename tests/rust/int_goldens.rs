@@ -85,14 +85,16 @@ fn run_variant(
                 .map_err(|e| format!("sample {s}: {e}"))?;
         }
         if s == 0 {
-            interp.invoke_with(&mut |TensorId(t), view| {
-                if let Some(&k) = wanted.get(&t) {
-                    captured[k] = Some(view.bytes.to_vec());
-                }
-                all_tensors.push((t, view.bytes.to_vec()));
-            });
+            interp
+                .invoke_with(&mut |TensorId(t), view| {
+                    if let Some(&k) = wanted.get(&t) {
+                        captured[k] = Some(view.bytes.to_vec());
+                    }
+                    all_tensors.push((t, view.bytes.to_vec()));
+                })
+                .expect("the model runs");
         } else {
-            interp.invoke();
+            interp.invoke().expect("the model runs");
         }
         for (o, buf) in got.iter_mut().enumerate() {
             let view = interp.output(o).map_err(|e| e.to_string())?;

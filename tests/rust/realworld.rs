@@ -143,7 +143,7 @@ fn engine_matches_litert_or_names_what_it_cannot_run() {
             Ok(mut it) => {
                 assert!(e.litert_runs, "{}: LiteRT cannot run it, we can?", e.name);
                 it.set_input_f32(0, &input(&e.name)).expect("input");
-                it.invoke();
+                it.invoke().expect("the model runs");
                 let got = it.output(0).expect("output");
                 let got = got.as_f32().expect("float output");
                 let want = match load_npy(&root().join(&e.name).join("expected_output_0.npy")).data
@@ -236,7 +236,7 @@ fn quantizer_works_or_says_what_it_leaves() {
         let q = tflite::read(&bytes).expect("re-read");
         let mut it = Interpreter::new(&q).unwrap_or_else(|err| panic!("{}: {err}", e.name));
         it.set_input_f32(0, &input(&e.name)).expect("input");
-        it.invoke();
+        it.invoke().expect("the model runs");
         assert!(
             !(0..q.subgraphs[0].operators.len()).any(|i| op_label(&q, 0, i) == "DENSIFY"),
             "{}: DENSIFY folded",
@@ -330,7 +330,7 @@ fn recurrent_models_match_litert_on_every_sample() {
                 for s in 0..samples {
                     it.set_input(0, &x[s * x_len..(s + 1) * x_len])
                         .expect("input");
-                    it.invoke();
+                    it.invoke().expect("the model runs");
                     let got = it.output(0).expect("output");
                     assert_eq!(
                         got.bytes,
@@ -495,7 +495,7 @@ fn dynamic_shapes_match_litert_at_batch_1_and_3() {
                 assert_eq!(it.inputs()[0].shape, x.shape, "{variant} batch {batch}");
                 it.set_input(0, &x.data.le_bytes(0..x.len()))
                     .expect("input");
-                it.invoke();
+                it.invoke().expect("the model runs");
                 let out = it.output(0).expect("output");
                 assert_eq!(out.shape, want.shape.as_slice(), "{variant} batch {batch}");
                 assert!(

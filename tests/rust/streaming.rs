@@ -86,7 +86,7 @@ fn check_frames(
     let rows = s.frames - from;
     for f in from..s.frames {
         it.set_input_f32(0, row(x, s.frames, f)).expect("input");
-        it.invoke();
+        it.invoke().expect("invoke");
         for (k, w) in want.iter().enumerate() {
             let got = it.output(k).expect("output");
             let got = got.as_f32().expect("float output");

@@ -267,7 +267,7 @@ fn run(model: &Path, input: &NpyArray) -> Result<Vec<Vec<u8>>, String> {
     for s in 0..input.samples() {
         it.set_input(0, &input.sample_bytes(s))
             .map_err(|e| e.to_string())?;
-        it.invoke();
+        it.invoke().expect("the model runs");
         for (o, buf) in got.iter_mut().enumerate() {
             buf.extend_from_slice(it.output(o).map_err(|e| e.to_string())?.bytes);
         }

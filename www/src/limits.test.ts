@@ -4,6 +4,7 @@ import type { EngineModule } from './engine/loader';
 import {
   DEFAULT_LIMITS,
   DEFAULT_MAX_CONSTANT_BYTES,
+  DEFAULT_MAX_WHILE_ITERATIONS,
   MB,
   STORAGE_KEY,
   checkSampleCount,
@@ -45,6 +46,7 @@ describe('limits', () => {
     expect(page.maxModelBytes).toBe(lib.max_model_bytes);
     expect(page.engine).toEqual(lib.engine);
     expect(DEFAULT_MAX_CONSTANT_BYTES).toBe(lib.engine.max_constant_bytes);
+    expect(DEFAULT_MAX_WHILE_ITERATIONS).toBe(lib.engine.max_while_iterations);
   });
 
   it('converts MB (2^20 bytes, fractions allowed) to whole bytes', () => {

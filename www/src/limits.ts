@@ -40,6 +40,12 @@ export const DEFAULT_LIMITS: Readonly<PageLimits> = {
 /** The engine's constant-store limit, not editable on the page (the CLI's default too). */
 export const DEFAULT_MAX_CONSTANT_BYTES = 2048 * MB;
 
+/**
+ * Most iterations one WHILE runs per invocation before the run stops with an error naming it,
+ * not editable on the page (the CLI's `--max-while-iterations` default too).
+ */
+export const DEFAULT_MAX_WHILE_ITERATIONS = 1_000_000;
+
 /** wasm32 sizes are 32-bit: a limit must stay below 4 GiB. */
 export const MAX_LIMIT_MB = 4095;
 export const MAX_CALIBRATION_SAMPLES = 1_000_000;
@@ -82,6 +88,7 @@ export function workerLimits(limits: PageLimits): WorkerLimits {
       max_tensor_bytes: mbToBytes(limits.maxTensorMb),
       max_arena_bytes: mbToBytes(limits.maxArenaMb),
       max_constant_bytes: DEFAULT_MAX_CONSTANT_BYTES,
+      max_while_iterations: DEFAULT_MAX_WHILE_ITERATIONS,
     },
     maxCalibrationSamples: limits.maxCalibrationSamples,
   };

@@ -209,7 +209,7 @@ pub fn compare_models_kernels(
             if let Some(v) = real_values(&view, None) {
                 reference.insert(t, v);
             }
-        });
+        })?;
         qi.invoke_with(&mut |TensorId(t), view| {
             // TF names an operator an activation was fused into `<activation>;<producer>`: it
             // holds the activation's values.
@@ -238,7 +238,7 @@ pub fn compare_models_kernels(
                 a.max_abs = a.max_abs.max((f - g).abs());
             }
             a.elements += r.len();
-        });
+        })?;
     }
     Ok(order
         .into_iter()

@@ -152,14 +152,15 @@ fn while_runs_the_body_until_the_condition_is_false() {
         if sg == 2 && t == 5 {
             doubled.push(v.as_f32().expect("float").to_vec());
         }
-    });
+    })
+    .expect("the model runs");
     assert_eq!(it.output(0).expect("i").bytes, 3i32.to_le_bytes());
     assert_eq!(it.output(1).expect("x").as_f32(), Some(&[8.0, -4.0][..]));
     // Every iteration's body tensors are reported, in order.
     assert_eq!(doubled, [vec![2.0, -1.0], vec![4.0, -2.0], vec![8.0, -4.0]]);
     // A start at or past the bound runs no iteration; the state passes through.
     it.set_input(0, &5i32.to_le_bytes()).expect("i");
-    it.invoke();
+    it.invoke().expect("the model runs");
     assert_eq!(it.output(0).expect("i").bytes, 5i32.to_le_bytes());
     assert_eq!(it.output(1).expect("x").as_f32(), Some(&[1.0, -0.5][..]));
 }
@@ -245,7 +246,7 @@ fn if_runs_the_branch_the_condition_picks() {
     it.set_input_f32(1, &[1.0, -0.5]).expect("x");
     for (c, i, x) in [(1u8, 5, [2.0, -1.0]), (0, 4, [2.0, 0.5])] {
         it.set_input(2, &[c]).expect("c");
-        it.invoke();
+        it.invoke().expect("the model runs");
         assert_eq!(it.output(0).expect("i").bytes, i32::to_le_bytes(i), "c={c}");
         assert_eq!(it.output(1).expect("x").as_f32(), Some(&x[..]), "c={c}");
     }
@@ -304,9 +305,58 @@ fn hostile_fan_out_of_subgraphs_is_bounded() {
     // 4 + 16 + 64 + 256 instances: prepared, and the value passes through every branch.
     let mut it = Interpreter::new(&fan_out(4)).expect("340 instances prepare");
     it.set_input_f32(0, &[2.5]).expect("x");
-    it.invoke();
+    it.invoke().expect("the model runs");
     assert_eq!(it.output(0).expect("y").as_f32(), Some(&[2.5][..]));
     // Six levels would be 5460 instances.
     let text = cannot_run(&fan_out(6));
     assert!(text.contains("more than 1024 subgraph instances"), "{text}");
+}
+
+/// [`counting_loop`] whose body adds 0 instead of 1: `i < 3` stays true for ever.
+fn endless_loop() -> Model {
+    let mut m = counting_loop(1, 2, 5, 2);
+    let one = m.subgraphs[2].tensors[2].buffer as usize;
+    m.buffers[one].data = 0i32.to_le_bytes().to_vec();
+    m
+}
+
+#[test]
+fn a_while_still_true_after_the_iteration_limit_stops_the_run_naming_it() {
+    let limits = Limits {
+        max_while_iterations: 5,
+        ..Limits::default()
+    };
+    let mut it = Interpreter::with_limits(&endless_loop(), &limits).expect("prepares");
+    it.set_input(0, &0i32.to_le_bytes()).expect("i");
+    it.set_input_f32(1, &[1.0, -0.5]).expect("x");
+    let mut bodies = 0;
+    let e = it
+        .invoke_nested(&mut |sg, t, _| bodies += usize::from(sg == 2 && t == 5))
+        .expect_err("the loop never ends");
+    assert!(matches!(e, Error::TooLarge { .. }), "{e:?}");
+    let text = e.to_string();
+    assert!(text.contains("the loop of operator 0 (WHILE)"), "{text}");
+    assert!(text.contains("after 5 iterations"), "{text}");
+    assert!(text.contains("--max-while-iterations"), "{text}");
+    // The body ran exactly the limit's number of times.
+    assert_eq!(bodies, 5);
+    assert!(it.invoke().is_err(), "and again on the next invocation");
+    // A loop that ends within the limit runs: the counting loop needs exactly 3 iterations.
+    let exact = Limits {
+        max_while_iterations: 3,
+        ..Limits::default()
+    };
+    let mut it = Interpreter::with_limits(&counting_loop(1, 2, 5, 2), &exact).expect("prepares");
+    it.set_input(0, &0i32.to_le_bytes()).expect("i");
+    it.set_input_f32(1, &[1.0, -0.5]).expect("x");
+    it.invoke().expect("3 iterations are within the limit");
+    assert_eq!(it.output(0).expect("i").bytes, 3i32.to_le_bytes());
+    let short = Limits {
+        max_while_iterations: 2,
+        ..Limits::default()
+    };
+    let mut it = Interpreter::with_limits(&counting_loop(1, 2, 5, 2), &short).expect("prepares");
+    it.set_input(0, &0i32.to_le_bytes()).expect("i");
+    it.set_input_f32(1, &[1.0, -0.5]).expect("x");
+    assert!(it.invoke().is_err(), "2 iterations are not enough");
 }

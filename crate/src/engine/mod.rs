@@ -37,6 +37,11 @@ pub use crate::ops::TensorView;
 /// model is refused with [`Error::TooLarge`] rather than aborting on allocation.
 pub const MAX_BYTES: usize = 1 << 31;
 
+/// Most iterations one WHILE may run per invocation by default (1,000,000): a loop whose
+/// condition is still true after that many stops the run with [`Error::TooLarge`] naming the
+/// operator, where LiteRT would loop forever.
+pub const DEFAULT_MAX_WHILE_ITERATIONS: u64 = 1_000_000;
+
 /// Size limits checked at prepare time, before anything is allocated: a tensor, the activation
 /// arena or the constant store that would exceed them makes [`Interpreter::with_limits`] fail
 /// with a typed error naming it. The page and the CLI let the user change them; fuzzing uses
@@ -49,15 +54,18 @@ pub struct Limits {
     pub max_arena_bytes: usize,
     /// Largest constant store (weights the kernels read, folded constants), in bytes.
     pub max_constant_bytes: usize,
+    /// Most iterations one WHILE operator may run in one invocation (checked while running).
+    pub max_while_iterations: u64,
 }
 
 impl Default for Limits {
-    /// [`MAX_BYTES`] for each.
+    /// [`MAX_BYTES`] for each size, [`DEFAULT_MAX_WHILE_ITERATIONS`] iterations.
     fn default() -> Self {
         Limits {
             max_tensor_bytes: MAX_BYTES,
             max_arena_bytes: MAX_BYTES,
             max_constant_bytes: MAX_BYTES,
+            max_while_iterations: DEFAULT_MAX_WHILE_ITERATIONS,
         }
     }
 }

@@ -194,6 +194,10 @@ impl SubgraphLoader for Loader<'_> {
     fn variables(&self) -> Option<SharedVariables> {
         Some(self.variables.clone())
     }
+
+    fn max_while_iterations(&self) -> u64 {
+        self.limits.max_while_iterations
+    }
 }
 
 impl Interpreter {
@@ -410,9 +414,11 @@ impl Interpreter {
                     unholdable(&sg.tensors[t], max_tensor)
                 )));
             }
-            if defined[t] {
+            // Listed twice: one tensor, the last value set wins (as in LiteRT; a lint warning).
+            // A constant: LiteRT crashes writing the input into the read-only buffer.
+            if defined[t] && !graph_inputs.contains(&t) {
                 issues.push(model_issue(format!(
-                    "graph input '{}' is a constant or listed twice",
+                    "graph input '{}' is a constant (LiteRT crashes when it is set)",
                     sg.tensors[t].name
                 )));
             }

@@ -1,34 +1,50 @@
 //! Running a prepared model: [`Interpreter::invoke`], with an observer of every computed tensor
 //! ([`Interpreter::invoke_with`]) or timed step by step ([`Interpreter::invoke_timed`]). Nothing
-//! here allocates (`tests/engine_no_alloc.rs` checks it).
+//! here allocates on success (`tests/engine_no_alloc.rs` checks it). A run fails only when a
+//! WHILE exceeds its iteration limit ([`super::Limits::max_while_iterations`]): the error names
+//! the operator and the invocation stops there.
 
 use super::{Interpreter, Slot, StepInfo, TensorId, TensorView};
+use crate::error::Result;
 use crate::ops::control_flow::Subgraph;
 use crate::ops::{Observer, OpIo, OutputSpec, Region};
 
 impl Interpreter {
     /// Runs the model once on the current inputs.
-    pub fn invoke(&mut self) {
-        self.invoke_with(&mut |_, _| {});
+    ///
+    /// # Errors
+    /// [`crate::Error::TooLarge`] naming a WHILE whose condition is still true after
+    /// [`super::Limits::max_while_iterations`] iterations.
+    pub fn invoke(&mut self) -> Result<()> {
+        self.invoke_with(&mut |_, _| {})
     }
 
     /// Runs the model once, calling `observer` with every graph input first and then with each
     /// operator's output right after it is computed (folded constants are not reported). The
     /// view borrows the arena: no copy, no allocation. Tensors inside the subgraphs a WHILE or IF
     /// runs are not reported ([`Interpreter::invoke_nested`] reports them).
-    pub fn invoke_with(&mut self, observer: &mut dyn FnMut(TensorId, TensorView<'_>)) {
+    ///
+    /// # Errors
+    /// As [`Interpreter::invoke`].
+    pub fn invoke_with(
+        &mut self,
+        observer: &mut dyn FnMut(TensorId, TensorView<'_>),
+    ) -> Result<()> {
         let me = self.subgraph;
         self.invoke_nested(&mut |sg, t, v| {
             if sg == me {
                 observer(TensorId(t), v);
             }
-        });
+        })
     }
 
     /// [`Interpreter::invoke_with`], also reporting every tensor computed inside the subgraphs
     /// WHILE and IF run (each loop iteration's, in order): `observer` gets the subgraph index,
     /// the tensor's index in that subgraph and its contents.
-    pub fn invoke_nested(&mut self, observer: &mut Observer<'_>) {
+    ///
+    /// # Errors
+    /// As [`Interpreter::invoke`].
+    pub fn invoke_nested(&mut self, observer: &mut Observer<'_>) -> Result<()> {
         fn view<'v>(slots: &'v [Slot], t: usize, bytes: &'v [u8]) -> TensorView<'v> {
             TensorView {
                 name: &slots[t].name,
@@ -52,6 +68,9 @@ impl Interpreter {
             let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
             let mut io = OpIo::new(arena, consts, &step.inputs, (step.out_start, step.out_len));
             step.kernel.eval_nested(&mut io, observer);
+            if let Some(e) = io.take_failure() {
+                return Err(e);
+            }
             if let Some(t) = step.output {
                 let out: &[u8] = io.output();
                 observer(sg, t, view(slots, t, out));
@@ -62,10 +81,14 @@ impl Interpreter {
                 let mut io =
                     OpIo::new(arena, consts, &step.inputs, (start, len)).with_output_index(k + 1);
                 step.kernel.eval_nested(&mut io, observer);
+                if let Some(e) = io.take_failure() {
+                    return Err(e);
+                }
                 let out: &[u8] = io.output();
                 observer(sg, t, view(slots, t, out));
             }
         }
+        Ok(())
     }
 
     /// What each step of an invocation runs, in execution order (the indices of
@@ -101,18 +124,27 @@ impl Interpreter {
     /// `times[step]` (steps in the order of [`Interpreter::step_infos`]; a shorter `times` leaves
     /// the remaining steps untimed). `now` is the clock, in any unit (`performance.now()` in the
     /// browser and in Node, [`std::time::Instant`] natively); it is read once between steps.
-    pub fn invoke_timed(&mut self, now: &mut dyn FnMut() -> f64, times: &mut [f64]) {
+    ///
+    /// # Errors
+    /// As [`Interpreter::invoke`].
+    pub fn invoke_timed(&mut self, now: &mut dyn FnMut() -> f64, times: &mut [f64]) -> Result<()> {
         let consts: &[u8] = bytemuck::cast_slice(&self.consts);
         let mut t0 = now();
         for (k, step) in self.steps.iter_mut().enumerate() {
             let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
             let mut io = OpIo::new(arena, consts, &step.inputs, (step.out_start, step.out_len));
             step.kernel.eval(&mut io);
+            if let Some(e) = io.take_failure() {
+                return Err(e);
+            }
             for (k, &(_, start, len)) in step.more.iter().enumerate() {
                 let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
                 let mut io =
                     OpIo::new(arena, consts, &step.inputs, (start, len)).with_output_index(k + 1);
                 step.kernel.eval(&mut io);
+                if let Some(e) = io.take_failure() {
+                    return Err(e);
+                }
             }
             let t1 = now();
             if let Some(t) = times.get_mut(k) {
@@ -120,6 +152,7 @@ impl Interpreter {
             }
             t0 = t1;
         }
+        Ok(())
     }
 }
 
@@ -141,8 +174,8 @@ impl Subgraph for Interpreter {
         let _ = self.set_input(i, bytes);
     }
 
-    fn run(&mut self, observer: &mut Observer<'_>) {
-        self.invoke_nested(observer);
+    fn run(&mut self, observer: &mut Observer<'_>) -> Result<()> {
+        self.invoke_nested(observer)
     }
 
     fn output_bytes(&self, i: usize) -> &[u8] {

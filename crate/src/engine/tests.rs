@@ -87,7 +87,8 @@ fn add_with_broadcast_constant_and_observer() {
     let mut seen = Vec::new();
     it.invoke_with(&mut |id, v| {
         seen.push((id, v.name.to_string(), v.as_f32().map(<[f32]>::to_vec)))
-    });
+    })
+    .expect("the model runs");
     assert_eq!(seen.len(), 2);
     assert_eq!(seen[0].1, "x");
     assert_eq!(
@@ -262,7 +263,7 @@ fn a_chain_reuses_the_arena() {
     // x, y and two alternating intermediates.
     assert_eq!(it.arena_bytes(), 4 * 1024);
     it.set_input_f32(0, &[7.0; 256]).expect("fits");
-    it.invoke();
+    it.invoke().expect("the model runs");
     assert!(
         it.output(0)
             .expect("y")
@@ -312,11 +313,13 @@ fn timed_invocation_reports_every_step_and_computes_the_same() {
             clock
         },
         &mut times,
-    );
+    )
+    .expect("the model runs");
     assert_eq!(times, [1.0; 3]);
     // A shorter array leaves later steps untimed; the run is still complete.
     let mut one = [0.0; 1];
-    it.invoke_timed(&mut || 0.0, &mut one);
+    it.invoke_timed(&mut || 0.0, &mut one)
+        .expect("the model runs");
     assert_eq!(
         it.output(0).expect("y").as_f32().expect("f32"),
         [0.0, 0.5, 6.0, 6.0, 0.0, 3.0, 0.0, 6.0]
@@ -362,7 +365,7 @@ fn constant_int8_per_channel_dequantize_is_folded() {
     let mut it = Interpreter::new(&m).expect("prepares");
     assert_eq!(it.num_kernels(), 1, "DEQUANTIZE runs at prepare time");
     it.set_input_f32(0, &[1.0, 10.0]).expect("fits");
-    it.invoke();
+    it.invoke().expect("the model runs");
     assert_eq!(it.output(0).expect("y").as_f32(), Some(&[-9.0, 42.0][..]));
     assert_eq!(
         it.tensor(TensorId(2))
@@ -458,7 +461,7 @@ fn run_one(
     );
     let mut it = Interpreter::new(&m).expect("prepares");
     it.set_input_f32(0, x).expect("fits");
-    it.invoke();
+    it.invoke().expect("the model runs");
     let y = it.output(0).expect("output");
     (y.shape.to_vec(), y.as_f32().expect("f32").to_vec())
 }
@@ -702,6 +705,7 @@ fn limits_are_checked_before_allocation() {
         max_tensor_bytes: 4096,
         max_arena_bytes: 8192,
         max_constant_bytes: 0,
+        max_while_iterations: 0,
     };
     assert!(Interpreter::with_limits(&m, &exact).is_ok());
 }
@@ -725,7 +729,7 @@ fn a_constant_longer_than_its_shape_is_read_as_litert_reads_it() {
     );
     let mut it = Interpreter::new(&m).expect("prepares");
     it.set_input_f32(0, &[1.0, 20.0, 3.0, 4.0]).expect("fits");
-    it.invoke();
+    it.invoke().expect("the model runs");
     let out = it.output(0).expect("output");
     assert_eq!(out.as_f32(), Some(&[2.0, 10.0, 4.0, 0.0][..]));
 }

@@ -99,7 +99,7 @@ fn accumulator(init: [f32; 2], init_inputs: bool) -> Model {
 
 fn step(it: &mut Interpreter, x: [f32; 2]) -> Vec<f32> {
     it.set_input_f32(0, &x).expect("input");
-    it.invoke();
+    it.invoke().expect("invoke");
     it.output(0)
         .expect("output")
         .as_f32()

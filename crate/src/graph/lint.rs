@@ -57,7 +57,7 @@ pub fn is_absurd_scale(s: f32) -> bool {
 
 /// Every warning about `model`, one sentence each, naming the item.
 pub fn warnings(model: &Model) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out = model.read_warnings.clone();
     if model.version != 3 {
         out.push(format!(
             "schema version {}: LiteRT loads only version 3 files (the engine and the quantizer \
@@ -116,6 +116,19 @@ pub fn warnings(model: &Model) -> Vec<String> {
     }
     for (si, sg) in model.subgraphs.iter().enumerate() {
         let nt = sg.tensors.len();
+        for (k, &t) in sg.inputs.iter().enumerate() {
+            if sg.inputs[..k].contains(&t) && !sg.inputs[k + 1..].contains(&t) {
+                let times = sg.inputs.iter().filter(|&&i| i == t).count();
+                let name = usize::try_from(t)
+                    .ok()
+                    .and_then(|t| sg.tensors.get(t))
+                    .map_or("?", |x| x.name.as_str());
+                out.push(format!(
+                    "subgraph {si}: graph input {t} ('{name}') is listed {times} times: one \
+                     tensor, the last value given for it is used (as LiteRT does)"
+                ));
+            }
+        }
         for (oi, op) in sg.operators.iter().enumerate() {
             let at = || format!("subgraph {si}, operator {oi} ({})", op.code.name());
             if op.code.version < 1 {

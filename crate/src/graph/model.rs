@@ -28,6 +28,9 @@ pub struct Model {
     pub external_buffer_groups: Option<Vec<ExternalBufferGroupT>>,
     /// Slices of those files that tensors refer to, kept as found.
     pub external_buffers: Option<Vec<ExternalBufferT>>,
+    /// What the reader tolerated and changed, one sentence each (a name that is not UTF-8, read
+    /// with `?` for its invalid bytes): reported by [`crate::graph::lint::warnings`], not written.
+    pub read_warnings: Vec<String>,
 }
 
 /// One subgraph: tensors, operators in execution order, and its inputs and outputs.

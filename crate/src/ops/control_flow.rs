@@ -13,8 +13,9 @@
 //!   branches must produce the same shapes and types.
 //!
 //! The engine refuses a subgraph that (directly or not) runs itself, and a subgraph index the
-//! model does not have, with typed issues at the operator. A WHILE whose condition never becomes
-//! false loops forever, as in LiteRT.
+//! model does not have, with typed issues at the operator. A WHILE whose condition is still true
+//! after [`Limits::max_while_iterations`](crate::engine::Limits) iterations stops the invocation
+//! with [`crate::Error::TooLarge`] naming the operator (LiteRT would loop forever).
 
 use super::{
     Kernel, Observer, OpIo, OutputSpec, PrepareCtx, PrepareResult, Prepared, TensorInfo, options,
@@ -31,7 +32,10 @@ pub trait Subgraph {
     /// Copies `bytes` into input `i` (the length is the one given at prepare).
     fn set_input_bytes(&mut self, i: usize, bytes: &[u8]);
     /// Runs the subgraph, telling `observer` about its tensors (and those of nested subgraphs).
-    fn run(&mut self, observer: &mut Observer<'_>);
+    ///
+    /// # Errors
+    /// The error a WHILE inside it stopped with (over its iteration limit).
+    fn run(&mut self, observer: &mut Observer<'_>) -> crate::Result<()>;
     /// Bytes of output `i` after [`Subgraph::run`].
     fn output_bytes(&self, i: usize) -> &[u8];
 }
@@ -47,6 +51,9 @@ pub trait SubgraphLoader {
     fn variables(&self) -> Option<super::variables::SharedVariables> {
         None
     }
+
+    /// Most iterations one WHILE may run per invocation (the engine's limits).
+    fn max_while_iterations(&self) -> u64;
 }
 
 /// A loader for contexts without a model (unit tests of single operators): every subgraph is
@@ -58,6 +65,10 @@ impl SubgraphLoader for NoSubgraphs {
         Err(format!(
             "no subgraphs available to prepare subgraph {index}"
         ))
+    }
+
+    fn max_while_iterations(&self) -> u64 {
+        crate::engine::Limits::default().max_while_iterations
     }
 }
 
@@ -188,7 +199,15 @@ pub fn prepare_while(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     let body = load(ctx, "body", o.body_subgraph_index, &specs)?;
     require_specs(ctx, "the body subgraph", &body.output_specs(), &specs)?;
     let state = specs.iter().map(|s| vec![0u8; byte_len(s)]).collect();
-    prepared(ctx, specs, While { cond, body, state })
+    let while_op = While {
+        cond,
+        body,
+        state,
+        max_iterations: ctx.subgraphs.max_while_iterations(),
+        op: format!("the loop of operator {} ({})", ctx.op_index, ctx.op_name),
+        subgraphs: (o.cond_subgraph_index, o.body_subgraph_index),
+    };
+    prepared(ctx, specs, while_op)
 }
 
 /// Bytes of a tensor of `spec` (the engine has checked the size).
@@ -197,11 +216,52 @@ fn byte_len(spec: &OutputSpec) -> usize {
         * crate::graph::dtype::element_size(spec.dtype).unwrap_or(0)
 }
 
-/// The WHILE kernel: the prepared subgraphs and the loop state.
+/// The WHILE kernel: the prepared subgraphs, the loop state and the iteration limit.
 struct While {
     cond: Box<dyn Subgraph>,
     body: Box<dyn Subgraph>,
     state: Vec<Vec<u8>>,
+    max_iterations: u64,
+    /// "the loop of operator 3 (WHILE)", for the error.
+    op: String,
+    /// (cond, body) subgraph indices, for the error.
+    subgraphs: (i32, i32),
+}
+
+impl While {
+    /// Runs the loop on the state: `Err` when a subgraph fails or the condition is still true
+    /// after `max_iterations` iterations.
+    fn run_loop(&mut self, observer: &mut Observer<'_>) -> crate::Result<()> {
+        let mut iterations: u64 = 0;
+        loop {
+            for (k, s) in self.state.iter().enumerate() {
+                self.cond.set_input_bytes(k, s);
+            }
+            self.cond.run(observer)?;
+            if self.cond.output_bytes(0).first().copied().unwrap_or(0) == 0 {
+                return Ok(());
+            }
+            if iterations == self.max_iterations {
+                let (cond, body) = self.subgraphs;
+                return Err(crate::Error::TooLarge {
+                    what: self.op.clone(),
+                    detail: format!(
+                        "its condition (subgraph {cond}) is still true after {iterations} \
+                         iterations of its body (subgraph {body}), the WHILE iteration limit \
+                         (--max-while-iterations); LiteRT would loop forever"
+                    ),
+                });
+            }
+            iterations += 1;
+            for (k, s) in self.state.iter().enumerate() {
+                self.body.set_input_bytes(k, s);
+            }
+            self.body.run(observer)?;
+            for (k, s) in self.state.iter_mut().enumerate() {
+                s.copy_from_slice(self.body.output_bytes(k));
+            }
+        }
+    }
 }
 
 impl Kernel for While {
@@ -214,21 +274,9 @@ impl Kernel for While {
             for (k, s) in self.state.iter_mut().enumerate() {
                 s.copy_from_slice(io.input(k));
             }
-            loop {
-                for (k, s) in self.state.iter().enumerate() {
-                    self.cond.set_input_bytes(k, s);
-                }
-                self.cond.run(observer);
-                if self.cond.output_bytes(0).first().copied().unwrap_or(0) == 0 {
-                    break;
-                }
-                for (k, s) in self.state.iter().enumerate() {
-                    self.body.set_input_bytes(k, s);
-                }
-                self.body.run(observer);
-                for (k, s) in self.state.iter_mut().enumerate() {
-                    s.copy_from_slice(self.body.output_bytes(k));
-                }
+            if let Err(e) = self.run_loop(observer) {
+                io.fail(e);
+                return;
             }
         }
         let k = io.output_index();
@@ -293,7 +341,10 @@ impl Kernel for If {
             for k in 0..self.inputs {
                 branch.set_input_bytes(k, io.input(k + 1));
             }
-            branch.run(observer);
+            if let Err(e) = branch.run(observer) {
+                io.fail(e);
+                return;
+            }
         }
         let k = io.output_index();
         io.output()

@@ -548,6 +548,8 @@ pub struct OpIo<'a> {
     output: &'a mut [u8],
     /// Which of the operator's outputs `output` is.
     output_index: usize,
+    /// Why the evaluation stopped short (a WHILE over its iteration limit), for the engine.
+    failure: Option<crate::Error>,
 }
 
 impl<'a> OpIo<'a> {
@@ -570,7 +572,19 @@ impl<'a> OpIo<'a> {
             consts,
             output,
             output_index: 0,
+            failure: None,
         }
+    }
+
+    /// Stops the run: the engine returns `error` from the invocation once this evaluation
+    /// ends (the output is left as it is). Only operators that run subgraphs can fail.
+    pub fn fail(&mut self, error: crate::Error) {
+        self.failure = Some(error);
+    }
+
+    /// The error a kernel stopped with ([`OpIo::fail`]), if any.
+    pub fn take_failure(&mut self) -> Option<crate::Error> {
+        self.failure.take()
     }
 
     /// The same, writing output `k` of an operator with several outputs.

@@ -394,7 +394,8 @@ mod tests {
         let x: Vec<f32> = (0..12).map(|v| v as f32 - 9.0).collect();
         it.set_input_f32(0, &x).expect("fits");
         let mut seen = Vec::new();
-        it.invoke_with(&mut |id: TensorId, v| seen.push((id.0, v.shape.to_vec())));
+        it.invoke_with(&mut |id: TensorId, v| seen.push((id.0, v.shape.to_vec())))
+            .expect("the model runs");
         // a = [-9, -8, -3, -2], b = [-7, -6, -1, 0], c = [-5, -4, 1, 2].
         assert_eq!(floats(&it, 0), [-9.0, -8.0, -2.0, 0.0]);
         assert_eq!(floats(&it, 1), [-7.0, -6.0, -1.0, 0.0]);
@@ -425,7 +426,7 @@ mod tests {
         let mut it = Interpreter::new(&m).expect("prepares");
         let x: Vec<f32> = (0..12).map(|v| v as f32).collect();
         it.set_input_f32(0, &x).expect("fits");
-        it.invoke();
+        it.invoke().expect("the model runs");
         assert_eq!(floats(&it, 0), x[..8]);
         assert_eq!(it.outputs()[1].shape, [4]);
         assert_eq!(floats(&it, 1), x[8..]);
@@ -446,7 +447,7 @@ mod tests {
         let mut it = Interpreter::new(&m).expect("prepares");
         it.set_input_f32(0, &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0])
             .expect("fits");
-        it.invoke();
+        it.invoke().expect("the model runs");
         assert_eq!(floats(&it, 0), [0.0, 3.0]);
         assert_eq!(floats(&it, 1), [1.0, 4.0]);
         assert_eq!(floats(&it, 2), [2.0, 5.0]);
@@ -540,7 +541,7 @@ mod tests {
         m.subgraphs[0].tensors[3].quantization = m.subgraphs[0].tensors[2].quantization.clone();
         let mut it = Interpreter::new(&m).expect("prepares");
         it.set_input(0, &[1, 0xff, 3, 0x80]).expect("fits");
-        it.invoke();
+        it.invoke().expect("the model runs");
         assert_eq!(it.output(0).expect("a").bytes, [1, 0xff]);
         assert_eq!(it.output(1).expect("b").bytes, [3, 0x80]);
     }

@@ -328,12 +328,15 @@ impl Kernel for CallOnce {
         self.eval_nested(io, &mut |_, _, _| {});
     }
 
-    fn eval_nested(&mut self, _io: &mut OpIo<'_>, observer: &mut Observer<'_>) {
+    fn eval_nested(&mut self, io: &mut OpIo<'_>, observer: &mut Observer<'_>) {
         if self.vars.borrow().initialized.contains(&self.index) {
             return;
         }
         // The store is not borrowed while the init subgraph's ASSIGN_VARIABLEs run.
-        self.init.run(observer);
+        if let Err(e) = self.init.run(observer) {
+            io.fail(e);
+            return;
+        }
         self.vars.borrow_mut().initialized.push(self.index);
     }
 }

@@ -10,6 +10,7 @@
 
 pub mod flexbuffers;
 pub mod read;
+mod repair;
 pub mod schema;
 pub mod write;
 

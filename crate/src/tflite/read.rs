@@ -72,13 +72,28 @@ pub fn read_with(bytes: &[u8], opts: &ReadOptions) -> Result<Model> {
         max_apparent_size: 1 << 31,
         ignore_missing_null_terminator: false,
     };
-    let root = flatbuffers::root_with_opts::<schema::Model>(&verifier, bytes).map_err(|e| {
-        Error::InvalidFlatbuffer {
-            reason: verifier_words(&e, bytes.len()),
+    // Files LiteRT runs that the verifier refuses are read from a repaired copy (see `repair`).
+    let repaired: (Vec<u8>, Vec<String>);
+    let (root, read_warnings) = match flatbuffers::root_with_opts::<schema::Model>(&verifier, bytes)
+    {
+        Ok(root) => (root, Vec::new()),
+        Err(e) if super::repair::repairable(&e) => {
+            repaired = super::repair::repair(bytes, &verifier)?;
+            let root = flatbuffers::root_with_opts::<schema::Model>(&verifier, &repaired.0)
+                .map_err(|e| Error::InvalidFlatbuffer {
+                    reason: verifier_words(&e, bytes.len()),
+                })?;
+            (root, repaired.1.clone())
         }
-    })?;
+        Err(e) => {
+            return Err(Error::InvalidFlatbuffer {
+                reason: verifier_words(&e, bytes.len()),
+            });
+        }
+    };
     let raw = root.unpack();
-    let model = from_schema(raw, bytes)?;
+    let mut model = from_schema(raw, bytes)?;
+    model.read_warnings = read_warnings;
     validate(&model)?;
     Ok(model)
 }
@@ -112,7 +127,7 @@ fn foreign_format(bytes: &[u8]) -> Option<&'static str> {
 /// The flatbuffer verifier's complaint in a user's words: a range past the end of the file is a
 /// truncated file (with both sizes); anything else is a corrupt file, the verifier's detail kept
 /// on one line.
-fn verifier_words(e: &flatbuffers::InvalidFlatbuffer, len: usize) -> String {
+pub(super) fn verifier_words(e: &flatbuffers::InvalidFlatbuffer, len: usize) -> String {
     use flatbuffers::InvalidFlatbuffer as V;
     match e {
         V::RangeOutOfBounds { range, .. } if range.end > len && range.end <= 1 << 31 => {
@@ -326,6 +341,7 @@ fn from_schema(raw: schema::ModelT, bytes: &[u8]) -> Result<Model> {
         signatures,
         external_buffer_groups: raw.external_buffer_groups,
         external_buffers: raw.external_buffers,
+        read_warnings: Vec::new(),
     })
 }
 

@@ -101,6 +101,7 @@ fn base_model() -> Model {
         }],
         external_buffer_groups: None,
         external_buffers: None,
+        read_warnings: Vec::new(),
     }
 }
 

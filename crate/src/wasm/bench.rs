@@ -171,16 +171,23 @@ impl BenchSession {
     }
 
     /// Runs the model once on the current inputs (no allocation).
-    pub fn invoke(&mut self) {
-        self.interpreter.invoke();
+    ///
+    /// # Errors
+    /// A JS `Error` when a WHILE exceeds its iteration limit (naming the operator).
+    pub fn invoke(&mut self) -> Result<(), JsError> {
+        self.interpreter.invoke().map_err(js_error)
     }
 
     /// Runs the model `n` times back to back (one call from JS: the loop overhead is Rust's).
+    ///
+    /// # Errors
+    /// As [`BenchSession::invoke`].
     #[wasm_bindgen(js_name = invokeTimes)]
-    pub fn invoke_times(&mut self, n: u32) {
+    pub fn invoke_times(&mut self, n: u32) -> Result<(), JsError> {
         for _ in 0..n {
-            self.interpreter.invoke();
+            self.interpreter.invoke().map_err(js_error)?;
         }
+        Ok(())
     }
 
     /// Per-operator profile: runs the model `reps` times with [`Interpreter::invoke_timed`]
@@ -193,7 +200,8 @@ impl BenchSession {
         let mut times = vec![0f64; infos.len()];
         for _ in 0..reps {
             self.interpreter
-                .invoke_timed(&mut performance_now, &mut times);
+                .invoke_timed(&mut performance_now, &mut times)
+                .map_err(js_error)?;
         }
         let reps = f64::from(reps.max(1));
         let steps: Vec<BenchStepProfile> = infos
@@ -237,8 +245,8 @@ mod tests {
         let x = crate::quant::inputs::random_data(n, -1.0, 1.0, 7);
         r.set_input_f32(0, &x).expect("input");
         f.set_input_f32(0, &x).expect("input");
-        r.invoke();
-        f.invoke_times(2);
+        r.invoke().expect("runs");
+        f.invoke_times(2).expect("runs");
         let (a, b) = (r.output_bytes(0), f.output_bytes(0));
         assert_eq!(a.ok(), b.ok());
         assert!(BenchSession::new(EXAMPLE, "turbo").is_err());

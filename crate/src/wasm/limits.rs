@@ -24,6 +24,10 @@ pub struct EngineLimits {
     pub max_arena_bytes: usize,
     /// Largest constant store (weights the kernels read, folded constants).
     pub max_constant_bytes: usize,
+    /// Most iterations one WHILE may run per invocation (absent: the library's default).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub max_while_iterations: Option<u64>,
 }
 
 impl From<EngineLimits> for Limits {
@@ -32,6 +36,9 @@ impl From<EngineLimits> for Limits {
             max_tensor_bytes: l.max_tensor_bytes,
             max_arena_bytes: l.max_arena_bytes,
             max_constant_bytes: l.max_constant_bytes,
+            max_while_iterations: l
+                .max_while_iterations
+                .unwrap_or(Limits::default().max_while_iterations),
         }
     }
 }
@@ -121,6 +128,7 @@ pub fn default_limits() -> Result<JsValue, JsError> {
             max_tensor_bytes: l.max_tensor_bytes,
             max_arena_bytes: l.max_arena_bytes,
             max_constant_bytes: l.max_constant_bytes,
+            max_while_iterations: Some(l.max_while_iterations),
         },
     };
     to_js(&defaults, "default limits")

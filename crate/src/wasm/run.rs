@@ -166,8 +166,11 @@ impl Runner {
 
     /// Runs the model once on the inputs set. A model with resource variables (a streaming
     /// model) keeps its state from one call to the next: successive calls are consecutive frames.
-    pub fn invoke(&mut self) {
-        self.interp.invoke();
+    ///
+    /// # Errors
+    /// A JS `Error` when a WHILE exceeds its iteration limit (naming the operator).
+    pub fn invoke(&mut self) -> Result<(), JsError> {
+        self.interp.invoke().map_err(js_error)
     }
 
     /// Whether the model keeps state between calls (resource variables).

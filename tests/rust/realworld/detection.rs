@@ -57,7 +57,7 @@ fn detection_postprocess_matches_litert() {
             }
             .unwrap_or_else(|err| panic!("{}: input {k}: {err}", e.name));
         }
-        it.invoke();
+        it.invoke().expect("invoke");
         let got: Vec<Vec<f32>> = (0..4)
             .map(|k| {
                 let o = it.output(k).expect("output");
@@ -217,7 +217,7 @@ fn ssd_quantized_keeps_the_detection_op_float() {
     let q = tflite::read(&bytes).expect("re-read");
     let mut it = Interpreter::new(&q).expect("runs");
     it.set_input_f32(0, &input("ssd_detector")).expect("input");
-    it.invoke();
+    it.invoke().expect("invoke");
     let num = it.output(3).expect("num").as_f32().expect("f32")[0];
     let want = load_npy(&root().join("ssd_detector/expected_output_3.npy"));
     let NpyData::F32(want) = want.data else {
@@ -317,7 +317,7 @@ fn detection_postprocess_inverted_box_gives_no_detections() {
         };
         it.set_input_f32(k, &v).expect("input");
     }
-    it.invoke();
+    it.invoke().expect("invoke");
     for k in 0..4 {
         let o = it.output(k).expect("output");
         assert!(

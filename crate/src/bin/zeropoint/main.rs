@@ -47,6 +47,10 @@ struct Cli {
     /// Largest activation arena (all intermediate tensors, with reuse), in MB (default 2048).
     #[arg(long, global = true, value_name = "MB", value_parser = parse_mb)]
     max_arena_mb: Option<usize>,
+    /// Most iterations one WHILE operator may run per sample (default 1000000); a loop still
+    /// running after that stops with an error naming the operator (LiteRT would loop forever).
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_while_iterations: Option<u64>,
 }
 
 impl Cli {
@@ -61,6 +65,9 @@ impl Cli {
         }
         if let Some(b) = self.max_arena_mb {
             limits.engine.max_arena_bytes = b;
+        }
+        if let Some(n) = self.max_while_iterations {
+            limits.engine.max_while_iterations = n;
         }
         limits
     }

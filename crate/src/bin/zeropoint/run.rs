@@ -100,7 +100,7 @@ pub fn run(args: RunArgs, limits: &UserLimits) -> Result<()> {
         {
             dump_tensors(&mut interp, dir)?;
         } else {
-            interp.invoke();
+            interp.invoke()?;
         }
         for (k, r) in results.iter_mut().enumerate() {
             r.extend_from_slice(interp.output(k)?.bytes);
@@ -139,7 +139,7 @@ fn dump_tensors(interp: &mut Interpreter, dir: &Path) -> Result<()> {
             "shape": view.shape,
         }));
         tensors.push((id.0, view.dtype, view.shape.to_vec(), view.bytes.to_vec()));
-    });
+    })?;
     std::fs::create_dir_all(dir).map_err(|source| Error::Io {
         path: dir.display().to_string(),
         source,

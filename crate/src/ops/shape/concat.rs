@@ -1,5 +1,6 @@
-//! CONCATENATION, requantizing the inputs whose parameters differ from the output's as LiteRT's
-//! `ConcatenationWithScaling` does.
+//! CONCATENATION: UINT8 inputs whose parameters differ from the output's are requantized as
+//! LiteRT's `ConcatenationWithScaling` does; INT16 values are copied as they are, whatever the
+//! scales (as LiteRT does); INT8 needs the output's parameters on every input.
 
 use super::{by_size, is_quantized_type, movable_size, quant_key, require_same_quantization};
 use crate::graph::TensorType;
@@ -44,13 +45,8 @@ impl Kernel for Concat {
         for (k, part) in self.parts.iter().enumerate() {
             let input = io.input(k);
             match (&part.rescale, self.dtype) {
-                (Some(r), TensorType::INT8) => {
-                    concat_rescaled::<i8>(self, part, r, input, io.output());
-                }
-                (Some(r), TensorType::UINT8) => {
-                    concat_rescaled::<u8>(self, part, r, input, io.output());
-                }
-                (Some(r), _) => concat_rescaled::<i16>(self, part, r, input, io.output()),
+                // Only UINT8 parts carry a rescale (see `prepare_concatenation`).
+                (Some(r), _) => concat_rescaled::<u8>(self, part, r, input, io.output()),
                 (None, _) => by_size!(self.size, input, io.output(), |i, o| shape::concat_part(
                     self.outer,
                     part.in_inner,
@@ -65,10 +61,11 @@ impl Kernel for Concat {
 }
 
 /// CONCATENATION along `axis`: same type and rank, equal dims except along the axis. Mirrors
-/// LiteRT's `concatenation.cc`: INT16 inputs and output need zero point 0; quantized inputs
-/// (INT8, UINT8, INT16) whose scale or zero point differ from the output's are requantized as
-/// `reference_ops::ConcatenationWithScaling` does (LiteRT itself only allows that for UINT8 and
-/// rejects it for INT8), the others are copied.
+/// LiteRT's `concatenation.cc`: UINT8 inputs whose scale or zero point differ from the output's
+/// are requantized as `reference_ops::ConcatenationWithScaling` does; INT8 inputs must have the
+/// output's scale and zero point (LiteRT's Prepare refuses others); INT16 inputs and output need
+/// zero point 0 and their values are copied unchanged even where the scales differ (LiteRT's
+/// `Concatenation<int16_t>` does not rescale); everything else is copied.
 pub fn prepare_concatenation(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     let o = options!(ctx, ConcatenationOptions, ConcatenationOptionsT)?;
     // Codes LiteRT does not clamp with (TANH, unknown numbers) read as NONE there too.
@@ -115,10 +112,23 @@ pub fn prepare_concatenation(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         let rescale = match out_q {
             Some(oq) => {
                 let iq = ctx.per_tensor_qparams(&t)?;
-                if t.dtype == TensorType::INT16 && iq.zero_point != 0 {
-                    return Err(ctx.invalid(t.describe(), "INT16 zero point must be 0"));
+                match t.dtype {
+                    TensorType::INT16 if iq.zero_point != 0 => {
+                        return Err(ctx.invalid(t.describe(), "INT16 zero point must be 0"));
+                    }
+                    TensorType::INT8 if iq != oq => {
+                        return Err(ctx.invalid(
+                            t.describe(),
+                            format!(
+                                "INT8 scale {:e} / zero point {} differ from the output's \
+                                 ({:e} / {}); LiteRT requires them equal",
+                                iq.scale, iq.zero_point, oq.scale, oq.zero_point
+                            ),
+                        ));
+                    }
+                    _ => {}
                 }
-                (iq != oq)
+                (t.dtype == TensorType::UINT8 && iq != oq)
                     .then(|| ConcatRescale::new(iq.scale, iq.zero_point, oq.scale, oq.zero_point))
             }
             None => {
@@ -167,8 +177,20 @@ mod tests {
     }
 
     #[test]
-    fn concat_requantizes_only_the_input_with_other_parameters() {
-        // in0 (0.5, 10) → out (0.25, -3): q · 2 − 20 − 3; in1 shares the output's parameters.
+    fn uint8_concat_requantizes_only_the_input_with_other_parameters() {
+        // in0 (0.5, 10) → out (0.25, 3): (q − 10) · 2 + 3; in1 shares the output's parameters.
+        let u8t = |n, q| act(TensorType::UINT8, &[1, n], Some(q));
+        let m = single_op(
+            Op::CONCATENATION,
+            concat(1),
+            vec![u8t(2, (0.5, 10)), u8t(2, (0.25, 3)), u8t(4, (0.25, 3))],
+        );
+        let out = run(&m, &[&[10, 60], &[0, 255]]);
+        assert_eq!(out, vec![3, 103, 0, 255]);
+    }
+
+    #[test]
+    fn int8_concat_with_other_parameters_is_refused_as_litert_does() {
         let m = single_op(
             Op::CONCATENATION,
             concat(1),
@@ -178,9 +200,37 @@ mod tests {
                 act(I8, &[1, 4], Some((0.25, -3))),
             ],
         );
-        let out = run(&m, &[&i8s(&[10, 60]), &i8s(&[-128, 127])]);
-        // 10 → -3; 60 → 100 - 3 = 97 (saturating only past 127).
-        assert_eq!(out, i8s(&[-3, 97, -128, 127]));
+        let e = error(&m);
+        assert!(e.contains("INT8 scale 5e-1 / zero point 10 differ"), "{e}");
+        let same = single_op(
+            Op::CONCATENATION,
+            concat(1),
+            vec![
+                act(I8, &[1, 2], Some((0.25, -3))),
+                act(I8, &[1, 2], Some((0.25, -3))),
+                act(I8, &[1, 4], Some((0.25, -3))),
+            ],
+        );
+        assert_eq!(
+            run(&same, &[&i8s(&[10, 60]), &i8s(&[-128, 127])]),
+            i8s(&[10, 60, -128, 127])
+        );
+    }
+
+    #[test]
+    fn int16_concat_copies_values_whatever_the_scales() {
+        // LiteRT's int16 CONCATENATION copies the stored values (no rescale), so inputs of
+        // scales 0.5 and 0.25 land unchanged in an output of scale 1 (mutation-harness mutant
+        // 6107 of seed 2, checked against BUILTIN_REF).
+        let i16t = |n, s| act(TensorType::INT16, &[n], Some((s, 0)));
+        let m = single_op(
+            Op::CONCATENATION,
+            concat(0),
+            vec![i16t(2, 0.5), i16t(2, 0.25), i16t(4, 1.0)],
+        );
+        let i16s = |v: &[i16]| bytemuck::cast_slice::<i16, u8>(v).to_vec();
+        let out = run(&m, &[&i16s(&[1000, -7]), &i16s(&[3, 32767])]);
+        assert_eq!(out, i16s(&[1000, -7, 3, 32767]));
     }
 
     #[test]

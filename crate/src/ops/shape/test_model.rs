@@ -87,7 +87,7 @@ pub(crate) fn run(m: &Model, inputs: &[&[u8]]) -> Vec<u8> {
     for (i, b) in inputs.iter().enumerate() {
         it.set_input(i, b).expect("input fits");
     }
-    it.invoke();
+    it.invoke().expect("the model runs");
     it.output(0).expect("output").bytes.to_vec()
 }
 

@@ -273,7 +273,7 @@ fn shape_slice_pack_reshape_chain_resolves_at_prepare() {
     assert_eq!(it.num_kernels(), 1);
     let x = f32s(&[1., 2., 3., 4., 5., 6.]);
     it.set_input(0, &x).expect("input fits");
-    it.invoke();
+    it.invoke().expect("the model runs");
     let out = it.output(0).expect("output");
     assert_eq!(out.shape, [1, 6]);
     assert_eq!(out.bytes, &x[..]);

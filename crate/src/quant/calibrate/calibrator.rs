@@ -291,7 +291,7 @@ impl Calibrator {
                 }
             };
         let mut last = profiling.as_mut().map_or(0.0, |(clock, _)| clock());
-        interp.invoke_nested(&mut |sg: usize, t: usize, view: TensorView<'_>| {
+        let ran = interp.invoke_nested(&mut |sg: usize, t: usize, view: TensorView<'_>| {
             if let Some((clock, profile)) = profiling.as_mut() {
                 let now = clock();
                 let op = if sg == 0 {
@@ -307,6 +307,12 @@ impl Calibrator {
                 record(sg, t, view, &mut failure);
             }
         });
+        if let Err(e) = ran {
+            for &k in touched.iter() {
+                accs[k].discard();
+            }
+            return Err(e);
+        }
         if let Some(f) = failure {
             for &k in touched.iter() {
                 accs[k].discard();
