@@ -26,6 +26,7 @@ import { cases as calibrateCases } from './steps/calibrate.mjs';
 import { cases as compareCases } from './steps/compare.mjs';
 import { cases as loadCases } from './steps/load.mjs';
 import { cases as malformedCases } from './steps/malformed.mjs';
+import { cases as newUserCases } from './steps/newuser.mjs';
 import { cases as quantizeCases } from './steps/quantize.mjs';
 import { cases as rangesCases } from './steps/ranges.mjs';
 import { cases as resilienceCases } from './steps/resilience.mjs';
@@ -50,6 +51,7 @@ function allCases() {
     quantize.get('quantize-ops'),
     ...shapesCases,
     ...resilience.values(),
+    ...newUserCases,
   ];
 }
 

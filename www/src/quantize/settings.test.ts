@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cliCommand, defaultIo, describeSettings, errorSummary, ioChoices, isMode, needsCalibration, quantizedFileName, reportFileName, settingsFor, shellQuote, sizeChange, toggleOp } from './settings';
+import { cliCommand, defaultIo, describeSettings, errorSummary, fileIoType, ioChoices, isMode, needsCalibration, quantizedFileName, reportFileName, settingsFor, shellQuote, sizeChange, toggleOp } from './settings';
 
 describe('quantize settings', () => {
   it('offers the I/O types each mode takes', () => {
@@ -65,6 +65,16 @@ describe('quantize settings', () => {
     expect(errorSummary({ ...report, error_samples: 1, op_errors: [op(0, 'RESHAPE', undefined)] })).toBe(
       'SQNR against the float model on the first 1 calibration sample: worst operator output identical (RESHAPE #0), last operator identical (RESHAPE #0).',
     );
+  });
+
+  it('reads the I/O types from the file\'s summary', () => {
+    const tensor = (index: number, dtype: string) => ({ index, dtype });
+    const summary = (inputs: number[], outputs: number[], dtypes: string[]) =>
+      ({ subgraphs: [{ inputs, outputs, tensors: dtypes.map((d, i) => tensor(i, d)) }] }) as unknown as Parameters<typeof fileIoType>[0];
+    expect(fileIoType(summary([0], [2], ['INT8', 'INT8', 'INT8']))).toBe('int8');
+    expect(fileIoType(summary([0], [2], ['FLOAT32', 'INT8', 'INT8']))).toBe('float32 in, int8 out');
+    expect(fileIoType(summary([0, 1], [2], ['FLOAT32', 'INT8', 'FLOAT32']))).toBe('float32/int8 in, float32 out');
+    expect(fileIoType({ subgraphs: [] } as unknown as Parameters<typeof fileIoType>[0])).toBe('none');
   });
 
   it('describes the size change', () => {

@@ -81,7 +81,7 @@ export function quantizedFileName(model: string, settings: { mode: string; io: s
 
 /**
  * The element types of a model's inputs and outputs as its file has them ("float32", "int8"; one
- * word when they are all the same, else "input int8, output float32"); what the result shows.
+ * word when they are all the same, else "float32 in, int8 out"); what the result shows.
  */
 export function fileIoType(summary: ModelSummary): string {
   const sg = summary.subgraphs[0];
@@ -90,7 +90,7 @@ export function fileIoType(summary: ModelSummary): string {
   const ins = dtypes(sg.inputs);
   const outs = dtypes(sg.outputs);
   const all = [...new Set([...ins, ...outs])];
-  return all.length === 1 ? (all[0] ?? 'none') : `input ${ins.join('/')}, output ${outs.join('/')}`;
+  return all.length === 1 ? (all[0] ?? 'none') : `${ins.join('/')} in, ${outs.join('/')} out`;
 }
 
 /** The settings in words, as the result shows them: "int8, I/O float, per-channel weights". */

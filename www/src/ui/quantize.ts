@@ -422,7 +422,7 @@ export class QuantizePanel {
     const made = h(
       'p',
       { 'data-testid': 'quant-made-with', 'data-mode': q.settings.mode, 'data-io': q.settings.io, 'data-file-io': fileIo },
-      `Made with: ${describeSettings(q.settings)} · the file's inputs/outputs are ${fileIo}.`,
+      `Made with: ${describeSettings(q.settings)} · the file's inputs/outputs: ${fileIo}.`,
     );
     const show = h('button', { type: 'button', class: 'primary', 'data-testid': 'quant-show-model' }, 'Show in Model view');
     show.addEventListener('click', () => {

@@ -42,7 +42,6 @@ export function warningList(warnings: readonly string[], testId: string): HTMLEl
 
 /** The verdict on the SQNR, flagged by its level (`data-level`: ruined, poor, ok). */
 export function verdictBox(verdict: Verdict, testId: string): HTMLElement {
-  const flag = verdict.level === 'ruined' ? '\u26d4 ' : verdict.level === 'poor' ? '\u26a0 ' : '';
   return h(
     'p',
     {
@@ -55,7 +54,6 @@ export function verdictBox(verdict: Verdict, testId: string): HTMLElement {
       'data-worst': verdict.worst.map((l) => l.label).join('|'),
       'data-random': String(verdict.randomHint),
     },
-    flag,
     verdict.text,
   );
 }
