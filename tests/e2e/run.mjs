@@ -31,6 +31,7 @@ import { cases as quantizeCases } from './steps/quantize.mjs';
 import { cases as rangesCases } from './steps/ranges.mjs';
 import { cases as resilienceCases } from './steps/resilience.mjs';
 import { cases as shapesCases } from './steps/shapes.mjs';
+import { cases as startCases } from './steps/start.mjs';
 
 /** Every case, in the order a full run takes them. */
 function allCases() {
@@ -52,6 +53,7 @@ function allCases() {
     ...shapesCases,
     ...resilience.values(),
     ...newUserCases,
+    ...startCases,
   ];
 }
 
