@@ -17,9 +17,10 @@ function warningItem(text: string): HTMLElement {
 
 /**
  * The warnings as a list of kinds: a kind seen once is shown as itself, a kind seen N times as
- * "N × kind", closed, its members inside. `data-count` / `data-kinds` on the list for tests.
+ * "N × kind", closed, its members inside; a title "N warnings of K kinds" unless the caller has
+ * its own. `data-count` / `data-kinds` on the list for tests.
  */
-export function warningList(warnings: readonly string[], testId: string): HTMLElement {
+export function warningList(warnings: readonly string[], testId: string, withTitle = true): HTMLElement {
   if (warnings.length === 0) return h('p', { class: 'muted', 'data-testid': testId, 'data-count': 0, 'data-kinds': 0 }, 'No warnings.');
   const groups = groupWarnings(warnings);
   const items = groups.map((g) => {
@@ -37,7 +38,7 @@ export function warningList(warnings: readonly string[], testId: string): HTMLEl
     );
   });
   const title = `${formatCount(warnings.length)} warning${warnings.length === 1 ? '' : 's'}${groups.length < warnings.length ? ` of ${formatCount(groups.length)} kind${groups.length === 1 ? '' : 's'}` : ''}`;
-  return h('div', { class: 'warnings', 'data-testid': testId, 'data-count': warnings.length, 'data-kinds': groups.length }, h('strong', {}, title), h('ul', {}, items));
+  return h('div', { class: 'warnings', 'data-testid': testId, 'data-count': warnings.length, 'data-kinds': groups.length }, withTitle ? h('strong', {}, title) : null, h('ul', {}, items));
 }
 
 /** The verdict on the SQNR, flagged by its level (`data-level`: ruined, poor, ok). */
