@@ -36,7 +36,21 @@ describe('timeInvokes', () => {
     expect(t.batch).toBe(1);
     expect(t.firstMs).toBe(40);
     expect(t.timesMs).toEqual([40, 40, 40]);
-    expect(clock.calls()).toBe(1 + 1 + 3); // first, the batch probe, 3 runs
+    expect(clock.calls()).toBe(1 + 2 + 3); // first, two batch probes, 3 runs
+  });
+
+  it('is not fooled by one slow call into batches too short to time', () => {
+    // 5 µs calls on a 100 µs timer; the second call (the first probe) takes 3 ms.
+    let t = 0;
+    let calls = 0;
+    const invoke = (): void => {
+      calls += 1;
+      t += calls === 2 ? 3 : 0.005;
+    };
+    const now = (): number => Math.floor(t / 0.1) * 0.1;
+    const r = timeInvokes(invoke, now, 3);
+    expect(r.batch * 0.005).toBeGreaterThanOrEqual(MIN_BATCH_MS - 0.1);
+    for (const ms of r.timesMs) expect(Math.abs(ms - 0.005)).toBeLessThan(0.0006);
   });
 
   it('stops growing the batch at MAX_BATCH when the clock never moves', () => {
