@@ -4,11 +4,12 @@
 // downloads stay in view; the I/O type comes back after dynamic-range mode, and the download's
 // name and the shown settings match the file; times read in µs/ms from batched runs, and a
 // random range float32 cannot hold gives a readable error with nothing lost.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { npyBytes } from '../lib/data.mjs';
-import { GOLDEN, cli } from '../lib/expected.mjs';
+import { CLI, GOLDEN, cli } from '../lib/expected.mjs';
 import { ROOT, STEP_TIMEOUT_MS, TARGET_SHOTS, assert, check, onCleanup } from '../lib/harness.mjs';
 import { downloadOf, dropFile, fillRandom, isLocal, quantizeOnPage, screenshot, showTab, testId, text, waitForCalibration, waitForModel, waitForPanel, watch } from '../lib/page.mjs';
 
@@ -119,6 +120,20 @@ async function verdict(ctx) {
     await v.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(TARGET_SHOTS, 'verdict-ruined.png'), timeout: STEP_TIMEOUT_MS });
     await screenshot(page, '40-verdict-ruined');
+  });
+
+  await check('verdict: zeropoint quantize --report prints the same verdict from its report (worst output, dB)', async () => {
+    const out = join(work, 'cli-q.tflite');
+    const reportPath = join(work, 'cli-q.report.json');
+    const run = spawnSync(CLI, ['quantize', floatPath, '--data', join(GOLDEN, 'calib.npy'), '-o', out, '--report', reportPath], { encoding: 'utf8', timeout: 120_000 });
+    assert(run.status === 0, `zeropoint quantize: ${run.stderr}`);
+    const report = JSON.parse(readFileSync(reportPath, 'utf8'));
+    const outName = report.tensors.find((t) => t.role === 'output')?.name;
+    const worst = report.op_errors.filter((o) => o.output === outName).reduce((w, o) => ((o.sqnr_db ?? Infinity) < (w.sqnr_db ?? Infinity) ? o : w));
+    const db = worst.sqnr_db === undefined ? 'identical' : `${worst.sqnr_db.toFixed(1)} dB`;
+    const level = (worst.sqnr_db ?? Infinity) < 10 ? 'QUANTIZATION RUINED' : (worst.sqnr_db ?? Infinity) < 20 ? 'POOR QUANTIZATION' : 'worst output SQNR';
+    const line = run.stderr.split('\n').find((l) => l.startsWith(level));
+    assert(line?.includes(`${db} (${worst.op} #${String(worst.index)})`), `stderr lacks "${level} … ${db} (${worst.op} #${String(worst.index)})": ${run.stderr}`);
   });
 
   await check('numbers: latency in µs/ms from batched runs, no "0.00 ms", no ratio from zeros, no "0.0 s"', async () => {
