@@ -28,8 +28,30 @@ cargo_args=(build -p zeropoint --lib --target wasm32-unknown-unknown --no-defaul
 command -v wasm-bindgen >/dev/null || { echo "wasm-bindgen not found: run scripts/setup.sh" >&2; exit 1; }
 wasm_opt=node_modules/.bin/wasm-opt
 
+# What wasm-bindgen + wasm-opt make of variant $1 depends on: cargo's .wasm, the tools' versions,
+# the profile and this script's build step. Its hash, with the hash of the output it gave, is kept
+# in target/wasm-stamps/$1; an unchanged input with an untouched output is not built again (a
+# second `npm start` with nothing changed skips wasm-bindgen and wasm-opt).
+stamps=target/wasm-stamps
+input_hash() { # $1 = variant, $2 = cargo's .wasm
+  {
+    sha256sum < "$2"
+    echo "$1 $profile"
+    wasm-bindgen --version
+    [ -x "$wasm_opt" ] && "$wasm_opt" --version
+    sed -n '/^build() {/,/^}/p' "$0"
+  } | sha256sum | cut -d' ' -f1
+}
+output_hash() { cat "$1/zeropoint_bg.wasm" "$1/zeropoint.js" "$1/zeropoint.d.ts" "$1/zeropoint_bg.wasm.d.ts" 2>/dev/null | sha256sum | cut -d' ' -f1; }
+
 build() { # $1 = variant name, $2 = cargo target dir
-  local out="www/pkg/$1" wasm="$2/wasm32-unknown-unknown/$dir/zeropoint.wasm"
+  local out="www/pkg/$1" wasm="$2/wasm32-unknown-unknown/$dir/zeropoint.wasm" stamp="$stamps/$1" key
+  key=$(input_hash "$1" "$wasm")
+  if [ -f "$stamp" ] && [ -f "$out/zeropoint_bg.wasm" ] && [ "$(cat "$stamp")" = "$key $(output_hash "$out")" ]; then
+    echo "up to date $out ($(wc -c < "$out/zeropoint_bg.wasm") bytes): same input, output untouched"
+    return
+  fi
+  rm -f "$stamp"
   wasm-bindgen --target web --out-dir "$out" --out-name zeropoint "$wasm"
   if [ "$profile" = release ] && [ -x "$wasm_opt" ]; then
     local feats=(--enable-bulk-memory --enable-mutable-globals --enable-nontrapping-float-to-int
@@ -40,6 +62,8 @@ build() { # $1 = variant name, $2 = cargo target dir
     "$wasm_opt" -O --strip-producers "${feats[@]}" "$out/zeropoint_bg.wasm" -o "$out/zeropoint_bg.wasm"
   fi
   echo "built $out ($(wc -c < "$out/zeropoint_bg.wasm") bytes, $(gzip -9c "$out/zeropoint_bg.wasm" | wc -c) gzip -9)"
+  mkdir -p "$stamps"
+  echo "$key $(output_hash "$out")" > "$stamp"
 }
 
 # The size budget of the SIMD build (the one almost every browser loads), release builds only.

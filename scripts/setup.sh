@@ -4,7 +4,7 @@
 # What it may install:
 #   - the pinned Rust toolchain with the wasm32 target, rustfmt and clippy (rust-toolchain.toml)
 #   - wasm-bindgen-cli at exactly the version in Cargo.lock (cargo install, ~6 min the first time)
-#   - npm dependencies (npm ci) when node_modules is missing or older than package-lock.json
+#   - npm dependencies (npm ci) when node_modules does not hold what package-lock.json names
 #   - for `test`: Debian chromium + chromium-driver (apt, needs root), and a Python venv in
 #     target/py-check with ai-edge-litert + numpy (pip) for the LiteRT cross-check
 set -euo pipefail
@@ -25,8 +25,14 @@ if [ "$have" != "$want" ]; then
   cargo install wasm-bindgen-cli --version "$want"
 fi
 
-# 3. npm dependencies.
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+# 3. npm dependencies, when what is installed differs from the lockfile (by content, not by
+# date: a fresh checkout's lockfile is newer than an install that equals it).
+if ! node scripts/lib/deps-current.mjs; then
+  if [ -L node_modules ]; then
+    # npm ci empties node_modules first: through a link it would empty the folder it points to.
+    echo "node_modules links to $(readlink node_modules), which is not current: run npm ci there, or remove the link" >&2
+    exit 1
+  fi
   say "npm ci"
   npm ci --no-audit --no-fund
 fi

@@ -26,10 +26,12 @@ import { cases as calibrateCases } from './steps/calibrate.mjs';
 import { cases as compareCases } from './steps/compare.mjs';
 import { cases as loadCases } from './steps/load.mjs';
 import { cases as malformedCases } from './steps/malformed.mjs';
+import { cases as newUserCases } from './steps/newuser.mjs';
 import { cases as quantizeCases } from './steps/quantize.mjs';
 import { cases as rangesCases } from './steps/ranges.mjs';
 import { cases as resilienceCases } from './steps/resilience.mjs';
 import { cases as shapesCases } from './steps/shapes.mjs';
+import { cases as startCases } from './steps/start.mjs';
 
 /** Every case, in the order a full run takes them. */
 function allCases() {
@@ -50,6 +52,8 @@ function allCases() {
     quantize.get('quantize-ops'),
     ...shapesCases,
     ...resilience.values(),
+    ...newUserCases,
+    ...startCases,
   ];
 }
 

@@ -8,6 +8,7 @@ import {
   formatDtype,
   formatFloat,
   formatInt,
+  formatMs,
   formatQuant,
   formatShape,
   formatTensorType,
@@ -136,5 +137,19 @@ describe('file names', () => {
     expect(rewrittenFileName('a.b.tflite')).toBe('a.b.rewritten.tflite');
     expect(looksLikeTflite('m.TFLITE')).toBe(true);
     expect(looksLikeTflite('m.onnx')).toBe(false);
+  });
+});
+
+describe('formatMs', () => {
+  it('shows times below 1 ms in µs, never "0.00 ms"', () => {
+    expect(formatMs(0.4213)).toBe('421 µs');
+    expect(formatMs(0.0042)).toBe('4.2 µs');
+    expect(formatMs(0.0001)).toBe('< 1 µs');
+    expect(formatMs(0)).toBe('< 1 µs');
+    expect(formatMs(1.234)).toBe('1.23 ms');
+    expect(formatMs(12.34)).toBe('12.3 ms');
+    expect(formatMs(1234.5)).toBe('1,235 ms');
+    expect(formatMs(NaN)).toBe('—');
+    expect(formatMs(-1)).toBe('—');
   });
 });

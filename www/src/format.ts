@@ -115,6 +115,22 @@ export function formatTensorType(t: Pick<TensorSummary, 'dtype' | 'shape' | 'sha
   return `${formatDtype(t.dtype)} ${formatShape(t.shape, t.shape_signature)}`;
 }
 
+/**
+ * A time: below 1 ms in µs ("420 µs", "4.2 µs"), then "1.23 ms", "12.3 ms", "1,234 ms";
+ * 0 (under the timer's resolution) is "< 1 µs", never "0.00 ms"; not a time → "—".
+ */
+export function formatMs(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return EM_DASH;
+  if (ms < 1) {
+    const us = ms * 1000;
+    if (us < 1) return '< 1 \u00b5s';
+    return `${us < 10 ? us.toFixed(1) : String(Math.round(us))} \u00b5s`;
+  }
+  if (ms < 10) return `${ms.toFixed(2)} ms`;
+  if (ms < 100) return `${ms.toFixed(1)} ms`;
+  return `${Math.round(ms).toLocaleString('en-US')} ms`;
+}
+
 /** Strip the extension: "mobilenet.tflite" → "mobilenet". */
 export function baseName(fileName: string): string {
   const dot = fileName.lastIndexOf('.');

@@ -12,6 +12,7 @@
 import { decodeImage } from './calibration/decode';
 import { calibrate, sampleSource, type CalibrationEngine } from './calibration/run';
 import type { CalibratorLike } from './calibration/types';
+import { timeInvokes } from './compare/timing';
 import { loadEngine, type EngineModule, type LoadedEngine } from './engine/loader';
 import type { InputShapes } from './engine/types';
 import type { WorkerLimits } from './limits';
@@ -83,14 +84,15 @@ async function runModel(
     data.forEach((values, k) => {
       runner.setInput(k, values);
     });
-    const timesMs: number[] = [];
-    for (let r = 0; r < runs; r++) {
-      const started = performance.now();
-      runner.invoke();
-      timesMs.push(performance.now() - started);
-    }
+    const { firstMs, timesMs, batch } = timeInvokes(
+      () => {
+        runner.invoke();
+      },
+      () => performance.now(),
+      runs,
+    );
     const outputs: RunOutput[] = runner.outputs().map((o, k) => ({ name: o.name, shape: o.shape, dtype: o.dtype, values: runner.outputFloat(k) }));
-    return { inputs, outputs, timesMs };
+    return { inputs, outputs, timesMs, firstMs, batch };
   } finally {
     runner.free();
   }

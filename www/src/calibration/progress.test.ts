@@ -13,7 +13,9 @@ describe('progress', () => {
   });
 
   it('formats durations', () => {
-    expect(formatDuration(420)).toBe('0.4 s');
+    expect(formatDuration(420)).toBe('420 ms');
+    expect(formatDuration(0.25)).toBe('250 µs');
+    expect(formatDuration(1500)).toBe('1.5 s');
     expect(formatDuration(12_345)).toBe('12 s');
     expect(formatDuration(185_000)).toBe('3 min 05 s');
     expect(formatDuration(3_720_000)).toBe('1 h 02 min');
@@ -24,7 +26,7 @@ describe('progress', () => {
   it('formats the status line', () => {
     expect(formatProgress({ done: 0, total: 16, elapsedMs: 0 })).toBe('0 / 16 samples');
     expect(formatProgress({ done: 1200, total: 2000, elapsedMs: 3000 })).toBe('1,200 / 2,000 samples · 400 samples/s · 2.0 s left');
-    expect(formatProgress({ done: 3, total: 10, elapsedMs: 200 })).toBe('3 / 10 samples · 15.0 samples/s · 0.5 s left');
-    expect(formatProgress({ done: 16, total: 16, elapsedMs: 80 })).toBe('16 / 16 samples · 200 samples/s · done in 0.1 s');
+    expect(formatProgress({ done: 3, total: 10, elapsedMs: 200 })).toBe('3 / 10 samples · 15.0 samples/s · 467 ms left');
+    expect(formatProgress({ done: 16, total: 16, elapsedMs: 80 })).toBe('16 / 16 samples · 200 samples/s · done in 80.0 ms');
   });
 });

@@ -1,4 +1,5 @@
 /** Progress of a calibration run: "12 / 16 samples · 340 samples/s · 1.2 s left". Pure. */
+import { formatMs } from '../format';
 
 export interface Progress {
   done: number;
@@ -20,9 +21,10 @@ export function remainingMs(p: Progress): number | undefined {
   return ((p.total - p.done) / rate) * 1000;
 }
 
-/** "0.4 s", "12 s", "3 min 05 s", "1 h 02 min". */
+/** "420 ms" (below 1 s: [formatMs]), "1.2 s", "12 s", "3 min 05 s", "1 h 02 min". */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '—';
+  if (ms < 1000) return formatMs(ms);
   const s = ms / 1000;
   if (s < 10) return `${s.toFixed(1)} s`;
   if (s < 60) return `${String(Math.round(s))} s`;

@@ -168,7 +168,16 @@ describe('settings and view helpers', () => {
     expect(() => { validateMethod({ kind: 'percentile', percentile: 101 }); }).toThrow();
     expect(() => { validateMethod({ kind: 'percentile', percentile: NaN }); }).toThrow();
     expect(() => { validateRandom({ count: 1.5, lo: 0, hi: 1, seed: 0 }); }).toThrow(/whole number/);
-    expect(() => { validateRandom({ count: 2, lo: 1, hi: 1, seed: 0 }); }).toThrow('random range needs lo < hi, got [1, 1]');
+    expect(() => { validateRandom({ count: 2, lo: 1, hi: 1, seed: 0 }); }).toThrow('random range needs lo < hi (as float32), got [1, 1]');
+    expect(() => { validateRandom({ count: 2, lo: 2, hi: 1, seed: 0 }); }).toThrow(/lo < hi/);
+    // 1 + 1e-9 is 1 in float32: an empty range.
+    expect(() => { validateRandom({ count: 2, lo: 1, hi: 1 + 1e-9, seed: 0 }); }).toThrow(/lo < hi \(as float32\)/);
+    expect(() => { validateRandom({ count: 2, lo: 0, hi: 1e40, seed: 0 }); }).toThrow('random range hi = 1e+40 is beyond float32');
+    expect(() => { validateRandom({ count: 2, lo: -1e39, hi: 0, seed: 0 }); }).toThrow(/random range lo = -1e\+39 is beyond float32/);
+    expect(() => { validateRandom({ count: 2, lo: 0, hi: Infinity, seed: 0 }); }).toThrow('random range hi must be a number, got Infinity');
+    expect(() => { validateRandom({ count: 2, lo: NaN, hi: 1, seed: 0 }); }).toThrow('random range lo must be a number, got NaN');
+    expect(() => { validateRandom({ count: 2, lo: -3e38, hi: 3e38, seed: 0 }); }).toThrow(/wider than float32/);
+    expect(() => { validateRandom({ count: 2, lo: -1e38, hi: 2e38, seed: 0 }); }).not.toThrow();
     expect(() => { validateRandom({ count: 2, lo: 0, hi: 1, seed: -1 }); }).toThrow(/seed/);
     expect(describeSource({ kind: 'random', count: 2, lo: -1, hi: 1, seed: 3 })).toBe('seeded random data in [-1, 1], seed 3');
     expect(describeSource({ kind: 'images', files: [new File([], 'a.png')], normalization: { kind: 'range', min: 0, max: 1 } })).toBe('1 image');

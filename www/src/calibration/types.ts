@@ -54,13 +54,30 @@ export interface CalibrationConfig {
 /** Limits on what the page accepts, so a typo cannot start a run of a billion samples. */
 export const MAX_RANDOM_SAMPLES = 1_000_000;
 
-/** Throws a readable Error if a random-data config is unusable. */
+/** The largest finite float32. */
+const FLOAT32_MAX = 3.4028234663852886e38;
+
+/**
+ * Throws a readable Error if a random-data config is unusable: a count or seed out of range, an
+ * end that is not a number or not a float32 (1e40 would fill the inputs with ±3.4e38 or ∞), or
+ * an empty range or one wider than float32 holds.
+ */
 export function validateRandom(source: { count: number; lo: number; hi: number; seed: number }): void {
   if (!Number.isInteger(source.count) || source.count < 1 || source.count > MAX_RANDOM_SAMPLES) {
     throw new Error(`sample count must be a whole number from 1 to ${MAX_RANDOM_SAMPLES.toLocaleString('en-US')}`);
   }
-  if (!Number.isFinite(source.lo) || !Number.isFinite(source.hi)) throw new Error('random range lo and hi must be numbers');
-  if (!(source.lo < source.hi)) throw new Error(`random range needs lo < hi, got [${String(source.lo)}, ${String(source.hi)}]`);
+  for (const [end, v] of [['lo', source.lo], ['hi', source.hi]] as const) {
+    if (!Number.isFinite(v)) throw new Error(`random range ${end} must be a number, got ${String(v)}`);
+    if (!Number.isFinite(Math.fround(v))) {
+      throw new Error(`random range ${end} = ${String(v)} is beyond float32 (the inputs are float32: at most ±${String(FLOAT32_MAX)})`);
+    }
+  }
+  const [lo, hi] = [Math.fround(source.lo), Math.fround(source.hi)];
+  if (!(lo < hi)) throw new Error(`random range needs lo < hi (as float32), got [${String(source.lo)}, ${String(source.hi)}]`);
+  // The generator computes lo + (hi − lo)·u in float32: the width must be a float32 too.
+  if (!Number.isFinite(Math.fround(hi - lo))) {
+    throw new Error(`random range [${String(source.lo)}, ${String(source.hi)}] is wider than float32 can hold (hi − lo > ${String(FLOAT32_MAX)})`);
+  }
   if (!Number.isInteger(source.seed) || source.seed < 0 || source.seed > 0xffffffff) {
     throw new Error('seed must be a whole number from 0 to 4294967295');
   }

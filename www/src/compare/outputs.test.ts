@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TensorComparison } from '../engine/types';
-import { diffStats, formatDb, formatMs, isClassifierOutput, median, sqnrByOp, sqnrColor, topK, worstFirst } from './outputs';
+import { diffStats, formatDb, isClassifierOutput, median, speedRatio, sqnrByOp, sqnrColor, topK, worstFirst } from './outputs';
 
 function row(name: string, floatTensor: number, sqnr: number): TensorComparison {
   return {
@@ -47,9 +47,12 @@ describe('outputs', () => {
     expect(median([5, 1, 3])).toBe(3);
     expect(median([4, 1, 3, 2])).toBe(2.5);
     expect(median([])).toBeNaN();
-    expect(formatMs(0.4213)).toBe('0.42 ms');
-    expect(formatMs(12.34)).toBe('12.3 ms');
-    expect(formatMs(1234.5)).toBe('1,235 ms');
+    expect(speedRatio(3, 1)).toBe('×3.00 faster');
+    expect(speedRatio(1, 1.3)).toBe('×1.30 slower');
+    // Zeros (a timer that did not move) or missing times give no ratio, never "×3.00" from zeros.
+    expect(speedRatio(0, 0)).toBeUndefined();
+    expect(speedRatio(0.3, 0)).toBeUndefined();
+    expect(speedRatio(NaN, 1)).toBeUndefined();
     expect(formatDb(Infinity)).toBe('∞');
     expect(formatDb(23.456)).toBe('23.5 dB');
   });

@@ -61,12 +61,13 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
 }
 
-/** "0.42 ms" / "12.3 ms" / "1,234 ms". */
-export function formatMs(ms: number): string {
-  if (!Number.isFinite(ms)) return '—';
-  if (ms < 10) return `${ms.toFixed(2)} ms`;
-  if (ms < 100) return `${ms.toFixed(1)} ms`;
-  return `${Math.round(ms).toLocaleString('en-US')} ms`;
+/**
+ * "×2.41 faster" / "×1.30 slower" for a float and a quantized time, or undefined when either
+ * is not a positive finite time (a ratio of zeros or of unmeasured times says nothing).
+ */
+export function speedRatio(floatMs: number, quantMs: number): string | undefined {
+  if (!(floatMs > 0 && quantMs > 0 && Number.isFinite(floatMs) && Number.isFinite(quantMs))) return undefined;
+  return floatMs >= quantMs ? `\u00d7${(floatMs / quantMs).toFixed(2)} faster` : `\u00d7${(quantMs / floatMs).toFixed(2)} slower`;
 }
 
 /** SQNR in dB as text: "inf" when the tensors are identical. */

@@ -213,8 +213,8 @@ export class EngineClient {
   /** Run a model on one sample `runs` times (each invoke timed in the worker), at `shapes`. */
   async run(bytes: Uint8Array, sample: SampleSpec, runs: number, shapes?: InputShapes): Promise<RunResult> {
     await this.init();
-    const { inputs, outputs, timesMs } = await this.request('run', { type: 'run', bytes, sample, runs, limits: this.limits, shapes });
-    return { inputs, outputs, timesMs };
+    const { inputs, outputs, timesMs, firstMs, batch } = await this.request('run', { type: 'run', bytes, sample, runs, limits: this.limits, shapes });
+    return { inputs, outputs, timesMs, firstMs, batch };
   }
 
   /** Float vs quantized on one sample: every tensor present in both, as `zeropoint compare`. */

@@ -31,8 +31,15 @@ export interface RunOutput {
 export interface RunResult {
   inputs: IoInfo[];
   outputs: RunOutput[];
-  /** Wall time of each `invoke()` (performance.now() in the worker), first run included. */
+  /**
+   * Milliseconds per `invoke()` of each timed run (performance.now() in the worker; a run is a
+   * batch of `batch` calls when one call is too short for the timer: compare/timing.ts).
+   */
   timesMs: number[];
+  /** The first call alone. */
+  firstMs: number;
+  /** Calls per timed run. */
+  batch: number;
 }
 
 /** A quantized model and everything the page offers for download. */

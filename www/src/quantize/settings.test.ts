@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cliCommand, errorSummary, ioChoices, isMode, needsCalibration, quantizedFileName, reportFileName, settingsFor, shellQuote, sizeChange, toggleOp } from './settings';
+import { cliCommand, defaultIo, describeSettings, errorSummary, fileIoType, ioChoices, isMode, needsCalibration, quantizedFileName, reportFileName, settingsFor, shellQuote, sizeChange, toggleOp } from './settings';
 
 describe('quantize settings', () => {
   it('offers the I/O types each mode takes', () => {
@@ -29,14 +29,25 @@ describe('quantize settings', () => {
   });
 
   it('names the files and writes the equivalent command', () => {
-    expect(quantizedFileName('net.tflite', 'int8')).toBe('net_int8.tflite');
-    expect(quantizedFileName('net.tflite', 'float16')).toBe('net_fp16.tflite');
+    expect(quantizedFileName('net.tflite', { mode: 'int8', io: 'int8' })).toBe('net_int8.tflite');
+    expect(quantizedFileName('net.tflite', { mode: 'float16', io: 'float' })).toBe('net_fp16.tflite');
+    expect(quantizedFileName('net.tflite', { mode: 'dynamic', io: 'float' })).toBe('net_dynamic.tflite');
+    expect(quantizedFileName('net.tflite', { mode: 'int16x8', io: 'int16' })).toBe('net_16x8.tflite');
+    // An I/O type other than the mode's own is in the name: never "_int8.tflite" for a float-I/O file.
+    expect(quantizedFileName('net.tflite', { mode: 'int8', io: 'float' })).toBe('net_int8_floatio.tflite');
+    expect(quantizedFileName('net.tflite', { mode: 'int8', io: 'uint8' })).toBe('net_int8_uint8io.tflite');
+    expect(quantizedFileName('net.tflite', { mode: 'int16x8', io: 'float' })).toBe('net_16x8_floatio.tflite');
+    expect(defaultIo('int8')).toBe('int8');
+    expect(defaultIo('dynamic')).toBe('float');
+    expect(describeSettings(settingsFor('int8', 'float', false, []))).toBe('int8, I/O float, per-channel weights');
+    expect(describeSettings(settingsFor('int8', 'uint8', true, []))).toBe('int8, I/O uint8, per-tensor weights');
+    expect(describeSettings(settingsFor('float16', 'float', false, []))).toBe('float16, I/O float, float16 weights');
     expect(reportFileName('net_int8.tflite')).toBe('net_int8.report.json');
     expect(cliCommand('net.tflite', settingsFor('int8', 'int8', false, [3, 0]), true)).toBe(
       'zeropoint quantize net.tflite --stats net.stats.json --mode int8 --io int8 --float-ops 0,3 -o net_int8.tflite --report net_int8.report.json',
     );
     expect(cliCommand('net.tflite', settingsFor('int8', 'float', false, [], [4, 1]), true)).toBe(
-      'zeropoint quantize net.tflite --stats net.stats.json --mode int8 --io float --int16-ops 1,4 -o net_int8.tflite --report net_int8.report.json',
+      'zeropoint quantize net.tflite --stats net.stats.json --mode int8 --io float --int16-ops 1,4 -o net_int8_floatio.tflite --report net_int8_floatio.report.json',
     );
     expect(cliCommand('my net.tflite', settingsFor('dynamic', 'float', true, []), false)).toBe(
       "zeropoint quantize 'my net.tflite' --mode dynamic --io float --per-tensor -o 'my net_dynamic.tflite' --report 'my net_dynamic.report.json'",
@@ -54,6 +65,16 @@ describe('quantize settings', () => {
     expect(errorSummary({ ...report, error_samples: 1, op_errors: [op(0, 'RESHAPE', undefined)] })).toBe(
       'SQNR against the float model on the first 1 calibration sample: worst operator output identical (RESHAPE #0), last operator identical (RESHAPE #0).',
     );
+  });
+
+  it('reads the I/O types from the file\'s summary', () => {
+    const tensor = (index: number, dtype: string) => ({ index, dtype });
+    const summary = (inputs: number[], outputs: number[], dtypes: string[]) =>
+      ({ subgraphs: [{ inputs, outputs, tensors: dtypes.map((d, i) => tensor(i, d)) }] }) as unknown as Parameters<typeof fileIoType>[0];
+    expect(fileIoType(summary([0], [2], ['INT8', 'INT8', 'INT8']))).toBe('int8');
+    expect(fileIoType(summary([0], [2], ['FLOAT32', 'INT8', 'INT8']))).toBe('float32 in, int8 out');
+    expect(fileIoType(summary([0, 1], [2], ['FLOAT32', 'INT8', 'FLOAT32']))).toBe('float32/int8 in, float32 out');
+    expect(fileIoType({ subgraphs: [] } as unknown as Parameters<typeof fileIoType>[0])).toBe('none');
   });
 
   it('describes the size change', () => {

@@ -3,7 +3,7 @@
  * names of the downloads, the equivalent `zeropoint quantize` command line, the size change,
  * and the set of operators kept float. Pure functions, unit-tested in Node.
  */
-import type { QuantizeSettings, Report } from '../engine/types';
+import type { ModelSummary, QuantizeSettings, Report } from '../engine/types';
 import { baseName, formatBytes } from '../format';
 
 export type Mode = 'int8' | 'int16x8' | 'dynamic' | 'float16';
@@ -63,9 +63,40 @@ export function toggleOp(ops: ReadonlySet<number>, op: number): Set<number> {
 
 const MODE_SUFFIX: Record<Mode, string> = { int8: 'int8', int16x8: '16x8', dynamic: 'dynamic', float16: 'fp16' };
 
-/** "net.tflite", int8 → "net_int8.tflite". */
-export function quantizedFileName(model: string, mode: Mode): string {
-  return `${baseName(model)}_${MODE_SUFFIX[mode]}.tflite`;
+/** The I/O type a mode gives unless asked otherwise (the first of [ioChoices]). */
+export function defaultIo(mode: Mode): string {
+  return ioChoices(mode)[0] ?? 'float';
+}
+
+/**
+ * The download's name says what the file is: "net.tflite", int8 with int8 I/O →
+ * "net_int8.tflite"; with another I/O type than the mode's own it is named too, as the goldens
+ * do: int8 with float I/O → "net_int8_floatio.tflite", uint8 I/O → "net_int8_uint8io.tflite".
+ */
+export function quantizedFileName(model: string, settings: { mode: string; io: string }): string {
+  const mode = isMode(settings.mode) ? settings.mode : 'int8';
+  const io = settings.io === defaultIo(mode) ? '' : `_${settings.io}io`;
+  return `${baseName(model)}_${MODE_SUFFIX[mode]}${io}.tflite`;
+}
+
+/**
+ * The element types of a model's inputs and outputs as its file has them ("float32", "int8"; one
+ * word when they are all the same, else "float32 in, int8 out"); what the result shows.
+ */
+export function fileIoType(summary: ModelSummary): string {
+  const sg = summary.subgraphs[0];
+  if (!sg) return 'none';
+  const dtypes = (indices: number[]): string[] => [...new Set(indices.map((i) => (sg.tensors.find((t) => t.index === i)?.dtype ?? '?').toLowerCase()))];
+  const ins = dtypes(sg.inputs);
+  const outs = dtypes(sg.outputs);
+  const all = [...new Set([...ins, ...outs])];
+  return all.length === 1 ? (all[0] ?? 'none') : `${ins.join('/')} in, ${outs.join('/')} out`;
+}
+
+/** The settings in words, as the result shows them: "int8, I/O float, per-channel weights". */
+export function describeSettings(settings: QuantizeSettings): string {
+  const weights = settings.mode === 'float16' ? 'float16 weights' : settings.per_tensor ? 'per-tensor weights' : 'per-channel weights';
+  return `${settings.mode}, I/O ${settings.io}, ${weights}`;
 }
 
 /** "net_int8.tflite" → "net_int8.report.json". */
@@ -85,7 +116,7 @@ export function shellQuote(arg: string): string {
 
 /** The `zeropoint quantize` command that writes the same files from the downloaded statistics. */
 export function cliCommand(model: string, settings: QuantizeSettings, withStats: boolean): string {
-  const out = quantizedFileName(model, isMode(settings.mode) ? settings.mode : 'int8');
+  const out = quantizedFileName(model, settings);
   const args = ['zeropoint', 'quantize', model];
   if (withStats) args.push('--stats', cliStatsFileName(model));
   args.push('--mode', settings.mode, '--io', settings.io);

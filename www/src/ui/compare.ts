@@ -14,26 +14,30 @@ import {
   LOW_DB,
   diffStats,
   formatDb,
-  formatMs,
   isClassifierOutput,
   median,
+  speedRatio,
   sqnrByOp,
   sqnrColor,
   topK,
   worstFirst,
 } from '../compare/outputs';
+import { layersFromComparison, sqnrVerdict } from '../compare/verdict';
 import type { RunOutput, RunResult, SampleSpec } from '../engine/protocol';
 import type { ModelSummary, TensorComparison } from '../engine/types';
-import { formatFloat, formatShape } from '../format';
+import { formatFloat, formatMs, formatShape } from '../format';
 import type { PageStore } from '../page-state';
 import { latest } from '../store';
 import { h, table, type Child } from './dom';
 import { GraphView } from './graph';
+import { verdictBox } from './warnings';
 
 export interface CompareModel {
   name: string;
   bytes: Uint8Array;
   summary: ModelSummary;
+  /** For the quantized model: the kind of data its ranges came from (`random`, …), if known. */
+  calibration?: string | undefined;
 }
 
 export interface CompareDeps {
@@ -275,16 +279,19 @@ export class ComparePanel {
   private render(float: CompareModel, f: RunResult, q: RunResult, rows: TensorComparison[]): void {
     const fMed = median(f.timesMs);
     const qMed = median(q.timesMs);
+    const ratio = speedRatio(fMed, qMed);
+    const batches = (r: RunResult): string => (r.batch > 1 ? `${String(r.batch)} calls` : 'one call');
     const latency = h(
       'p',
-      { class: 'latency', 'data-testid': 'compare-latency', 'data-float-ms': fMed, 'data-quant-ms': qMed },
+      { class: 'latency', 'data-testid': 'compare-latency', 'data-float-ms': fMed, 'data-quant-ms': qMed, 'data-runs': f.timesMs.length },
       h('strong', {}, 'Latency '),
-      `(median of ${String(f.timesMs.length)} invoke() calls in the worker): float ${formatMs(fMed)} · quantized ${formatMs(qMed)}`,
-      qMed > 0 ? ` · ×${(fMed / qMed).toFixed(2)}` : '',
-      h('span', { class: 'muted' }, ` · first call ${formatMs(f.timesMs[0] ?? NaN)} / ${formatMs(q.timesMs[0] ?? NaN)}`),
+      `(median of ${String(f.timesMs.length)} timed runs of invoke() in the worker; a run is ${batches(f)} / ${batches(q)}): float ${formatMs(fMed)} · quantized ${formatMs(qMed)}`,
+      ratio === undefined ? '' : ` · quantized ${ratio}`,
+      h('span', { class: 'muted' }, ` · first call ${formatMs(f.firstMs)} / ${formatMs(q.firstMs)}`),
     );
     const outputs = f.outputs.map((fo, k) => this.outputBlock(fo, q.outputs[k], k));
     const sg = float.summary.subgraphs[0];
+    const verdict = sg ? sqnrVerdict(layersFromComparison(rows, sg.operators, sg.outputs), this.quant?.calibration === 'random') : undefined;
     const byOp = sg ? sqnrByOp(sg.operators, rows) : new Map<number, TensorComparison>();
     if (sg) this.graph.show(sg);
     this.graph.paintOps(
@@ -319,6 +326,7 @@ export class ComparePanel {
       ` red ≤ ${String(LOW_DB)} dB … green ≥ ${String(HIGH_DB)} dB (the SQNR of each op's output). Click an op to find its row.`,
     );
     this.results.replaceChildren(
+      ...(verdict ? [verdictBox(verdict, 'compare-verdict')] : []),
       latency,
       h('h4', {}, 'Outputs'),
       ...outputs,

@@ -10,6 +10,7 @@
  * store's `model` and `calibration` and publishes its result as the store's `quantized`.
  * `data-state` on the root: idle, running, done, error.
  */
+import { formatDuration } from '../calibration/progress';
 import type { CalibrationMethod, CalibrationStats } from '../calibration/types';
 import type { QuantizeResult } from '../engine/protocol';
 import type { ModelSummary, QuantizeSettings } from '../engine/types';
@@ -20,6 +21,8 @@ import {
   cliCommand,
   errorSummary,
   cliStatsFileName,
+  describeSettings,
+  fileIoType,
   ioChoices,
   isMode,
   needsCalibration,
@@ -31,8 +34,10 @@ import {
   type Mode,
 } from '../quantize/settings';
 import { latest } from '../store';
+import { layersFromReport, sqnrVerdict } from '../compare/verdict';
 import { append, h } from './dom';
 import { GraphView } from './graph';
+import { verdictBox, warningList } from './warnings';
 import { saveFile } from './save';
 
 export interface QuantizeModel {
@@ -47,6 +52,8 @@ export interface QuantizedModel extends QuantizeResult {
   settings: QuantizeSettings;
   /** The float model it was made from. */
   source: string;
+  /** The kind of data its ranges came from (`random`, `npy`, `images`), when calibrated here. */
+  calibration: string | undefined;
 }
 
 export interface QuantizeDeps {
@@ -75,7 +82,11 @@ export class QuantizePanel {
   private floatOps = new Set<number>();
   private int16Ops = new Set<number>();
   private result: QuantizedModel | undefined;
+  /** The I/O type the user chose last: a mode that forces float I/O does not forget it. */
+  private ioWanted = 'int8';
   private readonly runs = latest();
+  private readonly ioNote = h('span', { class: 'muted small', 'data-testid': 'quant-io-note', 'aria-live': 'polite' });
+  private readonly stale = h('p', { class: 'warning-text', 'data-testid': 'quant-stale', hidden: true }, 'The settings above changed since this file was made: Quantize again to apply them. The file, its name and the settings shown here belong together.');
 
   private readonly title = h('h3', {}, 'Quantize');
   private readonly mode: HTMLSelectElement;
@@ -133,6 +144,15 @@ export class QuantizePanel {
       this.syncIo();
       this.syncCalibration();
       this.renderFloatList();
+      this.syncStale();
+    });
+    io.addEventListener('change', () => {
+      this.ioWanted = io.value;
+      this.syncIo();
+      this.syncStale();
+    });
+    weights.addEventListener('change', () => {
+      this.syncStale();
     });
     const methodChanged = (): void => {
       this.percentileLabel.hidden = method.value !== 'percentile';
@@ -153,6 +173,7 @@ export class QuantizePanel {
       this.title,
       h('p', { class: 'muted' }, 'The same quantizer as ', h('code', {}, 'zeropoint quantize'), ': TF 2.21’s post-training quantization, run in the engine worker.'),
       h('div', { class: 'fields' }, modeLabel, ioLabel, weightsLabel, methodLabel, this.percentileLabel),
+      this.ioNote,
       this.calibrationInfo,
       h(
         'details',
@@ -236,13 +257,28 @@ export class QuantizePanel {
     return isMode(this.mode.value) ? this.mode.value : 'int8';
   }
 
+  /**
+   * The I/O choices of the mode, with the user's last choice when the mode offers it (back to
+   * int8 after dynamic range restores int8 I/O), and a note when the mode forces another.
+   */
   private syncIo(): void {
-    const previous = this.io.value;
-    const choices = ioChoices(this.currentMode());
+    const mode = this.currentMode();
+    const choices = ioChoices(mode);
     this.io.replaceChildren(...choices.map((c) => h('option', { value: c }, c)));
-    this.io.value = choices.includes(previous) ? previous : (choices[0] ?? 'float');
+    // int16x8 has no int8 I/O: its own integer type stands in for the user's integer choice.
+    const wanted = choices.includes(this.ioWanted) ? this.ioWanted : this.ioWanted !== 'float' && choices.includes('int16') ? 'int16' : (choices[0] ?? 'float');
+    this.io.value = wanted;
     this.io.disabled = choices.length === 1;
-    this.weights.disabled = this.currentMode() === 'float16';
+    this.weights.disabled = mode === 'float16';
+    this.ioNote.textContent = wanted === this.ioWanted ? '' : `${mode} keeps ${wanted} inputs and outputs; your choice (${this.ioWanted}) comes back with a mode that offers it.`;
+    this.ioNote.hidden = this.ioNote.textContent === '';
+  }
+
+  /** Whether the shown result was made with other settings than the form's (then it says so). */
+  private syncStale(): void {
+    const q = this.result;
+    const now = this.settings();
+    this.stale.hidden = !q || JSON.stringify(q.settings) === JSON.stringify(now);
   }
 
   private methodChoice(): CalibrationMethod | undefined {
@@ -305,6 +341,7 @@ export class QuantizePanel {
     this.graph.markOps(float, 'keep-float');
     this.graph.markOps(int16, 'keep-int16');
     this.renderFloatList();
+    this.syncStale();
   }
 
   private renderFloatList(): void {
@@ -355,10 +392,11 @@ export class QuantizePanel {
       this.deps.quantize(model.bytes, stats, settings),
       (result) => {
         this.progress.hidden = true;
-        this.result = { ...result, name: quantizedFileName(model.name, mode), settings, source: model.name };
+        this.result = { ...result, name: quantizedFileName(model.name, settings), settings, source: model.name, calibration: stats ? this.store.get().calibration?.source.kind : undefined };
         this.setState('done');
-        this.status.textContent = `Done in ${result.elapsedMs.toFixed(0)} ms.`;
+        this.status.textContent = `Done in ${formatDuration(result.elapsedMs)}.`;
         this.renderResult(model, this.result, stats !== undefined);
+        this.syncStale();
         this.store.set({ quantized: this.result });
       },
       (error: unknown) => {
@@ -378,6 +416,13 @@ export class QuantizePanel {
       { class: 'quant-size', 'data-testid': 'quant-size', 'data-original': model.bytes.byteLength, 'data-quantized': q.bytes.byteLength },
       h('strong', {}, q.name),
       `: ${sizeChange(model.bytes.byteLength, q.bytes.byteLength)} · ${formatCount(ops.length)} operators${floatOps > 0 ? `, ${String(floatOps)} kept float` : ''}`,
+    );
+    // The settings it was made with, and the I/O type read back from the file itself.
+    const fileIo = fileIoType(q.summary);
+    const made = h(
+      'p',
+      { 'data-testid': 'quant-made-with', 'data-mode': q.settings.mode, 'data-io': q.settings.io, 'data-file-io': fileIo },
+      `Made with: ${describeSettings(q.settings)} · the file's inputs/outputs: ${fileIo}.`,
     );
     const show = h('button', { type: 'button', class: 'primary', 'data-testid': 'quant-show-model' }, 'Show in Model view');
     show.addEventListener('click', () => {
@@ -399,14 +444,18 @@ export class QuantizePanel {
       saveFile(cliStatsFileName(model.name), statsJson ?? '', 'application/json');
     });
     const errors = errorSummary(q.report);
+    const outputNames = new Set((q.summary.subgraphs[0]?.outputs ?? []).map((i) => q.summary.subgraphs[0]?.tensors.find((t) => t.index === i)?.name ?? ''));
+    const verdict = (q.report.error_samples ?? 0) > 0 ? sqnrVerdict(layersFromReport(q.report.op_errors ?? [], outputNames), q.calibration === 'random') : undefined;
+    // Downloads first: however many warnings there are, they never push the buttons down.
     this.resultBox.replaceChildren(
       h('h4', {}, 'Result'),
       size,
-      h('p', { 'data-testid': 'quant-errors', hidden: errors === undefined }, errors ?? ''),
-      q.warnings.length > 0
-        ? h('ul', { class: 'warnings', 'data-testid': 'quant-warnings' }, q.warnings.map((w) => h('li', {}, w)))
-        : h('p', { class: 'muted', 'data-testid': 'quant-warnings' }, 'No warnings.'),
+      made,
+      this.stale,
       h('div', { class: 'fields' }, show, dlModel, dlReport, dlStats),
+      ...(verdict ? [verdictBox(verdict, 'quant-verdict')] : []),
+      h('p', { 'data-testid': 'quant-errors', hidden: errors === undefined }, errors ?? ''),
+      warningList(q.warnings, 'quant-warnings'),
       h(
         'p',
         { class: 'muted small' },
@@ -417,5 +466,8 @@ export class QuantizePanel {
       h('pre', { class: 'cli', 'data-testid': 'quant-cli' }, cliCommand(model.name, q.settings, withStats)),
     );
     this.resultBox.hidden = false;
+    // The result in view (its downloads), without moving a page whose result already shows.
+    const top = this.resultBox.getBoundingClientRect().top;
+    if (top < 0 || top > window.innerHeight - 160) this.resultBox.scrollIntoView({ block: 'start' });
   }
 }

@@ -7,6 +7,7 @@ import { formatBytes, formatCount, formatDtype, formatInt, formatQuant, formatSh
 import { chosenShape, dynamicInputs, withDim, type DynamicInput } from '../model/input-shapes';
 import { filterTensors, ioRows, modelStats, tensorKind, tensorRole } from '../view-model';
 import { append, h, table, type Child } from './dom';
+import { warningList } from './warnings';
 
 export interface LoadedModel {
   name: string;
@@ -191,13 +192,13 @@ function signaturesSection(summary: ModelSummary): HTMLElement | null {
   );
 }
 
-/** What the model carries that reads but is odd (the engine's `graph::lint`), one line each. */
+/** What the model carries that reads but is odd (the engine's `graph::lint`), grouped by kind. */
 function warningsSection(summary: ModelSummary): HTMLElement | null {
   if (summary.warnings.length === 0) return null;
   return section(
     `Warnings (${String(summary.warnings.length)})`,
     'model-warnings',
-    h('ul', { class: 'warnings' }, summary.warnings.map((w) => h('li', { class: 'warning-text' }, w))),
+    warningList(summary.warnings, 'model-warnings-list', false),
   );
 }
 

@@ -62,6 +62,13 @@ pub fn compare(args: CompareArgs, limits: &UserLimits) -> Result<()> {
         })?;
         crate::io::write_file(&path, text)?;
     }
+    // The verdict first, from the rows in execution order.
+    if let Some(sg) = f.subgraphs.first() {
+        let layers = crate::verdict::layers(sg, rows.iter().map(|r| (r.float_tensor, r.sqnr_db)));
+        for line in crate::verdict::verdict(&layers).unwrap_or_default() {
+            outln!("{line}");
+        }
+    }
     rows.sort_by(|a, b| a.sqnr_db.total_cmp(&b.sqnr_db));
     outln!(
         "{} tensors in both models, {} samples; worst SQNR first",

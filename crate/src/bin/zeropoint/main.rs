@@ -21,6 +21,7 @@ mod quantize;
 mod rewrite;
 mod run;
 mod samples;
+mod verdict;
 
 use std::process::ExitCode;
 

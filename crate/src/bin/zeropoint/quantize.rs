@@ -178,6 +178,33 @@ fn quantize_model(
     for w in &rep.warnings {
         eprintln!("warning: {w}");
     }
+    // The report's errors (measured with --data): the verdict on the worst output, each layer
+    // named by its operator in the quantized model, as the report and the page name it.
+    if rep.error_samples > 0
+        && let Some(sg) = m.subgraphs.first()
+    {
+        let is_output = |name: &str| {
+            sg.outputs.iter().any(|&o| {
+                usize::try_from(o)
+                    .ok()
+                    .and_then(|o| sg.tensors.get(o))
+                    .is_some_and(|t| t.name == name)
+            })
+        };
+        let mut errs: Vec<_> = rep.op_errors.iter().collect();
+        errs.sort_by_key(|e| e.index);
+        let layers: Vec<_> = errs
+            .iter()
+            .map(|e| crate::verdict::Layer {
+                label: format!("{} #{}", e.op, e.index),
+                db: e.sqnr_db.unwrap_or(f64::INFINITY),
+                output: is_output(&e.output),
+            })
+            .collect();
+        for line in crate::verdict::verdict(&layers).unwrap_or_default() {
+            eprintln!("{line}");
+        }
+    }
     write_file(output, &bytes)?;
     if let Some(r) = report {
         write_json(&r, &rep)?;
