@@ -513,3 +513,61 @@ fn partly_quantized_models_quantize_to_tfs_model() {
         assert!(models >= 10, "only {models} models");
     }
 }
+
+/// `--float-ops` indices count the operators of the file as given: in a float16 model (weights
+/// behind DEQUANTIZE, folded before quantizing) index k names the k-th operator of that file,
+/// so keeping the fp16 model's third CONV_2D float keeps the same operator float as keeping the
+/// float32 model's third CONV_2D by its own index.
+#[test]
+fn float_ops_indices_count_the_operators_of_the_file_as_given() {
+    let case = zeropoint_tests::cases()
+        .into_iter()
+        .find(|c| c.name == "mobilenet_v2")
+        .expect("the mobilenet_v2 golden");
+    let (float, fp16) = (
+        read(&case.dir.join("model_float.tflite")),
+        read(&case.dir.join("model_fp16.tflite")),
+    );
+    let third_conv = |m: &Model| {
+        (0..m.subgraphs[0].operators.len())
+            .filter(|&i| m.subgraphs[0].operators[i].code.op() == Op::CONV_2D)
+            .nth(2)
+            .expect("three CONV_2D")
+    };
+    let (i, k) = (third_conv(&float), third_conv(&fp16));
+    assert_ne!(
+        i, k,
+        "the fp16 file must number its operators differently for this test"
+    );
+    // Positions, among the operators other than QUANTIZE / DEQUANTIZE, of those writing float.
+    let kept_float = |m: &Model, index: usize| -> Vec<(usize, Op)> {
+        let ranges = our_ranges(&case, m).expect("calibrates");
+        let opts = QuantizeOptions {
+            mode: Mode::Int8,
+            io: IoType::Float,
+            float_ops: vec![index.to_string()],
+            ..QuantizeOptions::default()
+        };
+        let (q, _) = quantize(m, &ranges, &opts).expect("quantizes");
+        let sg = &q.subgraphs[0];
+        sg.operators
+            .iter()
+            .filter(|op| !matches!(op.code.op(), Op::DEQUANTIZE | Op::QUANTIZE))
+            .enumerate()
+            .filter(|(_, op)| {
+                op.outputs.first().is_some_and(|&t| {
+                    sg.tensors[t as usize].dtype == zeropoint::graph::TensorType::FLOAT32
+                })
+            })
+            .map(|(p, op)| (p, op.code.op()))
+            .collect()
+    };
+    let from_float = kept_float(&float, i);
+    assert_eq!(
+        from_float.len(),
+        1,
+        "one operator kept float: {from_float:?}"
+    );
+    assert_eq!(from_float[0].1, Op::CONV_2D);
+    assert_eq!(kept_float(&fp16, k), from_float);
+}

@@ -76,7 +76,7 @@ use crate::graph::{BuiltinOperator as Op, Model};
 use dynamic_range::dynamic_range;
 use edit::{compact_buffers, fold_densify, qerr};
 use float16::float16;
-use full_integer::{FullInteger, resolve_ops};
+use full_integer::{FullInteger, rebase_ops, resolve_ops};
 use fuse_activations::fuse_activations;
 use mixed_int16::mixed_int16;
 
@@ -245,6 +245,7 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
             ),
         ));
     }
+    let original = model;
     let (dense, mut notes) = fold_densify(model)?;
     let model = dense.as_ref().unwrap_or(model);
     let (plain, more) = if full_integer {
@@ -267,6 +268,19 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
     };
     let mut orphans = orphans;
     let model = plain.as_ref().unwrap_or(model);
+    // Operator indices the user gave count the operators of the file as loaded (as `inspect` and
+    // the page number them), before the folding above removed some.
+    let folded_opts;
+    let opts = if dense.is_some() || plain.is_some() {
+        let (before, after) = (&original.subgraphs[0], &model.subgraphs[0]);
+        let mut o = opts.clone();
+        o.float_ops = rebase_ops(before, after, &opts.float_ops, "--float-ops")?;
+        o.int16_ops = rebase_ops(before, after, &opts.int16_ops, "--int16-ops")?;
+        folded_opts = o;
+        &folded_opts
+    } else {
+        opts
+    };
     // TF's int8 quantizer fuses standalone activations first (its older 16x8 quantizer does not).
     let fusion = if opts.mode == Mode::Int8 {
         let sg = &model.subgraphs[0];

@@ -324,6 +324,31 @@ fn check_types(sg: &Subgraph, op: &Operator, p: &OpProperties) -> Option<String>
     None
 }
 
+/// `names` (as [`resolve_ops`] reads them in `before`) as operator indices of `after`, a copy of
+/// `before` with operators removed and tensor indices unchanged (DENSIFY / DEQUANTIZE of
+/// constants folded): each operator is found again by its first output tensor. An operator that
+/// was folded away (its output is now a constant) selects nothing.
+pub(super) fn rebase_ops(
+    before: &Subgraph,
+    after: &Subgraph,
+    names: &[String],
+    flag: &str,
+) -> Result<Vec<String>> {
+    let mut out: Vec<usize> = resolve_ops(before, names, flag)?
+        .into_iter()
+        .filter_map(|i| before.operators[i].outputs.first().copied())
+        .filter_map(|t| {
+            after
+                .operators
+                .iter()
+                .position(|op| op.outputs.first() == Some(&t))
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    Ok(out.into_iter().map(|i| i.to_string()).collect())
+}
+
 /// Operator indices named by `--float-ops` / `--int16-ops` (`flag`): indices, or names of an
 /// output tensor.
 pub(super) fn resolve_ops(sg: &Subgraph, names: &[String], flag: &str) -> Result<HashSet<usize>> {
