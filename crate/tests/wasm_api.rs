@@ -60,6 +60,7 @@ fn limits_js(tensor: usize, arena: usize) -> JsValue {
         max_tensor_bytes: tensor,
         max_arena_bytes: arena,
         max_constant_bytes: d.max_constant_bytes,
+        max_while_iterations: None,
     })
     .expect("to JS")
 }

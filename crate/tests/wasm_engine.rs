@@ -131,7 +131,7 @@ fn streaming_model_keeps_state_in_the_page_runner_until_reset() {
         .expect("prepares");
     assert!(runner.is_stateful());
     let (per_in, per_out) = (input.len() / 10, stream.len() / 10);
-    let mut frame = |runner: &mut zeropoint::wasm::run::Runner, f: usize| {
+    let frame = |runner: &mut zeropoint::wasm::run::Runner, f: usize| {
         runner
             .set_input(0, &input[f * per_in..(f + 1) * per_in])
             .expect("input fits");
