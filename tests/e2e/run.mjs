@@ -32,6 +32,7 @@ import { cases as rangesCases } from './steps/ranges.mjs';
 import { cases as resilienceCases } from './steps/resilience.mjs';
 import { cases as shapesCases } from './steps/shapes.mjs';
 import { cases as startCases } from './steps/start.mjs';
+import { cases as streamCases } from './steps/stream.mjs';
 
 /** Every case, in the order a full run takes them. */
 function allCases() {
@@ -54,6 +55,7 @@ function allCases() {
     ...resilience.values(),
     ...newUserCases,
     ...startCases,
+    ...streamCases,
   ];
 }
 

@@ -19,7 +19,10 @@ Models in `target/quantized/ours/` were quantized with our own calibration of `c
 no TF tool makes), so neither is compared with TF's models; they must load and run in LiteRT.
 
 Models in `target/quantized/realworld/` are our quantization of the dynamic-batch models of
-tests/realworld (written by `cargo test --test realworld`), run on that folder's `input_0.npy`.
+tests/realworld (written by `cargo test --test realworld`), run on that folder's `input_0.npy`,
+and our int8 quantization of its streaming models (`cargo test --test streaming`), whose frames
+run in order on one interpreter (state carried, as `zeropoint run` does by default): every frame
+must equal LiteRT on TF's int8 model (`expected_int8_output_<k>.npy`).
 
 With `--zeropoint BIN`, every model (all folders) is also run by our engine (`BIN run`) on the
 same inputs, and its outputs must be bit-identical to LiteRT's reference kernels.
@@ -191,6 +194,22 @@ def dynamic_batch(model: Path, inputs: list[np.ndarray], zeropoint: Path | None)
     return msg
 
 
+def same_as_tf_streaming(case: str, outputs: list[np.ndarray]) -> str:
+    """A streaming model of tests/realworld (its frames run in order on one interpreter, state
+    carried): our int8 model's LiteRT outputs must equal, frame by frame, those of TF's int8 model
+    (`expected_int8_output_<k>.npy`). "" for the other realworld models."""
+    expected = sorted((REALWORLD / case).glob("expected_int8_output_*.npy"))
+    if not expected:
+        return ""
+    if len(expected) != len(outputs):
+        raise RuntimeError(f"{len(outputs)} outputs, TF's int8 model has {len(expected)}")
+    for k, o in enumerate(outputs):
+        e = np.load(REALWORLD / case / f"expected_int8_output_{k}.npy")
+        if o.shape != e.shape or o.view(np.uint8).tobytes() != e.view(np.uint8).tobytes():
+            raise RuntimeError(f"output {k} differs, frame by frame, from LiteRT on TF's int8 model")
+    return "; every frame (state carried) identical to TF's int8 model"
+
+
 def check(model: Path, zeropoint: Path | None, ours: bool) -> str:
     parsed = split_name(model)
     if parsed is None:
@@ -212,6 +231,8 @@ def check(model: Path, zeropoint: Path | None, ours: bool) -> str:
         engine_matches(zeropoint, model, input_files, outputs)
         engine = "; our engine identical to LiteRT"
     engine += dynamic_batch(model, inputs, zeropoint)
+    if model.parent.name == "realworld" and variant == "int8_floatio":
+        engine += same_as_tf_streaming(case, outputs)
     if ours:
         return f"{len(outputs)} output(s) x {inputs[0].shape[0]} sample(s) from LiteRT{engine}"
     expected = [np.load(GOLDEN / case / f) for f in table.get("expected_outputs", [])]

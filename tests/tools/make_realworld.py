@@ -46,9 +46,10 @@ The streaming models (variables, streaming_kws) have STREAM_FRAMES consecutive f
 (stacked on a leading frames axis), run in order on ONE LiteRT interpreter so the variables carry
 state from call to call (expected_output_<k>.npy, one row per frame), and the outputs of a
 re-created interpreter over frames STREAM_RESET_FROM.. (expected_reset_output_<k>.npy: what a
-reset must give). TF's full-integer conversion (16 consecutive calibration frames) is tried in a
-child process and its outcome recorded (`tf_int8`; a model it writes is kept as model_int8.tflite
-with the same two kinds of LiteRT outputs), and TF's dynamic-range conversion is kept as
+reset must give). TF's full-integer conversion (calib.npy: two runs of 16 consecutive calibration
+frames, on one calibrator interpreter) is tried in a child process and its outcome recorded
+(`tf_int8`; a model it writes is kept as model_int8.tflite with the same two kinds of LiteRT
+outputs, with TF's calibrate-only model of the same data as model_calibrated.tflite), and TF's dynamic-range conversion is kept as
 model_dynamic.tflite with its LiteRT outputs (`tf_dynamic`), its float16 conversion as
 model_float16.tflite (`tf_float16`).
 
@@ -752,6 +753,7 @@ def tf_int8(name: str, d: Path) -> dict:
     )
     if r.returncode != 0:
         path.unlink(missing_ok=True)
+        (d / "model_calibrated.tflite").unlink(missing_ok=True)
         how = f"signal {-r.returncode}" if r.returncode < 0 else f"exit {r.returncode}"
         return {"converts": False, "outcome": f"TF's full-integer conversion died ({how})"}
     data = path.read_bytes()
@@ -814,18 +816,29 @@ def save_stream(d: Path, path: Path, prefix: str) -> tuple[bool, str | None]:
     return True, None
 
 
+def stream_calibration(name: str, details) -> np.ndarray:
+    """The representative data of TF's full-integer conversion of streaming model `name`: two runs
+    of 16 consecutive frames, stacked on a frames axis (saved as calib.npy)."""
+    return np.concatenate([stream_inputs(f"{name}-calibration", details)[0], stream_inputs(f"{name}-calibration-2", details)[0]])
+
+
 def stream_tf_int8_child(name: str, out: Path) -> None:
     """Child process: TF's full-integer conversion (float I/O) of streaming model `name`, its
-    representative data 16 consecutive frames (TF's calibrator runs them on one interpreter)."""
+    representative data stream_calibration's frames in order (TF's calibrator runs them on one
+    interpreter, state carried), written to `out`; and TF's calibrate-only model of the same data
+    (the float model with the calibrator's min/max on its tensors) as model_calibrated.tflite
+    beside it."""
     details = Interpreter(model_content=convert_module(STREAMING[name]())).get_input_details()
+    frames = stream_calibration(name, details)
 
     def rep():
-        for x in stream_inputs(f"{name}-calibration", details)[0]:
-            yield [x]
-        for x in stream_inputs(f"{name}-calibration-2", details)[0]:
+        for x in frames:
             yield [x]
 
-    out.write_bytes(convert_module(STREAMING[name](), optimizations=[tf.lite.Optimize.DEFAULT], representative_dataset=rep))
+    opts = {"optimizations": [tf.lite.Optimize.DEFAULT], "representative_dataset": rep}
+    out.write_bytes(convert_module(STREAMING[name](), **opts))
+    calibrated = convert_module(STREAMING[name](), _experimental_calibrate_only=True, **opts)
+    (out.parent / "model_calibrated.tflite").write_bytes(calibrated)
 
 
 def stream_variants(d: Path, name: str) -> dict:
@@ -835,6 +848,8 @@ def stream_variants(d: Path, name: str) -> dict:
     (model_float16.tflite, expected_float16_*output_<k>.npy) of streaming model `name`."""
     out = {}
     path = d / "model_int8.tflite"
+    details = Interpreter(model_path=str(d / "model.tflite")).get_input_details()
+    np.save(d / "calib.npy", stream_calibration(name, details))
     r = subprocess.run(
         [sys.executable, os.path.abspath(__file__), "--stream-int8-child", name, str(path)],
         capture_output=True,
@@ -842,6 +857,7 @@ def stream_variants(d: Path, name: str) -> dict:
     )
     if r.returncode != 0:
         path.unlink(missing_ok=True)
+        (d / "model_calibrated.tflite").unlink(missing_ok=True)
         how = f"signal {-r.returncode}" if r.returncode < 0 else f"exit {r.returncode}"
         tail = (r.stderr.strip().splitlines() or [""])[-1][:300]
         out["tf_int8"] = {"converts": False, "outcome": f"TF's full-integer conversion failed ({how}): {tail}"}

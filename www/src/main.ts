@@ -128,6 +128,7 @@ const quantize = new QuantizePanel(required('[data-testid="quantize"]', HTMLElem
 
 const compare = new ComparePanel(required('[data-testid="compare"]', HTMLElement), store, {
   run: (bytes, sample, runs) => client.run(bytes, sample, runs, shapesToSend(store.get().inputShapes)),
+  stream: (key, bytes, sample, start) => client.stream(key, bytes, sample, start, shapesToSend(store.get().inputShapes)),
   compare: (float, quant, sample) => client.compare(float, quant, sample, shapesToSend(store.get().inputShapes)),
   showError: (message) => {
     errorBanner.show(message);
@@ -329,7 +330,7 @@ async function loadModel(name: string, fileSize: number | undefined, read: () =>
   try {
     if (fileSize !== undefined) await client.checkModelSize(name, fileSize);
     const bytes = await read();
-    const { summary, size, cannotRun, cannotRunOps } = await client.inspect(name, bytes);
+    const { summary, size, cannotRun, cannotRunOps, stateful } = await client.inspect(name, bytes);
     if (!isLatest()) return;
     if (cannotRun !== undefined) {
       inspected = { name, size, summary, bytes };
@@ -345,7 +346,7 @@ async function loadModel(name: string, fileSize: number | undefined, read: () =>
       return;
     }
     // The Model tab shows it, every panel resets for it (the subscribers of `model`).
-    store.set({ model: { name, size, summary, bytes } });
+    store.set({ model: { name, size, summary, bytes, stateful } });
     setState('ready');
   } catch (error) {
     if (!isLatest()) return;

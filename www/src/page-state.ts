@@ -30,6 +30,11 @@ export interface PageModel {
   size: number;
   summary: ModelSummary;
   bytes: Uint8Array;
+  /**
+   * Whether it keeps state between calls (resource variables: a streaming model), as the engine
+   * said when the page loaded it (absent for models shown only, not loaded to run).
+   */
+  stateful?: boolean | undefined;
 }
 
 /** The last finished calibration of the float model. */

@@ -2,7 +2,7 @@
  * The engine worker: all model work runs here, off the page's UI thread.
  *
  * It loads the wasm engine on `init`, then answers `check-size` / `inspect` / `rewrite` /
- * `calibrate` / `quantize` / `run` / `compare` requests (see engine/protocol.ts); those that read
+ * `calibrate` / `quantize` / `run` / `stream` / `compare` requests (see engine/protocol.ts); those that read
  * or prepare a model carry the user's limits, and `inspect` also prepares the model to say at
  * once whether it can run. A calibration yields to the
  * message loop between samples, so a `cancel` (or any other request) is handled while it runs.
@@ -49,6 +49,13 @@ console.error = (...args: unknown[]): void => {
   if (found) lastPanic = found;
   consoleError(...args);
 };
+
+/**
+ * The runners `stream` requests keep, one per page key (the float and the quantized model), each
+ * with the frames it ran since its state was fresh: a model with resource variables carries its
+ * state from one frame to the next.
+ */
+const streams = new Map<string, { runner: InstanceType<EngineModule['Runner']>; frames: number }>();
 
 /** Longest series of timed runs one request may ask for. */
 const MAX_RUNS = 100;
@@ -122,16 +129,25 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       // Prepare it as every run would: a model that reads but cannot run is said so now.
       let cannotRun: string | undefined;
       let cannotRunOps: UnrunnableOp[] = [];
+      let stateful = false;
       try {
         const check = api.checkModel(request.bytes, request.limits.engine);
         cannotRun = check.cannot_run;
         cannotRunOps = check.ops;
+        if (cannotRun === undefined) {
+          const runner = new api.Runner(request.bytes, undefined, request.limits.engine);
+          try {
+            stateful = runner.isStateful;
+          } finally {
+            runner.free();
+          }
+        }
       } catch (error) {
         if (error instanceof WebAssembly.RuntimeError) throw error; // a trap: fatal
         cannotRun = errorMessage(error);
       }
       return [
-        { type: 'summary', id: request.id, name: request.name, size: request.bytes.byteLength, summary, cannotRun, cannotRunOps },
+        { type: 'summary', id: request.id, name: request.name, size: request.bytes.byteLength, summary, cannotRun, cannotRunOps, stateful },
         [],
       ];
     }
@@ -223,6 +239,28 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       const { api } = await requireEngine();
       const result = await runModel(api, request.bytes, request.sample, request.runs, request.limits, request.shapes);
       return [{ type: 'ran', id: request.id, ...result }, result.outputs.map((o) => o.values.buffer)];
+    }
+    case 'stream': {
+      const { api } = await requireEngine();
+      let kept = streams.get(request.key);
+      if (!kept || request.start === 'load') {
+        kept?.runner.free();
+        streams.delete(request.key);
+        kept = { runner: new api.Runner(request.bytes, 'fast', request.limits.engine, request.shapes), frames: 0 };
+        streams.set(request.key, kept);
+      } else if (request.start === 'reset') {
+        kept.runner.resetState();
+        kept.frames = 0;
+      }
+      const { runner } = kept;
+      const data = await resolveSample(api, runner.inputs(), request.sample, request.limits);
+      data.forEach((values, k) => {
+        runner.setInput(k, values);
+      });
+      runner.invoke();
+      kept.frames += 1;
+      const outputs: RunOutput[] = runner.outputs().map((o, k) => ({ name: o.name, shape: o.shape, dtype: o.dtype, values: runner.outputFloat(k) }));
+      return [{ type: 'streamed', id: request.id, outputs, frame: kept.frames }, outputs.map((o) => o.values.buffer)];
     }
     case 'compare': {
       const { api } = await requireEngine();

@@ -54,6 +54,7 @@ function healthy(req: WorkerRequest): WorkerResponse | undefined {
             summary: SUMMARY,
             cannotRun: req.bytes.length > req.limits.engine.max_tensor_bytes ? 'too large for the fake' : undefined,
             cannotRunOps: [],
+            stateful: false,
           };
     case 'check-size':
       return req.size > req.limits.maxModelBytes
@@ -88,6 +89,7 @@ function healthy(req: WorkerRequest): WorkerResponse | undefined {
     case 'weight-scales':
     case 'stats-json':
     case 'run':
+    case 'stream':
     case 'compare':
       return { type: 'error', id: req.id, message: 'not in this fake', fatal: false };
     case 'crash':

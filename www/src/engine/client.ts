@@ -15,6 +15,8 @@ import {
   type RequestType,
   type ResponseFor,
   type RunResult,
+  type StreamResult,
+  type StreamStart,
   type SampleSpec,
   type WorkerRequest,
   type WorkerResponse,
@@ -127,10 +129,10 @@ export class EngineClient {
   async inspect(
     name: string,
     bytes: Uint8Array,
-  ): Promise<{ summary: ModelSummary; size: number; cannotRun: string | undefined; cannotRunOps: UnrunnableOp[] }> {
+  ): Promise<{ summary: ModelSummary; size: number; cannotRun: string | undefined; cannotRunOps: UnrunnableOp[]; stateful: boolean }> {
     await this.init();
     const response = await this.request('inspect', { type: 'inspect', name, bytes, limits: this.limits });
-    return { summary: response.summary, size: response.size, cannotRun: response.cannotRun, cannotRunOps: response.cannotRunOps };
+    return { summary: response.summary, size: response.size, cannotRun: response.cannotRun, cannotRunOps: response.cannotRunOps, stateful: response.stateful };
   }
 
   async rewrite(bytes: Uint8Array, externalBuffers: boolean): Promise<Uint8Array> {
@@ -215,6 +217,16 @@ export class EngineClient {
     await this.init();
     const { inputs, outputs, timesMs, firstMs, batch } = await this.request('run', { type: 'run', bytes, sample, runs, limits: this.limits, shapes });
     return { inputs, outputs, timesMs, firstMs, batch };
+  }
+
+  /**
+   * One frame of a stream on the runner the worker keeps for `key` (state carried from the last
+   * frame unless `start` resets it or loads the model anew), at `shapes`.
+   */
+  async stream(key: string, bytes: Uint8Array, sample: SampleSpec, start: StreamStart, shapes?: InputShapes): Promise<StreamResult> {
+    await this.init();
+    const { outputs, frame } = await this.request('stream', { type: 'stream', key, bytes, sample, start, limits: this.limits, shapes });
+    return { outputs, frame };
   }
 
   /** Float vs quantized on one sample: every tensor present in both, as `zeropoint compare`. */
@@ -338,6 +350,8 @@ function expectedResponse(type: RequestType): WorkerResponse['type'] {
       return 'stats-json';
     case 'run':
       return 'ran';
+    case 'stream':
+      return 'streamed';
     case 'compare':
       return 'compared';
     case 'crash':

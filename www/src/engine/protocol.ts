@@ -42,6 +42,20 @@ export interface RunResult {
   batch: number;
 }
 
+/**
+ * Where a `stream` frame starts from: the state the model's kept runner has (`continue`), that
+ * state reset to a fresh model's (`reset`, Runner.resetState), or the model loaded anew (`load`:
+ * another model, or the first frame).
+ */
+export type StreamStart = 'continue' | 'reset' | 'load';
+
+/** What one frame of a stream gave. */
+export interface StreamResult {
+  outputs: RunOutput[];
+  /** Frames run since the state was fresh (1 for the first). */
+  frame: number;
+}
+
 /** A quantized model and everything the page offers for download. */
 export interface QuantizeResult {
   bytes: Uint8Array;
@@ -104,6 +118,12 @@ export type WorkerRequest =
   /** Run a model on one sample `runs` times; outputs of the last run. `shapes` (here, in
    * `calibrate` and in `compare`): the input shapes of a model with dynamic dims. */
   | { type: 'run'; id: number; bytes: Uint8Array; sample: SampleSpec; runs: number; limits: WorkerLimits; shapes?: InputShapes | undefined }
+  /**
+   * One frame of a stream: sample `sample` through the runner the worker keeps for `key` (the
+   * page's float or quantized model), so a model with resource variables carries its state from
+   * one frame to the next, as `zeropoint run` does over the samples of a file.
+   */
+  | { type: 'stream'; id: number; key: string; bytes: Uint8Array; sample: SampleSpec; start: StreamStart; limits: WorkerLimits; shapes?: InputShapes | undefined }
   /** Float vs quantized on one sample, per tensor (as `zeropoint compare`). */
   | { type: 'compare'; id: number; float: Uint8Array; quant: Uint8Array; sample: SampleSpec; limits: WorkerLimits; shapes?: InputShapes | undefined }
   /** Test hook: make the worker die with an uncaught error, to exercise the restart path. */
@@ -124,6 +144,8 @@ export type WorkerResponse =
       cannotRun: string | undefined;
       /** The operators the engine cannot run, all of them (marked on the graph). */
       cannotRunOps: UnrunnableOp[];
+      /** Whether the model keeps state between calls (resource variables: Runner.isStateful). */
+      stateful: boolean;
     }
   | { type: 'rewritten'; id: number; bytes: Uint8Array }
   /** Not a final answer: zero or more precede the `calibrated` response to a `calibrate`. */
@@ -145,6 +167,7 @@ export type WorkerResponse =
   | ({ type: 'quantized'; id: number } & QuantizeResult)
   | { type: 'stats-json'; id: number; json: string }
   | ({ type: 'ran'; id: number } & RunResult)
+  | ({ type: 'streamed'; id: number } & StreamResult)
   | { type: 'compared'; id: number; tensors: TensorComparison[] }
   | {
       type: 'error';
@@ -169,6 +192,7 @@ export interface ResponseFor {
   quantize: Extract<WorkerResponse, { type: 'quantized' }>;
   'stats-json': Extract<WorkerResponse, { type: 'stats-json' }>;
   run: Extract<WorkerResponse, { type: 'ran' }>;
+  stream: Extract<WorkerResponse, { type: 'streamed' }>;
   compare: Extract<WorkerResponse, { type: 'compared' }>;
   crash: never;
   'debug-panic': never;
@@ -194,6 +218,7 @@ const RESPONSE_TYPES: ReadonlySet<string> = new Set([
   'quantized',
   'stats-json',
   'ran',
+  'streamed',
   'compared',
   'error',
 ]);

@@ -6,6 +6,12 @@
  * (`zeropoint compare`'s numbers). The panel follows the page store's `model`, `quantized` and
  * `calibration` (whose samples it can take). `data-state` on the root: empty, idle, running,
  * done, error.
+ *
+ * For a model that keeps state between calls (resource variables: a streaming model), the panel
+ * also offers to run the samples in order with the state carried: each run is the next frame of
+ * both models (runners the worker keeps), the sample number moves on by one, and "Reset state"
+ * starts the stream again from sample 0 with a fresh state — as `zeropoint run` goes through
+ * the samples of a file.
  */
 import type { CalibrationSource } from '../calibration/types';
 import { isImageFile } from '../calibration/preprocess';
@@ -23,7 +29,7 @@ import {
   worstFirst,
 } from '../compare/outputs';
 import { layersFromComparison, sqnrVerdict } from '../compare/verdict';
-import type { RunOutput, RunResult, SampleSpec } from '../engine/protocol';
+import type { RunOutput, RunResult, SampleSpec, StreamResult, StreamStart } from '../engine/protocol';
 import type { ModelSummary, TensorComparison } from '../engine/types';
 import { formatFloat, formatMs, formatShape } from '../format';
 import type { PageStore } from '../page-state';
@@ -38,10 +44,14 @@ export interface CompareModel {
   summary: ModelSummary;
   /** For the quantized model: the kind of data its ranges came from (`random`, …), if known. */
   calibration?: string | undefined;
+  /** For the float model: whether it keeps state between calls (resource variables). */
+  stateful?: boolean | undefined;
 }
 
 export interface CompareDeps {
   run: (bytes: Uint8Array, sample: SampleSpec, runs: number) => Promise<RunResult>;
+  /** The next frame of the stream of `key` (`float` / `quant`): see the protocol's `stream`. */
+  stream: (key: string, bytes: Uint8Array, sample: SampleSpec, start: StreamStart) => Promise<StreamResult>;
   compare: (float: Uint8Array, quant: Uint8Array, sample: SampleSpec) => Promise<TensorComparison[]>;
   showError: (message: string) => void;
   hideError: () => void;
@@ -88,6 +98,18 @@ export class ComparePanel {
   private readonly runs = h('input', { type: 'number', min: '1', max: '100', step: '1', value: '5', 'data-testid': 'compare-runs' });
   private readonly start = h('button', { type: 'button', class: 'primary', 'data-testid': 'compare-start' }, 'Run both');
   private readonly status = h('span', { class: 'calibrate-status', 'data-testid': 'compare-status', 'aria-live': 'polite' });
+  private readonly streamBox = h('input', { type: 'checkbox', 'data-testid': 'compare-stream' });
+  private readonly resetState = h('button', { type: 'button', 'data-testid': 'compare-reset-state' }, 'Reset state');
+  private readonly frameInfo = h('span', { class: 'muted', 'data-testid': 'compare-frame', 'aria-live': 'polite' });
+  private readonly streamRow = h(
+    'div',
+    { class: 'fields', 'data-testid': 'compare-stream-row', hidden: true },
+    h('label', { class: 'check' }, this.streamBox, ' run the samples in order, state carried (this model keeps state between calls)'),
+    this.resetState,
+    this.frameInfo,
+  );
+  /** How the next stream frame starts (a new model or the first frame: `load`). */
+  private streamStart: StreamStart = 'load';
   private readonly results = h('div', { class: 'compare-results', 'data-testid': 'compare-results', hidden: true });
   private readonly graph: GraphView;
   private readonly controls: HTMLElement;
@@ -112,6 +134,14 @@ export class ComparePanel {
     this.start.addEventListener('click', () => {
       this.run();
     });
+    this.streamBox.addEventListener('change', () => {
+      this.sync();
+    });
+    this.resetState.addEventListener('click', () => {
+      if (this.streamStart !== 'load') this.streamStart = 'reset';
+      this.index.value = '0';
+      this.frameInfo.textContent = 'state reset: the next run is frame 1, from sample 0';
+    });
     this.controls = h(
       'div',
       {},
@@ -124,6 +154,7 @@ export class ComparePanel {
         this.npyLabel,
         this.imageLabels,
       ),
+      this.streamRow,
       h('div', { class: 'fields' }, h('label', { class: 'field' }, h('span', {}, 'timed runs'), this.runs), this.start, this.status),
     );
     for (const r of Object.values(this.radios)) {
@@ -155,6 +186,8 @@ export class ComparePanel {
   private setQuantized(model: CompareModel | undefined): void {
     this.comparisons.cancel();
     this.quant = model;
+    this.streamStart = 'load';
+    this.frameInfo.textContent = '';
     this.results.hidden = true;
     this.results.replaceChildren();
     this.status.textContent = '';
@@ -208,6 +241,11 @@ export class ComparePanel {
       return;
     }
     this.title.textContent = `Compare ${this.float.name} with ${this.quant.name}`;
+    const stateful = this.float.stateful === true;
+    this.streamRow.hidden = !stateful;
+    if (!stateful) this.streamBox.checked = false;
+    this.resetState.disabled = !this.streamBox.checked;
+    this.runs.disabled = this.streamBox.checked;
     this.intro.textContent = 'One sample through both models: outputs side by side, latency, and the SQNR of every layer (10·log₁₀ Σf² / Σ(f − q̂)², q̂ the quantized tensor dequantized), as zeropoint compare computes it.';
     this.controls.hidden = false;
     if (this.root.dataset['state'] === 'empty') this.setState('idle');
@@ -239,6 +277,10 @@ export class ComparePanel {
     const float = this.float;
     const quant = this.quant;
     if (!float || !quant) return;
+    if (this.streamBox.checked && float.stateful === true) {
+      this.runFrame(float, quant);
+      return;
+    }
     let sample: SampleSpec;
     const runs = Number(this.runs.value);
     try {
@@ -271,6 +313,57 @@ export class ComparePanel {
         if (!isLatest()) return;
         this.setState('error');
         this.status.textContent = 'comparison failed';
+        this.deps.showError(`Compare failed: ${error instanceof Error ? error.message : String(error)}`);
+      },
+    );
+  }
+
+  /** The next frame of both models, state carried; the sample number then moves on by one. */
+  private runFrame(float: CompareModel, quant: CompareModel): void {
+    let sample: SampleSpec;
+    try {
+      sample = this.sample();
+    } catch (error) {
+      this.deps.showError(`Compare: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    this.deps.hideError();
+    const isLatest = this.comparisons.next();
+    const start = this.streamStart;
+    this.setState('running');
+    this.status.textContent = 'running the next frame of both models…';
+    const work = async (): Promise<[StreamResult, StreamResult]> => {
+      const f = await this.deps.stream('float', float.bytes, sample, start);
+      const q = await this.deps.stream('quant', quant.bytes, sample, start);
+      return [f, q];
+    };
+    work().then(
+      ([f, q]) => {
+        if (!isLatest()) return;
+        this.streamStart = 'continue';
+        this.setState('done');
+        const which = sample.source.kind === 'images' ? (sample.source.files[0]?.name ?? '') : `#${String(sample.index)}`;
+        this.status.textContent = `Frame ${String(f.frame)} (sample ${which}): done.`;
+        this.frameInfo.textContent = `${String(f.frame)} frame(s) since the state was fresh`;
+        this.frameInfo.dataset['frame'] = String(f.frame);
+        if (sample.source.kind !== 'images') this.index.value = String(sample.index + 1);
+        const outputs = f.outputs.map((fo, k) => {
+          const qo = q.outputs[k];
+          const block = this.outputBlock(fo, qo, k);
+          // The values shown, exactly (for checks against `zeropoint run` on the same samples).
+          block.dataset['testid'] = 'compare-stream-output';
+          block.dataset['float'] = JSON.stringify(Array.from(fo.values.slice(0, SHOWN_ELEMENTS)));
+          block.dataset['quant'] = JSON.stringify(Array.from(qo?.values.slice(0, SHOWN_ELEMENTS) ?? []));
+          return block;
+        });
+        this.results.replaceChildren(h('h4', {}, `Outputs of frame ${String(f.frame)} (state carried)`), ...outputs);
+        this.results.hidden = false;
+      },
+      (error: unknown) => {
+        if (!isLatest()) return;
+        this.streamStart = 'load';
+        this.setState('error');
+        this.status.textContent = 'the frame failed';
         this.deps.showError(`Compare failed: ${error instanceof Error ? error.message : String(error)}`);
       },
     );

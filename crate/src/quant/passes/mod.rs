@@ -72,7 +72,7 @@ use std::collections::HashMap;
 
 use super::report::Report;
 use crate::error::{Error, Result};
-use crate::graph::{BuiltinOperator as Op, Model};
+use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, Model};
 use dynamic_range::dynamic_range;
 use edit::{compact_buffers, fold_densify, qerr};
 use float16::float16;
@@ -194,6 +194,31 @@ fn check_graph(model: &Model) -> Result<()> {
     }
 }
 
+/// Whether every subgraph after the first is the init subgraph of a CALL_ONCE of subgraph 0, and
+/// no operator anywhere runs another subgraph (WHILE, IF, a CALL_ONCE outside subgraph 0). The
+/// full-integer modes quantize such models as TF 2.21 does: subgraph 0 only; the init subgraphs,
+/// which only assign the variables their first values, are kept as they are, and the variables
+/// stay float (DEQUANTIZE before ASSIGN_VARIABLE, QUANTIZE after READ_VARIABLE, as for any
+/// operator kept float).
+fn only_init_subgraphs(model: &Model) -> bool {
+    let mut init = vec![false; model.subgraphs.len()];
+    for (s, sg) in model.subgraphs.iter().enumerate() {
+        for op in &sg.operators {
+            match (op.code.op(), &op.options) {
+                (Op::CALL_ONCE, BuiltinOptionsT::CallOnceOptions(o)) if s == 0 => {
+                    match usize::try_from(o.init_subgraph_index) {
+                        Ok(i) if i > 0 && i < init.len() => init[i] = true,
+                        _ => return false,
+                    }
+                }
+                (Op::WHILE | Op::IF | Op::CALL_ONCE | Op::CALL, _) => return false,
+                _ => {}
+            }
+        }
+    }
+    init.iter().skip(1).all(|&b| b)
+}
+
 /// Quantizes `model` (subgraph 0) with the recorded `ranges` as `opts` asks. Returns the new model
 /// and a [`Report`] of every decision.
 ///
@@ -217,16 +242,30 @@ fn check_graph(model: &Model) -> Result<()> {
 /// not fit the mode.
 pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Result<(Model, Report)> {
     let every_subgraph = matches!(opts.mode, Mode::Dynamic | Mode::Float16);
-    if model.subgraphs.is_empty() || (model.subgraphs.len() != 1 && !every_subgraph) {
+    if model.subgraphs.is_empty()
+        || (model.subgraphs.len() != 1 && !every_subgraph && !only_init_subgraphs(model))
+    {
         return Err(Error::Quantization {
             what: "model".into(),
             reason: format!(
-                "it has {} subgraphs (WHILE / IF bodies, CALL_ONCE init); only dynamic-range \
-                 (--mode dynamic) and float16 (--mode float16) quantization handle several \
-                 subgraphs, mode {} quantizes single-subgraph models",
+                "it has {} subgraphs with WHILE / IF bodies; only dynamic-range \
+                 (--mode dynamic) and float16 (--mode float16) quantization handle those, mode {} \
+                 quantizes a single subgraph plus CALL_ONCE init subgraphs (TF 2.21's \
+                 full-integer quantizer crashes on WHILE / IF models: tensorflow#75140)",
                 model.subgraphs.len(),
                 opts.mode.name()
             ),
+        });
+    }
+    if opts.mode == Mode::Int16x8 && model.subgraphs.len() > 1 {
+        return Err(Error::Quantization {
+            what: "model".into(),
+            reason: "it keeps state in resource variables (CALL_ONCE init subgraphs): TF 2.21's \
+                     16x8 quantizer makes the variables themselves int16 (one scale per \
+                     variable, its initial value in the init subgraph included), which is not \
+                     reproduced yet; --mode int8 (variables kept float, as TF's int8 quantizer \
+                     keeps them), dynamic and float16 handle these models"
+                .into(),
         });
     }
     check_graph(model)?;

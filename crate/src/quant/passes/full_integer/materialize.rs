@@ -214,15 +214,19 @@ impl<'a> FullInteger<'a> {
                     (false, _) => {
                         // Produced by a float op: stays float, quantized for integer consumers.
                         // TF's MLIR quantizer names this QUANTIZE's result as it names those of
-                        // the inputs (`tfl.quantize`, `tfl.quantize1`, … in one count).
-                        let qname = if self.int16 {
+                        // the inputs (`tfl.quantize`, `tfl.quantize1`, … in one count) when the
+                        // tensor had its own recorded range (prepare's QUANTIZE); a QUANTIZE of
+                        // parameters propagated onto the result of an operator left float (its
+                        // driver's) is named after the tensor (`strided_slice1`).
+                        let propagated = !st.immutable;
+                        let qname = if self.int16 || propagated {
                             names.fresh(&name)
                         } else if input_quantize == 0 {
                             names.take("tfl.quantize")
                         } else {
                             names.take(&format!("tfl.quantize{input_quantize}"))
                         };
-                        if !self.int16 {
+                        if !self.int16 && !propagated {
                             input_quantize += 1;
                         }
                         q = self.new_tensor(t, qname, qd, Some(per_tensor_q(p)));

@@ -198,6 +198,7 @@ impl<'a> FullInteger<'a> {
         self.split_shared_constants();
         self.initial_states()?;
         self.propagate();
+        self.keep_float_after_unquantized_producers();
         let consts = self.quantize_constants()?;
         self.check_complete()?;
         let mut out = self.model.clone();

@@ -9,6 +9,8 @@ use super::super::edit::qerr;
 use super::FullInteger;
 use super::states::State;
 use crate::error::Result;
+use crate::graph::BuiltinOperator as Op;
+use crate::ops::registry::properties;
 use crate::quant::params::QuantParams;
 
 impl<'a> FullInteger<'a> {
@@ -175,6 +177,52 @@ impl<'a> FullInteger<'a> {
                     self.set_result(t, params, &source, &mut work);
                 }
             }
+        }
+    }
+
+    /// Step 3b (int8): operators whose input TF never quantizes stay float. TF's driver only
+    /// materializes parameters on the results of the operators it walks (quantizable or
+    /// same-scale ones) and on graph inputs; a tensor written by an operator kept float (a
+    /// READ_VARIABLE, say) whose recorded range was dropped as redundant (TF's
+    /// `RemoveRedundantStatsOps`, backward across a same-scale reader) only gets parameters
+    /// propagated onto it, and no QUANTIZE is ever put after it (operators with no quantized
+    /// kernel at all; not those kept float on request). Its quantized readers then have
+    /// a float input and stay float; a same-scale reader's result keeps its parameters, so the
+    /// QUANTIZE comes after that reader (TF's int8 streaming keyword spotter: READ_VARIABLE →
+    /// STRIDED_SLICE (float) → QUANTIZE → … CONCATENATION).
+    pub(super) fn keep_float_after_unquantized_producers(&mut self) {
+        if self.int16 {
+            return;
+        }
+        let mut unquantized = Vec::new();
+        for o in (0..self.sg.operators.len()).filter(|&o| self.quantized[o]) {
+            let Some(t) = self.float_inputs(o).into_iter().find(|&t| {
+                !self.is_const(t)
+                    && self.state[t].as_ref().is_some_and(|s| !s.immutable)
+                    && self.producer.get(&t).is_some_and(|&p| {
+                        let code = self.sg.operators[p].code.op();
+                        // Not an operator kept float on request (`--float-ops`, the int16
+                        // operators of a mixed model): those have quantized kernels.
+                        !self.quantized[p]
+                            && properties(code).is_none()
+                            && !matches!(code, Op::QUANTIZE | Op::DEQUANTIZE)
+                    })
+            }) else {
+                continue;
+            };
+            unquantized.push((o, t));
+        }
+        for (o, t) in unquantized {
+            self.quantized[o] = false;
+            self.state[t] = None;
+            let p = self.producer[&t];
+            self.report.warnings.push(format!(
+                "operator {o} ({}) stays float: its input {} is written by float operator {p} \
+                 ({}) and has no recorded range of its own, so TF quantizes after it",
+                self.sg.operators[o].code.name(),
+                self.tensor_label(t),
+                self.sg.operators[p].code.name()
+            ));
         }
     }
 
