@@ -75,7 +75,8 @@ export class GraphView {
       {},
       s('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' }, s('path', { d: 'M0,0 L10,5 L0,10 z', class: 'graph-arrow' })),
     );
-    this.viewport = s('g', { class: 'graph-viewport' });
+    // Chromium puts the transformed group in the Tab order by itself: the boxes hold the one stop.
+    this.viewport = s('g', { class: 'graph-viewport', tabindex: -1 });
     this.svg.append(defs, this.viewport);
     const button = (label: string, title: string, testId: string, action: () => void): HTMLButtonElement => {
       const b = h('button', { type: 'button', title, 'data-testid': testId }, label);
@@ -129,6 +130,7 @@ export class GraphView {
     this.tabStop = layout.nodes[0]?.id;
     this.matches = [];
     this.matchAt = -1;
+    this.search.value = '';
     this.searchStatus.textContent = '';
     // Identity until fitted, so a graph drawn in a hidden tab is fitted when the tab shows.
     this.view = { tx: 0, ty: 0, k: 1 };
