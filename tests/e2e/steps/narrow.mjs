@@ -28,6 +28,19 @@ async function overflow(page) {
 async function noSideScroll(page, tab) {
   const o = await overflow(page);
   assert(o.scrollWidth <= VIEWPORT.width + 1, `${tab}: the page is ${String(o.scrollWidth)} px wide (${o.culprits.join(', ')})`);
+  // Nor is a control cut off by its card (a card may scroll, but its fields must fit).
+  const cut = await page.evaluate(() =>
+    [...document.querySelectorAll('.card select, .card input, .card button')]
+      .filter((el) => el.getClientRects().length > 0 && !el.closest('.table-scroll, .tabs'))
+      .filter((el) => {
+        const card = el.closest('.card');
+        const cs = getComputedStyle(card);
+        return el.getBoundingClientRect().right > card.getBoundingClientRect().right - Number.parseFloat(cs.borderRightWidth) + 1;
+      })
+      .slice(0, 4)
+      .map((el) => `${el.tagName.toLowerCase()}[${el.dataset.testid ?? ''}]`),
+  );
+  assert(cut.length === 0, `${tab}: controls past their card's edge: ${cut.join(', ')}`);
 }
 
 async function narrow(ctx) {
@@ -55,6 +68,7 @@ async function narrow(ctx) {
     await page.locator(testId('calibrate-start')).click({ timeout: STEP_TIMEOUT_MS });
     await waitForCalibration(page, 'done');
     await noSideScroll(page, 'calibrate (done)');
+    await notSqueezed(page, 'stats-table');
     await screenshot(page, '50-narrow-calibrate', { target: true });
     const conv = mainGraph.operators.find((o) => o.op === 'CONV_2D');
     await showTab(page, 'ranges');
@@ -88,30 +102,45 @@ async function narrow(ctx) {
     await waitForPanel(page, 'compare', ['done', 'error']);
     assert((await page.locator(testId('compare')).getAttribute('data-state')) === 'done', `compare failed: ${await text(page, 'error-banner')}`);
     await noSideScroll(page, 'compare (done)');
-    // No header or cell of the per-layer table is a column of single letters: each is at most
-    // two lines of its own font size tall... or wider than its longest word needs.
-    const squeezed = await page.evaluate(() =>
-      [...document.querySelectorAll('[data-testid="compare-table"] th, [data-testid="compare-table"] td')]
-        .map((c) => {
-          const lineHeight = Number.parseFloat(getComputedStyle(c).fontSize) * 1.6;
-          return { text: (c.textContent ?? '').trim(), lines: c.getBoundingClientRect().height / lineHeight };
-        })
-        .filter((c) => c.text.length > 3 && c.lines > 3),
-    );
-    assert(squeezed.length === 0, `per-layer table cells wrapped into many lines: ${squeezed.slice(0, 4).map((c) => `"${c.text.slice(0, 20)}" ${c.lines.toFixed(1)} lines`).join(', ')}`);
     await screenshot(page, '53-narrow-compare', { target: true });
+    await notSqueezed(page, 'compare-table');
   });
 
   await check('400 px: the Model tab on the quantized model: the requantization shift column reachable, no sideways scroll', async () => {
     await showTab(page, 'model');
-    const conv = mainGraph.operators.find((o) => o.op === 'CONV_2D');
-    await page.locator(`${testId('graph-op')}[data-op="${String(conv.index)}"]`).first().click({ timeout: STEP_TIMEOUT_MS });
+    await page.locator(testId('show-quantized')).click({ timeout: STEP_TIMEOUT_MS });
+    await page.waitForFunction(() => document.querySelector('[data-testid="show-quantized"]')?.getAttribute('aria-pressed') === 'true', null, { timeout: STEP_TIMEOUT_MS });
+    // The quantized model's first CONV_2D (its op indices differ from the float model's).
+    // Typing selects the first match (Enter would go on to the next).
+    await page.locator(testId('graph-search')).fill('CONV_2D');
+    const title = await text(page, 'details-title');
+    assert(title.startsWith('CONV_2D #'), `searching CONV_2D selected "${title}" (${await text(page, 'graph-search-status')})`);
+    await page.waitForSelector(testId('requant-table'), { timeout: STEP_TIMEOUT_MS });
     await noSideScroll(page, 'model');
     await screenshot(page, '54-narrow-model', { target: true });
-    const hasTable = (await page.locator(testId('requant-table')).count()) > 0;
-    if (hasTable) await shiftColumnReachable(page, 'model details');
+    await shiftColumnReachable(page, 'model details');
     assert(record.pageErrors.length === 0 && record.consoleErrors.length === 0, `errors: ${[...record.pageErrors, ...record.consoleErrors].join('; ')}`);
   });
+}
+
+/**
+ * No header or cell of table `id` is squeezed into a column of letters: a cell whose text wraps
+ * keeps at least 8 characters a line (lines counted from its own line boxes).
+ */
+async function notSqueezed(page, id) {
+  const squeezed = await page.evaluate((tableId) =>
+    [...document.querySelectorAll(`[data-testid="${tableId}"] th, [data-testid="${tableId}"] td`)]
+      .map((c) => {
+        const range = document.createRange();
+        range.selectNodeContents(c);
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        return { text: (c.textContent ?? '').trim(), lines: tops.size };
+      })
+      .filter((c) => c.lines > 1 && c.text.length / c.lines < 8),
+  id);
+  const cells = await page.locator(`${testId(id)} td`).count();
+  assert(cells > 20, `${id} has ${String(cells)} cells`);
+  assert(squeezed.length === 0, `${id}: cells squeezed: ${squeezed.slice(0, 4).map((c) => `"${c.text.slice(0, 24)}" on ${String(c.lines)} lines`).join(', ')}`);
 }
 
 /** The shift column of the requantization table is on screen, or its box scrolls to it. */
