@@ -1,4 +1,4 @@
-// Issue 21 item 5: a 360-operator fp16 model (made in tests/e2e/lib/bigmodel.mjs, 60 of its ops
+// Issue 21 item 5: a 350-operator fp16 model (made in tests/e2e/lib/bigmodel.mjs, 50 of its ops
 // constant-weight DEQUANTIZE) in a 1280×800 context of its own: the graph folds those into their
 // consumers, opens with labels ≥ 10 px on screen, is one Tab stop with arrow keys inside (the
 // focused box stays in view), and its search box selects and pans to an op named in the file.
@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bigFp16Model } from '../lib/bigmodel.mjs';
 import { ROOT, STEP_TIMEOUT_MS, assert, check, onCleanup } from '../lib/harness.mjs';
-import { dropFile, isLocal, screenshot, showTab, testId, text, waitForModel, watch } from '../lib/page.mjs';
+import { dropFile, fillRandom, isLocal, quantizeOnPage, screenshot, showTab, testId, text, waitForCalibration, waitForModel, waitForPanel, watch } from '../lib/page.mjs';
 
 const VIEWPORT = { width: 1280, height: 800 };
 
@@ -33,13 +33,13 @@ async function bigGraph(ctx) {
   const record = watch(page);
   await page.goto(base, { timeout: STEP_TIMEOUT_MS });
   await waitForModel(page, 'example.tflite');
-  const model = bigFp16Model(60);
+  const model = bigFp16Model(50);
   // The counts come from the engine's own reading of the file, not from the generator alone.
   const sg = api.inspectModel(model.bytes).subgraphs[0];
   const weightDq = sg.operators.filter((o) => o.op === 'DEQUANTIZE' && sg.tensors[o.inputs[0]]?.is_constant).length;
   assert(sg.operators.length === model.ops && sg.operators.length >= 300 && weightDq === model.dequantize, `the engine reads ${String(sg.operators.length)} ops, ${String(weightDq)} weight DEQUANTIZE`);
 
-  await check('big graph: 360 ops, the 60 weight DEQUANTIZE folded into their consumers (no box, noted on the consumer)', async () => {
+  await check('big graph: 350 ops, the 50 weight DEQUANTIZE folded into their consumers (no box, noted on the consumer)', async () => {
     await dropFile(page, 'big_fp16.tflite', model.bytes);
     await waitForModel(page, 'big_fp16.tflite');
     await showTab(page, 'model');
@@ -50,7 +50,7 @@ async function bigGraph(ctx) {
     assert(boxes === sg.operators.length - weightDq, `${String(boxes)} op boxes for ${String(sg.operators.length)} ops with ${String(weightDq)} weight DEQUANTIZE`);
     assert(dqBoxes === 0 && foldedInto === weightDq, `${String(dqBoxes)} DEQUANTIZE boxes left, ${String(foldedInto)} boxes carry a folded one`);
     const info = await text(page, 'graph-info');
-    assert(info.includes('360 operators') && info.includes('60 weight DEQUANTIZE folded'), `info line: ${info}`);
+    assert(info.includes(`${String(model.ops)} operators`) && info.includes(`${String(model.dequantize)} weight DEQUANTIZE folded`), `info line: ${info}`);
   });
 
   await check('big graph: opens at a legible zoom (op labels ≥ 10 px on screen, boxes in view at the top)', async () => {
@@ -95,7 +95,7 @@ async function bigGraph(ctx) {
       seen.push(at.node);
     }
     assert(new Set(seen).size === seen.length, `arrows revisited a box: ${seen.join(' ')}`);
-    // 80 steps down from the input follow edges deep into the graph (past block 10 of 60).
+    // 80 steps down from the input follow edges deep into the graph (past block 8 of 50).
     const deepest = Math.max(...seen.map((id) => Number(/^op:(\d+)$/.exec(id)?.[1] ?? -1)));
     assert(deepest >= 60, `80 ArrowDown reached op ${String(deepest)} only`);
     await page.keyboard.press('ArrowUp');
@@ -133,6 +133,41 @@ async function bigGraph(ctx) {
     await page.locator(testId('graph-search')).press('Enter');
     assert((await text(page, 'graph-search-status')) === 'no match', 'no "no match" for a name not in the file');
     await screenshot(page, '42-big-graph-search', { target: true });
+  });
+
+  await check('big graph: after quantizing it, the Compare heat map opens on its worst op (its box in view)', async () => {
+    await fillRandom(page, { count: 4, lo: -1, hi: 1, seed: 5 });
+    await page.locator(testId('calibrate-method')).selectOption('minmax');
+    await page.locator(testId('calibrate-start')).click({ timeout: STEP_TIMEOUT_MS });
+    await waitForCalibration(page, 'done');
+    await showTab(page, 'quantize');
+    await page.locator(testId('quant-mode')).selectOption('int8');
+    await quantizeOnPage(page);
+    await showTab(page, 'compare');
+    await page.locator(testId('compare-sample-calibration')).check({ timeout: STEP_TIMEOUT_MS });
+    await page.locator(testId('compare-index')).fill('0');
+    await page.locator(testId('compare-start')).click({ timeout: STEP_TIMEOUT_MS });
+    await waitForPanel(page, 'compare', ['done', 'error']);
+    assert((await page.locator(testId('compare')).getAttribute('data-state')) === 'done', `compare failed: ${await text(page, 'error-banner')}`);
+    await page.waitForTimeout(100);
+    const worst = await page.evaluate(() => {
+      const svg = document.querySelector('[data-testid="compare-graph-svg"]');
+      const painted = [...document.querySelectorAll('[data-testid="compare-graph-op"][data-heat]')];
+      const box = painted.reduce((w, g) => (w === undefined || Number(g.getAttribute('data-heat')) < Number(w.getAttribute('data-heat')) ? g : w), undefined);
+      if (!svg || !box) return { painted: painted.length };
+      const s = svg.getBoundingClientRect();
+      const r = box.getBoundingClientRect();
+      const top = document.querySelector('[data-testid="compare-graph-op"]');
+      return { painted: painted.length, op: Number(box.getAttribute('data-op')), heat: box.getAttribute('data-heat'), inside: r.left >= s.left && r.right <= s.right && r.top >= s.top && r.bottom <= s.bottom, firstInside: top ? top.getBoundingClientRect().bottom > s.top && top.getBoundingClientRect().top < s.bottom : false };
+    });
+    assert(worst.painted > 100, `${String(worst.painted)} ops painted`);
+    // The worst op is one of the deep block's (bias −100: its RELU is 0 and its gate ~1e-44 in
+    // float), far down: the view panned there (the top of the graph is out of view).
+    const deepOps = sg.operators.filter((o) => sg.tensors[o.outputs[0]]?.name.startsWith(`block_${String(model.deep)}/`)).map((o) => o.index);
+    assert(deepOps.includes(worst.op), `the worst op is ${String(worst.op)} (${String(worst.heat)} dB), not one of block ${String(model.deep)}'s (${deepOps.join(', ')})`);
+    assert(worst.inside && !worst.firstInside, `the worst op is not in view at first: ${JSON.stringify(worst)}`);
+    await page.locator(testId('compare-graph')).scrollIntoViewIfNeeded();
+    await screenshot(page, '44-big-graph-compare-worst', { target: true });
   });
 
   await check('big graph: the fp16 MobileNetV2 golden (written by TF\'s converter) shows one box per op that is not a weight DEQUANTIZE', async () => {

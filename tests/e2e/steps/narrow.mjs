@@ -102,6 +102,17 @@ async function narrow(ctx) {
     await waitForPanel(page, 'compare', ['done', 'error']);
     assert((await page.locator(testId('compare')).getAttribute('data-state')) === 'done', `compare failed: ${await text(page, 'error-banner')}`);
     await noSideScroll(page, 'compare (done)');
+    // The heat map opens on its worst op (lowest SQNR): its box is inside the graph's viewport.
+    const worst = await page.evaluate(() => {
+      const svg = document.querySelector('[data-testid="compare-graph-svg"]');
+      const painted = [...document.querySelectorAll('[data-testid="compare-graph-op"][data-heat]')];
+      const box = painted.reduce((w, g) => (w === undefined || Number(g.getAttribute('data-heat')) < Number(w.getAttribute('data-heat')) ? g : w), undefined);
+      if (!svg || !box) return { painted: painted.length };
+      const s = svg.getBoundingClientRect();
+      const r = box.getBoundingClientRect();
+      return { painted: painted.length, op: box.getAttribute('data-op'), inside: r.left >= s.left && r.right <= s.right && r.top >= s.top && r.bottom <= s.bottom };
+    });
+    assert(worst.painted > 3 && worst.inside, `the worst op of the heat map is not in view at first: ${JSON.stringify(worst)}`);
     await screenshot(page, '53-narrow-compare', { target: true });
     await notSqueezed(page, 'compare-table');
   });
