@@ -262,13 +262,15 @@ export class GraphView {
       const to = neighbour(this.layout, id, event.key as NavKey);
       if (to !== undefined) this.focusNode(to);
     });
-    // A box focused by Tab (or a click) is panned into view too.
+    // A box focused by Tab is panned into view too; one focused by a press of the pointer is not
+    // moved (it would slide away from under the pointer before the click).
     this.viewport.addEventListener('focusin', (event) => {
-      const id = (event.target instanceof Element ? event.target.closest('g.graph-node') : null)?.getAttribute('data-node');
+      const el = event.target instanceof Element ? event.target.closest('g.graph-node') : null;
+      const id = el?.getAttribute('data-node');
       const box = id ? this.boxes.get(id) : undefined;
-      if (!id || !box) return;
+      if (!el || !id || !box) return;
       this.moveTabStop(id);
-      this.revealBox(box.node);
+      if (el.matches(':focus-visible')) this.revealBox(box.node);
     });
     const find = (step: 1 | -1): void => {
       if (!this.layout) return;
