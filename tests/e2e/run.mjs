@@ -21,11 +21,13 @@ import { loadNodeEngine } from './lib/expected.mjs';
 import { ARTIFACTS, ROOT, TARGET_SHOTS, assert, finish, installWatchdog, log, parseArgs, runCases, selectCases } from './lib/harness.mjs';
 import { isLocal, watch } from './lib/page.mjs';
 import { launchBrowser, startServer } from './lib/servers.mjs';
+import { cases as bigGraphCases } from './steps/biggraph.mjs';
 import { cases as buildCases } from './steps/builds.mjs';
 import { cases as calibrateCases } from './steps/calibrate.mjs';
 import { cases as compareCases } from './steps/compare.mjs';
 import { cases as loadCases } from './steps/load.mjs';
 import { cases as malformedCases } from './steps/malformed.mjs';
+import { cases as narrowCases } from './steps/narrow.mjs';
 import { cases as newUserCases } from './steps/newuser.mjs';
 import { cases as quantizeCases } from './steps/quantize.mjs';
 import { cases as rangesCases } from './steps/ranges.mjs';
@@ -54,6 +56,8 @@ function allCases() {
     ...shapesCases,
     ...resilience.values(),
     ...newUserCases,
+    ...bigGraphCases,
+    ...narrowCases,
     ...startCases,
     ...streamCases,
   ];

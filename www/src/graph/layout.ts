@@ -2,6 +2,7 @@
  * The operator graph of one subgraph as a laid-out DAG: one box per operator, one per graph input
  * and output, and one edge per (producer → consumer) tensor, labelled with its shape and dtype.
  * Constant tensors (weights, biases) are not drawn as edges; they are listed in the op's details.
+ * A DEQUANTIZE of a constant (fp16 weights) is folded into the op(s) reading it (graph/fold.ts).
  *
  * `graphOf` is the pure adapter from the engine's summary; `layoutGraph` runs dagre on it. No DOM:
  * both are unit-tested in Node (layout.test.ts).
@@ -9,6 +10,7 @@
 import { Graph, layout } from '@dagrejs/dagre';
 import type { SubgraphSummary, TensorSummary } from '../engine/types';
 import { formatDtype, formatShape } from '../format';
+import { constantDequantize, foldedInto } from './fold';
 
 export type NodeKind = 'op' | 'input' | 'output';
 
@@ -24,6 +26,10 @@ export interface GraphNode {
   op?: number;
   /** Tensor index (I/O nodes only). */
   tensor?: number;
+  /** Constant-weight DEQUANTIZE ops folded into this op (not drawn themselves). */
+  folded?: number[];
+  /** Lower-case text the graph's search box matches: op name, `#index`, tensor names. */
+  search: string;
   width: number;
   height: number;
 }
@@ -86,30 +92,41 @@ export function edgeLabel(t: Pick<TensorSummary, 'shape' | 'shape_signature' | '
   return `${formatShape(t.shape, t.shape_signature)} ${formatDtype(t.dtype)}`;
 }
 
-function box(id: string, kind: NodeKind, label: string, sub: string): GraphNode {
+function box(id: string, kind: NodeKind, label: string, sub: string, search: string): GraphNode {
   // Bold labels run wider than the average glyph.
   const width = Math.max(NODE_MIN_WIDTH, Math.ceil(textWidth(label) * 1.12) + NODE_PAD, textWidth(sub, 10) + NODE_PAD);
-  return { id, kind, label, sub, width, height: NODE_HEIGHT };
+  return { id, kind, label, sub, width, height: NODE_HEIGHT, search: search.toLowerCase() };
 }
 
 /**
  * Nodes and edges of a subgraph. An edge runs from the op (or graph input) that produces a tensor
  * to each op (or graph output) that reads it; tensors nobody produces (constants, omitted
- * optional inputs, variables) give no edge.
+ * optional inputs, variables) give no edge. With `fold` (the default), constant-weight DEQUANTIZE
+ * ops get no box: their consumers' boxes say "+N dequantized" and carry their indices in `folded`.
  */
-export function graphOf(subgraph: SubgraphSummary): { nodes: GraphNode[]; edges: GraphEdge[] } {
+export function graphOf(subgraph: SubgraphSummary, fold = true): { nodes: GraphNode[]; edges: GraphEdge[] } {
   const byIndex = new Map<number, TensorSummary>(subgraph.tensors.map((t) => [t.index, t]));
+  const folded = fold ? constantDequantize(subgraph) : new Map<number, never>();
+  const into = foldedInto(folded);
+  const nameOf = (t: number): string => byIndex.get(t)?.name ?? '';
   const nodes: GraphNode[] = [];
   const producer = new Map<number, string>();
   for (const index of subgraph.inputs) {
-    const t = byIndex.get(index);
+    const name = byIndex.get(index)?.name ?? `#${String(index)}`;
     const id = `in:${String(index)}`;
-    nodes.push({ ...box(id, 'input', ellipsize(t?.name ?? `#${String(index)}`), 'input'), tensor: index });
+    nodes.push({ ...box(id, 'input', ellipsize(name), 'input', name), tensor: index });
     producer.set(index, id);
   }
   for (const op of subgraph.operators) {
+    if (folded.has(op.index)) continue;
     const id = `op:${String(op.index)}`;
-    nodes.push({ ...box(id, 'op', op.custom_code ?? op.op, `#${String(op.index)}`), op: op.index });
+    const mine = into.get(op.index) ?? [];
+    const sub = `#${String(op.index)}${mine.length > 0 ? ` \u00b7 +${String(mine.length)} dequantized` : ''}`;
+    const name = op.custom_code ?? op.op;
+    const search = [name, `#${String(op.index)}`, ...op.outputs.map(nameOf), ...mine.map((f) => nameOf(f.from))].join('\n');
+    const node: GraphNode = { ...box(id, 'op', name, sub, search), op: op.index };
+    if (mine.length > 0) node.folded = mine.map((f) => f.op);
+    nodes.push(node);
     for (const out of op.outputs) if (out >= 0 && !producer.has(out)) producer.set(out, id);
   }
   const edges: GraphEdge[] = [];
@@ -127,9 +144,9 @@ export function graphOf(subgraph: SubgraphSummary): { nodes: GraphNode[]; edges:
     for (const input of op.inputs) if (input >= 0) connect(input, `op:${String(op.index)}`);
   }
   for (const index of subgraph.outputs) {
-    const t = byIndex.get(index);
+    const name = byIndex.get(index)?.name ?? `#${String(index)}`;
     const id = `out:${String(index)}`;
-    nodes.push({ ...box(id, 'output', ellipsize(t?.name ?? `#${String(index)}`), 'output'), tensor: index });
+    nodes.push({ ...box(id, 'output', ellipsize(name), 'output', name), tensor: index });
     connect(index, id);
   }
   return { nodes, edges };

@@ -395,6 +395,9 @@ export class ComparePanel {
         ]),
       ),
     );
+    // The heat map opens on its worst op (the lowest SQNR), wherever it is in a big graph.
+    const worstOp = [...byOp].reduce<[number, TensorComparison] | undefined>((w, e) => (w === undefined || e[1].sqnr_db < w[1].sqnr_db ? e : w), undefined);
+    if (worstOp) this.graph.revealOp(worstOp[0]);
     const producer = new Map<number, number>();
     for (const op of sg?.operators ?? []) for (const t of op.outputs) producer.set(t, op.index);
     const ordered = worstFirst(rows);

@@ -7,6 +7,7 @@
 import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip } from 'chart.js';
 import type { MultiplierSteps, SubgraphSummary, TensorSummary } from '../engine/types';
 import { formatBytes, formatDtype, formatFloat, formatInt, formatQuant, formatShape } from '../format';
+import { constantDequantize } from '../graph/fold';
 import { ellipsize } from '../graph/layout';
 import { inputRole, multiplierText, opSupport, quantScales, requantOperands } from '../model/ops';
 import type { PageStore } from '../page-state';
@@ -126,6 +127,23 @@ export class DetailsPanel {
       return;
     }
     this.element.dataset['kind'] = 'op';
+    // Constant-weight DEQUANTIZE ops have no box in the graph: said here, on their consumers.
+    const folded = [...constantDequantize(sg).values()];
+    const foldedNote = (t: number): HTMLElement | null => {
+      const f = folded.find((d) => d.to === t);
+      if (!f) return null;
+      const from = this.tensor(f.from);
+      return h(
+        'div',
+        { class: 'small folded-dq', 'data-testid': 'details-folded' },
+        h('span', { class: 'badge' }, 'folded'),
+        ` dequantized from the ${formatDtype(from?.dtype ?? '?')} constant `,
+        this.tensorLink(f.from),
+        ' by ',
+        this.opLink(f.op),
+        ' (not drawn as a box)',
+      );
+    };
     const row = (role: string, t: number): HTMLElement => {
       const tensor = this.tensor(t);
       return h(
@@ -135,13 +153,16 @@ export class DetailsPanel {
         ' ',
         this.tensorLink(t),
         tensor ? h('div', { class: 'muted small' }, `${formatShape(tensor.shape, tensor.shape_signature)} ${formatDtype(tensor.dtype)} · ${tensorKind(tensor)} · ${formatQuant(tensor.quantization)}`) : null,
+        foldedNote(t),
       );
     };
+    const self = folded.find((d) => d.op === index);
     const requant = h('div', { class: 'requant', 'data-testid': 'op-requant' });
     this.element.append(
       h('h3', { 'data-testid': 'details-title' }, `${op.custom_code ?? op.op} #${String(index)}`),
       h('p', { class: 'muted' }, `operator ${String(index + 1)} of ${String(sg.operators.length)} in execution order · version ${String(op.version)}`),
       h('p', { class: 'muted small', 'data-testid': 'op-support' }, opSupport(op.op)),
+      self ? h('p', { class: 'small', 'data-testid': 'details-folded-into' }, 'Weights DEQUANTIZE: folded in the graph into ', ...self.consumers.map((c) => this.opLink(c))) : '',
       h('h4', {}, 'Inputs'),
       h('ul', { class: 'io-list', 'data-testid': 'details-inputs' }, op.inputs.map((t, k) => row(inputRole(op.op, k), t))),
       h('h4', {}, 'Outputs'),

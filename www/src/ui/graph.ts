@@ -2,9 +2,14 @@
  * The operator graph as SVG: boxes for operators (and the graph's inputs and outputs), edges
  * labelled with tensor shape and dtype. Drag to pan, wheel to scroll, Ctrl/⌘ + wheel (or the
  * buttons) to zoom. Clicking a box selects the op, clicking an edge (or its label) the tensor.
+ * A big graph opens at a legible zoom at its top; constant-weight DEQUANTIZE ops are folded into
+ * their consumers; the search box selects and pans to matching ops. The graph is one Tab stop:
+ * arrow keys move the focus between boxes (roving tabindex), Enter opens the focused box's
+ * details, and the focused box is panned into view.
  */
 import type { SubgraphSummary, UnrunnableOp } from '../engine/types';
-import { fitView, layoutGraph, pathData, zoomAt, type GraphLayout } from '../graph/layout';
+import { fitView, layoutGraph, pathData, zoomAt, type GraphLayout, type PlacedNode } from '../graph/layout';
+import { initialView, neighbour, revealNode, searchNodes, type NavKey, type View } from '../graph/navigate';
 import { cannotRunSummary } from '../model/ops';
 import { h } from './dom';
 
@@ -36,8 +41,18 @@ export class GraphView {
   /** What `markCannotRun` says: hidden when every op runs. */
   private readonly cannotRunNote = h('p', { class: 'graph-cannot-run', role: 'status' });
   private layout: GraphLayout | undefined;
-  private view = { tx: 0, ty: 0, k: 1 };
+  private view: View = { tx: 0, ty: 0, k: 1 };
   private selected: Selection;
+  /** Drawn boxes by node id, and the id of the one that holds the graph's Tab stop. */
+  private boxes = new Map<string, { node: PlacedNode; el: SVGGElement }>();
+  private tabStop: string | undefined;
+  private readonly search = h('input', { type: 'search', class: 'graph-search', placeholder: 'Find op or tensor', 'aria-label': 'Find an operator by name, #index or tensor name' });
+  private readonly searchStatus = h('span', { class: 'muted graph-search-status', role: 'status' });
+  private matches: string[] = [];
+  private matchAt = -1;
+  /** Whether the drawn graph got its first view, and a box to reveal once it does. */
+  private fitted = false;
+  private pendingReveal: PlacedNode | undefined;
 
   private readonly prefix: string;
 
@@ -47,13 +62,21 @@ export class GraphView {
     this.info.dataset['testid'] = `${prefix}-info`;
     this.cannotRunNote.dataset['testid'] = `${prefix}-cannot-run`;
     this.cannotRunNote.hidden = true;
-    this.svg = s('svg', { class: 'graph-svg', 'data-testid': `${prefix}-svg`, role: 'img', 'aria-label': 'Operator graph' });
+    this.search.dataset['testid'] = `${prefix}-search`;
+    this.searchStatus.dataset['testid'] = `${prefix}-search-status`;
+    this.svg = s('svg', {
+      class: 'graph-svg',
+      'data-testid': `${prefix}-svg`,
+      role: 'group',
+      'aria-label': 'Operator graph: arrow keys move between boxes (down and up follow the edges), Enter opens the details',
+    });
     const defs = s(
       'defs',
       {},
       s('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' }, s('path', { d: 'M0,0 L10,5 L0,10 z', class: 'graph-arrow' })),
     );
-    this.viewport = s('g', { class: 'graph-viewport' });
+    // Chromium puts the transformed group in the Tab order by itself: the boxes hold the one stop.
+    this.viewport = s('g', { class: 'graph-viewport', tabindex: -1 });
     this.svg.append(defs, this.viewport);
     const button = (label: string, title: string, testId: string, action: () => void): HTMLButtonElement => {
       const b = h('button', { type: 'button', title, 'data-testid': testId }, label);
@@ -75,12 +98,15 @@ export class GraphView {
         button('fit', 'Show the whole graph', `${prefix}-fit`, () => {
           this.fit('all');
         }),
+        this.search,
+        this.searchStatus,
         this.info,
       ),
       this.cannotRunNote,
       this.svg,
     );
     this.installPanZoom();
+    this.installKeyboard();
   }
 
   /** Lays out and draws a subgraph (replacing what was shown). */
@@ -88,6 +114,8 @@ export class GraphView {
     if (subgraph.operators.length > MAX_DRAWN_OPS) {
       this.layout = undefined;
       this.selected = undefined;
+      this.boxes = new Map();
+      this.tabStop = undefined;
       this.viewport.replaceChildren();
       this.info.textContent = `${subgraph.operators.length.toLocaleString('en-US')} operators: too many to draw here; the tensor table below lists every tensor.`;
       return;
@@ -96,6 +124,14 @@ export class GraphView {
     const layout = layoutGraph(subgraph);
     this.layout = layout;
     this.selected = undefined;
+    this.boxes = new Map();
+    this.fitted = false;
+    this.pendingReveal = undefined;
+    this.tabStop = layout.nodes[0]?.id;
+    this.matches = [];
+    this.matchAt = -1;
+    this.search.value = '';
+    this.searchStatus.textContent = '';
     // Identity until fitted, so a graph drawn in a hidden tab is fitted when the tab shows.
     this.view = { tx: 0, ty: 0, k: 1 };
     this.apply();
@@ -121,9 +157,11 @@ export class GraphView {
         transform: `translate(${(n.x - n.width / 2).toFixed(1)},${(n.y - n.height / 2).toFixed(1)})`,
         'data-testid': `${this.prefix}-${n.kind}`,
         'data-node': n.id,
-        tabindex: 0,
+        tabindex: n.id === this.tabStop ? 0 : -1,
         role: 'button',
+        'aria-label': `${n.label} ${n.sub}`,
       });
+      if (n.folded) g.setAttribute('data-folded', n.folded.join(' '));
       if (n.op !== undefined) g.setAttribute('data-op', String(n.op));
       if (n.tensor !== undefined) g.setAttribute('data-tensor', String(n.tensor));
       g.append(
@@ -142,14 +180,17 @@ export class GraphView {
           select();
         }
       });
+      this.boxes.set(n.id, { node: n, el: g });
       nodes.append(g);
     }
     this.viewport.append(edges, labels, nodes);
     const ops = subgraph.operators.length;
-    this.info.textContent = `${ops.toLocaleString('en-US')} operators · ${layout.edges.length.toLocaleString('en-US')} edges · laid out in ${(performance.now() - started).toFixed(0)} ms · drag to pan, Ctrl+wheel to zoom`;
+    const folded = layout.nodes.reduce((sum, n) => sum + (n.folded?.length ?? 0), 0);
+    const foldNote = folded > 0 ? ` (${folded.toLocaleString('en-US')} weight DEQUANTIZE folded into their consumers)` : '';
+    this.info.textContent = `${ops.toLocaleString('en-US')} operators${foldNote} · ${layout.edges.length.toLocaleString('en-US')} edges · laid out in ${(performance.now() - started).toFixed(0)} ms · drag to pan, Ctrl+wheel to zoom`;
     // The container may not be laid out yet (hidden tab): fit once it has a size.
     requestAnimationFrame(() => {
-      this.fit('width');
+      this.fit('first');
     });
   }
 
@@ -161,10 +202,106 @@ export class GraphView {
     const query = selection.kind === 'op' ? `[data-op="${String(selection.index)}"]` : `[data-tensor="${String(selection.index)}"]`;
     const found = [...this.viewport.querySelectorAll(query)];
     for (const el of found) el.classList.add('selected');
-    const node = this.layout?.nodes.find((n) => (selection.kind === 'op' ? n.op === selection.index : n.tensor === selection.index));
+    const node = selection.kind === 'op' ? this.opNode(selection.index) : this.layout?.nodes.find((n) => n.tensor === selection.index);
+    if (node) {
+      // A folded DEQUANTIZE is shown by the box it is folded into.
+      this.boxes.get(node.id)?.el.classList.add('selected');
+      this.moveTabStop(node.id);
+      this.revealBox(node);
+      return;
+    }
     const edge = this.layout?.edges.find((e) => selection.kind === 'tensor' && e.tensor === selection.index);
-    const at = node ? { x: node.x, y: node.y } : edge?.labelAt;
-    if (at) this.reveal(at);
+    if (edge) this.reveal(edge.labelAt);
+  }
+
+  /**
+   * Pans (scale kept) so the box of op `index` (or the box it is folded into) is in view; before
+   * the first fit (a graph drawn in a hidden tab), right after it.
+   */
+  revealOp(index: number): void {
+    const node = this.opNode(index);
+    if (!node) return;
+    if (this.fitted) this.revealBox(node);
+    else this.pendingReveal = node;
+  }
+
+  /** The box that shows op `index`: its own, or the consumer's for a folded DEQUANTIZE. */
+  private opNode(index: number): PlacedNode | undefined {
+    return this.layout?.nodes.find((n) => n.op === index) ?? this.layout?.nodes.find((n) => n.folded?.includes(index));
+  }
+
+  private revealBox(node: PlacedNode): void {
+    const { w, h: hh } = this.size();
+    if (w === 0) return;
+    this.view = revealNode(this.view, node, w, hh);
+    this.apply();
+  }
+
+  /** Gives the graph's one Tab stop to node `id`. */
+  private moveTabStop(id: string): void {
+    if (id === this.tabStop || !this.boxes.has(id)) return;
+    if (this.tabStop !== undefined) this.boxes.get(this.tabStop)?.el.setAttribute('tabindex', '-1');
+    this.boxes.get(id)?.el.setAttribute('tabindex', '0');
+    this.tabStop = id;
+  }
+
+  private focusNode(id: string): void {
+    const box = this.boxes.get(id);
+    if (!box) return;
+    this.moveTabStop(id);
+    box.el.focus({ preventScroll: true });
+    this.revealBox(box.node);
+  }
+
+  private installKeyboard(): void {
+    const keys = new Set<string>(['ArrowDown', 'ArrowUp', 'ArrowLeft', 'ArrowRight', 'Home', 'End']);
+    this.viewport.addEventListener('keydown', (event) => {
+      const id = (event.target instanceof Element ? event.target.closest('g.graph-node') : null)?.getAttribute('data-node');
+      if (!id || !this.layout || !keys.has(event.key)) return;
+      event.preventDefault();
+      const to = neighbour(this.layout, id, event.key as NavKey);
+      if (to !== undefined) this.focusNode(to);
+    });
+    // A box focused by Tab is panned into view too; one focused by a press of the pointer is not
+    // moved (it would slide away from under the pointer before the click).
+    this.viewport.addEventListener('focusin', (event) => {
+      const el = event.target instanceof Element ? event.target.closest('g.graph-node') : null;
+      const id = el?.getAttribute('data-node');
+      const box = id ? this.boxes.get(id) : undefined;
+      if (!el || !id || !box) return;
+      this.moveTabStop(id);
+      if (el.matches(':focus-visible')) this.revealBox(box.node);
+    });
+    const find = (step: 1 | -1): void => {
+      if (!this.layout) return;
+      const query = this.search.value;
+      const matches = searchNodes(this.layout.nodes, query);
+      const same = matches.length === this.matches.length && matches.every((m, i) => m === this.matches[i]);
+      this.matches = matches;
+      this.matchAt = matches.length === 0 ? -1 : same ? (this.matchAt + step + matches.length) % matches.length : 0;
+      this.search.dataset['matches'] = String(matches.length);
+      const id = matches[this.matchAt];
+      if (id === undefined) {
+        this.searchStatus.textContent = query.trim() === '' ? '' : 'no match';
+        return;
+      }
+      this.searchStatus.textContent = `${String(this.matchAt + 1)} of ${String(matches.length)}`;
+      const node = this.boxes.get(id)?.node;
+      if (!node) return;
+      if (node.op !== undefined) this.options.onSelect({ kind: 'op', index: node.op });
+      else if (node.tensor !== undefined) this.options.onSelect({ kind: 'tensor', index: node.tensor });
+      this.moveTabStop(id);
+      this.revealBox(node);
+    };
+    this.search.addEventListener('keydown', (event) => {
+      if (event.key !== 'Enter') return;
+      event.preventDefault();
+      find(event.shiftKey ? -1 : 1);
+    });
+    this.search.addEventListener('input', () => {
+      this.matches = [];
+      find(1);
+    });
   }
 
   /**
@@ -222,7 +359,7 @@ export class GraphView {
 
   /** Re-fit after the container became visible (tab switch). */
   refit(): void {
-    if (this.view.k === 1 && this.view.tx === 0 && this.view.ty === 0) this.fit('width');
+    if (!this.fitted) this.fit('first');
   }
 
   private size(): { w: number; h: number } {
@@ -235,13 +372,16 @@ export class GraphView {
     this.viewport.setAttribute('transform', `translate(${tx.toFixed(1)},${ty.toFixed(1)}) scale(${k.toFixed(4)})`);
   }
 
-  private fit(mode: 'all' | 'width'): void {
+  /** `all`: the whole graph; `first`: the legible first view (graph/navigate.ts `initialView`). */
+  private fit(mode: 'all' | 'first'): void {
     if (!this.layout) return;
     const { w, h: hh } = this.size();
     if (w === 0) return;
-    this.view = fitView(this.layout.width, this.layout.height, w, hh, mode);
-    if (mode === 'width') this.view.ty = 0;
+    this.view = mode === 'all' ? fitView(this.layout.width, this.layout.height, w, hh, 'all') : initialView(this.layout, w, hh);
     this.apply();
+    this.fitted = true;
+    if (this.pendingReveal) this.revealBox(this.pendingReveal);
+    this.pendingReveal = undefined;
   }
 
   private zoomBy(factor: number): void {

@@ -1,0 +1,173 @@
+// Issue 21 item 6: every tab at a 400×800 viewport (a context of its own) on the example model,
+// calibrated, quantized and compared: no sideways page scroll, Ranges labels ≥ 10 px, the
+// requantization table's shift column reachable (the table may scroll inside its own box), the
+// Compare per-layer table not wrapped a letter per line. A screenshot of each tab (target/e2e/).
+import { STEP_TIMEOUT_MS, assert, check, onCleanup } from '../lib/harness.mjs';
+import { fillRandom, isLocal, quantizeOnPage, screenshot, showTab, testId, text, waitForCalibration, waitForModel, waitForPanel, watch } from '../lib/page.mjs';
+
+const VIEWPORT = { width: 400, height: 800 };
+const TABS = ['model', 'calibrate', 'ranges', 'quantize', 'compare'];
+
+/** Sideways overflow of the page, and the elements sticking out past its right edge. */
+async function overflow(page) {
+  return page.evaluate((vw) => {
+    const scrollWidth = document.scrollingElement.scrollWidth;
+    const culprits = [...document.querySelectorAll('body *')]
+      .filter((el) => {
+        const r = el.getBoundingClientRect();
+        return r.width > 0 && r.right > vw + 1 && !el.closest('[hidden]');
+      })
+      // Only the outermost ones (their children stick out with them).
+      .filter((el, _, all) => !all.some((o) => o !== el && o.contains(el)))
+      .slice(0, 5)
+      .map((el) => `${el.tagName.toLowerCase()}${el.dataset.testid ? `[${el.dataset.testid}]` : el.className ? `.${String(el.className).split(' ')[0]}` : ''} right=${Math.round(el.getBoundingClientRect().right)}`);
+    return { scrollWidth, culprits };
+  }, VIEWPORT.width);
+}
+
+async function noSideScroll(page, tab) {
+  const o = await overflow(page);
+  assert(o.scrollWidth <= VIEWPORT.width + 1, `${tab}: the page is ${String(o.scrollWidth)} px wide (${o.culprits.join(', ')})`);
+  // Nor is a control cut off by its card (a card may scroll, but its fields must fit).
+  const cut = await page.evaluate(() =>
+    [...document.querySelectorAll('.card select, .card input, .card button')]
+      .filter((el) => el.getClientRects().length > 0 && !el.closest('.table-scroll, .tabs'))
+      .filter((el) => {
+        const card = el.closest('.card');
+        const cs = getComputedStyle(card);
+        return el.getBoundingClientRect().right > card.getBoundingClientRect().right - Number.parseFloat(cs.borderRightWidth) + 1;
+      })
+      .slice(0, 4)
+      .map((el) => `${el.tagName.toLowerCase()}[${el.dataset.testid ?? ''}]`),
+  );
+  assert(cut.length === 0, `${tab}: controls past their card's edge: ${cut.join(', ')}`);
+}
+
+async function narrow(ctx) {
+  const { browser, base, foreignRequests, mainGraph } = ctx;
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  context.on('request', (request) => {
+    if (!isLocal(request.url())) foreignRequests.push(request.url());
+  });
+  onCleanup(() => context.close());
+  const page = await context.newPage();
+  const record = watch(page);
+  await page.goto(base, { timeout: STEP_TIMEOUT_MS });
+  await waitForModel(page, 'example.tflite');
+
+  await check('400 px: every tab before calibration, no sideways scroll', async () => {
+    for (const tab of TABS) {
+      await showTab(page, tab);
+      await noSideScroll(page, tab);
+    }
+  });
+
+  await check('400 px: Ranges after a calibration: no sideways scroll, axis labels ≥ 10 px, the requantization shift column reachable', async () => {
+    await fillRandom(page, { count: 4, lo: 0, hi: 1, seed: 7 });
+    await page.locator(testId('calibrate-method')).selectOption('minmax');
+    await page.locator(testId('calibrate-start')).click({ timeout: STEP_TIMEOUT_MS });
+    await waitForCalibration(page, 'done');
+    await noSideScroll(page, 'calibrate (done)');
+    await notSqueezed(page, 'stats-table');
+    await screenshot(page, '50-narrow-calibrate', { target: true });
+    const conv = mainGraph.operators.find((o) => o.op === 'CONV_2D');
+    await showTab(page, 'ranges');
+    await page.waitForFunction(() => document.querySelector('[data-testid="ranges"]')?.getAttribute('data-state') === 'ready', null, { timeout: STEP_TIMEOUT_MS });
+    await page.locator(testId('ranges-tensor')).selectOption(String(conv.outputs[0]));
+    await page.locator(testId('ranges-op')).selectOption(String(conv.index));
+    await page.waitForSelector(testId('requant-table'), { timeout: STEP_TIMEOUT_MS });
+    await noSideScroll(page, 'ranges');
+    const labels = await page.evaluate(() =>
+      [...document.querySelectorAll('[data-testid="ranges"] svg text')]
+        .filter((t) => t.getBoundingClientRect().width > 0)
+        .map((t) => ({ text: t.textContent, px: Number.parseFloat(getComputedStyle(t).fontSize) * (t.getScreenCTM()?.a ?? 0) })),
+    );
+    assert(labels.length > 0, 'the Ranges plot has no text labels');
+    const small = labels.filter((l) => l.px < 10);
+    assert(small.length === 0, `Ranges labels under 10 px on screen: ${small.slice(0, 4).map((l) => `"${l.text}" ${l.px.toFixed(1)} px`).join(', ')}`);
+    await shiftColumnReachable(page, 'ranges');
+    await screenshot(page, '51-narrow-ranges', { target: true });
+  });
+
+  await check('400 px: Quantize and Compare after a quantization: no sideways scroll, per-layer table words whole', async () => {
+    await showTab(page, 'quantize');
+    await page.locator(testId('quant-mode')).selectOption('int8');
+    await quantizeOnPage(page);
+    await noSideScroll(page, 'quantize (done)');
+    await screenshot(page, '52-narrow-quantize', { target: true });
+    await showTab(page, 'compare');
+    await page.locator(testId('compare-sample-calibration')).check({ timeout: STEP_TIMEOUT_MS });
+    await page.locator(testId('compare-index')).fill('0');
+    await page.locator(testId('compare-start')).click({ timeout: STEP_TIMEOUT_MS });
+    await waitForPanel(page, 'compare', ['done', 'error']);
+    assert((await page.locator(testId('compare')).getAttribute('data-state')) === 'done', `compare failed: ${await text(page, 'error-banner')}`);
+    await noSideScroll(page, 'compare (done)');
+    // The heat map opens on its worst op (lowest SQNR): its box is inside the graph's viewport.
+    const worst = await page.evaluate(() => {
+      const svg = document.querySelector('[data-testid="compare-graph-svg"]');
+      const painted = [...document.querySelectorAll('[data-testid="compare-graph-op"][data-heat]')];
+      const box = painted.reduce((w, g) => (w === undefined || Number(g.getAttribute('data-heat')) < Number(w.getAttribute('data-heat')) ? g : w), undefined);
+      if (!svg || !box) return { painted: painted.length };
+      const s = svg.getBoundingClientRect();
+      const r = box.getBoundingClientRect();
+      return { painted: painted.length, op: box.getAttribute('data-op'), inside: r.left >= s.left && r.right <= s.right && r.top >= s.top && r.bottom <= s.bottom };
+    });
+    assert(worst.painted > 3 && worst.inside, `the worst op of the heat map is not in view at first: ${JSON.stringify(worst)}`);
+    await screenshot(page, '53-narrow-compare', { target: true });
+    await notSqueezed(page, 'compare-table');
+  });
+
+  await check('400 px: the Model tab on the quantized model: the requantization shift column reachable, no sideways scroll', async () => {
+    await showTab(page, 'model');
+    await page.locator(testId('show-quantized')).click({ timeout: STEP_TIMEOUT_MS });
+    await page.waitForFunction(() => document.querySelector('[data-testid="show-quantized"]')?.getAttribute('aria-pressed') === 'true', null, { timeout: STEP_TIMEOUT_MS });
+    // The quantized model's first CONV_2D (its op indices differ from the float model's).
+    // Typing selects the first match (Enter would go on to the next).
+    await page.locator(testId('graph-search')).fill('CONV_2D');
+    const title = await text(page, 'details-title');
+    assert(title.startsWith('CONV_2D #'), `searching CONV_2D selected "${title}" (${await text(page, 'graph-search-status')})`);
+    await page.waitForSelector(testId('requant-table'), { timeout: STEP_TIMEOUT_MS });
+    await noSideScroll(page, 'model');
+    await screenshot(page, '54-narrow-model', { target: true });
+    await shiftColumnReachable(page, 'model details');
+    assert(record.pageErrors.length === 0 && record.consoleErrors.length === 0, `errors: ${[...record.pageErrors, ...record.consoleErrors].join('; ')}`);
+  });
+}
+
+/**
+ * No header or cell of table `id` is squeezed into a column of letters: a cell whose text wraps
+ * keeps at least 8 characters a line (lines counted from its own line boxes).
+ */
+async function notSqueezed(page, id) {
+  const squeezed = await page.evaluate((tableId) =>
+    [...document.querySelectorAll(`[data-testid="${tableId}"] th, [data-testid="${tableId}"] td`)]
+      .map((c) => {
+        const range = document.createRange();
+        range.selectNodeContents(c);
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        return { text: (c.textContent ?? '').trim(), lines: tops.size };
+      })
+      .filter((c) => c.lines > 1 && c.text.length / c.lines < 8),
+  id);
+  const cells = await page.locator(`${testId(id)} td`).count();
+  assert(cells > 20, `${id} has ${String(cells)} cells`);
+  assert(squeezed.length === 0, `${id}: cells squeezed: ${squeezed.slice(0, 4).map((c) => `"${c.text.slice(0, 24)}" on ${String(c.lines)} lines`).join(', ')}`);
+}
+
+/** The shift column of the requantization table is on screen, or its box scrolls to it. */
+async function shiftColumnReachable(page, where) {
+  const r = await page.evaluate((vw) => {
+    const table = document.querySelector('[data-testid="requant-table"]');
+    const th = [...(table?.querySelectorAll('th') ?? [])].find((h) => h.textContent === 'shift');
+    if (!table || !th) return { found: false };
+    const box = table.parentElement;
+    const scrolls = box !== null && getComputedStyle(box).overflowX !== 'visible' && box.getBoundingClientRect().right <= vw + 1;
+    box?.scrollTo({ left: box.scrollWidth });
+    const right = th.getBoundingClientRect().right;
+    return { found: true, right, scrolls };
+  }, VIEWPORT.width);
+  assert(r.found, `${where}: no requantization table with a shift column`);
+  assert(r.right <= VIEWPORT.width + 1, `${where}: the shift column ends at ${String(Math.round(r.right))} px${r.scrolls ? ' even scrolled' : ', its box does not scroll'}`);
+}
+
+export const cases = [{ name: 'narrow', needs: [], run: narrow }];

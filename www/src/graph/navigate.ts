@@ -1,0 +1,94 @@
+/**
+ * Finding one's way in a big graph, as pure functions of a layout (unit-tested in Node): the
+ * legible first view, the search box's matches, and where an arrow key moves the keyboard focus.
+ */
+import type { GraphLayout, PlacedNode } from './layout';
+
+/** The view transform: translate (tx, ty), then scale k. */
+export interface View {
+  tx: number;
+  ty: number;
+  k: number;
+}
+
+const MARGIN = 16;
+
+/**
+ * The first view of a graph in a `vw × vh` viewport: the whole width when that keeps scale 1 or
+ * the widest box still fits; otherwise the scale at which the widest box fits (so labels stay
+ * legible, never below `minK`), at the top, centred on the first node (the first graph input).
+ */
+export function initialView(layout: GraphLayout, vw: number, vh: number, minK = 0.85): View {
+  if (layout.width <= 0 || layout.height <= 0 || vw <= 0 || vh <= 0) return { tx: 0, ty: 0, k: 1 };
+  const widest = Math.max(1, ...layout.nodes.map((n) => n.width));
+  const kColumn = Math.min(1, Math.max(minK, (vw - 2 * MARGIN) / widest));
+  const k = Math.max(Math.min(1, vw / layout.width), kColumn);
+  if (layout.width * k <= vw) return { k, tx: (vw - layout.width * k) / 2, ty: Math.max(0, (vh - layout.height * k) / 2) };
+  const first = layout.nodes[0];
+  const cx = first ? first.x : layout.width / 2;
+  // Centred on the first node, clamped so no empty band shows at either side.
+  const tx = Math.min(0, Math.max(vw - layout.width * k, vw / 2 - cx * k));
+  return { k, tx, ty: 0 };
+}
+
+/**
+ * The view panned (scale kept) so the whole box of `node` is inside the viewport with a margin;
+ * unchanged when it already is. A box larger than the viewport is aligned at its top-left.
+ */
+export function revealNode(view: View, node: Pick<PlacedNode, 'x' | 'y' | 'width' | 'height'>, vw: number, vh: number, margin = MARGIN): View {
+  const axis = (t: number, centre: number, size: number, span: number): number => {
+    const lo = t + (centre - size / 2) * view.k;
+    const hi = t + (centre + size / 2) * view.k;
+    if (lo >= margin && hi <= span - margin) return t;
+    if (hi - lo > span - 2 * margin || lo < margin) return t + (margin - lo);
+    return t - (hi - (span - margin));
+  };
+  return { k: view.k, tx: axis(view.tx, node.x, node.width, vw), ty: axis(view.ty, node.y, node.height, vh) };
+}
+
+/**
+ * Node ids matching a search, in drawing order: `#12` is op 12 exactly; any other text matches
+ * (case-insensitively) part of an op's name, its output tensors' or folded weights' names, or a
+ * graph input/output's name. Blank text matches nothing.
+ */
+export function searchNodes(nodes: readonly Pick<PlacedNode, 'id' | 'op' | 'search'>[], query: string): string[] {
+  const q = query.trim().toLowerCase();
+  if (q === '') return [];
+  const index = /^#(\d+)$/.exec(q);
+  if (index) return nodes.filter((n) => n.op === Number(index[1])).map((n) => n.id);
+  return nodes.filter((n) => n.search.includes(q)).map((n) => n.id);
+}
+
+export type NavKey = 'ArrowDown' | 'ArrowUp' | 'ArrowLeft' | 'ArrowRight' | 'Home' | 'End';
+
+/**
+ * Where a key moves the focus from node `id`: ↓ to the first node it feeds (the next node in
+ * order if it feeds none), ↑ to the nearest node feeding it (else the previous one), ← / → to the
+ * previous / next node in order (inputs, ops in execution order, outputs), Home / End to the
+ * first / last. Undefined when there is nowhere to go.
+ */
+export function neighbour(layout: Pick<GraphLayout, 'nodes' | 'edges'>, id: string, key: NavKey): string | undefined {
+  const order = layout.nodes.map((n) => n.id);
+  const at = order.indexOf(id);
+  if (at < 0) return order[0];
+  const rank = new Map(order.map((n, i) => [n, i]));
+  const byOrder = (a: string, b: string): number => (rank.get(a) ?? 0) - (rank.get(b) ?? 0);
+  switch (key) {
+    case 'Home':
+      return order[0];
+    case 'End':
+      return order[order.length - 1];
+    case 'ArrowLeft':
+      return order[at - 1];
+    case 'ArrowRight':
+      return order[at + 1];
+    case 'ArrowDown': {
+      const next = layout.edges.filter((e) => e.from === id).map((e) => e.to).sort(byOrder);
+      return next[0] ?? order[at + 1];
+    }
+    case 'ArrowUp': {
+      const prev = layout.edges.filter((e) => e.to === id).map((e) => e.from).sort(byOrder);
+      return prev[prev.length - 1] ?? order[at - 1];
+    }
+  }
+}
