@@ -18,8 +18,8 @@ use super::properties::{
 };
 use super::{
     PrepareFn, activations, batch_matmul, compare, control_flow, conv, detection, elementwise,
-    fully_connected, layout, math, normalize, pool, quantize, reduce, resize, shape, shape_ops,
-    split, variables,
+    fully_connected, layout, lstm, math, normalize, pool, quantize, reduce, resize, shape,
+    shape_ops, split, variables,
 };
 use crate::graph::BuiltinOperator as Op;
 use crate::graph::OpCode;
@@ -195,6 +195,33 @@ macro_rules! row {
     };
 }
 
+/// UNIDIRECTIONAL_SEQUENCE_LSTM's 24 inputs.
+const LSTM_INPUTS: &[&str] = &[
+    "input",
+    "input_to_input_w",
+    "input_to_forget_w",
+    "input_to_cell_w",
+    "input_to_output_w",
+    "recurrent_to_input_w",
+    "recurrent_to_forget_w",
+    "recurrent_to_cell_w",
+    "recurrent_to_output_w",
+    "cell_to_input_w",
+    "cell_to_forget_w",
+    "cell_to_output_w",
+    "input_gate_bias",
+    "forget_gate_bias",
+    "cell_gate_bias",
+    "output_gate_bias",
+    "projection_w",
+    "projection_bias",
+    "output_state",
+    "cell_state",
+    "input_layer_norm",
+    "forget_layer_norm",
+    "cell_layer_norm",
+    "output_layer_norm",
+];
 const CONV_INPUTS: &[&str] = &["input", "weights", "bias"];
 const CONV_ARITH: &str = "int8: per-channel Q31 multiplier, double rounding (single rounding is 1 LSB off); \
      16x8 int64 bias: multiplier reduced to 15 bits, one rounding shift";
@@ -313,6 +340,7 @@ pub const OPS: &[OpEntry] = &[
     row!(QUANTIZE, quantize::prepare_quantize, I816, None, &[], "float→int `round(x / scale)` in float; int→int double rounding, multiplier in double"),
     row!(DEQUANTIZE, quantize::prepare_dequantize, F816, None, &[], "product in double"),
     // ops/control_flow.rs
+    row!(UNIDIRECTIONAL_SEQUENCE_LSTM, lstm::prepare_unidirectional_sequence_lstm, F, None, LSTM_INPUTS, "float: lstm_eval.cc's step, each gate `act(W_rec·h + (W_in·x + bias))` with LiteRT's optimized (Eigen) FULLY_CONNECTED products, sigmoid `1/(1+exp(-x))`, cell clip; state kept across invocations until reset"),
     row!(WHILE, control_flow::prepare_while, F816, None, &[], "runs the cond and body subgraphs; the state is copied"),
     row!(IF, control_flow::prepare_if, F816, None, &["condition"], "runs the then or else subgraph"),
     // ops/variables.rs
