@@ -26,7 +26,8 @@ would:
     lstm_fused           tf_keras (Keras 2) text classifier: Embedding -> LSTM(return_sequences=True)
                          -> LSTM -> Dense softmax, fused by TF's converter into two builtin
                          UNIDIRECTIONAL_SEQUENCE_LSTM (TF's dynamic-range model: the first with
-                         int8 weights, hybrid; TF's int8 model: the integer LSTM)
+                         int8 weights, hybrid; TF's int8 model: the integer LSTM); also each
+                         LSTM's output sequence as LiteRT computes it (expected[_dynamic]_lstm_<k>)
     no_signature         the MLP with its signature defs removed
     metadata_heavy       the MLP with several metadata entries (one of 256 KiB) and a
                          min_runtime_version entry, as Model Maker / MediaPipe files carry
@@ -484,6 +485,37 @@ def convert_fused(name: str, **opts) -> bytes:
 
 
 FUSED = {"lstm_fused": lstm_fused_tf_keras}
+
+
+def fused_lstm_outputs(d: Path) -> None:
+    """The output of every UNIDIRECTIONAL_SEQUENCE_LSTM in model.tflite and model_dynamic.tflite
+    as LiteRT BUILTIN_REF computes it on each test sample (a fresh interpreter per sample, all
+    tensors preserved): expected_lstm_<k>.npy and expected_dynamic_lstm_<k>.npy for the k-th LSTM
+    in operator order, samples stacked first. (The classifier's softmax output alone hides
+    last-bit differences inside the LSTMs.)"""
+    x = np.load(d / "input_0.npy")
+    for file, prefix in (("model.tflite", "expected_lstm_"), ("model_dynamic.tflite", "expected_dynamic_lstm_")):
+        m = flatbuffer_utils.convert_bytearray_to_object(bytearray((d / file).read_bytes()))
+        code = schema.BuiltinOperator.UNIDIRECTIONAL_SEQUENCE_LSTM
+        outs = [
+            op.outputs[0]
+            for op in m.subgraphs[0].operators
+            if max(m.operatorCodes[op.opcodeIndex].builtinCode, m.operatorCodes[op.opcodeIndex].deprecatedBuiltinCode)
+            == code
+        ]
+        per_sample = []
+        for sample in x:
+            it = Interpreter(
+                model_path=str(d / file),
+                experimental_op_resolver_type=OpResolverType.BUILTIN_REF,
+                experimental_preserve_all_tensors=True,
+            )
+            it.allocate_tensors()
+            it.set_tensor(it.get_input_details()[0]["index"], sample)
+            it.invoke()
+            per_sample.append([it.get_tensor(t).copy() for t in outs])
+        for k in range(len(outs)):
+            np.save(d / f"{prefix}{k}.npy", np.stack([p[k] for p in per_sample]))
 
 
 
@@ -983,7 +1015,11 @@ def ssd_detector_tf_int8(d: Path) -> None:
 
 
 # Extra files written into a model's folder (before the manifest lists its files).
-EXTRAS = {"dynamic_shapes": dynamic_shapes_variants, "ssd_detector": ssd_detector_tf_int8}
+EXTRAS = {
+    "dynamic_shapes": dynamic_shapes_variants,
+    "ssd_detector": ssd_detector_tf_int8,
+    **{n: fused_lstm_outputs for n in FUSED},
+}
 
 
 def op_names(model: bytes) -> list[list[str]]:

@@ -7,9 +7,10 @@
 //! output), 5–8 recurrent-to-gate weights, 9–11 peephole weights, 12–15 gate biases, 16–17
 //! projection weights and bias, 18 the output state and 19 the cell state (variable tensors),
 //! 20–23 layer-norm coefficients. Supported: the plain LSTM TF's converter emits (all four
-//! gates, float32 weights, no peephole, projection, layer norm or diagonal recurrent weights);
-//! the others, integer weights (hybrid) and integer inputs (TF's integer LSTM) are refused with
-//! a typed error naming the feature.
+//! gates, no peephole, projection, layer norm or diagonal recurrent weights), with float32
+//! weights or, hybrid (TF's dynamic-range model), int8 weights of one symmetric scale each; the
+//! other variants and integer inputs (TF's integer LSTM) are refused with a typed error naming
+//! the feature.
 //!
 //! State: as in LiteRT, the two state tensors start at their initial value (zeros when they
 //! have no data: the engine gives such variable tensors, read only by this operator, their
@@ -25,7 +26,8 @@ use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo, optio
 use crate::graph::dtype::dtype_name;
 use crate::graph::{OpCode, TensorType};
 use crate::kernels::reference::lstm::{
-    GateWeights, LstmActivation, LstmDims, LstmParams, LstmScratch, lstm_step_f32,
+    GateWeights, HybridGateWeights, LstmActivation, LstmDims, LstmGates, LstmParams, LstmScratch,
+    lstm_step_f32,
 };
 use crate::tflite::schema::{
     ActivationFunctionType, BuiltinOperator, UnidirectionalSequenceLSTMOptionsT,
@@ -48,13 +50,38 @@ fn const_f32(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<Vec<f32>
         return Err(ctx.unsupported(
             t.describe(),
             format!(
-                "{} weights (hybrid LSTM: int8 weights with float activations) are not supported yet",
+                "{} weights beside float32 ones (a hybrid LSTM has all eight weights int8)",
                 dtype_name(t.dtype)
             ),
         ));
     }
     super::conv::float::const_f32(t)
         .ok_or_else(|| ctx.unsupported(t.describe(), "weights that are not constants"))
+}
+
+/// Constant int8 data of `t` with its one symmetric scale (a hybrid LSTM's weights), or an
+/// issue naming it.
+fn const_i8(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<(Vec<i8>, f32)> {
+    if t.dtype != TensorType::INT8 {
+        return Err(ctx.unsupported(
+            t.describe(),
+            format!(
+                "{} weights beside int8 ones (a hybrid LSTM has all eight weights int8)",
+                dtype_name(t.dtype)
+            ),
+        ));
+    }
+    let q = ctx.per_tensor_qparams(t)?;
+    if q.zero_point != 0 {
+        return Err(ctx.invalid(
+            t.describe(),
+            format!("hybrid weights need zero point 0, got {}", q.zero_point),
+        ));
+    }
+    let data = t
+        .data
+        .ok_or_else(|| ctx.unsupported(t.describe(), "weights that are not constants"))?;
+    Ok((bytemuck::cast_slice::<u8, i8>(data).to_vec(), q.scale))
 }
 
 /// Requires `t` to hold `shape` exactly.
@@ -135,21 +162,48 @@ pub fn prepare_unidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResu
             format!("{} features, the weights take {n_input}", input.shape[2]),
         ));
     }
-    let mut gates = Vec::with_capacity(4);
+    // Hybrid when the weights are int8 (LiteRT decides by the input-to-output weights).
+    let hybrid = ctx.input(4)?.dtype == TensorType::INT8;
+    if !hybrid && o.time_major && n_batch > 1 {
+        return Err(ctx.unsupported(
+            input.describe(),
+            format!(
+                "a time-major float sequence of batch {n_batch} (LiteRT's product over several \
+                 rows is not reproduced yet; batch-major sequences of any batch run)"
+            ),
+        ));
+    }
+    let mut float = Vec::with_capacity(4);
+    let mut int8 = Vec::with_capacity(4);
     for g in 0..4 {
         let (wi, wr, b) = (ctx.input(1 + g)?, ctx.input(5 + g)?, ctx.input(12 + g)?);
         require_shape(ctx, &wi, &[n_cell, n_input])?;
         require_shape(ctx, &wr, &[n_cell, n_cell])?;
         require_shape(ctx, &b, &[n_cell])?;
-        gates.push(GateWeights {
-            input: const_f32(ctx, &wi)?,
-            recurrent: const_f32(ctx, &wr)?,
-            bias: const_f32(ctx, &b)?,
-        });
+        let bias = const_f32(ctx, &b)?;
+        if hybrid {
+            int8.push(HybridGateWeights {
+                input: const_i8(ctx, &wi)?,
+                recurrent: const_i8(ctx, &wr)?,
+                bias,
+            });
+        } else {
+            float.push(GateWeights {
+                input: const_f32(ctx, &wi)?,
+                recurrent: const_f32(ctx, &wr)?,
+                bias,
+            });
+        }
     }
-    let gates: [GateWeights; 4] = gates
-        .try_into()
-        .map_err(|_| ctx.invalid(String::new(), "four gates"))?;
+    let four = || ctx.invalid(String::new(), "four gates");
+    let gates = if hybrid {
+        LstmGates::Hybrid {
+            gates: int8.try_into().map_err(|_| four())?,
+            asymmetric: o.asymmetric_quantize_inputs,
+        }
+    } else {
+        LstmGates::Float(float.try_into().map_err(|_| four())?)
+    };
     let mut initial = Vec::with_capacity(2);
     for k in [OUTPUT_STATE, CELL_STATE] {
         let t = ctx.input(k)?;

@@ -59,6 +59,8 @@ const F: Runs = Runs {
 const F8: Runs = Runs { int8: true, ..F };
 /// Float, int8 and int16.
 const F816: Runs = Runs { int16: true, ..F8 };
+/// Float and hybrid (int8 weights, float activations).
+const FH: Runs = Runs { hybrid: true, ..F };
 /// Float, int8, int16 and hybrid.
 const ALL: Runs = Runs {
     hybrid: true,
@@ -340,7 +342,7 @@ pub const OPS: &[OpEntry] = &[
     row!(QUANTIZE, quantize::prepare_quantize, I816, None, &[], "float→int `round(x / scale)` in float; int→int double rounding, multiplier in double"),
     row!(DEQUANTIZE, quantize::prepare_dequantize, F816, None, &[], "product in double"),
     // ops/control_flow.rs
-    row!(UNIDIRECTIONAL_SEQUENCE_LSTM, lstm::prepare_unidirectional_sequence_lstm, F, None, LSTM_INPUTS, "float: lstm_eval.cc's step, each gate `act(W_rec·h + (W_in·x + bias))` with LiteRT's optimized (Eigen) FULLY_CONNECTED products, sigmoid `1/(1+exp(-x))`, cell clip; state kept across invocations until reset"),
+    row!(UNIDIRECTIONAL_SEQUENCE_LSTM, lstm::prepare_unidirectional_sequence_lstm, FH, None, LSTM_INPUTS, "float: lstm_eval.cc's step, each gate `act(W_rec·h + (W_in·x + bias))`, products by Eigen's SSE matrix × vector (4 lanes), Eigen's logistic / tanh, cell clip; hybrid: input and output state quantized per row (asymmetric as the option says), int32 products scaled by `s_row·s_w`; state kept across invocations until reset"),
     row!(WHILE, control_flow::prepare_while, F816, None, &[], "runs the cond and body subgraphs; the state is copied"),
     row!(IF, control_flow::prepare_if, F816, None, &["condition"], "runs the then or else subgraph"),
     // ops/variables.rs

@@ -2,24 +2,39 @@
 //! (`LstmStepFloat`), which every LiteRT resolver runs (BUILTIN_REF has no separate kernel).
 //!
 //! Each gate is `act(W_rec · h + (W_in · x + bias))`: the gate starts at its bias, and each
-//! matrix product is LiteRT's `optimized_ops::FullyConnected` (Eigen on the x86-64 wheel,
-//! [`litert_optimized::fully_connected`]) with the running sum as its bias (one batch row) or
-//! added afterwards (several rows). The input product is skipped when the step's input is all
-//! zeros (`IsZeroVector`). Sigmoid is `1 / (1 + exp(-x))` without cut-offs
-//! (`ApplySigmoidToVector`), tanh is `std::tanh`. Then `c = f·c + g·i`, clipped to
-//! `±cell_clip` when positive (`CwiseClipping`), and `h = o · act(c)`.
+//! matrix product is LiteRT's `optimized_ops::FullyConnected` with the running sum as its bias:
+//! in the TF 2.21 x86-64 wheel Eigen's row-major matrix × vector product compiled for SSE
+//! ([`eigen::gemv_row_dot_sse`]: 4-lane accumulators, unlike the AVX FULLY_CONNECTED kernel),
+//! then `BiasAndClamp`. The input product is skipped when the step's input is all zeros
+//! (`IsZeroVector`). The activations of `ApplyActivationToVector` are Eigen's vectorized ones
+//! ([`litert_optimized::activations::logistic_f32`] and `tanh_f32`). Then `c = f·c + g·i`,
+//! clipped to `±cell_clip` when positive (`CwiseClipping`), and `h = o · act(c)`. These were
+//! found by running LiteRT's BUILTIN_REF interpreter on LSTMs with zero weights (activations
+//! only), zero recurrent weights (the input product) and both (tests/realworld `lstm_fused`,
+//! whose LSTM outputs are compared element by element): the portable source's
+//! `1 / (1 + std::exp(-x))`, `std::tanh` and the AVX product each differ in the last bit.
+//! Only one row at a time is supported (the engine steps batch-major sequences row by row, as
+//! LiteRT does); LiteRT's product over several rows (Eigen's general product) is not reproduced.
+//!
+//! Hybrid (int8 weights, float activations: TF's dynamic-range model) follows `LstmStepHybrid`:
+//! the step's input and the output state are quantized per batch row (`BatchQuantizeFloats`,
+//! symmetric or asymmetric as the op's `asymmetric_quantize_inputs` says; each skipped when all
+//! zeros, and its product with it), and each product is
+//! [`hybrid::matrix_batch_vector_accumulate`] onto the gate (which starts at the bias) with the
+//! scale `s_row · s_weights`; the rest is the float step.
 
 use super::ActivationRange;
-use super::fully_connected::FullyConnectedParams;
-use crate::kernels::litert_optimized::fully_connected::fully_connected;
+use super::hybrid::{self, QuantizedBatches};
+use crate::kernels::litert_optimized::activations::{logistic_f32, tanh_f32};
+use crate::kernels::litert_optimized::eigen;
 
 /// The activation of the cell gate and of the cell state (the op's fused activation), as
 /// `ApplyActivationToVector` computes it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum LstmActivation {
-    /// `std::tanh`.
+    /// Eigen's tanh.
     Tanh,
-    /// `1 / (1 + exp(-x))`.
+    /// Eigen's logistic.
     Sigmoid,
     /// `max(0, x)`.
     Relu,
@@ -31,7 +46,7 @@ impl LstmActivation {
     /// Applies the activation to every element of `v` in place.
     pub fn apply(self, v: &mut [f32]) {
         match self {
-            Self::Tanh => v.iter_mut().for_each(|x| *x = x.tanh()),
+            Self::Tanh => v.iter_mut().for_each(|x| *x = tanh_f32(*x)),
             Self::Sigmoid => sigmoid(v),
             // std::max(0, x) (a NaN gives 0), then std::min(6, ·).
             Self::Relu => v.iter_mut().for_each(|x| *x = x.max(0.0)),
@@ -43,11 +58,10 @@ impl LstmActivation {
     }
 }
 
-/// `ApplySigmoidToVector`: `1 / (1 + exp(-x))` in float, no cut-offs (unlike LOGISTIC's
-/// reference kernel).
+/// The gates' sigmoid as the wheel's `ApplyActivationToVector` computes it: Eigen's logistic.
 pub fn sigmoid(v: &mut [f32]) {
     for x in v {
-        *x = 1.0 / (1.0 + (-*x).exp());
+        *x = logistic_f32(*x);
     }
 }
 
@@ -63,11 +77,36 @@ pub struct GateWeights {
     pub bias: Vec<f32>,
 }
 
+/// One gate's int8 weights (hybrid): per-tensor symmetric scales, `bias` float.
+#[derive(Debug, Clone)]
+pub struct HybridGateWeights {
+    /// Input-to-gate weights and their scale.
+    pub input: (Vec<i8>, f32),
+    /// Recurrent-to-gate weights and their scale.
+    pub recurrent: (Vec<i8>, f32),
+    /// Gate bias.
+    pub bias: Vec<f32>,
+}
+
+/// The four gates (input, forget, cell, output).
+#[derive(Debug, Clone)]
+pub enum LstmGates {
+    /// Float weights.
+    Float([GateWeights; 4]),
+    /// Int8 weights; the step quantizes its input and output state, asymmetrically when
+    /// `asymmetric`.
+    Hybrid {
+        /// The gates.
+        gates: [HybridGateWeights; 4],
+        /// `asymmetric_quantize_inputs`.
+        asymmetric: bool,
+    },
+}
+
 /// Sizes of one step.
 #[derive(Debug, Clone, Copy)]
 pub struct LstmDims {
-    /// Rows computed together (1 when the sequence is batch-major: LiteRT steps each batch row
-    /// on its own).
+    /// Rows computed together: 1 for float steps (see the module doc); hybrid steps take any.
     pub n_batch: usize,
     /// Input features.
     pub n_input: usize,
@@ -75,31 +114,13 @@ pub struct LstmDims {
     pub n_cell: usize,
 }
 
-/// `result += matrix · vector` per batch row as `lstm_eval.cc`'s `MatrixBatchVectorMultiplyAccumulate`
-/// (float): `FullyConnected(vector, matrix, bias = acc)` for one row, otherwise the product
-/// without bias and then `out[i] += acc[i]`.
-fn product_accumulate(
-    matrix: &[f32],
-    rows: usize,
-    cols: usize,
-    vector: &[f32],
-    n_batch: usize,
-    acc: &[f32],
-    out: &mut [f32],
-) {
-    let p = FullyConnectedParams {
-        batches: n_batch,
-        accum_depth: cols,
-        out_c: rows,
-        act: ActivationRange::NONE,
-    };
-    if n_batch == 1 {
-        fully_connected(&p, vector, matrix, Some(acc), out);
-    } else {
-        fully_connected(&p, vector, matrix, None, out);
-        for (o, &a) in out.iter_mut().zip(acc) {
-            *o += a;
-        }
+/// `out = clamp(matrix · vector + acc)` for one row (`lstm_eval.cc`'s
+/// `MatrixBatchVectorMultiplyAccumulate` with `n_batch == 1`: `FullyConnected` with `acc` as the
+/// bias, clamped to the float range).
+fn product_accumulate(matrix: &[f32], cols: usize, vector: &[f32], acc: &[f32], out: &mut [f32]) {
+    for (r, (o, &a)) in out.iter_mut().zip(acc).enumerate() {
+        let dot = eigen::gemv_row_dot_sse(&matrix[r * cols..(r + 1) * cols], vector);
+        *o = ActivationRange::NONE.apply(dot + a);
     }
 }
 
@@ -119,19 +140,41 @@ fn gate(
     for row in gate.chunks_exact_mut(d.n_cell) {
         row.copy_from_slice(&w.bias);
     }
-    if !input_all_zeros {
-        product_accumulate(&w.input, d.n_cell, d.n_input, x, d.n_batch, gate, tmp);
-        gate.copy_from_slice(tmp);
+    let (n_in, n_cell) = (d.n_input, d.n_cell);
+    for b in 0..d.n_batch {
+        let rows = b * n_cell..(b + 1) * n_cell;
+        if !input_all_zeros {
+            let xb = &x[b * n_in..(b + 1) * n_in];
+            product_accumulate(
+                &w.input,
+                n_in,
+                xb,
+                &gate[rows.clone()],
+                &mut tmp[rows.clone()],
+            );
+            gate[rows.clone()].copy_from_slice(&tmp[rows.clone()]);
+        }
+        let hb = &h[rows.clone()];
+        product_accumulate(
+            &w.recurrent,
+            n_cell,
+            hb,
+            &gate[rows.clone()],
+            &mut tmp[rows.clone()],
+        );
+        gate[rows.clone()].copy_from_slice(&tmp[rows]);
     }
-    product_accumulate(&w.recurrent, d.n_cell, d.n_cell, h, d.n_batch, gate, tmp);
-    gate.copy_from_slice(tmp);
     act.apply(gate);
 }
 
-/// Scratch of one step: the four gates and one temporary, `n_batch × n_cell` each.
+/// Scratch of one step: the four gates and one temporary, `n_batch × n_cell` each; for hybrid
+/// steps the quantized input and output state and the per-row product scales.
 #[derive(Debug, Clone)]
 pub struct LstmScratch {
     bufs: [Vec<f32>; 5],
+    qx: QuantizedBatches,
+    qh: QuantizedBatches,
+    scales: Vec<f32>,
 }
 
 impl LstmScratch {
@@ -140,8 +183,37 @@ impl LstmScratch {
         let n = d.n_batch * d.n_cell;
         Self {
             bufs: std::array::from_fn(|_| vec![0.0; n]),
+            qx: QuantizedBatches::new(d.n_batch, d.n_input),
+            qh: QuantizedBatches::new(d.n_batch, d.n_cell),
+            scales: vec![0.0; d.n_batch],
         }
     }
+}
+
+/// `CalculateLstmGateHybrid` without peephole, layer norm or auxiliary input: the gate starts
+/// at the bias, `W_in · q(x)` and `W_rec · q(h)` are accumulated onto it (each skipped when its
+/// float vector is all zeros), then the activation.
+#[allow(clippy::too_many_arguments)]
+fn hybrid_gate(
+    d: LstmDims,
+    w: &HybridGateWeights,
+    qx: Option<&QuantizedBatches>,
+    qh: Option<&QuantizedBatches>,
+    act: LstmActivation,
+    gate: &mut [f32],
+    scales: &mut [f32],
+) {
+    for row in gate.chunks_exact_mut(d.n_cell) {
+        row.copy_from_slice(&w.bias);
+    }
+    for (q, (weights, scale), depth) in [(qx, &w.input, d.n_input), (qh, &w.recurrent, d.n_cell)] {
+        let Some(q) = q else { continue };
+        for (s, &sb) in scales.iter_mut().zip(&q.scales) {
+            *s = sb * *scale;
+        }
+        hybrid::matrix_batch_vector_accumulate(weights, depth, q, scales, None, gate);
+    }
+    act.apply(gate);
 }
 
 /// The constant parameters of an LSTM step.
@@ -150,7 +222,7 @@ pub struct LstmParams {
     /// Sizes.
     pub dims: LstmDims,
     /// Input, forget, cell and output gates.
-    pub gates: [GateWeights; 4],
+    pub gates: LstmGates,
     /// The cell gate's and the cell state's activation.
     pub act: LstmActivation,
     /// Cell state clip (0: none).
@@ -167,13 +239,38 @@ pub fn lstm_step_f32(
     cell_state: &mut [f32],
     scratch: &mut LstmScratch,
 ) {
-    let (d, gates, act, cell_clip) = (p.dims, &p.gates, p.act, p.cell_clip);
+    let (d, act, cell_clip) = (p.dims, p.act, p.cell_clip);
     let zeros = x.iter().all(|&v| v == 0.0);
-    let [ig, fg, cg, og, tmp] = &mut scratch.bufs;
+    let LstmScratch {
+        bufs: [ig, fg, cg, og, tmp],
+        qx,
+        qh,
+        scales,
+    } = scratch;
     let s = LstmActivation::Sigmoid;
-    gate(d, &gates[0], x, zeros, output_state, s, ig, tmp);
-    gate(d, &gates[1], x, zeros, output_state, s, fg, tmp);
-    gate(d, &gates[2], x, zeros, output_state, act, cg, tmp);
+    let acts = [s, s, act, s];
+    // The hybrid step quantizes the input and the output state once, before its gates.
+    let (qx, qh) = match &p.gates {
+        LstmGates::Float(_) => (None, None),
+        LstmGates::Hybrid { asymmetric, .. } => {
+            let qx = (!zeros).then(|| {
+                qx.quantize(x, *asymmetric);
+                &*qx
+            });
+            let qh = (!output_state.iter().all(|&v| v == 0.0)).then(|| {
+                qh.quantize(output_state, *asymmetric);
+                &*qh
+            });
+            (qx, qh)
+        }
+    };
+    let mut compute = |k: usize, out: &mut [f32], tmp: &mut [f32], h: &[f32]| match &p.gates {
+        LstmGates::Float(g) => gate(d, &g[k], x, zeros, h, acts[k], out, tmp),
+        LstmGates::Hybrid { gates, .. } => hybrid_gate(d, &gates[k], qx, qh, acts[k], out, scales),
+    };
+    compute(0, ig, tmp, output_state);
+    compute(1, fg, tmp, output_state);
+    compute(2, cg, tmp, output_state);
     // UpdateLstmCellFloat: c = f·c; c += g·i; clip.
     for k in 0..cell_state.len() {
         let c = fg[k] * cell_state[k];
@@ -189,7 +286,7 @@ pub fn lstm_step_f32(
             }
         }
     }
-    gate(d, &gates[3], x, zeros, output_state, s, og, tmp);
+    compute(3, og, tmp, output_state);
     // CalculateLstmOutputFloat: h = o · act(c).
     tmp.copy_from_slice(cell_state);
     act.apply(tmp);
@@ -215,7 +312,7 @@ mod tests {
                 n_input: 1,
                 n_cell: 1,
             },
-            gates: [g.clone(), g.clone(), g.clone(), g],
+            gates: LstmGates::Float([g.clone(), g.clone(), g.clone(), g]),
             act,
             cell_clip,
         }
@@ -229,10 +326,10 @@ mod tests {
         let (mut h, mut c) = (vec![0.0f32], vec![0.0f32]);
         let mut s = LstmScratch::new(p.dims);
         lstm_step_f32(&p, &[0.5], &mut h, &mut c, &mut s);
-        let sig = 1.0 / (1.0 + (-0.5f32).exp());
-        let want_c = 0.5f32.tanh() * sig;
+        let sig = logistic_f32(0.5);
+        let want_c = tanh_f32(0.5) * sig;
         assert_eq!(c[0], want_c);
-        assert_eq!(h[0], sig * want_c.tanh());
+        assert_eq!(h[0], sig * tanh_f32(want_c));
     }
 
     #[test]
