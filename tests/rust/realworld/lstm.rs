@@ -113,3 +113,59 @@ fn fused_lstm_of_tfs_int8_model_is_refused_naming_what_is_missing() {
         Ok(_) => panic!("TF's int8 LSTM runs? (then compare it with LiteRT)"),
     }
 }
+
+/// Broken or unsupported copies of the float model: each refused at load with a typed error
+/// naming the operator and the feature.
+#[test]
+fn fused_lstm_refuses_what_it_does_not_run() {
+    use zeropoint::graph::BuiltinOptionsT;
+    let (_, m) = model_file(NAME, "model.tflite");
+    let first = m.subgraphs[0]
+        .operators
+        .iter()
+        .position(|o| o.code.name() == "UNIDIRECTIONAL_SEQUENCE_LSTM")
+        .expect("an LSTM");
+    type Edit = fn(&mut zeropoint::graph::Operator);
+    let cases: [(&str, Edit, &str); 4] = [
+        ("CIFG", |op| op.inputs[1] = -1, "CIFG"),
+        (
+            "peephole",
+            |op| op.inputs[9] = op.inputs[12],
+            "peephole connections",
+        ),
+        (
+            "negative clip",
+            |op| {
+                if let BuiltinOptionsT::UnidirectionalSequenceLSTMOptions(o) = &mut op.options {
+                    o.cell_clip = -1.0;
+                }
+            },
+            "cell_clip",
+        ),
+        (
+            "cell activation",
+            |op| {
+                if let BuiltinOptionsT::UnidirectionalSequenceLSTMOptions(o) = &mut op.options {
+                    o.fused_activation_function =
+                        zeropoint::tflite::schema::ActivationFunctionType::SIGN_BIT;
+                }
+            },
+            "cell activation",
+        ),
+    ];
+    for (what, edit, says) in cases {
+        let mut bad = m.clone();
+        edit(&mut bad.subgraphs[0].operators[first]);
+        match Interpreter::new(&bad) {
+            Err(err @ Error::CannotRun { .. }) => {
+                let text = err.to_string();
+                assert!(
+                    text.contains("UNIDIRECTIONAL_SEQUENCE_LSTM") && text.contains(says),
+                    "{what}: {text}"
+                );
+            }
+            Err(other) => panic!("{what}: not a typed CannotRun: {other}"),
+            Ok(_) => panic!("{what}: runs"),
+        }
+    }
+}
