@@ -154,6 +154,9 @@ pub fn prepare_unidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResu
     let w_in = ctx.input(1)?;
     ctx.require_rank(&w_in, 2)?;
     let (n_cell, n_input) = (w_in.shape[0], w_in.shape[1]);
+    if n_cell == 0 || n_input == 0 {
+        return Err(ctx.invalid(w_in.describe(), format!("empty weights {:?}", w_in.shape)));
+    }
     let (d0, d1) = (input.shape[0], input.shape[1]);
     let (n_time, n_batch) = if o.time_major { (d0, d1) } else { (d1, d0) };
     if input.shape[2] != n_input {

@@ -126,7 +126,12 @@ fn fused_lstm_refuses_what_it_does_not_run() {
         .position(|o| o.code.name() == "UNIDIRECTIONAL_SEQUENCE_LSTM")
         .expect("an LSTM");
     type Edit = fn(&mut zeropoint::graph::Operator);
-    let cases: [(&str, Edit, &str); 4] = [
+    let cases: [(&str, Edit, &str); 5] = [
+        (
+            "a state read as weights",
+            |op| op.inputs[1] = op.inputs[18],
+            "variable (stateful) tensors are not supported",
+        ),
         ("CIFG", |op| op.inputs[1] = -1, "CIFG"),
         (
             "peephole",
