@@ -23,6 +23,11 @@ would:
     gru_kws              Keras 3 keyword spotter on feature frames: GRU(unroll=False) -> Dense
                          softmax
     bilstm               Bidirectional(LSTM) -> Dense: two WHILE loops, one over REVERSE_V2'd time
+    lstm_fused           tf_keras (Keras 2) text classifier: Embedding -> LSTM(return_sequences=True)
+                         -> LSTM -> Dense softmax, fused by TF's converter into two builtin
+                         UNIDIRECTIONAL_SEQUENCE_LSTM (TF's dynamic-range model: the first with
+                         int8 weights, hybrid; TF's int8 model: the integer LSTM); also each
+                         LSTM's output sequence as LiteRT computes it (expected[_dynamic]_lstm_<k>)
     no_signature         the MLP with its signature defs removed
     metadata_heavy       the MLP with several metadata entries (one of 256 KiB) and a
                          min_runtime_version entry, as Model Maker / MediaPipe files carry
@@ -53,7 +58,7 @@ outputs, with TF's calibrate-only model of the same data as model_calibrated.tfl
 model_dynamic.tflite with its LiteRT outputs (`tf_dynamic`), its float16 conversion as
 model_float16.tflite (`tf_float16`).
 
-The recurrent models (lstm_classifier, gru_kws, bilstm) have RECURRENT_SAMPLES inputs stacked on
+The recurrent models (lstm_classifier, gru_kws, bilstm, lstm_fused) have RECURRENT_SAMPLES inputs stacked on
 a leading samples axis, with one LiteRT output per sample; TF's full-integer conversion of each is
 tried in a child process and its outcome recorded in the manifest (`tf_int8`: TF 2.21's
 calibrator crashes with SIGSEGV on these WHILE models, tensorflow/tensorflow#75140: it logs a WHILE
@@ -444,6 +449,77 @@ def bilstm_keras() -> keras.Model:
 
 
 
+# --- Fused recurrent ops (tf_keras) -----------------------------------------------------------
+# Keras 2 (tf_keras) LSTM layers carry TF's `api_implements` marker, which TF's converter fuses
+# into the builtin UNIDIRECTIONAL_SEQUENCE_LSTM (Keras 3 gives WHILE loops instead). Exported
+# through a concrete function (from_keras_model expects Keras 3 models).
+
+
+@functools.cache  # one model for the float, dynamic-range and int8 conversions: same tensor names
+def lstm_fused_tf_keras():
+    import tf_keras
+
+    seed(34)
+    tf_keras.utils.set_random_seed(34)
+    inp = tf_keras.Input((10,), batch_size=1, dtype="int32", name="tokens")
+    x = tf_keras.layers.Embedding(50, 32, name="embed")(inp)
+    # 32x32 gate weights (>= 1024 elements: int8 in TF's dynamic-range model, hybrid kernel) ...
+    x = tf_keras.layers.LSTM(32, return_sequences=True, name="lstm_seq")(x)
+    # ... and 16x32 / 16x16 ones (below 1024: stay float there).
+    x = tf_keras.layers.LSTM(16, name="lstm_last")(x)
+    out = tf_keras.layers.Dense(3, activation="softmax", name="probs")(x)
+    return tf_keras.Model(inp, out)
+
+
+def fused_converter(name: str) -> tf.lite.TFLiteConverter:
+    model = FUSED[name]()
+    spec = [tf.TensorSpec(t.shape, t.dtype, name=t.name.split(":")[0]) for t in model.inputs]
+    fn = tf.function(lambda *xs: model(list(xs) if len(xs) > 1 else xs[0])).get_concrete_function(*spec)
+    return tf.lite.TFLiteConverter.from_concrete_functions([fn], model)
+
+
+def convert_fused(name: str, **opts) -> bytes:
+    conv = fused_converter(name)
+    for k, v in opts.items():
+        setattr(conv, k, v)
+    return conv.convert()
+
+
+FUSED = {"lstm_fused": lstm_fused_tf_keras}
+
+
+def fused_lstm_outputs(d: Path) -> None:
+    """The output of every UNIDIRECTIONAL_SEQUENCE_LSTM in model.tflite and model_dynamic.tflite
+    as LiteRT BUILTIN_REF computes it on each test sample (a fresh interpreter per sample, all
+    tensors preserved): expected_lstm_<k>.npy and expected_dynamic_lstm_<k>.npy for the k-th LSTM
+    in operator order, samples stacked first. (The classifier's softmax output alone hides
+    last-bit differences inside the LSTMs.)"""
+    x = np.load(d / "input_0.npy")
+    for file, prefix in (("model.tflite", "expected_lstm_"), ("model_dynamic.tflite", "expected_dynamic_lstm_")):
+        m = flatbuffer_utils.convert_bytearray_to_object(bytearray((d / file).read_bytes()))
+        code = schema.BuiltinOperator.UNIDIRECTIONAL_SEQUENCE_LSTM
+        outs = [
+            op.outputs[0]
+            for op in m.subgraphs[0].operators
+            if max(m.operatorCodes[op.opcodeIndex].builtinCode, m.operatorCodes[op.opcodeIndex].deprecatedBuiltinCode)
+            == code
+        ]
+        per_sample = []
+        for sample in x:
+            it = Interpreter(
+                model_path=str(d / file),
+                experimental_op_resolver_type=OpResolverType.BUILTIN_REF,
+                experimental_preserve_all_tensors=True,
+            )
+            it.allocate_tensors()
+            it.set_tensor(it.get_input_details()[0]["index"], sample)
+            it.invoke()
+            per_sample.append([it.get_tensor(t).copy() for t in outs])
+        for k in range(len(outs)):
+            np.save(d / f"{prefix}{k}.npy", np.stack([p[k] for p in per_sample]))
+
+
+
 # --- TFLite_Detection_PostProcess -------------------------------------------------------------
 # The custom op as SSD exports ship it, built with TF's schema object API (the options a
 # FlexBuffers map written by flatbuffers.flexbuffers), run by LiteRT's BUILTIN_REF resolver
@@ -688,7 +764,12 @@ def ssd_detector() -> bytes:
     return edit(data, f)
 
 
-RECURRENT = {"lstm_classifier": lstm_classifier_keras, "gru_kws": gru_kws_keras, "bilstm": bilstm_keras}
+RECURRENT = {
+    "lstm_classifier": lstm_classifier_keras,
+    "gru_kws": gru_kws_keras,
+    "bilstm": bilstm_keras,
+    **FUSED,
+}
 RECURRENT_SAMPLES = 3
 
 
@@ -709,10 +790,14 @@ def recurrent_inputs(name: str, details) -> list[np.ndarray]:
 def tf_int8_child(name: str, out: Path) -> None:
     """Child process: TF's full-integer conversion (float I/O, representative data from
     recurrent_inputs' generator) of recurrent model `name`, written to `out`."""
-    model = RECURRENT[name]()
-    conv = tf.lite.TFLiteConverter.from_keras_model(model)
+    if name in FUSED:
+        conv = fused_converter(name)
+        details = Interpreter(model_content=convert_fused(name)).get_input_details()
+    else:
+        model = RECURRENT[name]()
+        conv = tf.lite.TFLiteConverter.from_keras_model(model)
+        details = Interpreter(model_content=convert_keras(model)).get_input_details()
     conv.optimizations = [tf.lite.Optimize.DEFAULT]
-    details = Interpreter(model_content=convert_keras(model)).get_input_details()
 
     def rep():
         for k in range(8):
@@ -727,7 +812,8 @@ def tf_dynamic(name: str, d: Path) -> dict:
     """TF's dynamic-range conversion (Optimize.DEFAULT, no representative data: int8 weights of
     at least 1024 elements, hybrid kernels) of recurrent model `name`, kept as model_dynamic.tflite
     with LiteRT BUILTIN_REF outputs on the test inputs (expected_dynamic_output_<k>.npy)."""
-    data = convert_keras(RECURRENT[name](), optimizations=[tf.lite.Optimize.DEFAULT])
+    opts = {"optimizations": [tf.lite.Optimize.DEFAULT]}
+    data = convert_fused(name, **opts) if name in FUSED else convert_keras(RECURRENT[name](), **opts)
     path = d / "model_dynamic.tflite"
     path.write_bytes(data)
     xs = recurrent_inputs(name, Interpreter(model_content=data).get_input_details())
@@ -900,6 +986,11 @@ MODELS = {
     ),
     "gru_kws": (lambda: convert_keras(gru_kws_keras()), "GRU(unroll=False) keyword spotter: WHILE"),
     "bilstm": (lambda: convert_keras(bilstm_keras()), "Bidirectional(LSTM): two WHILE loops"),
+    "lstm_fused": (
+        lambda: convert_fused("lstm_fused"),
+        "tf_keras Embedding -> LSTM(return_sequences) -> LSTM -> Dense softmax: two fused "
+        "UNIDIRECTIONAL_SEQUENCE_LSTM, int32 input",
+    ),
     "no_signature": (no_signature, "no signature defs"),
     "metadata_heavy": (metadata_heavy, "metadata entries incl. 256 KiB TFLITE_METADATA"),
     "dynamic_batch": (dynamic_batch, "batch left dynamic: SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE"),
@@ -940,7 +1031,11 @@ def ssd_detector_tf_int8(d: Path) -> None:
 
 
 # Extra files written into a model's folder (before the manifest lists its files).
-EXTRAS = {"dynamic_shapes": dynamic_shapes_variants, "ssd_detector": ssd_detector_tf_int8}
+EXTRAS = {
+    "dynamic_shapes": dynamic_shapes_variants,
+    "ssd_detector": ssd_detector_tf_int8,
+    **{n: fused_lstm_outputs for n in FUSED},
+}
 
 
 def op_names(model: bytes) -> list[list[str]]:
@@ -991,7 +1086,7 @@ def main() -> int:
         raise SystemExit(__doc__)
     manifest = {
         "generator": "tests/tools/make_realworld.py",
-        "versions": {p: pkg_version(p) for p in ("tensorflow-cpu", "keras", "ai-edge-litert", "numpy")},
+        "versions": {p: pkg_version(p) for p in ("tensorflow-cpu", "keras", "tf_keras", "ai-edge-litert", "numpy")},
         "models": {},
     }
     if only is None:

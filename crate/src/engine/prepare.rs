@@ -334,6 +334,34 @@ impl Interpreter {
                 data[t] = Some(Cow::Borrowed(&bytes[..needed]));
             }
         }
+        // Variable tensors without data that only stateful operators read at their state
+        // positions (UNIDIRECTIONAL_SEQUENCE_LSTM's output and cell states): their initial
+        // value, zeros as LiteRT allocates them, as constant data; the operator keeps the state
+        // itself (`ops::lstm`). Other variable tensors stay undefined and are refused below.
+        for (t, tensor) in sg.tensors.iter().enumerate() {
+            if !tensor.is_variable || data[t].is_some() {
+                continue;
+            }
+            let as_state = |op: &crate::graph::Operator| {
+                op.inputs.iter().enumerate().all(|(k, &i)| {
+                    tensor_index(i) != Some(t) || crate::ops::lstm::is_state_input(&op.code, k)
+                }) && op.outputs.iter().all(|&o| tensor_index(o) != Some(t))
+            };
+            let read = sg
+                .operators
+                .iter()
+                .any(|op| op.inputs.iter().any(|&i| tensor_index(i) == Some(t)));
+            let len = shapes[t]
+                .as_deref()
+                .and_then(|s| byte_len(s, tensor.dtype, max_tensor));
+            if let Some(len) = len
+                && read
+                && sg.operators.iter().all(as_state)
+                && !sg.inputs.iter().any(|&i| tensor_index(i) == Some(t))
+            {
+                data[t] = Some(Cow::Owned(vec![0; len]));
+            }
+        }
         // Sparse constants (DENSIFY's inputs) expanded once, here, to their dense shape.
         for (t, tensor) in sg.tensors.iter().enumerate() {
             let (Some(sp), Some(values), Some(shape)) = (&tensor.sparsity, &data[t], &shapes[t])

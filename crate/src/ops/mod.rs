@@ -17,6 +17,7 @@ pub mod elementwise;
 mod fast;
 pub mod fully_connected;
 pub mod layout;
+pub mod lstm;
 pub mod math;
 pub mod normalize;
 pub mod pool;

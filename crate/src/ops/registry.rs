@@ -18,8 +18,8 @@ use super::properties::{
 };
 use super::{
     PrepareFn, activations, batch_matmul, compare, control_flow, conv, detection, elementwise,
-    fully_connected, layout, math, normalize, pool, quantize, reduce, resize, shape, shape_ops,
-    split, variables,
+    fully_connected, layout, lstm, math, normalize, pool, quantize, reduce, resize, shape,
+    shape_ops, split, variables,
 };
 use crate::graph::BuiltinOperator as Op;
 use crate::graph::OpCode;
@@ -59,6 +59,8 @@ const F: Runs = Runs {
 const F8: Runs = Runs { int8: true, ..F };
 /// Float, int8 and int16.
 const F816: Runs = Runs { int16: true, ..F8 };
+/// Float and hybrid (int8 weights, float activations).
+const FH: Runs = Runs { hybrid: true, ..F };
 /// Float, int8, int16 and hybrid.
 const ALL: Runs = Runs {
     hybrid: true,
@@ -195,6 +197,33 @@ macro_rules! row {
     };
 }
 
+/// UNIDIRECTIONAL_SEQUENCE_LSTM's 24 inputs.
+const LSTM_INPUTS: &[&str] = &[
+    "input",
+    "input_to_input_w",
+    "input_to_forget_w",
+    "input_to_cell_w",
+    "input_to_output_w",
+    "recurrent_to_input_w",
+    "recurrent_to_forget_w",
+    "recurrent_to_cell_w",
+    "recurrent_to_output_w",
+    "cell_to_input_w",
+    "cell_to_forget_w",
+    "cell_to_output_w",
+    "input_gate_bias",
+    "forget_gate_bias",
+    "cell_gate_bias",
+    "output_gate_bias",
+    "projection_w",
+    "projection_bias",
+    "output_state",
+    "cell_state",
+    "input_layer_norm",
+    "forget_layer_norm",
+    "cell_layer_norm",
+    "output_layer_norm",
+];
 const CONV_INPUTS: &[&str] = &["input", "weights", "bias"];
 const CONV_ARITH: &str = "int8: per-channel Q31 multiplier, double rounding (single rounding is 1 LSB off); \
      16x8 int64 bias: multiplier reduced to 15 bits, one rounding shift";
@@ -313,6 +342,7 @@ pub const OPS: &[OpEntry] = &[
     row!(QUANTIZE, quantize::prepare_quantize, I816, None, &[], "float→int `round(x / scale)` in float; int→int double rounding, multiplier in double"),
     row!(DEQUANTIZE, quantize::prepare_dequantize, F816, None, &[], "product in double"),
     // ops/control_flow.rs
+    row!(UNIDIRECTIONAL_SEQUENCE_LSTM, lstm::prepare_unidirectional_sequence_lstm, FH, None, LSTM_INPUTS, "float: lstm_eval.cc's step, each gate `act(W_rec·h + (W_in·x + bias))`, products by Eigen's SSE matrix × vector (4 lanes), Eigen's logistic / tanh, cell clip; hybrid: input and output state quantized per row (asymmetric as the option says), int32 products scaled by `s_row·s_w`; state kept across invocations until reset"),
     row!(WHILE, control_flow::prepare_while, F816, None, &[], "runs the cond and body subgraphs; the state is copied"),
     row!(IF, control_flow::prepare_if, F816, None, &["condition"], "runs the then or else subgraph"),
     // ops/variables.rs

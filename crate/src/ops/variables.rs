@@ -40,6 +40,12 @@ pub struct Variables {
     values: Vec<Option<(OutputSpec, Vec<u8>)>>,
     /// Init subgraphs CALL_ONCE has run since the interpreter was prepared or reset.
     initialized: Vec<usize>,
+    /// Operators that keep their own state in variable tensors (UNIDIRECTIONAL_SEQUENCE_LSTM's
+    /// output and cell states), registered at prepare.
+    stateful_ops: usize,
+    /// How many times [`Variables::reset`] ran: a stateful operator restores its initial state
+    /// when this differs from the count it last saw.
+    resets: u64,
 }
 
 /// The one [`Variables`] store an interpreter and its nested subgraphs share.
@@ -65,9 +71,21 @@ impl Variables {
         self.names.len()
     }
 
-    /// Whether the model names no variable.
+    /// Whether the model keeps no state: it names no variable and no operator keeps its own
+    /// state in variable tensors.
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
+        self.names.is_empty() && self.stateful_ops == 0
+    }
+
+    /// Registers an operator that keeps its own state between invocations (in the variable
+    /// tensors LiteRT gives it); it watches [`Variables::resets`] to restore its initial state.
+    pub fn add_stateful_op(&mut self) {
+        self.stateful_ops += 1;
+    }
+
+    /// How many times the store was reset.
+    pub fn resets(&self) -> u64 {
+        self.resets
     }
 
     /// The variable's shared name, for messages.
@@ -85,6 +103,7 @@ impl Variables {
             bytes.iter_mut().for_each(|b| *b = 0);
         }
         self.initialized.clear();
+        self.resets += 1;
     }
 }
 

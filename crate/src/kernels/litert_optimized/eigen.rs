@@ -51,6 +51,27 @@ pub fn gemv_row_dot(row: &[f32], x: &[f32], single_row: bool) -> f32 {
     cc
 }
 
+/// One row of Eigen's row-major matrix × vector product as code built for SSE only (4-lane
+/// `Packet4f`, no half packet) computes it — LiteRT's `lstm_eval.cc` products in the TF 2.21
+/// x86-64 wheel: four lane accumulators over the whole 4-element groups (`c[l] += row·x`, each
+/// multiply and add rounded), [`predux4`], then the scalar tail in order.
+#[inline]
+pub fn gemv_row_dot_sse(row: &[f32], x: &[f32]) -> f32 {
+    let cols = row.len().min(x.len());
+    let full = cols / 4 * 4;
+    let mut c = [0.0f32; 4];
+    for j in (0..full).step_by(4) {
+        for l in 0..4 {
+            c[l] += row[j + l] * x[j + l];
+        }
+    }
+    let mut cc = predux4(c);
+    for j in full..cols {
+        cc += row[j] * x[j];
+    }
+    cc
+}
+
 /// Eigen's row-major matrix × vector product, `out[i] = 0 + Σ_j a[i, j] · x[j]` (`a` is `rows`
 /// rows of `x.len()`): rows in blocks of 8, 4, 2 use [`gemv_row_dot`] without the half packet,
 /// the remaining row with it; a single row is [`inner_product`]. `res += alpha · cc` with `res = 0` and `alpha = 1` keeps `cc`

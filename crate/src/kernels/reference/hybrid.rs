@@ -344,28 +344,45 @@ pub fn fully_connected(
         }
     }
     if !raw_input.iter().all(|&v| v == 0.0) {
-        for b in 0..p.batches {
-            let (zp, sb) = (input.offsets[b], input.scales[b]);
-            let row = &input.values[b * depth..(b + 1) * depth];
-            for oc in 0..out_c {
-                let w = &weights[oc * depth..(oc + 1) * depth];
-                let mut dot = 0i32;
-                let mut row_sum = 0i32;
-                for (&x, &wv) in row.iter().zip(w) {
-                    dot = dot.wrapping_add(i32::from(wv) * i32::from(x));
-                    row_sum = row_sum.wrapping_add(i32::from(wv));
-                }
-                dot = dot.wrapping_sub(row_sum.wrapping_mul(zp));
-                let scale = match per_channel {
-                    Some(s) => sb * s[oc],
-                    None => sb,
-                };
-                output[b * out_c + oc] += dot as f32 * scale;
-            }
-        }
+        matrix_batch_vector_accumulate(weights, depth, input, &input.scales, per_channel, output);
     }
     for v in output.iter_mut() {
         *v = p.act.apply(*v);
+    }
+}
+
+/// LiteRT's `MatrixBatchVectorMultiplyAccumulate` (int8 weights, quantized batches): per batch
+/// row `b` and weight row `r`, `acc = Σ w · q − rowsum(w) · zp_b` in int32 and
+/// `out[b, r] += (float)acc · scale`, with `scale = scales[b] · per_channel[r]` for per-channel
+/// weights or `scales[b]` otherwise. `weights` is row-major with rows of `depth`; `output` has
+/// one row of `weights.len() / depth` per batch.
+pub fn matrix_batch_vector_accumulate(
+    weights: &[i8],
+    depth: usize,
+    input: &QuantizedBatches,
+    scales: &[f32],
+    per_channel: Option<&[f32]>,
+    output: &mut [f32],
+) {
+    let out_c = weights.len().checked_div(depth).unwrap_or(0);
+    for (b, &sb) in scales.iter().enumerate() {
+        let zp = input.offsets[b];
+        let row = &input.values[b * depth..(b + 1) * depth];
+        for oc in 0..out_c {
+            let w = &weights[oc * depth..(oc + 1) * depth];
+            let mut dot = 0i32;
+            let mut row_sum = 0i32;
+            for (&x, &wv) in row.iter().zip(w) {
+                dot = dot.wrapping_add(i32::from(wv) * i32::from(x));
+                row_sum = row_sum.wrapping_add(i32::from(wv));
+            }
+            dot = dot.wrapping_sub(row_sum.wrapping_mul(zp));
+            let scale = match per_channel {
+                Some(s) => sb * s[oc],
+                None => sb,
+            };
+            output[b * out_c + oc] += dot as f32 * scale;
+        }
     }
 }
 

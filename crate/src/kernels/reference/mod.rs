@@ -19,6 +19,7 @@ pub mod hybrid;
 pub mod int_elem;
 pub mod layout;
 pub mod log_softmax;
+pub mod lstm;
 pub mod math;
 pub mod normalize;
 pub mod pool;

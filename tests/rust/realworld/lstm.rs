@@ -1,0 +1,176 @@
+//! `lstm_fused`: a tf_keras text classifier whose two LSTM layers TF's converter fuses into
+//! UNIDIRECTIONAL_SEQUENCE_LSTM (the first returns its sequences). On every sample, each LSTM's
+//! output sequence and the model's output are LiteRT's BUILTIN_REF values bit for bit — for the
+//! float model and for TF's dynamic-range model (its first LSTM hybrid: int8 weights, asymmetric
+//! run-time quantization of the input and the output state; its second keeps float weights
+//! below TF's 1024-element threshold). One interpreter runs the samples, reset between them as
+//! LiteRT's were fresh; without the reset the state carries over, as in LiteRT. TF's integer
+//! model (int16 cell state and intermediates) is refused with a typed error naming what is
+//! missing.
+
+use super::{model_file, npy_bytes, root};
+use zeropoint::Error;
+use zeropoint::engine::{Interpreter, Limits};
+use zeropoint::kernels::KernelSet;
+
+/// The model's folder.
+pub const NAME: &str = "lstm_fused";
+const SAMPLES: usize = 3;
+
+#[test]
+fn fused_lstm_matches_litert_on_every_sample() {
+    for (file, prefix) in [
+        ("model.tflite", "expected_"),
+        ("model_dynamic.tflite", "expected_dynamic_"),
+    ] {
+        matches_litert(file, prefix);
+    }
+}
+
+/// One sample's slice of a stacked `.npy` file.
+fn sample(all: &[u8], s: usize) -> &[u8] {
+    let n = all.len() / SAMPLES;
+    &all[s * n..(s + 1) * n]
+}
+
+fn matches_litert(file: &str, prefix: &str) {
+    let (_, m) = model_file(NAME, file);
+    let lstm_outputs: Vec<usize> = m.subgraphs[0]
+        .operators
+        .iter()
+        .filter(|o| o.code.name() == "UNIDIRECTIONAL_SEQUENCE_LSTM")
+        .map(|o| o.outputs[0] as usize)
+        .collect();
+    assert_eq!(lstm_outputs.len(), 2, "{file}: TF fused both LSTM layers");
+    let dir = root().join(NAME);
+    let (x, _) = npy_bytes(&dir.join("input_0.npy"));
+    let (want, _) = npy_bytes(&dir.join(format!("{prefix}output_0.npy")));
+    let want_lstm: Vec<Vec<u8>> = (0..lstm_outputs.len())
+        .map(|k| npy_bytes(&dir.join(format!("{prefix}lstm_{k}.npy"))).0)
+        .collect();
+    for kernels in [KernelSet::Reference, KernelSet::default()] {
+        let mut it = Interpreter::with_options(&m, &Limits::default(), kernels)
+            .unwrap_or_else(|err| panic!("{NAME} {file}: {err}"));
+        assert!(it.has_variables(), "the LSTM states are kept between calls");
+        let mut first = Vec::new();
+        for s in 0..SAMPLES {
+            it.reset_variables();
+            it.set_input(0, sample(&x, s)).expect("input");
+            let mut seen = vec![Vec::new(); lstm_outputs.len()];
+            it.invoke_with(&mut |id, v| {
+                if let Some(k) = lstm_outputs.iter().position(|&t| t == id.0) {
+                    seen[k] = v.bytes.to_vec();
+                }
+            });
+            for (k, got) in seen.iter().enumerate() {
+                assert!(
+                    got == sample(&want_lstm[k], s),
+                    "{NAME} {file} sample {s} ({kernels:?}): LSTM {k}'s output differs"
+                );
+            }
+            let got = it.output(0).expect("output");
+            assert_eq!(
+                got.bytes,
+                sample(&want, s),
+                "{NAME} {file} sample {s} ({kernels:?}): {:?}",
+                got.as_f32()
+            );
+            if s == 0 {
+                first = got.bytes.to_vec();
+            }
+        }
+        // Without a reset the state of the last call carries over: sample 0 again differs.
+        it.set_input(0, sample(&x, 0)).expect("input");
+        it.invoke();
+        assert_ne!(
+            it.output(0).expect("output").bytes,
+            first,
+            "state carried over"
+        );
+        it.reset_variables();
+        it.set_input(0, sample(&x, 0)).expect("input");
+        it.invoke();
+        assert_eq!(
+            it.output(0).expect("output").bytes,
+            first,
+            "reset restores the zero state"
+        );
+    }
+}
+
+#[test]
+fn fused_lstm_of_tfs_int8_model_is_refused_naming_what_is_missing() {
+    let (_, m) = model_file(NAME, "model_int8.tflite");
+    match Interpreter::new(&m) {
+        Err(err @ Error::CannotRun { .. }) => {
+            let text = err.to_string();
+            assert!(
+                text.contains("UNIDIRECTIONAL_SEQUENCE_LSTM") && text.contains("integer LSTM"),
+                "{text}"
+            );
+        }
+        Err(other) => panic!("not a typed CannotRun: {other}"),
+        Ok(_) => panic!("TF's int8 LSTM runs? (then compare it with LiteRT)"),
+    }
+}
+
+/// Broken or unsupported copies of the float model: each refused at load with a typed error
+/// naming the operator and the feature.
+#[test]
+fn fused_lstm_refuses_what_it_does_not_run() {
+    use zeropoint::graph::BuiltinOptionsT;
+    let (_, m) = model_file(NAME, "model.tflite");
+    let first = m.subgraphs[0]
+        .operators
+        .iter()
+        .position(|o| o.code.name() == "UNIDIRECTIONAL_SEQUENCE_LSTM")
+        .expect("an LSTM");
+    type Edit = fn(&mut zeropoint::graph::Operator);
+    let cases: [(&str, Edit, &str); 5] = [
+        (
+            "a state read as weights",
+            |op| op.inputs[1] = op.inputs[18],
+            "variable (stateful) tensors are not supported",
+        ),
+        ("CIFG", |op| op.inputs[1] = -1, "CIFG"),
+        (
+            "peephole",
+            |op| op.inputs[9] = op.inputs[12],
+            "peephole connections",
+        ),
+        (
+            "negative clip",
+            |op| {
+                if let BuiltinOptionsT::UnidirectionalSequenceLSTMOptions(o) = &mut op.options {
+                    o.cell_clip = -1.0;
+                }
+            },
+            "cell_clip",
+        ),
+        (
+            "cell activation",
+            |op| {
+                if let BuiltinOptionsT::UnidirectionalSequenceLSTMOptions(o) = &mut op.options {
+                    o.fused_activation_function =
+                        zeropoint::tflite::schema::ActivationFunctionType::SIGN_BIT;
+                }
+            },
+            "cell activation",
+        ),
+    ];
+    for (what, edit, says) in cases {
+        let mut bad = m.clone();
+        edit(&mut bad.subgraphs[0].operators[first]);
+        match Interpreter::new(&bad) {
+            Err(err @ Error::CannotRun { .. }) => {
+                let text = err.to_string();
+                assert!(
+                    text.contains("UNIDIRECTIONAL_SEQUENCE_LSTM") && text.contains(says),
+                    "{what}: {text}"
+                );
+            }
+            Err(other) => panic!("{what}: not a typed CannotRun: {other}"),
+            Ok(_) => panic!("{what}: runs"),
+        }
+    }
+}
