@@ -5,9 +5,10 @@
 //! (`BUILTIN_REF`): it runs models whose metadata, `metadata_buffer`, signature defs or
 //! `intermediates` point past their lists, and applies TANH, SIGN_BIT or unknown fused
 //! activation codes as NONE; it refuses schema versions other than 3 and operator versions
-//! below 1. We read and run the first kind, warn (`warning: <file>: …` on stderr, once per
-//! problem) and keep the fields as found when quantizing; we refuse the second kind in `run`
-//! and in every `quantize` mode, writing nothing.
+//! outside the range it registers (below 1, or e.g. ADD above 6). We read and run the first
+//! kind, warn (`warning: <file>: …` on stderr, once per problem) and keep the fields as found
+//! when quantizing; we refuse the second kind in `run` and in every `quantize` mode, writing
+//! nothing.
 #![cfg(all(not(target_arch = "wasm32"), feature = "cli"))]
 
 use std::path::{Path, PathBuf};
@@ -190,11 +191,27 @@ fn versions_litert_refuses_are_refused_by_run_and_every_quantize_mode() {
     op_v0.subgraphs[0].operators[0].code.version = 0;
     let mut schema_v0 = add_model(ActivationFunctionType::NONE);
     schema_v0.version = 0;
+    // Above the highest version LiteRT 2.3 registers for ADD (6): "Didn't find op for builtin
+    // opcode 'ADD' version '7'" (issue 22's mutants had 7 and 2^31 − 1).
+    let mut op_v7 = add_model(ActivationFunctionType::NONE);
+    op_v7.subgraphs[0].operators[0].code.version = 7;
+    let mut op_vmax = add_model(ActivationFunctionType::NONE);
+    op_vmax.subgraphs[0].operators[0].code.version = i32::MAX;
     for (name, model, needle) in [
         (
             "opver0",
             &op_v0,
             "operator version 0: LiteRT registers kernels from version 1",
+        ),
+        (
+            "opver7",
+            &op_v7,
+            "operator 0 (ADD): invalid: operator version 7: LiteRT 2.3 registers ADD versions 1 to 6",
+        ),
+        (
+            "opvermax",
+            &op_vmax,
+            "operator version 2147483647: LiteRT 2.3 registers ADD versions 1 to 6",
         ),
         (
             "schema0",

@@ -519,15 +519,8 @@ impl Interpreter {
             if skip {
                 continue;
             }
-            if op.code.version < 1 {
-                issues.push(issue(
-                    IssueKind::Invalid,
-                    String::new(),
-                    format!(
-                        "operator version {}: LiteRT registers kernels from version 1",
-                        op.code.version
-                    ),
-                ));
+            if let Some(why) = registry::version_refusal(&op.code) {
+                issues.push(issue(IssueKind::Invalid, String::new(), why));
                 continue;
             }
             let Some(prepare) = registry::lookup(&op.code) else {

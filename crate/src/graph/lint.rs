@@ -131,12 +131,10 @@ pub fn warnings(model: &Model) -> Vec<String> {
         }
         for (oi, op) in sg.operators.iter().enumerate() {
             let at = || format!("subgraph {si}, operator {oi} ({})", op.code.name());
-            if op.code.version < 1 {
+            if let Some(why) = crate::ops::registry::version_refusal(&op.code) {
                 out.push(format!(
-                    "{}: operator version {}: LiteRT registers kernels from version 1 (the \
-                     engine and the quantizer refuse it)",
-                    at(),
-                    op.code.version
+                    "{}: {why} (the engine and the quantizer refuse it)",
+                    at()
                 ));
             }
             let bad: Vec<i32> = op

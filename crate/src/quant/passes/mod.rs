@@ -332,5 +332,18 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
         }
     }
     report.warnings.splice(0..0, notes);
+    // Never write an operator version LiteRT does not register (the input's versions were
+    // checked by `check_graph`; the versions the passes set come from the op table, whose unit
+    // test keeps them in range: this is the last guard).
+    for (si, sg) in q.subgraphs.iter().enumerate() {
+        for (oi, op) in sg.operators.iter().enumerate() {
+            if let Some(why) = crate::ops::registry::version_refusal(&op.code) {
+                return Err(qerr(
+                    format!("subgraph {si}, operator {oi} ({})", op.code.name()),
+                    format!("the result would have {why}"),
+                ));
+            }
+        }
+    }
     Ok((q, report))
 }
