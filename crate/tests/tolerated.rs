@@ -657,3 +657,69 @@ fn a_graph_input_listed_twice_takes_the_last_value_given() {
         .expect("float32");
     assert_eq!(y, [6.0, 10.0]);
 }
+
+/// f32 bytes of `v`.
+fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[test]
+fn a_constant_an_operator_overwrites_is_computed_as_litert_does() {
+    // y = x + x where y carries constant data [100, 200]: LiteRT 2.3 (BUILTIN_REF) writes the sum
+    // into y's buffer and returns [2, 4] for x = [1, 2]; so do we, with a warning (issue 22,
+    // "the tensor already has a value": ADD, SUB, CONV_2D, FULLY_CONNECTED, … mutants).
+    let mut m = add_model(ActivationFunctionType::NONE);
+    m.buffers.push(Buffer {
+        data: f32_bytes(&[100.0, 200.0]),
+    });
+    m.subgraphs[0].tensors[1].buffer = 1;
+    let (ok, err, y) = run("const_out", &m);
+    assert!(ok, "{err}");
+    assert_eq!(y, Some([-2.0, 4.0]));
+    assert!(
+        err.contains(
+            "tensor 1 'y': a constant that operator 0 (ADD) computes: its data is ignored"
+        ),
+        "{err}"
+    );
+    for mode in ["float16", "dynamic"] {
+        let (ok, err, written) = quantize("const_out", &m, mode);
+        assert!(ok, "{mode}: {err}");
+        let q = written.expect("written");
+        let y = q.subgraphs[0]
+            .tensors
+            .iter()
+            .position(|t| t.name == "y")
+            .expect("y");
+        assert!(q.tensor_data(0, y).is_none(), "{mode}: y keeps its data");
+    }
+
+    // Read before the operator that overwrites it (z = y + x, then y = x + x): LiteRT's first
+    // invocation reads the constant and the next ones the computed value: still refused.
+    let mut early = m.clone();
+    let sg = &mut early.subgraphs[0];
+    sg.tensors
+        .push(Tensor::new("z", TensorType::FLOAT32, vec![1, 2]));
+    let mut first = sg.operators[0].clone();
+    first.inputs = vec![1, 0];
+    first.outputs = vec![2];
+    sg.operators.insert(0, first);
+    sg.outputs = vec![2];
+    let (ok, err, _) = run("const_out_early", &early);
+    assert!(!ok, "run accepted a constant read before it is overwritten");
+    assert!(err.contains("the tensor already has a value"), "{err}");
+
+    // Overwritten with another shape: LiteRT would write past the constant's data.
+    let mut other = m.clone();
+    other.buffers[1].data = f32_bytes(&[100.0]);
+    other.subgraphs[0].tensors[1].shape = Some(vec![1]);
+    let (ok, err, _) = run("const_out_shape", &other);
+    assert!(
+        !ok,
+        "run accepted a constant overwritten with another shape"
+    );
+    assert!(
+        err.contains("a constant of shape [1] that the operator overwrites with shape [1, 2]"),
+        "{err}"
+    );
+}

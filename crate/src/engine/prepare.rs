@@ -334,6 +334,16 @@ impl Interpreter {
                 data[t] = Some(Cow::Borrowed(&bytes[..needed]));
             }
         }
+        // A constant an operator overwrites (and nothing reads before): computed, its data
+        // ignored, as LiteRT does (a lint warning). Its shape must stay the declared one: LiteRT
+        // writes the result into the constant's buffer.
+        let overwritten: Vec<usize> = crate::graph::lint::overwritten_constants(model, index)
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect();
+        for &t in &overwritten {
+            data[t] = None;
+        }
         // Sparse constants (DENSIFY's inputs) expanded once, here, to their dense shape.
         for (t, tensor) in sg.tensors.iter().enumerate() {
             let (Some(sp), Some(values), Some(shape)) = (&tensor.sparsity, &data[t], &shapes[t])
@@ -623,6 +633,25 @@ impl Interpreter {
                                     "type {} but the operator produces {}",
                                     dtype_name(sg.tensors[o].dtype),
                                     dtype_name(spec.dtype)
+                                ),
+                            ));
+                            shapes[o] = None;
+                            bad_output = true;
+                            continue;
+                        }
+                        if overwritten.contains(&o)
+                            && declared_shape(sg.tensors[o].dims(), spec.dtype, max_tensor)
+                                .as_deref()
+                                != Some(spec.shape.as_slice())
+                        {
+                            issues.push(issue(
+                                IssueKind::Invalid,
+                                format!("output {k} '{}'", sg.tensors[o].name),
+                                format!(
+                                    "a constant of shape {:?} that the operator overwrites with \
+                                     shape {:?} (LiteRT would write past its data)",
+                                    sg.tensors[o].dims(),
+                                    spec.shape
                                 ),
                             ));
                             shapes[o] = None;

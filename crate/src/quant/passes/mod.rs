@@ -230,6 +230,23 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
         });
     }
     check_graph(model)?;
+    // Constants an operator overwrites (run as computed tensors, as LiteRT runs them): written
+    // without their data, which nothing reads.
+    let without_overwritten;
+    let model = if (0..model.subgraphs.len())
+        .any(|si| !crate::graph::lint::overwritten_constants(model, si).is_empty())
+    {
+        let mut m = model.clone();
+        for si in 0..model.subgraphs.len() {
+            for (t, _) in crate::graph::lint::overwritten_constants(model, si) {
+                m.subgraphs[si].tensors[t].buffer = 0;
+            }
+        }
+        without_overwritten = m;
+        &without_overwritten
+    } else {
+        model
+    };
     let full_integer = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
     // A partly quantized model: its QUANTIZE operators keep their names, renumbered at the end.
     let had_quantize = model
