@@ -723,3 +723,48 @@ fn a_constant_an_operator_overwrites_is_computed_as_litert_does() {
         "{err}"
     );
 }
+
+#[test]
+fn dequantize_writes_float32_whatever_its_output_declares() {
+    // x → QUANTIZE (int8, scale 0.5) → DEQUANTIZE → y declared INT32: LiteRT 2.3's DEQUANTIZE
+    // Prepare sets its output to FLOAT32 (BUILTIN_REF returns float values for INT32, UINT8,
+    // INT8, INT16, INT64, FLOAT16 and FLOAT64 declarations); so does the engine, with a warning.
+    let mut m = add_model(ActivationFunctionType::NONE);
+    let sg = &mut m.subgraphs[0];
+    let mut q = Tensor::new("q", TensorType::INT8, vec![1, 2]);
+    q.quantization = Some(zeropoint::graph::Quantization {
+        scale: Some(vec![0.5]),
+        zero_point: Some(vec![0]),
+        ..Default::default()
+    });
+    sg.tensors.push(q);
+    sg.tensors[1].dtype = TensorType::INT32;
+    sg.operators = vec![
+        Operator::new(
+            OpCode::builtin(BuiltinOperator::QUANTIZE, 1),
+            vec![0],
+            vec![2],
+            BuiltinOptionsT::NONE,
+        ),
+        Operator::new(
+            OpCode::builtin(BuiltinOperator::DEQUANTIZE, 1),
+            vec![2],
+            vec![1],
+            BuiltinOptionsT::NONE,
+        ),
+    ];
+    let (ok, err, y) = run("dq_int32", &m);
+    assert!(ok, "{err}");
+    assert_eq!(y, Some([-1.0, 2.0]));
+    assert!(
+        err.contains("operator 1 (DEQUANTIZE): output 'y' is declared INT32"),
+        "{err}"
+    );
+    for mode in ["float16", "dynamic"] {
+        let (ok, err, written) = quantize("dq_int32", &m, mode);
+        assert!(ok, "{mode}: {err}");
+        let q = written.expect("written");
+        let y = q.subgraphs[0].tensors.iter().find(|t| t.name == "y");
+        assert_eq!(y.map(|t| t.dtype), Some(TensorType::FLOAT32), "{mode}");
+    }
+}

@@ -624,8 +624,12 @@ impl Interpreter {
                     let mut bad_output = false;
                     for (k, (&o, spec)) in outputs.iter().zip(&specs).enumerate() {
                         // The declared type must be what the operator produces (a model that
-                        // says INT32 where SOFTMAX writes FLOAT32 contradicts itself).
-                        if sg.tensors[o].dtype != spec.dtype {
+                        // says INT32 where SOFTMAX writes FLOAT32 contradicts itself). Except
+                        // DEQUANTIZE: LiteRT's Prepare sets its output to FLOAT32 whatever was
+                        // declared, and so does the engine (a lint warning).
+                        if sg.tensors[o].dtype != spec.dtype
+                            && op.code.op() != crate::graph::BuiltinOperator::DEQUANTIZE
+                        {
                             issues.push(issue(
                                 IssueKind::Invalid,
                                 format!("output {k} '{}'", sg.tensors[o].name),

@@ -164,6 +164,24 @@ pub fn warnings(model: &Model) -> Vec<String> {
                 ));
             }
         }
+        for (oi, op) in sg.operators.iter().enumerate() {
+            if op.code.op() != super::BuiltinOperator::DEQUANTIZE {
+                continue;
+            }
+            let declared = op
+                .output(0)
+                .and_then(|t| sg.tensors.get(t))
+                .filter(|t| t.dtype != super::TensorType::FLOAT32);
+            if let Some(t) = declared {
+                out.push(format!(
+                    "subgraph {si}, operator {oi} (DEQUANTIZE): output '{}' is declared {}: \
+                     LiteRT's DEQUANTIZE writes FLOAT32 whatever the declared type, and so does \
+                     the engine (the quantizer writes it as FLOAT32)",
+                    t.name,
+                    super::dtype::dtype_name(t.dtype)
+                ));
+            }
+        }
         for (ti, oi) in overwritten_constants(model, si) {
             out.push(format!(
                 "subgraph {si}, tensor {ti} '{}': a constant that operator {oi} ({}) computes: \

@@ -194,6 +194,36 @@ fn check_graph(model: &Model) -> Result<()> {
     }
 }
 
+/// `model` as LiteRT runs it, where it runs something other than what the file says (each a
+/// `graph::lint` warning), or `None` when nothing differs: a constant an operator overwrites
+/// loses its data (nothing reads it), and a DEQUANTIZE output declared with another type than
+/// FLOAT32 is declared FLOAT32 (LiteRT's DEQUANTIZE writes FLOAT32 whatever the declaration).
+fn as_litert_reads(model: &Model) -> Option<Model> {
+    let mut m = model.clone();
+    let mut changed = false;
+    for (si, sg) in m.subgraphs.iter_mut().enumerate() {
+        for (t, _) in crate::graph::lint::overwritten_constants(model, si) {
+            sg.tensors[t].buffer = 0;
+            changed = true;
+        }
+        let outs: Vec<usize> = sg
+            .operators
+            .iter()
+            .filter(|op| op.code.op() == Op::DEQUANTIZE)
+            .filter_map(|op| op.output(0))
+            .collect();
+        for t in outs {
+            if let Some(t) = sg.tensors.get_mut(t)
+                && t.dtype != crate::graph::TensorType::FLOAT32
+            {
+                t.dtype = crate::graph::TensorType::FLOAT32;
+                changed = true;
+            }
+        }
+    }
+    changed.then_some(m)
+}
+
 /// Quantizes `model` (subgraph 0) with the recorded `ranges` as `opts` asks. Returns the new model
 /// and a [`Report`] of every decision.
 ///
@@ -230,23 +260,8 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
         });
     }
     check_graph(model)?;
-    // Constants an operator overwrites (run as computed tensors, as LiteRT runs them): written
-    // without their data, which nothing reads.
-    let without_overwritten;
-    let model = if (0..model.subgraphs.len())
-        .any(|si| !crate::graph::lint::overwritten_constants(model, si).is_empty())
-    {
-        let mut m = model.clone();
-        for si in 0..model.subgraphs.len() {
-            for (t, _) in crate::graph::lint::overwritten_constants(model, si) {
-                m.subgraphs[si].tensors[t].buffer = 0;
-            }
-        }
-        without_overwritten = m;
-        &without_overwritten
-    } else {
-        model
-    };
+    let as_read = as_litert_reads(model);
+    let model = as_read.as_ref().unwrap_or(model);
     let full_integer = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
     // A partly quantized model: its QUANTIZE operators keep their names, renumbered at the end.
     let had_quantize = model
