@@ -5,9 +5,10 @@
 //! (`BUILTIN_REF`): it runs models whose metadata, `metadata_buffer`, signature defs or
 //! `intermediates` point past their lists, and applies TANH, SIGN_BIT or unknown fused
 //! activation codes as NONE; it refuses schema versions other than 3 and operator versions
-//! below 1. We read and run the first kind, warn (`warning: <file>: …` on stderr, once per
-//! problem) and keep the fields as found when quantizing; we refuse the second kind in `run`
-//! and in every `quantize` mode, writing nothing.
+//! outside the range it registers (below 1, or e.g. ADD above 6). We read and run the first
+//! kind, warn (`warning: <file>: …` on stderr, once per problem) and keep the fields as found
+//! when quantizing; we refuse the second kind in `run` and in every `quantize` mode, writing
+//! nothing.
 #![cfg(all(not(target_arch = "wasm32"), feature = "cli"))]
 
 use std::path::{Path, PathBuf};
@@ -190,11 +191,27 @@ fn versions_litert_refuses_are_refused_by_run_and_every_quantize_mode() {
     op_v0.subgraphs[0].operators[0].code.version = 0;
     let mut schema_v0 = add_model(ActivationFunctionType::NONE);
     schema_v0.version = 0;
+    // Above the highest version LiteRT 2.3 registers for ADD (6): "Didn't find op for builtin
+    // opcode 'ADD' version '7'" (issue 22's mutants had 7 and 2^31 − 1).
+    let mut op_v7 = add_model(ActivationFunctionType::NONE);
+    op_v7.subgraphs[0].operators[0].code.version = 7;
+    let mut op_vmax = add_model(ActivationFunctionType::NONE);
+    op_vmax.subgraphs[0].operators[0].code.version = i32::MAX;
     for (name, model, needle) in [
         (
             "opver0",
             &op_v0,
             "operator version 0: LiteRT registers kernels from version 1",
+        ),
+        (
+            "opver7",
+            &op_v7,
+            "operator 0 (ADD): invalid: operator version 7: LiteRT 2.3 registers ADD versions 1 to 6",
+        ),
+        (
+            "opvermax",
+            &op_vmax,
+            "operator version 2147483647: LiteRT 2.3 registers ADD versions 1 to 6",
         ),
         (
             "schema0",
@@ -639,4 +656,115 @@ fn a_graph_input_listed_twice_takes_the_last_value_given() {
         .to_f32()
         .expect("float32");
     assert_eq!(y, [6.0, 10.0]);
+}
+
+/// f32 bytes of `v`.
+fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[test]
+fn a_constant_an_operator_overwrites_is_computed_as_litert_does() {
+    // y = x + x where y carries constant data [100, 200]: LiteRT 2.3 (BUILTIN_REF) writes the sum
+    // into y's buffer and returns [2, 4] for x = [1, 2]; so do we, with a warning (issue 22,
+    // "the tensor already has a value": ADD, SUB, CONV_2D, FULLY_CONNECTED, … mutants).
+    let mut m = add_model(ActivationFunctionType::NONE);
+    m.buffers.push(Buffer {
+        data: f32_bytes(&[100.0, 200.0]),
+    });
+    m.subgraphs[0].tensors[1].buffer = 1;
+    let (ok, err, y) = run("const_out", &m);
+    assert!(ok, "{err}");
+    assert_eq!(y, Some([-2.0, 4.0]));
+    assert!(
+        err.contains(
+            "tensor 1 'y': a constant that operator 0 (ADD) computes: its data is ignored"
+        ),
+        "{err}"
+    );
+    for mode in ["float16", "dynamic"] {
+        let (ok, err, written) = quantize("const_out", &m, mode);
+        assert!(ok, "{mode}: {err}");
+        let q = written.expect("written");
+        let y = q.subgraphs[0]
+            .tensors
+            .iter()
+            .position(|t| t.name == "y")
+            .expect("y");
+        assert!(q.tensor_data(0, y).is_none(), "{mode}: y keeps its data");
+    }
+
+    // Read before the operator that overwrites it (z = y + x, then y = x + x): LiteRT's first
+    // invocation reads the constant and the next ones the computed value: still refused.
+    let mut early = m.clone();
+    let sg = &mut early.subgraphs[0];
+    sg.tensors
+        .push(Tensor::new("z", TensorType::FLOAT32, vec![1, 2]));
+    let mut first = sg.operators[0].clone();
+    first.inputs = vec![1, 0];
+    first.outputs = vec![2];
+    sg.operators.insert(0, first);
+    sg.outputs = vec![2];
+    let (ok, err, _) = run("const_out_early", &early);
+    assert!(!ok, "run accepted a constant read before it is overwritten");
+    assert!(err.contains("the tensor already has a value"), "{err}");
+
+    // Overwritten with another shape: LiteRT would write past the constant's data.
+    let mut other = m.clone();
+    other.buffers[1].data = f32_bytes(&[100.0]);
+    other.subgraphs[0].tensors[1].shape = Some(vec![1]);
+    let (ok, err, _) = run("const_out_shape", &other);
+    assert!(
+        !ok,
+        "run accepted a constant overwritten with another shape"
+    );
+    assert!(
+        err.contains("a constant of shape [1] that the operator overwrites with shape [1, 2]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn dequantize_writes_float32_whatever_its_output_declares() {
+    // x → QUANTIZE (int8, scale 0.5) → DEQUANTIZE → y declared INT32: LiteRT 2.3's DEQUANTIZE
+    // Prepare sets its output to FLOAT32 (BUILTIN_REF returns float values for INT32, UINT8,
+    // INT8, INT16, INT64, FLOAT16 and FLOAT64 declarations); so does the engine, with a warning.
+    let mut m = add_model(ActivationFunctionType::NONE);
+    let sg = &mut m.subgraphs[0];
+    let mut q = Tensor::new("q", TensorType::INT8, vec![1, 2]);
+    q.quantization = Some(zeropoint::graph::Quantization {
+        scale: Some(vec![0.5]),
+        zero_point: Some(vec![0]),
+        ..Default::default()
+    });
+    sg.tensors.push(q);
+    sg.tensors[1].dtype = TensorType::INT32;
+    sg.operators = vec![
+        Operator::new(
+            OpCode::builtin(BuiltinOperator::QUANTIZE, 1),
+            vec![0],
+            vec![2],
+            BuiltinOptionsT::NONE,
+        ),
+        Operator::new(
+            OpCode::builtin(BuiltinOperator::DEQUANTIZE, 1),
+            vec![2],
+            vec![1],
+            BuiltinOptionsT::NONE,
+        ),
+    ];
+    let (ok, err, y) = run("dq_int32", &m);
+    assert!(ok, "{err}");
+    assert_eq!(y, Some([-1.0, 2.0]));
+    assert!(
+        err.contains("operator 1 (DEQUANTIZE): output 'y' is declared INT32"),
+        "{err}"
+    );
+    for mode in ["float16", "dynamic"] {
+        let (ok, err, written) = quantize("dq_int32", &m, mode);
+        assert!(ok, "{mode}: {err}");
+        let q = written.expect("written");
+        let y = q.subgraphs[0].tensors.iter().find(|t| t.name == "y");
+        assert_eq!(y.map(|t| t.dtype), Some(TensorType::FLOAT32), "{mode}");
+    }
 }

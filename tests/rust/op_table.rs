@@ -300,3 +300,29 @@ fn every_golden_operator_has_a_row_that_claims_it() {
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
+
+/// Each row's `versions` is the range LiteRT 2.3's default resolver registers, as
+/// `tests/tools/op_versions.py` measured it against the pinned `ai_edge_litert` into
+/// `tests/fixtures/litert_op_versions.json` (custom rows: any version, not measured there).
+#[test]
+fn version_ranges_are_litert_default_resolvers() {
+    let path = repo_root().join("tests/fixtures/litert_op_versions.json");
+    let text = std::fs::read_to_string(&path).expect("tests/fixtures/litert_op_versions.json");
+    let fixture: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    let default = fixture["default"].as_object().expect("a 'default' map");
+    let mut wrong = Vec::new();
+    for e in OPS.iter().filter(|e| !e.is_custom()) {
+        let want = default.get(e.name()).and_then(|r| {
+            let r = r.as_array()?;
+            Some((r.first()?.as_i64()?, r.get(1)?.as_i64()?))
+        });
+        let have = (i64::from(e.versions.0), i64::from(e.versions.1));
+        if want != Some(have) {
+            wrong.push(format!("{}: table {have:?}, LiteRT {want:?}", e.name()));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    for e in OPS.iter().filter(|e| e.is_custom()) {
+        assert_eq!(e.versions, (1, i32::MAX), "{}", e.name());
+    }
+}

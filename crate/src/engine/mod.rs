@@ -22,6 +22,8 @@
 //! Nothing here touches the file system: the same code runs in the browser.
 
 pub mod compare;
+mod constants;
+mod declared;
 pub mod macs;
 pub mod plan;
 mod prepare;

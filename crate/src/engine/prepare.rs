@@ -4,6 +4,8 @@
 use std::borrow::Cow;
 use std::cell::Cell;
 
+use super::constants::{fold_shape_arithmetic, pack, zeroed_words};
+use super::declared::{byte_len, declared_shape, quantization_problem, unholdable};
 use super::{Interpreter, Limits, Slot, Step, TensorDesc, TensorId, plan};
 use crate::error::{Error, IssueKind, OpIssue, Result};
 use crate::graph::dtype::{dtype_name, element_size};
@@ -11,123 +13,7 @@ use crate::graph::{Model, TensorType};
 use crate::kernels::KernelSet;
 use crate::ops::control_flow::{Subgraph, SubgraphLoader};
 use crate::ops::variables::SharedVariables;
-use crate::ops::{Kernel, Node, OpIo, OutputSpec, PrepareCtx, Region, Role, TensorInfo, registry};
-
-/// Converts a declared shape to sizes, if every dim is non-negative and the byte size of a
-/// tensor of `dtype` is at most `max` bytes.
-fn declared_shape(dims: &[i32], dtype: TensorType, max: usize) -> Option<Vec<usize>> {
-    let shape: Vec<usize> = dims
-        .iter()
-        .map(|&d| usize::try_from(d).ok())
-        .collect::<Option<_>>()?;
-    byte_len(&shape, dtype, max)?;
-    Some(shape)
-}
-
-/// Bytes of a tensor, if it has a fixed element size and is at most `max` bytes (checked
-/// arithmetic: an overflowing element count is simply too large).
-fn byte_len(shape: &[usize], dtype: TensorType, max: usize) -> Option<usize> {
-    let n = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d))?;
-    let b = n.checked_mul(element_size(dtype)?)?;
-    (b <= max).then_some(b)
-}
-
-/// Why the engine cannot hold `t` (its declared shape did not pass [`declared_shape`]): a type
-/// without a fixed element size (STRING, INT4), a negative dimension, or the tensor limit.
-fn unholdable(t: &crate::graph::Tensor, max: usize) -> String {
-    let (dims, ty) = (t.dims(), dtype_name(t.dtype));
-    if t.dtype == TensorType::INT4 {
-        format!("type INT4 (4-bit packed) is not supported by the engine yet (shape {dims:?})")
-    } else if element_size(t.dtype).is_none() {
-        format!("type {ty} has no fixed element size; the engine holds numeric tensors only")
-    } else if dims.iter().any(|&d| d < 0) {
-        format!("shape {dims:?} has a negative dimension")
-    } else {
-        format!("shape {dims:?} of {ty} is more than the tensor limit of {max} bytes")
-    }
-}
-
-/// Largest output [`fold_shape_arithmetic`] computes at prepare time, in bytes.
-const FOLD_MAX_BYTES: usize = 4096;
-
-/// Shape arithmetic on constants: an operator with an INT32/INT64 output of at most
-/// [`FOLD_MAX_BYTES`] whose inputs are all constants (STRIDED_SLICE or PACK of a folded SHAPE, …)
-/// runs once here, so that the operators after it (RESHAPE's shape, FILL's dims) read its output
-/// as a constant. `None` when the operator does not qualify.
-fn fold_shape_arithmetic(
-    kernel: &mut dyn Kernel,
-    inputs: &[Option<usize>],
-    data: &[Option<Cow<'_, [u8]>>],
-    dtype: TensorType,
-    out_len: usize,
-) -> Option<Vec<u8>> {
-    if !matches!(dtype, TensorType::INT32 | TensorType::INT64) || out_len > FOLD_MAX_BYTES {
-        return None;
-    }
-    let mut blobs = Vec::new();
-    for &t in inputs.iter().flatten() {
-        blobs.push((t, data[t].as_deref()?));
-    }
-    if blobs.is_empty() {
-        return None;
-    }
-    let mut regions = vec![None; data.len()];
-    let store = pack(&blobs, &mut regions, usize::MAX).ok()?;
-    let input_regions: Vec<Option<Region>> =
-        inputs.iter().map(|t| t.and_then(|t| regions[t])).collect();
-    let mut arena = vec![0u64; out_len.div_ceil(8)];
-    let arena_bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut arena);
-    let mut io = OpIo::new(
-        arena_bytes,
-        bytemuck::cast_slice(&store),
-        &input_regions,
-        (0, out_len),
-    );
-    kernel.eval(&mut io);
-    Some(arena_bytes[..out_len].to_vec())
-}
-
-/// Packs byte blobs at [`plan::ALIGN`]-aligned offsets into one u64 buffer.
-fn pack(blobs: &[(usize, &[u8])], regions: &mut [Option<Region>], max: usize) -> Result<Vec<u64>> {
-    let mut total = 0usize;
-    let mut starts = Vec::with_capacity(blobs.len());
-    for (_, b) in blobs {
-        starts.push(total);
-        total = plan::align_up(b.len())
-            .and_then(|l| total.checked_add(l))
-            .filter(|&t| t <= max)
-            .ok_or_else(|| Error::TooLarge {
-                what: "the model's constants".into(),
-                detail: format!("more than the limit of {max} bytes"),
-            })?;
-    }
-    let mut store = zeroed_words(total / 8, "the model's constants")?;
-    let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut store);
-    for ((t, b), start) in blobs.iter().zip(starts) {
-        bytes[start..start + b.len()].copy_from_slice(b);
-        regions[*t] = Some(Region::Const {
-            start,
-            len: b.len(),
-        });
-    }
-    Ok(store)
-}
-
-/// `n` zeroed u64 words, or [`Error::TooLarge`] naming `what` when the memory cannot be had
-/// (a fallible allocation: a model within the limits but beyond the machine's memory gets an
-/// error, not an abort).
-fn zeroed_words(n: usize, what: &str) -> Result<Vec<u64>> {
-    let mut v: Vec<u64> = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| Error::TooLarge {
-        what: what.into(),
-        detail: format!(
-            "{} bytes could not be allocated (not enough memory)",
-            n.saturating_mul(8)
-        ),
-    })?;
-    v.resize(n, 0);
-    Ok(v)
-}
+use crate::ops::{Node, OutputSpec, PrepareCtx, Region, Role, TensorInfo, registry};
 
 /// Prepares the subgraphs a WHILE or IF runs, with the limits and kernel set of the subgraph
 /// around it.
@@ -333,6 +219,16 @@ impl Interpreter {
             {
                 data[t] = Some(Cow::Borrowed(&bytes[..needed]));
             }
+        }
+        // A constant an operator overwrites (and nothing reads before): computed, its data
+        // ignored, as LiteRT does (a lint warning). Its shape must stay the declared one: LiteRT
+        // writes the result into the constant's buffer.
+        let overwritten: Vec<usize> = crate::graph::lint::overwritten_constants(model, index)
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect();
+        for &t in &overwritten {
+            data[t] = None;
         }
         // Variable tensors without data that only stateful operators read at their state
         // positions (UNIDIRECTIONAL_SEQUENCE_LSTM's output and cell states): their initial
@@ -547,15 +443,8 @@ impl Interpreter {
             if skip {
                 continue;
             }
-            if op.code.version < 1 {
-                issues.push(issue(
-                    IssueKind::Invalid,
-                    String::new(),
-                    format!(
-                        "operator version {}: LiteRT registers kernels from version 1",
-                        op.code.version
-                    ),
-                ));
+            if let Some(why) = registry::version_refusal(&op.code) {
+                issues.push(issue(IssueKind::Invalid, String::new(), why));
                 continue;
             }
             let Some(prepare) = registry::lookup(&op.code) else {
@@ -649,8 +538,12 @@ impl Interpreter {
                     let mut bad_output = false;
                     for (k, (&o, spec)) in outputs.iter().zip(&specs).enumerate() {
                         // The declared type must be what the operator produces (a model that
-                        // says INT32 where SOFTMAX writes FLOAT32 contradicts itself).
-                        if sg.tensors[o].dtype != spec.dtype {
+                        // says INT32 where SOFTMAX writes FLOAT32 contradicts itself). Except
+                        // DEQUANTIZE: LiteRT's Prepare sets its output to FLOAT32 whatever was
+                        // declared, and so does the engine (a lint warning).
+                        if sg.tensors[o].dtype != spec.dtype
+                            && op.code.op() != crate::graph::BuiltinOperator::DEQUANTIZE
+                        {
                             issues.push(issue(
                                 IssueKind::Invalid,
                                 format!("output {k} '{}'", sg.tensors[o].name),
@@ -658,6 +551,25 @@ impl Interpreter {
                                     "type {} but the operator produces {}",
                                     dtype_name(sg.tensors[o].dtype),
                                     dtype_name(spec.dtype)
+                                ),
+                            ));
+                            shapes[o] = None;
+                            bad_output = true;
+                            continue;
+                        }
+                        if overwritten.contains(&o)
+                            && declared_shape(sg.tensors[o].dims(), spec.dtype, max_tensor)
+                                .as_deref()
+                                != Some(spec.shape.as_slice())
+                        {
+                            issues.push(issue(
+                                IssueKind::Invalid,
+                                format!("output {k} '{}'", sg.tensors[o].name),
+                                format!(
+                                    "a constant of shape {:?} that the operator overwrites with \
+                                     shape {:?} (LiteRT would write past its data)",
+                                    sg.tensors[o].dims(),
+                                    spec.shape
                                 ),
                             ));
                             shapes[o] = None;
@@ -887,38 +799,4 @@ impl Interpreter {
             variables: variables.clone(),
         })
     }
-}
-
-/// Why LiteRT's `InterpreterBuilder::ParseQuantization` refuses these quantization parameters of
-/// a tensor of shape `dims`, or `None` when it takes them (no scales: not quantized).
-fn quantization_problem(q: &crate::graph::Quantization, dims: &[i32]) -> Option<String> {
-    let scales = q.scales().len();
-    if scales == 0 {
-        return None;
-    }
-    if q.zero_point.is_none() {
-        return Some(format!("has {scales} scale(s) but no zero points"));
-    }
-    let zero_points = q.zero_points().len();
-    if zero_points != scales {
-        return Some(format!(
-            "has {zero_points} zero point(s) and {scales} scale(s) (LiteRT needs as many)"
-        ));
-    }
-    let axis = usize::try_from(q.quantized_dimension)
-        .ok()
-        .filter(|&a| dims.is_empty() || a < dims.len());
-    let Some(axis) = axis else {
-        return Some(format!(
-            "has quantized_dimension {}, not an axis of shape {dims:?}",
-            q.quantized_dimension
-        ));
-    };
-    let per_axis = dims.get(axis).and_then(|&d| usize::try_from(d).ok());
-    if scales != 1 && per_axis.is_some_and(|d| d != scales) {
-        return Some(format!(
-            "has {scales} per-channel scales along quantized_dimension {axis} of shape {dims:?}"
-        ));
-    }
-    None
 }

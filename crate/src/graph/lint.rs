@@ -1,7 +1,7 @@
 //! Warnings about a model that reads, but carries something odd: fields that point nowhere and
 //! that LiteRT ignores (metadata, `metadata_buffer`, signatures, `intermediates`), fused
 //! activations LiteRT does not apply, sparsity parameters on tensors without data, absurd
-//! quantization scales, and versions LiteRT refuses.
+//! quantization scales, versions LiteRT refuses, and constants an operator overwrites.
 //!
 //! [`warnings`] is the one source of these messages: `inspect`, `run`, `calibrate` and `quantize`
 //! print them (CLI, through its model loader) and [`super::summary::ModelSummary::warnings`]
@@ -131,12 +131,10 @@ pub fn warnings(model: &Model) -> Vec<String> {
         }
         for (oi, op) in sg.operators.iter().enumerate() {
             let at = || format!("subgraph {si}, operator {oi} ({})", op.code.name());
-            if op.code.version < 1 {
+            if let Some(why) = crate::ops::registry::version_refusal(&op.code) {
                 out.push(format!(
-                    "{}: operator version {}: LiteRT registers kernels from version 1 (the \
-                     engine and the quantizer refuse it)",
-                    at(),
-                    op.code.version
+                    "{}: {why} (the engine and the quantizer refuse it)",
+                    at()
                 ));
             }
             let bad: Vec<i32> = op
@@ -166,6 +164,33 @@ pub fn warnings(model: &Model) -> Vec<String> {
                 ));
             }
         }
+        for (oi, op) in sg.operators.iter().enumerate() {
+            if op.code.op() != super::BuiltinOperator::DEQUANTIZE {
+                continue;
+            }
+            let declared = op
+                .output(0)
+                .and_then(|t| sg.tensors.get(t))
+                .filter(|t| t.dtype != super::TensorType::FLOAT32);
+            if let Some(t) = declared {
+                out.push(format!(
+                    "subgraph {si}, operator {oi} (DEQUANTIZE): output '{}' is declared {}: \
+                     LiteRT's DEQUANTIZE writes FLOAT32 whatever the declared type, and so does \
+                     the engine (the quantizer writes it as FLOAT32)",
+                    t.name,
+                    super::dtype::dtype_name(t.dtype)
+                ));
+            }
+        }
+        for (ti, oi) in overwritten_constants(model, si) {
+            out.push(format!(
+                "subgraph {si}, tensor {ti} '{}': a constant that operator {oi} ({}) computes: \
+                 its data is ignored and the computed value used, as LiteRT does (the quantizer \
+                 drops the data)",
+                sg.tensors[ti].name,
+                sg.operators[oi].code.name()
+            ));
+        }
         for (ti, t) in sg.tensors.iter().enumerate() {
             let at = || format!("subgraph {si}, tensor {ti} '{}'", t.name);
             if t.sparsity.is_some() && model.tensor_data(si, ti).is_none() {
@@ -185,6 +210,33 @@ pub fn warnings(model: &Model) -> Vec<String> {
                     sci(s)
                 ));
             }
+        }
+    }
+    out
+}
+
+/// The constants of subgraph `si` that an operator overwrites and that LiteRT runs consistently,
+/// as `(tensor, first operator writing it)`: LiteRT's kernel writes into the constant's buffer,
+/// so readers after it see the computed value and the data is never read, provided the tensor is
+/// not a graph input and no operator reads it before that writer (such a reader would see the
+/// constant at the first invocation and the computed value at the next; still refused). The
+/// engine computes these tensors and ignores their data; the quantizer drops it.
+pub fn overwritten_constants(model: &Model, si: usize) -> Vec<(usize, usize)> {
+    let Some(sg) = model.subgraphs.get(si) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (oi, op) in sg.operators.iter().enumerate() {
+        for &o in &op.outputs {
+            let Ok(t) = usize::try_from(o) else { continue };
+            if model.tensor_data(si, t).is_none()
+                || out.iter().any(|&(seen, _)| seen == t)
+                || sg.inputs.contains(&o)
+                || sg.operators[..=oi].iter().any(|r| r.inputs.contains(&o))
+            {
+                continue;
+            }
+            out.push((t, oi));
         }
     }
     out

@@ -89,11 +89,12 @@ impl Kernel for Dequantize {
 }
 
 /// DEQUANTIZE: a constant input is folded at prepare time (the engine then treats the output as
-/// a float constant); otherwise the kernel runs at every inference.
+/// a float constant); otherwise the kernel runs at every inference. The output is FLOAT32
+/// whatever type it declares, as LiteRT's Prepare sets it (`graph::lint` warns about another).
 pub fn prepare_dequantize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(1, 1)?;
     let input = ctx.input(0)?;
-    ctx.require_output_dtype(0, TensorType::FLOAT32)?;
+    ctx.output(0)?;
     let how = match input.dtype {
         TensorType::FLOAT16 => Dequantize::F16,
         TensorType::INT8 | TensorType::UINT8 | TensorType::INT16 => {

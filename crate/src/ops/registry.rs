@@ -96,6 +96,16 @@ pub struct OpEntry {
     /// The arithmetic its integer kernel reproduces, as the goldens decided (empty when it only
     /// moves values).
     pub arithmetic: &'static str,
+    /// The operator versions LiteRT 2.3's default resolver (`register.cc`) registers, lowest and
+    /// highest: it refuses a model asking for any other ("Didn't find op for builtin opcode 'X'
+    /// version 'N'"), so the engine refuses it and the quantizer never writes one. Measured
+    /// against the pinned LiteRT by `tests/tools/op_versions.py` into
+    /// `tests/fixtures/litert_op_versions.json`, which `tests/rust/op_table.rs` checks this
+    /// column against. `BUILTIN_REF` (`register_ref.cc`) registers fewer for some builtins
+    /// (e.g. DEPTH_TO_SPACE 1, TILE 2, ADD 5; see the fixture), but TF writes the default
+    /// resolver's versions, so this is the default resolver's range. Custom operators: LiteRT
+    /// resolves them at any version (`1..=i32::MAX`).
+    pub versions: (i32, i32),
 }
 
 impl OpEntry {
@@ -154,10 +164,12 @@ pub fn support_of(name: &str) -> String {
         .map_or_else(|| NO_ROW_SUPPORT.to_string(), OpEntry::support)
 }
 
-/// A row with every field; the `row!` shorthand below fills the rest.
+/// A row with every field; the `row!` shorthand below fills the rest. Its second argument is the
+/// range of versions LiteRT registers ([`OpEntry::versions`]).
 macro_rules! row {
-    ($op:ident, $family:ident :: $prepare:ident, $runs:expr, $quant:expr, $inputs:expr, $arith:expr) => {
+    ($op:ident, $lo:literal ..= $hi:literal, $family:ident :: $prepare:ident, $runs:expr, $quant:expr, $inputs:expr, $arith:expr) => {
         OpEntry {
+            versions: ($lo, $hi),
             op: Op::$op,
             custom: None,
             prepare: Some($family::$prepare),
@@ -172,6 +184,7 @@ macro_rules! row {
     // (TF's converter leaves them as they are, a DEQUANTIZE in front of integer inputs).
     (custom $code:literal, $family:ident :: $prepare:ident, $runs:expr, $inputs:expr, $arith:expr) => {
         OpEntry {
+            versions: (1, i32::MAX),
             op: Op::CUSTOM,
             custom: Some($code),
             prepare: Some($family::$prepare),
@@ -183,8 +196,9 @@ macro_rules! row {
         }
     };
     // Known to the quantizer only: no kernel yet.
-    ($op:ident, quantizer only, $quant:expr) => {
+    ($op:ident, $lo:literal ..= $hi:literal, quantizer only, $quant:expr) => {
         OpEntry {
+            versions: ($lo, $hi),
             op: Op::$op,
             custom: None,
             prepare: None,
@@ -236,125 +250,128 @@ const CMP_ARITH: &str =
 #[rustfmt::skip]
 pub const OPS: &[OpEntry] = &[
     // ops/conv.rs
-    row!(CONV_2D, conv::prepare_conv2d, ALL, Some(with16(weighted(0, 0, 2, 3, 5))), CONV_INPUTS, CONV_ARITH),
-    row!(DEPTHWISE_CONV_2D, conv::prepare_depthwise_conv2d, ALL, Some(with16(weighted(3, 0, 2, 3, 6))), CONV_INPUTS, "as CONV_2D"),
-    row!(TRANSPOSE_CONV, conv::prepare_transpose_conv, ALL, Some(int16_at(weighted(0, 2, 3, 2, 2), 3)), &["output shape", "weights", "input", "bias"], "as CONV_2D"),
+    row!(CONV_2D, 1..=8, conv::prepare_conv2d, ALL, Some(with16(weighted(0, 0, 2, 3, 5))), CONV_INPUTS, CONV_ARITH),
+    row!(DEPTHWISE_CONV_2D, 1..=7, conv::prepare_depthwise_conv2d, ALL, Some(with16(weighted(3, 0, 2, 3, 6))), CONV_INPUTS, "as CONV_2D"),
+    row!(TRANSPOSE_CONV, 1..=5, conv::prepare_transpose_conv, ALL, Some(int16_at(weighted(0, 2, 3, 2, 2), 3)), &["output shape", "weights", "input", "bias"], "as CONV_2D"),
     // ops/fully_connected.rs
-    row!(FULLY_CONNECTED, fully_connected::prepare_fully_connected, ALL, Some(with16(weighted(0, 0, 2, 4, 12))), CONV_INPUTS, "rescale in double, `round(acc · s_in·s_w/s_out)` (the fixed-point multiplier is 1 LSB off on 16x8)"),
+    row!(FULLY_CONNECTED, 1..=14, fully_connected::prepare_fully_connected, ALL, Some(with16(weighted(0, 0, 2, 4, 12))), CONV_INPUTS, "rescale in double, `round(acc · s_in·s_w/s_out)` (the fixed-point multiplier is 1 LSB off on 16x8)"),
     // ops/batch_matmul.rs (TF 2.21: both operands and a constant RHS get their own range; the
     // dynamic-range converter quantizes a constant RHS per tensor for the hybrid kernel, v4)
-    row!(BATCH_MATMUL, batch_matmul::prepare_batch_matmul, ALL, Some(hybrid_const(with16(plain(2)), 1, 4)), &["lhs", "rhs"], "one multiplier `(double)(s_l·s_r)/s_out` (product in float); int8: double rounding; int16: int64 accumulator, 15-bit multiplier, one rounding shift; hybrid: LHS rows quantized at run time as FULLY_CONNECTED, LiteRT's per-row scale indexing kept"),
+    row!(BATCH_MATMUL, 1..=4, batch_matmul::prepare_batch_matmul, ALL, Some(hybrid_const(with16(plain(2)), 1, 4)), &["lhs", "rhs"], "one multiplier `(double)(s_l·s_r)/s_out` (product in float); int8: double rounding; int16: int64 accumulator, 15-bit multiplier, one rounding shift; hybrid: LHS rows quantized at run time as FULLY_CONNECTED, LiteRT's per-row scale indexing kept"),
     // ops/elementwise.rs
-    row!(ADD, elementwise::prepare_binary, F816, Some(with16(plain(2))), &[], "left shift 20 (int8) / 15 (int16), input and output multipliers in double, double rounding"),
-    row!(SUB, elementwise::prepare_binary, F816, Some(with16(plain(2))), &[], "as ADD"),
-    row!(MUL, elementwise::prepare_binary, F816, Some(with16(plain(2))), &[], "multiplier `s1·s2/s_out` in float, double rounding"),
-    row!(DIV, elementwise::prepare_binary, F, None, &[], ""),
-    row!(MAXIMUM, elementwise::prepare_binary, F816, Some(with16(same(2))), &[], "raw compare (same scale required)"),
-    row!(MINIMUM, elementwise::prepare_binary, F816, Some(with16(same(2))), &[], "raw compare (same scale required)"),
-    row!(SQUARED_DIFFERENCE, elementwise::prepare_binary, F8, Some(plain(2)), &[], "as SUB (left shift 7), the difference squared in int32, output multiplier `(2·max s_in)² / (2^14·s_out)`, double rounding; TF 2.21 has no 16x8 SQUARED_DIFFERENCE"),
+    row!(ADD, 1..=6, elementwise::prepare_binary, F816, Some(with16(plain(2))), &[], "left shift 20 (int8) / 15 (int16), input and output multipliers in double, double rounding"),
+    row!(SUB, 1..=5, elementwise::prepare_binary, F816, Some(with16(plain(2))), &[], "as ADD"),
+    row!(MUL, 1..=8, elementwise::prepare_binary, F816, Some(with16(plain(2))), &[], "multiplier `s1·s2/s_out` in float, double rounding"),
+    row!(DIV, 1..=2, elementwise::prepare_binary, F, None, &[], ""),
+    row!(MAXIMUM, 1..=4, elementwise::prepare_binary, F816, Some(with16(same(2))), &[], "raw compare (same scale required)"),
+    row!(MINIMUM, 1..=4, elementwise::prepare_binary, F816, Some(with16(same(2))), &[], "raw compare (same scale required)"),
+    row!(SQUARED_DIFFERENCE, 1..=2, elementwise::prepare_binary, F8, Some(plain(2)), &[], "as SUB (left shift 7), the difference squared in int32, output multiplier `(2·max s_in)² / (2^14·s_out)`, double rounding; TF 2.21 has no 16x8 SQUARED_DIFFERENCE"),
     // ops/activations.rs
-    row!(RELU, activations::prepare_unary, F816, Some(with16(plain(2))), &[], "`ReluX`: multiplier in float, double rounding"),
-    row!(RELU6, activations::prepare_unary, F816, Some(with16(plain(2))), &[], "as RELU"),
-    row!(RELU_N1_TO_1, activations::prepare_unary, F816, Some(plain(2)), &[], "as RELU"),
-    row!(LOGISTIC, activations::prepare_unary, F816, Some(with16(fixed((SCALE_1_256, -128), (SCALE_1_32768, 0)))), &[], "int8: 256-entry table from the float function at prepare; int16: LiteRT's interpolated fixed table"),
-    row!(TANH, activations::prepare_unary, F816, Some(with16(fixed((SCALE_1_128, 0), (SCALE_1_32768, 0)))), &[], "as LOGISTIC"),
-    row!(LEAKY_RELU, activations::prepare_unary, F816, Some(int16_at(plain(1), 2)), &[], "identity and alpha multipliers in float, double rounding"),
-    row!(HARD_SWISH, activations::prepare_unary, F8, Some(plain(1)), &[], "LiteRT's 16-bit fixed point (`reluish` multiplier); no int16 kernel in LiteRT"),
-    row!(SOFTMAX, activations::prepare_unary, F816, Some(with16(fixed((SCALE_1_256, -128), (SCALE_1_32768, 0)))), &[], "int8: gemmlowp fixed-point exp + reciprocal; int16: two 513-entry interpolated tables"),
-    row!(PRELU, activations::prepare_prelu, F8, Some(per_tensor_weights(1)), &["input", "alpha"], "double rounding, multipliers in float; no int16 kernel in LiteRT"),
+    row!(RELU, 1..=3, activations::prepare_unary, F816, Some(with16(plain(2))), &[], "`ReluX`: multiplier in float, double rounding"),
+    row!(RELU6, 1..=3, activations::prepare_unary, F816, Some(with16(plain(2))), &[], "as RELU"),
+    // TF 2.21 writes an int8 RELU_N1_TO_1 as version 1, the only one LiteRT registers.
+    row!(RELU_N1_TO_1, 1..=1, activations::prepare_unary, F816, Some(plain(1)), &[], "as RELU"),
+    row!(LOGISTIC, 1..=3, activations::prepare_unary, F816, Some(with16(fixed((SCALE_1_256, -128), (SCALE_1_32768, 0)))), &[], "int8: 256-entry table from the float function at prepare; int16: LiteRT's interpolated fixed table"),
+    row!(TANH, 1..=3, activations::prepare_unary, F816, Some(with16(fixed((SCALE_1_128, 0), (SCALE_1_32768, 0)))), &[], "as LOGISTIC"),
+    row!(LEAKY_RELU, 1..=2, activations::prepare_unary, F816, Some(int16_at(plain(1), 2)), &[], "identity and alpha multipliers in float, double rounding"),
+    row!(HARD_SWISH, 1..=1, activations::prepare_unary, F8, Some(plain(1)), &[], "LiteRT's 16-bit fixed point (`reluish` multiplier); no int16 kernel in LiteRT"),
+    row!(SOFTMAX, 1..=4, activations::prepare_unary, F816, Some(with16(fixed((SCALE_1_256, -128), (SCALE_1_32768, 0)))), &[], "int8: gemmlowp fixed-point exp + reciprocal; int16: two 513-entry interpolated tables"),
+    row!(PRELU, 1..=1, activations::prepare_prelu, F8, Some(per_tensor_weights(1)), &["input", "alpha"], "double rounding, multipliers in float; no int16 kernel in LiteRT"),
     // ops/math.rs
-    row!(RSQRT, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "int8: fixed-point Newton inverse square root, two double-rounding multipliers; int16: interpolated table built in float"),
-    row!(ABS, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "`|q − z_in|`, multiplier `s_in/s_out` in float, double rounding"),
-    row!(NEG, math::prepare_unary_math, F, None, &[], ""),
-    row!(SQUARE, math::prepare_unary_math, F, None, &[], ""),
-    row!(SQRT, math::prepare_unary_math, F8, Some(plain(2)), &[], "float path, `(int)(sqrt(x) / s_out)` truncated; TF has no 16x8 SQRT"),
-    row!(EXP, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "int8: 256-entry table from the float function; int16: interpolated table built in float"),
-    row!(LOG, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "as EXP (inputs ≤ 0 map to the lowest output)"),
-    row!(GELU, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "float: Eigen's vectorized tanh / erfc; int8 / int16: tables from the scalar function (`tanhf`; the exact form's `erfcf` evaluated in double), as EXP"),
-    row!(FLOOR, math::prepare_unary_math, F, None, &[], ""),
+    row!(RSQRT, 1..=3, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "int8: fixed-point Newton inverse square root, two double-rounding multipliers; int16: interpolated table built in float"),
+    row!(ABS, 1..=5, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "`|q − z_in|`, multiplier `s_in/s_out` in float, double rounding"),
+    row!(NEG, 1..=1, math::prepare_unary_math, F, None, &[], ""),
+    row!(SQUARE, 1..=1, math::prepare_unary_math, F, None, &[], ""),
+    row!(SQRT, 1..=2, math::prepare_unary_math, F8, Some(plain(2)), &[], "float path, `(int)(sqrt(x) / s_out)` truncated; TF has no 16x8 SQRT"),
+    row!(EXP, 1..=2, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "int8: 256-entry table from the float function; int16: interpolated table built in float"),
+    row!(LOG, 1..=2, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "as EXP (inputs ≤ 0 map to the lowest output)"),
+    row!(GELU, 1..=3, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "float: Eigen's vectorized tanh / erfc; int8 / int16: tables from the scalar function (`tanhf`; the exact form's `erfcf` evaluated in double), as EXP"),
+    row!(FLOOR, 1..=1, math::prepare_unary_math, F, None, &[], ""),
     // ops/pool.rs
-    row!(AVERAGE_POOL_2D, pool::prepare_pool, F816, Some(with16(same(2))), &[], "rounded average, ties away from zero"),
-    row!(MAX_POOL_2D, pool::prepare_pool, F816, Some(with16(same(2))), &[], "raw max"),
+    row!(AVERAGE_POOL_2D, 1..=3, pool::prepare_pool, F816, Some(with16(same(2))), &[], "rounded average, ties away from zero"),
+    row!(MAX_POOL_2D, 1..=3, pool::prepare_pool, F816, Some(with16(same(2))), &[], "raw max"),
     // ops/reduce.rs
-    row!(MEAN, reduce::prepare_reduce, F816, Some(with16(plain(2))), &["input", "axes"], "`in_scale/out_scale` in double with 1/n folded into the shift, double rounding"),
-    row!(SUM, reduce::prepare_reduce, F816, Some(with16(plain(2))), &["input", "axes"], "as MEAN"),
-    row!(REDUCE_MAX, reduce::prepare_reduce, F816, Some(with16(same(2))), &["input", "axes"], "raw max"),
-    row!(REDUCE_MIN, reduce::prepare_reduce, F816, Some(with16(same(2))), &["input", "axes"], "raw min"),
-    row!(REDUCE_PROD, reduce::prepare_reduce, F816, Some(with16(plain(2))), &["input", "axes"], "running product, each step rescaled by `s_in / s_out^(1/n)` (Q31, double rounding)"),
-    row!(REDUCE_ANY, reduce::prepare_reduce, F8, Some(bool_out(plain(1))), &["input", "axes"], ""),
-    row!(CUMSUM, reduce::prepare_cumsum, F, None, &["input", "axis"], ""),
-    row!(ARG_MAX, reduce::prepare_arg_min_max, F8, Some(index_out(plain(2))), &["input", "axis"], "raw compare, first index of ties"),
-    row!(ARG_MIN, reduce::prepare_arg_min_max, F8, Some(index_out(plain(2))), &["input", "axis"], "as ARG_MAX"),
+    row!(MEAN, 1..=3, reduce::prepare_reduce, F816, Some(with16(plain(2))), &["input", "axes"], "`in_scale/out_scale` in double with 1/n folded into the shift, double rounding"),
+    row!(SUM, 1..=2, reduce::prepare_reduce, F816, Some(with16(plain(2))), &["input", "axes"], "as MEAN"),
+    row!(REDUCE_MAX, 1..=3, reduce::prepare_reduce, F816, Some(with16(same(2))), &["input", "axes"], "raw max"),
+    row!(REDUCE_MIN, 1..=3, reduce::prepare_reduce, F816, Some(with16(same(2))), &["input", "axes"], "raw min"),
+    row!(REDUCE_PROD, 1..=2, reduce::prepare_reduce, F816, Some(with16(plain(2))), &["input", "axes"], "running product, each step rescaled by `s_in / s_out^(1/n)` (Q31, double rounding)"),
+    row!(REDUCE_ANY, 1..=1, reduce::prepare_reduce, F8, Some(bool_out(plain(1))), &["input", "axes"], ""),
+    row!(CUMSUM, 1..=1, reduce::prepare_cumsum, F, None, &["input", "axis"], ""),
+    row!(ARG_MAX, 1..=3, reduce::prepare_arg_min_max, F8, Some(index_out(plain(2))), &["input", "axis"], "raw compare, first index of ties"),
+    row!(ARG_MIN, 1..=3, reduce::prepare_arg_min_max, F8, Some(index_out(plain(2))), &["input", "axis"], "as ARG_MAX"),
     // ops/compare.rs
-    row!(EQUAL, compare::prepare_comparison, F8, Some(bool_out(plain(2))), &[], CMP_ARITH),
+    row!(EQUAL, 1..=5, compare::prepare_comparison, F8, Some(bool_out(plain(2))), &[], CMP_ARITH),
     // TF 2.21 keeps NOT_EQUAL float (its inputs are dequantized), though LiteRT has the int8 kernel.
-    row!(NOT_EQUAL, compare::prepare_comparison, F8, None, &[], CMP_ARITH),
-    row!(LESS, compare::prepare_comparison, F8, Some(bool_out(plain(2))), &[], CMP_ARITH),
-    row!(LESS_EQUAL, compare::prepare_comparison, F8, Some(bool_out(plain(2))), &[], CMP_ARITH),
-    row!(GREATER, compare::prepare_comparison, F8, Some(bool_out(plain(2))), &[], CMP_ARITH),
-    row!(GREATER_EQUAL, compare::prepare_comparison, F8, Some(bool_out(plain(2))), &[], CMP_ARITH),
+    row!(NOT_EQUAL, 1..=4, compare::prepare_comparison, F8, None, &[], CMP_ARITH),
+    row!(LESS, 1..=3, compare::prepare_comparison, F8, Some(bool_out(plain(2))), &[], CMP_ARITH),
+    row!(LESS_EQUAL, 1..=2, compare::prepare_comparison, F8, Some(bool_out(plain(2))), &[], CMP_ARITH),
+    row!(GREATER, 1..=2, compare::prepare_comparison, F8, Some(bool_out(plain(2))), &[], CMP_ARITH),
+    row!(GREATER_EQUAL, 1..=3, compare::prepare_comparison, F8, Some(bool_out(plain(2))), &[], CMP_ARITH),
     // BOOL in and out: they run unchanged in float and integer models.
-    row!(LOGICAL_AND, compare::prepare_logical, F8, Some(bool_out(plain(1))), &[], ""),
-    row!(LOGICAL_OR, compare::prepare_logical, F8, Some(bool_out(plain(1))), &[], ""),
-    row!(LOGICAL_NOT, compare::prepare_logical, F8, Some(bool_out(plain(1))), &[], ""),
-    row!(SELECT, compare::prepare_select, F8, Some(same(1)), &["condition", "x", "y"], COPY),
-    row!(SELECT_V2, compare::prepare_select, F8, Some(same(1)), &["condition", "x", "y"], COPY),
+    row!(LOGICAL_AND, 1..=1, compare::prepare_logical, F8, Some(bool_out(plain(1))), &[], ""),
+    row!(LOGICAL_OR, 1..=1, compare::prepare_logical, F8, Some(bool_out(plain(1))), &[], ""),
+    row!(LOGICAL_NOT, 1..=1, compare::prepare_logical, F8, Some(bool_out(plain(1))), &[], ""),
+    row!(SELECT, 1..=4, compare::prepare_select, F8, Some(same(1)), &["condition", "x", "y"], COPY),
+    row!(SELECT_V2, 1..=2, compare::prepare_select, F8, Some(same(1)), &["condition", "x", "y"], COPY),
     // ops/shape.rs
-    row!(RESHAPE, shape::prepare_reshape, F816, Some(with16(same(1))), &["input", "shape"], COPY),
-    row!(SQUEEZE, shape::prepare_squeeze, F816, Some(with16(same(1))), &[], COPY),
-    row!(EXPAND_DIMS, shape::prepare_expand_dims, F816, Some(with16(same(1))), &["input", "axis"], COPY),
-    row!(TRANSPOSE, shape::prepare_transpose, F816, Some(with16(same(2))), &["input", "permutation"], COPY),
-    row!(CONCATENATION, shape::prepare_concatenation, F816, Some(with16(same(2))), &[], "copy; differing input scales rescaled in float"),
-    row!(PAD, shape::prepare_pad, F816, Some(with16(same(2))), &["input", "paddings"], "pads with the output zero point"),
-    row!(PADV2, shape::prepare_pad, F816, Some(with16(same(2))), &["input", "paddings", "constant"], "as PAD"),
-    row!(STRIDED_SLICE, shape::prepare_strided_slice, F816, Some(with16(same(2))), &["input", "begin", "end", "strides"], COPY),
-    row!(SLICE, shape::prepare_slice, F816, Some(with16(same(2))), &["input", "begin", "size"], COPY),
-    row!(DENSIFY, shape::prepare_densify, F, None, &[], "sparse constant expanded at load"),
+    row!(RESHAPE, 1..=1, shape::prepare_reshape, F816, Some(with16(same(1))), &["input", "shape"], COPY),
+    row!(SQUEEZE, 1..=2, shape::prepare_squeeze, F816, Some(with16(same(1))), &[], COPY),
+    row!(EXPAND_DIMS, 1..=1, shape::prepare_expand_dims, F816, Some(with16(same(1))), &["input", "axis"], COPY),
+    row!(TRANSPOSE, 1..=9, shape::prepare_transpose, F816, Some(with16(same(2))), &["input", "permutation"], COPY),
+    row!(CONCATENATION, 1..=7, shape::prepare_concatenation, F816, Some(with16(same(2))), &[], "copy; differing input scales rescaled in float"),
+    row!(PAD, 1..=6, shape::prepare_pad, F816, Some(with16(same(2))), &["input", "paddings"], "pads with the output zero point"),
+    row!(PADV2, 1..=6, shape::prepare_pad, F816, Some(with16(same(2))), &["input", "paddings", "constant"], "as PAD"),
+    row!(STRIDED_SLICE, 1..=8, shape::prepare_strided_slice, F816, Some(with16(same(2))), &["input", "begin", "end", "strides"], COPY),
+    row!(SLICE, 1..=8, shape::prepare_slice, F816, Some(with16(same(2))), &["input", "begin", "size"], COPY),
+    row!(DENSIFY, 1..=1, shape::prepare_densify, F, None, &[], "sparse constant expanded at load"),
     // ops/layout.rs
-    row!(DEPTH_TO_SPACE, layout::prepare_depth_to_space, F8, Some(same(2)), &[], COPY),
-    row!(SPACE_TO_DEPTH, layout::prepare_space_to_depth, F8, Some(same(2)), &[], COPY),
-    row!(GATHER, layout::prepare_gather, F816, Some(with16(same(2))), &["input", "indices"], COPY),
-    row!(GATHER_ND, layout::prepare_gather_nd, F816, Some(int16_at(same(1), 3)), &["input", "indices"], COPY),
-    row!(TILE, layout::prepare_tile, F816, Some(with16(same(3))), &["input", "multiples"], COPY),
-    row!(BROADCAST_TO, layout::prepare_broadcast_to, F816, Some(with16(same(3))), &["input", "shape"], COPY),
-    row!(MIRROR_PAD, layout::prepare_mirror_pad, F816, Some(with16(same(2))), &["input", "paddings"], COPY),
-    row!(REVERSE_V2, layout::prepare_reverse, F816, Some(with16(same(3))), &["input", "axes"], COPY),
-    row!(SPACE_TO_BATCH_ND, layout::prepare_space_to_batch, F816, Some(with16(same(2))), &["input", "block shape", "paddings"], "pads with the output zero point"),
-    row!(BATCH_TO_SPACE_ND, layout::prepare_batch_to_space, F816, Some(with16(same(2))), &["input", "block shape", "crops"], COPY),
+    row!(DEPTH_TO_SPACE, 1..=2, layout::prepare_depth_to_space, F8, Some(same(2)), &[], COPY),
+    row!(SPACE_TO_DEPTH, 1..=2, layout::prepare_space_to_depth, F8, Some(same(2)), &[], COPY),
+    row!(GATHER, 1..=8, layout::prepare_gather, F816, Some(with16(same(2))), &["input", "indices"], COPY),
+    row!(GATHER_ND, 1..=6, layout::prepare_gather_nd, F816, Some(int16_at(same(1), 3)), &["input", "indices"], COPY),
+    row!(TILE, 1..=3, layout::prepare_tile, F816, Some(with16(same(3))), &["input", "multiples"], COPY),
+    row!(BROADCAST_TO, 2..=4, layout::prepare_broadcast_to, F816, Some(with16(same(3))), &["input", "shape"], COPY),
+    row!(MIRROR_PAD, 1..=3, layout::prepare_mirror_pad, F816, Some(with16(same(2))), &["input", "paddings"], COPY),
+    row!(REVERSE_V2, 1..=4, layout::prepare_reverse, F816, Some(with16(same(3))), &["input", "axes"], COPY),
+    row!(SPACE_TO_BATCH_ND, 1..=4, layout::prepare_space_to_batch, F816, Some(with16(same(2))), &["input", "block shape", "paddings"], "pads with the output zero point"),
+    row!(BATCH_TO_SPACE_ND, 1..=4, layout::prepare_batch_to_space, F816, Some(with16(same(2))), &["input", "block shape", "crops"], COPY),
     // ops/shape_ops.rs
-    row!(SHAPE, shape_ops::prepare_shape, F816, Some(index_out(plain(1))), &[], "folded at prepare (INT32/INT64 output)"),
-    row!(PACK, shape_ops::prepare_pack, F816, Some(with16(same(2))), &[], COPY),
-    row!(CAST, shape_ops::prepare_cast, F, None, &[], "`static_cast` per element (truncate toward zero, wrap when narrowing)"),
-    row!(FILL, shape_ops::prepare_fill, F816, None, &["dims", "value"], COPY),
-    row!(ZEROS_LIKE, shape_ops::prepare_zeros_like, F, None, &[], "folded at prepare"),
-    row!(RANGE, shape_ops::prepare_range, F, None, &["start", "limit", "delta"], "folded at prepare; repeated addition"),
+    row!(SHAPE, 1..=1, shape_ops::prepare_shape, F816, Some(index_out(plain(1))), &[], "folded at prepare (INT32/INT64 output)"),
+    row!(PACK, 1..=5, shape_ops::prepare_pack, F816, Some(with16(same(2))), &[], COPY),
+    row!(CAST, 1..=9, shape_ops::prepare_cast, F, None, &[], "`static_cast` per element (truncate toward zero, wrap when narrowing)"),
+    row!(FILL, 1..=5, shape_ops::prepare_fill, F816, None, &["dims", "value"], COPY),
+    row!(ZEROS_LIKE, 1..=1, shape_ops::prepare_zeros_like, F, None, &[], "folded at prepare"),
+    row!(RANGE, 1..=2, shape_ops::prepare_range, F, None, &["start", "limit", "delta"], "folded at prepare; repeated addition"),
     // ops/normalize.rs
-    row!(L2_NORMALIZATION, normalize::prepare_l2_normalization, F8, Some(fixed((SCALE_1_128, 0), (SCALE_1_128, 0))), &[], "int8: inverse square root of the i32 sum of squares by gemmlowp Newton-Raphson, double rounding; no int16 kernel in LiteRT"),
-    row!(LOG_SOFTMAX, normalize::prepare_log_softmax, F8, Some(fixed((16.0 / 256.0, 127), (16.0 / 256.0, 127))), &[], "int8: gemmlowp fixed-point exp, sum in Q12, log in Q5.26; no int16 kernel in LiteRT"),
+    row!(L2_NORMALIZATION, 1..=2, normalize::prepare_l2_normalization, F8, Some(fixed((SCALE_1_128, 0), (SCALE_1_128, 0))), &[], "int8: inverse square root of the i32 sum of squares by gemmlowp Newton-Raphson, double rounding; no int16 kernel in LiteRT"),
+    row!(LOG_SOFTMAX, 1..=2, normalize::prepare_log_softmax, F8, Some(fixed((16.0 / 256.0, 127), (16.0 / 256.0, 127))), &[], "int8: gemmlowp fixed-point exp, sum in Q12, log in Q5.26; no int16 kernel in LiteRT"),
     // ops/split.rs
-    row!(SPLIT, split::prepare_split, F816, Some(with16(same(2))), &["axis", "input"], COPY),
-    row!(SPLIT_V, split::prepare_split_v, F816, Some(with16(same(2))), &["input", "size_splits", "axis"], COPY),
-    row!(UNPACK, split::prepare_unpack, F816, Some(int16_at(same(2), 1)), &[], COPY),
+    row!(SPLIT, 1..=5, split::prepare_split, F816, Some(with16(same(2))), &["axis", "input"], COPY),
+    row!(SPLIT_V, 1..=3, split::prepare_split_v, F816, Some(with16(same(2))), &["input", "size_splits", "axis"], COPY),
+    row!(UNPACK, 1..=6, split::prepare_unpack, F816, Some(int16_at(same(2), 1)), &[], COPY),
     // ops/resize.rs
-    row!(RESIZE_BILINEAR, resize::prepare_resize, F816, Some(with16(same(2))), &["input", "size"], "10-bit fixed-point coordinates, rounding shift by 20"),
-    row!(RESIZE_NEAREST_NEIGHBOR, resize::prepare_resize, F816, Some(with16(same(2))), &["input", "size"], COPY),
+    row!(RESIZE_BILINEAR, 1..=4, resize::prepare_resize, F816, Some(with16(same(2))), &["input", "size"], "10-bit fixed-point coordinates, rounding shift by 20"),
+    row!(RESIZE_NEAREST_NEIGHBOR, 1..=4, resize::prepare_resize, F816, Some(with16(same(2))), &["input", "size"], COPY),
     // ops/quantize.rs
-    row!(QUANTIZE, quantize::prepare_quantize, I816, None, &[], "float→int `round(x / scale)` in float; int→int double rounding, multiplier in double"),
-    row!(DEQUANTIZE, quantize::prepare_dequantize, F816, None, &[], "product in double"),
+    row!(QUANTIZE, 1..=6, quantize::prepare_quantize, I816, None, &[], "float→int `round(x / scale)` in float; int→int double rounding, multiplier in double"),
+    row!(DEQUANTIZE, 1..=9, quantize::prepare_dequantize, F816, None, &[], "product in double"),
     // ops/control_flow.rs
-    row!(UNIDIRECTIONAL_SEQUENCE_LSTM, lstm::prepare_unidirectional_sequence_lstm, FH, None, LSTM_INPUTS, "float: lstm_eval.cc's step, each gate `act(W_rec·h + (W_in·x + bias))`, products by Eigen's SSE matrix × vector (4 lanes), Eigen's logistic / tanh, cell clip; hybrid: input and output state quantized per row (asymmetric as the option says), int32 products scaled by `s_row·s_w`; state kept across invocations until reset"),
-    row!(WHILE, control_flow::prepare_while, F816, None, &[], "runs the cond and body subgraphs; the state is copied"),
-    row!(IF, control_flow::prepare_if, F816, None, &["condition"], "runs the then or else subgraph"),
+    row!(UNIDIRECTIONAL_SEQUENCE_LSTM, 1..=4, lstm::prepare_unidirectional_sequence_lstm, FH, None, LSTM_INPUTS, "float: lstm_eval.cc's step, each gate `act(W_rec·h + (W_in·x + bias))`, products by Eigen's SSE matrix × vector (4 lanes), Eigen's logistic / tanh, cell clip; hybrid: input and output state quantized per row (asymmetric as the option says), int32 products scaled by `s_row·s_w`; state kept across invocations until reset"),
+    row!(WHILE, 1..=1, control_flow::prepare_while, F816, None, &[], "runs the cond and body subgraphs; the state is copied"),
+    row!(IF, 1..=1, control_flow::prepare_if, F816, None, &["condition"], "runs the then or else subgraph"),
     // ops/variables.rs
-    row!(VAR_HANDLE, variables::prepare_var_handle, F816, None, &[], "resource id of (container, shared_name), folded at prepare"),
-    row!(READ_VARIABLE, variables::prepare_read_variable, F816, None, &["resource"], COPY),
-    row!(ASSIGN_VARIABLE, variables::prepare_assign_variable, F816, None, &["resource", "value"], COPY),
-    row!(CALL_ONCE, variables::prepare_call_once, F816, None, &[], "runs the init subgraph at the first invocation after prepare or reset"),
+    row!(VAR_HANDLE, 1..=1, variables::prepare_var_handle, F816, None, &[], "resource id of (container, shared_name), folded at prepare"),
+    row!(READ_VARIABLE, 1..=1, variables::prepare_read_variable, F816, None, &["resource"], COPY),
+    row!(ASSIGN_VARIABLE, 1..=1, variables::prepare_assign_variable, F816, None, &["resource", "value"], COPY),
+    row!(CALL_ONCE, 1..=1, variables::prepare_call_once, F816, None, &[], "runs the init subgraph at the first invocation after prepare or reset"),
     // Custom operators, by custom code (kept float by the quantizer, as TF's converter does).
     // ops/detection.rs
     row!(custom "TFLite_Detection_PostProcess", detection::prepare_detection_postprocess, F, &["box encodings", "class predictions", "anchors"], "UINT8 box encodings / scores / anchors dequantized inside the op (float arithmetic), as LiteRT"),
-    // Known to the quantizer (TF 2.21's properties), no kernel yet.
-    row!(ELU, quantizer only, plain(2)),
+    // Known to the quantizer (TF 2.21's properties), no kernel yet. LiteRT 2.3 registers ELU
+    // version 1 only, so an int8 ELU is written as version 1 (TF 2.21's converter keeps a
+    // calibrated ELU float and version 1).
+    row!(ELU, 1..=1, quantizer only, plain(1)),
 ];
 
 /// The table row of the builtin `op`, if Zeropoint knows it (custom operators' rows are found
@@ -374,6 +391,32 @@ pub fn entry_for(code: &OpCode) -> Option<&'static OpEntry> {
     } else {
         entry(op)
     }
+}
+
+/// Why LiteRT 2.3 refuses the version of the operator `code` names, or `None` when it registers
+/// it: below 1 for any operator, or outside its row's [`OpEntry::versions`] ("Didn't find op for
+/// builtin opcode 'ADD' version '7'"). Builtins without a row are not judged here (they have no
+/// kernel, and the quantizer keeps them as found).
+pub fn version_refusal(code: &OpCode) -> Option<String> {
+    let v = code.version;
+    if v < 1 {
+        return Some(format!(
+            "operator version {v}: LiteRT registers kernels from version 1"
+        ));
+    }
+    let e = entry_for(code)?;
+    let (lo, hi) = e.versions;
+    (v < lo || v > hi).then(|| {
+        let range = if lo == hi {
+            format!("only version {lo}")
+        } else {
+            format!("versions {lo} to {hi}")
+        };
+        format!(
+            "operator version {v}: LiteRT 2.3 registers {} {range}",
+            e.name()
+        )
+    })
 }
 
 /// The prepare function for the operator `code` names (builtin or custom), or `None` when the
@@ -425,6 +468,16 @@ mod tests {
                     "{}",
                     e.name()
                 );
+                // The quantizer writes only versions LiteRT registers.
+                let (lo, hi) = e.versions;
+                let written = [
+                    Some(q.int8_version),
+                    q.int16.then_some(q.int16_version),
+                    q.hybrid.then_some(q.hybrid_version),
+                ];
+                for v in written.into_iter().flatten() {
+                    assert!((lo..=hi).contains(&v), "{}: writes v{v}", e.name());
+                }
                 // The engine runs every 16x8 operator TF writes.
                 if e.prepare.is_some() && q.int16 {
                     assert!(
@@ -455,6 +508,33 @@ mod tests {
                 e.name()
             );
         }
+    }
+
+    #[test]
+    fn version_refusals_name_the_op_and_both_versions() {
+        let refusal = |op, v| version_refusal(&OpCode::builtin(op, v));
+        assert_eq!(refusal(Op::ADD, 6), None);
+        assert_eq!(
+            refusal(Op::ADD, 7).as_deref(),
+            Some("operator version 7: LiteRT 2.3 registers ADD versions 1 to 6")
+        );
+        // BROADCAST_TO starts at version 2 (its version 1 was rolled back in TF).
+        assert_eq!(
+            refusal(Op::BROADCAST_TO, 1).as_deref(),
+            Some("operator version 1: LiteRT 2.3 registers BROADCAST_TO versions 2 to 4")
+        );
+        assert_eq!(
+            refusal(Op::RELU_N1_TO_1, 2).as_deref(),
+            Some("operator version 2: LiteRT 2.3 registers RELU_N1_TO_1 only version 1")
+        );
+        assert!(refusal(Op::ADD, 0).is_some_and(|r| r.contains("from version 1")));
+        // Builtins without a row and custom operators are not judged by version above 1.
+        assert_eq!(refusal(Op::LSTM, 99), None);
+        let custom = OpCode {
+            custom_code: Some("TFLite_Detection_PostProcess".to_string()),
+            ..OpCode::builtin(Op::CUSTOM, 7)
+        };
+        assert_eq!(version_refusal(&custom), None);
     }
 
     #[test]

@@ -61,7 +61,8 @@ fn matches_litert(file: &str, prefix: &str) {
                 if let Some(k) = lstm_outputs.iter().position(|&t| t == id.0) {
                     seen[k] = v.bytes.to_vec();
                 }
-            });
+            })
+            .expect("invoke");
             for (k, got) in seen.iter().enumerate() {
                 assert!(
                     got == sample(&want_lstm[k], s),
@@ -81,7 +82,7 @@ fn matches_litert(file: &str, prefix: &str) {
         }
         // Without a reset the state of the last call carries over: sample 0 again differs.
         it.set_input(0, sample(&x, 0)).expect("input");
-        it.invoke();
+        it.invoke().expect("invoke");
         assert_ne!(
             it.output(0).expect("output").bytes,
             first,
@@ -89,7 +90,7 @@ fn matches_litert(file: &str, prefix: &str) {
         );
         it.reset_variables();
         it.set_input(0, sample(&x, 0)).expect("input");
-        it.invoke();
+        it.invoke().expect("invoke");
         assert_eq!(
             it.output(0).expect("output").bytes,
             first,

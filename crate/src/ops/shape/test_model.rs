@@ -61,8 +61,10 @@ pub(crate) fn single_op(code: BuiltinOperator, options: BuiltinOptionsT, tensors
         }
         ts.push(tensor);
     }
+    // The lowest version LiteRT registers (2 for BROADCAST_TO, 1 for the others).
+    let version = crate::ops::registry::entry(code).map_or(1, |e| e.versions.0);
     let op = Operator::new(
-        OpCode::builtin(code, 1),
+        OpCode::builtin(code, version),
         (0..n as i32 - 1).collect(),
         vec![n as i32 - 1],
         options,

@@ -219,6 +219,36 @@ fn only_init_subgraphs(model: &Model) -> bool {
     init.iter().skip(1).all(|&b| b)
 }
 
+/// `model` as LiteRT runs it, where it runs something other than what the file says (each a
+/// `graph::lint` warning), or `None` when nothing differs: a constant an operator overwrites
+/// loses its data (nothing reads it), and a DEQUANTIZE output declared with another type than
+/// FLOAT32 is declared FLOAT32 (LiteRT's DEQUANTIZE writes FLOAT32 whatever the declaration).
+fn as_litert_reads(model: &Model) -> Option<Model> {
+    let mut m = model.clone();
+    let mut changed = false;
+    for (si, sg) in m.subgraphs.iter_mut().enumerate() {
+        for (t, _) in crate::graph::lint::overwritten_constants(model, si) {
+            sg.tensors[t].buffer = 0;
+            changed = true;
+        }
+        let outs: Vec<usize> = sg
+            .operators
+            .iter()
+            .filter(|op| op.code.op() == Op::DEQUANTIZE)
+            .filter_map(|op| op.output(0))
+            .collect();
+        for t in outs {
+            if let Some(t) = sg.tensors.get_mut(t)
+                && t.dtype != crate::graph::TensorType::FLOAT32
+            {
+                t.dtype = crate::graph::TensorType::FLOAT32;
+                changed = true;
+            }
+        }
+    }
+    changed.then_some(m)
+}
+
 /// Quantizes `model` (subgraph 0) with the recorded `ranges` as `opts` asks. Returns the new model
 /// and a [`Report`] of every decision.
 ///
@@ -269,6 +299,8 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
         });
     }
     check_graph(model)?;
+    let as_read = as_litert_reads(model);
+    let model = as_read.as_ref().unwrap_or(model);
     let full_integer = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
     // A partly quantized model: its QUANTIZE operators keep their names, renumbered at the end.
     let had_quantize = model
@@ -371,5 +403,18 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
         }
     }
     report.warnings.splice(0..0, notes);
+    // Never write an operator version LiteRT does not register (the input's versions were
+    // checked by `check_graph`; the versions the passes set come from the op table, whose unit
+    // test keeps them in range: this is the last guard).
+    for (si, sg) in q.subgraphs.iter().enumerate() {
+        for (oi, op) in sg.operators.iter().enumerate() {
+            if let Some(why) = crate::ops::registry::version_refusal(&op.code) {
+                return Err(qerr(
+                    format!("subgraph {si}, operator {oi} ({})", op.code.name()),
+                    format!("the result would have {why}"),
+                ));
+            }
+        }
+    }
     Ok((q, report))
 }

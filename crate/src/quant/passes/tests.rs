@@ -322,3 +322,34 @@ fn shape_reads_the_integer_tensor_and_stays_int32() {
         report.warnings
     );
 }
+
+#[test]
+fn int8_writes_only_versions_litert_registers() {
+    // x → RELU_N1_TO_1 → z, nothing to fuse it into: TF 2.21 writes the int8 kernel as
+    // version 1, the only one LiteRT 2.3 registers (the table said 2: LiteRT refused the file,
+    // "Didn't find op for builtin opcode 'RELU_N1_TO_1' version '2'").
+    let mut sg = Subgraph::default();
+    sg.tensors
+        .push(Tensor::new("x", TensorType::FLOAT32, vec![1, 2]));
+    sg.tensors
+        .push(Tensor::new("z", TensorType::FLOAT32, vec![1, 2]));
+    sg.inputs = vec![0];
+    sg.outputs = vec![1];
+    sg.operators = vec![simple_op(Op::RELU_N1_TO_1, 1, 0, 1)];
+    let m = Model {
+        version: 3,
+        subgraphs: vec![sg],
+        buffers: vec![Buffer::default()],
+        ..Model::default()
+    };
+    let mut r = Ranges::new();
+    r.insert(0, "x", -2.0, 2.0).expect("finite");
+    r.insert(1, "z", -1.0, 1.0).expect("finite");
+    let (out, _) = quantize(&m, &r, &QuantizeOptions::default()).expect("ok");
+    let ops: Vec<(String, i32)> = out.subgraphs[0]
+        .operators
+        .iter()
+        .map(|o| (o.code.name(), o.code.version))
+        .collect();
+    assert_eq!(ops, [("RELU_N1_TO_1".to_string(), 1)]);
+}
