@@ -76,11 +76,26 @@ pub fn quantized_activation_range(
     (lo, hi)
 }
 
-/// QUANTIZE float32 → integer, per tensor. Mirrors LiteRT `reference_ops::AffineQuantize`:
-/// `clamp(round(x / scale) + zero_point)`, the division in float, rounding half away from zero.
+/// `static_cast<int32_t>(TfLiteRound(x))` as LiteRT's x86 build computes it (`cvttss2si`): the
+/// rounded value when it fits `i32`, else `i32::MIN` — for NaN, +∞ and −∞ alike.
+#[inline(always)]
+pub fn round_to_i32_x86(x: f32) -> i32 {
+    let r = x.round();
+    if (-2_147_483_648.0..2_147_483_648.0).contains(&r) {
+        r as i32
+    } else {
+        i32::MIN
+    }
+}
+
+/// QUANTIZE float32 → integer, per tensor. Mirrors LiteRT `reference_ops::AffineQuantize` as its
+/// x86 build runs it: `clamp(static_cast<int32>(round(x / scale)) + zero_point)`, the division in
+/// float, rounding half away from zero; a quotient outside `i32` (NaN, ±∞, huge inputs) casts to
+/// `i32::MIN` and the 32-bit sum wraps, so it clamps to the lowest value, or to the highest with
+/// a negative zero point.
 pub fn affine_quantize<T: QuantInt>(scale: f32, zero_point: i32, input: &[f32], output: &mut [T]) {
     for (o, &x) in output.iter_mut().zip(input) {
-        *o = T::clamp_from(round_to_i32(x / scale).saturating_add(zero_point));
+        *o = T::clamp_from(round_to_i32_x86(x / scale).wrapping_add(zero_point));
     }
 }
 
@@ -284,5 +299,47 @@ mod tests {
         let mut out = [0.0; 2];
         dequantize_f16(&[0x00, 0x3c, 0x00, 0x38], &mut out);
         assert_eq!(out, [1.0, 0.5]);
+    }
+
+    /// Quotients outside `i32` (±∞, NaN, ±2e10) as LiteRT 2.3's x86 BUILTIN_REF QUANTIZE gives
+    /// them: cast to `i32::MIN`, then the zero point added with 32-bit wrap. Expected values from
+    /// ai_edge_litert 2.3 (a one-op QUANTIZE model built with TF's schema API, scale 0.5, inputs
+    /// [+inf, -inf, NaN, 3e38, -3e38, 1e10, -1e10, 2.5, -2.5, 0]); the mutation harness found it
+    /// (mutant 1923 of seed 2: a ring buffer's initial value filled with 3e38-like floats).
+    #[test]
+    fn affine_quantize_out_of_range_quotients_as_litert_x86() {
+        let x = [
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            3e38,
+            -3e38,
+            1e10,
+            -1e10,
+            2.5,
+            -2.5,
+            0.0,
+        ];
+        let run8 = |zp: i32| {
+            let mut o = [0i8; 10];
+            affine_quantize(0.5, zp, &x, &mut o);
+            o
+        };
+        assert_eq!(run8(-5), [127, 127, 127, 127, 127, 127, 127, 0, -10, -5]);
+        assert_eq!(
+            run8(3),
+            [-128, -128, -128, -128, -128, -128, -128, 8, -2, 3]
+        );
+        let mut o16 = [0i16; 10];
+        affine_quantize(0.5, 0, &x, &mut o16);
+        assert_eq!(
+            o16,
+            [
+                -32768, -32768, -32768, -32768, -32768, -32768, -32768, 5, -5, 0
+            ]
+        );
+        let mut o8u = [0u8; 10];
+        affine_quantize(0.5, 200, &x, &mut o8u);
+        assert_eq!(o8u, [0, 0, 0, 0, 0, 0, 0, 205, 195, 200]);
     }
 }

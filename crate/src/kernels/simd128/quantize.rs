@@ -18,14 +18,21 @@ use crate::kernels::reference::quantize as reference;
 
 /// Rounds four `f32` lanes half away from zero and converts them to `i32` (saturating, NaN → 0):
 /// Rust's `x.round() as i32`. Lanes with `|q| ≥ 2^23` (integral already), infinities and NaN
-/// keep `trunc(q)` (where `q − t` would be NaN).
+/// keep `trunc(q)` (where `q − t` would be NaN). Also returns the mask of lanes whose rounded
+/// value fits `i32` (false for NaN and ±∞).
 #[inline(always)]
-fn round_to_i32(q: V128) -> V128 {
+fn round_to_i32(q: V128) -> (V128, V128) {
     let t = q.f32x4_trunc();
     let d = q.f32x4_sub(t);
     let rounded = t.f32x4_add(d.f32x4_add(d).f32x4_trunc());
     let small = q.f32x4_abs().f32x4_lt(V128::splat_f32(8_388_608.0));
-    rounded.bitselect(t, small).i32x4_trunc_sat_f32x4()
+    let r = rounded.bitselect(t, small);
+    // r in [-2^31, 2^31), false for NaN: r is integral, and the float below -2^31 is
+    // -2^31 - 256.
+    let fits = r
+        .f32x4_lt(V128::splat_f32(2_147_483_648.0))
+        .and(V128::splat_f32(-2_147_483_904.0).f32x4_lt(r));
+    (r.i32x4_trunc_sat_f32x4(), fits)
 }
 
 /// QUANTIZE float32 → int8: `clamp(round(x / scale) + zero_point)`.
@@ -34,15 +41,18 @@ pub fn affine_quantize_int8(scale: f32, zero_point: i32, input: &[f32], output: 
     let zp = V128::splat_i32(zero_point);
     let (lim_lo, lim_hi) = (V128::splat_i32(-(1 << 16)), V128::splat_i32(1 << 16));
     let (lo, hi) = (V128::splat_i8(i8::MIN), V128::splat_i8(i8::MAX));
+    // A quotient outside i32: i32::MIN + zero_point with 32-bit wrap (reference::affine_quantize).
+    let overflow = V128::splat_i32(i32::MIN.wrapping_add(zero_point).clamp(-(1 << 16), 1 << 16));
     let (ic, it) = input.as_chunks::<16>();
     let (oc, ot) = output.as_chunks_mut::<16>();
     for (x, o) in ic.iter().zip(oc.iter_mut()) {
         let (q, _) = x.as_chunks::<4>();
         let r = [0, 1, 2, 3].map(|i| {
-            round_to_i32(V128::load_f32(&q[i]).f32x4_div(s))
-                .i32x4_max(lim_lo)
+            let (v, fits) = round_to_i32(V128::load_f32(&q[i]).f32x4_div(s));
+            v.i32x4_max(lim_lo)
                 .i32x4_min(lim_hi)
                 .i32x4_add(zp)
+                .bitselect(overflow, fits)
         });
         narrow16(r, lo, hi).store_i8(o);
     }
