@@ -7,7 +7,7 @@
 //! ([`eigen::gemv_row_dot_sse`]: 4-lane accumulators, unlike the AVX FULLY_CONNECTED kernel),
 //! then `BiasAndClamp`. The input product is skipped when the step's input is all zeros
 //! (`IsZeroVector`). The activations of `ApplyActivationToVector` are Eigen's vectorized ones
-//! ([`litert_optimized::activations::logistic_f32`] and `tanh_f32`). Then `c = f·c + g·i`,
+//! ([`crate::kernels::litert_optimized::activations::logistic_f32`] and `tanh_f32`). Then `c = f·c + g·i`,
 //! clipped to `±cell_clip` when positive (`CwiseClipping`), and `h = o · act(c)`. These were
 //! found by running LiteRT's BUILTIN_REF interpreter on LSTMs with zero weights (activations
 //! only), zero recurrent weights (the input product) and both (tests/realworld `lstm_fused`,
