@@ -114,19 +114,18 @@ pub struct LstmDims {
     pub n_cell: usize,
 }
 
-/// `out = clamp(matrix · vector + acc)` for one row (`lstm_eval.cc`'s
+/// `acc = clamp(matrix · vector + acc)`, row by row (`lstm_eval.cc`'s
 /// `MatrixBatchVectorMultiplyAccumulate` with `n_batch == 1`: `FullyConnected` with `acc` as the
 /// bias, clamped to the float range).
-fn product_accumulate(matrix: &[f32], cols: usize, vector: &[f32], acc: &[f32], out: &mut [f32]) {
-    for (r, (o, &a)) in out.iter_mut().zip(acc).enumerate() {
+fn product_accumulate(matrix: &[f32], cols: usize, vector: &[f32], acc: &mut [f32]) {
+    for (r, a) in acc.iter_mut().enumerate() {
         let dot = eigen::gemv_row_dot_sse(&matrix[r * cols..(r + 1) * cols], vector);
-        *o = ActivationRange::NONE.apply(dot + a);
+        *a = ActivationRange::NONE.apply(dot + *a);
     }
 }
 
 /// `CalculateLstmGateFloat` without peephole, layer norm or auxiliary input: `gate =
-/// act(W_rec · h + (W_in · x + bias))`, `tmp` a scratch of the gate's size.
-#[allow(clippy::too_many_arguments)]
+/// act(W_rec · h + (W_in · x + bias))`.
 fn gate(
     d: LstmDims,
     w: &GateWeights,
@@ -135,34 +134,16 @@ fn gate(
     h: &[f32],
     act: LstmActivation,
     gate: &mut [f32],
-    tmp: &mut [f32],
 ) {
     for row in gate.chunks_exact_mut(d.n_cell) {
         row.copy_from_slice(&w.bias);
     }
     let (n_in, n_cell) = (d.n_input, d.n_cell);
-    for b in 0..d.n_batch {
-        let rows = b * n_cell..(b + 1) * n_cell;
+    for (b, rows) in gate.chunks_exact_mut(n_cell).enumerate() {
         if !input_all_zeros {
-            let xb = &x[b * n_in..(b + 1) * n_in];
-            product_accumulate(
-                &w.input,
-                n_in,
-                xb,
-                &gate[rows.clone()],
-                &mut tmp[rows.clone()],
-            );
-            gate[rows.clone()].copy_from_slice(&tmp[rows.clone()]);
+            product_accumulate(&w.input, n_in, &x[b * n_in..(b + 1) * n_in], rows);
         }
-        let hb = &h[rows.clone()];
-        product_accumulate(
-            &w.recurrent,
-            n_cell,
-            hb,
-            &gate[rows.clone()],
-            &mut tmp[rows.clone()],
-        );
-        gate[rows.clone()].copy_from_slice(&tmp[rows]);
+        product_accumulate(&w.recurrent, n_cell, &h[b * n_cell..(b + 1) * n_cell], rows);
     }
     act.apply(gate);
 }
@@ -264,13 +245,13 @@ pub fn lstm_step_f32(
             (qx, qh)
         }
     };
-    let mut compute = |k: usize, out: &mut [f32], tmp: &mut [f32], h: &[f32]| match &p.gates {
-        LstmGates::Float(g) => gate(d, &g[k], x, zeros, h, acts[k], out, tmp),
+    let mut compute = |k: usize, out: &mut [f32], h: &[f32]| match &p.gates {
+        LstmGates::Float(g) => gate(d, &g[k], x, zeros, h, acts[k], out),
         LstmGates::Hybrid { gates, .. } => hybrid_gate(d, &gates[k], qx, qh, acts[k], out, scales),
     };
-    compute(0, ig, tmp, output_state);
-    compute(1, fg, tmp, output_state);
-    compute(2, cg, tmp, output_state);
+    compute(0, ig, output_state);
+    compute(1, fg, output_state);
+    compute(2, cg, output_state);
     // UpdateLstmCellFloat: c = f·c; c += g·i; clip.
     for k in 0..cell_state.len() {
         let c = fg[k] * cell_state[k];
@@ -286,7 +267,7 @@ pub fn lstm_step_f32(
             }
         }
     }
-    compute(3, og, tmp, output_state);
+    compute(3, og, output_state);
     // CalculateLstmOutputFloat: h = o · act(c).
     tmp.copy_from_slice(cell_state);
     act.apply(tmp);
