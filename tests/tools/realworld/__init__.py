@@ -1,0 +1,1 @@
+"""The real-world model generator's model families (see make_realworld.py)."""
