@@ -3,9 +3,12 @@
 
 use std::borrow::Cow;
 
+use super::declared::byte_len;
 use super::plan;
-use crate::error::{Error, Result};
+use crate::error::{Error, IssueKind, OpIssue, Result};
+use crate::graph::Model;
 use crate::graph::TensorType;
+use crate::graph::dtype::{dtype_name, element_size};
 use crate::ops::{Kernel, OpIo, Region};
 
 /// Largest output [`fold_shape_arithmetic`] computes at prepare time, in bytes.
@@ -92,4 +95,103 @@ pub(super) fn zeroed_words(n: usize, what: &str) -> Result<Vec<u64>> {
     })?;
     v.resize(n, 0);
     Ok(v)
+}
+
+/// Every tensor's data before any operator runs, as LiteRT holds it: constants borrowed from
+/// the model (a buffer longer than the shape needs cut to the elements it needs), the constants
+/// an operator overwrites (`overwritten`: and nothing reads before) dropped, as LiteRT computes them, zeroed state tensors of stateful operators,
+/// and sparse constants expanded to their dense shape. A sparse tensor that cannot be expanded
+/// is listed in `issues` and left without data.
+pub(super) fn initial_data<'m>(
+    model: &'m Model,
+    index: usize,
+    shapes: &[Option<Vec<usize>>],
+    overwritten: &[usize],
+    max_tensor: usize,
+    issues: &mut Vec<OpIssue>,
+) -> Vec<Option<Cow<'m, [u8]>>> {
+    let sg = &model.subgraphs[index];
+    let n = sg.tensors.len();
+    let tensor_index = |t: i32| usize::try_from(t).ok().filter(|&t| t < n);
+    let mut data: Vec<Option<Cow<'_, [u8]>>> = (0..n)
+        .map(|t| model.tensor_data(index, t).map(Cow::Borrowed))
+        .collect();
+    // A dense constant whose buffer is longer than its shape needs (even by part of an
+    // element) is read as LiteRT reads it: the elements the shape needs, the tail ignored.
+    for (t, tensor) in sg.tensors.iter().enumerate() {
+        if tensor.sparsity.is_some() {
+            continue;
+        }
+        let needed = shapes[t]
+            .as_deref()
+            .and_then(|s| byte_len(s, tensor.dtype, max_tensor));
+        if let (Some(needed), Some(Cow::Borrowed(bytes))) = (needed, &data[t])
+            && bytes.len() > needed
+        {
+            data[t] = Some(Cow::Borrowed(&bytes[..needed]));
+        }
+    }
+    // Constants an operator overwrites: computed instead.
+    for &t in overwritten {
+        data[t] = None;
+    }
+    // Variable tensors without data that only stateful operators read at their state
+    // positions (UNIDIRECTIONAL_SEQUENCE_LSTM's output and cell states): their initial
+    // value, zeros as LiteRT allocates them, as constant data; the operator keeps the state
+    // itself (`ops::lstm`). Other variable tensors stay undefined (prepare refuses them).
+    for (t, tensor) in sg.tensors.iter().enumerate() {
+        if !tensor.is_variable || data[t].is_some() {
+            continue;
+        }
+        let as_state = |op: &crate::graph::Operator| {
+            op.inputs.iter().enumerate().all(|(k, &i)| {
+                tensor_index(i) != Some(t) || crate::ops::lstm::is_state_input(&op.code, k)
+            }) && op.outputs.iter().all(|&o| tensor_index(o) != Some(t))
+        };
+        let read = sg
+            .operators
+            .iter()
+            .any(|op| op.inputs.iter().any(|&i| tensor_index(i) == Some(t)));
+        let len = shapes[t]
+            .as_deref()
+            .and_then(|s| byte_len(s, tensor.dtype, max_tensor));
+        if let Some(len) = len
+            && read
+            && sg.operators.iter().all(as_state)
+            && !sg.inputs.iter().any(|&i| tensor_index(i) == Some(t))
+        {
+            data[t] = Some(Cow::Owned(vec![0; len]));
+        }
+    }
+    // Sparse constants (DENSIFY's inputs) expanded once, here, to their dense shape.
+    for (t, tensor) in sg.tensors.iter().enumerate() {
+        let (Some(sp), Some(values), Some(shape)) = (&tensor.sparsity, &data[t], &shapes[t]) else {
+            continue;
+        };
+        let dense = element_size(tensor.dtype)
+            .ok_or_else(|| format!("type {} cannot be sparse", dtype_name(tensor.dtype)))
+            .and_then(|elem| crate::graph::sparse::densify(values, elem, shape, sp));
+        match dense {
+            Ok(dense) => data[t] = Some(Cow::Owned(dense)),
+            Err(reason) => {
+                issues.push(graph_issue(format!(
+                    "sparse tensor '{}': {reason}",
+                    tensor.name
+                )));
+                data[t] = None;
+            }
+        }
+    }
+    data
+}
+
+/// A problem of the model's tables rather than of one operator, listed under the graph.
+pub(super) fn graph_issue(reason: String) -> OpIssue {
+    OpIssue {
+        op_index: 0,
+        op_name: crate::error::GRAPH.into(),
+        tensor: String::new(),
+        kind: IssueKind::Invalid,
+        reason,
+    }
 }

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::cell::Cell;
 
-use super::constants::{fold_shape_arithmetic, pack, zeroed_words};
+use super::constants::{fold_shape_arithmetic, graph_issue, initial_data, pack, zeroed_words};
 use super::declared::{byte_len, declared_shape, quantization_problem, unholdable};
 use super::{Interpreter, Limits, Slot, Step, TensorDesc, TensorId, plan};
 use crate::error::{Error, IssueKind, OpIssue, Result};
@@ -187,39 +187,15 @@ impl Interpreter {
         let n = sg.tensors.len();
         let tensor_index = |t: i32| usize::try_from(t).ok().filter(|&t| t < n);
         let mut issues: Vec<OpIssue> = Vec::new();
-        let model_issue = |reason: String| OpIssue {
-            op_index: 0,
-            op_name: crate::error::GRAPH.into(),
-            tensor: String::new(),
-            kind: IssueKind::Invalid,
-            reason,
-        };
+        let model_issue = graph_issue;
 
-        // Constant data (borrowed from the model, or folded at prepare time), shapes and types.
-        let mut data: Vec<Option<Cow<'_, [u8]>>> = (0..n)
-            .map(|t| model.tensor_data(index, t).map(Cow::Borrowed))
-            .collect();
+        // Shapes and types, and constant data (borrowed from the model, or folded at prepare time).
         let mut shapes: Vec<Option<Vec<usize>>> = sg
             .tensors
             .iter()
             .map(|t| declared_shape(t.dims(), t.dtype, max_tensor))
             .collect();
         let mut dtypes: Vec<TensorType> = sg.tensors.iter().map(|t| t.dtype).collect();
-        // A dense constant whose buffer is longer than its shape needs (even by part of an
-        // element) is read as LiteRT reads it: the elements the shape needs, the tail ignored.
-        for (t, tensor) in sg.tensors.iter().enumerate() {
-            if tensor.sparsity.is_some() {
-                continue;
-            }
-            let needed = shapes[t]
-                .as_deref()
-                .and_then(|s| byte_len(s, tensor.dtype, max_tensor));
-            if let (Some(needed), Some(Cow::Borrowed(bytes))) = (needed, &data[t])
-                && bytes.len() > needed
-            {
-                data[t] = Some(Cow::Borrowed(&bytes[..needed]));
-            }
-        }
         // A constant an operator overwrites (and nothing reads before): computed, its data
         // ignored, as LiteRT does (a lint warning). Its shape must stay the declared one: LiteRT
         // writes the result into the constant's buffer.
@@ -227,57 +203,7 @@ impl Interpreter {
             .into_iter()
             .map(|(t, _)| t)
             .collect();
-        for &t in &overwritten {
-            data[t] = None;
-        }
-        // Variable tensors without data that only stateful operators read at their state
-        // positions (UNIDIRECTIONAL_SEQUENCE_LSTM's output and cell states): their initial
-        // value, zeros as LiteRT allocates them, as constant data; the operator keeps the state
-        // itself (`ops::lstm`). Other variable tensors stay undefined and are refused below.
-        for (t, tensor) in sg.tensors.iter().enumerate() {
-            if !tensor.is_variable || data[t].is_some() {
-                continue;
-            }
-            let as_state = |op: &crate::graph::Operator| {
-                op.inputs.iter().enumerate().all(|(k, &i)| {
-                    tensor_index(i) != Some(t) || crate::ops::lstm::is_state_input(&op.code, k)
-                }) && op.outputs.iter().all(|&o| tensor_index(o) != Some(t))
-            };
-            let read = sg
-                .operators
-                .iter()
-                .any(|op| op.inputs.iter().any(|&i| tensor_index(i) == Some(t)));
-            let len = shapes[t]
-                .as_deref()
-                .and_then(|s| byte_len(s, tensor.dtype, max_tensor));
-            if let Some(len) = len
-                && read
-                && sg.operators.iter().all(as_state)
-                && !sg.inputs.iter().any(|&i| tensor_index(i) == Some(t))
-            {
-                data[t] = Some(Cow::Owned(vec![0; len]));
-            }
-        }
-        // Sparse constants (DENSIFY's inputs) expanded once, here, to their dense shape.
-        for (t, tensor) in sg.tensors.iter().enumerate() {
-            let (Some(sp), Some(values), Some(shape)) = (&tensor.sparsity, &data[t], &shapes[t])
-            else {
-                continue;
-            };
-            let dense = element_size(tensor.dtype)
-                .ok_or_else(|| format!("type {} cannot be sparse", dtype_name(tensor.dtype)))
-                .and_then(|elem| crate::graph::sparse::densify(values, elem, shape, sp));
-            match dense {
-                Ok(dense) => data[t] = Some(Cow::Owned(dense)),
-                Err(reason) => {
-                    issues.push(model_issue(format!(
-                        "sparse tensor '{}': {reason}",
-                        tensor.name
-                    )));
-                    data[t] = None;
-                }
-            }
-        }
+        let mut data = initial_data(model, index, &shapes, &overwritten, max_tensor, &mut issues);
         // What LiteRT refuses when it builds the interpreter: a declared shape with a negative
         // dimension (of any tensor, even one the engine would compute), and quantization
         // parameters its `ParseQuantization` rejects (scales without zero points, counts that
