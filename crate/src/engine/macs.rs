@@ -87,7 +87,7 @@ pub fn count(model: &Model, interpreter: &Interpreter) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::{Buffer, BuiltinOptionsT, OpCode, Operator, Subgraph, Tensor, TensorType};
+    use crate::graph::{Buffer, BuiltinOptionsT, Operator, Subgraph, Tensor, TensorType};
     use crate::tflite::schema::{
         Conv2DOptionsT, DepthwiseConv2DOptionsT, Padding, TransposeConvOptionsT,
     };
@@ -98,12 +98,7 @@ mod tests {
         output: i32,
         options: BuiltinOptionsT,
     ) -> Operator {
-        Operator::new(
-            OpCode::builtin(code, 1),
-            inputs.to_vec(),
-            vec![output],
-            options,
-        )
+        crate::engine::control_flow_tests::op(code, inputs, &[output], options)
     }
 
     /// x 1×8×8×3 → CONV_2D 3×3 s2 SAME, 4 filters → 1×4×4×4 → DEPTHWISE 3×3 s1 SAME → 1×4×4×4

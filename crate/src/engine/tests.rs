@@ -2,26 +2,12 @@
 //! every problem at once, hostile shapes and options, arena reuse, constant folding.
 
 use super::*;
+use crate::engine::control_flow_tests::op;
 use crate::error::IssueKind;
 use crate::graph::{
-    Buffer, BuiltinOperator, BuiltinOptionsT, Model, OpCode, Operator, Quantization, Subgraph,
-    Tensor,
+    Buffer, BuiltinOperator, BuiltinOptionsT, Model, Operator, Quantization, Subgraph, Tensor,
 };
 use crate::tflite::schema::{ActivationFunctionType, AddOptionsT, Conv2DOptionsT, Padding};
-
-fn op(
-    code: BuiltinOperator,
-    inputs: &[i32],
-    outputs: &[i32],
-    options: BuiltinOptionsT,
-) -> Operator {
-    Operator::new(
-        OpCode::builtin(code, 1),
-        inputs.to_vec(),
-        outputs.to_vec(),
-        options,
-    )
-}
 
 fn f32_tensor(name: &str, shape: &[i32]) -> Tensor {
     Tensor::new(name, TensorType::FLOAT32, shape.to_vec())
