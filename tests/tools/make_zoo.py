@@ -41,7 +41,7 @@ from pathlib import Path  # noqa: E402
 from goldens.writer import REPO  # noqa: E402 - imports TF
 from zoo import results  # noqa: E402
 from zoo.archs import ARCHS  # noqa: E402
-from zoo.convert import ensure_converted  # noqa: E402
+from zoo.convert import child_convert, ensure_converted  # noqa: E402
 from zoo.measure import measure  # noqa: E402
 
 
@@ -58,7 +58,11 @@ def main() -> int:
     ap.add_argument("--zeropoint", type=Path, default=REPO / "target" / "release" / "zeropoint")
     ap.add_argument("--cache", type=Path, default=REPO / "target" / "zoo")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)  # one architecture, in-process
+    ap.add_argument("--convert-child", help=argparse.SUPPRESS)  # one TF conversion (zoo.convert.convert_isolated)
     args = ap.parse_args()
+    if args.convert_child:
+        child_convert(ARCHS[args.only], args.cache / args.only, args.convert_child)
+        return 0
     if args.list:
         for a in ARCHS.values():
             print(f"{a.name:20s} {a.description}")
