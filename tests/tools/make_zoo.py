@@ -4,7 +4,8 @@ TF's converter and through our tools (run by hand, never in CI).
 
 For each architecture of tests/tools/zoo/archs.py (keras.applications nets with random weights,
 weights=None and a fixed seed, at the smallest input each allows, and hand-built U-Net / YOLO /
-SSD / keyword-spotting / DS-CNN / pose nets; batch left dynamic):
+SSD / keyword-spotting / DS-CNN / pose nets, and zoo/sequence.py's transformer and recurrent
+nets; batch left dynamic except the recurrent nets'):
 
 1. TF 2.21's `TFLiteConverter.from_keras_model`: the float model, int8 (int8 I/O), int8 with
    float I/O and 16x8, calibrated on the same 8 plausible random samples; LiteRT 2.3
