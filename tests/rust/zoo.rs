@@ -78,6 +78,9 @@ fn cannot_list(v: &Value) -> Vec<String> {
 
 /// A short reason for a variant that did not give a number.
 fn failure(v: &Value) -> Option<String> {
+    if v["tf_crashed"].as_bool() == Some(true) {
+        return Some("TF crashes".into());
+    }
     if v.get("tf_error").is_some() {
         return Some("TF refuses".into());
     }
@@ -142,6 +145,18 @@ fn db(v: &Value) -> String {
     }
 }
 
+/// The gist of a CLI error: without its `error: ` prefix, up to the first `. `, `; ` or ` (`
+/// (the details and advice after it), at most 200 characters.
+fn gist(e: &str) -> String {
+    let e = e.strip_prefix("error: ").unwrap_or(e);
+    let end = [". ", "; ", " ("]
+        .iter()
+        .filter_map(|sep| e.find(sep))
+        .min()
+        .unwrap_or(e.len());
+    e[..end].chars().take(200).collect()
+}
+
 /// One table row.
 fn row(name: &str, a: &Value) -> String {
     if let Some(how) = a["crashed"].as_str() {
@@ -181,8 +196,21 @@ fn row(name: &str, a: &Value) -> String {
             notes.push(format!("{v}: {}", list.join(", ")));
         }
     }
-    if let Some(e) = var("16x8")["tf_error"].as_str() {
-        notes.push(e.to_string());
+    // TF's refusals and crashes, each message once with the variants it ended.
+    let mut tf_errors: Vec<(&str, Vec<&str>)> = Vec::new();
+    for v in VARIANTS {
+        if let Some(e) = var(v)["tf_error"].as_str() {
+            match tf_errors.iter_mut().find(|(m, _)| *m == e) {
+                Some((_, vs)) => vs.push(v),
+                None => tf_errors.push((e, vec![v])),
+            }
+        }
+    }
+    for (e, vs) in tf_errors {
+        notes.push(format!("{}: {e}", vs.join(", ")));
+    }
+    if let Some(e) = q["error"].as_str() {
+        notes.push(format!("our quantize: {}", gist(e)));
     }
     format!(
         "| {name} | {total} ({types} types) | {} | {} / {} | {} | {loads} | {sqnr} | {time} | {} |\n",
@@ -218,7 +246,10 @@ fn readme_table(r: &Value) -> String {
          copy with that operator's version field lowered. † it could not run the model at all; \
          LiteRT's optimized builtin kernels gave the outputs. \
          \"refused\": our engine cannot prepare the model (last column: operators without a \
-         kernel, and operators the engine refuses, per variant).\n",
+         kernel, and operators the engine refuses, per variant). \"TF crashes\": TF's converter \
+         killed its process (SIGSEGV in its calibrator on WHILE loops, \
+         tensorflow/tensorflow#75140), so there is no TF model of that variant; \"quantize \
+         refused\": `zeropoint quantize` refused the model (its reason in the last column).\n",
         v["tensorflow"].as_str().unwrap_or("?"),
         v["keras"].as_str().unwrap_or("?"),
         v["ai_edge_litert"].as_str().unwrap_or("?"),

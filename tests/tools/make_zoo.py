@@ -4,7 +4,8 @@ TF's converter and through our tools (run by hand, never in CI).
 
 For each architecture of tests/tools/zoo/archs.py (keras.applications nets with random weights,
 weights=None and a fixed seed, at the smallest input each allows, and hand-built U-Net / YOLO /
-SSD / keyword-spotting / DS-CNN / pose nets; batch left dynamic):
+SSD / keyword-spotting / DS-CNN / pose nets, and zoo/sequence.py's transformer and recurrent
+nets; batch left dynamic except the recurrent nets'):
 
 1. TF 2.21's `TFLiteConverter.from_keras_model`: the float model, int8 (int8 I/O), int8 with
    float I/O and 16x8, calibrated on the same 8 plausible random samples; LiteRT 2.3
@@ -41,7 +42,7 @@ from pathlib import Path  # noqa: E402
 from goldens.writer import REPO  # noqa: E402 - imports TF
 from zoo import results  # noqa: E402
 from zoo.archs import ARCHS  # noqa: E402
-from zoo.convert import ensure_converted  # noqa: E402
+from zoo.convert import child_convert, ensure_converted  # noqa: E402
 from zoo.measure import measure  # noqa: E402
 
 
@@ -58,7 +59,11 @@ def main() -> int:
     ap.add_argument("--zeropoint", type=Path, default=REPO / "target" / "release" / "zeropoint")
     ap.add_argument("--cache", type=Path, default=REPO / "target" / "zoo")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)  # one architecture, in-process
+    ap.add_argument("--convert-child", help=argparse.SUPPRESS)  # one TF conversion (zoo.convert.convert_isolated)
     args = ap.parse_args()
+    if args.convert_child:
+        child_convert(ARCHS[args.only], args.cache / args.only, args.convert_child)
+        return 0
     if args.list:
         for a in ARCHS.values():
             print(f"{a.name:20s} {a.description}")

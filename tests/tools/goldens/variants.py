@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -184,8 +184,16 @@ def _set_attr_path(obj: Any, path: str, value: Any) -> None:
     setattr(obj, last, value)
 
 
-def convert(model: keras.Model, variant: Variant, calib: list[np.ndarray], names: list[str]) -> bytes:
-    """calib[k] are the samples of Keras input k (named names[k])."""
+def convert(
+    model: keras.Model,
+    variant: Variant,
+    calib: list[np.ndarray],
+    names: list[str],
+    make_converter: Callable[[Any], Any] | None = None,
+) -> bytes:
+    """calib[k] are the samples of Keras input k (named names[k]). make_converter(model) gives
+    the converter to configure (default `TFLiteConverter.from_keras_model`; a tf_keras model
+    goes through a concrete function instead)."""
 
     def representative_dataset():
         for i in range(calib[0].shape[0]):
@@ -195,7 +203,7 @@ def convert(model: keras.Model, variant: Variant, calib: list[np.ndarray], names
                 yield {n: c[i] for n, c in zip(names, calib)}
 
     with quiet(replay=variant.name != "float"):  # a refused variant is recorded, not shown
-        conv = tf.lite.TFLiteConverter.from_keras_model(model)
+        conv = (make_converter or tf.lite.TFLiteConverter.from_keras_model)(model)
         for path, value, _ in variant.settings:
             _set_attr_path(conv, path, representative_dataset if value is REPR else value)
         return bytes(conv.convert())

@@ -1,11 +1,13 @@
 """The zoo's architectures: keras.applications nets built with random weights (weights=None, a
 fixed seed) at the smallest input each allows, and hand-built nets of common shapes (U-Net,
 YOLO-style head, SSD-style detector, Conv1D keyword spotter, depthwise-separable audio net, pose
-net with DEPTH_TO_SPACE). Every model leaves the batch dynamic (keras.Input without batch_size),
-as users' exports do.
+net with DEPTH_TO_SPACE), and the transformer and recurrent nets of zoo.sequence. Every model
+but the tf_keras fused LSTM leaves the batch dynamic (keras.Input without batch_size), as users'
+exports do.
 
 Arch: name, builder (returns the Keras model), seed, the kind of sample it takes (zoo.data) and a
-one-line description. ARCHS keeps them smallest first, the order make_zoo.py runs them in."""
+one-line description (and, for a few, the converter to use and whether TF's quantizing conversions
+run in child processes). ARCHS keeps them smallest first, the order make_zoo.py runs them in."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from goldens.frameworks import keras, tf
+
+from . import sequence as sq
 
 L = keras.layers
 APPS = keras.applications
@@ -23,9 +27,14 @@ class Arch:
     name: str
     build: Callable[[], keras.Model]
     seed: int
-    # zoo.data sample kind: ("image", size, preprocess) | ("mfcc",) | ("logmel",)
+    # zoo.data sample kind: ("image", size, preprocess) | ("mfcc",) | ("logmel",) | ("tokens", length, vocab)
     data: tuple
     description: str
+    # the converter to configure for a model (default TFLiteConverter.from_keras_model)
+    converter: Callable | None = None
+    # TF's quantizing conversions run in child processes: its calibrator kills the process on
+    # Keras 3 recurrent layers' WHILE loops (SIGSEGV, tensorflow/tensorflow#75140)
+    isolate: bool = False
 
 
 def _app(ctor, size: int) -> Callable[[], keras.Model]:
@@ -197,8 +206,8 @@ def pose_net() -> keras.Model:
 ARCHS: dict[str, Arch] = {}
 
 
-def _add(name: str, build, seed: int, data: tuple, description: str) -> None:
-    ARCHS[name] = Arch(name, build, seed, data, description)
+def _add(name: str, build, seed: int, data: tuple, description: str, **kw) -> None:
+    ARCHS[name] = Arch(name, build, seed, data, description, **kw)
 
 
 # Hand-built nets first (small), then keras.applications roughly by size.
@@ -208,6 +217,15 @@ _add("pose_net", pose_net, 103, ("image", 64, None), "pose net: strided convs, D
 _add("unet", unet, 104, ("image", 32, None), "U-Net 32x32: Conv2DTranspose and UpSampling2D decoders with skips")
 _add("yolo_head", yolo_head, 105, ("image", 64, None), "YOLO-style 3-scale head: FPN upsample/concat, LeakyReLU, reshape+concat")
 _add("ssd_detector", ssd_detector, 106, ("image", 64, None), "SSD-style detector: 3 maps, box + class heads, reshape/concat, softmax")
+# Transformer and recurrent nets (zoo.sequence; issue 18).
+_add("tiny_vit", sq.tiny_vit, 301, ("image", 32, None), "tiny ViT 32x32: 4x4 patch conv, 2 encoder blocks (MHA, GELU exact/tanh, LayerNorm), 10 classes")
+_add("mobilevit_block", sq.mobilevit_block, 302, ("image", 32, None), "MobileViT block: conv stem, unfold 2x2 patches (reshape/transpose), transformer, fold, concat skip, fuse conv")
+_add("lstm_text", sq.lstm_text, 303, ("tokens", sq.TEXT_LEN, sq.TEXT_VOCAB), "text classifier: 16 token ids (batch 1), Embedding, LSTM(32) unroll=False (WHILE), 4 classes", isolate=True)
+_add("lstm_text_unrolled", sq.lstm_text_unrolled, 303, ("tokens", sq.TEXT_LEN, sq.TEXT_VOCAB), "the same text classifier (batch 1) with LSTM(32) unroll=True (16 steps, no WHILE)", isolate=True)
+_add("lstm_text_unrolled_dynbatch", sq.lstm_text_unrolled_dynbatch, 303, ("tokens", sq.TEXT_LEN, sq.TEXT_VOCAB), "the unrolled text classifier with a dynamic batch (initial state: FILL of a computed shape)", isolate=True)
+_add("bilstm_text", sq.bilstm_text, 304, ("tokens", sq.TEXT_LEN, sq.TEXT_VOCAB), "text classifier: 16 token ids (batch 1), Embedding, Bidirectional(LSTM(16)) (two WHILE loops), 4 classes", isolate=True)
+_add("gru_kws", sq.gru_kws, 305, ("logmel",), "GRU keyword spotter on 49x40 log-mel frames (batch 1): GRU(32) (WHILE), 12 classes", isolate=True)
+_add("lstm_fused", sq.lstm_fused, 306, ("tokens", 10, 50), "tf_keras LSTM(32)+LSTM(16) text classifier fused to UNIDIRECTIONAL_SEQUENCE_LSTM (realworld's, batch 1)", converter=sq.lstm_fused_converter, isolate=True)
 _add("mobilenet_v3_small", _app(APPS.MobileNetV3Small, 32), 201, ("image", 32, "mobilenet_v3"), "keras MobileNetV3Small 32x32, 10 classes")
 _add("mobilenet_v1", _app(APPS.MobileNet, 32), 202, ("image", 32, "mobilenet"), "keras MobileNet (V1) 32x32, alpha 1, 10 classes")
 _add("mobilenet_v2", _app(APPS.MobileNetV2, 32), 203, ("image", 32, "mobilenet_v2"), "keras MobileNetV2 32x32, alpha 1, 10 classes")

@@ -4,9 +4,10 @@ float model alone is ~100 MB): the float model and TF's int8 (int8 I/O), int8 wi
 the held-out inputs. A cache whose key (seed, data kind, sample counts, TF version) matches is
 reused; --force converts again.
 
-Files: meta.json, calib.npy, heldout.npy ([N, 1, ...] float32), model_<variant>.tflite,
+Files: meta.json, calib.npy, heldout.npy ([N, 1, ...] float32, or int32 token ids), model_<variant>.tflite,
 input_<variant>_0.npy (the held-out inputs quantized for int8 I/O), expected_<variant>_output_<k>.npy
-(BUILTIN_REF)."""
+(BUILTIN_REF); weights.weights.h5 (the built model's weights) for architectures whose quantizing
+conversions run in child processes (Arch.isolate)."""
 
 from __future__ import annotations
 
@@ -64,10 +65,53 @@ def variant_inputs(blob: bytes, heldout: np.ndarray) -> np.ndarray:
     d = Interpreter(model_content=blob).get_input_details()  # no allocation: LiteRT may abort there
     assert len(d) == 1, "zoo architectures have one input"
     dt = np.dtype(d[0]["dtype"])
-    if dt == np.float32:
+    if dt == heldout.dtype:  # float, or token ids (int32 in every variant)
         return heldout
     scale, zp = d[0]["quantization"]
     return quantize(heldout, scale, zp, dt)
+
+
+WEIGHTS = "weights.weights.h5"  # the built model's weights, for conversions in child processes
+MAKE_ZOO = Path(__file__).resolve().parent.parent / "make_zoo.py"
+
+
+def convert_variant(arch: Arch, model, vname: str, calib: np.ndarray) -> bytes:
+    names = [t.name for t in model.inputs]
+    return convert(model, VARIANTS[vname], [calib], names, arch.converter)
+
+
+def child_convert(arch: Arch, d: Path, vname: str) -> None:
+    """In a child process (make_zoo.py --convert-child): rebuilds `arch`, loads the weights the
+    parent saved (so the model is the parent's, batch-norm statistics included) and writes
+    model_<vname>.tflite, or refused_<vname>.txt with the converter's refusal."""
+    seed_everything(arch.seed)
+    model = arch.build()
+    model.load_weights(d / WEIGHTS)
+    try:
+        blob = convert_variant(arch, model, vname, np.load(d / "calib.npy"))
+    except Exception as e:  # noqa: BLE001 - the converter's refusal is a finding
+        (d / f"refused_{vname}.txt").write_text(short_error(e))
+        return
+    (d / f"model_{vname}.tflite").write_bytes(blob)
+
+
+def convert_isolated(arch: Arch, d: Path, vname: str) -> bytes:
+    """child_convert in a child process: TF's calibrator can kill the process (SIGSEGV on
+    WHILE loops, tensorflow/tensorflow#75140). Raises RuntimeError with the refusal or how the
+    process died."""
+    for f in (d / f"model_{vname}.tflite", d / f"refused_{vname}.txt"):
+        f.unlink(missing_ok=True)
+    p = subprocess.run([sys.executable, str(MAKE_ZOO), "--convert-child", vname, "--only", arch.name,
+                        "--cache", str(d.parent)], capture_output=True, text=True)
+    if p.returncode != 0:
+        how = f"signal {-p.returncode}" if p.returncode < 0 else f"exit {p.returncode}"
+        if p.returncode in (-11, 139):
+            how = "SIGSEGV"
+        raise ChildProcessError(f"TF {tf.__version__} converter crashed ({how})")
+    refused = d / f"refused_{vname}.txt"
+    if refused.is_file():
+        raise RuntimeError(refused.read_text())
+    return (d / f"model_{vname}.tflite").read_bytes()
 
 
 def ensure_converted(arch: Arch, cache: Path, force: bool, log) -> dict:
@@ -89,7 +133,8 @@ def ensure_converted(arch: Arch, cache: Path, force: bool, log) -> dict:
     calib, heldout = calib_and_heldout(arch.data, arch.seed)
     save_npy(d / "calib.npy", calib)
     save_npy(d / "heldout.npy", heldout)
-    names = [t.name for t in model.inputs]
+    if arch.isolate:
+        model.save_weights(d / WEIGHTS)
     meta = {
         "key": cache_key(arch),
         "params": int(model.count_params()),
@@ -100,10 +145,18 @@ def ensure_converted(arch: Arch, cache: Path, force: bool, log) -> dict:
     for vname in ZOO_VARIANTS:
         t1 = time.time()
         try:
-            blob = convert(model, VARIANTS[vname], [calib], names)
+            if arch.isolate and vname != "float":
+                blob = convert_isolated(arch, d, vname)
+            else:
+                blob = convert_variant(arch, model, vname, calib)
+        except ChildProcessError as e:
+            meta["variants"][vname] = {"error": str(e), "crashed": True}
+            log(f"{arch.name}: {vname}: {e}")
+            continue
         except Exception as e:  # noqa: BLE001 - the converter's refusal is a finding
-            meta["variants"][vname] = {"error": f"TF {tf.__version__} converter refuses: {short_error(e)}"}
-            log(f"{arch.name}: {vname} refused by TF: {short_error(e)}")
+            why = str(e) if arch.isolate and vname != "float" else short_error(e)
+            meta["variants"][vname] = {"error": f"TF {tf.__version__} converter refuses: {why}"}
+            log(f"{arch.name}: {vname} refused by TF: {why}")
             continue
         entry = {"convert_seconds": round(time.time() - t1, 2), "bytes": len(blob), "op_counts": op_counts(blob)}
         (d / f"model_{vname}.tflite").write_bytes(blob)

@@ -3,7 +3,8 @@ goldens.data.draw_shapes as 0..255 pixels and passed through the family's own
 keras.applications preprocess_input (hand-built image nets take pixels / 255; RegNet, which
 rescales inside the model, takes raw pixels), MFCC frames
 (49x10x1, decaying coefficient scale, smooth in time) and log-mel frames (49x40, smooth in time
-and frequency)."""
+and frequency), and token ids (int32, drawn from a Zipf-like distribution over the vocabulary,
+as word frequencies are)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,13 @@ def _smooth(x: np.ndarray, axis: int) -> np.ndarray:
 
 
 def samples(kind: tuple, n: int, rng: np.random.Generator) -> np.ndarray:
-    """n samples stacked as [n, 1, ...] (each one batch-1 tensor), float32."""
+    """n samples stacked as [n, 1, ...] (each one batch-1 tensor): float32, or int32 token ids
+    for ("tokens", length, vocab)."""
+    if kind[0] == "tokens":
+        _, length, vocab = kind
+        p = 1.0 / (1.0 + np.arange(vocab))  # rank-frequency as in text: id 0 most common
+        ids = rng.choice(vocab, size=(n, length), p=p / p.sum())
+        return np.ascontiguousarray(ids.astype(np.int32)[:, None])
     if kind[0] == "image":
         _, size, family = kind
         imgs, _ = draw_shapes(rng, n, size, SHAPE_CLASSES)

@@ -94,6 +94,8 @@ def measure(exe: Path, d: Path, meta: dict, log) -> dict:
         res["variants"][vname] = v
         if "error" in vm:
             v["tf_error"] = vm["error"]
+            if vm.get("crashed"):
+                v["tf_crashed"] = True
             continue
         model = d / f"model_{vname}.tflite"
         v["cannot_run"] = cannot_run(exe, model)
