@@ -232,8 +232,9 @@ impl Interpreter {
         }
         // Variable tensors without data that only stateful operators read at their state
         // positions (UNIDIRECTIONAL_SEQUENCE_LSTM's output and cell states): their initial
-        // value, zeros as LiteRT allocates them, as constant data; the operator keeps the state
-        // itself (`ops::lstm`). Other variable tensors stay undefined and are refused below.
+        // value as constant data, what LiteRT's `ResetVariableTensor` writes (zeros; for int8
+        // every byte the zero point); the operator keeps the state itself (`ops::lstm`). Other
+        // variable tensors stay undefined and are refused below.
         for (t, tensor) in sg.tensors.iter().enumerate() {
             if !tensor.is_variable || data[t].is_some() {
                 continue;
@@ -255,7 +256,11 @@ impl Interpreter {
                 && sg.operators.iter().all(as_state)
                 && !sg.inputs.iter().any(|&i| tensor_index(i) == Some(t))
             {
-                data[t] = Some(Cow::Owned(vec![0; len]));
+                let fill = match (tensor.dtype, &tensor.quantization) {
+                    (TensorType::INT8, Some(q)) => q.zero_points().first().map_or(0, |&z| z as u8),
+                    _ => 0,
+                };
+                data[t] = Some(Cow::Owned(vec![fill; len]));
             }
         }
         // Sparse constants (DENSIFY's inputs) expanded once, here, to their dense shape.
@@ -491,6 +496,24 @@ impl Interpreter {
                     quantization: sg.tensors[o].quantization.as_ref(),
                 })
                 .collect();
+            let inter_infos: Vec<Option<TensorInfo<'_>>> = op
+                .intermediates
+                .as_deref()
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .map(|(k, &t)| {
+                    let t = sg.tensors.get(usize::try_from(t).ok()?)?;
+                    Some(TensorInfo {
+                        role: Role::Intermediate(k),
+                        name: &t.name,
+                        dtype: t.dtype,
+                        shape: empty,
+                        data: None,
+                        quantization: t.quantization.as_ref(),
+                    })
+                })
+                .collect();
             let ctx = PrepareCtx {
                 kernels,
                 op_index,
@@ -498,10 +521,11 @@ impl Interpreter {
                 op,
                 inputs: &infos,
                 outputs: &out_infos,
+                intermediates: &inter_infos,
                 subgraphs: &loader,
             };
             let prepared = prepare(&ctx);
-            drop((infos, out_infos));
+            drop((infos, out_infos, inter_infos));
             match prepared {
                 Err(e) => {
                     issues.push(e);
