@@ -283,7 +283,8 @@ fn npy_bytes(path: &Path) -> (Vec<u8>, usize) {
     match load_npy(path).data {
         NpyData::F32(v) => (v.iter().flat_map(|x| x.to_le_bytes()).collect(), v.len()),
         NpyData::I32(v) => (v.iter().flat_map(|x| x.to_le_bytes()).collect(), v.len()),
-        _ => panic!("{}: expected float32 or int32", path.display()),
+        NpyData::I8(v) => (v.iter().map(|&x| x as u8).collect(), v.len()),
+        _ => panic!("{}: expected float32, int32 or int8", path.display()),
     }
 }
 

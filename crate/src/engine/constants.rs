@@ -137,7 +137,8 @@ pub(super) fn initial_data<'m>(
     }
     // Variable tensors without data that only stateful operators read at their state
     // positions (UNIDIRECTIONAL_SEQUENCE_LSTM's output and cell states): their initial
-    // value, zeros as LiteRT allocates them, as constant data; the operator keeps the state
+    // value as constant data, what LiteRT's `ResetVariableTensor` writes (zeros; for int8
+    // every byte the zero point); the operator keeps the state
     // itself (`ops::lstm`). Other variable tensors stay undefined (prepare refuses them).
     for (t, tensor) in sg.tensors.iter().enumerate() {
         if !tensor.is_variable || data[t].is_some() {
@@ -160,7 +161,11 @@ pub(super) fn initial_data<'m>(
             && sg.operators.iter().all(as_state)
             && !sg.inputs.iter().any(|&i| tensor_index(i) == Some(t))
         {
-            data[t] = Some(Cow::Owned(vec![0; len]));
+            let fill = match (tensor.dtype, &tensor.quantization) {
+                (TensorType::INT8, Some(q)) => q.zero_points().first().map_or(0, |&z| z as u8),
+                _ => 0,
+            };
+            data[t] = Some(Cow::Owned(vec![fill; len]));
         }
     }
     // Sparse constants (DENSIFY's inputs) expanded once, here, to their dense shape.

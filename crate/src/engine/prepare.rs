@@ -417,6 +417,24 @@ impl Interpreter {
                     quantization: sg.tensors[o].quantization.as_ref(),
                 })
                 .collect();
+            let inter_infos: Vec<Option<TensorInfo<'_>>> = op
+                .intermediates
+                .as_deref()
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .map(|(k, &t)| {
+                    let t = sg.tensors.get(usize::try_from(t).ok()?)?;
+                    Some(TensorInfo {
+                        role: Role::Intermediate(k),
+                        name: &t.name,
+                        dtype: t.dtype,
+                        shape: empty,
+                        data: None,
+                        quantization: t.quantization.as_ref(),
+                    })
+                })
+                .collect();
             let ctx = PrepareCtx {
                 kernels,
                 op_index,
@@ -424,10 +442,11 @@ impl Interpreter {
                 op,
                 inputs: &infos,
                 outputs: &out_infos,
+                intermediates: &inter_infos,
                 subgraphs: &loader,
             };
             let prepared = prepare(&ctx);
-            drop((infos, out_infos));
+            drop((infos, out_infos, inter_infos));
             match prepared {
                 Err(e) => {
                     issues.push(e);

@@ -8,9 +8,9 @@
 //! projection weights and bias, 18 the output state and 19 the cell state (variable tensors),
 //! 20–23 layer-norm coefficients. Supported: the plain LSTM TF's converter emits (all four
 //! gates, no peephole, projection, layer norm or diagonal recurrent weights), with float32
-//! weights or, hybrid (TF's dynamic-range model), int8 weights of one symmetric scale each; the
-//! other variants and integer inputs (TF's integer LSTM) are refused with a typed error naming
-//! the feature.
+//! weights or, hybrid (TF's dynamic-range model), int8 weights of one symmetric scale each, or
+//! integer (TF's full-integer model: int8 input and output state, int16 cell state,
+//! [`super::lstm_int`]); the other variants are refused with a typed error naming the feature.
 //!
 //! State: as in LiteRT, the two state tensors start at their initial value (zeros when they
 //! have no data: the engine gives such variable tensors, read only by this operator, their
@@ -85,7 +85,11 @@ fn const_i8(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<(Vec<i8>,
 }
 
 /// Requires `t` to hold `shape` exactly.
-fn require_shape(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>, shape: &[usize]) -> PrepareResult<()> {
+pub(super) fn require_shape(
+    ctx: &PrepareCtx<'_>,
+    t: &TensorInfo<'_>,
+    shape: &[usize],
+) -> PrepareResult<()> {
     if t.shape != shape {
         return Err(ctx.invalid(
             t.describe(),
@@ -104,16 +108,7 @@ pub fn prepare_unidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResu
         UnidirectionalSequenceLSTMOptionsT
     )?;
     let input = ctx.input(0)?;
-    if input.dtype != TensorType::FLOAT32 {
-        return Err(ctx.unsupported(
-            input.describe(),
-            format!(
-                "{} input: the integer LSTM (TF's full-integer quantization, int16 cell state and \
-                 intermediates) is not supported yet",
-                dtype_name(input.dtype)
-            ),
-        ));
-    }
+    ctx.require_dtype(&input, &[TensorType::FLOAT32, TensorType::INT8])?;
     ctx.require_rank(&input, 3)?;
     let features: [(&[usize], &str); 4] = [
         (&[1], "CIFG (no input gate: input-to-input weights omitted)"),
@@ -134,6 +129,16 @@ pub fn prepare_unidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResu
             "diagonal recurrent weights are not supported yet",
         ));
     }
+    if o.cell_clip.is_nan() || o.cell_clip < 0.0 {
+        return Err(ctx.invalid(
+            String::new(),
+            format!("cell_clip {} is negative", o.cell_clip),
+        ));
+    }
+    if input.dtype == TensorType::INT8 {
+        // The integer kernel ignores the fused activation (always tanh), as LiteRT's does.
+        return super::lstm_int::prepare_integer(ctx, &o, &input);
+    }
     let act = match o.fused_activation_function {
         ActivationFunctionType::TANH => LstmActivation::Tanh,
         ActivationFunctionType::RELU => LstmActivation::Relu,
@@ -145,12 +150,6 @@ pub fn prepare_unidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResu
             ));
         }
     };
-    if o.cell_clip.is_nan() || o.cell_clip < 0.0 {
-        return Err(ctx.invalid(
-            String::new(),
-            format!("cell_clip {} is negative", o.cell_clip),
-        ));
-    }
     let w_in = ctx.input(1)?;
     ctx.require_rank(&w_in, 2)?;
     let (n_cell, n_input) = (w_in.shape[0], w_in.shape[1]);
@@ -233,11 +232,6 @@ pub fn prepare_unidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResu
     }
     let cell0 = initial.pop().unwrap_or_default();
     let output0 = initial.pop().unwrap_or_default();
-    let store = ctx.subgraphs.variables();
-    if let Some(s) = &store {
-        s.borrow_mut().add_stateful_op();
-    }
-    let resets = store.as_ref().map_or(0, |s| s.borrow().resets());
     // Batch-major sequences are stepped one batch row at a time (as LiteRT does).
     let rows = if o.time_major { n_batch } else { 1 };
     let dims = LstmDims {
@@ -262,8 +256,7 @@ pub fn prepare_unidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResu
             cell_state: cell0.clone(),
             initial: (output0, cell0),
             scratch: LstmScratch::new(dims),
-            store,
-            resets,
+            resets: ResetWatch::new(ctx),
         },
     ))
 }
@@ -278,20 +271,44 @@ struct LstmF32 {
     /// The states' initial values (output, cell).
     initial: (Vec<f32>, Vec<f32>),
     scratch: LstmScratch,
-    /// The interpreter's variable store (its reset count says when to restore `initial`).
+    resets: ResetWatch,
+}
+
+/// Tells a stateful LSTM kernel when the interpreter's variables were reset (when to restore
+/// the states' initial values).
+pub(super) struct ResetWatch {
+    /// The interpreter's variable store.
     store: Option<Rc<RefCell<Variables>>>,
-    resets: u64,
+    /// Its reset count when last seen.
+    seen: u64,
+}
+
+impl ResetWatch {
+    /// Registers the operator as stateful with the interpreter's variable store.
+    pub(super) fn new(ctx: &PrepareCtx<'_>) -> Self {
+        let store = ctx.subgraphs.variables();
+        if let Some(s) = &store {
+            s.borrow_mut().add_stateful_op();
+        }
+        let seen = store.as_ref().map_or(0, |s| s.borrow().resets());
+        Self { store, seen }
+    }
+
+    /// Whether a reset happened since the last call.
+    pub(super) fn take(&mut self) -> bool {
+        let Some(s) = &self.store else { return false };
+        let r = s.borrow().resets();
+        let reset = r != self.seen;
+        self.seen = r;
+        reset
+    }
 }
 
 impl Kernel for LstmF32 {
     fn eval(&mut self, io: &mut OpIo<'_>) {
-        if let Some(s) = &self.store {
-            let r = s.borrow().resets();
-            if r != self.resets {
-                self.resets = r;
-                self.output_state.copy_from_slice(&self.initial.0);
-                self.cell_state.copy_from_slice(&self.initial.1);
-            }
+        if self.resets.take() {
+            self.output_state.copy_from_slice(&self.initial.0);
+            self.cell_state.copy_from_slice(&self.initial.1);
         }
         let x = io.f32_in(0);
         let out = io.f32_out();

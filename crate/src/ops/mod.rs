@@ -19,6 +19,7 @@ pub mod fully_connected;
 mod io;
 pub mod layout;
 pub mod lstm;
+pub mod lstm_int;
 pub mod math;
 pub mod normalize;
 pub mod pool;
@@ -51,6 +52,8 @@ pub enum Role {
     Input(usize),
     /// Output at this position.
     Output(usize),
+    /// Intermediate tensor at this position (the integer LSTM's gate and hidden scales).
+    Intermediate(usize),
 }
 
 /// What prepare knows about one tensor of the operator.
@@ -76,6 +79,7 @@ impl TensorInfo<'_> {
         match self.role {
             Role::Input(i) => format!("input {i} '{}'", self.name),
             Role::Output(i) => format!("output {i} '{}'", self.name),
+            Role::Intermediate(i) => format!("intermediate {i} '{}'", self.name),
         }
     }
 
@@ -99,6 +103,9 @@ pub struct PrepareCtx<'a> {
     pub inputs: &'a [Option<TensorInfo<'a>>],
     /// Outputs by position.
     pub outputs: &'a [TensorInfo<'a>],
+    /// The operator's intermediate tensors by position (`None` for an invalid index): their
+    /// type and quantization only (no shape or data).
+    pub intermediates: &'a [Option<TensorInfo<'a>>],
     /// Prepares the model's other subgraphs (WHILE, IF bodies).
     pub subgraphs: &'a dyn control_flow::SubgraphLoader,
 }

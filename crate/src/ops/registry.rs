@@ -61,6 +61,8 @@ const F8: Runs = Runs { int8: true, ..F };
 const F816: Runs = Runs { int16: true, ..F8 };
 /// Float and hybrid (int8 weights, float activations).
 const FH: Runs = Runs { hybrid: true, ..F };
+/// Float, int8 and hybrid.
+const F8H: Runs = Runs { int8: true, ..FH };
 /// Float, int8, int16 and hybrid.
 const ALL: Runs = Runs {
     hybrid: true,
@@ -357,7 +359,7 @@ pub const OPS: &[OpEntry] = &[
     row!(QUANTIZE, 1..=6, quantize::prepare_quantize, I816, None, &[], "float→int `round(x / scale)` in float; int→int double rounding, multiplier in double"),
     row!(DEQUANTIZE, 1..=9, quantize::prepare_dequantize, F816, None, &[], "product in double"),
     // ops/control_flow.rs
-    row!(UNIDIRECTIONAL_SEQUENCE_LSTM, 1..=4, lstm::prepare_unidirectional_sequence_lstm, FH, None, LSTM_INPUTS, "float: lstm_eval.cc's step, each gate `act(W_rec·h + (W_in·x + bias))`, products by Eigen's SSE matrix × vector (4 lanes), Eigen's logistic / tanh, cell clip; hybrid: input and output state quantized per row (asymmetric as the option says), int32 products scaled by `s_row·s_w`; state kept across invocations until reset"),
+    row!(UNIDIRECTIONAL_SEQUENCE_LSTM, 1..=4, lstm::prepare_unidirectional_sequence_lstm, F8H, None, LSTM_INPUTS, "float: lstm_eval.cc's step, each gate `act(W_rec·h + (W_in·x + bias))`, products by Eigen's SSE matrix × vector (4 lanes), Eigen's logistic / tanh, cell clip; hybrid: input and output state quantized per row (asymmetric as the option says), int32 products scaled by `s_row·s_w`; int8 (8x8→16): int16 Q3.12 gates from two int32 products each rescaled by MultiplyByQuantizedMultiplier (double rounding) and added with int16 saturation, gemmlowp int16 logistic / tanh, int16 cell state with a power-of-two scale, output `o·tanh(c)` requantized plus the hidden zero point (LiteRT's tanh of a cell scale outside 2^-15..2^-9 leaves the input gate in its place, reproduced); state kept across invocations until reset"),
     row!(WHILE, 1..=1, control_flow::prepare_while, F816, None, &[], "runs the cond and body subgraphs; the state is copied"),
     row!(IF, 1..=1, control_flow::prepare_if, F816, None, &["condition"], "runs the then or else subgraph"),
     // ops/variables.rs

@@ -87,23 +87,58 @@ def convert_fused(name: str, **opts) -> bytes:
 FUSED = {"lstm_fused": lstm_fused_tf_keras}
 
 
+# The edge copy of TF's int8 model: the embedding (GATHER's table and output, the first LSTM's
+# input) at 64x its scale, so that the gates saturate, and both cell states at 2^-12, inside the
+# range LiteRT's int16 tanh of the cell handles (TF's calibrated 2^-19 and 2^-20 are outside it).
+EDGE_INPUT_GAIN = 64.0
+EDGE_CELL_SCALE = 2.0**-12
+
+
+def lstm_op_indices(m) -> list[int]:
+    code = schema.BuiltinOperator.UNIDIRECTIONAL_SEQUENCE_LSTM
+    return [
+        i
+        for i, op in enumerate(m.subgraphs[0].operators)
+        if max(m.operatorCodes[op.opcodeIndex].builtinCode, m.operatorCodes[op.opcodeIndex].deprecatedBuiltinCode)
+        == code
+    ]
+
+
+def int8_edge_model(d: Path) -> None:
+    """model_int8_edge.tflite: model_int8.tflite with the edits above (see EDGE_*)."""
+    m = flatbuffer_utils.convert_bytearray_to_object(bytearray((d / "model_int8.tflite").read_bytes()))
+    sg = m.subgraphs[0]
+    lstms = [sg.operators[i] for i in lstm_op_indices(m)]
+    x = lstms[0].inputs[0]
+    gather = next(op for op in sg.operators if x in list(op.outputs))
+    for t in (x, gather.inputs[0]):
+        q = sg.tensors[t].quantization
+        q.scale = np.array(q.scale, dtype=np.float32) * np.float32(EDGE_INPUT_GAIN)
+    for op in lstms:
+        q = sg.tensors[op.inputs[19]].quantization
+        q.scale = np.array([EDGE_CELL_SCALE], dtype=np.float32)
+    (d / "model_int8_edge.tflite").write_bytes(bytes(flatbuffer_utils.convert_object_to_bytearray(m)))
+
+
 def fused_lstm_outputs(d: Path) -> None:
-    """The output of every UNIDIRECTIONAL_SEQUENCE_LSTM in model.tflite and model_dynamic.tflite
-    as LiteRT BUILTIN_REF computes it on each test sample (a fresh interpreter per sample, all
-    tensors preserved): expected_lstm_<k>.npy and expected_dynamic_lstm_<k>.npy for the k-th LSTM
-    in operator order, samples stacked first. (The classifier's softmax output alone hides
-    last-bit differences inside the LSTMs.)"""
+    """The output of every UNIDIRECTIONAL_SEQUENCE_LSTM in model.tflite, model_dynamic.tflite,
+    model_int8.tflite and model_int8_edge.tflite (written here, int8_edge_model) as LiteRT
+    BUILTIN_REF computes it on each test sample (a fresh interpreter per sample, all tensors
+    preserved): expected_lstm_<k>.npy, expected_dynamic_lstm_<k>.npy, expected_int8_lstm_<k>.npy
+    and expected_int8_edge_lstm_<k>.npy for the k-th LSTM in operator order, samples stacked first
+    (the classifier's softmax output alone hides last-bit differences inside the LSTMs); for the
+    edge model also its output (expected_int8_edge_output_0.npy). The int8 files only when TF's
+    int8 conversion wrote model_int8.tflite."""
     x = np.load(d / "input_0.npy")
-    for file, prefix in (("model.tflite", "expected_lstm_"), ("model_dynamic.tflite", "expected_dynamic_lstm_")):
+    files = [("model.tflite", "expected_"), ("model_dynamic.tflite", "expected_dynamic_")]
+    if (d / "model_int8.tflite").exists():
+        int8_edge_model(d)
+        files += [("model_int8.tflite", "expected_int8_"), ("model_int8_edge.tflite", "expected_int8_edge_")]
+    for file, prefix in files:
         m = flatbuffer_utils.convert_bytearray_to_object(bytearray((d / file).read_bytes()))
-        code = schema.BuiltinOperator.UNIDIRECTIONAL_SEQUENCE_LSTM
-        outs = [
-            op.outputs[0]
-            for op in m.subgraphs[0].operators
-            if max(m.operatorCodes[op.opcodeIndex].builtinCode, m.operatorCodes[op.opcodeIndex].deprecatedBuiltinCode)
-            == code
-        ]
+        outs = [m.subgraphs[0].operators[i].outputs[0] for i in lstm_op_indices(m)]
         per_sample = []
+        model_out = []
         for sample in x:
             it = Interpreter(
                 model_path=str(d / file),
@@ -114,8 +149,11 @@ def fused_lstm_outputs(d: Path) -> None:
             it.set_tensor(it.get_input_details()[0]["index"], sample)
             it.invoke()
             per_sample.append([it.get_tensor(t).copy() for t in outs])
+            model_out.append(it.get_tensor(it.get_output_details()[0]["index"]).copy())
         for k in range(len(outs)):
-            np.save(d / f"{prefix}{k}.npy", np.stack([p[k] for p in per_sample]))
+            np.save(d / f"{prefix}lstm_{k}.npy", np.stack([p[k] for p in per_sample]))
+        if file == "model_int8_edge.tflite":
+            np.save(d / f"{prefix}output_0.npy", np.stack(model_out))
 
 
 RECURRENT = {
@@ -184,8 +222,14 @@ def tf_dynamic(name: str, d: Path) -> dict:
 
 def tf_int8(name: str, d: Path) -> dict:
     """Runs tf_int8_child in a child process (TF's calibrator may crash) and records the outcome;
-    a model TF writes is kept as model_int8.tflite with LiteRT outputs on the test inputs."""
+    a model TF writes is kept as model_int8.tflite with LiteRT outputs on the test inputs. For the
+    fused LSTMs, TF's representative samples are kept as calib.npy (stacked first), so that our
+    quantizer can calibrate on the same data."""
     path = d / "model_int8.tflite"
+    if name in FUSED:
+        details = Interpreter(model_content=convert_fused(name)).get_input_details()
+        calib = [recurrent_inputs(f"{name}-calibration-{k}", details)[0][0] for k in range(8)]
+        np.save(d / "calib.npy", np.stack(calib))
     r = subprocess.run(
         [sys.executable, str(MAIN), "--tf-int8-child", name, str(path)],
         capture_output=True,

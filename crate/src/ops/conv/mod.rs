@@ -615,6 +615,7 @@ mod tests {
             op: &op,
             inputs: &inputs,
             outputs: &outputs,
+            intermediates: &[],
             subgraphs: &crate::ops::control_flow::NoSubgraphs,
         };
         match code {
