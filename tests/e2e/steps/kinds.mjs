@@ -1,0 +1,244 @@
+// Outputs read by kind on the Compare tab (issue 21 item 2), in a browser context of its own:
+//  - a regression output (tests/realworld/sparse_fc: FULLY_CONNECTED → [1,16], no SOFTMAX) is read
+//    as landmarks: no "class" wording, the max / mean |float − quantized| and the point error equal
+//    what `zeropoint run` gives on the same sample for the float and the page's quantized file, and
+//    the point overlay draws every point of both models;
+//  - overriding its kind changes the comparison shown (values table, class agreement) and the choice
+//    stays while the model stays loaded (a second run keeps it);
+//  - a spatial output (tests/golden/fuse_residual_block: [1,8,8,4]) is read as a mask: float,
+//    quantized and |diff| images of one channel, the channel's error equal to the CLI's numbers;
+//    another channel redraws them; a classifier (mobilenet_block) still gets top-1 / top-5;
+//  - the views at 1280 and 400 px wide (screenshots), with no sideways scrolling at 400 px.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { npyBytes, npyRows } from '../lib/data.mjs';
+import { GOLDEN, cli, loadNodeEngine } from '../lib/expected.mjs';
+import { ROOT, STEP_TIMEOUT_MS, assert, check, onCleanup } from '../lib/harness.mjs';
+import { calibrateRandom, downloadOf, dropFile, isLocal, quantizeOnPage, screenshot, showTab, testId, text, waitForModel, waitForPanel, watch } from '../lib/page.mjs';
+
+const VIEWPORT = { width: 1280, height: 900 };
+const REGRESSION = join(ROOT, 'tests/realworld/sparse_fc/model.tflite');
+const SPATIAL = join(ROOT, 'tests/golden/fuse_residual_block/model_float.tflite');
+
+/** This file's own browser context and page (made once), and a scratch directory. */
+function env(ctx) {
+  ctx.kindsEnv ??= (async () => {
+    const { browser, base, foreignRequests } = ctx;
+    const work = mkdtempSync(join(tmpdir(), 'zeropoint-e2e-kinds-'));
+    const context = await browser.newContext({ acceptDownloads: true, viewport: VIEWPORT });
+    context.on('request', (request) => {
+      if (!isLocal(request.url())) foreignRequests.push(request.url());
+    });
+    const page = await context.newPage();
+    const record = watch(page);
+    onCleanup(async () => {
+      await context.close();
+      rmSync(work, { recursive: true, force: true });
+    });
+    await page.goto(base, { timeout: STEP_TIMEOUT_MS });
+    await waitForModel(page, 'example.tflite');
+    return { page, record, work, api: await loadNodeEngine() };
+  })();
+  return ctx.kindsEnv;
+}
+
+/** A float32 sample of the model's (one) input: a fixed pseudo-random sequence in [-1, 1). */
+function sampleFor(api, modelPath, work) {
+  const summary = api.inspectModel(new Uint8Array(readFileSync(modelPath)));
+  const sg = summary.subgraphs[0];
+  const input = sg.tensors.find((t) => t.index === sg.inputs[0]);
+  const n = input.shape.reduce((a, b) => a * b, 1);
+  let s = 12345;
+  const data = new Float32Array(n).map(() => {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    return (s >>> 8) / 2 ** 23 - 1;
+  });
+  const path = join(work, 'sample.npy');
+  writeFileSync(path, npyBytes([1, ...input.shape], data));
+  return path;
+}
+
+/**
+ * Loads `modelPath`, calibrates on random data, quantizes (int8, float I/O), runs `sample` through
+ * both on the Compare tab; returns the output rows `zeropoint run` gives for the float model and
+ * for the page's quantized file on the same sample.
+ */
+async function quantizeAndCompare(page, work, modelPath, name, sample) {
+  await dropFile(page, name, readFileSync(modelPath));
+  await waitForModel(page, name);
+  await calibrateRandom(page, { count: 8, lo: -1, hi: 1, seed: 7 });
+  await showTab(page, 'quantize');
+  await page.locator(testId('quant-mode')).selectOption('int8');
+  await page.locator(testId('quant-io')).selectOption('float');
+  await quantizeOnPage(page);
+  const model = await downloadOf(page, 'quant-download-model');
+  const quantPath = join(work, `${name}.quant.tflite`);
+  writeFileSync(quantPath, model.bytes);
+  cli(['run', modelPath, '--input', sample, '--out-dir', join(work, `${name}.float`)]);
+  cli(['run', quantPath, '--input', sample, '--out-dir', join(work, `${name}.quant`)]);
+  await runCompare(page, sample);
+  return { float: npyRows(join(work, `${name}.float`, 'output_0.npy'))[0], quant: npyRows(join(work, `${name}.quant`, 'output_0.npy'))[0] };
+}
+
+async function runCompare(page, sample) {
+  await showTab(page, 'compare');
+  await page.locator(testId('compare-sample-npy')).check({ timeout: STEP_TIMEOUT_MS });
+  await page.locator(testId('compare-npy')).setInputFiles(sample);
+  await page.locator(testId('compare-index')).fill('0');
+  await page.locator(testId('compare-start')).click({ timeout: STEP_TIMEOUT_MS });
+  await waitForPanel(page, 'compare', ['done', 'error']);
+  assert((await page.locator(testId('compare')).getAttribute('data-state')) === 'done', `compare failed: ${await text(page, 'error-banner')}`);
+}
+
+/** Max and mean |a − b| in f64, element by element. */
+function absErrors(a, b) {
+  let max = 0;
+  let sum = 0;
+  a.forEach((v, i) => {
+    const d = Math.abs(v - b[i]);
+    max = Math.max(max, d);
+    sum += d;
+  });
+  return { max, mean: sum / a.length };
+}
+
+function near(got, want, what) {
+  assert(Math.abs(got - want) <= 1e-9 * Math.max(1, Math.abs(want)), `${what}: page ${String(got)}, from the CLI's outputs ${String(want)}`);
+}
+
+/** The block's words, without the kind select's option labels. */
+async function blockWords(block) {
+  return block.evaluate((el) => {
+    const copy = el.cloneNode(true);
+    for (const s of copy.querySelectorAll('select')) s.remove();
+    return copy.textContent ?? '';
+  });
+}
+
+async function noSidewaysScroll(page) {
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert(width <= 400, `the page is ${String(width)} px wide at a 400 px viewport`);
+}
+
+async function landmarks(ctx) {
+  const { page, work, api } = await env(ctx);
+  await check('kinds: a [1,16] FULLY_CONNECTED regression reads as landmarks: no class wording, the CLI\'s abs errors and point distances, both point sets drawn', async () => {
+    const sample = sampleFor(api, REGRESSION, work);
+    const want = await quantizeAndCompare(page, work, REGRESSION, 'sparse_fc.tflite', sample);
+    const block = page.locator(testId('compare-output')).first();
+    assert((await block.getAttribute('data-kind')) === 'landmarks', `read as ${String(await block.getAttribute('data-kind'))}`);
+    const words = await blockWords(block);
+    assert(!/class/i.test(words), `class wording on a regression output: ${words}`);
+    assert((await block.locator(testId('compare-topk-float')).count()) === 0, 'top-k lists on a regression output');
+    const diff = block.locator(testId('compare-diff'));
+    const e = absErrors(want.float, want.quant);
+    assert(e.max > 0, 'the quantized output equals the float one: nothing to compare');
+    near(Number(await diff.getAttribute('data-max')), e.max, 'max |float − quantized|');
+    near(Number(await diff.getAttribute('data-mean')), e.mean, 'mean |float − quantized|');
+    assert((await block.locator(testId('compare-output-sqnr')).count()) === 1, 'no SQNR on the output');
+    // 16 values = 8 (x, y) points; their distances, from the CLI's values.
+    const lm = block.locator(testId('compare-kind-landmarks'));
+    assert((await lm.getAttribute('data-stride')) === '2' && (await lm.getAttribute('data-points')) === '8', `points ${String(await lm.getAttribute('data-points'))} of ${String(await lm.getAttribute('data-stride'))}`);
+    const dist = Array.from({ length: 8 }, (_, i) => Math.hypot(want.float[2 * i] - want.quant[2 * i], want.float[2 * i + 1] - want.quant[2 * i + 1]));
+    near(Number(await lm.getAttribute('data-max-distance')), Math.max(...dist), 'max point distance');
+    near(Number(await lm.getAttribute('data-mean-distance')), dist.reduce((a, b) => a + b, 0) / 8, 'mean point distance');
+    const overlay = lm.locator(testId('compare-point-overlay'));
+    assert((await overlay.locator('circle.float').count()) === 8 && (await overlay.locator('circle.quant').count()) === 8, 'the overlay does not draw 8 + 8 points');
+    await block.scrollIntoViewIfNeeded();
+    await screenshot(page, '40-kinds-landmarks');
+  });
+
+  await check('kinds: overriding the kind changes the comparison (values table, class agreement) and the choice survives a second run', async () => {
+    const block = () => page.locator(testId('compare-output')).first();
+    await block().locator(testId('compare-kind-select')).selectOption('values');
+    assert((await block().getAttribute('data-kind')) === 'values', 'the override to values did not apply');
+    assert((await block().locator(`${testId('compare-values')} tbody tr`).count()) === 8, 'no values table after the override');
+    assert((await block().locator(testId('compare-point-overlay')).count()) === 0, 'the overlay stayed');
+    assert((await text(page, 'compare-kind-reason')).startsWith('your choice'), 'the reason does not say it is the user\'s choice');
+    await block().locator(testId('compare-kind-select')).selectOption('classes');
+    assert((await block().locator(testId('compare-top1')).count()) === 1 && (await block().locator(`${testId('compare-topk-float')} li`).count()) === 5, 'no class agreement after the override');
+    await block().locator(testId('compare-kind-select')).selectOption('embedding');
+    const cos = Number(await block().locator(testId('compare-kind-embedding')).getAttribute('data-cosine'));
+    assert(cos > -1 && cos <= 1, `cosine ${String(cos)}`);
+    await page.locator(testId('compare-start')).click({ timeout: STEP_TIMEOUT_MS });
+    await waitForPanel(page, 'compare', ['done', 'error']);
+    assert((await block().getAttribute('data-kind')) === 'embedding', `after a second run the kind is ${String(await block().getAttribute('data-kind'))}`);
+    await block().locator(testId('compare-kind-select')).selectOption('landmarks');
+    assert((await block().getAttribute('data-kind')) === 'landmarks' && (await text(page, 'compare-kind-reason')).startsWith('guessed'), 'back to the guess');
+  });
+}
+
+async function mask(ctx) {
+  const { page, work, api } = await env(ctx);
+  await check('kinds: a [1,8,8,4] spatial output reads as a mask: float / quantized / |diff| images of one channel, its error equal to the CLI\'s numbers; another channel redraws', async () => {
+    const sample = sampleFor(api, SPATIAL, work);
+    const want = await quantizeAndCompare(page, work, SPATIAL, 'residual.tflite', sample);
+    const block = page.locator(testId('compare-output')).first();
+    assert((await block.getAttribute('data-kind')) === 'mask', `read as ${String(await block.getAttribute('data-kind'))}`);
+    for (const id of ['compare-mask-float', 'compare-mask-quant', 'compare-mask-diff']) {
+      const c = block.locator(testId(id));
+      assert((await c.getAttribute('width')) === '8' && (await c.getAttribute('height')) === '8' && (await c.isVisible()), `${id} is not an 8×8 image on the page`);
+    }
+    const channelErrors = (c) => absErrors(want.float.filter((_, i) => i % 4 === c), want.quant.filter((_, i) => i % 4 === c));
+    const m = block.locator(testId('compare-kind-mask'));
+    for (const c of [0, 2]) {
+      if (c !== 0) await block.locator(testId('compare-mask-channel')).selectOption(String(c));
+      const e = channelErrors(c);
+      assert((await m.getAttribute('data-channel')) === String(c), `channel ${String(await m.getAttribute('data-channel'))}`);
+      near(Number(await m.getAttribute('data-max')), e.max, `channel ${String(c)} max |err|`);
+      near(Number(await m.getAttribute('data-mean')), e.mean, `channel ${String(c)} mean |err|`);
+    }
+    // The float image's pixels: grey levels of channel 2 scaled over both models' range.
+    const grey = await block.locator(testId('compare-mask-float')).evaluate((c) => Array.from(c.getContext('2d').getImageData(0, 0, 8, 8).data.filter((_, i) => i % 4 === 0)));
+    const f2 = want.float.filter((_, i) => i % 4 === 2);
+    const both = [...f2, ...want.quant.filter((_, i) => i % 4 === 2)];
+    const [lo, hi] = [Math.min(...both), Math.max(...both)];
+    const expected = f2.map((v) => Math.round((255 * (v - lo)) / (hi - lo)));
+    assert(grey.every((g, i) => Math.abs(g - expected[i]) <= 1), `float image ${JSON.stringify(grey.slice(0, 8))}, expected ${JSON.stringify(expected.slice(0, 8))}`);
+    await block.scrollIntoViewIfNeeded();
+    await screenshot(page, '41-kinds-mask');
+    await page.setViewportSize({ width: 400, height: 800 });
+    await noSidewaysScroll(page);
+    await block.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(ROOT, 'artifacts/e2e/42-kinds-mask-400.png'), timeout: STEP_TIMEOUT_MS });
+    await page.setViewportSize(VIEWPORT);
+  });
+
+  await check('kinds: a SOFTMAX classifier (mobilenet_block) still reads as class scores with top-1 / top-5 agreement', async () => {
+    const floatPath = join(GOLDEN, 'model_float.tflite');
+    await quantizeAndCompare(page, work, floatPath, 'mobilenet_block.tflite', sampleFor(api, floatPath, work));
+    const block = page.locator(testId('compare-output')).first();
+    assert((await block.getAttribute('data-kind')) === 'classes', `read as ${String(await block.getAttribute('data-kind'))}`);
+    const top1 = await text(page, 'compare-top1');
+    assert(/^Top-1 (agrees|differs)/.test(top1) && /Top-5: \d of 5 classes in common/.test(top1), `class agreement: ${top1}`);
+    await block.scrollIntoViewIfNeeded();
+    await screenshot(page, '43-kinds-classes');
+  });
+}
+
+async function narrow(ctx) {
+  const { page, work, api } = await env(ctx);
+  await check('kinds: the landmark view at 400 px wide: no sideways scrolling, the overlay inside the viewport', async () => {
+    const sample = sampleFor(api, REGRESSION, work);
+    await dropFile(page, 'sparse_fc.tflite', readFileSync(REGRESSION));
+    await waitForModel(page, 'sparse_fc.tflite');
+    await calibrateRandom(page, { count: 8, lo: -1, hi: 1, seed: 7 });
+    await quantizeOnPage(page);
+    await page.setViewportSize({ width: 400, height: 800 });
+    await runCompare(page, sample);
+    await noSidewaysScroll(page);
+    const overlay = page.locator(testId('compare-point-overlay')).first();
+    await overlay.scrollIntoViewIfNeeded();
+    const box = await overlay.boundingBox();
+    assert(box && box.x >= 0 && box.x + box.width <= 400, `the overlay spans ${JSON.stringify(box)}`);
+    await page.screenshot({ path: join(ROOT, 'artifacts/e2e/44-kinds-landmarks-400.png'), timeout: STEP_TIMEOUT_MS });
+    await page.setViewportSize(VIEWPORT);
+  });
+}
+
+export const cases = [
+  { name: 'kinds-landmarks', needs: [], run: landmarks },
+  { name: 'kinds-mask', needs: [], run: mask },
+  { name: 'kinds-narrow', needs: [], run: narrow },
+];
