@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { npyBytes, npyRows } from '../lib/data.mjs';
 import { GOLDEN, cli, loadNodeEngine } from '../lib/expected.mjs';
-import { ROOT, STEP_TIMEOUT_MS, assert, check, onCleanup } from '../lib/harness.mjs';
-import { calibrateRandom, downloadOf, dropFile, isLocal, quantizeOnPage, screenshot, showTab, testId, text, waitForModel, waitForPanel, watch } from '../lib/page.mjs';
+import { ARTIFACTS, ROOT, STEP_TIMEOUT_MS, assert, check, onCleanup } from '../lib/harness.mjs';
+import { calibrateRandom, downloadOf, dropFile, isLocal, quantizeOnPage, showTab, testId, text, waitForModel, waitForPanel, watch } from '../lib/page.mjs';
 
 const VIEWPORT = { width: 1280, height: 900 };
 const REGRESSION = join(ROOT, 'tests/realworld/sparse_fc/model.tflite');
@@ -116,6 +116,11 @@ async function blockWords(block) {
   });
 }
 
+/** A screenshot of one output's block (artifacts/e2e/<name>.png). */
+async function shot(block, name) {
+  await block.screenshot({ path: join(ARTIFACTS, `${name}.png`), timeout: STEP_TIMEOUT_MS });
+}
+
 async function noSidewaysScroll(page) {
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   assert(width <= 400, `the page is ${String(width)} px wide at a 400 px viewport`);
@@ -146,7 +151,7 @@ async function landmarks(ctx) {
     const overlay = lm.locator(testId('compare-point-overlay'));
     assert((await overlay.locator('circle.float').count()) === 8 && (await overlay.locator('circle.quant').count()) === 8, 'the overlay does not draw 8 + 8 points');
     await block.scrollIntoViewIfNeeded();
-    await screenshot(page, '40-kinds-landmarks');
+    await shot(block, '40-kinds-landmarks');
   });
 
   await check('kinds: overriding the kind changes the comparison (values table, class agreement) and the choice survives a second run', async () => {
@@ -197,11 +202,11 @@ async function mask(ctx) {
     const expected = f2.map((v) => Math.round((255 * (v - lo)) / (hi - lo)));
     assert(grey.every((g, i) => Math.abs(g - expected[i]) <= 1), `float image ${JSON.stringify(grey.slice(0, 8))}, expected ${JSON.stringify(expected.slice(0, 8))}`);
     await block.scrollIntoViewIfNeeded();
-    await screenshot(page, '41-kinds-mask');
+    await shot(block, '41-kinds-mask');
     await page.setViewportSize({ width: 400, height: 800 });
     await noSidewaysScroll(page);
     await block.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(ROOT, 'artifacts/e2e/42-kinds-mask-400.png'), timeout: STEP_TIMEOUT_MS });
+    await page.screenshot({ path: join(ARTIFACTS, '42-kinds-mask-400.png'), timeout: STEP_TIMEOUT_MS });
     await page.setViewportSize(VIEWPORT);
   });
 
@@ -213,7 +218,7 @@ async function mask(ctx) {
     const top1 = await text(page, 'compare-top1');
     assert(/^Top-1 (agrees|differs)/.test(top1) && /Top-5: \d of 5 classes in common/.test(top1), `class agreement: ${top1}`);
     await block.scrollIntoViewIfNeeded();
-    await screenshot(page, '43-kinds-classes');
+    await shot(block, '43-kinds-classes');
   });
 }
 
@@ -232,7 +237,7 @@ async function narrow(ctx) {
     await overlay.scrollIntoViewIfNeeded();
     const box = await overlay.boundingBox();
     assert(box && box.x >= 0 && box.x + box.width <= 400, `the overlay spans ${JSON.stringify(box)}`);
-    await page.screenshot({ path: join(ROOT, 'artifacts/e2e/44-kinds-landmarks-400.png'), timeout: STEP_TIMEOUT_MS });
+    await page.screenshot({ path: join(ARTIFACTS, '44-kinds-landmarks-400.png'), timeout: STEP_TIMEOUT_MS });
     await page.setViewportSize(VIEWPORT);
   });
 }
