@@ -20,6 +20,7 @@ import { calibrateRandom, downloadOf, dropFile, isLocal, quantizeOnPage, showTab
 const VIEWPORT = { width: 1280, height: 900 };
 const REGRESSION = join(ROOT, 'tests/realworld/sparse_fc/model.tflite');
 const SPATIAL = join(ROOT, 'tests/golden/fuse_residual_block/model_float.tflite');
+const DETECTOR = join(ROOT, 'tests/realworld/ssd_detector');
 
 /** This file's own browser context and page (made once), and a scratch directory. */
 function env(ctx) {
@@ -78,7 +79,8 @@ async function quantizeAndCompare(page, work, modelPath, name, sample) {
   cli(['run', modelPath, '--input', sample, '--out-dir', join(work, `${name}.float`)]);
   cli(['run', quantPath, '--input', sample, '--out-dir', join(work, `${name}.quant`)]);
   await runCompare(page, sample);
-  return { float: npyRows(join(work, `${name}.float`, 'output_0.npy'))[0], quant: npyRows(join(work, `${name}.quant`, 'output_0.npy'))[0] };
+  const out = (which, k) => npyRows(join(work, `${name}.${which}`, `output_${String(k)}.npy`))[0];
+  return { float: out('float', 0), quant: out('quant', 0), output: out };
 }
 
 async function runCompare(page, sample) {
@@ -161,14 +163,25 @@ async function landmarks(ctx) {
     assert((await block().locator(`${testId('compare-values')} tbody tr`).count()) === 8, 'no values table after the override');
     assert((await block().locator(testId('compare-point-overlay')).count()) === 0, 'the overlay stayed');
     assert((await text(page, 'compare-kind-reason')).startsWith('your choice'), 'the reason does not say it is the user\'s choice');
+    await shot(block(), '46-kinds-values');
     await block().locator(testId('compare-kind-select')).selectOption('classes');
     assert((await block().locator(testId('compare-top1')).count()) === 1 && (await block().locator(`${testId('compare-topk-float')} li`).count()) === 5, 'no class agreement after the override');
     await block().locator(testId('compare-kind-select')).selectOption('embedding');
     const cos = Number(await block().locator(testId('compare-kind-embedding')).getAttribute('data-cosine'));
     assert(cos > -1 && cos <= 1, `cosine ${String(cos)}`);
+    await shot(block(), '47-kinds-embedding');
     await page.locator(testId('compare-start')).click({ timeout: STEP_TIMEOUT_MS });
     await waitForPanel(page, 'compare', ['done', 'error']);
     assert((await block().getAttribute('data-kind')) === 'embedding', `after a second run the kind is ${String(await block().getAttribute('data-kind'))}`);
+    // A model loaded again starts from the guess (the choice lasts while the model stays loaded).
+    await dropFile(page, 'sparse_fc-again.tflite', readFileSync(REGRESSION));
+    await waitForModel(page, 'sparse_fc-again.tflite');
+    await calibrateRandom(page, { count: 8, lo: -1, hi: 1, seed: 7 });
+    await quantizeOnPage(page);
+    await runCompare(page, join(work, 'sample.npy'));
+    assert((await block().getAttribute('data-kind')) === 'landmarks' && (await text(page, 'compare-kind-reason')).startsWith('guessed'), `a reloaded model kept the choice: ${String(await block().getAttribute('data-kind'))}`);
+    // Choosing the guessed kind again is "guessed", not a choice.
+    await block().locator(testId('compare-kind-select')).selectOption('values');
     await block().locator(testId('compare-kind-select')).selectOption('landmarks');
     assert((await block().getAttribute('data-kind')) === 'landmarks' && (await text(page, 'compare-kind-reason')).startsWith('guessed'), 'back to the guess');
   });
@@ -222,6 +235,38 @@ async function mask(ctx) {
   });
 }
 
+/** IoU of two [ymin, xmin, ymax, xmax] boxes; 1 for the same empty box. */
+function cornerIou(a, b) {
+  const area = (r) => Math.max(0, r[2] - r[0]) * Math.max(0, r[3] - r[1]);
+  const inter = Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0])) * Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]));
+  const union = area(a) + area(b) - inter;
+  return union > 0 ? inter / union : a.every((v, i) => v === b[i]) ? 1 : 0;
+}
+
+async function boxes(ctx) {
+  const { page, work } = await env(ctx);
+  await check('kinds: an SSD with TFLite_Detection_PostProcess: its boxes read as [ymin, xmin, ymax, xmax] with the mean IoU of the CLI\'s boxes, classes / scores / count as values', async () => {
+    const want = await quantizeAndCompare(page, work, join(DETECTOR, 'model.tflite'), 'ssd.tflite', join(DETECTOR, 'input_0.npy'));
+    const kinds = await page.locator(testId('compare-output')).evaluateAll((els) => els.map((e) => e.getAttribute('data-kind')));
+    assert(JSON.stringify(kinds) === JSON.stringify(['boxes', 'values', 'values', 'values']), `kinds ${JSON.stringify(kinds)}`);
+    const block = page.locator(testId('compare-output')).first();
+    const b = block.locator(testId('compare-kind-boxes'));
+    assert((await b.getAttribute('data-format')) === 'corners', `format ${String(await b.getAttribute('data-format'))}`);
+    const rows = want.float.length / 4;
+    const ious = Array.from({ length: rows }, (_, r) => cornerIou(want.float.slice(4 * r, 4 * r + 4), want.quant.slice(4 * r, 4 * r + 4)));
+    const real = want.output('float', 3)[0];
+    assert(real >= 1 && want.float.slice(0, 4).some((v) => v !== 0), `the float model finds ${String(real)} boxes on the sample: nothing to compare`);
+    assert(Number(await b.getAttribute('data-boxes')) === rows, `${String(await b.getAttribute('data-boxes'))} boxes, the output has ${String(rows)}`);
+    near(Number(await b.getAttribute('data-mean-iou')), ious.reduce((x, y) => x + y, 0) / rows, 'mean IoU');
+    near(Number(await b.getAttribute('data-min-iou')), Math.min(...ious), 'lowest IoU');
+    await shot(block, '45-kinds-boxes');
+    // Read as centre-size instead: the numbers follow the choice.
+    await block.locator(testId('compare-box-format')).selectOption('center');
+    const c = page.locator(testId('compare-output')).first().locator(testId('compare-kind-boxes'));
+    assert((await c.getAttribute('data-format')) === 'center', 'the box format did not change');
+  });
+}
+
 async function narrow(ctx) {
   const { page, work, api } = await env(ctx);
   await check('kinds: the landmark view at 400 px wide: no sideways scrolling, the overlay inside the viewport', async () => {
@@ -245,5 +290,6 @@ async function narrow(ctx) {
 export const cases = [
   { name: 'kinds-landmarks', needs: [], run: landmarks },
   { name: 'kinds-mask', needs: [], run: mask },
+  { name: 'kinds-boxes', needs: [], run: boxes },
   { name: 'kinds-narrow', needs: [], run: narrow },
 ];
