@@ -1,8 +1,10 @@
 // Outputs read by kind on the Compare tab (issue 21 item 2), in a browser context of its own:
-//  - a regression output (tests/realworld/sparse_fc: FULLY_CONNECTED → [1,16], no SOFTMAX) is read
-//    as landmarks: no "class" wording, the max / mean |float − quantized| and the point error equal
-//    what `zeropoint run` gives on the same sample for the float and the page's quantized file, and
-//    the point overlay draws every point of both models;
+//  - a hand-landmark-like model (tests/e2e/models/hand_like.tflite, from tests/tools/make_ui_models.py:
+//    two [1,63] FULLY_CONNECTED regressions, two [1,1] LOGISTIC scores) reads as landmarks (21
+//    points of x, y, z) and values: no "class" wording, the max / mean |float − quantized| and the
+//    point error equal what `zeropoint run` gives on the same sample for the float and the page's
+//    quantized file, and the point overlay draws every point of both models; a [1,16]
+//    FULLY_CONNECTED regression (tests/realworld/sparse_fc) reads as 8 points of 2;
 //  - overriding its kind changes the comparison shown (values table, class agreement) and the choice
 //    stays while the model stays loaded (a second run keeps it);
 //  - a spatial output (tests/golden/fuse_residual_block: [1,8,8,4]) is read as a mask: float,
@@ -11,13 +13,14 @@
 //  - the views at 1280 and 400 px wide (screenshots), with no sideways scrolling at 400 px.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { npyBytes, npyRows } from '../lib/data.mjs';
 import { GOLDEN, cli, loadNodeEngine } from '../lib/expected.mjs';
 import { ARTIFACTS, ROOT, STEP_TIMEOUT_MS, assert, check, onCleanup } from '../lib/harness.mjs';
 import { calibrateRandom, downloadOf, dropFile, isLocal, quantizeOnPage, showTab, testId, text, waitForModel, waitForPanel, watch } from '../lib/page.mjs';
 
 const VIEWPORT = { width: 1280, height: 900 };
+const HAND = join(ROOT, 'tests/e2e/models/hand_like.tflite');
 const REGRESSION = join(ROOT, 'tests/realworld/sparse_fc/model.tflite');
 const SPATIAL = join(ROOT, 'tests/golden/fuse_residual_block/model_float.tflite');
 const DETECTOR = join(ROOT, 'tests/realworld/ssd_detector');
@@ -55,7 +58,7 @@ function sampleFor(api, modelPath, work) {
     s = (Math.imul(s, 1103515245) + 12345) >>> 0;
     return (s >>> 8) / 2 ** 23 - 1;
   });
-  const path = join(work, 'sample.npy');
+  const path = join(work, `${basename(modelPath)}.sample.npy`);
   writeFileSync(path, npyBytes([1, ...input.shape], data));
   return path;
 }
@@ -128,32 +131,68 @@ async function noSidewaysScroll(page) {
   assert(width <= 400, `the page is ${String(width)} px wide at a 400 px viewport`);
 }
 
+/** The point distances of two flat vectors of `stride` values per point, (x, y) first. */
+function distances(f, q, stride) {
+  return Array.from({ length: f.length / stride }, (_, i) => Math.hypot(f[stride * i] - q[stride * i], f[stride * i + 1] - q[stride * i + 1]));
+}
+
+/** The block's landmark figures equal the ones made here from the CLI's outputs. */
+async function checkLandmarks(block, f, q, stride) {
+  const diff = block.locator(testId('compare-diff'));
+  const e = absErrors(f, q);
+  assert(e.max > 0, 'the quantized output equals the float one: nothing to compare');
+  near(Number(await diff.getAttribute('data-max')), e.max, 'max |float − quantized|');
+  near(Number(await diff.getAttribute('data-mean')), e.mean, 'mean |float − quantized|');
+  assert((await block.locator(testId('compare-output-sqnr')).count()) === 1, 'no SQNR on the output');
+  const points = f.length / stride;
+  const lm = block.locator(testId('compare-kind-landmarks'));
+  assert(
+    (await lm.getAttribute('data-stride')) === String(stride) && (await lm.getAttribute('data-points')) === String(points),
+    `points ${String(await lm.getAttribute('data-points'))} of ${String(await lm.getAttribute('data-stride'))}, expected ${String(points)} of ${String(stride)}`,
+  );
+  const dist = distances(f, q, stride);
+  near(Number(await lm.getAttribute('data-max-distance')), Math.max(...dist), 'max point distance');
+  near(Number(await lm.getAttribute('data-mean-distance')), dist.reduce((a, b) => a + b, 0) / points, 'mean point distance');
+  const overlay = lm.locator(testId('compare-point-overlay'));
+  const drawn = [await overlay.locator('circle.float').count(), await overlay.locator('circle.quant').count()];
+  assert(drawn[0] === points && drawn[1] === points, `the overlay draws ${JSON.stringify(drawn)} points, not ${String(points)} + ${String(points)}`);
+}
+
 async function landmarks(ctx) {
   const { page, work, api } = await env(ctx);
-  await check('kinds: a [1,16] FULLY_CONNECTED regression reads as landmarks: no class wording, the CLI\'s abs errors and point distances, both point sets drawn', async () => {
-    const sample = sampleFor(api, REGRESSION, work);
-    const want = await quantizeAndCompare(page, work, REGRESSION, 'sparse_fc.tflite', sample);
+  await check('kinds: a hand-landmark-like model: its [1,63] regressions read as 21 points of (x, y, z), its [1,1] scores as values; no class wording; abs errors and point distances equal the CLI\'s outputs\'; both point sets drawn', async () => {
+    const want = await quantizeAndCompare(page, work, HAND, 'hand_like.tflite', sampleFor(api, HAND, work));
+    const blocks = page.locator(testId('compare-output'));
+    const n = await blocks.count();
+    assert(n === 4, `${String(n)} output blocks, the model has 4 outputs`);
+    let landmarkBlocks = 0;
+    for (let k = 0; k < n; k++) {
+      const block = blocks.nth(k);
+      const words = await blockWords(block);
+      assert(!/class/i.test(words), `class wording on output ${String(k)}: ${words}`);
+      assert((await block.locator(testId('compare-topk-float')).count()) === 0, `top-k lists on output ${String(k)}`);
+      const f = want.output('float', k);
+      const kind = await block.getAttribute('data-kind');
+      if (f.length === 63) {
+        assert(kind === 'landmarks', `output ${String(k)} [1,63] read as ${String(kind)}`);
+        await checkLandmarks(block, f, want.output('quant', k), 3);
+        landmarkBlocks++;
+      } else {
+        assert(kind === 'values', `output ${String(k)} [1,1] read as ${String(kind)}`);
+      }
+    }
+    assert(landmarkBlocks === 2, `${String(landmarkBlocks)} landmark outputs, the model has 2`);
+    const first = page.locator(`${testId('compare-output')}[data-kind="landmarks"]`).first();
+    await first.scrollIntoViewIfNeeded();
+    await shot(first, '40-kinds-landmarks');
+  });
+
+  await check('kinds: a [1,16] FULLY_CONNECTED regression (sparse_fc) reads as 8 points of 2 with the CLI\'s errors', async () => {
+    const want = await quantizeAndCompare(page, work, REGRESSION, 'sparse_fc.tflite', sampleFor(api, REGRESSION, work));
     const block = page.locator(testId('compare-output')).first();
     assert((await block.getAttribute('data-kind')) === 'landmarks', `read as ${String(await block.getAttribute('data-kind'))}`);
-    const words = await blockWords(block);
-    assert(!/class/i.test(words), `class wording on a regression output: ${words}`);
-    assert((await block.locator(testId('compare-topk-float')).count()) === 0, 'top-k lists on a regression output');
-    const diff = block.locator(testId('compare-diff'));
-    const e = absErrors(want.float, want.quant);
-    assert(e.max > 0, 'the quantized output equals the float one: nothing to compare');
-    near(Number(await diff.getAttribute('data-max')), e.max, 'max |float − quantized|');
-    near(Number(await diff.getAttribute('data-mean')), e.mean, 'mean |float − quantized|');
-    assert((await block.locator(testId('compare-output-sqnr')).count()) === 1, 'no SQNR on the output');
-    // 16 values = 8 (x, y) points; their distances, from the CLI's values.
-    const lm = block.locator(testId('compare-kind-landmarks'));
-    assert((await lm.getAttribute('data-stride')) === '2' && (await lm.getAttribute('data-points')) === '8', `points ${String(await lm.getAttribute('data-points'))} of ${String(await lm.getAttribute('data-stride'))}`);
-    const dist = Array.from({ length: 8 }, (_, i) => Math.hypot(want.float[2 * i] - want.quant[2 * i], want.float[2 * i + 1] - want.quant[2 * i + 1]));
-    near(Number(await lm.getAttribute('data-max-distance')), Math.max(...dist), 'max point distance');
-    near(Number(await lm.getAttribute('data-mean-distance')), dist.reduce((a, b) => a + b, 0) / 8, 'mean point distance');
-    const overlay = lm.locator(testId('compare-point-overlay'));
-    assert((await overlay.locator('circle.float').count()) === 8 && (await overlay.locator('circle.quant').count()) === 8, 'the overlay does not draw 8 + 8 points');
-    await block.scrollIntoViewIfNeeded();
-    await shot(block, '40-kinds-landmarks');
+    assert(!/class/i.test(await blockWords(block)), 'class wording on a regression output');
+    await checkLandmarks(block, want.float, want.quant, 2);
   });
 
   await check('kinds: overriding the kind changes the comparison (values table, class agreement) and the choice survives a second run', async () => {
@@ -178,7 +217,7 @@ async function landmarks(ctx) {
     await waitForModel(page, 'sparse_fc-again.tflite');
     await calibrateRandom(page, { count: 8, lo: -1, hi: 1, seed: 7 });
     await quantizeOnPage(page);
-    await runCompare(page, join(work, 'sample.npy'));
+    await runCompare(page, sampleFor(api, REGRESSION, work));
     assert((await block().getAttribute('data-kind')) === 'landmarks' && (await text(page, 'compare-kind-reason')).startsWith('guessed'), `a reloaded model kept the choice: ${String(await block().getAttribute('data-kind'))}`);
     // Choosing the guessed kind again is "guessed", not a choice.
     await block().locator(testId('compare-kind-select')).selectOption('values');
@@ -270,15 +309,16 @@ async function boxes(ctx) {
 async function narrow(ctx) {
   const { page, work, api } = await env(ctx);
   await check('kinds: the landmark view at 400 px wide: no sideways scrolling, the overlay inside the viewport', async () => {
-    const sample = sampleFor(api, REGRESSION, work);
-    await dropFile(page, 'sparse_fc.tflite', readFileSync(REGRESSION));
-    await waitForModel(page, 'sparse_fc.tflite');
+    const sample = sampleFor(api, HAND, work);
+    await dropFile(page, 'hand_like-400.tflite', readFileSync(HAND));
+    await waitForModel(page, 'hand_like-400.tflite');
     await calibrateRandom(page, { count: 8, lo: -1, hi: 1, seed: 7 });
     await quantizeOnPage(page);
     await page.setViewportSize({ width: 400, height: 800 });
     await runCompare(page, sample);
     await noSidewaysScroll(page);
     const overlay = page.locator(testId('compare-point-overlay')).first();
+    assert((await overlay.locator('circle.float').count()) === 21, 'the overlay does not show the 21 hand points');
     await overlay.scrollIntoViewIfNeeded();
     const box = await overlay.boundingBox();
     assert(box && box.x >= 0 && box.x + box.width <= 400, `the overlay spans ${JSON.stringify(box)}`);

@@ -62,6 +62,8 @@ export const SHOWN_ELEMENTS = 8;
 const OVERLAY = 240;
 /** Most points drawn in the overlay (a 478-point face mesh fits). */
 const MAX_POINTS_DRAWN = 2000;
+/** Largest image side drawn (browsers refuse bigger canvases; no mask is this large). */
+const MAX_IMAGE_SIDE = 4096;
 
 const pct = (x: number): string => (Number.isFinite(x) ? `${(100 * x).toFixed(1)} %` : String(x));
 
@@ -252,7 +254,7 @@ function pointOverlay(fp: readonly Point[], qp: readonly Point[]): Element {
 }
 
 function image(values: ArrayLike<number>, width: number, height: number, lo: number, hi: number, testId: string, caption: string): HTMLElement {
-  const canvas = h('canvas', { width, height, class: 'mask-image', 'data-testid': testId });
+  const canvas = h('canvas', { width, height, class: 'mask-image', 'data-testid': testId, role: 'img', 'aria-label': `${caption}: ${String(width)}×${String(height)} grey image` });
   const ctx = canvas.getContext('2d');
   ctx?.putImageData(new ImageData(greyPixels(values, lo, hi) as Uint8ClampedArray<ArrayBuffer>, width, height), 0, 0);
   return h('figure', { class: 'kind-figure' }, canvas, h('figcaption', { class: 'muted small' }, caption));
@@ -288,13 +290,15 @@ function maskBody(input: OutputBlockInput, fo: RunOutput, qo: RunOutput): HTMLEl
       { 'data-testid': 'compare-mask-error' },
       `Channel ${String(c)} of ${String(plane.channels)}${batch}, ${String(plane.height)}×${String(plane.width)}: max |float − quantized| ${formatFloat(d.maxAbs)}, mean ${formatFloat(d.meanAbs)}.`,
     ),
-    h(
-      'div',
-      { class: 'mask-row' },
-      image(f, plane.width, plane.height, lo, hi, 'compare-mask-float', 'float'),
-      image(q, plane.width, plane.height, lo, hi, 'compare-mask-quant', 'quantized'),
-      image(diff, plane.width, plane.height, 0, d.maxAbs, 'compare-mask-diff', `|diff| (white = ${formatFloat(d.maxAbs)})`),
-    ),
+    plane.width > MAX_IMAGE_SIDE || plane.height > MAX_IMAGE_SIDE
+      ? h('p', { class: 'muted' }, `${String(plane.height)}×${String(plane.width)} is too large to draw (more than ${String(MAX_IMAGE_SIDE)} pixels a side).`)
+      : h(
+          'div',
+          { class: 'mask-row' },
+          image(f, plane.width, plane.height, lo, hi, 'compare-mask-float', 'float'),
+          image(q, plane.width, plane.height, lo, hi, 'compare-mask-quant', 'quantized'),
+          image(diff, plane.width, plane.height, 0, d.maxAbs, 'compare-mask-diff', `|diff| (white = ${formatFloat(d.maxAbs)})`),
+        ),
     h('p', { class: 'muted small' }, `Grey scale: black ${formatFloat(lo)} … white ${formatFloat(hi)}, the same for both models.`),
   );
 }
