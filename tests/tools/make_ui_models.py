@@ -17,8 +17,8 @@ a few pixels, as a real model's output moves with the image.
 Same pinned toolchain and determinism knobs as tests/tools/make_goldens.py (goldens.env; TF 2.21,
 keras 3). A second run gives byte-identical files.
 
-Usage (from tests/tools):
-    PYTHONDONTWRITEBYTECODE=1 /path/to/venv/bin/python make_ui_models.py
+Usage:
+    PYTHONDONTWRITEBYTECODE=1 tests/tools/.venv/bin/python tests/tools/make_ui_models.py
 """
 
 from __future__ import annotations
