@@ -28,12 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
-from goldens.env import apply_env
+from goldens.env import apply_env, quiet
 
 apply_env(__file__)
 
 from goldens.frameworks import keras, tf  # noqa: E402
-from goldens.env import quiet  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent.parent
 OUT = REPO / "tests" / "e2e" / "models"
