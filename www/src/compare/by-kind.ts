@@ -75,7 +75,10 @@ export function iou(a: readonly [number, number, number, number], b: readonly [n
 }
 
 export interface BoxAgreement {
+  /** Rows compared (rows empty in both models left out). */
   boxes: number;
+  /** Rows whose 4 coordinates are all 0 in both models (unused detection slots), left out. */
+  emptyInBoth: number;
   meanIou: number;
   minIou: number;
   /** The box (row) with the lowest IoU. */
@@ -84,18 +87,35 @@ export interface BoxAgreement {
   below50: number;
 }
 
-/** IoU of corresponding boxes: row i of both, its first 4 values read in `format`. */
+/** A box's 4 coordinates: the first 4 values of row `r` of rows of `w`. */
+export function boxAt(v: ArrayLike<number>, r: number, w: number): [number, number, number, number] {
+  return [v[r * w] ?? NaN, v[r * w + 1] ?? NaN, v[r * w + 2] ?? NaN, v[r * w + 3] ?? NaN];
+}
+
+/**
+ * IoU of corresponding boxes: row i of both, its first 4 values read in `format`. Rows that are
+ * all zeros in both (the unused slots a detection post-process leaves) are counted apart, not
+ * averaged in as perfect matches.
+ */
 export function boxAgreement(f: ArrayLike<number>, q: ArrayLike<number>, width: number, format: BoxFormat): BoxAgreement {
   const w = Math.max(4, width);
-  const boxes = Math.floor(Math.min(f.length, q.length) / w);
+  const rows = Math.floor(Math.min(f.length, q.length) / w);
+  let boxes = 0;
+  let emptyInBoth = 0;
   let sum = 0;
   let minIou = NaN;
   let minKey = Infinity;
   let worst = -1;
   let below50 = 0;
-  const box = (v: ArrayLike<number>, r: number): [number, number, number, number] => [v[r * w] ?? NaN, v[r * w + 1] ?? NaN, v[r * w + 2] ?? NaN, v[r * w + 3] ?? NaN];
-  for (let r = 0; r < boxes; r++) {
-    const x = iou(box(f, r), box(q, r), format);
+  for (let r = 0; r < rows; r++) {
+    const a = boxAt(f, r, w);
+    const b = boxAt(q, r, w);
+    if (a.every((v) => v === 0) && b.every((v) => v === 0)) {
+      emptyInBoth++;
+      continue;
+    }
+    const x = iou(a, b, format);
+    boxes++;
     sum += x;
     // NaN (a coordinate that is not a number) counts as the worst.
     const key = Number.isNaN(x) ? -Infinity : x;
@@ -106,7 +126,7 @@ export function boxAgreement(f: ArrayLike<number>, q: ArrayLike<number>, width: 
     }
     if (!(x >= 0.5)) below50++;
   }
-  return { boxes, meanIou: boxes > 0 ? sum / boxes : NaN, minIou, worst, below50 };
+  return { boxes, emptyInBoth, meanIou: boxes > 0 ? sum / boxes : NaN, minIou, worst, below50 };
 }
 
 export interface Point {

@@ -120,7 +120,13 @@ describe('comparisons by kind', () => {
     expect(a.minIou).toBeCloseTo(1 / 7, 12);
     expect(a.worst).toBe(0);
     expect(a.below50).toBe(1);
+    expect(a.emptyInBoth).toBe(0);
     expect(boxAgreement([NaN, 0, 1, 1], [0, 0, 1, 1], 4, 'corners').worst).toBe(0);
+    // Unused detection slots (zeros in both) are left out, not counted as IoU 1; a box only one
+    // model found counts as IoU 0.
+    const slots = boxAgreement([0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0], 4, 'corners');
+    expect(slots).toEqual({ boxes: 2, emptyInBoth: 1, meanIou: 0.5, minIou: 0, worst: 1, below50: 1 });
+    expect(boxAgreement([0, 0, 0, 0], [0, 0, 0, 0], 4, 'corners').meanIou).toBeNaN();
   });
 
   it('landmark points and their error', () => {

@@ -10,6 +10,7 @@
 import {
   BOX_FORMAT_LABELS,
   boxAgreement,
+  boxAt,
   channel,
   classAgreement,
   cosineSimilarity,
@@ -19,6 +20,7 @@ import {
   pointError,
   points,
   valueRange,
+  toCorners,
   type BoxFormat,
   type Point,
 } from '../compare/by-kind';
@@ -62,6 +64,8 @@ export const SHOWN_ELEMENTS = 8;
 const OVERLAY = 240;
 /** Most points drawn in the overlay (a 478-point face mesh fits). */
 const MAX_POINTS_DRAWN = 2000;
+/** Most boxes drawn in the box overlay. */
+const MAX_BOXES_DRAWN = 50;
 /** Largest image side drawn (browsers refuse bigger canvases; no mask is this large). */
 const MAX_IMAGE_SIDE = 4096;
 
@@ -176,15 +180,58 @@ function boxesBody(input: OutputBlockInput, fo: RunOutput, qo: RunOutput): HTMLE
     : `Raw regressor rows: IoU of the first 4 values of each row read as ${BOX_FORMAT_LABELS[format]}${width > 4 ? `; the ${String((width - 4) / 2)} keypoints after them count in the value error above` : ''}. A centre form reads [x, y, w, h] the same way (IoU does not change when both axes swap).`;
   return h(
     'div',
-    { 'data-testid': 'compare-kind-boxes', 'data-mean-iou': a.meanIou, 'data-min-iou': a.minIou, 'data-boxes': a.boxes, 'data-format': format },
+    { 'data-testid': 'compare-kind-boxes', 'data-mean-iou': a.meanIou, 'data-min-iou': a.minIou, 'data-boxes': a.boxes, 'data-empty': a.emptyInBoth, 'data-format': format },
     h('div', { class: 'fields' }, formatSelect),
     h(
       'p',
       { 'data-testid': 'compare-iou' },
-      h('strong', {}, `Mean IoU ${Number.isFinite(a.meanIou) ? a.meanIou.toFixed(3) : String(a.meanIou)}`),
-      ` over ${a.boxes.toLocaleString('en-US')} boxes; lowest ${Number.isFinite(a.minIou) ? a.minIou.toFixed(3) : String(a.minIou)} (box ${String(a.worst)}); ${a.below50.toLocaleString('en-US')} below 0.5.`,
+      a.boxes === 0
+        ? 'No box to compare: every row is all zeros in both models.'
+        : [
+            h('strong', {}, `Mean IoU ${Number.isFinite(a.meanIou) ? a.meanIou.toFixed(3) : String(a.meanIou)}`),
+            ` over ${a.boxes.toLocaleString('en-US')} boxes; lowest ${Number.isFinite(a.minIou) ? a.minIou.toFixed(3) : String(a.minIou)} (box ${String(a.worst)}); ${a.below50.toLocaleString('en-US')} below 0.5.`,
+          ],
+      a.emptyInBoth > 0 ? ` ${a.emptyInBoth.toLocaleString('en-US')} rows all zeros in both (unused slots) left out.` : '',
     ),
     h('p', { class: 'muted small' }, what),
+    boxOverlay(fo.values, qo.values, width, format),
+  );
+}
+
+/** Up to MAX_BOXES_DRAWN compared boxes: float solid, quantized dashed, y down. */
+function boxOverlay(fv: Float32Array, qv: Float32Array, width: number, format: BoxFormat): Element | null {
+  const w = Math.max(4, width);
+  const rows = Math.floor(Math.min(fv.length, qv.length) / w);
+  const pairs: [number, [number, number, number, number], [number, number, number, number]][] = [];
+  let more = false;
+  for (let r = 0; r < rows; r++) {
+    const a = boxAt(fv, r, w);
+    const b = boxAt(qv, r, w);
+    if ((a.every((v) => v === 0) && b.every((v) => v === 0)) || ![...a, ...b].every(Number.isFinite)) continue;
+    if (pairs.length === MAX_BOXES_DRAWN) {
+      more = true;
+      break;
+    }
+    pairs.push([r, toCorners(a, format), toCorners(b, format)]);
+  }
+  if (pairs.length === 0) return null;
+  const corners = pairs.flatMap(([, a, b]) => [a, b].flatMap(([y0, x0, y1, x1]) => [{ x: x0, y: y0 }, { x: x1, y: y1 }]));
+  const bd = pointBounds([corners]);
+  const scale = OVERLAY / Math.max(bd.x1 - bd.x0, bd.y1 - bd.y0);
+  const [vw, vh] = [(bd.x1 - bd.x0) * scale, (bd.y1 - bd.y0) * scale];
+  const rect = ([y0, x0, y1, x1]: [number, number, number, number], cls: string, title: string): Element =>
+    s('rect', { x: (x0 - bd.x0) * scale, y: (y0 - bd.y0) * scale, width: Math.max(0.5, (x1 - x0) * scale), height: Math.max(0.5, (y1 - y0) * scale), class: cls }, s('title', {}, title));
+  const svg = s(
+    'svg',
+    { class: 'point-overlay box-overlay', viewBox: `-4 -4 ${String(vw + 8)} ${String(vh + 8)}`, 'data-testid': 'compare-box-overlay', role: 'img', 'aria-label': `${String(pairs.length)} float and quantized box pairs` },
+    s('rect', { x: -4, y: -4, width: vw + 8, height: vh + 8, class: 'bg' }),
+    ...pairs.flatMap(([r, a, b]) => [rect(a, 'float-box', `float box ${String(r)}`), rect(b, 'quant-box', `quantized box ${String(r)}`)]),
+  );
+  return h(
+    'figure',
+    { class: 'kind-figure' },
+    svg,
+    h('figcaption', { class: 'muted small' }, h('span', { class: 'key float' }), ' float · ', h('span', { class: 'key quant' }), ` quantized (dashed), ${more ? `the first ${String(pairs.length)} boxes` : 'every box compared'}, y down`),
   );
 }
 
