@@ -220,9 +220,16 @@ export interface Plane {
   channels: number;
 }
 
+/**
+ * The image layout of a shape: [.., H, W, C] for rank ≥ 4, [1, H, W] (one channel) or [H, W, C]
+ * for rank 3, [H, W] for rank 2, one row for rank ≤ 1.
+ */
 export function planeOf(shape: readonly number[]): Plane {
-  const [height = 1, width = 1, channels = 1] = shape.slice(-3);
-  return { height, width, channels };
+  const [a = 1, b = 1, c = 1] = shape.slice(-3);
+  if (shape.length >= 4 || (shape.length === 3 && a !== 1)) return { height: a, width: b, channels: c };
+  if (shape.length === 3) return { height: b, width: c, channels: 1 };
+  if (shape.length === 2) return { height: a, width: b, channels: 1 };
+  return { height: 1, width: a, channels: 1 };
 }
 
 /** The values of channel `c` of the first image, row-major. */

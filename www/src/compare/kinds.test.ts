@@ -38,6 +38,10 @@ describe('inferKind on the outputs of real models', () => {
   it('MediaPipe selfie segmentation: [1,256,256,1] mask', () => {
     expect(inferKind({ shape: [1, 256, 256, 1], producer: 'LOGISTIC', name: 'activation_10' }).kind).toBe('mask');
     expect(inferKind({ shape: [1, 144, 256, 2], producer: 'SOFTMAX', name: 'segment' }).kind).toBe('mask');
+    // A mask without its channel axis; rows of 5 values are not one.
+    expect(inferKind({ shape: [1, 256, 256], producer: 'RESHAPE' }).kind).toBe('mask');
+    expect(inferKind({ shape: [1, 144, 5], producer: 'RESHAPE' }).kind).toBe('values');
+    expect(inferKind({ shape: [1, 1917, 91], producer: 'RESHAPE' }).kind).toBe('values');
   });
 
   it('MobileNet: 1×1001 after SOFTMAX are class scores; a probability row without the op too', () => {
@@ -159,6 +163,11 @@ describe('comparisons by kind', () => {
   });
 
   it('one channel of a mask as grey pixels', () => {
+    expect(planeOf([1, 256, 256])).toEqual({ height: 256, width: 256, channels: 1 });
+    expect(planeOf([64, 64, 3])).toEqual({ height: 64, width: 64, channels: 3 });
+    expect(planeOf([1, 16])).toEqual({ height: 1, width: 16, channels: 1 });
+    expect(planeOf([7])).toEqual({ height: 1, width: 7, channels: 1 });
+    expect(planeOf([])).toEqual({ height: 1, width: 1, channels: 1 });
     const plane = planeOf([1, 2, 2, 2]);
     expect(plane).toEqual({ height: 2, width: 2, channels: 2 });
     const values = [0, 10, 1, 11, 2, 12, 3, 13];

@@ -50,6 +50,8 @@ const SCORE_OPS = new Set(['SOFTMAX', 'LOGISTIC', 'LOG_SOFTMAX']);
 const MAX_LANDMARK_VALUES = 3000;
 /** Smallest flat vector read as landmarks: three points of two coordinates. */
 const MIN_LANDMARK_VALUES = 6;
+/** Smallest side of a [1, H, W] output read as a mask (whose sides are also within 4:1: not rows of scores). */
+const MIN_MASK_SIDE = 8;
 /** Box rows carry 4 coordinates, then up to this many (x, y) keypoints (BlazeFace 6, palm 7). */
 const MAX_BOX_KEYPOINTS = 20;
 
@@ -123,8 +125,9 @@ function landmarkLength(n: number): boolean {
  * The kind of an output, with the reason. In order: the outputs of a detection post-process;
  * a spatial shape ([1, H, W, C], H, W > 1: mask / heat map); a score operator (SOFTMAX,
  * LOGISTIC) or a row of probabilities (class scores); L2_NORMALIZATION (embedding); a name
- * that says it; rows of 4 (+ 2k) coordinates (boxes); a flat vector of 2- or 3-value points
- * (landmarks); another flat vector (embedding); else values.
+ * that says it; rows of 4 (+ 2k) coordinates (boxes); rows of 2 or 3 (points); a [1, H, W]
+ * plane of sides ≥ 8 within 4:1 (mask); a flat vector of 2- or 3-value points (landmarks); another flat
+ * vector (embedding); else values.
  */
 export function inferKind(facts: OutputFacts): KindGuess {
   const { shape, producer, name = '' } = facts;
@@ -152,6 +155,10 @@ export function inferKind(facts: OutputFacts): KindGuess {
   }
   if (squeezed.length === 2 && (squeezed[0] ?? 0) > 1 && (last === 2 || last === 3)) {
     return { kind: 'landmarks', reason: `${String(squeezed[0])} points of ${String(last)} values` };
+  }
+  const side = shape[1] ?? 0;
+  if (shape.length === 3 && shape[0] === 1 && side >= MIN_MASK_SIDE && last >= MIN_MASK_SIDE && Math.max(side, last) <= 4 * Math.min(side, last)) {
+    return { kind: 'mask', reason: `a ${String(shape[1])}×${String(last)} plane` };
   }
   if (squeezed.length === 1 && n >= 2) {
     if (landmarkLength(n)) {
