@@ -25,6 +25,7 @@ import { cases as bigGraphCases } from './steps/biggraph.mjs';
 import { cases as buildCases } from './steps/builds.mjs';
 import { cases as calibrateCases } from './steps/calibrate.mjs';
 import { cases as compareCases } from './steps/compare.mjs';
+import { cases as kindsCases } from './steps/kinds.mjs';
 import { cases as loadCases } from './steps/load.mjs';
 import { cases as malformedCases } from './steps/malformed.mjs';
 import { cases as narrowCases } from './steps/narrow.mjs';
@@ -52,6 +53,7 @@ function allCases() {
     ...builds.values(),
     quantize.get('quantize'),
     ...compareCases,
+    ...kindsCases,
     quantize.get('quantize-ops'),
     ...shapesCases,
     ...resilience.values(),

@@ -1,4 +1,5 @@
 // Test data made here, byte by byte: .npy and PNG files, noise, and the shape text the page shows.
+import { readFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
 
 export function shapeText(tensor) {
@@ -15,6 +16,18 @@ export function pseudoRandomBytes(n, seed) {
     s = (Math.imul(s, 1103515245) + 12345) >>> 0;
     return s >>> 24;
   });
+}
+
+/** Rows (first axis) of a float32 .npy, each as a plain array. */
+export function npyRows(path) {
+  const all = readFileSync(path);
+  const headerLen = all.readUInt16LE(8);
+  const header = all.subarray(10, 10 + headerLen).toString('latin1');
+  if (!header.includes("'<f4'")) throw new Error(`${path}: not float32`);
+  const shape = /'shape': \(([^)]*)\)/.exec(header)?.[1].split(',').map((s) => s.trim()).filter((s) => s !== '').map(Number) ?? [];
+  const data = new Float32Array(all.buffer.slice(all.byteOffset + 10 + headerLen, all.byteOffset + all.length));
+  const per = shape.slice(1).reduce((a, b) => a * b, 1);
+  return Array.from({ length: shape[0] ?? 0 }, (_, r) => Array.from(data.subarray(r * per, (r + 1) * per)));
 }
 
 /** A little-endian float32 .npy (version 1.0), as numpy.save writes it. */

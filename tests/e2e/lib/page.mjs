@@ -78,6 +78,14 @@ export async function fillRandom(page, { count, lo, hi, seed }) {
   await page.locator(testId('random-seed')).fill(String(seed));
 }
 
+/** Calibrates on `count` random samples in [lo, hi] (min/max ranges) and waits until it is done. */
+export async function calibrateRandom(page, range) {
+  await fillRandom(page, range);
+  await page.locator(testId('calibrate-method')).selectOption('minmax');
+  await page.locator(testId('calibrate-start')).click({ timeout: STEP_TIMEOUT_MS });
+  await waitForCalibration(page, 'done');
+}
+
 export async function screenshot(page, name, { target = false } = {}) {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true, timeout: STEP_TIMEOUT_MS });
   if (target) await page.screenshot({ path: join(TARGET_SHOTS, `${name}.png`), fullPage: true, timeout: STEP_TIMEOUT_MS });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { npyBytes } from '../lib/data.mjs';
 import { CLI, GOLDEN, cli } from '../lib/expected.mjs';
 import { ROOT, STEP_TIMEOUT_MS, TARGET_SHOTS, assert, check, onCleanup } from '../lib/harness.mjs';
-import { downloadOf, dropFile, fillRandom, isLocal, quantizeOnPage, screenshot, showTab, testId, text, waitForCalibration, waitForModel, waitForPanel, watch } from '../lib/page.mjs';
+import { calibrateRandom, downloadOf, dropFile, isLocal, quantizeOnPage, screenshot, showTab, testId, text, waitForModel, waitForPanel, watch } from '../lib/page.mjs';
 
 const VIEWPORT = { width: 1280, height: 800 };
 const MOBILENET_V2_FP16 = join(ROOT, 'tests/golden/mobilenet_v2/model_fp16.tflite');
@@ -41,13 +41,6 @@ function env(ctx) {
 async function loadModel(page, name, bytes) {
   await dropFile(page, name, bytes);
   await waitForModel(page, name);
-}
-
-async function calibrateRandom(page, range) {
-  await fillRandom(page, range);
-  await page.locator(testId('calibrate-method')).selectOption('minmax');
-  await page.locator(testId('calibrate-start')).click({ timeout: STEP_TIMEOUT_MS });
-  await waitForCalibration(page, 'done');
 }
 
 async function setMode(page, mode, io) {

@@ -4,23 +4,12 @@
 // page shows equals what `zeropoint run` gives on the same file (one stream through all samples).
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { npyRows } from '../lib/data.mjs';
 import { cli } from '../lib/expected.mjs';
 import { ARTIFACTS, ROOT, STEP_TIMEOUT_MS, assert, check } from '../lib/harness.mjs';
 import { dropFile, quantizeOnPage, screenshot, showTab, testId, text, waitForModel, waitForPanel } from '../lib/page.mjs';
 
 const DIR = join(ROOT, 'tests/realworld/variables');
-
-/** Rows (first axis) of a float32 .npy, each as a plain array. */
-function npyRows(path) {
-  const all = readFileSync(path);
-  const headerLen = all.readUInt16LE(8);
-  const header = all.subarray(10, 10 + headerLen).toString('latin1');
-  assert(header.includes("'<f4'"), `${path}: not float32`);
-  const shape = /'shape': \(([^)]*)\)/.exec(header)?.[1].split(',').map((s) => s.trim()).filter((s) => s !== '').map(Number) ?? [];
-  const data = new Float32Array(all.buffer.slice(all.byteOffset + 10 + headerLen, all.byteOffset + all.length));
-  const per = shape.slice(1).reduce((a, b) => a * b, 1);
-  return Array.from({ length: shape[0] ?? 0 }, (_, r) => Array.from(data.subarray(r * per, (r + 1) * per)));
-}
 
 /** Runs "Run both" once (the next frame) and returns the frame number and the values shown. */
 async function nextFrame(page) {

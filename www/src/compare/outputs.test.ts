@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TensorComparison } from '../engine/types';
-import { diffStats, formatDb, isClassifierOutput, median, speedRatio, sqnrByOp, sqnrColor, topK, worstFirst } from './outputs';
+import { diffStats, formatDb, median, speedRatio, sqnrByOp, sqnrColor, topK, worstFirst } from './outputs';
 
 function row(name: string, floatTensor: number, sqnr: number): TensorComparison {
   return {
@@ -18,15 +18,6 @@ function row(name: string, floatTensor: number, sqnr: number): TensorComparison 
 }
 
 describe('outputs', () => {
-  it('recognises a vector of scores', () => {
-    expect(isClassifierOutput([1, 6])).toBe(true);
-    expect(isClassifierOutput([1000])).toBe(true);
-    expect(isClassifierOutput([1, 1])).toBe(false);
-    expect(isClassifierOutput([2, 6])).toBe(false);
-    expect(isClassifierOutput([1, 8, 8, 3])).toBe(false);
-    expect(isClassifierOutput([])).toBe(false);
-  });
-
   it('ranks the top k, ties by index, NaN last', () => {
     expect(topK([0.1, 0.7, 0.2, 0.7, NaN], 3)).toEqual([
       { index: 1, value: 0.7 },

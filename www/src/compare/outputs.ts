@@ -1,16 +1,9 @@
 /**
- * What the Compare view shows, as pure functions: top-k of classifier outputs, element-wise
- * differences of other outputs, latency summaries, the SQNR heat colour of a layer, and the
+ * What the Compare view shows, as pure functions: top-k of class scores, element-wise
+ * differences of outputs, latency summaries, the SQNR heat colour of a layer, and the
  * per-tensor table worst first. Unit-tested in Node.
  */
 import type { TensorComparison } from '../engine/types';
-
-/** An output is shown as classes when it is one vector of 2 to 10,000 scores ([N] or [1, N]). */
-export function isClassifierOutput(shape: readonly number[]): boolean {
-  const n = shape[shape.length - 1] ?? 0;
-  const rest = shape.slice(0, -1).reduce((a, b) => a * b, 1);
-  return shape.length >= 1 && shape.length <= 2 && rest === 1 && n >= 2 && n <= 10_000;
-}
 
 export interface Ranked {
   index: number;

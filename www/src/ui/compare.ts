@@ -1,7 +1,8 @@
 /**
  * The Compare tab: one sample (from the calibration set, a `.npy`, or an image) through the float
- * and the quantized model; their outputs side by side (top-k for a vector of class scores,
- * element differences otherwise), the latency of each (`invoke()` timed in the worker), and the
+ * and the quantized model; their outputs compared by kind (class scores, boxes, landmarks, masks,
+ * embeddings, values: ui/compare-outputs.ts; the kind guessed, changeable per output and kept
+ * while the float model stays loaded), the latency of each (`invoke()` timed in the worker), and the
  * SQNR of every layer, painted on the float model's graph as a heat map and listed worst first
  * (`zeropoint compare`'s numbers). The panel follows the page store's `model`, `quantized` and
  * `calibration` (whose samples it can take). `data-state` on the root: empty, idle, running,
@@ -15,25 +16,15 @@
  */
 import type { CalibrationSource } from '../calibration/types';
 import { isImageFile } from '../calibration/preprocess';
-import {
-  HIGH_DB,
-  LOW_DB,
-  diffStats,
-  formatDb,
-  isClassifierOutput,
-  median,
-  speedRatio,
-  sqnrByOp,
-  sqnrColor,
-  topK,
-  worstFirst,
-} from '../compare/outputs';
+import { inferKind } from '../compare/kinds';
+import { HIGH_DB, LOW_DB, formatDb, median, speedRatio, sqnrByOp, sqnrColor, worstFirst } from '../compare/outputs';
 import { layersFromComparison, sqnrVerdict } from '../compare/verdict';
 import type { RunOutput, RunResult, SampleSpec, StreamResult, StreamStart } from '../engine/protocol';
 import type { ModelSummary, TensorComparison } from '../engine/types';
-import { formatFloat, formatMs, formatShape } from '../format';
+import { formatFloat, formatMs } from '../format';
 import type { PageStore } from '../page-state';
 import { latest } from '../store';
+import { SHOWN_ELEMENTS, outputBlock, type OutputView } from './compare-outputs';
 import { h, table, type Child } from './dom';
 import { GraphView } from './graph';
 import { verdictBox } from './warnings';
@@ -61,10 +52,6 @@ export interface CompareDeps {
 type PanelState = 'empty' | 'idle' | 'running' | 'done' | 'error';
 type SampleKind = 'calibration' | 'npy' | 'image';
 
-/** Classes listed per model in the top-k tables. */
-const TOP_K = 5;
-/** Elements listed side by side for other outputs. */
-const SHOWN_ELEMENTS = 8;
 
 function radio(value: SampleKind, label: string, checked: boolean): [HTMLLabelElement, HTMLInputElement] {
   const input = h('input', { type: 'radio', name: 'compare-sample', value, 'data-testid': `compare-sample-${value}`, checked });
@@ -108,6 +95,8 @@ export class ComparePanel {
     this.resetState,
     this.frameInfo,
   );
+  /** The user's choices per output (kind, values per point, …), kept while the float model stays loaded. */
+  private views = new Map<number, OutputView>();
   /** How the next stream frame starts (a new model or the first frame: `load`). */
   private streamStart: StreamStart = 'load';
   private readonly results = h('div', { class: 'compare-results', 'data-testid': 'compare-results', hidden: true });
@@ -179,6 +168,7 @@ export class ComparePanel {
   /** The float model changed: the quantized one is gone. */
   private setFloat(model: CompareModel): void {
     this.float = model;
+    this.views = new Map();
     this.setQuantized(undefined);
   }
 
@@ -349,12 +339,12 @@ export class ComparePanel {
         if (sample.source.kind !== 'images') this.index.value = String(sample.index + 1);
         const outputs = f.outputs.map((fo, k) => {
           const qo = q.outputs[k];
-          const block = this.outputBlock(fo, qo, k);
-          // The values shown, exactly (for checks against `zeropoint run` on the same samples).
-          block.dataset['testid'] = 'compare-stream-output';
-          block.dataset['float'] = JSON.stringify(Array.from(fo.values.slice(0, SHOWN_ELEMENTS)));
-          block.dataset['quant'] = JSON.stringify(Array.from(qo?.values.slice(0, SHOWN_ELEMENTS) ?? []));
-          return block;
+          return this.outputBlock(fo, qo, k, [], (block) => {
+            // The values shown, exactly (for checks against `zeropoint run` on the same samples).
+            block.dataset['testid'] = 'compare-stream-output';
+            block.dataset['float'] = JSON.stringify(Array.from(fo.values.slice(0, SHOWN_ELEMENTS)));
+            block.dataset['quant'] = JSON.stringify(Array.from(qo?.values.slice(0, SHOWN_ELEMENTS) ?? []));
+          });
         });
         this.results.replaceChildren(h('h4', {}, `Outputs of frame ${String(f.frame)} (state carried)`), ...outputs);
         this.results.hidden = false;
@@ -382,7 +372,7 @@ export class ComparePanel {
       ratio === undefined ? '' : ` · quantized ${ratio}`,
       h('span', { class: 'muted' }, ` · first call ${formatMs(f.firstMs)} / ${formatMs(q.firstMs)}`),
     );
-    const outputs = f.outputs.map((fo, k) => this.outputBlock(fo, q.outputs[k], k));
+    const outputs = f.outputs.map((fo, k) => this.outputBlock(fo, q.outputs[k], k, rows));
     const sg = float.summary.subgraphs[0];
     const verdict = sg ? sqnrVerdict(layersFromComparison(rows, sg.operators, sg.outputs), this.quant?.calibration === 'random') : undefined;
     const byOp = sg ? sqnrByOp(sg.operators, rows) : new Map<number, TensorComparison>();
@@ -444,44 +434,37 @@ export class ComparePanel {
     });
   }
 
-  private outputBlock(fo: RunOutput, qo: RunOutput | undefined, k: number): HTMLElement {
-    const head = h('h5', {}, `Output ${String(k)}: `, h('code', {}, fo.name), ` ${formatShape(fo.shape)} (quantized: ${qo?.dtype.toLowerCase() ?? '—'})`);
-    if (!qo) return h('div', { class: 'compare-output' }, head, h('p', { class: 'error-text' }, 'the quantized model has no such output'));
-    const d = diffStats(fo.values, qo.values);
-    const diff = h('p', { 'data-testid': 'compare-diff', 'data-max': d.maxAbs }, `max |float − quantized| ${formatFloat(d.maxAbs)} (element ${String(d.at)}), mean ${formatFloat(d.meanAbs)}`);
-    if (isClassifierOutput(fo.shape)) {
-      const ft = topK(fo.values, TOP_K);
-      const qt = topK(qo.values, TOP_K);
-      const agree = ft[0]?.index === qt[0]?.index;
-      const list = (ranked: typeof ft, values: Float32Array, other: Float32Array, testId: string): HTMLElement =>
-        h(
-          'ol',
-          { class: 'topk', 'data-testid': testId },
-          ranked.map((r) => h('li', { 'data-class': r.index }, h('strong', {}, `class ${String(r.index)}`), ` ${formatFloat(values[r.index] ?? NaN)}`, h('span', { class: 'muted' }, ` (other ${formatFloat(other[r.index] ?? NaN)})`))),
-        );
-      return h(
-        'div',
-        { class: 'compare-output' },
-        head,
-        h(
-          'p',
-          { 'data-testid': 'compare-top1', 'data-agree': String(agree) },
-          agree ? `Both pick class ${String(ft[0]?.index ?? '')}.` : `Top-1 differs: float class ${String(ft[0]?.index ?? '')}, quantized class ${String(qt[0]?.index ?? '')}.`,
-        ),
-        h('div', { class: 'side-by-side' }, h('div', {}, h('h6', {}, 'float'), list(ft, fo.values, qo.values, 'compare-topk-float')), h('div', {}, h('h6', {}, 'quantized'), list(qt, qo.values, fo.values, 'compare-topk-quant'))),
-        diff,
-      );
-    }
-    const n = Math.min(SHOWN_ELEMENTS, fo.values.length);
-    const rows: Child[][] = Array.from({ length: n }, (_, i) => [String(i), formatFloat(fo.values[i] ?? NaN), formatFloat(qo.values[i] ?? NaN), formatFloat(Math.abs((fo.values[i] ?? 0) - (qo.values[i] ?? 0)))]);
-    return h(
-      'div',
-      { class: 'compare-output' },
-      head,
-      diff,
-      table('compare-values', ['#', 'float', 'quantized', '|diff|'], rows, [0, 1, 2, 3]),
-      fo.values.length > n ? h('p', { class: 'muted small' }, `first ${String(n)} of ${fo.values.length.toLocaleString('en-US')} elements`) : null,
-    );
+  /**
+   * Output k's block, read by its kind (the user's choice, else the guess from the float graph);
+   * a changed choice is kept in `views` and redraws the block in place, focus kept on the control.
+   */
+  private outputBlock(fo: RunOutput, qo: RunOutput | undefined, k: number, rows: readonly TensorComparison[] = [], decorate?: (block: HTMLElement) => void): HTMLElement {
+    const sg = this.float?.summary.subgraphs[0];
+    const tensor = sg?.outputs[k];
+    const producer = tensor === undefined ? undefined : sg?.operators.find((op) => op.outputs.includes(tensor))?.op;
+    const guess = inferKind({ shape: fo.shape, producer, name: fo.name, values: fo.values });
+    const sqnr = rows.find((r) => r.float_tensor === tensor);
+    const draw = (): HTMLElement => {
+      const block = outputBlock({
+        index: k,
+        float: fo,
+        quant: qo,
+        guess,
+        postProcess: producer === 'TFLite_Detection_PostProcess',
+        sqnr,
+        view: this.views.get(k) ?? {},
+        onChange: (view) => {
+          this.views.set(k, view);
+          const focused = block.contains(document.activeElement) ? document.activeElement?.getAttribute('data-testid') : null;
+          const next = draw();
+          block.replaceWith(next);
+          if (focused) next.querySelector<HTMLElement>(`[data-testid="${focused}"]`)?.focus();
+        },
+      });
+      decorate?.(block);
+      return block;
+    };
+    return draw();
   }
 
   private highlightOp(op: number): void {

@@ -27,6 +27,16 @@ export function append(parent: Node, children: (Child | Child[])[]): void {
   }
 }
 
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** An SVG element: `s('circle', { cx: 1, cy: 2, r: 3 })`; text children are set as text. */
+export function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}, ...children: (Node | string)[]): SVGElementTagNameMap[K] {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, String(value));
+  for (const child of children) el.append(child);
+  return el;
+}
+
 /** Look up an element that index.html must contain; a missing one is a programming error. */
 export function required<T extends HTMLElement>(selector: string, type: new () => T): T {
   const el = document.querySelector(selector);

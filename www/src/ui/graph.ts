@@ -11,19 +11,12 @@ import type { SubgraphSummary, UnrunnableOp } from '../engine/types';
 import { fitView, layoutGraph, pathData, zoomAt, type GraphLayout, type PlacedNode } from '../graph/layout';
 import { initialView, neighbour, revealNode, searchNodes, type NavKey, type View } from '../graph/navigate';
 import { cannotRunSummary } from '../model/ops';
-import { h } from './dom';
+import { h, s } from './dom';
 
-const SVG = 'http://www.w3.org/2000/svg';
 
 /** Beyond this many operators the layout (on the UI thread) would stall the page: not drawn. */
 export const MAX_DRAWN_OPS = 3000;
 
-function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}, ...children: (Node | string)[]): SVGElementTagNameMap[K] {
-  const el = document.createElementNS(SVG, tag);
-  for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, String(value));
-  for (const child of children) el.append(child);
-  return el;
-}
 
 export type Selection = { kind: 'op'; index: number } | { kind: 'tensor'; index: number } | undefined;
 

@@ -19,7 +19,7 @@ import { dequantize, domainOf, formatShare, gridLevels, gridStride, linear, mass
 import { num, stepLines } from '../ranges/steps';
 import { latest } from '../store';
 import { multiplierBlock } from './details';
-import { h } from './dom';
+import { h, s } from './dom';
 
 export interface RangesDeps {
   quantParams: (min: number, max: number, dtype: 'int8' | 'int16') => Promise<QuantSteps>;
@@ -37,7 +37,6 @@ interface RangesModel {
   summary: ModelSummary;
 }
 
-const SVG = 'http://www.w3.org/2000/svg';
 const W = 900;
 const H = 330;
 const LEFT = 120;
@@ -47,12 +46,6 @@ const HIST_BOTTOM = 170;
 const GRID_Y = 196;
 const ROWS_Y = [238, 262, 286, 310];
 
-function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}, ...children: (Node | string)[]): SVGElementTagNameMap[K] {
-  const el = document.createElementNS(SVG, tag);
-  for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, String(value));
-  for (const child of children) el.append(child);
-  return el;
-}
 
 export class RangesView {
   private model: RangesModel | undefined;
