@@ -19,6 +19,7 @@ pub mod fully_connected;
 pub mod layout;
 pub mod lstm;
 pub mod math;
+pub mod mediapipe;
 pub mod normalize;
 pub mod pool;
 pub mod properties;
