@@ -125,7 +125,7 @@ def main() -> int:
         shape = [inp[0], *out_hw(inp, filt, padding, stride), filt[0]]
         y = np.stack(outs).reshape(len(x), *shape)
         np.save(d / "expected.npy", y)
-        listing.append({"name": name, "input": list(inp), "filter": list(filt), "padding": padding,
+        listing.append({"name": name, "op": CODE, "input": list(inp), "filter": list(filt), "padding": padding,
                         "stride_w": stride[0], "stride_h": stride[1], "output": shape, "samples": len(x)})
         print(f"{name}: output {shape}")
     (OUT / "cases.json").write_text(json.dumps({
