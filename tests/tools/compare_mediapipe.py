@@ -1,5 +1,5 @@
 """MediaPipe's models as shipped in the mediapipe 0.10.14 wheel (BlazeFace face_detection_short_range,
-pose_detection, selfie_segmentation with the custom op `Convolution2DTransposeBias`): our float run
+pose_detection, selfie_segmentation and its landscape variant with the custom op `Convolution2DTransposeBias`): our float run
 against the real tool, TF 2.21's int8 of each run by our engine against LiteRT's BUILTIN_REF, and
 our int8 quantization against TF's on the same calibration data (output SQNR of both against the
 float model). Prints a Markdown table (the README's MediaPipe section is this output).
@@ -36,6 +36,8 @@ MODELS = {
     "face_detection_short_range": (MEMBER, (-1.0, 1.0)),
     "pose_detection": ("mediapipe/modules/pose_detection/pose_detection.tflite", (-1.0, 1.0)),
     "selfie_segmentation": ("mediapipe/modules/selfie_segmentation/selfie_segmentation.tflite", (0.0, 1.0)),
+    "selfie_segmentation_landscape": (
+        "mediapipe/modules/selfie_segmentation/selfie_segmentation_landscape.tflite", (0.0, 1.0)),
 }
 
 
@@ -145,30 +147,88 @@ def run_ours(zp: str, model: Path, x: Path, out: Path) -> list:
     return [np.load(p) for p in sorted(out.glob("output_*.npy"), key=lambda p: int(p.stem.split("_")[1]))]
 
 
-def run_litert(model: bytes, x) -> list | None:
-    """Outputs per sample from LiteRT's BUILTIN_REF, stacked; None when LiteRT cannot load it."""
-    import numpy as np
-    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+def run_litert(model: bytes, x) -> tuple[list | None, str]:
+    """LiteRT BUILTIN_REF's outputs on the samples x, through the zoo's runner (which lowers an
+    operator version LiteRT 2.3's reference resolver lacks, in a copy used for that run only):
+    (outputs, how they were obtained) or (None, why not)."""
+    from zoo.convert import litert_outputs
 
-    try:
-        it = Interpreter(model_content=model, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
-        it.allocate_tensors()
-    except (RuntimeError, ValueError):
-        return None
-    outs = []
-    for s in range(len(x)):
-        it.set_tensor(it.get_input_details()[0]["index"], x[s])
-        it.invoke()
-        outs.append([it.get_tensor(o["index"]).copy() for o in it.get_output_details()])
-    return [np.stack([o[k] for o in outs]) for k in range(len(outs[0]))]
+    outs, note = litert_outputs(model, x)
+    if outs is None or note.get("resolver") != "reference":
+        return None, f"LiteRT BUILTIN_REF cannot run it: {note.get('reference_error', '')[:100]}"
+    how = "LiteRT BUILTIN_REF"
+    if "lowered_versions" in note:
+        how += f" (versions lowered: {note['lowered_versions']})"
+    return outs, how
+
+
+CUSTOM = "Convolution2DTransposeBias"
+
+
+def custom_op_index(model: bytes) -> int | None:
+    from goldens.frameworks import tfl_schema
+
+    m = tfl_schema.ModelT.InitFromPackedBuf(model, 0)
+    for k, op in enumerate(m.subgraphs[0].operators):
+        code = m.operatorCodes[op.opcodeIndex].customCode
+        if code is not None and bytes(code).decode() == CUSTOM:
+            return k
+    return None
+
+
+def prefix(model: bytes, k: int) -> bytes:
+    """The model cut before operator k: its operators before k, the input of operator k as the
+    only output, unused operator codes dropped (builtin operators only, for LiteRT and TF)."""
+    import flatbuffers
+
+    from goldens.frameworks import tfl_schema
+
+    m = tfl_schema.ModelT.InitFromPackedBuf(model, 0)
+    sg = m.subgraphs[0]
+    sg.outputs = [int(sg.operators[k].inputs[0])]
+    sg.operators = sg.operators[:k]
+    used = sorted({op.opcodeIndex for op in sg.operators})
+    remap = {old: new for new, old in enumerate(used)}
+    m.operatorCodes = [m.operatorCodes[i] for i in used]
+    for op in sg.operators:
+        op.opcodeIndex = remap[op.opcodeIndex]
+    m.signatureDefs = []
+    b = flatbuffers.Builder(0)
+    b.Finish(m.Pack(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
+def custom_op_alone(model: bytes, k: int) -> bytes:
+    """Operator k (the custom op) alone with the shipped model's weights and bias (float16
+    constants behind DEQUANTIZE made float32: exact) and options."""
+    import numpy as np
+
+    from goldens.frameworks import tfl_schema
+    from mediapipe.make_goldens import model as one_op
+
+    m = tfl_schema.ModelT.InitFromPackedBuf(model, 0)
+    sg = m.subgraphs[0]
+    op = sg.operators[k]
+
+    def const(t: int):
+        for p in sg.operators:
+            if t in list(p.outputs):  # a DEQUANTIZE of a float16 constant
+                t = int(p.inputs[0])
+        src = sg.tensors[t]
+        dt = np.float16 if src.type == tfl_schema.TensorType.FLOAT16 else np.float32
+        return np.frombuffer(bytes(m.buffers[src.buffer].data), dt).astype(np.float32).reshape(src.shape)
+
+    w, b = const(int(op.inputs[1])), const(int(op.inputs[2]))
+    padding, sw, sh = np.frombuffer(bytes(op.customOptions), "<i4")[:3]
+    inp = [int(d) for d in sg.tensors[int(op.inputs[0])].shape]
+    return one_op(inp, list(w.shape), int(padding), (int(sw), int(sh)), w, b)
 
 
 def run_mediapipe(model: Path, x) -> list:
     """MediaPipe's own run of a one-output model (see mediapipe/mediapipe_run.py), per sample."""
     import numpy as np
 
-    sys.path.insert(0, str(HERE / "mediapipe"))
-    from make_goldens import mp_python
+    from mediapipe.make_goldens import mp_python
 
     py = mp_python()
     outs = []
@@ -194,15 +254,53 @@ def agreement(got: list, want: list) -> str:
     return "bit-exact" if n == 0 else f"max abs {diffs:.3g} ({n}/{total} differ)"
 
 
-def sqnr(ref: list, q: list) -> str:
+def output_names(model: Path) -> list[str]:
+    """Short names of a model's outputs (the last part of each tensor name)."""
+    from goldens.frameworks import tfl_schema
+
+    m = tfl_schema.ModelT.InitFromPackedBuf(model.read_bytes(), 0)
+    sg = m.subgraphs[0]
+    return [sg.tensors[i].name.decode().split(";")[0].split("/")[-1] for i in sg.outputs]
+
+
+def sqnr(ref: list, q: list, names: list[str]) -> str:
+    """Output SQNR (dB) of q against ref, per output, as `name value`."""
     import numpy as np
 
     out = []
-    for r, x in zip(ref, q):
+    for name, r, x in zip(names, ref, q):
         r, x = r.astype(np.float64).reshape(-1), x.astype(np.float64).reshape(-1)
         noise = float(((r - x) ** 2).sum())
-        out.append("inf" if noise == 0 else f"{10 * np.log10(float((r ** 2).sum()) / noise):.2f}")
-    return " / ".join(out)
+        out.append(f"{name} " + ("inf" if noise == 0 else f"{10 * np.log10(float((r ** 2).sum()) / noise):.2f}"))
+    return ", ".join(out)
+
+
+def quantize_both(zp: str, out: Path, tag: str, src: Path, f32: bytes, calib: Path, test: Path, row: dict):
+    """Our int8 (float I/O) of src and TF's of the float32 copy f32, on the same calibration
+    data; fills row with TF's bit-exactness and both output SQNRs against our float run."""
+    import numpy as np
+
+    from goldens.activation_split import tf_quantize
+
+    ours_float = run_ours(zp, out / f"{tag}float32.tflite", test, out / f"{tag}ours_float")
+    ours_q = out / f"{tag}ours_int8_floatio.tflite"
+    subprocess.run([zp, "quantize", str(src), "--data", str(calib), "--mode", "int8", "--io", "float",
+                    "-o", str(ours_q)], check=True, capture_output=True)
+    names = output_names(src)
+    row["sqnr_ours"] = sqnr(ours_float, run_ours(zp, ours_q, test, out / f"{tag}ours_q"), names)
+    try:
+        tf_q = tf_quantize(f32, "int8_floatio", [np.load(calib)])
+    except Exception as e:  # TF's refusal is a result, reported in the table
+        msg = str(e).replace("\n", " ")
+        row["tf"] = "TF refuses: " + (f"unresolved custom op {CUSTOM}" if CUSTOM in msg else msg[:120])
+        return ours_q, None
+    tf_path = out / f"{tag}tf_int8_floatio.tflite"
+    tf_path.write_bytes(tf_q)
+    tf_ours = run_ours(zp, tf_path, test, out / f"{tag}tf_q")
+    tf_ref, how = run_litert(tf_q, np.load(test))
+    row["tf"] = f"{agreement(tf_ours, tf_ref)} vs {how}" if tf_ref is not None else how
+    row["sqnr_tf"] = sqnr(ours_float, tf_ours, names)
+    return ours_q, tf_path
 
 
 def main() -> int:
@@ -215,7 +313,7 @@ def main() -> int:
     sys.path.insert(0, str(HERE))
     import numpy as np
 
-    from goldens.activation_split import tf_quantize
+    from goldens.frameworks import tfl_schema
 
     zp = args.zeropoint
     rows = []
@@ -226,10 +324,6 @@ def main() -> int:
         out.mkdir(parents=True, exist_ok=True)
         shipped = fetch(member)
         src = CACHE / Path(member).name
-        f32 = float32_copy(shipped)
-        (out / "float32.tflite").write_bytes(f32)
-        from goldens.frameworks import tfl_schema
-
         m = tfl_schema.ModelT.InitFromPackedBuf(shipped, 0)
         shape = [int(d) for d in m.subgraphs[0].tensors[m.subgraphs[0].inputs[0]].shape]
         x = images(16, shape[1], shape[2], lo, hi)
@@ -237,33 +331,49 @@ def main() -> int:
         test = x[:4]
         np.save(out / "test.npy", test)
         ours_float = run_ours(zp, src, out / "test.npy", out / "ours_float")
-        ref = run_litert(shipped, test)
-        if ref is not None:
-            float_ref, float_vs = ref, "LiteRT BUILTIN_REF"
+        k = custom_op_index(shipped)
+        if k is None:
+            (out / "float32.tflite").write_bytes(float32_copy(shipped))
+            ref, how = run_litert(shipped, test)
+            row = {"model": name, "float": f"{agreement(ours_float, ref)} vs {how}" if ref is not None else how}
+            ours_q, tf_q = quantize_both(zp, out, "", src, float32_copy(shipped), out / "calib.npy",
+                                         out / "test.npy", row)
         else:
-            float_ref, float_vs = run_mediapipe(src, test), "MediaPipe (TFLite CPU kernels)"
-        row = {"model": name, "float": f"{agreement(ours_float, float_ref)} vs {float_vs}"}
-        tf_path = out / "tf_int8_floatio.tflite"
-        try:
-            tf_path.write_bytes(tf_quantize(f32, "int8_floatio", [x]))
-        except Exception as e:  # TF's refusal is a result, reported in the table
-            row["tf"] = f"TF refuses: {str(e).splitlines()[0][:120]}"
-            tf_path = None
-        ours_q = out / "ours_int8_floatio.tflite"
-        subprocess.run([zp, "quantize", str(src), "--data", str(out / "calib.npy"), "--mode", "int8",
-                        "--io", "float", "-o", str(ours_q)], check=True, capture_output=True)
-        row["sqnr_ours"] = sqnr(ours_float, run_ours(zp, ours_q, out / "test.npy", out / "ours_q"))
-        if tf_path is not None:
-            tf_ours = run_ours(zp, tf_path, out / "test.npy", out / "tf_q")
-            tf_ref = run_litert(tf_path.read_bytes(), test)
-            row["tf"] = (f"{agreement(tf_ours, tf_ref)} vs LiteRT BUILTIN_REF" if tf_ref is not None
-                         else "LiteRT cannot run it (custom op): run by our engine only")
-            row["sqnr_tf"] = sqnr(ours_float, tf_ours)
-            if args.compare_quant:
-                subprocess.run([zp, "compare-quant", str(ours_q), str(tf_path), "--float",
-                                str(out / "float32.tflite"), "--input", str(out / "test.npy")], check=True)
+            # The whole model against MediaPipe; the part before the custom op against LiteRT
+            # and quantized by both (TF's calibrator cannot run the custom op); the custom op
+            # alone, with the shipped weights, on that part's output, against MediaPipe.
+            whole = agreement(ours_float, run_mediapipe(src, test))
+            cut = prefix(shipped, k)
+            (out / "prefix.tflite").write_bytes(cut)
+            (out / "prefix_float32.tflite").write_bytes(float32_copy(cut))
+            (out / "float32.tflite").write_bytes(float32_copy(shipped))
+            ref, how = run_litert(cut, test)
+            mid = run_ours(zp, out / "prefix.tflite", out / "test.npy", out / "prefix_ours_float")
+            np.save(out / "custom_in.npy", mid[0])
+            (out / "custom_op.tflite").write_bytes(custom_op_alone(shipped, k))
+            alone = agreement(run_ours(zp, out / "custom_op.tflite", out / "custom_in.npy", out / "custom_ours"),
+                              run_mediapipe(out / "custom_op.tflite", mid[0]))
+            row = {"model": name, "float": (
+                f"whole model vs MediaPipe (TFLite CPU kernels): {whole}; before {CUSTOM}: "
+                f"{agreement(mid, ref) if ref is not None else '-'} vs {how}; {CUSTOM} alone on that: {alone} "
+                "vs MediaPipe")}
+            sub = {}
+            quantize_both(zp, out, "prefix_", out / "prefix.tflite", float32_copy(cut), out / "calib.npy",
+                          out / "test.npy", sub)
+            whole_row = {}
+            ours_q, _ = quantize_both(zp, out, "", src, float32_copy(shipped), out / "calib.npy",
+                                      out / "test.npy", whole_row)
+            row["tf"] = f"before {CUSTOM}: {sub['tf']}; whole model: {whole_row['tf']}"
+            row["sqnr_tf"] = f"before {CUSTOM}: {sub.get('sqnr_tf', '-')}"
+            row["sqnr_ours"] = f"before {CUSTOM}: {sub['sqnr_ours']}; whole model: {whole_row['sqnr_ours']}"
+            tf_q = out / "prefix_tf_int8_floatio.tflite" if "sqnr_tf" in sub else None
+            ours_q = out / "prefix_ours_int8_floatio.tflite"
+        if args.compare_quant and tf_q is not None:
+            ref_float = out / ("prefix_float32.tflite" if k is not None else "float32.tflite")
+            subprocess.run([zp, "compare-quant", str(ours_q), str(tf_q), "--float", str(ref_float), "--input",
+                            str(out / "test.npy")], check=True)
         rows.append(row)
-    print("| model | our float run | TF's int8, our engine | output SQNR, TF's int8 (dB) | output SQNR, ours (dB) |")
+    print("| model | our float run | TF's int8 run by our engine | output SQNR, TF's int8 (dB) | output SQNR, ours (dB) |")
     print("|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['model']} | {r['float']} | {r['tf']} | {r.get('sqnr_tf', '-')} | {r['sqnr_ours']} |")
