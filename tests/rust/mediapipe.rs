@@ -69,7 +69,8 @@ fn transpose_conv_bias_matches_mediapipe() {
     }
 }
 
-/// The selfie case's model with its custom options (padding SAME, strides 2 and 2) replaced.
+/// The selfie case's model with its custom options (padding SAME, strides 2 and 2) replaced:
+/// `replacement` is the options vector's length (12 as written) and its three int32s.
 fn with_options(replacement: &[u8]) -> Result<(), String> {
     let bytes =
         std::fs::read(root().join("tconv_bias_selfie").join("model.tflite")).expect("model");
@@ -83,19 +84,25 @@ fn with_options(replacement: &[u8]) -> Result<(), String> {
         .collect();
     assert_eq!(at.len(), 1, "the options occur once in the model");
     let mut patched = bytes.clone();
-    patched[at[0] + 4..at[0] + 16].copy_from_slice(replacement);
+    patched[at[0]..at[0] + 16].copy_from_slice(replacement);
     let m = tflite::read(&patched).map_err(|e| e.to_string())?;
     Interpreter::new(&m).map(|_| ()).map_err(|e| e.to_string())
 }
 
 #[test]
 fn bad_options_are_typed_errors() {
-    let words = |v: [i32; 3]| -> Vec<u8> { v.iter().flat_map(|w| w.to_le_bytes()).collect() };
-    assert_eq!(with_options(&words([2, 2, 2])), Ok(()), "VALID is accepted");
+    let words = |v: [i32; 4]| -> Vec<u8> { v.iter().flat_map(|w| w.to_le_bytes()).collect() };
+    assert_eq!(
+        with_options(&words([12, 2, 2, 2])),
+        Ok(()),
+        "VALID is accepted"
+    );
     for (bad, says) in [
-        ([1, 0, 2], "stride_w must be positive"),
-        ([1, 2, -1], "stride_h must be positive"),
-        ([7, 2, 2], "padding = 7"),
+        ([12, 1, 0, 2], "stride_w must be positive"),
+        ([12, 1, 2, -1], "stride_h must be positive"),
+        ([12, 7, 2, 2], "padding = 7"),
+        // The options vector cut to 8 bytes: MediaPipe would read past it.
+        ([8, 1, 2, 2], "custom options have 8 bytes"),
     ] {
         let err = with_options(&words(bad)).expect_err("rejected");
         assert!(
