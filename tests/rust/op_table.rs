@@ -63,12 +63,38 @@ fn realworld() -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// The single-op models of MediaPipe's custom operators (tests/mediapipe/cases.json, made by
+/// `tests/tools/mediapipe/make_goldens.py`), with their operator: `tests/rust/mediapipe.rs`
+/// compares our engine's outputs with MediaPipe's own bit for bit.
+fn mediapipe() -> Vec<(String, Vec<String>)> {
+    let path = repo_root().join("tests/mediapipe/cases.json");
+    let text = std::fs::read_to_string(&path).expect("tests/mediapipe/cases.json");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("cases.json is JSON");
+    v["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|c| {
+            let name = c["name"].as_str().expect("name").to_string();
+            (name, vec![c["op"].as_str().expect("op").to_string()])
+        })
+        .collect()
+}
+
+/// The float goldens of custom operators: realworld models LiteRT runs, and MediaPipe's.
+fn custom_goldens() -> Vec<(String, Vec<String>)> {
+    let mut all = realworld();
+    all.extend(mediapipe());
+    all
+}
+
 fn column(all: &[Case], e: &OpEntry, runs: bool, variants: &[&str]) -> &'static str {
-    // Custom operators have no converter-made golden; their float goldens are realworld models.
+    // Custom operators have no converter-made golden; their float goldens are realworld models
+    // (LiteRT's outputs) or, for MediaPipe's, single-op models run by MediaPipe.
     let in_realworld = || {
         e.is_custom()
             && variants == FLOAT_VARIANTS
-            && realworld()
+            && custom_goldens()
                 .iter()
                 .any(|(_, ops)| ops.iter().any(|o| o == e.name()))
     };
@@ -98,7 +124,7 @@ fn readme_table(all: &[Case]) -> String {
         "| op | family | float | int8 | 16x8 | hybrid | quantizer (TF 2.21's properties) | single-op goldens | in whole models | integer arithmetic (measured) |\n",
     );
     s.push_str("|---|---|:-:|:-:|:-:|:-:|---|---|---|---|\n");
-    let rw = realworld();
+    let rw = custom_goldens();
     for e in OPS.iter().filter(|e| e.prepare.is_some()) {
         let name = e.name();
         let mut single: Vec<&str> = all

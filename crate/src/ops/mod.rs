@@ -21,6 +21,7 @@ pub mod layout;
 pub mod lstm;
 pub mod lstm_int;
 pub mod math;
+pub mod mediapipe;
 pub mod normalize;
 pub mod pool;
 pub mod properties;

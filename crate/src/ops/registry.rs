@@ -18,8 +18,8 @@ use super::properties::{
 };
 use super::{
     PrepareFn, activations, batch_matmul, compare, control_flow, conv, detection, elementwise,
-    fully_connected, layout, lstm, math, normalize, pool, quantize, reduce, resize, shape,
-    shape_ops, split, variables,
+    fully_connected, layout, lstm, math, mediapipe, normalize, pool, quantize, reduce, resize,
+    shape, shape_ops, split, variables,
 };
 use crate::graph::BuiltinOperator as Op;
 use crate::graph::OpCode;
@@ -370,6 +370,8 @@ pub const OPS: &[OpEntry] = &[
     // Custom operators, by custom code (kept float by the quantizer, as TF's converter does).
     // ops/detection.rs
     row!(custom "TFLite_Detection_PostProcess", detection::prepare_detection_postprocess, F, &["box encodings", "class predictions", "anchors"], "UINT8 box encodings / scores / anchors dequantized inside the op (float arithmetic), as LiteRT"),
+    // ops/mediapipe.rs
+    row!(custom "Convolution2DTransposeBias", mediapipe::prepare_transpose_conv_bias, F, &["input", "weights", "bias"], "float only (MediaPipe's kernel: the sum starts at the bias)"),
     // Known to the quantizer (TF 2.21's properties), no kernel yet. LiteRT 2.3 registers ELU
     // version 1 only, so an int8 ELU is written as version 1 (TF 2.21's converter keeps a
     // calibrated ELU float and version 1).

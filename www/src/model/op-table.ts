@@ -115,5 +115,6 @@ export const OP_TABLE: Readonly<Record<string, OpInfo>> = {
   ASSIGN_VARIABLE: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: ['resource', 'value'], support: 'Runs float, int8, int16 · quantizer: kept float' },
   CALL_ONCE: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs float, int8, int16 · quantizer: kept float' },
   TFLite_Detection_PostProcess: { runs: { float: true, int8: false, int16: false, hybrid: false }, quantizer: 'kept float', inputs: ['box encodings', 'class predictions', 'anchors'], support: 'Custom operator · Runs float · quantizer: kept float' },
+  Convolution2DTransposeBias: { runs: { float: true, int8: false, int16: false, hybrid: false }, quantizer: 'kept float', inputs: ['input', 'weights', 'bias'], support: 'Custom operator · Runs float · quantizer: kept float' },
   ELU: { runs: { float: false, int8: false, int16: false, hybrid: false }, quantizer: 'own range', inputs: [], support: 'No kernel yet · quantizer: own range' },
 };

@@ -144,8 +144,8 @@ pub fn depthwise_conv2d(
 }
 
 /// TRANSPOSE_CONV. Mirrors LiteRT `reference_ops::TransposeConv` (float): zero the output, then
-/// scatter every input element times every filter tap into the output (input rows, columns,
-/// channels outermost; filter rows, columns, output channels inside), then add the bias and clamp.
+/// scatter every input element times every filter tap into the output
+/// ([`transpose_conv2d_scatter`]), then add the bias and clamp.
 ///
 /// `filter` is `[out_c, filter_h, filter_w, in_c]`. `pad_top`/`pad_left` are the rows/columns
 /// cropped from the start of the full (unpadded) transposed output.
@@ -157,6 +157,21 @@ pub fn transpose_conv2d(
     output: &mut [f32],
 ) {
     output.fill(0.0);
+    transpose_conv2d_scatter(p, input, filter, output);
+    for pixel in output.chunks_exact_mut(p.out_c.max(1)) {
+        for (oc, v) in pixel.iter_mut().enumerate() {
+            let bias_value = bias.map_or(0.0, |bias| bias[oc]);
+            *v = p.act.apply(*v + bias_value);
+        }
+    }
+}
+
+/// The scatter loop that LiteRT's reference TRANSPOSE_CONV and MediaPipe's
+/// `Convolution2DTransposeBias` share: adds every input element times every filter tap into
+/// `output` as it stands (input rows, columns, channels outermost; filter rows, columns, output
+/// channels inside; taps that fall outside the output skipped). No bias, no clamp: each caller
+/// sets `output`'s starting values and finishes it.
+pub fn transpose_conv2d_scatter(p: &ConvParams, input: &[f32], filter: &[f32], output: &mut [f32]) {
     for b in 0..p.batches {
         for in_y in 0..p.in_h {
             for in_x in 0..p.in_w {
@@ -186,12 +201,6 @@ pub fn transpose_conv2d(
                     }
                 }
             }
-        }
-    }
-    for pixel in output.chunks_exact_mut(p.out_c.max(1)) {
-        for (oc, v) in pixel.iter_mut().enumerate() {
-            let bias_value = bias.map_or(0.0, |bias| bias[oc]);
-            *v = p.act.apply(*v + bias_value);
         }
     }
 }

@@ -31,6 +31,7 @@ pub mod resize;
 pub mod shape;
 pub mod shape_ops;
 pub mod split;
+pub mod transpose_conv_bias;
 
 /// The clamp a fused activation applies to an op's float output (`[min, max]`).
 ///

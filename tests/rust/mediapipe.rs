@@ -1,0 +1,113 @@
+//! MediaPipe's custom operator `Convolution2DTransposeBias`: the single-op models in
+//! `tests/mediapipe/` (written by `tests/tools/mediapipe/make_goldens.py`, whose expected outputs
+//! come from MediaPipe itself: the 0.10.14 wheel's InferenceCalculator with MediaPipe's op
+//! resolver) run by our engine give MediaPipe's outputs bit for bit, and malformed options are
+//! typed errors that name the operator.
+
+use std::path::PathBuf;
+
+use zeropoint::engine::Interpreter;
+use zeropoint::tflite;
+use zeropoint_tests::{NpyData, load_npy, repo_root};
+
+fn root() -> PathBuf {
+    repo_root().join("tests").join("mediapipe")
+}
+
+fn case_names() -> Vec<String> {
+    let listing: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(root().join("cases.json")).expect("tests/mediapipe/cases.json"),
+    )
+    .expect("cases.json");
+    listing["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|c| c["name"].as_str().expect("name").to_string())
+        .collect()
+}
+
+fn f32s(name: &str, file: &str) -> (Vec<usize>, Vec<f32>) {
+    let a = load_npy(&root().join(name).join(file));
+    let shape = a.shape.clone();
+    match a.data {
+        NpyData::F32(v) => (shape, v),
+        _ => panic!("{name}/{file}: expected float32"),
+    }
+}
+
+#[test]
+fn transpose_conv_bias_matches_mediapipe() {
+    let names = case_names();
+    assert_eq!(names.len(), 4, "the tconv_bias_* cases");
+    for name in &names {
+        let bytes = std::fs::read(root().join(name).join("model.tflite")).expect("model");
+        let m = tflite::read(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut it = Interpreter::new(&m).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (in_shape, x) = f32s(name, "input.npy");
+        let (out_shape, want) = f32s(name, "expected.npy");
+        let samples = in_shape[0];
+        let (n_in, n_out) = (x.len() / samples, want.len() / samples);
+        for s in 0..samples {
+            it.set_input_f32(0, &x[s * n_in..(s + 1) * n_in])
+                .expect("input");
+            it.invoke().expect("invoke");
+            let out = it.output(0).expect("output");
+            assert_eq!(out.shape, &out_shape[1..], "{name}: output shape");
+            let got = out.as_f32().expect("float output");
+            let want = &want[s * n_out..(s + 1) * n_out];
+            let differ = got
+                .iter()
+                .zip(want)
+                .filter(|(a, b)| a.to_bits() != b.to_bits())
+                .count();
+            assert_eq!(
+                differ, 0,
+                "{name} sample {s}: {differ} elements differ from MediaPipe"
+            );
+        }
+    }
+}
+
+/// The selfie case's model with its custom options (padding SAME, strides 2 and 2) replaced:
+/// `replacement` is the options vector's length (12 as written) and its three int32s.
+fn with_options(replacement: &[u8]) -> Result<(), String> {
+    let bytes =
+        std::fs::read(root().join("tconv_bias_selfie").join("model.tflite")).expect("model");
+    // The options vector as stored: its length (12), then the three int32s.
+    let options: Vec<u8> = [12i32, 1, 2, 2]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let at: Vec<usize> = (0..bytes.len() - 16)
+        .filter(|&i| bytes[i..i + 16] == options[..])
+        .collect();
+    assert_eq!(at.len(), 1, "the options occur once in the model");
+    let mut patched = bytes.clone();
+    patched[at[0]..at[0] + 16].copy_from_slice(replacement);
+    let m = tflite::read(&patched).map_err(|e| e.to_string())?;
+    Interpreter::new(&m).map(|_| ()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn bad_options_are_typed_errors() {
+    let words = |v: [i32; 4]| -> Vec<u8> { v.iter().flat_map(|w| w.to_le_bytes()).collect() };
+    assert_eq!(
+        with_options(&words([12, 2, 2, 2])),
+        Ok(()),
+        "VALID is accepted"
+    );
+    for (bad, says) in [
+        ([12, 1, 0, 2], "stride_w must be positive"),
+        ([12, 1, 2, -1], "stride_h must be positive"),
+        ([12, 7, 2, 2], "padding = 7"),
+        // The options vector cut to 8 bytes: MediaPipe would read past it.
+        ([8, 1, 2, 2], "custom options have 8 bytes"),
+    ] {
+        let err = with_options(&words(bad)).expect_err("rejected");
+        assert!(
+            err.contains("Convolution2DTransposeBias") && err.contains(says),
+            "{bad:?}: {err}"
+        );
+    }
+}
