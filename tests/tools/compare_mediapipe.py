@@ -2,7 +2,8 @@
 pose_detection, selfie_segmentation and its landscape variant with the custom op `Convolution2DTransposeBias`): our float run
 against the real tool, TF 2.21's int8 of each run by our engine against LiteRT's BUILTIN_REF, and
 our int8 quantization against TF's on the same calibration data (output SQNR of both against the
-float model). Prints a Markdown table (the README's MediaPipe section is this output).
+float model). Prints a Markdown table; with --readme also writes it into the README between its
+mediapipe-table markers.
 
 Run by hand (needs the network once, never in CI): the mediapipe wheel is fetched with
 `pip download` into tests/tools/.cache/ (gitignored; the models are not committed). Weights are
@@ -309,6 +310,8 @@ def main() -> int:
     ap.add_argument("--out-dir", default=str(CACHE / "compare"))
     ap.add_argument("--only", nargs="*", help="model names (default: all)")
     ap.add_argument("--compare-quant", action="store_true", help="also print zeropoint compare-quant")
+    ap.add_argument("--readme", action="store_true",
+                    help="also write the table into README.md between its mediapipe-table markers")
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
     import numpy as np
@@ -373,11 +376,28 @@ def main() -> int:
             subprocess.run([zp, "compare-quant", str(ours_q), str(tf_q), "--float", str(ref_float), "--input",
                             str(out / "test.npy")], check=True)
         rows.append(row)
-    print("| model | our float run | TF's int8 run by our engine | output SQNR, TF's int8 (dB) | output SQNR, ours (dB) |")
-    print("|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r['model']} | {r['float']} | {r['tf']} | {r.get('sqnr_tf', '-')} | {r['sqnr_ours']} |")
+    table = [
+        "| model | our float run | TF's int8 run by our engine | output SQNR, TF's int8 (dB) | output SQNR, ours (dB) |",
+        "|---|---|---|---|---|",
+        *(f"| {r['model']} | {r['float']} | {r['tf']} | {r.get('sqnr_tf', '-')} | {r['sqnr_ours']} |" for r in rows),
+    ]
+    print("\n".join(table))
+    if args.readme:
+        write_readme(table)
     return 0
+
+
+README_BEGIN = "<!-- mediapipe-table:begin"
+README_END = "<!-- mediapipe-table:end -->"
+
+
+def write_readme(table: list[str]) -> None:
+    """Replaces the lines between the README's mediapipe-table markers with `table`."""
+    readme = HERE.parent.parent / "README.md"
+    lines = readme.read_text().split("\n")
+    begin = next(i for i, line in enumerate(lines) if line.startswith(README_BEGIN))
+    end = lines.index(README_END)
+    readme.write_text("\n".join(lines[: begin + 1] + table + lines[end:]))
 
 
 if __name__ == "__main__":
