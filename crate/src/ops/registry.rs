@@ -287,6 +287,12 @@ pub const OPS: &[OpEntry] = &[
     row!(LOG, 1..=2, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "as EXP (inputs ≤ 0 map to the lowest output)"),
     row!(GELU, 1..=3, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "float: Eigen's vectorized tanh / erfc; int8 / int16: tables from the scalar function (`tanhf`; the exact form's `erfcf` evaluated in double), as EXP"),
     row!(FLOOR, 1..=1, math::prepare_unary_math, F, None, &[], ""),
+    // CEIL, ROUND and ELU: LiteRT 2.3's BUILTIN_REF resolver lacks them (their goldens come
+    // from BUILTIN_WITHOUT_DEFAULT_DELEGATES). TF 2.21 keeps all three float in its int8 models
+    // (DEQUANTIZE, op, QUANTIZE) and refuses them in 16x8; LiteRT registers version 1 only.
+    row!(CEIL, 1..=1, math::prepare_unary_math, F, None, &[], ""),
+    row!(ROUND, 1..=1, math::prepare_unary_math, F, None, &[], "float: LiteRT's `RoundToNearest` (half to even; +0.0 for negatives rounding to zero)"),
+    row!(ELU, 1..=1, math::prepare_unary_math, F8, None, &[], "int8: 256-entry table of `x < 0 ? exp(x) − 1 : x` built in float (`LUTPopulate<int8_t>`); float: `expm1`"),
     // ops/pool.rs
     row!(AVERAGE_POOL_2D, 1..=3, pool::prepare_pool, F816, Some(with16(same(2))), &[], "rounded average, ties away from zero"),
     row!(MAX_POOL_2D, 1..=3, pool::prepare_pool, F816, Some(with16(same(2))), &[], "raw max"),
@@ -368,10 +374,6 @@ pub const OPS: &[OpEntry] = &[
     // Custom operators, by custom code (kept float by the quantizer, as TF's converter does).
     // ops/detection.rs
     row!(custom "TFLite_Detection_PostProcess", detection::prepare_detection_postprocess, F, &["box encodings", "class predictions", "anchors"], "UINT8 box encodings / scores / anchors dequantized inside the op (float arithmetic), as LiteRT"),
-    // Known to the quantizer (TF 2.21's properties), no kernel yet. LiteRT 2.3 registers ELU
-    // version 1 only, so an int8 ELU is written as version 1 (TF 2.21's converter keeps a
-    // calibrated ELU float and version 1).
-    row!(ELU, 1..=1, quantizer only, plain(1)),
 ];
 
 /// The table row of the builtin `op`, if Zeropoint knows it (custom operators' rows are found
@@ -581,7 +583,10 @@ mod tests {
             "Runs float, int8, int16, hybrid · quantizer: weights per channel (axis 0), bias int32 \
              (int64 in 16x8)"
         );
-        assert_eq!(support_of("ELU"), "No kernel yet · quantizer: own range");
+        assert_eq!(
+            support_of("ELU"),
+            "Runs float, int8 · quantizer: kept float"
+        );
         assert_eq!(support_of("DIV"), "Runs float · quantizer: kept float");
         assert_eq!(support_of("MyCustomOp"), NO_ROW_SUPPORT);
         assert_eq!(

@@ -50,6 +50,9 @@ export const OP_TABLE: Readonly<Record<string, OpInfo>> = {
   LOG: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'own range', inputs: [], support: 'Runs float, int8, int16 · quantizer: own range' },
   GELU: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'own range', inputs: [], support: 'Runs float, int8, int16 · quantizer: own range' },
   FLOOR: { runs: { float: true, int8: false, int16: false, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs float · quantizer: kept float' },
+  CEIL: { runs: { float: true, int8: false, int16: false, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs float · quantizer: kept float' },
+  ROUND: { runs: { float: true, int8: false, int16: false, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs float · quantizer: kept float' },
+  ELU: { runs: { float: true, int8: true, int16: false, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs float, int8 · quantizer: kept float' },
   AVERAGE_POOL_2D: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: [], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },
   MAX_POOL_2D: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: [], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },
   MEAN: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'own range', inputs: ['input', 'axes'], support: 'Runs float, int8, int16 · quantizer: own range' },
@@ -115,5 +118,4 @@ export const OP_TABLE: Readonly<Record<string, OpInfo>> = {
   ASSIGN_VARIABLE: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: ['resource', 'value'], support: 'Runs float, int8, int16 · quantizer: kept float' },
   CALL_ONCE: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs float, int8, int16 · quantizer: kept float' },
   TFLite_Detection_PostProcess: { runs: { float: true, int8: false, int16: false, hybrid: false }, quantizer: 'kept float', inputs: ['box encodings', 'class predictions', 'anchors'], support: 'Custom operator · Runs float · quantizer: kept float' },
-  ELU: { runs: { float: false, int8: false, int16: false, hybrid: false }, quantizer: 'own range', inputs: [], support: 'No kernel yet · quantizer: own range' },
 };

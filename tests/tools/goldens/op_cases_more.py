@@ -1,0 +1,177 @@
+"""More single-operator cases (issues 17 and 18): CEIL, ROUND and ELU, registered in this order on
+import. See goldens.single_op for In and op_case.
+
+LiteRT 2.3's BUILTIN_REF resolver registers none of CEIL, ROUND and ELU ("Didn't find op for
+builtin opcode"), so their cases load in BUILTIN_WITHOUT_DEFAULT_DELEGATES (`resolver="optimized"`,
+written to case.toml as expected_resolver) and their expected outputs are the models run op by op
+(litert.run_per_op): the op on that resolver, DEQUANTIZE / QUANTIZE on BUILTIN_REF, whose float
+arithmetic the optimized ones do not share (1 ulp, then 1 LSB after ROUND). What LiteRT has: CEIL and
+ROUND float32 only, ELU float32 and int8 (a 256-entry table). TF 2.21 keeps all three float in
+its int8 models (DEQUANTIZE, op, QUANTIZE) and refuses them in 16x8 ("Quantization to 16x8-bit
+not yet supported"). The int8 ELU kernel is reached through `int8_elu`: TF's int8 model with its
+DEQUANTIZE -> ELU -> QUANTIZE made one int8 ELU, TF's own input and output parameters kept.
+
+The `_edges` cases are float only: their inputs (ties, -0.0, NaN, inf, subnormals) are chosen
+values, which an int8 input could not carry.
+"""
+
+from __future__ import annotations
+
+import flatbuffers
+import numpy as np
+
+from .frameworks import keras, tfl_schema
+from .single_op import In, op_case
+from .variants import ALL_VARIANTS
+
+K = keras.ops
+BOP = tfl_schema.BuiltinOperator
+
+
+def _code(m, op_index: int) -> int:
+    oc = m.operatorCodes[m.subgraphs[0].operators[op_index].opcodeIndex]
+    return max(oc.builtinCode, oc.deprecatedBuiltinCode)
+
+
+def fuse_float_island(op: int):
+    """A variant rewrite: every `DEQUANTIZE -> op -> QUANTIZE` of subgraph 0 (the op kept float by
+    TF between integer tensors) becomes the op reading the DEQUANTIZE's integer input and writing
+    the QUANTIZE's integer output, so the op runs its integer kernel with the parameters TF chose.
+    Fails when the model has no such island (nothing would be tested)."""
+
+    def rewrite(model: bytes) -> bytes:
+        m = tfl_schema.ModelT.InitFromPackedBuf(model, 0)
+        sg = m.subgraphs[0]
+        ops = sg.operators
+        producer = {int(t): i for i, o in enumerate(ops) for t in o.outputs}
+        readers: dict[int, list[int]] = {}
+        for i, o in enumerate(ops):
+            for t in o.inputs:
+                readers.setdefault(int(t), []).append(i)
+        drop: set[int] = set()
+        for i, o in enumerate(ops):
+            if _code(m, i) != op:
+                continue
+            src, dst = int(o.inputs[0]), int(o.outputs[0])
+            deq = producer.get(src)
+            q = readers.get(dst, [])
+            if deq is None or _code(m, deq) != BOP.DEQUANTIZE or len(q) != 1 or _code(m, q[0]) != BOP.QUANTIZE:
+                continue
+            if len(readers.get(src, [])) != 1 or dst in [int(x) for x in sg.outputs]:
+                continue
+            o.inputs = np.array([int(ops[deq].inputs[0])], dtype=np.int32)
+            o.outputs = np.array([int(ops[q[0]].outputs[0])], dtype=np.int32)
+            drop |= {deq, q[0]}
+        assert drop, "no DEQUANTIZE -> op -> QUANTIZE island to fuse"
+        sg.operators = [o for i, o in enumerate(ops) if i not in drop]
+        b = flatbuffers.Builder(0)
+        b.Finish(m.Pack(b), file_identifier=b"TFL3")
+        return bytes(b.Output())
+
+    return rewrite
+
+
+OPT = "optimized"
+# Float-only edge cases: every other variant is skipped with this reason.
+FLOAT_EDGES = {
+    v: "not produced: the edge inputs (ties, -0.0, NaN, inf, subnormals) are float values an "
+    "integer input cannot carry; the op's main case has TF's other variants"
+    for v in ALL_VARIANTS if v != "float"
+}
+# The int8 ELU cases: only the float model and the edited int8 one.
+INT8_KERNEL = {
+    v: "not produced: this case checks LiteRT's int8 ELU table on TF's edited int8 model; op_elu "
+    "has TF's own variants"
+    for v in ALL_VARIANTS if v not in ("float", "int8")
+}
+ROUND_EDGES = (
+    0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, -0.49999997, 0.50000006, -0.3, -0.0, 0.0,
+    1e-40, -1e-40, 8388607.5, -8388607.5, 8388609.0, 3e9, -3e9, 3.4e38, -3.4e38,
+    float("inf"), float("-inf"), float("nan"), 2.4999998, -2.5000002, 1e-7, -0.99999994,
+)
+ELU_EDGES = (
+    -0.0, 0.0, -1e-8, -1e-30, -1e-40, -1e-3, -0.5, -1.0, -17.0, -88.0, -88.8, -104.0, -200.0,
+    -3.4e38, float("-inf"), float("inf"), float("nan"), 1e-40, 1e30, 3.4e38, -0.35, -2.25,
+    -5.0, -9.5, -15.9, -16.0, 0.75, 2.0,
+)
+
+op_case(
+    "op_ceil", "CEIL", 6201,
+    [In("x", (4, 4, 5), -3.0, 3.0)],
+    lambda x: K.ceil(x),
+    "CEIL on [-3, 3] (tf.math.ceil). CEIL from LiteRT's BUILTIN_WITHOUT_DEFAULT_DELEGATES "
+    "(BUILTIN_REF has no CEIL), other ops from BUILTIN_REF. TF keeps it float in int8 (DEQUANTIZE, CEIL, QUANTIZE).",
+    resolver=OPT,
+)
+op_case(
+    "op_ceil_edges", "CEIL", 6202,
+    [In("x", (1, 28), -3.0, 3.0, dist="values", values=ROUND_EDGES)],
+    lambda x: K.ceil(x),
+    "CEIL, float, on edge values (halves, -0.0 and small negatives giving -0.0, subnormals, "
+    "beyond 2^23, +-inf, NaN). Expected outputs from BUILTIN_WITHOUT_DEFAULT_DELEGATES (BUILTIN_REF "
+    "has no CEIL).",
+    skip=FLOAT_EDGES,
+    resolver=OPT,
+)
+op_case(
+    "op_round", "ROUND", 6203,
+    [In("x", (4, 4, 5), -3.0, 3.0)],
+    lambda x: K.round(x),
+    "ROUND on [-3, 3] (tf.math.round). ROUND from BUILTIN_WITHOUT_DEFAULT_DELEGATES "
+    "(BUILTIN_REF has no ROUND), other ops from BUILTIN_REF. TF keeps it float in int8.",
+    resolver=OPT,
+)
+op_case(
+    "op_round_edges", "ROUND", 6204,
+    [In("x", (1, 28), -3.0, 3.0, dist="values", values=ROUND_EDGES)],
+    lambda x: K.round(x),
+    "ROUND, float, on edge values: ties (half to even), -0.5 / -0.3 / a negative subnormal "
+    "(LiteRT's RoundToNearest gives +0.0), -0.0, values near and beyond 2^23, +-inf, NaN. Expected "
+    "outputs from BUILTIN_WITHOUT_DEFAULT_DELEGATES (BUILTIN_REF has no ROUND).",
+    skip=FLOAT_EDGES,
+    resolver=OPT,
+)
+op_case(
+    "op_elu", "ELU", 6205,
+    [In("x", (4, 8, 8), -6.0, 2.0, dist="grid")],
+    lambda x: keras.layers.ELU()(x),
+    "ELU (keras.layers.ELU, alpha 1 -> tf.nn.elu) on an even grid over [-6, 2]. ELU from "
+    "BUILTIN_WITHOUT_DEFAULT_DELEGATES (BUILTIN_REF has no ELU), other ops from BUILTIN_REF. TF keeps ELU float in int8 "
+    "(DEQUANTIZE, ELU, QUANTIZE), though LiteRT has an int8 ELU (see op_elu_int8).",
+    resolver=OPT,
+)
+op_case(
+    "op_elu_edges", "ELU", 6206,
+    [In("x", (1, 28), -3.0, 3.0, dist="values", values=ELU_EDGES)],
+    lambda x: keras.layers.ELU()(x),
+    "ELU, float, on edge values: -0.0, tiny negatives (expm1 keeps them), subnormals, the "
+    "saturation towards -1, -inf, +inf, huge values, NaN. Expected outputs from "
+    "BUILTIN_WITHOUT_DEFAULT_DELEGATES (BUILTIN_REF has no ELU).",
+    skip=FLOAT_EDGES,
+    resolver=OPT,
+)
+_ELU_INT8 = {
+    v: (fuse_float_island(BOP.ELU), "DEQUANTIZE -> ELU -> QUANTIZE fused into one int8 ELU "
+        "(fuse_float_island in goldens/op_cases_more.py): TF's input and output parameters kept")
+    for v in ("int8",)
+}
+op_case(
+    "op_elu_int8", "ELU", 6207,
+    [In("x", (4, 8, 8), -4.0, 2.0, dist="grid")],
+    lambda x: keras.layers.ELU()(x),
+    "int8 ELU (LiteRT's 256-entry table) on an even grid over [-4, 2], every int8 input level: TF "
+    "keeps ELU float, so its int8 model (int8 I/O; with float I/O TF writes a float ELU alone) is edited to run ELU in int8 with TF's parameters. Expected "
+    "outputs from BUILTIN_WITHOUT_DEFAULT_DELEGATES (BUILTIN_REF has no ELU).",
+    skip=INT8_KERNEL,
+    resolver=OPT,
+    rewrite=_ELU_INT8,
+)
+op_case(
+    "op_elu_int8_neg", "ELU", 6208,
+    [In("x", (4, 8, 8), -6.0, 0.0, dist="grid")],
+    lambda x: keras.layers.ELU()(x),
+    "int8 ELU as op_elu_int8 on [-6, 0]: input and output zero points 127.",
+    skip=INT8_KERNEL,
+    resolver=OPT,
+    rewrite=_ELU_INT8,
+)
