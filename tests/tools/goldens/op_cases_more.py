@@ -20,7 +20,7 @@ from __future__ import annotations
 import flatbuffers
 import numpy as np
 
-from .frameworks import keras, tfl_schema
+from .frameworks import keras, tf, tfl_schema
 from .single_op import In, op_case
 from .variants import ALL_VARIANTS
 
@@ -174,4 +174,49 @@ op_case(
     skip=INT8_KERNEL,
     resolver=OPT,
     rewrite=_ELU_INT8,
+)
+
+# CAST next to quantizable ops (TF keeps CAST float: DEQUANTIZE, CAST, QUANTIZE around it in
+# int8; 16x8 refused), and its edge values in float.
+CAST_EDGES = (
+    -1.7, -0.5, -0.0, 2.9, 127.6, 128.4, -128.9, 255.9, 256.0, 300.0, -300.0, 32767.9, 65537.0,
+    -32769.5, 2147483520.0, 3e9, -3e9, -2147483648.0, 1e20, -1e20, 1e-40, float("nan"),
+    float("inf"), float("-inf"),
+)
+op_case(
+    "op_cast", "CAST", 6211,
+    [In("x", (4, 4, 5), -4.0, 4.0)],
+    lambda x: x + K.cast(K.cast(x, "int32"), "float32"),
+    "x + float(int32(x)) on [-4, 4]: CAST float -> int32 (truncation toward zero, negative "
+    "fractions too) and int32 -> float next to a quantizable ADD.",
+)
+op_case(
+    "op_cast_index", "CAST", 6212,
+    [In("x", (4, 6), -2.0, 2.0)],
+    # tf.math.argmax (keras.ops.argmax adds a -0.0 fix-up TFLite needs Flex ops for).
+    lambda x: x * K.expand_dims(K.cast(keras.layers.Lambda(lambda t: tf.math.argmax(t, axis=-1, output_type=tf.int32))(x), "float32"), -1),
+    "x * float(argmax(x, -1)): an integer index tensor (ARG_MAX) cast to float and multiplied back "
+    "(CAST from an index type inside int8 models).",
+)
+op_case(
+    "op_cast_edges", "CAST", 6213,
+    [In("x", (1, 24), -3.0, 3.0, dist="values", values=CAST_EDGES)],
+    lambda x: [
+        K.cast(x, "int32"),
+        K.cast(x, "int8"),
+        K.cast(x, "uint8"),
+        K.cast(x, "int16"),
+        K.cast(x, "int64"),
+        K.cast(K.cast(x, "bool"), "float32"),
+        K.cast(K.cast(x, "int32"), "float32"),
+    ],
+    "CAST float -> int32 / int8 / uint8 / int16 / int64 / bool (-> float) and int32 -> float on edge "
+    "values: negative fractions, just above each type's range, beyond int32, 1e20, subnormals, "
+    "+-inf, NaN (LiteRT 2.3 saturates floats to the target range, NaN to its largest value; "
+    "integers wrap).",
+    skip={
+        v: "not produced: the edge inputs (NaN, inf, beyond int32) are float values an integer "
+        "input cannot carry; op_cast and op_cast_index have TF's quantized variants"
+        for v in ALL_VARIANTS if v != "float"
+    },
 )
