@@ -14,6 +14,7 @@ pub mod control_flow;
 pub mod conv;
 pub mod detection;
 pub mod elementwise;
+pub mod embedding;
 mod fast;
 pub mod fully_connected;
 pub mod layout;

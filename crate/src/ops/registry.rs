@@ -18,8 +18,8 @@ use super::properties::{
 };
 use super::{
     PrepareFn, activations, batch_matmul, compare, control_flow, conv, detection, elementwise,
-    fully_connected, layout, lstm, math, normalize, pool, quantize, reduce, resize, shape,
-    shape_ops, split, variables,
+    embedding, fully_connected, layout, lstm, math, normalize, pool, quantize, reduce, resize,
+    shape, shape_ops, split, variables,
 };
 use crate::graph::BuiltinOperator as Op;
 use crate::graph::OpCode;
@@ -61,6 +61,8 @@ const F8: Runs = Runs { int8: true, ..F };
 const F816: Runs = Runs { int16: true, ..F8 };
 /// Float and hybrid (int8 weights, float activations).
 const FH: Runs = Runs { hybrid: true, ..F };
+/// Float, int8 and hybrid (int8 tables dequantized into a float output).
+const F8H: Runs = Runs { hybrid: true, ..F8 };
 /// Float, int8, int16 and hybrid.
 const ALL: Runs = Runs {
     hybrid: true,
@@ -335,6 +337,8 @@ pub const OPS: &[OpEntry] = &[
     row!(DEPTH_TO_SPACE, 1..=2, layout::prepare_depth_to_space, F8, Some(same(2)), &[], COPY),
     row!(SPACE_TO_DEPTH, 1..=2, layout::prepare_space_to_depth, F8, Some(same(2)), &[], COPY),
     row!(GATHER, 1..=8, layout::prepare_gather, F816, Some(with16(same(2))), &["input", "indices"], COPY),
+    // ops/embedding.rs (TF 2.21's int8: the table int8, its output sharing its parameters)
+    row!(EMBEDDING_LOOKUP, 1..=5, embedding::prepare_embedding_lookup, F8H, Some(same(1)), &["ids", "table"], "rows copied; hybrid: `q · scale` in double, scale per tensor or per row (uint8 tables read as int8, as LiteRT)"),
     row!(GATHER_ND, 1..=6, layout::prepare_gather_nd, F816, Some(int16_at(same(1), 3)), &["input", "indices"], COPY),
     row!(TILE, 1..=3, layout::prepare_tile, F816, Some(with16(same(3))), &["input", "multiples"], COPY),
     row!(BROADCAST_TO, 2..=4, layout::prepare_broadcast_to, F816, Some(with16(same(3))), &["input", "shape"], COPY),

@@ -220,3 +220,102 @@ op_case(
         for v in ALL_VARIANTS if v != "float"
     },
 )
+
+
+# EMBEDDING_LOOKUP (issue 18). TF 2.21 writes GATHER for keras.layers.Embedding, so the float
+# model's GATHER(table, ids) is edited into EMBEDDING_LOOKUP(ids, table) (float_rewrite); TF's
+# quantizer then runs on the edited file. The hybrid forms LiteRT runs (8-bit table, float
+# output), which no TF 2.21 tool writes for this op, are the edited float model with its table
+# quantized here (the `float` variant of the _hybrid cases is that model).
+EMB_ROWS, EMB_DIM, EMB_IDS = 12, 6, 10
+
+
+def _embedding_model(x):
+    ids = K.cast(K.reshape(x, (-1,)), "int32")  # 1-D INT32 ids, as EMBEDDING_LOOKUP needs
+    return keras.layers.Embedding(EMB_ROWS, EMB_DIM, name="emb")(ids)
+
+
+def _to_embedding_lookup(m) -> int:
+    """GATHER(params, indices) -> EMBEDDING_LOOKUP(ids, table) in place; returns the table's
+    tensor index."""
+    sg = m.subgraphs[0]
+    for op in sg.operators:
+        oc = m.operatorCodes[op.opcodeIndex]
+        if max(oc.builtinCode, oc.deprecatedBuiltinCode) == BOP.GATHER:
+            oc.builtinCode = oc.deprecatedBuiltinCode = BOP.EMBEDDING_LOOKUP
+            oc.version = 1
+            op.inputs = np.array([op.inputs[1], op.inputs[0]], dtype=np.int32)
+            op.builtinOptionsType = 0
+            op.builtinOptions = None
+            return int(op.inputs[1])
+    raise AssertionError("no GATHER to edit")
+
+
+def _pack(m) -> bytes:
+    b = flatbuffers.Builder(0)
+    b.Finish(m.Pack(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
+def embedding_lookup_rewrite(model: bytes) -> bytes:
+    m = tfl_schema.ModelT.InitFromPackedBuf(model, 0)
+    _to_embedding_lookup(m)
+    return _pack(m)
+
+
+def hybrid_table(dtype: str, per_row: bool):
+    """A float_rewrite: EMBEDDING_LOOKUP, its float table quantized symmetric (zero point 0),
+    scale max|w|/127 per tensor or per row, values round(w / scale); a uint8 table holds the
+    same bytes (LiteRT reads any 8-bit table through int8_t*)."""
+
+    def rewrite(model: bytes) -> bytes:
+        m = tfl_schema.ModelT.InitFromPackedBuf(model, 0)
+        t = m.subgraphs[0].tensors[_to_embedding_lookup(m)]
+        buf = m.buffers[t.buffer]
+        w = np.frombuffer(bytes(buf.data), np.float32).reshape(tuple(t.shape)).astype(np.float64)
+        amax = np.abs(w).max(axis=1, keepdims=True) if per_row else np.abs(w).max(keepdims=True)
+        scale = (amax / 127.0).astype(np.float32)
+        q = np.clip(np.round(w / scale), -127, 127).astype(np.int8)
+        buf.data = np.frombuffer(q.tobytes(), np.uint8).copy()
+        t.type = tfl_schema.TensorType.INT8 if dtype == "int8" else tfl_schema.TensorType.UINT8
+        qp = tfl_schema.QuantizationParametersT()
+        qp.scale = scale.ravel().astype(np.float32)
+        qp.zeroPoint = np.zeros(scale.size, np.int64)
+        qp.quantizedDimension = 0
+        t.quantization = qp
+        return _pack(m)
+
+    return rewrite
+
+
+_IDS = In("x", (EMB_IDS,), 0.0, EMB_ROWS - 0.01)
+op_case(
+    "op_embedding_lookup", "EMBEDDING_LOOKUP", 6221,
+    [_IDS],
+    _embedding_model,
+    f"EMBEDDING_LOOKUP of a float [{EMB_ROWS}, {EMB_DIM}] table (Keras Embedding, seeded) by {EMB_IDS} INT32 ids "
+    "(float input truncated by CAST; Keras' negative-id wrap LESS/ADD/SELECT in front), the model's GATHER "
+    "edited into EMBEDDING_LOOKUP; TF's int8 quantizes the table (output sharing its parameters).",
+    float_rewrite=embedding_lookup_rewrite,
+    variants=("float", "int8", "int8_floatio", "16x8", "calibrated"),
+)
+_HYBRID_SKIP = {
+    v: "not produced: the float variant is the hand-built hybrid model (8-bit table, float output), "
+    "which no TF 2.21 converter writes for EMBEDDING_LOOKUP"
+    for v in ALL_VARIANTS if v != "float"
+}
+for _name, _seed, _dtype, _per_row, _what in (
+    ("op_embedding_lookup_hybrid", 6222, "int8", False, "int8 table, one scale"),
+    ("op_embedding_lookup_hybrid_rows", 6223, "int8", True, "int8 table, one scale per row"),
+    ("op_embedding_lookup_hybrid_uint8", 6224, "uint8", False, "uint8 table holding the int8 bytes (LiteRT reads it as int8)"),
+):
+    op_case(
+        _name, "EMBEDDING_LOOKUP", _seed,
+        [_IDS],
+        _embedding_model,
+        f"Hybrid EMBEDDING_LOOKUP: {_what}, zero point 0, float output (q * scale in double); the "
+        "Keras Embedding table quantized symmetric (max|w|/127) by hybrid_table in goldens/op_cases_more.py.",
+        float_rewrite=hybrid_table(_dtype, _per_row),
+        variants=("float",) + tuple(v for v in ALL_VARIANTS if v != "float"),
+        skip={k: v for k, v in _HYBRID_SKIP.items()},
+    )

@@ -88,6 +88,7 @@ export const OP_TABLE: Readonly<Record<string, OpInfo>> = {
   DEPTH_TO_SPACE: { runs: { float: true, int8: true, int16: false, hybrid: false }, quantizer: 'same scale in and out', inputs: [], support: 'Runs float, int8 · quantizer: same scale in and out' },
   SPACE_TO_DEPTH: { runs: { float: true, int8: true, int16: false, hybrid: false }, quantizer: 'same scale in and out', inputs: [], support: 'Runs float, int8 · quantizer: same scale in and out' },
   GATHER: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: ['input', 'indices'], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },
+  EMBEDDING_LOOKUP: { runs: { float: true, int8: true, int16: false, hybrid: true }, quantizer: 'same scale in and out', inputs: ['ids', 'table'], support: 'Runs float, int8, hybrid · quantizer: same scale in and out' },
   GATHER_ND: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: ['input', 'indices'], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },
   TILE: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: ['input', 'multiples'], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },
   BROADCAST_TO: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: ['input', 'shape'], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },

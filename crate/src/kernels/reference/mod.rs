@@ -12,6 +12,7 @@ pub mod conv;
 pub mod conv_int;
 pub mod detection;
 pub mod elementwise;
+pub mod embedding;
 pub mod fixedpoint_math;
 pub mod fully_connected;
 pub mod fully_connected_int;
