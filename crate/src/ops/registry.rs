@@ -18,7 +18,7 @@ use super::properties::{
 };
 use super::{
     PrepareFn, activations, batch_matmul, compare, control_flow, conv, detection, elementwise,
-    embedding, fully_connected, layout, lstm, math, normalize, pool, quantize, reduce, resize,
+    embedding, fully_connected, layout, lstm, math, normalize, pool, quantize, reduce, resize, rnn,
     shape, shape_ops, split, variables,
 };
 use crate::graph::BuiltinOperator as Op;
@@ -368,6 +368,8 @@ pub const OPS: &[OpEntry] = &[
     row!(DEQUANTIZE, 1..=9, quantize::prepare_dequantize, F816, None, &[], "product in double"),
     // ops/control_flow.rs
     row!(UNIDIRECTIONAL_SEQUENCE_LSTM, 1..=4, lstm::prepare_unidirectional_sequence_lstm, FH, None, LSTM_INPUTS, "float: lstm_eval.cc's step, each gate `act(W_rec·h + (W_in·x + bias))`, products by Eigen's SSE matrix × vector (4 lanes), Eigen's logistic / tanh, cell clip; hybrid: input and output state quantized per row (asymmetric as the option says), int32 products scaled by `s_row·s_w`; state kept across invocations until reset"),
+    // ops/rnn.rs
+    row!(UNIDIRECTIONAL_SEQUENCE_RNN, 1..=3, rnn::prepare_unidirectional_sequence_rnn, F, None, &["input", "input_w", "recurrent_w", "bias", "hidden_state"], "float: `kernel_utils::RnnBatchStep`, each step `act(bias + W_in·x + W_rec·h)`, each product as the NEON `MatrixBatchVectorMultiplyAccumulate` through SSE (4 lane accumulators summed in order, then the leftover columns into the output), Eigen's tanh; state kept across invocations until reset"),
     row!(WHILE, 1..=1, control_flow::prepare_while, F816, None, &[], "runs the cond and body subgraphs; the state is copied"),
     row!(IF, 1..=1, control_flow::prepare_if, F816, None, &["condition"], "runs the then or else subgraph"),
     // ops/variables.rs

@@ -319,3 +319,87 @@ for _name, _seed, _dtype, _per_row, _what in (
         variants=("float",) + tuple(v for v in ALL_VARIANTS if v != "float"),
         skip={k: v for k, v in _HYBRID_SKIP.items()},
     )
+
+
+# UNIDIRECTIONAL_SEQUENCE_RNN (issue 18), float. TF 2.21 writes a WHILE loop for Keras'
+# SimpleRNN, so the model is built here (rnn_model): input [1, T*B, I] -> RESHAPE to the
+# sequence ([B, T, I], or [T, B, I] time-major) -> RNN with seeded weights and a variable hidden
+# state. The case's Keras model (x * 2) only fixes the input; float_rewrite replaces the file.
+# The samples run one after the other on one interpreter, so the hidden state carries over.
+
+
+def rnn_model(t: int, b: int, i: int, u: int, time_major: bool, act: str, seed: int):
+    def rewrite(_: bytes) -> bytes:
+        rng = np.random.default_rng(seed)
+        m = tfl_schema.ModelT()
+        m.version = 3
+        m.buffers = [tfl_schema.BufferT()]
+        m.operatorCodes = []
+        tensors = []
+
+        def code(c: int) -> int:
+            oc = tfl_schema.OperatorCodeT()
+            oc.builtinCode, oc.deprecatedBuiltinCode, oc.version = c, min(c, 127), 1
+            m.operatorCodes.append(oc)
+            return len(m.operatorCodes) - 1
+
+        def tensor(name, shape, data=None, dtype=tfl_schema.TensorType.FLOAT32, variable=False):
+            x = tfl_schema.TensorT()
+            x.shape, x.type, x.name, x.buffer, x.isVariable = np.array(shape, np.int32), dtype, name.encode(), 0, variable
+            if data is not None:
+                buf = tfl_schema.BufferT()
+                buf.data = np.frombuffer(data.tobytes(), np.uint8).copy()
+                m.buffers.append(buf)
+                x.buffer = len(m.buffers) - 1
+            tensors.append(x)
+            return len(tensors) - 1
+
+        seq = [t, b, i] if time_major else [b, t, i]
+        x = tensor("x", [1, t * b, i])
+        shape = tensor("sequence_shape", [3], np.array(seq, np.int32), tfl_schema.TensorType.INT32)
+        xs = tensor("sequence", seq)
+        w = tensor("input_weights", [u, i], rng.uniform(-0.6, 0.6, (u, i)).astype(np.float32))
+        r = tensor("recurrent_weights", [u, u], rng.uniform(-0.6, 0.6, (u, u)).astype(np.float32))
+        bias = tensor("bias", [u], rng.uniform(-0.3, 0.3, u).astype(np.float32))
+        h = tensor("hidden_state", [b, u], variable=True)
+        out = tensor("rnn_output", [t, b, u] if time_major else [b, t, u])
+        reshape = tfl_schema.OperatorT()
+        reshape.opcodeIndex, reshape.inputs, reshape.outputs = code(BOP.RESHAPE), np.array([x, shape], np.int32), np.array([xs], np.int32)
+        rnn = tfl_schema.OperatorT()
+        rnn.opcodeIndex = code(BOP.UNIDIRECTIONAL_SEQUENCE_RNN)
+        rnn.inputs, rnn.outputs = np.array([xs, w, r, bias, h], np.int32), np.array([out], np.int32)
+        opt = tfl_schema.SequenceRNNOptionsT()
+        opt.timeMajor = time_major
+        opt.fusedActivationFunction = getattr(tfl_schema.ActivationFunctionType, act)
+        rnn.builtinOptionsType, rnn.builtinOptions = tfl_schema.BuiltinOptions.SequenceRNNOptions, opt
+        sg = tfl_schema.SubGraphT()
+        sg.tensors, sg.operators = tensors, [reshape, rnn]
+        sg.inputs, sg.outputs = np.array([x], np.int32), np.array([out], np.int32)
+        m.subgraphs = [sg]
+        return _pack(m)
+
+    return rewrite
+
+
+_RNN_SKIP = {
+    v: "not produced: the float variant is the hand-built RNN model (TF 2.21 writes a WHILE loop for "
+    "Keras' SimpleRNN); the hybrid and integer RNN are not supported yet"
+    for v in ALL_VARIANTS if v != "float"
+}
+for _name, _seed, (_t, _b, _i, _u), _tm, _act in (
+    ("op_rnn_tanh", 6231, (5, 2, 3, 4), False, "TANH"),
+    ("op_rnn_time_major_relu", 6232, (4, 2, 5, 3), True, "RELU"),
+    ("op_rnn_none", 6233, (6, 1, 7, 9), False, "NONE"),
+    ("op_rnn_relu6", 6234, (3, 3, 2, 5), True, "RELU6"),
+):
+    op_case(
+        _name, "UNIDIRECTIONAL_SEQUENCE_RNN", _seed,
+        [In("x", (_t * _b, _i), -1.5, 1.5)],
+        lambda x: x * 2.0,
+        f"UNIDIRECTIONAL_SEQUENCE_RNN, float, {_t} steps x batch {_b} x {_i} inputs -> {_u} units, "
+        f"{'time-major' if _tm else 'batch-major'}, fused {_act}; weights U[-0.6, 0.6], bias U[-0.3, 0.3] "
+        "(rnn_model in goldens/op_cases_more.py); the hidden state carries over from sample 0 to sample 1.",
+        float_rewrite=rnn_model(_t, _b, _i, _u, _tm, _act, _seed),
+        variants=ALL_VARIANTS,
+        skip=dict(_RNN_SKIP),
+    )

@@ -27,6 +27,7 @@ pub mod pool;
 pub mod quantize;
 pub mod reduce;
 pub mod resize;
+pub mod rnn;
 pub mod shape;
 pub mod shape_ops;
 pub mod split;
