@@ -65,7 +65,7 @@ pub(super) fn const_f32(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResu
 
 /// Constant int8 data of `t` with its one symmetric scale (a hybrid LSTM's weights), or an
 /// issue naming it.
-fn const_i8(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<(Vec<i8>, f32)> {
+pub(super) fn const_i8(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<(Vec<i8>, f32)> {
     if t.dtype != TensorType::INT8 {
         return Err(ctx.unsupported(
             t.describe(),

@@ -1,5 +1,6 @@
 //! UNIDIRECTIONAL_SEQUENCE_RNN (float): LiteRT's `unidirectional_sequence_rnn.cc` float path,
-//! each step [`crate::kernels::reference::rnn::rnn_step_f32`].
+//! and its hybrid form (int8 weights, float sequence: TF's dynamic-range model), each step
+//! [`crate::kernels::reference::rnn::rnn_step`].
 //!
 //! Inputs: 0 the sequence (`[batch, time, input]`, or `[time, batch, input]` with
 //! `time_major`), 1 input weights `[units, input]`, 2 recurrent weights `[units, units]`, 3 bias
@@ -7,7 +8,9 @@
 //! `[batch, time, units]` (or time-major). Batch-major sequences are stepped one batch row at a
 //! time through all its steps, time-major ones one step at a time over all rows, as LiteRT
 //! does; each row's arithmetic is the same. Fused activations: none, RELU, RELU6, TANH;
-//! the others refused. The hybrid form (int8 weights) is refused with a typed error (not supported yet).
+//! the others refused. Hybrid: both weight matrices int8 with one symmetric scale each, the
+//! input and the state quantized per row at run time (`asymmetric_quantize_inputs` as the
+//! options say).
 //!
 //! State: as for the LSTM ([`super::lstm`]), the hidden state starts at its initial value
 //! (zeros for a variable tensor without data), carries from one invocation to the next, and
@@ -16,38 +19,35 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::lstm::{const_f32, require_shape};
+use super::lstm::{const_f32, const_i8, require_shape};
 use super::variables::Variables;
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
 use crate::graph::TensorType;
 use crate::graph::dtype::dtype_name;
 use crate::kernels::reference::lstm::LstmActivation;
-use crate::kernels::reference::rnn::{RnnWeights, rnn_step_f32};
+use crate::kernels::reference::rnn::{RnnMatrices, RnnScratch, RnnWeights, rnn_step};
 use crate::tflite::schema::{ActivationFunctionType, SequenceRNNOptionsT};
 
 /// Input position of the hidden state.
 pub const HIDDEN_STATE: usize = 4;
 
-/// UNIDIRECTIONAL_SEQUENCE_RNN, float32 weights and sequence.
+/// UNIDIRECTIONAL_SEQUENCE_RNN: float32 sequence, float32 or (hybrid) int8 weights.
 pub fn prepare_unidirectional_sequence_rnn(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(5, 5)?;
     let o = options!(ctx, SequenceRNNOptions, SequenceRNNOptionsT)?;
     let input = ctx.input(0)?;
     let w_in = ctx.input(1)?;
-    if input.dtype != TensorType::FLOAT32 || w_in.dtype != TensorType::FLOAT32 {
-        let t = if input.dtype != TensorType::FLOAT32 {
-            &input
-        } else {
-            &w_in
-        };
+    if input.dtype != TensorType::FLOAT32 {
         return Err(ctx.unsupported(
-            t.describe(),
+            input.describe(),
             format!(
-                "{}: only the float RNN is supported (the hybrid form is not yet)",
-                dtype_name(t.dtype)
+                "{} sequence: the float and hybrid RNN are supported (the integer one is not yet)",
+                dtype_name(input.dtype)
             ),
         ));
     }
+    ctx.require_dtype(&w_in, &[TensorType::FLOAT32, TensorType::INT8])?;
+    let hybrid = w_in.dtype == TensorType::INT8;
     ctx.require_rank(&input, 3)?;
     ctx.require_rank(&w_in, 2)?;
     let (units, n_input) = (w_in.shape[0], w_in.shape[1]);
@@ -74,12 +74,22 @@ pub fn prepare_unidirectional_sequence_rnn(ctx: &PrepareCtx<'_>) -> PrepareResul
             ));
         }
     };
-    for t in [&w_rec, &bias] {
-        ctx.require_dtype(t, &[TensorType::FLOAT32])?;
-    }
+    ctx.require_dtype(&w_rec, &[w_in.dtype])?;
+    ctx.require_dtype(&bias, &[TensorType::FLOAT32])?;
+    let matrices = if hybrid {
+        RnnMatrices::Hybrid {
+            input: const_i8(ctx, &w_in)?,
+            recurrent: const_i8(ctx, &w_rec)?,
+            asymmetric: o.asymmetric_quantize_inputs,
+        }
+    } else {
+        RnnMatrices::Float {
+            input: const_f32(ctx, &w_in)?,
+            recurrent: const_f32(ctx, &w_rec)?,
+        }
+    };
     let weights = RnnWeights {
-        input: const_f32(ctx, &w_in)?,
-        recurrent: const_f32(ctx, &w_rec)?,
+        matrices,
         bias: const_f32(ctx, &bias)?,
         act,
     };
@@ -107,7 +117,8 @@ pub fn prepare_unidirectional_sequence_rnn(ctx: &PrepareCtx<'_>) -> PrepareResul
     let resets = store.as_ref().map_or(0, |s| s.borrow().resets());
     Ok(Prepared::f32(
         vec![d0, d1, units],
-        RnnF32 {
+        Rnn {
+            scratch: RnnScratch::new(n_input, units),
             w: weights,
             n_time,
             n_batch,
@@ -121,8 +132,9 @@ pub fn prepare_unidirectional_sequence_rnn(ctx: &PrepareCtx<'_>) -> PrepareResul
     ))
 }
 
-struct RnnF32 {
+struct Rnn {
     w: RnnWeights,
+    scratch: RnnScratch,
     n_time: usize,
     n_batch: usize,
     n_input: usize,
@@ -134,7 +146,7 @@ struct RnnF32 {
     resets: u64,
 }
 
-impl Kernel for RnnF32 {
+impl Kernel for Rnn {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         if let Some(s) = &self.store {
             let r = s.borrow().resets();
@@ -154,11 +166,12 @@ impl Kernel for RnnF32 {
                 } else {
                     b * self.n_time + s
                 };
-                rnn_step_f32(
+                rnn_step(
                     &self.w,
                     &x[row * n_in..(row + 1) * n_in],
                     &mut self.state[b * units..(b + 1) * units],
                     &mut out[row * units..(row + 1) * units],
+                    &mut self.scratch,
                 );
             }
         }
@@ -205,12 +218,14 @@ mod tests {
     #[test]
     fn unsupported_and_hostile_models_are_typed_errors() {
         let tanh = ActivationFunctionType::TANH;
-        // Hybrid (int8 weights): not yet.
-        let e = error(&rnn(weights(TensorType::INT8, &[3, 2]), 2, tanh));
+        // Int16 weights: no such kernel; int8 weights beside float recurrent weights: mixed.
+        let e = error(&rnn(weights(TensorType::INT16, &[3, 2]), 2, tanh));
         assert!(
-            e.contains("UNIDIRECTIONAL_SEQUENCE_RNN") && e.contains("hybrid"),
+            e.contains("UNIDIRECTIONAL_SEQUENCE_RNN") && e.contains("input 1"),
             "{e}"
         );
+        let e = error(&rnn(weights(TensorType::INT8, &[3, 2]), 2, tanh));
+        assert!(e.contains("input 2"), "{e}");
         // Features that do not fit the weights.
         let e = error(&rnn(weights(TensorType::FLOAT32, &[3, 2]), 5, tanh));
         assert!(e.contains("5 features, the weights take 2"), "{e}");

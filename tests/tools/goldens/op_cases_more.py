@@ -328,7 +328,10 @@ for _name, _seed, _dtype, _per_row, _what in (
 # The samples run one after the other on one interpreter, so the hidden state carries over.
 
 
-def rnn_model(t: int, b: int, i: int, u: int, time_major: bool, act: str, seed: int):
+def rnn_model(t: int, b: int, i: int, u: int, time_major: bool, act: str, seed: int, hybrid: str = ""):
+    """hybrid "sym" / "asym": both weight matrices int8, symmetric per tensor (max|w|/127,
+    round(w / scale)), asymmetric_quantize_inputs off / on."""
+
     def rewrite(_: bytes) -> bytes:
         rng = np.random.default_rng(seed)
         m = tfl_schema.ModelT()
@@ -343,8 +346,12 @@ def rnn_model(t: int, b: int, i: int, u: int, time_major: bool, act: str, seed: 
             m.operatorCodes.append(oc)
             return len(m.operatorCodes) - 1
 
-        def tensor(name, shape, data=None, dtype=tfl_schema.TensorType.FLOAT32, variable=False):
+        def tensor(name, shape, data=None, dtype=tfl_schema.TensorType.FLOAT32, variable=False, scale=None):
             x = tfl_schema.TensorT()
+            if scale is not None:
+                x.quantization = tfl_schema.QuantizationParametersT()
+                x.quantization.scale = np.array([scale], np.float32)
+                x.quantization.zeroPoint = np.array([0], np.int64)
             x.shape, x.type, x.name, x.buffer, x.isVariable = np.array(shape, np.int32), dtype, name.encode(), 0, variable
             if data is not None:
                 buf = tfl_schema.BufferT()
@@ -358,8 +365,16 @@ def rnn_model(t: int, b: int, i: int, u: int, time_major: bool, act: str, seed: 
         x = tensor("x", [1, t * b, i])
         shape = tensor("sequence_shape", [3], np.array(seq, np.int32), tfl_schema.TensorType.INT32)
         xs = tensor("sequence", seq)
-        w = tensor("input_weights", [u, i], rng.uniform(-0.6, 0.6, (u, i)).astype(np.float32))
-        r = tensor("recurrent_weights", [u, u], rng.uniform(-0.6, 0.6, (u, u)).astype(np.float32))
+        def weights(name, shape):
+            v = rng.uniform(-0.6, 0.6, shape).astype(np.float32)
+            if not hybrid:
+                return tensor(name, list(shape), v)
+            scale = np.float32(np.abs(v).max() / np.float32(127.0))
+            q = np.clip(np.round(v / scale), -127, 127).astype(np.int8)
+            return tensor(name, list(shape), q, tfl_schema.TensorType.INT8, scale=scale)
+
+        w = weights("input_weights", (u, i))
+        r = weights("recurrent_weights", (u, u))
         bias = tensor("bias", [u], rng.uniform(-0.3, 0.3, u).astype(np.float32))
         h = tensor("hidden_state", [b, u], variable=True)
         out = tensor("rnn_output", [t, b, u] if time_major else [b, t, u])
@@ -371,6 +386,7 @@ def rnn_model(t: int, b: int, i: int, u: int, time_major: bool, act: str, seed: 
         opt = tfl_schema.SequenceRNNOptionsT()
         opt.timeMajor = time_major
         opt.fusedActivationFunction = getattr(tfl_schema.ActivationFunctionType, act)
+        opt.asymmetricQuantizeInputs = hybrid == "asym"
         rnn.builtinOptionsType, rnn.builtinOptions = tfl_schema.BuiltinOptions.SequenceRNNOptions, opt
         sg = tfl_schema.SubGraphT()
         sg.tensors, sg.operators = tensors, [reshape, rnn]
@@ -383,23 +399,28 @@ def rnn_model(t: int, b: int, i: int, u: int, time_major: bool, act: str, seed: 
 
 _RNN_SKIP = {
     v: "not produced: the float variant is the hand-built RNN model (TF 2.21 writes a WHILE loop for "
-    "Keras' SimpleRNN); the hybrid and integer RNN are not supported yet"
+    "Keras' SimpleRNN; the _hybrid cases' float variant is the hand-built hybrid model); the "
+    "integer RNN is not supported yet"
     for v in ALL_VARIANTS if v != "float"
 }
-for _name, _seed, (_t, _b, _i, _u), _tm, _act in (
-    ("op_rnn_tanh", 6231, (5, 2, 3, 4), False, "TANH"),
-    ("op_rnn_time_major_relu", 6232, (4, 2, 5, 3), True, "RELU"),
-    ("op_rnn_none", 6233, (6, 1, 7, 9), False, "NONE"),
-    ("op_rnn_relu6", 6234, (3, 3, 2, 5), True, "RELU6"),
+for _name, _seed, (_t, _b, _i, _u), _tm, _act, _hy in (
+    ("op_rnn_tanh", 6231, (5, 2, 3, 4), False, "TANH", ""),
+    ("op_rnn_time_major_relu", 6232, (4, 2, 5, 3), True, "RELU", ""),
+    ("op_rnn_none", 6233, (6, 1, 7, 9), False, "NONE", ""),
+    ("op_rnn_relu6", 6234, (3, 3, 2, 5), True, "RELU6", ""),
+    ("op_rnn_hybrid", 6235, (5, 2, 6, 5), False, "TANH", "sym"),
+    ("op_rnn_hybrid_asym_time_major", 6236, (4, 2, 9, 6), True, "RELU", "asym"),
 ):
     op_case(
         _name, "UNIDIRECTIONAL_SEQUENCE_RNN", _seed,
         [In("x", (_t * _b, _i), -1.5, 1.5)],
         lambda x: x * 2.0,
         f"UNIDIRECTIONAL_SEQUENCE_RNN, float, {_t} steps x batch {_b} x {_i} inputs -> {_u} units, "
-        f"{'time-major' if _tm else 'batch-major'}, fused {_act}; weights U[-0.6, 0.6], bias U[-0.3, 0.3] "
+        f"{'time-major' if _tm else 'batch-major'}, fused {_act}; weights U[-0.6, 0.6]"
+        + (f" quantized to int8 (hybrid, {_hy}metric inputs)" if _hy else "")
+        + ", bias U[-0.3, 0.3] "
         "(rnn_model in goldens/op_cases_more.py); the hidden state carries over from sample 0 to sample 1.",
-        float_rewrite=rnn_model(_t, _b, _i, _u, _tm, _act, _seed),
+        float_rewrite=rnn_model(_t, _b, _i, _u, _tm, _act, _seed, _hy),
         variants=ALL_VARIANTS,
         skip=dict(_RNN_SKIP),
     )
