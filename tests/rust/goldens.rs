@@ -45,8 +45,6 @@ const NO_GOLDEN_YET: &[&str] = &[
     "FILL",
     "ZEROS_LIKE",
     "RANGE",
-    // A graph of CASTs alone has no quantizable op; its golden waits for a case with one.
-    "CAST",
     // Control flow needs subgraphs, which single-op cases do not have: the realworld models
     // control_flow (IF, WHILE), lstm_classifier, gru_kws and bilstm (WHILE) check them against
     // LiteRT bit for bit (`tests/rust/realworld.rs`).

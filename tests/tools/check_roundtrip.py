@@ -7,7 +7,7 @@ For every *.tflite under tests/golden/ and www/assets/ and for two variants
     external-buffers   zeropoint rewrite MODEL -o OUT --external-buffers
 
 it loads the original and the rewritten model with LiteRT's reference kernels
-(OpResolverType.BUILTIN_REF), feeds both the same inputs (the case's
+(OpResolverType.BUILTIN_REF, or the resolver the case's `expected_resolver` names), feeds both the same inputs (the case's
 input_*.npy where present, otherwise seeded random data) and requires:
 
   * identical input/output details (name, shape, shape_signature, dtype,
@@ -54,6 +54,7 @@ import numpy as np  # noqa: E402
 from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: E402
 
 import case_filter  # noqa: E402
+from golden_resolver import resolver_name  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -207,12 +208,14 @@ def random_inputs(model: Path, details: list[dict]) -> list[np.ndarray]:
 # ---------------------------------------------------------------------------
 
 
-def load(path: Path) -> Interpreter:
+def load(path: Path, resolver: str = "BUILTIN_REF") -> Interpreter:
+    """The model in LiteRT with the named op resolver (BUILTIN_REF unless the case's goldens
+    come from another, see golden_resolver.py)."""
     try:
         with quiet_fds():
             it = Interpreter(
                 model_path=str(path),
-                experimental_op_resolver_type=OpResolverType.BUILTIN_REF,
+                experimental_op_resolver_type=getattr(OpResolverType, resolver),
                 num_threads=1,
             )
             it.allocate_tensors()
@@ -305,18 +308,19 @@ def mask_unwritten(opts: dict, outs: list[np.ndarray]) -> list[np.ndarray]:
 def compare_models(original: Path, rewritten: Path) -> str:
     """Raises CheckFailure on any difference; returns a short note on the inputs used."""
     refused = litert_refuses(original)
+    resolver = resolver_name(original.parent)
     if refused is not None:
         errors = []
         for path in (original, rewritten):
             try:
-                load(path)
+                load(path, resolver)
                 errors.append(None)
             except CheckFailure as e:
                 errors.append(str(e).split(": ", 1)[-1])
         if errors[0] is None or errors[0] != errors[1]:
             raise CheckFailure(f"LiteRT should refuse both identically ({refused!r}): {errors}")
         return f"LiteRT refuses both: {errors[0]}"
-    a, b = load(original), load(rewritten)
+    a, b = load(original, resolver), load(rewritten, resolver)
     ia, ib = a.get_input_details(), b.get_input_details()
     oa, ob = a.get_output_details(), b.get_output_details()
     diff_details("input", describe(ia), describe(ib))

@@ -18,7 +18,8 @@ Layout written (paths relative to the repository root):
                                                     calib_<k>.npy when the model has several inputs
     tests/golden/<case>/input_<k>.npy               float test inputs for model input k
     tests/golden/<case>/input_<variant>_<k>.npy     the same inputs quantized, where the dtype differs
-    tests/golden/<case>/expected_<variant>_output_<k>.npy            LiteRT BUILTIN_REF
+    tests/golden/<case>/expected_<variant>_output_<k>.npy            LiteRT BUILTIN_REF (for an op
+                                                    BUILTIN_REF lacks: op by op, see expected_resolver)
     tests/golden/<case>/expected_<variant>_optimized_output_<k>.npy  BUILTIN_WITHOUT_DEFAULT_DELEGATES
     tests/golden/<case>/expected_<variant>_xnnpack_output_<k>.npy    AUTO (default: XNNPACK delegate)
     tests/golden/<case>/intermediates_<variant>/t<index>.npy         every op output, first input, REF

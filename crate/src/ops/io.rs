@@ -67,7 +67,8 @@ impl<'a> OpIo<'a> {
     }
 
     /// Stops the run: the engine returns `error` from the invocation once this evaluation
-    /// ends (the output is left as it is). Only operators that run subgraphs can fail.
+    /// ends (the output is left as it is). Only operators that run subgraphs, and
+    /// EMBEDDING_LOOKUP on an id outside its table (LiteRT fails the invocation too), can fail.
     pub fn fail(&mut self, error: crate::Error) {
         self.failure = Some(error);
     }

@@ -38,14 +38,18 @@ const OUTPUT_STATE: usize = 18;
 const CELL_STATE: usize = 19;
 
 /// Whether input `k` of an operator with `code` is a state the operator keeps itself (a
-/// variable tensor the engine may give its initial value as constant data).
+/// variable tensor the engine may give its initial value as constant data): the LSTM's output
+/// and cell states, the RNN's hidden state.
 pub fn is_state_input(code: &OpCode, k: usize) -> bool {
-    code.op() == BuiltinOperator::UNIDIRECTIONAL_SEQUENCE_LSTM
-        && (k == OUTPUT_STATE || k == CELL_STATE)
+    match code.op() {
+        BuiltinOperator::UNIDIRECTIONAL_SEQUENCE_LSTM => k == OUTPUT_STATE || k == CELL_STATE,
+        BuiltinOperator::UNIDIRECTIONAL_SEQUENCE_RNN => k == super::rnn::HIDDEN_STATE,
+        _ => false,
+    }
 }
 
 /// Constant float32 data of `t`, or an issue naming it.
-fn const_f32(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<Vec<f32>> {
+pub(super) fn const_f32(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<Vec<f32>> {
     if t.dtype != TensorType::FLOAT32 {
         return Err(ctx.unsupported(
             t.describe(),
@@ -61,7 +65,7 @@ fn const_f32(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<Vec<f32>
 
 /// Constant int8 data of `t` with its one symmetric scale (a hybrid LSTM's weights), or an
 /// issue naming it.
-fn const_i8(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<(Vec<i8>, f32)> {
+pub(super) fn const_i8(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<(Vec<i8>, f32)> {
     if t.dtype != TensorType::INT8 {
         return Err(ctx.unsupported(
             t.describe(),

@@ -1,7 +1,8 @@
-//! Elementwise unary math: ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, FLOOR, GELU — float32, and
-//! the quantized kernels LiteRT has: ABS (int8 / int16), RSQRT (int8 fixed point, int16 table),
-//! SQRT (int8 / int16 float path), EXP, LOG and GELU (int8 / int16 tables; both the tanh
-//! approximation and the exact erfc form). See each kernel in
+//! Elementwise unary math: ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, FLOOR, CEIL, ROUND, ELU,
+//! GELU — float32, and the quantized kernels LiteRT has: ABS (int8 / int16), RSQRT (int8 fixed
+//! point, int16 table), SQRT (int8 / int16 float path), EXP, LOG and GELU (int8 / int16 tables;
+//! both the tanh approximation and the exact erfc form), ELU (int8 table only: LiteRT's ELU
+//! refuses int16). See each kernel in
 //! [`crate::kernels::reference::math`] for which LiteRT kernel it mirrors and how it rounds.
 
 use std::marker::PhantomData;
@@ -88,6 +89,9 @@ fn float_fn(op: BuiltinOperator) -> Option<UnaryMath> {
         BuiltinOperator::EXP => UnaryMath::Exp,
         BuiltinOperator::LOG => UnaryMath::Log,
         BuiltinOperator::FLOOR => UnaryMath::Floor,
+        BuiltinOperator::CEIL => UnaryMath::Ceil,
+        BuiltinOperator::ROUND => UnaryMath::Round,
+        BuiltinOperator::ELU => UnaryMath::Elu,
         _ => return None,
     })
 }
@@ -116,6 +120,8 @@ fn prepare_int_math(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResul
         | BuiltinOperator::EXP
         | BuiltinOperator::LOG
         | BuiltinOperator::GELU => matches!(dtype, TensorType::INT8 | TensorType::INT16),
+        // `EluEval`: float32 and int8 only.
+        BuiltinOperator::ELU => dtype == TensorType::INT8,
         _ => false,
     };
     if !has_kernel {
@@ -175,6 +181,8 @@ fn prepare_int_math(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResul
             })
         }
         BuiltinOperator::EXP => table(int16, qi, qo, f32::exp),
+        // `EluPrepare`: `LUTPopulate<int8_t>` of `x < 0 ? exp(x) − 1 : x`.
+        BuiltinOperator::ELU => table(false, qi, qo, math::elu_table_transform),
         BuiltinOperator::GELU => {
             if gelu_approximate(ctx)? {
                 table(int16, qi, qo, math::gelu_transform_approximate)
@@ -335,6 +343,24 @@ mod tests {
         // No int8 SQUARE in LiteRT.
         let e = error(&int8(Op::SQUARE, (0.5, 0), (0.5, 0)));
         assert!(e.contains("SQUARE") && e.contains("no such kernel"), "{e}");
+        // CEIL and ROUND are float only; ELU has int8 but no int16 kernel.
+        for op in [Op::CEIL, Op::ROUND] {
+            let e = error(&int8(op, (0.5, 0), (0.5, 0)));
+            assert!(e.contains("no such kernel"), "{e}");
+        }
+        let m = single_op(
+            Op::ELU,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(TensorType::INT16, &[2], Some((0.1, 0))),
+                act(TensorType::INT16, &[2], Some((0.1, 0))),
+            ],
+        );
+        let e = error(&m);
+        assert!(
+            e.contains("ELU on type INT16") && e.contains("no such kernel"),
+            "{e}"
+        );
         // Types must agree.
         let m = single_op(
             Op::EXP,

@@ -18,8 +18,8 @@ use super::properties::{
 };
 use super::{
     PrepareFn, activations, batch_matmul, compare, control_flow, conv, detection, elementwise,
-    fully_connected, layout, lstm, math, mediapipe, normalize, pool, quantize, reduce, resize,
-    shape, shape_ops, split, variables,
+    embedding, fully_connected, layout, lstm, math, mediapipe, normalize, pool, quantize, reduce,
+    resize, rnn, shape, shape_ops, split, variables,
 };
 use crate::graph::BuiltinOperator as Op;
 use crate::graph::OpCode;
@@ -61,7 +61,7 @@ const F8: Runs = Runs { int8: true, ..F };
 const F816: Runs = Runs { int16: true, ..F8 };
 /// Float and hybrid (int8 weights, float activations).
 const FH: Runs = Runs { hybrid: true, ..F };
-/// Float, int8 and hybrid.
+/// Float, int8 and hybrid (int8 weights or tables, float activations).
 const F8H: Runs = Runs { int8: true, ..FH };
 /// Float, int8, int16 and hybrid.
 const ALL: Runs = Runs {
@@ -289,6 +289,12 @@ pub const OPS: &[OpEntry] = &[
     row!(LOG, 1..=2, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "as EXP (inputs ≤ 0 map to the lowest output)"),
     row!(GELU, 1..=3, math::prepare_unary_math, F816, Some(with16(plain(2))), &[], "float: Eigen's vectorized tanh / erfc; int8 / int16: tables from the scalar function (`tanhf`; the exact form's `erfcf` evaluated in double), as EXP"),
     row!(FLOOR, 1..=1, math::prepare_unary_math, F, None, &[], ""),
+    // CEIL, ROUND and ELU: LiteRT 2.3's BUILTIN_REF resolver lacks them (their goldens come
+    // from BUILTIN_WITHOUT_DEFAULT_DELEGATES). TF 2.21 keeps all three float in its int8 models
+    // (DEQUANTIZE, op, QUANTIZE) and refuses them in 16x8; LiteRT registers version 1 only.
+    row!(CEIL, 1..=1, math::prepare_unary_math, F, None, &[], ""),
+    row!(ROUND, 1..=1, math::prepare_unary_math, F, None, &[], "float: LiteRT's `RoundToNearest` (half to even; +0.0 for negatives rounding to zero)"),
+    row!(ELU, 1..=1, math::prepare_unary_math, F8, None, &[], "int8: 256-entry table of `x < 0 ? exp(x) − 1 : x` built in float (`LUTPopulate<int8_t>`); float: `expm1`"),
     // ops/pool.rs
     row!(AVERAGE_POOL_2D, 1..=3, pool::prepare_pool, F816, Some(with16(same(2))), &[], "rounded average, ties away from zero"),
     row!(MAX_POOL_2D, 1..=3, pool::prepare_pool, F816, Some(with16(same(2))), &[], "raw max"),
@@ -331,6 +337,8 @@ pub const OPS: &[OpEntry] = &[
     row!(DEPTH_TO_SPACE, 1..=2, layout::prepare_depth_to_space, F8, Some(same(2)), &[], COPY),
     row!(SPACE_TO_DEPTH, 1..=2, layout::prepare_space_to_depth, F8, Some(same(2)), &[], COPY),
     row!(GATHER, 1..=8, layout::prepare_gather, F816, Some(with16(same(2))), &["input", "indices"], COPY),
+    // ops/embedding.rs (TF 2.21's int8: the table int8, its output sharing its parameters)
+    row!(EMBEDDING_LOOKUP, 1..=5, embedding::prepare_embedding_lookup, F8H, Some(same(1)), &["ids", "table"], "rows copied; hybrid: `q · scale` in double, scale per tensor or per row (uint8 tables read as int8, as LiteRT)"),
     row!(GATHER_ND, 1..=6, layout::prepare_gather_nd, F816, Some(int16_at(same(1), 3)), &["input", "indices"], COPY),
     row!(TILE, 1..=3, layout::prepare_tile, F816, Some(with16(same(3))), &["input", "multiples"], COPY),
     row!(BROADCAST_TO, 2..=4, layout::prepare_broadcast_to, F816, Some(with16(same(3))), &["input", "shape"], COPY),
@@ -341,7 +349,7 @@ pub const OPS: &[OpEntry] = &[
     // ops/shape_ops.rs
     row!(SHAPE, 1..=1, shape_ops::prepare_shape, F816, Some(index_out(plain(1))), &[], "folded at prepare (INT32/INT64 output)"),
     row!(PACK, 1..=5, shape_ops::prepare_pack, F816, Some(with16(same(2))), &[], COPY),
-    row!(CAST, 1..=9, shape_ops::prepare_cast, F, None, &[], "`static_cast` per element (truncate toward zero, wrap when narrowing)"),
+    row!(CAST, 1..=9, shape_ops::prepare_cast, F, None, &[], "per element: float → integer truncates and saturates (NaN → the largest value), integer narrowing wraps (`static_cast`)"),
     row!(FILL, 1..=5, shape_ops::prepare_fill, F816, None, &["dims", "value"], COPY),
     row!(ZEROS_LIKE, 1..=1, shape_ops::prepare_zeros_like, F, None, &[], "folded at prepare"),
     row!(RANGE, 1..=2, shape_ops::prepare_range, F, None, &["start", "limit", "delta"], "folded at prepare; repeated addition"),
@@ -360,6 +368,8 @@ pub const OPS: &[OpEntry] = &[
     row!(DEQUANTIZE, 1..=9, quantize::prepare_dequantize, F816, None, &[], "product in double"),
     // ops/control_flow.rs
     row!(UNIDIRECTIONAL_SEQUENCE_LSTM, 1..=4, lstm::prepare_unidirectional_sequence_lstm, F8H, None, LSTM_INPUTS, "float: lstm_eval.cc's step, each gate `act(W_rec·h + (W_in·x + bias))`, products by Eigen's SSE matrix × vector (4 lanes), Eigen's logistic / tanh, cell clip; hybrid: input and output state quantized per row (asymmetric as the option says), int32 products scaled by `s_row·s_w`; int8 (8x8→16): int16 Q3.12 gates from two int32 products each rescaled by MultiplyByQuantizedMultiplier (double rounding) and added with int16 saturation, gemmlowp int16 logistic / tanh, int16 cell state with a power-of-two scale, output `o·tanh(c)` requantized plus the hidden zero point (LiteRT's tanh of a cell scale outside 2^-15..2^-9 leaves the input gate in its place, reproduced); state kept across invocations until reset"),
+    // ops/rnn.rs
+    row!(UNIDIRECTIONAL_SEQUENCE_RNN, 1..=3, rnn::prepare_unidirectional_sequence_rnn, FH, None, &["input", "input_w", "recurrent_w", "bias", "hidden_state"], "float: `kernel_utils::RnnBatchStep`, each step `act(bias + W_in·x + W_rec·h)`, each product as the NEON `MatrixBatchVectorMultiplyAccumulate` through SSE (4 lane accumulators summed in order, then the leftover columns into the output), Eigen's tanh; hybrid: input and state quantized per row (as the option says), int32 products scaled by `s_row·s_w`; state kept across invocations until reset"),
     row!(WHILE, 1..=1, control_flow::prepare_while, F816, None, &[], "runs the cond and body subgraphs; the state is copied"),
     row!(IF, 1..=1, control_flow::prepare_if, F816, None, &["condition"], "runs the then or else subgraph"),
     // ops/variables.rs
@@ -372,10 +382,6 @@ pub const OPS: &[OpEntry] = &[
     row!(custom "TFLite_Detection_PostProcess", detection::prepare_detection_postprocess, F, &["box encodings", "class predictions", "anchors"], "UINT8 box encodings / scores / anchors dequantized inside the op (float arithmetic), as LiteRT"),
     // ops/mediapipe.rs
     row!(custom "Convolution2DTransposeBias", mediapipe::prepare_transpose_conv_bias, F, &["input", "weights", "bias"], "float only (MediaPipe's kernel: the sum starts at the bias)"),
-    // Known to the quantizer (TF 2.21's properties), no kernel yet. LiteRT 2.3 registers ELU
-    // version 1 only, so an int8 ELU is written as version 1 (TF 2.21's converter keeps a
-    // calibrated ELU float and version 1).
-    row!(ELU, 1..=1, quantizer only, plain(1)),
 ];
 
 /// The table row of the builtin `op`, if Zeropoint knows it (custom operators' rows are found
@@ -585,7 +591,10 @@ mod tests {
             "Runs float, int8, int16, hybrid · quantizer: weights per channel (axis 0), bias int32 \
              (int64 in 16x8)"
         );
-        assert_eq!(support_of("ELU"), "No kernel yet · quantizer: own range");
+        assert_eq!(
+            support_of("ELU"),
+            "Runs float, int8 · quantizer: kept float"
+        );
         assert_eq!(support_of("DIV"), "Runs float · quantizer: kept float");
         assert_eq!(support_of("MyCustomOp"), NO_ROW_SUPPORT);
         assert_eq!(

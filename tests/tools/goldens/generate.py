@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import shutil
 import time
+from importlib.metadata import version as pkg_version
 
 import numpy as np
 
-from . import models, op_cases, op_cases_math, op_cases_layout, op_cases_shapeops, op_cases_logic, op_cases_split, op_cases_fusion, op_cases_matmul, models_vit  # noqa: F401 - registers the cases, in this order
+from . import models, op_cases, op_cases_math, op_cases_layout, op_cases_shapeops, op_cases_logic, op_cases_split, op_cases_fusion, op_cases_matmul, op_cases_more, models_vit  # noqa: F401 - registers the cases, in this order
 from .activation_split import tf_quantize
 from .frameworks import tf
 from .litert import (
@@ -21,6 +22,7 @@ from .litert import (
     model_ops,
     quantize,
     run_model,
+    run_per_op,
     signature_maps,
     tensor_types,
     trace_model,
@@ -36,6 +38,8 @@ from .variants import (
     short_error,
 )
 from .writer import GOLDEN, REPO, CaseWriter, toml_key, toml_value
+
+LITERT_VERSION = pkg_version("ai-edge-litert")
 
 
 def labelled_section(data: CaseData, blobs: dict[str, bytes], unavailable: set[str], w: CaseWriter) -> list[str]:
@@ -107,10 +111,11 @@ def generate_case(spec: CaseSpec, verbose: bool) -> dict:
     assert len(keras_names) == len(data.calib) == len(data.inputs)
 
     # The float model fixes the subgraph input order that input_<k> / calib_<k> follow.
+    golden = spec.resolver  # the resolver whose outputs are expected_outputs
     blobs: dict[str, bytes] = {"float": convert(data.model, VARIANTS["float"], data.calib, keras_names)}
     if spec.float_rewrite is not None:
         blobs["float"] = spec.float_rewrite(blobs["float"])
-    base_order = input_order(make_interpreter(blobs["float"]), keras_names)
+    base_order = input_order(make_interpreter(blobs["float"], golden), keras_names)
 
     calib_files = []
     for k, pos in enumerate(base_order):
@@ -144,6 +149,8 @@ def generate_case(spec: CaseSpec, verbose: bool) -> dict:
             except Exception as e:  # noqa: BLE001 - the converter's refusal is a finding
                 unavailable[vname] = f"TF {tf.__version__} converter refuses: {short_error(e)}"
                 continue
+            if vname in spec.rewrite:
+                blobs[vname] = spec.rewrite[vname][0](blobs[vname])
         blob = blobs[vname]
         if v.needs_type and v.needs_type not in tensor_types(blob):
             why = "no weights" if not data.model.weights else "every weight tensor has < 1024 elements"
@@ -153,9 +160,9 @@ def generate_case(spec: CaseSpec, verbose: bool) -> dict:
             )
             continue
         try:
-            it = make_interpreter(blob)
+            it = make_interpreter(blob, golden)
         except Exception as e:  # noqa: BLE001
-            unavailable[vname] = f"LiteRT BUILTIN_REF cannot prepare it: {short_error(e)}"
+            unavailable[vname] = f"LiteRT {RESOLVERS[golden].name} cannot prepare it: {short_error(e)}"
             continue
 
         model_fn = f"model_{vname}.tflite"
@@ -185,7 +192,14 @@ def generate_case(spec: CaseSpec, verbose: bool) -> dict:
                 feed.append(q)
                 feed_files.append(w.npy(f"input_{vname}_{k}.npy", q))
 
-        results = {r: run_model(blob, feed, r) for r in RESOLVERS}
+        if golden == "reference":
+            results = {r: run_model(blob, feed, r) for r in RESOLVERS}
+            trace = trace_model(blob, feed) if vname in TRACED_VARIANTS else []
+        else:
+            # BUILTIN_REF cannot load the model: the reference result is the model run op by op,
+            # BUILTIN_REF where it has the op (its DEQUANTIZE / QUANTIZE), else `golden`.
+            per_op, trace = run_per_op(blob, feed)
+            results = {"reference": per_op, **{r: run_model(blob, feed, r) for r in RESOLVERS if r != "reference"}}
         # Outputs of the other kernel sets that equal an array already written are not stored
         # twice: case.toml then names the existing file.
         expected = {
@@ -204,7 +218,7 @@ def generate_case(spec: CaseSpec, verbose: bool) -> dict:
                 if spec.float_rewrite is None or vname == "float"
                 else [f"tf_quantize(model_float.tflite, {vname!r}, calib) in goldens/activation_split.py: "
                       "TF's quantizer on the file, as TFLiteConverter runs it after converting"]
-            ),
+            ) + ([f"then edited: {spec.rewrite[vname][1]}"] if vname in spec.rewrite else []),
             "inputs": feed_files,
             "expected_outputs": expected["reference"],
             "expected_optimized_outputs": expected["optimized"],
@@ -224,7 +238,7 @@ def generate_case(spec: CaseSpec, verbose: bool) -> dict:
             entry["intermediates_omitted"] = spec.untraced[vname]
         elif vname in TRACED_VARIANTS:
             inter = []
-            for desc, arr in trace_model(blob, feed):
+            for desc, arr in trace:
                 desc["file"] = w.npy(f"intermediates_{vname}/t{desc['tensor']}.npy", arr[None], dedupe=True)
                 inter.append(desc)
             entry["intermediates"] = inter
@@ -250,6 +264,18 @@ def generate_case(spec: CaseSpec, verbose: bool) -> dict:
     ]
     if spec.op:
         lines.append(f"op = {toml_value(spec.op)}")
+    if golden != "reference":
+        lines += [
+            f"expected_resolver = {toml_value(RESOLVERS[golden].name)}",
+            "expected_resolver_reason = "
+            + toml_value(
+                f"LiteRT {LITERT_VERSION}'s BUILTIN_REF resolver does not register {spec.op or 'an op of this model'}: "
+                f"the whole model loads in {RESOLVERS[golden].name} only (XNNPACK off; its outputs are "
+                "expected_optimized_outputs), and expected_outputs and intermediates are the model run "
+                "operator by operator, each alone on BUILTIN_REF where it registers the operator, else on "
+                f"{RESOLVERS[golden].name} (intermediates name the resolver of each)"
+            ),
+        ]
     lines += [
         f"description = {toml_value(data.description)}",
         f"ops = {toml_value(ops)}",

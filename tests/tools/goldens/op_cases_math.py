@@ -2,8 +2,8 @@
 EXP, LOG, GELU, FLOOR): one op_case() call each, registered in this order on import. See
 goldens.single_op for In and op_case.
 
-ELU, CEIL and ROUND have no case: the LiteRT 2.3 Python interpreter registers no kernel for
-them ("Didn't find op for builtin opcode"), so there is no reference output to compare with.
+CEIL, ROUND and ELU, which LiteRT 2.3's BUILTIN_REF resolver does not register, have their cases
+in op_cases_more.py (expected outputs with the op from BUILTIN_WITHOUT_DEFAULT_DELEGATES).
 Exact GELU (approximate=False) runs: float as LiteRT 2.3's Eigen erfc, int8 / int16 tables from
 erfc in double."""
 

@@ -48,6 +48,15 @@ class CaseSpec:
     float_rewrite: Callable[[bytes], bytes] | None = None
     # variant -> why it is not produced (recorded under [unavailable] like a converter refusal)
     skip: dict[str, str] = field(default_factory=dict)
+    # The LiteRT op resolver (a key of variants.RESOLVERS) that loads the case's models:
+    # "reference" (BUILTIN_REF, whose outputs are expected_outputs), or "optimized" for an op
+    # BUILTIN_REF does not register (CEIL, ROUND, ELU in LiteRT 2.3): expected_outputs are then
+    # the model run op by op, BUILTIN_REF where it has the op, else "optimized"
+    # (litert.run_per_op). Recorded in case.toml as expected_resolver.
+    resolver: str = "reference"
+    # variant -> (edit of TF's converted model, what the edit does): the variant's model is the
+    # edited file (e.g. an int8 op TF keeps float, made integer with TF's own parameters).
+    rewrite: dict[str, tuple[Callable[[bytes], bytes], str]] = field(default_factory=dict)
 
 
 CASES: dict[str, CaseSpec] = {}
@@ -65,16 +74,22 @@ def case(
     untraced: dict[str, str] | None = None,
     float_rewrite: Callable[[bytes], bytes] | None = None,
     skip: dict[str, str] | None = None,
+    resolver: str = "reference",
+    rewrite: dict[str, tuple[Callable[[bytes], bytes], str]] | None = None,
 ):
     def deco(fn: Callable[[int], CaseData]):
         assert name not in CASES, name
         assert set(skip or {}) <= set(variants), (name, skip)
+        assert not rewrite or (float_rewrite is None and set(rewrite) <= set(variants)), (name, rewrite)
+        assert resolver in ("reference", "optimized"), (name, resolver)
         for v, ef in (expected_failures or {}).items():
             assert v in variants and ef["stage"] in STAGES and set(ef) == {"stage", "issue", "reason"}, (name, v, ef)
         CASES[name] = CaseSpec(
             name, fn, seed, variants, dict(copies or {}), kind, op, dict(expected_failures or {}), dict(untraced or {}),
             float_rewrite,
             dict(skip or {}),
+            resolver,
+            dict(rewrite or {}),
         )
         return fn
 

@@ -35,14 +35,17 @@ class In:
     hi: float = 1.0
     # "uniform": U[lo, hi]; "smooth": one U[lo, hi] level per sample plus U[-noise, noise]
     # per element, clipped to [lo, hi]; "grid": evenly spaced values from lo to hi over all
-    # samples (calibration still U[lo, hi] shrunk by `calib_shrink`)
+    # samples (calibration still U[lo, hi] shrunk by `calib_shrink`); "values": the given
+    # `values` in order, repeated to fill the samples (edge values: ties, -0.0, NaN, inf;
+    # calibration still U[lo, hi])
     dist: str = "uniform"
     noise: float = 0.0
     calib_shrink: float = 0.0
+    values: tuple[float, ...] = ()
 
     def draw(self, rng: np.random.Generator, n: int, calibration: bool) -> np.ndarray:
         shape = (n, 1, *self.shape)
-        if self.dist == "uniform" or (self.dist == "grid" and calibration):
+        if self.dist == "uniform" or (self.dist in ("grid", "values") and calibration):
             lo, hi = self.lo, self.hi
             if self.dist == "grid":
                 lo, hi = lo + self.calib_shrink, hi - self.calib_shrink
@@ -53,6 +56,8 @@ class In:
             return np.clip(x, self.lo, self.hi).astype(np.float32)
         if self.dist == "grid":
             return np.linspace(self.lo, self.hi, int(np.prod(shape)), dtype=np.float32).reshape(shape)
+        if self.dist == "values":
+            return np.resize(np.array(self.values, np.float32), shape)
         raise ValueError(self.dist)
 
     def describe(self) -> str:
@@ -61,6 +66,8 @@ class In:
             return s + f"one level U[{self.lo:g}, {self.hi:g}] per sample + U[-{self.noise:g}, {self.noise:g}] per element"
         if self.dist == "grid":
             return s + f"evenly spaced from {self.lo:g} to {self.hi:g} (calibration U[{self.lo + self.calib_shrink:g}, {self.hi - self.calib_shrink:g}])"
+        if self.dist == "values":
+            return s + f"the values {list(self.values)} repeated (calibration U[{self.lo:g}, {self.hi:g}])"
         return s + f"U[{self.lo:g}, {self.hi:g}]"
 
 
@@ -77,10 +84,14 @@ def op_case(
     variants: tuple[str, ...] | None = None,
     float_rewrite: Callable[[bytes], bytes] | None = None,
     skip: dict[str, str] | None = None,
+    resolver: str = "reference",
+    rewrite: dict[str, tuple[Callable[[bytes], bytes], str]] | None = None,
 ) -> None:
     """Register a single-operator case: build(*keras_inputs) -> output tensor. float_rewrite
     edits the converted float model; the quantized variants are then TF's quantizer run on it.
-    `skip` names variants not produced, with the reason (a model LiteRT cannot run in one)."""
+    `skip` names variants not produced, with the reason (a model LiteRT cannot run in one).
+    `resolver`: the LiteRT resolver giving expected_outputs ("optimized" for an op BUILTIN_REF
+    lacks); `rewrite`: variant -> (edit of TF's converted model, what it does)."""
 
     def builder(seed: int) -> CaseData:
         rng = np.random.default_rng(seed)
@@ -96,7 +107,7 @@ def op_case(
         return CaseData(model, calib, tests, description, notes)
 
     extra = {} if variants is None else {"variants": variants}
-    case(name, seed=seed, kind="op", op=op, expected_failures=expected_failures, float_rewrite=float_rewrite, skip=skip, **extra)(builder)
+    case(name, seed=seed, kind="op", op=op, expected_failures=expected_failures, float_rewrite=float_rewrite, skip=skip, resolver=resolver, rewrite=rewrite, **extra)(builder)
 
 
 def _layer(model: keras.Model, cls: type) -> Any:

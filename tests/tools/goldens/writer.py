@@ -15,6 +15,7 @@ import numpy as np
 
 from .frameworks import keras, tf
 from .registry import CASES
+from .variants import RESOLVERS
 
 TOOLS = Path(__file__).resolve().parent.parent  # tests/tools
 REPO = TOOLS.parent.parent
@@ -95,6 +96,12 @@ def write_manifest() -> None:
         "numpy": np.__version__,
         "python": platform.python_version(),
     }
+    # Cases whose expected outputs come from another resolver than BUILTIN_REF (an op it lacks).
+    resolvers = {
+        name: RESOLVERS[spec.resolver].name
+        for name, spec in CASES.items()
+        if spec.resolver != "reference" and (GOLDEN / name / "case.toml").is_file()
+    }
     entries = [
         json.dumps({"path": p.relative_to(REPO).as_posix(), "size": p.stat().st_size, "sha256": sha256_file(p)})
         for p in files
@@ -103,6 +110,7 @@ def write_manifest() -> None:
         "{\n"
         f'  "generator": "tests/tools/make_goldens.py",\n'
         f'  "versions": {json.dumps(versions)},\n'
+        f'  "expected_resolvers": {json.dumps(resolvers, sort_keys=True)},\n'
         f'  "total_size": {sum(p.stat().st_size for p in files)},\n'
         '  "files": [\n    ' + ",\n    ".join(entries) + "\n  ]\n}\n"
     )

@@ -1,11 +1,15 @@
-//! Elementwise unary math: ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, FLOOR and GELU (both
-//! forms) in float32, and the quantized kernels LiteRT has for ABS, SQRT, RSQRT, EXP,
-//! LOG and GELU.
+//! Elementwise unary math: ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, FLOOR, CEIL, ROUND, ELU and
+//! GELU (both forms) in float32, and the quantized kernels LiteRT has for ABS, SQRT, RSQRT, EXP,
+//! LOG, ELU and GELU.
 //!
 //! They mirror LiteRT's `kernels/elementwise.cc` (ABS, SQRT, RSQRT, LOG, SQUARE), `exp.cc`,
-//! `neg.cc` and `floor.cc`:
+//! `neg.cc`, `floor.cc`, `ceil.cc`, `round.cc` and `activations.cc` (ELU):
 //!
 //! - float: one libm call (or product) per element in float32, as the C++ `std::` functions;
+//!   ROUND is LiteRT's own `RoundToNearest` ([`round_to_nearest`]: half to even, but a negative
+//!   input that rounds to zero gives +0.0); ELU is `x < 0 ? expm1(x) : x` ([`elu`]);
+//! - int8 ELU: a 256-entry table built at prepare from `x < 0 ? exp(x) − 1 : x` (note: `exp − 1`,
+//!   not the float kernel's `expm1`), as EXP below;
 //! - int8 / int16 ABS: `|q − z_in|`, rescaled with `MultiplyByQuantizedMultiplier` (double
 //!   rounding) when the scales differ ([`quantized_abs`]);
 //! - int8 RSQRT: gemmlowp's fixed-point Newton–Raphson inverse square root
@@ -154,6 +158,12 @@ pub enum UnaryMath {
     Log,
     /// `floor(x)`.
     Floor,
+    /// `ceil(x)`.
+    Ceil,
+    /// LiteRT's `RoundToNearest` ([`round_to_nearest`]).
+    Round,
+    /// `x < 0 ? expm1(x) : x` ([`elu`]).
+    Elu,
 }
 
 impl UnaryMath {
@@ -169,12 +179,46 @@ impl UnaryMath {
             UnaryMath::Exp => x.exp(),
             UnaryMath::Log => x.ln(),
             UnaryMath::Floor => x.floor(),
+            UnaryMath::Ceil => x.ceil(),
+            UnaryMath::Round => round_to_nearest(x),
+            UnaryMath::Elu => elu(x),
         }
     }
 }
 
+/// LiteRT's `RoundToNearest` (`internal/round.h`, what ROUND's float kernel calls):
+/// `f = floor(x)`, `d = x − f`; `f` when `d < 0.5` or (`d == 0.5` and `f` is even), else
+/// `f + 1`. Ties go to even like `round_ties_even`, but a negative input that rounds up to zero
+/// gives `−1 + 1 = +0.0` (−0.5 and −0.3 give +0.0; −0.0 stays −0.0), and NaN and ±∞ come out
+/// of `f + 1` unchanged. Checked against LiteRT 2.3 on the `op_round` goldens' edge values.
+pub fn round_to_nearest(x: f32) -> f32 {
+    let f = x.floor();
+    let d = x - f;
+    // `static_cast<int>(f) % 2`: only reached for |x| < 2^23 (larger floats are integers,
+    // d = 0), where the cast is exact.
+    if d < 0.5 || (d == 0.5 && (f as i32) % 2 == 0) {
+        f
+    } else {
+        f + 1.0
+    }
+}
+
+/// LiteRT's float ELU (`activations.cc` `EluEval` → `Elu`): `x < 0 ? expm1(x) : x` in float32,
+/// the C library's `expm1f` (not `exp(x) − 1`, which differs in the last bits for about a quarter
+/// of negative inputs). NaN is not below zero, so it passes through.
+pub fn elu(x: f32) -> f32 {
+    if x < 0.0 { x.exp_m1() } else { x }
+}
+
+/// The transform LiteRT's int8 ELU table is built from (`EluPrepare`):
+/// `x < 0 ? std::exp(x) − 1.0f : x`, the exponential and the subtraction each in float32.
+pub fn elu_table_transform(x: f32) -> f32 {
+    if x < 0.0 { x.exp() - 1.0 } else { x }
+}
+
 /// Float32 unary math, element by element. Mirrors LiteRT's `EvalNumeric` / `reference_ops`
-/// loops (`std::abs`, `std::sqrt`, `1.f / std::sqrt`, `std::exp`, `std::log`, `std::floor`).
+/// loops (`std::abs`, `std::sqrt`, `1.f / std::sqrt`, `std::exp`, `std::log`, `std::floor`,
+/// `std::ceil`, `RoundToNearest`, `std::expm1`).
 pub fn float_unary(f: UnaryMath, input: &[f32], output: &mut [f32]) {
     for (o, &x) in output.iter_mut().zip(input) {
         *o = f.apply(x);
@@ -377,5 +421,44 @@ mod tests {
         assert_eq!(out, [0.5, 2.0]);
         float_unary(UnaryMath::Floor, &[-1.5, 2.5], &mut out);
         assert_eq!(out, [-2.0, 2.0]);
+        float_unary(UnaryMath::Ceil, &[-1.5, 2.5], &mut out);
+        assert_eq!(out, [-1.0, 3.0]);
+    }
+
+    #[test]
+    fn round_is_litert_round_to_nearest() {
+        // Values LiteRT 2.3's ROUND gives (BUILTIN_WITHOUT_DEFAULT_DELEGATES, recorded in the
+        // op_round_edges golden): ties to even, and +0.0 (sign bit clear) for −0.5, −0.3 and a
+        // negative subnormal, while −0.0 stays −0.0.
+        let cases: [(f32, f32); 10] = [
+            (0.5, 0.0),
+            (1.5, 2.0),
+            (2.5, 2.0),
+            (-1.5, -2.0),
+            (-2.5, -2.0),
+            (0.499_999_97, 0.0),
+            (-0.5, 0.0),
+            (-0.3, 0.0),
+            (-1e-40, 0.0),
+            (-0.0, -0.0),
+        ];
+        for (x, want) in cases {
+            let got = round_to_nearest(x);
+            assert_eq!(got.to_bits(), want.to_bits(), "round({x}) = {got}");
+        }
+        assert!(round_to_nearest(f32::NAN).is_nan());
+        assert_eq!(round_to_nearest(f32::NEG_INFINITY), f32::NEG_INFINITY);
+        assert_eq!(round_to_nearest(3e9), 3e9);
+    }
+
+    #[test]
+    fn elu_is_expm1_below_zero() {
+        assert_eq!(elu(2.5), 2.5);
+        assert_eq!(elu(-0.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(elu(f32::NEG_INFINITY), -1.0);
+        assert!(elu(f32::NAN).is_nan());
+        // expm1 keeps a tiny input's digits where exp(x) − 1 loses them.
+        assert_eq!(elu(-1e-8), -1e-8);
+        assert_eq!(elu_table_transform(-1e-8), 0.0);
     }
 }

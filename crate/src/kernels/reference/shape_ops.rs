@@ -90,21 +90,23 @@ impl CastType {
                     Value::Int(i) => i != 0,
                 });
             }
-            CastType::I64 => {
+            int => {
+                // A float saturates into the target's range after truncation toward zero, NaN
+                // to the largest value (LiteRT 2.3's CAST, measured for every float → integer
+                // pair it has); an integer wraps like every C++ integer narrowing.
                 let i = match v {
-                    Value::Float(f) => float_to_i64(f),
+                    Value::Float(f) => {
+                        let (lo, hi) = int.int_range();
+                        if f.is_nan() {
+                            hi
+                        } else {
+                            (f as i64).clamp(lo, hi)
+                        }
+                    }
                     Value::Int(i) => i,
                 };
-                out.copy_from_slice(&i.to_le_bytes());
-            }
-            narrow => {
-                // Floats convert through int32 (as x86's `cvttss2si` does for C++'s
-                // `static_cast` to a narrower integer), then wrap like every integer narrowing.
-                let i = match v {
-                    Value::Float(f) => i64::from(float_to_i32(f)),
-                    Value::Int(i) => i,
-                };
-                match narrow {
+                match int {
+                    CastType::I64 => out.copy_from_slice(&i.to_le_bytes()),
                     CastType::I32 => out.copy_from_slice(&(i as i32).to_le_bytes()),
                     CastType::I16 => out.copy_from_slice(&(i as i16).to_le_bytes()),
                     CastType::I8 => out[0] = i as i8 as u8,
@@ -113,30 +115,24 @@ impl CastType {
             }
         }
     }
-}
 
-/// C++ `static_cast<int32_t>(float)` as x86 computes it: truncation toward zero, and the
-/// "integer indefinite" `i32::MIN` for NaN and values out of range (undefined behaviour in C++).
-fn float_to_i32(f: f32) -> i32 {
-    if (-2_147_483_648.0..2_147_483_648.0).contains(&f) {
-        f as i32
-    } else {
-        i32::MIN
+    /// The range of an integer type (`(0, 0)` for the float and bool types, never asked).
+    fn int_range(self) -> (i64, i64) {
+        match self {
+            CastType::I64 => (i64::MIN, i64::MAX),
+            CastType::I32 => (i64::from(i32::MIN), i64::from(i32::MAX)),
+            CastType::I16 => (i64::from(i16::MIN), i64::from(i16::MAX)),
+            CastType::I8 => (i64::from(i8::MIN), i64::from(i8::MAX)),
+            CastType::U8 => (0, i64::from(u8::MAX)),
+            CastType::F32 | CastType::Bool => (0, 0),
+        }
     }
 }
 
-/// As [`float_to_i32`], for `int64_t`.
-fn float_to_i64(f: f32) -> i64 {
-    if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f) {
-        f as i64
-    } else {
-        i64::MIN
-    }
-}
-
-/// CAST: converts every element of `input` (type `from`) to `to`, as LiteRT's `cast.cc` does with
-/// `static_cast` element by element: integers wrap when narrowed, floats truncate toward zero,
-/// anything non-zero becomes `true`, `true`/`false` become 1/0. Lengths are whole elements.
+/// CAST: converts every element of `input` (type `from`) to `to`, as LiteRT 2.3's `cast.cc` does
+/// element by element: integers wrap when narrowed (`static_cast`), floats truncate toward zero
+/// and saturate to the integer type's range (NaN to its largest value), anything non-zero (NaN
+/// too) becomes `true`, `true`/`false` become 1/0. Lengths are whole elements.
 pub fn cast(from: CastType, to: CastType, input: &[u8], output: &mut [u8]) {
     for (i, o) in input
         .chunks_exact(from.size())
@@ -187,10 +183,24 @@ mod tests {
         let mut out = [0u8; 16];
         cast(CastType::F32, CastType::I32, &input, &mut out);
         let got: Vec<i32> = bytemuck::cast_slice::<u8, i32>(&out).to_vec();
-        assert_eq!(got, [-1, 2, 300, i32::MIN]);
+        // LiteRT 2.3 (BUILTIN_REF): truncation, NaN to the largest value (op_cast_edges golden).
+        assert_eq!(got, [-1, 2, 300, i32::MAX]);
         let mut small = [0u8; 4];
         cast(CastType::F32, CastType::I8, &input, &mut small);
-        assert_eq!(small.map(|b| b as i8), [-1, 2, 44, 0]);
+        assert_eq!(small.map(|b| b as i8), [-1, 2, 127, 127]);
+        cast(CastType::F32, CastType::U8, &input, &mut small);
+        assert_eq!(small, [0, 2, 255, 255]);
+        let wide: Vec<u8> = [3e9f32, -3e9, f32::NEG_INFINITY, 1e20]
+            .iter()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        cast(CastType::F32, CastType::I32, &wide, &mut out);
+        let got: Vec<i32> = bytemuck::cast_slice::<u8, i32>(&out).to_vec();
+        assert_eq!(got, [i32::MAX, i32::MIN, i32::MIN, i32::MAX]);
+        let mut long = [0u8; 32];
+        cast(CastType::F32, CastType::I64, &wide, &mut long);
+        let got: Vec<i64> = bytemuck::cast_slice::<u8, i64>(&long).to_vec();
+        assert_eq!(got, [3_000_000_000, -3_000_000_000, i64::MIN, i64::MAX]);
         cast(CastType::F32, CastType::Bool, &input, &mut small);
         assert_eq!(small, [1, 1, 1, 1]);
         let ints: Vec<u8> = [0i32, -3].iter().flat_map(|i| i.to_le_bytes()).collect();

@@ -1,0 +1,25 @@
+"""The LiteRT op resolver a golden case's expected outputs come from, for the cross-check scripts.
+
+BUILTIN_REF (the reference kernels) unless the case's case.toml names another in
+`expected_resolver`: the generator (goldens/generate.py) writes that key for an op LiteRT's
+BUILTIN_REF resolver does not register (CEIL, ROUND and ELU in LiteRT 2.3), whose goldens come
+from BUILTIN_WITHOUT_DEFAULT_DELEGATES. Standard library only (no tomllib needed).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+DEFAULT = "BUILTIN_REF"
+_KEY = re.compile(r'^expected_resolver = "([A-Z_]+)"$', re.M)
+
+
+def resolver_name(case_dir: Path) -> str:
+    """The `OpResolverType` member name for the case in `case_dir` (DEFAULT when it has no
+    case.toml or the key is absent)."""
+    toml = case_dir / "case.toml"
+    if not toml.is_file():
+        return DEFAULT
+    m = _KEY.search(toml.read_text())
+    return m.group(1) if m else DEFAULT
