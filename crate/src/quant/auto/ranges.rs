@@ -183,7 +183,7 @@ pub(super) fn search_ranges(
         .iter()
         .zip(&cands)
         .zip(&method)
-        .filter(|&(_, &m)| m != 0)
+        .filter(|&((t, c), &m)| m != 0 && !same_int8((c[m].1, c[m].2), (t.min, t.max)))
         .map(|((t, c), &m)| RangeChoice {
             index: t.index,
             name: t.name.clone(),
