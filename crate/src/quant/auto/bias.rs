@@ -171,7 +171,7 @@ fn channel_error(
         Op::DEPTHWISE_CONV_2D => {
             // [1, KH, KW, C_in·M]: output channel c reads input channel c / M.
             let in_ch = mean.len();
-            if in_ch == 0 || out_channels % in_ch != 0 {
+            if in_ch == 0 || !out_channels.is_multiple_of(in_ch) {
                 return Ok(None);
             }
             let m = out_channels / in_ch;
