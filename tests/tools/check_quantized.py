@@ -17,7 +17,9 @@ dynamic, fp16, quantized with the ranges TF's calibrator recorded) this script
 Models in `target/quantized/ours/` were quantized with our own calibration of `calib.npy`
 (their ranges can differ from TF's in the last bits, see the quantizer test), and those in
 `target/quantized/mixed/` have some operators int16 and the others int8 (`--int16-ops`, a model
-no TF tool makes), so neither is compared with TF's models; they must load and run in LiteRT.
+no TF tool makes), and those in `target/quantized/auto/` were written by `quantize --auto`
+(`crate/tests/cli_auto.rs`: ranges and biases chosen beyond TF), so none of these is compared
+with TF's models; they must load and run in LiteRT.
 
 Models in `target/quantized/realworld/` are our quantization of the dynamic-batch models of
 tests/realworld (written by `cargo test --test realworld`), run on that folder's `input_0.npy`,
@@ -275,7 +277,7 @@ def main() -> int:
     models = sorted(args.dir.glob("*.tflite")) if args.dir.is_dir() else []
     ours = [
         m
-        for sub in ("ours", "mixed", "realworld")
+        for sub in ("ours", "mixed", "auto", "realworld")
         if (args.dir / sub).is_dir()
         for m in sorted((args.dir / sub).glob("*.tflite"))
     ]

@@ -58,7 +58,7 @@ struct Acc {
 }
 
 /// Per-tensor (scale, zero point) of subgraph 0 (per-tensor quantized tensors only).
-fn per_tensor_params(model: &Model, t: usize) -> Option<(f32, i64)> {
+pub(crate) fn per_tensor_params(model: &Model, t: usize) -> Option<(f32, i64)> {
     let q = model
         .subgraphs
         .first()?
@@ -75,7 +75,7 @@ fn per_tensor_params(model: &Model, t: usize) -> Option<(f32, i64)> {
 
 /// Elements of `view` as real numbers, dequantized with `params` for integer types. `None` for
 /// types that cannot be compared (or integer tensors without per-tensor parameters).
-fn real_values(view: &TensorView<'_>, params: Option<(f32, i64)>) -> Option<Vec<f64>> {
+pub(crate) fn real_values(view: &TensorView<'_>, params: Option<(f32, i64)>) -> Option<Vec<f64>> {
     let deq = |q: i64| params.map(|(s, z)| f64::from(s) * (q - z) as f64);
     let b = view.bytes;
     Some(match view.dtype {
@@ -104,7 +104,7 @@ fn real_values(view: &TensorView<'_>, params: Option<(f32, i64)>) -> Option<Vec<
 }
 
 /// Quantizes float `x` into the bytes of an integer input (`round(x / scale) + zp`, clamped).
-fn quantize_input(x: &[f32], dtype: TensorType, scale: f32, zp: i64) -> Option<Vec<u8>> {
+pub(crate) fn quantize_input(x: &[f32], dtype: TensorType, scale: f32, zp: i64) -> Option<Vec<u8>> {
     let q = |v: f32, lo: i64, hi: i64| ((v / scale).round() as i64 + zp).clamp(lo, hi);
     Some(match dtype {
         TensorType::INT8 => x.iter().map(|&v| q(v, -128, 127) as i8 as u8).collect(),
@@ -115,6 +115,44 @@ fn quantize_input(x: &[f32], dtype: TensorType, scale: f32, zp: i64) -> Option<V
             .collect(),
         _ => return None,
     })
+}
+
+/// Sets input `i` of `qi` (prepared from `model`) from float values as the model takes them:
+/// float inputs unchanged, integer inputs quantized with the input's scale and zero point
+/// ([`quantize_input`]).
+pub(crate) fn set_input_real(
+    qi: &mut Interpreter,
+    model: &Model,
+    i: usize,
+    x: &[f32],
+) -> Result<()> {
+    let Some(d) = qi.inputs().get(i).cloned() else {
+        return qi.set_input_f32(i, x);
+    };
+    if d.dtype == TensorType::FLOAT32 {
+        return qi.set_input_f32(i, x);
+    }
+    let (scale, zp) = per_tensor_params(model, d.id.0).ok_or_else(|| Error::TensorMismatch {
+        what: format!("input {i}"),
+        tensor: d.name.clone(),
+        expected: "per-tensor quantization parameters".into(),
+        got: "none".into(),
+    })?;
+    let bytes = quantize_input(x, d.dtype, scale, zp).ok_or_else(|| Error::TensorMismatch {
+        what: format!("input {i}"),
+        tensor: d.name.clone(),
+        expected: "FLOAT32, INT8, UINT8 or INT16".into(),
+        got: format!("{:?}", d.dtype),
+    })?;
+    if x.len() != d.num_elements() {
+        return Err(Error::TensorMismatch {
+            what: format!("input {i}"),
+            tensor: d.name.clone(),
+            expected: d.describe(),
+            got: format!("{} values", x.len()),
+        });
+    }
+    qi.set_input(i, &bytes)
 }
 
 /// Runs `float` and `quant` on each sample (`samples[s][i]` = float values of input `i`) and
@@ -175,34 +213,7 @@ pub fn compare_models_kernels(
         }
         for (i, x) in sample.iter().enumerate() {
             fi.set_input_f32(i, x)?;
-            let d = qi.inputs()[i].clone();
-            if d.dtype == TensorType::FLOAT32 {
-                qi.set_input_f32(i, x)?;
-            } else {
-                let (scale, zp) =
-                    per_tensor_params(quant, d.id.0).ok_or_else(|| Error::TensorMismatch {
-                        what: format!("input {i}"),
-                        tensor: d.name.clone(),
-                        expected: "per-tensor quantization parameters".into(),
-                        got: "none".into(),
-                    })?;
-                let bytes =
-                    quantize_input(x, d.dtype, scale, zp).ok_or_else(|| Error::TensorMismatch {
-                        what: format!("input {i}"),
-                        tensor: d.name.clone(),
-                        expected: "FLOAT32, INT8, UINT8 or INT16".into(),
-                        got: format!("{:?}", d.dtype),
-                    })?;
-                if x.len() != d.num_elements() {
-                    return Err(Error::TensorMismatch {
-                        what: format!("input {i}"),
-                        tensor: d.name.clone(),
-                        expected: d.describe(),
-                        got: format!("{} values", x.len()),
-                    });
-                }
-                qi.set_input(i, &bytes)?;
-            }
+            set_input_real(&mut qi, quant, i, x)?;
         }
         let mut reference: HashMap<usize, Vec<f64>> = HashMap::new();
         fi.invoke_with(&mut |TensorId(t), view| {

@@ -30,9 +30,12 @@
 //!   (SQNR, largest error) on the first calibration samples.
 //! - [`compare_quant`]: our quantized model against a reference (TF's) tensor for tensor —
 //!   types, scales, zero points, constants, operators on one side only, SQNR of each.
+//! - [`auto`]: `quantize --auto`, beyond TF: per-tensor range choice, bias correction and mixed
+//!   precision, each kept only when the measured output SQNR improves.
 //! - [`pipeline`]: statistics JSON → ranges → quantized `.tflite` bytes + report, the one call
 //!   the CLI and the page share.
 
+pub mod auto;
 pub mod calibrate;
 pub mod cleanup;
 pub mod compare_quant;

@@ -29,6 +29,10 @@ pub struct Report {
     /// Per operator, the error of its (first) output against the float model.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub op_errors: Vec<OpError>,
+    /// What `quantize --auto` chose and measured; absent without `--auto`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub auto: Option<super::auto::AutoReport>,
 }
 
 fn is_zero(n: &usize) -> bool {

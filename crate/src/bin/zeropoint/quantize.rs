@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use zeropoint::limits::UserLimits;
+use zeropoint::quant::auto::AutoOptions;
 use zeropoint::quant::{IoType, Mode, QuantizeOptions};
 use zeropoint::{Error, Result};
 
@@ -43,6 +44,19 @@ pub struct QuantizeArgs {
     /// tensor names, comma-separated (--mode int8 only).
     #[arg(long, value_delimiter = ',')]
     int16_ops: Vec<String>,
+    /// Beyond TF: choose each activation's range (min/max, percentile, MSE, KL), correct the
+    /// bias of CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED, each kept only when the output SQNR
+    /// on the first calibration samples improves (needs --data, --mode int8). Never scores below
+    /// the TF-compatible model on those samples.
+    #[arg(long)]
+    auto: bool,
+    /// With --auto: move the fewest operators to int16 activations (16x8) until the output
+    /// SQNR reaches this many dB.
+    #[arg(long, value_name = "DB")]
+    target_sqnr: Option<f64>,
+    /// With --auto: at most this many candidate models are scored.
+    #[arg(long, value_name = "N", default_value_t = zeropoint::quant::auto::DEFAULT_BUDGET)]
+    auto_budget: usize,
     /// Write a JSON report (per tensor ranges and parameters, per op multipliers).
     #[arg(long)]
     report: Option<PathBuf>,
@@ -67,10 +81,18 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
         per_tensor,
         float_ops,
         int16_ops,
+        auto,
+        target_sqnr,
+        auto_budget,
         report,
         output,
         shapes,
     } = args;
+    let auto = (auto || target_sqnr.is_some()).then(|| AutoOptions {
+        target_sqnr_db: target_sqnr,
+        budget: auto_budget,
+        shapes: shapes.overrides(),
+    });
     let opts = QuantizeOptions {
         mode: Mode::parse(&mode)?,
         io: IoType::parse(&io)?,
@@ -84,6 +106,7 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
         stats,
         calibration.as_deref(),
         opts,
+        auto,
         report,
         &output,
         &shapes,
@@ -100,6 +123,7 @@ fn quantize_model(
     stats: Option<PathBuf>,
     calibration: Option<&str>,
     opts: QuantizeOptions,
+    auto: Option<AutoOptions>,
     report: Option<PathBuf>,
     output: &Path,
     shapes: &ShapeArgs,
@@ -115,6 +139,15 @@ fn quantize_model(
     let needs_ranges = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
     // The first calibration samples (with --data), for the report's errors.
     let mut errors = zeropoint::quant::sqnr::ErrorSamples::new();
+    if auto.is_some() && (stats.is_some() || data.is_empty() || calibration.is_some()) {
+        return Err(Error::Calibration {
+            reason: "--auto (and --target-sqnr) measure the output error on calibration samples \
+                     and choose the ranges themselves: give --data, without --stats or \
+                     --calibration"
+                .into(),
+        });
+    }
+    let mut auto_stats = None;
     let ranges = match (stats, data.is_empty()) {
         (Some(_), false) => {
             return Err(Error::Calibration {
@@ -156,7 +189,9 @@ fn quantize_model(
                 limits,
                 Some(&mut errors),
             )?;
-            Ranges::from_calibration(&m, &s)?
+            let r = Ranges::from_calibration(&m, &s)?;
+            auto_stats = Some(s);
+            r
         }
         (None, true) if needs_ranges => {
             return Err(Error::Calibration {
@@ -170,7 +205,15 @@ fn quantize_model(
         (None, true) => Ranges::new(),
     };
     // The same call the page makes (crate::wasm), so both write the same bytes.
-    let (bytes, mut rep) = quantize_to_bytes(&m, &ranges, &opts)?;
+    let (bytes, mut rep) = match (&auto, &auto_stats) {
+        (Some(a), Some(s)) => {
+            let (q, mut rep, summary) =
+                zeropoint::quant::auto::auto_quantize(&m, s, errors.samples(), &opts, a)?;
+            rep.auto = Some(summary);
+            (zeropoint::tflite::write(&q)?, rep)
+        }
+        _ => quantize_to_bytes(&m, &ranges, &opts)?,
+    };
     if report.is_some() && !errors.samples().is_empty() {
         let q = shapes.apply(zeropoint::tflite::read(&bytes)?)?;
         errors.measure(&shaped, &q, &mut rep)?;

@@ -1,0 +1,303 @@
+//! Each `--auto` step on a model built to need it, with the improvement measured.
+
+use super::*;
+use crate::graph::{
+    Buffer, BuiltinOperator, BuiltinOptionsT, OpCode, Operator, Subgraph, Tensor, TensorType,
+};
+use crate::quant::calibrate::Calibrator;
+
+fn op(
+    code: BuiltinOperator,
+    inputs: &[i32],
+    outputs: &[i32],
+    options: BuiltinOptionsT,
+) -> Operator {
+    Operator::new(
+        OpCode::builtin(code, 1),
+        inputs.to_vec(),
+        outputs.to_vec(),
+        options,
+    )
+}
+
+/// `y = x + c`, `z = relu(y)`, x: [1, 8].
+fn add_relu() -> Model {
+    let mut c = Tensor::new("c", TensorType::FLOAT32, vec![8]);
+    c.buffer = 1;
+    let cv = [0.25f32, -0.5, 0.125, 0.0, 0.5, -0.25, 0.75, -0.125];
+    Model {
+        version: 3,
+        subgraphs: vec![Subgraph {
+            tensors: vec![
+                Tensor::new("x", TensorType::FLOAT32, vec![1, 8]),
+                c,
+                Tensor::new("y", TensorType::FLOAT32, vec![1, 8]),
+                Tensor::new("z", TensorType::FLOAT32, vec![1, 8]),
+            ],
+            inputs: vec![0],
+            outputs: vec![3],
+            operators: vec![
+                op(
+                    BuiltinOperator::ADD,
+                    &[0, 1],
+                    &[2],
+                    BuiltinOptionsT::AddOptions(Box::default()),
+                ),
+                op(BuiltinOperator::RELU, &[2], &[3], BuiltinOptionsT::NONE),
+            ],
+            ..Default::default()
+        }],
+        buffers: vec![
+            Buffer::default(),
+            Buffer {
+                data: bytemuck::cast_slice(&cv).to_vec(),
+            },
+        ],
+        ..Default::default()
+    }
+}
+
+/// `y = FC(x, w, b)`, x: [1, 64], w: [4, 64], b: [4]. Row `o` of `w` holds one weight `1.0`
+/// (which sets the channel's scale to 1/127) and 63 weights `(j + 0.4)/127`, j = 0, 1, 2, which
+/// int8 rounds down to `j/127`: every weight but one errs by −0.4/127, all in the same direction.
+fn fc_systematic() -> (Model, Vec<f32>) {
+    let mut w = Vec::new();
+    for o in 0..4 {
+        for i in 0..64 {
+            w.push(if i == o {
+                1.0f32
+            } else {
+                ((i % 3) as f32 + 0.4) / 127.0
+            });
+        }
+    }
+    let b = [0.5f32, -0.5, 0.25, 0.0];
+    let mut wt = Tensor::new("w", TensorType::FLOAT32, vec![4, 64]);
+    wt.buffer = 1;
+    let mut bt = Tensor::new("b", TensorType::FLOAT32, vec![4]);
+    bt.buffer = 2;
+    let m = Model {
+        version: 3,
+        subgraphs: vec![Subgraph {
+            tensors: vec![
+                Tensor::new("x", TensorType::FLOAT32, vec![1, 64]),
+                wt,
+                bt,
+                Tensor::new("y", TensorType::FLOAT32, vec![1, 4]),
+            ],
+            inputs: vec![0],
+            outputs: vec![3],
+            operators: vec![op(
+                BuiltinOperator::FULLY_CONNECTED,
+                &[0, 1, 2],
+                &[3],
+                BuiltinOptionsT::FullyConnectedOptions(Box::default()),
+            )],
+            ..Default::default()
+        }],
+        buffers: vec![
+            Buffer::default(),
+            Buffer {
+                data: bytemuck::cast_slice(&w).to_vec(),
+            },
+            Buffer {
+                data: bytemuck::cast_slice(&b).to_vec(),
+            },
+        ],
+        ..Default::default()
+    };
+    (m, w)
+}
+
+/// A deterministic value in [0, 1) (a fixed linear congruential sequence).
+fn unit(k: u32) -> f32 {
+    (k.wrapping_mul(2_654_435_761) >> 8) as f32 / (1u32 << 24) as f32
+}
+
+fn calibrate(model: &Model, samples: &[Vec<Vec<f32>>]) -> CalibrationStats {
+    let mut cal = Calibrator::new(model).expect("prepares");
+    for s in samples {
+        for (i, x) in s.iter().enumerate() {
+            cal.set_input(i, x).expect("fits");
+        }
+        cal.add_sample().expect("finite");
+    }
+    cal.stats(Method::MinMax).expect("stats")
+}
+
+#[test]
+fn an_outlier_makes_a_clipping_range_win_over_min_max() {
+    // 400 samples in [−1, 1]; one calibration sample holds 1000 in x. Min/max spends the 256
+    // int8 levels of x on [−1, 1000] (step ≈ 3.9: every ordinary value rounds to 0 or ±1 step).
+    let model = add_relu();
+    let ordinary =
+        |k: u32| -> Vec<Vec<f32>> { vec![(0..8).map(|j| 2.0 * unit(k * 8 + j) - 1.0).collect()] };
+    let mut calib: Vec<_> = (0..400).map(ordinary).collect();
+    calib[200][0][3] = 1000.0;
+    let stats = calibrate(&model, &calib);
+    let scoring: Vec<_> = (1000..1016).map(ordinary).collect();
+    let (q, _, rep) = auto_quantize(
+        &model,
+        &stats,
+        &scoring,
+        &QuantizeOptions::default(),
+        &AutoOptions::default(),
+    )
+    .expect("quantizes");
+    let tf = rep.tf_compatible_sqnr_db.expect("measured");
+    let ours = rep.sqnr_db.expect("measured");
+    assert!(tf < 10.0, "min/max loses: {tf} dB");
+    assert!(
+        ours > tf + 20.0,
+        "a clipped range wins: {ours} dB vs {tf} dB"
+    );
+    let x = rep
+        .ranges
+        .iter()
+        .find(|c| c.name == "x")
+        .expect("x changed");
+    assert_ne!(x.method, "minmax");
+    assert!(x.max < 2.0 && x.minmax[1] == 1000.0, "{x:?}");
+    assert!(!rep.fell_back);
+    // The written model is the one scored.
+    let mut scorer = Scorer::new(&model, &scoring, &ShapeOverrides::default()).expect("float");
+    assert_eq!(scorer.score(&q).expect("runs"), ours);
+}
+
+#[test]
+fn min_max_is_kept_when_nothing_scores_better() {
+    // Uniform data, no outlier, and the scoring samples reach the ends of the range: clipping
+    // can only lose, so TF's ranges stay and the result is TF's model.
+    let model = add_relu();
+    let samples: Vec<Vec<Vec<f32>>> = (0..64)
+        .map(|k| {
+            vec![
+                (0..8)
+                    .map(|j| ((k * 8 + j) % 33) as f32 / 16.0 - 1.0)
+                    .collect(),
+            ]
+        })
+        .collect();
+    let stats = calibrate(&model, &samples);
+    let opts = QuantizeOptions::default();
+    let (q, _, rep) =
+        auto_quantize(&model, &stats, &samples, &opts, &AutoOptions::default()).expect("ok");
+    let tf_ranges = Ranges::from_calibration(&model, &stats).expect("ranges");
+    let (tf, _) = quantize(&model, &tf_ranges, &opts).expect("tf");
+    assert_eq!(rep.sqnr_db, rep.tf_compatible_sqnr_db, "{rep:?}");
+    assert!(rep.ranges.is_empty() && rep.bias_corrected.is_empty());
+    assert_eq!(q, tf);
+}
+
+#[test]
+fn bias_correction_removes_a_constructed_systematic_error() {
+    let (model, w) = fc_systematic();
+    // Inputs in [0.9, 1.1): E[x] ≈ 1 per channel.
+    let samples: Vec<Vec<Vec<f32>>> = (0..32)
+        .map(|k| vec![(0..64).map(|j| 0.9 + 0.2 * unit(k * 64 + j)).collect()])
+        .collect();
+    let (corrected, ops) =
+        bias::bias_corrected(&model, &samples, &ShapeOverrides::default(), false)
+            .expect("runs")
+            .expect("the FC applies");
+    assert_eq!(ops, vec!["FULLY_CONNECTED #0 (y)".to_string()]);
+    // Expected correction, by hand: every weight but the 1.0 is (j + 0.4)/127 and quantizes to
+    // j/127 (scale 1/127), an error of −0.4/127 each; the channel error is Σ ΔW·E[x].
+    let mut mean = [0f64; 64];
+    for s in &samples {
+        for (m, &x) in mean.iter_mut().zip(&s[0]) {
+            *m += f64::from(x) / samples.len() as f64;
+        }
+    }
+    let old = [0.5f64, -0.5, 0.25, 0.0];
+    let new: Vec<f32> =
+        bytemuck::cast_slice::<u8, f32>(corrected.tensor_data(0, 2).expect("b")).to_vec();
+    for o in 0..4 {
+        let err: f64 = (0..64)
+            .filter(|&i| i != o)
+            .map(|i| {
+                let wf = f64::from(w[o * 64 + i]);
+                let wq = (i % 3) as f64 / 127.0;
+                (wq - wf) * mean[i]
+            })
+            .sum();
+        assert!(err < -0.19, "a systematic error: {err}");
+        let want = old[o] - err;
+        assert!(
+            (f64::from(new[o]) - want).abs() < 1e-5,
+            "channel {o}: {} vs {want}",
+            new[o]
+        );
+    }
+    // And measured: the corrected model's output error is smaller.
+    let stats = calibrate(&model, &samples);
+    let ranges = Ranges::from_calibration(&model, &stats).expect("ranges");
+    let opts = QuantizeOptions::default();
+    let mut scorer = Scorer::new(&model, &samples, &ShapeOverrides::default()).expect("float");
+    let plain = scorer
+        .score(&quantize(&model, &ranges, &opts).expect("q").0)
+        .expect("runs");
+    let fixed = scorer
+        .score(&quantize(&corrected, &ranges, &opts).expect("q").0)
+        .expect("runs");
+    assert!(fixed > plain + 10.0, "{fixed} dB vs {plain} dB");
+    // --auto keeps it.
+    let (_, _, rep) =
+        auto_quantize(&model, &stats, &samples, &opts, &AutoOptions::default()).expect("ok");
+    assert_eq!(rep.bias_corrected, ops);
+}
+
+#[test]
+fn a_target_moves_operators_to_int16_until_it_holds() {
+    let model = add_relu();
+    let samples: Vec<Vec<Vec<f32>>> = (0..32)
+        .map(|k| vec![(0..8).map(|j| 2.0 * unit(k * 8 + j) - 1.0).collect()])
+        .collect();
+    let stats = calibrate(&model, &samples);
+    let opts = QuantizeOptions::default();
+    let (_, _, int8) =
+        auto_quantize(&model, &stats, &samples, &opts, &AutoOptions::default()).expect("ok");
+    let base = int8.sqnr_db.expect("measured");
+    let target = base + 15.0;
+    let auto = AutoOptions {
+        target_sqnr_db: Some(target),
+        ..AutoOptions::default()
+    };
+    let (q, report, rep) = auto_quantize(&model, &stats, &samples, &opts, &auto).expect("ok");
+    assert_eq!(rep.target_reached, Some(true), "{rep:?}");
+    assert!(rep.sqnr_db.expect("measured") >= target);
+    assert!(!rep.int16_ops.is_empty());
+    assert!(
+        q.subgraphs[0]
+            .tensors
+            .iter()
+            .any(|t| t.dtype == TensorType::INT16),
+        "an int16 tensor"
+    );
+    assert!(report.warnings.iter().any(|w| w.contains("--auto")));
+    // Without a target nothing moves (int8 only).
+    assert!(int8.int16_ops.is_empty() && int8.target_reached.is_none());
+}
+
+#[test]
+fn refuses_other_modes_and_missing_samples() {
+    let model = add_relu();
+    let samples = vec![vec![vec![0.5f32; 8]]];
+    let stats = calibrate(&model, &samples);
+    let opts = QuantizeOptions {
+        mode: Mode::Int16x8,
+        ..QuantizeOptions::default()
+    };
+    let e = auto_quantize(&model, &stats, &samples, &opts, &AutoOptions::default())
+        .expect_err("int8 only");
+    assert!(e.to_string().contains("--auto"), "{e}");
+    let e = auto_quantize(
+        &model,
+        &stats,
+        &[],
+        &QuantizeOptions::default(),
+        &AutoOptions::default(),
+    )
+    .expect_err("no samples");
+    assert!(e.to_string().contains("samples"), "{e}");
+}

@@ -1,0 +1,135 @@
+//! `zeropoint quantize --auto` as a user runs it, on golden models: the output SQNR against the
+//! float model (measured with `zeropoint compare` on the golden's held-out test inputs, and as
+//! the report gives it on the calibration samples `--auto` scored) is not below the default's. The `--auto` models
+//! are left in `target/quantized/auto/`, where `tests/tools/check_quantized.py` loads and runs
+//! them in stock LiteRT (BUILTIN_REF) and requires our engine's bits.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn zeropoint(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zeropoint"))
+        .args(args)
+        .output()
+        .expect("the zeropoint binary runs")
+}
+
+fn path(p: PathBuf) -> String {
+    p.to_str().expect("utf-8 path").to_string()
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The SQNR `zeropoint compare` measures on the last tensor computed (a graph output: the only
+/// one of fuse_residual_block, the last of mlp's two).
+fn output_sqnr(float: &str, quant: &str, input: &str, json: &str) -> f64 {
+    let out = zeropoint(&["compare", float, quant, "--input", input, "--json", json]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let c: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(json).expect("compare json")).expect("json");
+    let rows = c["tensors"].as_array().or(c.as_array()).expect("rows");
+    // The graph output is the last tensor in execution order that exists in both models.
+    let last = rows.last().expect("a row");
+    last["sqnr_db"].as_f64().unwrap_or(f64::INFINITY)
+}
+
+fn check_case(case: &str) {
+    let g = repo().join("tests/golden").join(case);
+    let float = path(g.join("model_float.tflite"));
+    let calib = path(g.join("calib.npy"));
+    let held_out = path(g.join("input_0.npy"));
+    let dir = repo().join("target/quantized/auto");
+    std::fs::create_dir_all(&dir).expect("target/quantized/auto");
+    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_auto");
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let default = path(scratch.join(format!("{case}_default.tflite")));
+    let auto = path(dir.join(format!("{case}_int8_floatio.tflite")));
+    let report = path(scratch.join(format!("{case}_auto.json")));
+    let base = ["quantize", &float, "--data", &calib, "--io", "float"];
+    let out = zeropoint(&[&base[..], &["-o", &default]].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = zeropoint(&[&base[..], &["--auto", "--report", &report, "-o", &auto]].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--auto: output SQNR"),
+        "{}",
+        text(&out.stderr)
+    );
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).expect("report")).expect("json");
+    let a = &r["auto"];
+    // The first 16 calibration samples (fuse_residual_block has 12).
+    assert!(
+        (1..=16).contains(&a["samples"].as_u64().unwrap_or(0)),
+        "{a}"
+    );
+    assert_eq!(
+        a["int16_ops"].as_array().map(Vec::len),
+        Some(0),
+        "int8 only"
+    );
+    let cmp = path(scratch.join(format!("{case}_cmp.json")));
+    let (d, x) = (
+        output_sqnr(&float, &default, &held_out, &cmp),
+        output_sqnr(&float, &auto, &held_out, &cmp),
+    );
+    eprintln!("{case}: held-out output SQNR default {d:.2} dB, --auto {x:.2} dB; {a}");
+    assert!(
+        x >= d,
+        "{case}: --auto {x} dB < default {d} dB on the held-out inputs"
+    );
+    // On the samples it scored, --auto never loses to the TF-compatible model.
+    let tf = a["tf_compatible_sqnr_db"].as_f64().expect("finite");
+    let ours = a["sqnr_db"].as_f64().expect("finite");
+    assert!(ours >= tf, "{ours} < {tf}");
+}
+
+#[test]
+fn auto_is_never_below_the_default_on_golden_models() {
+    for case in ["mlp", "fuse_residual_block"] {
+        check_case(case);
+    }
+}
+
+#[test]
+fn auto_needs_data_and_int8() {
+    let g = repo().join("tests/golden/mlp");
+    let float = path(g.join("model_float.tflite"));
+    let o = path(Path::new(env!("CARGO_TARGET_TMPDIR")).join("auto_refused.tflite"));
+    let out = zeropoint(&[
+        "quantize",
+        &float,
+        "--stats",
+        &path(g.join("model_calibrated.tflite")),
+        "--auto",
+        "-o",
+        &o,
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("--auto"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = zeropoint(&[
+        "quantize",
+        &float,
+        "--data",
+        &path(g.join("calib.npy")),
+        "--mode",
+        "int16x8",
+        "--auto",
+        "-o",
+        &o,
+    ]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("--auto") && err.lines().count() <= 2, "{err}");
+}
