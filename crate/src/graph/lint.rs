@@ -152,6 +152,9 @@ pub fn warnings(model: &Model) -> Vec<String> {
                     capped_list("tensor", &bad)
                 ));
             }
+            if let Some(why) = options_problem(op) {
+                out.push(format!("{}: {why}", at()));
+            }
             if let Some(f) = fused_activation(&op.options)
                 && !is_clamp_activation(f)
             {
@@ -213,6 +216,41 @@ pub fn warnings(model: &Model) -> Vec<String> {
         }
     }
     out
+}
+
+/// What is odd about an operator's options table, as LiteRT reads it: one of another type than
+/// the operator's own, or none where LiteRT's zeroed defaults differ from the schema's (see
+/// [`crate::ops::litert_options`]). `None` when the table is the operator's own.
+fn options_problem(op: &super::Operator) -> Option<String> {
+    use crate::tflite::schema::BuiltinOptions as O;
+    let kind = crate::ops::litert_options::options_kind(op.code.op())?;
+    let found = op.options.builtin_options_type();
+    let name = |k: O| {
+        k.variant_name()
+            .map_or_else(|| format!("#{}", k.0), str::to_string)
+    };
+    if found == kind {
+        None
+    } else if found == O::NONE {
+        matches!(
+            kind,
+            O::Conv2DOptions | O::DepthwiseConv2DOptions | O::AddOptions | O::SubOptions
+        )
+        .then(|| {
+            format!(
+                "no {}: run with LiteRT's defaults (every field zero, which is not the \
+                 schema's default here), as LiteRT does",
+                name(kind)
+            )
+        })
+    } else {
+        Some(format!(
+            "options of type {} where the operator reads {}: run with LiteRT's defaults (every \
+             field zero), as LiteRT does, and kept as found",
+            name(found),
+            name(kind)
+        ))
+    }
 }
 
 /// The constants of subgraph `si` that an operator overwrites and that LiteRT runs consistently,
