@@ -185,6 +185,17 @@ pub fn warnings(model: &Model) -> Vec<String> {
                 ));
             }
         }
+        for r in super::rewrites::find(model, si) {
+            out.push(format!(
+                "subgraph {si}, tensor {} '{}': written by {} and again by {}: each reader sees \
+                 the latest write and the graph outputs the last, as in LiteRT (the quantizer \
+                 refuses it)",
+                r.tensor,
+                sg.tensors[r.tensor].name,
+                super::rewrites::writer_name(model, si, r.before),
+                super::rewrites::writer_name(model, si, Some(r.op))
+            ));
+        }
         for (ti, oi) in overwritten_constants(model, si) {
             out.push(format!(
                 "subgraph {si}, tensor {ti} '{}': a constant that operator {oi} ({}) computes: \
