@@ -8,7 +8,8 @@
 //! these tests write (`target/tmp/options_of_another_type/*.tflite`): the ADD with a RELU in its
 //! own options, given ReshapeOptions instead, returned [-2, 4] for x = [-1, 2] (no RELU); the
 //! SOFTMAX given ReshapeOptions ran with beta 0 and returned [0.5, 0.5]; the CONV_2D given
-//! ReshapeOptions was refused ("params->stride_height > 0 was not true"), as here.
+//! ReshapeOptions was refused ("params->stride_height > 0 was not true"), as here; the 16x8
+//! SOFTMAX given ReshapeOptions returned 8192 (1/4) four times.
 
 use std::path::{Path, PathBuf};
 
@@ -199,4 +200,45 @@ fn add_without_options_is_warned_about_its_zeroed_defaults() {
         "{warnings:?}"
     );
     assert_eq!(run(&model, [-1.0, 2.0]).expect("runs"), [-2.0, 4.0]);
+}
+
+#[test]
+fn int16_softmax_with_reshape_options_runs_with_beta_zero() {
+    // 16x8 SOFTMAX: input scale 0.01, output 1/32768, zero points 0. With ReshapeOptions LiteRT
+    // runs it with beta 0: a zero multiplier, every exponent exp(0), a uniform output (its
+    // values checked with ai_edge_litert 2.3 on the file this test writes).
+    let mut model = one_op(
+        "softmax16_reshape_options",
+        BuiltinOperator::SOFTMAX,
+        vec![0],
+        reshape_options(),
+        vec![],
+    );
+    let sg = &mut model.subgraphs[0];
+    for (t, scale) in sg.tensors.iter_mut().zip([0.01f32, 1.0 / 32768.0]) {
+        t.dtype = TensorType::INT16;
+        t.shape = Some(vec![1, 4]);
+        t.quantization = Some(zeropoint::graph::Quantization {
+            scale: Some(vec![scale]),
+            zero_point: Some(vec![0]),
+            ..Default::default()
+        });
+    }
+    let bytes = tflite::write(&model).expect("writes");
+    std::fs::write(scratch("softmax16_reshape_options.tflite"), &bytes).expect("write model");
+    let mut it = Interpreter::new(&model).expect("prepares");
+    let x: Vec<u8> = [-300i16, 0, 5, 1200]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    it.set_input(0, &x).expect("input");
+    it.invoke().expect("runs");
+    let y: Vec<i16> = it
+        .output(0)
+        .expect("output")
+        .bytes
+        .chunks_exact(2)
+        .map(|b| i16::from_le_bytes([b[0], b[1]]))
+        .collect();
+    assert_eq!(y, [8192i16; 4], "LiteRT BUILTIN_REF's output");
 }
