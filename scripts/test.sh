@@ -103,6 +103,12 @@ run mutate target/py-check/bin/python tests/tools/mutate.py --zeropoint target/d
   --count "${ZP_MUTANTS:-1000}" --seed 1 --report artifacts/mutation.md --allow wrote-invalid
 count "mutation harness" "$(plain_passed "$logs/mutate.log")"
 
+step "Bomb set: huge outputs, long chains, endless loops, deep nesting (tests/tools/mutation/bombs.py)"
+# Each built at test time and run under a 1.5 GB address-space cap; fails on an outcome, wall
+# time or peak RSS other than the one listed for it (about 30 s).
+run bombs target/py-check/bin/python tests/tools/bombs.py --zeropoint target/debug/zeropoint
+count "bomb set" "$(plain_passed "$logs/bombs.log")"
+
 step "browser e2e (Debian Chromium, Playwright)"
 run vite-build npx vite build --logLevel warn
 run e2e node tests/e2e/run.mjs

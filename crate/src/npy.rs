@@ -179,29 +179,35 @@ pub fn write(w: impl Write, dtype: Dtype, shape: &[usize], data: &[u8]) -> std::
             ),
         ));
     }
-    let dims: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
-    macro_rules! write_as {
-        ($t:ty, $from:expr) => {{
-            use npyz::WriterBuilder;
-            let mut writer = npyz::WriteOptions::<$t>::new()
-                .default_dtype()
-                .shape(&dims)
-                .writer(w)
-                .begin_nd()?;
-            writer.extend(le_values(data, $from))?;
-            writer.finish()
-        }};
+    // The header as npyz and numpy write it (a trailing comma after every dimension, padded with
+    // spaces so the data starts at a multiple of 64 bytes), then the data in one write: the
+    // elements are already little-endian (BOOL normalised to 0 / 1).
+    let dims: String = shape.iter().map(|d| format!("{d}, ")).collect();
+    let order = if dtype.size() == 1 { '|' } else { '<' };
+    let mut header = format!(
+        "{{'descr': '{order}{}', 'fortran_order': False, 'shape': ({dims}), }}",
+        dtype.code()
+    );
+    let pad = (64 - (10 + header.len() + 1) % 64) % 64;
+    header.extend(std::iter::repeat_n(' ', pad));
+    header.push('\n');
+    let len = u16::try_from(header.len()).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("shape {shape:?} makes a header longer than 65535 bytes"),
+        )
+    })?;
+    let mut w = std::io::BufWriter::new(w);
+    w.write_all(b"\x93NUMPY\x01\x00")?;
+    w.write_all(&len.to_le_bytes())?;
+    w.write_all(header.as_bytes())?;
+    if dtype == Dtype::Bool {
+        let bytes: Vec<u8> = data.iter().map(|&b| u8::from(b != 0)).collect();
+        w.write_all(&bytes)?;
+    } else {
+        w.write_all(data)?;
     }
-    match dtype {
-        Dtype::F32 => write_as!(f32, f32::from_le_bytes),
-        Dtype::F64 => write_as!(f64, f64::from_le_bytes),
-        Dtype::I8 => write_as!(i8, i8::from_le_bytes),
-        Dtype::U8 => write_as!(u8, u8::from_le_bytes),
-        Dtype::I16 => write_as!(i16, i16::from_le_bytes),
-        Dtype::I32 => write_as!(i32, i32::from_le_bytes),
-        Dtype::I64 => write_as!(i64, i64::from_le_bytes),
-        Dtype::Bool => write_as!(bool, |[b]: [u8; 1]| b != 0),
-    }
+    w.flush()
 }
 
 /// Little-endian element bytes → values (a trailing partial element is ignored).

@@ -352,3 +352,54 @@ fn version_ranges_are_litert_default_resolvers() {
         assert_eq!(e.versions, (1, i32::MAX), "{}", e.name());
     }
 }
+
+/// `ops::litert_options::options_kind` (the table the lint expects each operator to carry) is
+/// the table TF's converter writes for that operator, in every shipped model; operators whose
+/// prepare reads no options carry only tables without fields.
+#[test]
+fn options_kinds_are_the_tables_tf_writes() {
+    use zeropoint::ops::litert_options::options_kind;
+    use zeropoint::tflite::schema::BuiltinOptions;
+    let mut wrong = BTreeSet::new();
+    let mut unread = BTreeSet::new();
+    for path in zeropoint_tests::shipped_models() {
+        let bytes = std::fs::read(&path).expect("model readable");
+        let model = zeropoint::tflite::read(&bytes).expect("shipped model reads");
+        for op in model.subgraphs.iter().flat_map(|s| &s.operators) {
+            let found = op.options.builtin_options_type();
+            if found == BuiltinOptions::NONE {
+                continue;
+            }
+            let name = found.variant_name().unwrap_or("?");
+            match options_kind(op.code.op()) {
+                Some(k) if k == found => {}
+                Some(k) => {
+                    wrong.insert(format!(
+                        "{}: TF writes {name}, options_kind says {:?}",
+                        op.code.name(),
+                        k.variant_name()
+                    ));
+                }
+                None => {
+                    unread.insert(format!("{} {name}", op.code.name()));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    // Tables without fields: nothing to read.
+    let empty_tables = [
+        "EXP ExpOptions",
+        "LOG_SOFTMAX LogSoftmaxOptions",
+        "NEG NegOptions",
+        "PAD PadOptions",
+        "SELECT SelectOptions",
+        "SELECT_V2 SelectV2Options",
+        "SQUARE SquareOptions",
+    ];
+    let unread: Vec<&str> = unread.iter().map(String::as_str).collect();
+    assert_eq!(
+        unread, empty_tables,
+        "operators with options the engine never reads"
+    );
+}

@@ -144,6 +144,9 @@ pub struct StepInfo {
 /// What the engine knows about one tensor after preparation.
 #[derive(Debug, Clone)]
 struct Slot {
+    /// The tensor's index in the model's subgraph (a tensor written twice has one slot per
+    /// write, reported to observers under the model's index: `graph::rewrites`).
+    model_index: usize,
     name: String,
     dtype: TensorType,
     shape: Vec<usize>,

@@ -157,6 +157,11 @@ impl Interpreter {
         allocate: bool,
     ) -> Result<Self> {
         let max_tensor = limits.max_tensor_bytes;
+        // A tensor written twice: each later write gets its own tensor (graph::rewrites).
+        let split = crate::graph::rewrites::split(model, index);
+        let (model, rewrites) = split
+            .as_ref()
+            .map_or((model, &[][..]), |(m, r)| (m, r.as_slice()));
         let sg = model
             .subgraphs
             .get(index)
@@ -521,6 +526,25 @@ impl Interpreter {
                             bad_output = true;
                             continue;
                         }
+                        if let Some((_, r)) = rewrites.iter().find(|(new, _)| *new == o)
+                            && shapes[r.tensor].as_ref() != Some(&spec.shape)
+                        {
+                            let before =
+                                crate::graph::rewrites::writer_name(model, index, r.before);
+                            issues.push(issue(
+                                IssueKind::Invalid,
+                                format!("output {k} '{}'", sg.tensors[o].name),
+                                format!(
+                                    "{before} writes this tensor too, with shape {:?} where this \
+                                     one computes {:?} (LiteRT keeps one buffer for both)",
+                                    shapes[r.tensor].as_deref().unwrap_or_default(),
+                                    spec.shape
+                                ),
+                            ));
+                            shapes[o] = None;
+                            bad_output = true;
+                            continue;
+                        }
                         if byte_len(&spec.shape, spec.dtype, max_tensor).is_none() {
                             issues.push(issue(
                                 IssueKind::Invalid,
@@ -683,6 +707,10 @@ impl Interpreter {
 
         let slots: Vec<Slot> = (0..n)
             .map(|t| Slot {
+                model_index: rewrites
+                    .iter()
+                    .find(|(new, _)| *new == t)
+                    .map_or(t, |(_, r)| r.tensor),
                 name: sg.tensors[t].name.clone(),
                 dtype: dtypes[t],
                 shape: shapes[t].clone().unwrap_or_default(),

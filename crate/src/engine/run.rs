@@ -59,7 +59,11 @@ impl Interpreter {
             let arena: &[u8] = bytemuck::cast_slice(&self.arena);
             for d in &self.inputs {
                 if let Some(Region::Arena { start, len }) = slots[d.id.0].region {
-                    observer(sg, d.id.0, view(slots, d.id.0, &arena[start..start + len]));
+                    observer(
+                        sg,
+                        slots[d.id.0].model_index,
+                        view(slots, d.id.0, &arena[start..start + len]),
+                    );
                 }
             }
         }
@@ -73,7 +77,7 @@ impl Interpreter {
             }
             if let Some(t) = step.output {
                 let out: &[u8] = io.output();
-                observer(sg, t, view(slots, t, out));
+                observer(sg, slots[t].model_index, view(slots, t, out));
             }
             // Further outputs of a multi-output operator, one evaluation each.
             for (k, &(t, start, len)) in step.more.iter().enumerate() {
@@ -85,7 +89,7 @@ impl Interpreter {
                     return Err(e);
                 }
                 let out: &[u8] = io.output();
-                observer(sg, t, view(slots, t, out));
+                observer(sg, slots[t].model_index, view(slots, t, out));
             }
         }
         Ok(())

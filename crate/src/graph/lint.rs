@@ -152,6 +152,9 @@ pub fn warnings(model: &Model) -> Vec<String> {
                     capped_list("tensor", &bad)
                 ));
             }
+            if let Some(why) = options_problem(op) {
+                out.push(format!("{}: {why}", at()));
+            }
             if let Some(f) = fused_activation(&op.options)
                 && !is_clamp_activation(f)
             {
@@ -181,6 +184,17 @@ pub fn warnings(model: &Model) -> Vec<String> {
                     super::dtype::dtype_name(t.dtype)
                 ));
             }
+        }
+        for r in super::rewrites::find(model, si) {
+            out.push(format!(
+                "subgraph {si}, tensor {} '{}': written by {} and again by {}: each reader sees \
+                 the latest write and the graph outputs the last, as in LiteRT (the quantizer \
+                 refuses it)",
+                r.tensor,
+                sg.tensors[r.tensor].name,
+                super::rewrites::writer_name(model, si, r.before),
+                super::rewrites::writer_name(model, si, Some(r.op))
+            ));
         }
         for (ti, oi) in overwritten_constants(model, si) {
             out.push(format!(
@@ -213,6 +227,41 @@ pub fn warnings(model: &Model) -> Vec<String> {
         }
     }
     out
+}
+
+/// What is odd about an operator's options table, as LiteRT reads it: one of another type than
+/// the operator's own, or none where LiteRT's zeroed defaults differ from the schema's (see
+/// [`crate::ops::litert_options`]). `None` when the table is the operator's own.
+fn options_problem(op: &super::Operator) -> Option<String> {
+    use crate::tflite::schema::BuiltinOptions as O;
+    let kind = crate::ops::litert_options::options_kind(op.code.op())?;
+    let found = op.options.builtin_options_type();
+    let name = |k: O| {
+        k.variant_name()
+            .map_or_else(|| format!("#{}", k.0), str::to_string)
+    };
+    if found == kind {
+        None
+    } else if found == O::NONE {
+        matches!(
+            kind,
+            O::Conv2DOptions | O::DepthwiseConv2DOptions | O::AddOptions | O::SubOptions
+        )
+        .then(|| {
+            format!(
+                "no {}: run with LiteRT's defaults (every field zero, which is not the \
+                 schema's default here), as LiteRT does",
+                name(kind)
+            )
+        })
+    } else {
+        Some(format!(
+            "options of type {} where the operator reads {}: run with LiteRT's defaults (every \
+             field zero), as LiteRT does, and kept as found",
+            name(found),
+            name(kind)
+        ))
+    }
 }
 
 /// The constants of subgraph `si` that an operator overwrites and that LiteRT runs consistently,

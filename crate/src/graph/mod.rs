@@ -16,6 +16,7 @@
 pub mod dtype;
 pub mod lint;
 mod model;
+pub mod rewrites;
 pub mod shapes;
 pub mod sparse;
 pub mod summary;

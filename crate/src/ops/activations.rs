@@ -350,7 +350,9 @@ fn prepare_int_unary(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResu
             let Some(&depth) = input.shape.last() else {
                 return Err(ctx.invalid(input.describe(), "SOFTMAX needs rank ≥ 1"));
             };
-            if !beta.is_finite() || beta <= 0.0 {
+            // Beta 0 (e.g. zeroed options, `ops::litert_options`) is defined for int16: the
+            // multiplier is 0, every exponent exp(0), the output uniform, as LiteRT computes it.
+            if !beta.is_finite() || beta < 0.0 || (beta == 0.0 && !int16) {
                 return Err(
                     ctx.unsupported(String::new(), format!("quantized SOFTMAX with beta {beta}"))
                 );

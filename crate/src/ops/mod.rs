@@ -19,6 +19,7 @@ mod fast;
 pub mod fully_connected;
 mod io;
 pub mod layout;
+pub mod litert_options;
 pub mod lstm;
 pub mod lstm_int;
 pub mod math;
@@ -430,23 +431,7 @@ impl<'a> PrepareCtx<'a> {
     }
 }
 
-/// Extracts a builtin options table, or the schema defaults when the operator has none.
-/// A table of the wrong kind is an invalid model.
-macro_rules! options {
-    ($ctx:expr, $variant:ident, $ty:ty) => {
-        match &$ctx.op.options {
-            $crate::graph::BuiltinOptionsT::$variant(o) => {
-                Ok::<$ty, $crate::error::OpIssue>((**o).clone())
-            }
-            $crate::graph::BuiltinOptionsT::NONE => Ok(<$ty>::default()),
-            _ => Err($ctx.invalid(
-                String::new(),
-                concat!("options are not ", stringify!($variant)),
-            )),
-        }
-    };
-}
-pub(crate) use options;
+pub(crate) use litert_options::options;
 
 /// Output size and leading padding of one spatial axis, as LiteRT's `ComputeOutSize` and
 /// `ComputePaddingWithOffset` define them: SAME → `ceil(in / stride)`, VALID →

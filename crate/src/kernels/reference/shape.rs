@@ -195,19 +195,23 @@ impl PadParams {
 }
 
 /// PAD / PADV2. Mirrors LiteRT `reference_ops::Pad`: output elements inside the copied block
-/// take the input, the others take `pad_value`.
+/// take the input, the others take `pad_value`. Written as a fill and one copy per input row
+/// (the innermost dim), so a huge padded output costs a memset, not a per-element index walk.
 pub fn pad<T: Copy>(p: &PadParams, pad_value: T, input: &[T], output: &mut [T]) {
-    let in_strides = strides_of(&p.in_dims[..p.rank]);
-    walk(p.out_dims(), |o, idx| {
-        let mut i = 0usize;
+    output.fill(pad_value);
+    let rank = p.rank;
+    let Some(last) = rank.checked_sub(1) else {
+        output.copy_from_slice(input);
+        return;
+    };
+    let out_strides = strides_of(p.out_dims());
+    let row = p.in_dims[last];
+    walk(&p.in_dims[..last], |r, idx| {
+        let mut o = p.before[last];
         for (k, &x) in idx.iter().enumerate() {
-            if x < p.before[k] || x - p.before[k] >= p.in_dims[k] {
-                output[o] = pad_value;
-                return;
-            }
-            i += (x - p.before[k]) * in_strides[k];
+            o += (x + p.before[k]) * out_strides[k];
         }
-        output[o] = input[i];
+        output[o..o + row].copy_from_slice(&input[r * row..(r + 1) * row]);
     });
 }
 

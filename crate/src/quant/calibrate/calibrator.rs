@@ -96,6 +96,7 @@ impl Calibrator {
                 ),
             });
         }
+        crate::graph::rewrites::refuse(model)?;
         let interp = Interpreter::with_options(model, limits, kernels)?;
         let n = model.subgraphs.first().map_or(0, |sg| sg.tensors.len());
         let inputs = interp.inputs().len();

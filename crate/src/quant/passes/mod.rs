@@ -177,6 +177,7 @@ pub struct QuantizeOptions {
 fn check_graph(model: &Model) -> Result<()> {
     use crate::engine::{Interpreter, Limits};
     use crate::error::IssueKind;
+    crate::graph::rewrites::refuse(model)?;
     match Interpreter::check(model, &Limits::default()) {
         Err(Error::CannotRun { issues }) => {
             let invalid: Vec<_> = issues
