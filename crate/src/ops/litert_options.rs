@@ -20,9 +20,10 @@ use crate::tflite::schema::{
     DepthwiseConv2DOptionsT, DivOptionsT, FullyConnectedOptionsT, GatherOptionsT, GeluOptionsT,
     IfOptionsT, L2NormOptionsT, LeakyReluOptionsT, MirrorPadOptionsT, MulOptionsT, PackOptionsT,
     Pool2DOptionsT, ReducerOptionsT, ReshapeOptionsT, ResizeBilinearOptionsT,
-    ResizeNearestNeighborOptionsT, SoftmaxOptionsT, SpaceToDepthOptionsT, SplitOptionsT,
-    SplitVOptionsT, SqueezeOptionsT, StridedSliceOptionsT, SubOptionsT, TransposeConvOptionsT,
-    UnidirectionalSequenceLSTMOptionsT, UnpackOptionsT, VarHandleOptionsT, WhileOptionsT,
+    ResizeNearestNeighborOptionsT, SequenceRNNOptionsT, SoftmaxOptionsT, SpaceToDepthOptionsT,
+    SplitOptionsT, SplitVOptionsT, SqueezeOptionsT, StridedSliceOptionsT, SubOptionsT,
+    TransposeConvOptionsT, UnidirectionalSequenceLSTMOptionsT, UnpackOptionsT, VarHandleOptionsT,
+    WhileOptionsT,
 };
 
 /// The options LiteRT runs an operator with when its file gives none of the right type: the
@@ -62,6 +63,7 @@ zero_defaults!(
     ReshapeOptionsT,
     ResizeBilinearOptionsT,
     ResizeNearestNeighborOptionsT,
+    SequenceRNNOptionsT,
     SoftmaxOptionsT,
     SpaceToDepthOptionsT,
     SplitOptionsT,
@@ -169,6 +171,7 @@ pub fn options_kind(op: Op) -> Option<BuiltinOptions> {
         Op::RESIZE_BILINEAR => O::ResizeBilinearOptions,
         Op::RESIZE_NEAREST_NEIGHBOR => O::ResizeNearestNeighborOptions,
         Op::UNIDIRECTIONAL_SEQUENCE_LSTM => O::UnidirectionalSequenceLSTMOptions,
+        Op::UNIDIRECTIONAL_SEQUENCE_RNN => O::SequenceRNNOptions,
         Op::WHILE => O::WhileOptions,
         Op::IF => O::IfOptions,
         Op::VAR_HANDLE => O::VarHandleOptions,
