@@ -81,7 +81,9 @@ pub struct Variant {
     pub model: PathBuf,
     /// One `.npy` per model input, in subgraph input order, dtype as the model takes it.
     pub inputs: Vec<PathBuf>,
-    /// One `.npy` per model output: LiteRT `BUILTIN_REF` (reference kernels), the target.
+    /// One `.npy` per model output: LiteRT `BUILTIN_REF` (reference kernels), the target; for
+    /// an operator BUILTIN_REF does not register, the case's `expected_resolver` says which
+    /// resolver ran it (the model run op by op: BUILTIN_REF wherever it has the op).
     pub expected: Vec<PathBuf>,
     /// What "matches" means for this variant.
     pub tolerance: Tolerance,
