@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from . import models, op_cases, op_cases_math, op_cases_layout, op_cases_shapeops, op_cases_logic, op_cases_split, op_cases_fusion, op_cases_matmul, models_vit  # noqa: F401 - registers the cases, in this order
+from . import models, op_cases, op_cases_math, op_cases_layout, op_cases_shapeops, op_cases_logic, op_cases_split, op_cases_fusion, op_cases_matmul, op_cases_calib, models_vit  # noqa: F401 - registers the cases, in this order
 from .activation_split import tf_quantize
 from .frameworks import tf
 from .litert import (

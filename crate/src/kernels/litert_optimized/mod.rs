@@ -15,6 +15,7 @@
 //! kernels stay the specification of the float engine.
 
 pub mod activations;
+pub mod contraction;
 pub mod conv;
 pub mod eigen;
 pub mod fully_connected;
