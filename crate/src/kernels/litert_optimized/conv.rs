@@ -1,22 +1,52 @@
 //! CONV_2D and DEPTHWISE_CONV_2D as LiteRT's optimized float kernels compute them.
 //!
 //! - CONV_2D (`conv.cc`, `kMultithreadOptimized`: Eigen's spatial convolution, a tensor
-//!   contraction; with dilation, `optimized_ops::Conv`: im2col + `cpu_backend_gemm`): both are
-//!   Eigen's `gebp_kernel` over the `out_c × pixels` product of the filter (`out_c × k`) and the
-//!   im2col matrix (`k × pixels`, `k` ordered filter row, filter column, input channel, padding
-//!   taps included as zeros), summed as [`eigen::gebp_dot`] does for the element's row and column
-//!   kind; then `AddBiasAndEvalActivationFunction` / `BiasAndClamp` adds the bias and clamps.
+//!   contraction on Eigen's thread pool; with dilation or a non-constant filter,
+//!   `optimized_ops::Conv`: im2col + `cpu_backend_gemm`): Eigen's `gebp_kernel` over the
+//!   `out_c × pixels` product of the filter (`out_c × k`) and the im2col matrix (`k × pixels`,
+//!   `k` ordered filter row, filter column, input channel, padding taps included as zeros), each
+//!   element summed as the [`Plan`] of the product says (how Eigen cuts `k` and the blocks; see
+//!   [`super::contraction`]); then `AddBiasAndEvalActivationFunction` / `BiasAndClamp` adds the
+//!   bias and clamps.
 //! - DEPTHWISE_CONV_2D (`optimized_ops::DepthwiseConv`, the generic row accumulator on x86): the
 //!   accumulator starts at the bias (`DepthwiseConvInitAccBuffer`), then adds each filter tap's
 //!   product, filter rows outer, columns inner, skipping taps in the padding; then clamps.
 
-use super::eigen::{self, GebpRow};
+use super::contraction::{CALIBRATOR_CACHES, CALIBRATOR_THREADS, Plan, Rhs};
 use crate::kernels::reference::conv::ConvParams;
 
-/// CONV_2D (float, not grouped). `column` is scratch of at least `filter_h · filter_w · in_c`
-/// floats (one im2col column).
+/// The summation plan of a CONV_2D under TF's calibrator: Eigen's thread-pool contraction when
+/// LiteRT runs its multithreaded kernel (`filter_constant`, dilation 1), otherwise the one
+/// `gebp` block of the single-threaded im2col path.
+pub fn conv2d_plan(p: &ConvParams, filter_constant: bool) -> Plan {
+    let k = p.filter_h * p.filter_w * p.in_c;
+    let pixels = p.batches * p.out_h * p.out_w;
+    if !filter_constant || p.dilation_h != 1 || p.dilation_w != 1 {
+        return Plan::single(k, p.out_c, pixels);
+    }
+    let one_by_one = p.filter_h == 1 && p.filter_w == 1 && p.stride_h == 1 && p.stride_w == 1;
+    let whole_input =
+        p.filter_h == p.in_h && p.filter_w == p.in_w && p.pad_top == 0 && p.pad_left == 0;
+    let rhs = if one_by_one || whole_input {
+        Rhs::Matrix
+    } else {
+        Rhs::ImagePatches
+    };
+    Plan::tensor_contraction(
+        p.out_c,
+        pixels,
+        k,
+        rhs,
+        CALIBRATOR_THREADS,
+        &CALIBRATOR_CACHES,
+    )
+}
+
+/// CONV_2D (float, not grouped), each element summed as `plan` says ([`conv2d_plan`]).
+/// `column` is scratch of at least `filter_h · filter_w · in_c` floats (one im2col column).
 pub fn conv2d(
     p: &ConvParams,
+    plan: &Plan,
     input: &[f32],
     filter: &[f32],
     bias: Option<&[f32]>,
@@ -26,7 +56,6 @@ pub fn conv2d(
     let depth = p.filter_h * p.filter_w * p.in_c;
     let column = &mut column[..depth];
     let pixels = p.batches * p.out_h * p.out_w;
-    let panel_end = pixels / 4 * 4;
     let mut j = 0usize;
     for b in 0..p.batches {
         for out_y in 0..p.out_h {
@@ -55,7 +84,7 @@ pub fn conv2d(
                 let out = &mut output[j * p.out_c..(j + 1) * p.out_c];
                 for (oc, o) in out.iter_mut().enumerate() {
                     let row = &filter[oc * depth..(oc + 1) * depth];
-                    let sum = eigen::gebp_dot(row, column, GebpRow::of(oc, p.out_c), j < panel_end);
+                    let sum = plan.dot(row, column, (oc, p.out_c), (j, pixels));
                     let bias_value = bias.map_or(0.0, |bias| bias[oc]);
                     *o = p.act.apply(sum + bias_value);
                 }

@@ -11,10 +11,15 @@
 //! LiteRT kernel it mirrors and the order it reproduces; operators whose optimized kernel computes
 //! the same bits as the reference one are not here (the engine uses the reference kernel).
 //!
+//! TF's calibrator runs LiteRT with its default thread count, which gives Eigen a pool of 4
+//! threads: a CONV_2D with a constant filter is then summed in the order Eigen's thread-pool
+//! tensor contraction gives it, which [`contraction`] reproduces from the shape alone.
+//!
 //! These kernels exist for calibration only (`KernelSet::LiteRtOptimized`); the reference
 //! kernels stay the specification of the float engine.
 
 pub mod activations;
+pub mod contraction;
 pub mod conv;
 pub mod eigen;
 pub mod fully_connected;

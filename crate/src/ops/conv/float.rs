@@ -4,6 +4,7 @@
 
 use crate::graph::TensorType;
 use crate::kernels::litert_optimized;
+use crate::kernels::litert_optimized::contraction::Plan;
 use crate::kernels::reference::conv::{self, ConvParams};
 use crate::ops::{Kernel, OpIo, PrepareCtx, TensorInfo};
 
@@ -11,15 +12,17 @@ use crate::ops::{Kernel, OpIo, PrepareCtx, TensorInfo};
 pub(super) struct Conv2d {
     pub(super) p: ConvParams,
     pub(super) filter_in_c: usize,
-    /// One im2col column when mirroring LiteRT's optimized kernel (`KernelSet::LiteRtOptimized`).
-    pub(super) litert_optimized: Option<Vec<f32>>,
+    /// When mirroring LiteRT's optimized kernel (`KernelSet::LiteRtOptimized`): the summation
+    /// plan and one im2col column.
+    pub(super) litert_optimized: Option<(Plan, Vec<f32>)>,
 }
 
 impl Kernel for Conv2d {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let (input, filter, bias) = (io.f32_in(0), io.f32_in(1), io.opt_f32_in(2));
-        if let Some(column) = &mut self.litert_optimized {
-            litert_optimized::conv::conv2d(&self.p, input, filter, bias, io.f32_out(), column);
+        if let Some((plan, column)) = &mut self.litert_optimized {
+            let out = io.f32_out();
+            litert_optimized::conv::conv2d(&self.p, plan, input, filter, bias, out, column);
             return;
         }
         conv::conv2d(&self.p, self.filter_in_c, input, filter, bias, io.f32_out());

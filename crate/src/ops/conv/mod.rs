@@ -185,18 +185,29 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             && litert_optimized::simd::PREFERRED
             && fic == ic
             && let Some((w, b)) = const_f32_weights(ctx, &filter, 2)
-            && let Some((k, scratch)) = Conv2dTf::new(&p, &w, b.as_deref())
+            && let Some((k, scratch)) = Conv2dTf::new(
+                &p,
+                litert_optimized::conv::conv2d_plan(&p, true),
+                &w,
+                b.as_deref(),
+            )
         {
             return Ok(Prepared::f32(shape, Fast::new(k, scratch)));
         }
+        // LiteRT's optimized kernels do not group: grouped convolutions run the reference.
+        let optimized = ctx.litert_optimized() && fic == ic;
+        let filter_constant = filter.data.is_some();
         return Ok(Prepared::f32(
             shape,
             Conv2d {
                 p,
                 filter_in_c: fic,
-                // LiteRT's optimized kernels do not group: grouped convolutions run the reference.
-                litert_optimized: (ctx.litert_optimized() && fic == ic)
-                    .then(|| vec![0.0; fh * fw * ic]),
+                litert_optimized: optimized.then(|| {
+                    (
+                        litert_optimized::conv::conv2d_plan(&p, filter_constant),
+                        vec![0.0; fh * fw * ic],
+                    )
+                }),
             },
         ));
     }

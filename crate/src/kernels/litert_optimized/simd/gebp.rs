@@ -8,6 +8,7 @@
 //! columns (pixels, batch rows) after the last whole 4-column panel; the GEMV of a single batch
 //! row keeps eight packet accumulators per lane as [`eigen::gemv_row_dot`] does.
 
+use super::super::contraction::{Block, Plan};
 use super::super::eigen::{self, GebpRow};
 use super::{act_bounds, clamp, pad_bias, store_f32};
 use crate::kernels::PackedKernel;
@@ -44,12 +45,6 @@ impl PackedRows {
 
     fn group(&self, g: usize) -> &[[f32; 4]] {
         &self.data[g * self.depth..(g + 1) * self.depth]
-    }
-
-    /// The kind of every row of group `g` (Eigen's partition is in multiples of 4 rows up to the
-    /// leftover rows, which form the last group).
-    fn kind(&self, g: usize) -> GebpRow {
-        GebpRow::of(g * 4, self.rows)
     }
 }
 
@@ -204,9 +199,64 @@ fn leftover(w: &[[f32; 4]], col: &[f32]) -> V128 {
     c
 }
 
+/// Whether group `g` sums every chunk of `blk` in order (a 16-row panel, a column outside a
+/// 4-column panel, or Eigen's GEMV).
+fn sequential(plan: &Plan, blk: &Block, g: usize, rows: usize, (j, n): (usize, usize)) -> bool {
+    let (row, in_panel) = blk.kind(4 * g, rows, j, n);
+    plan.gemv() || row == GebpRow::Pair || !in_panel
+}
+
+/// The `k` chunks of a block: `kc` at a time over `k0..k1`.
+fn chunks(blk: &Block) -> impl Iterator<Item = (usize, usize)> + '_ {
+    (blk.k0..blk.k1)
+        .step_by(blk.kc.max(1))
+        .map(|k0| (k0, (k0 + blk.kc).min(blk.k1)))
+}
+
+/// `acc += 0 + part` lane by lane, as [`Plan::dot`] adds each chunk's `gebp` result.
+#[inline(always)]
+fn accumulate(acc: &mut [V128; 4], part: &[V128; 4]) {
+    let zero = V128::splat_f32(0.0);
+    for (a, p) in acc.iter_mut().zip(part) {
+        *a = a.f32x4_add(zero.f32x4_add(*p));
+    }
+}
+
+/// The per-block sums added as [`combine`](super::super::contraction::combine) adds them.
+fn combine(sums: &[[V128; 4]]) -> [V128; 4] {
+    std::array::from_fn(|i| match sums {
+        [b0, b1, b2, b3] => b0[i].f32x4_add(b1[i]).f32x4_add(b2[i].f32x4_add(b3[i])),
+        _ => {
+            let mut s = sums.first().map_or(V128::splat_f32(0.0), |b| b[i]);
+            for b in sums.iter().skip(1) {
+                s = s.f32x4_add(b[i]);
+            }
+            s
+        }
+    })
+}
+
+/// Group `g` against four columns over `k0..k1`, in the order of the group's kind.
+fn group_chunk(
+    lhs: &PackedRows,
+    g: usize,
+    cols: [&[f32]; 4],
+    (k0, k1): (usize, usize),
+    (row, in_panel): (GebpRow, bool),
+) -> [V128; 4] {
+    let w = &lhs.group(g)[k0..k1];
+    let cols = cols.map(|c| &c[k0..k1]);
+    match (row, in_panel) {
+        (GebpRow::Pair, _) | (_, false) => seq1(w, cols),
+        (GebpRow::Single, true) => even_odd(w, cols),
+        (GebpRow::Leftover, true) => cols.map(|c| leftover(w, c)),
+    }
+}
+
 /// The product of every row of `lhs` with `n ≤ 4` columns `cols` (unused ones any slice of the
 /// same length), `out[(first + i) · rows + r] = act((0 + Σ) + bias[r])` as the scalar kernels
-/// write it. `in_panel`: the columns are in one of Eigen's 4-column panels.
+/// write it, each sum in the order `plan` gives element `(r, first + i)` of a product with
+/// `total` columns.
 #[allow(clippy::too_many_arguments)]
 fn gebp_columns(
     lhs: &PackedRows,
@@ -214,9 +264,9 @@ fn gebp_columns(
     (min, max): (V128, V128),
     cols: [&[f32]; 4],
     n: usize,
-    in_panel: bool,
+    plan: &Plan,
+    (first, total): (usize, usize),
     out: &mut [f32],
-    first: usize,
 ) {
     let rows = lhs.rows;
     let groups = lhs.groups();
@@ -229,33 +279,43 @@ fn gebp_columns(
             store_f32(v, out, (first + i) * rows + 4 * g, lanes);
         }
     };
-    let kind = |g: usize| {
-        if in_panel { lhs.kind(g) } else { GebpRow::Pair }
-    };
+    let blocks = plan.blocks();
+    let at = (first, total);
     let mut g = 0;
     while g < groups {
-        match kind(g) {
-            GebpRow::Pair if g + 1 < groups && kind(g + 1) == GebpRow::Pair => {
-                let (a, b) = seq2(lhs.group(g), lhs.group(g + 1), cols);
-                store(out, g, &a);
-                store(out, g + 1, &b);
-                g += 2;
+        let mut sa = [[zero; 4]; 4];
+        if g + 1 < groups
+            && blocks
+                .iter()
+                .all(|b| sequential(plan, b, g, rows, at) && sequential(plan, b, g + 1, rows, at))
+        {
+            // Two groups summed in order share the columns' loads.
+            let mut sb = [[zero; 4]; 4];
+            for (bi, blk) in blocks.iter().enumerate() {
+                for (k0, k1) in chunks(blk) {
+                    let cs = cols.map(|c| &c[k0..k1]);
+                    let (a, b) = seq2(&lhs.group(g)[k0..k1], &lhs.group(g + 1)[k0..k1], cs);
+                    accumulate(&mut sa[bi], &a);
+                    accumulate(&mut sb[bi], &b);
+                }
             }
-            GebpRow::Pair => {
-                store(out, g, &seq1(lhs.group(g), cols));
-                g += 1;
-            }
-            GebpRow::Single => {
-                store(out, g, &even_odd(lhs.group(g), cols));
-                g += 1;
-            }
-            GebpRow::Leftover => {
-                let w = lhs.group(g);
-                let sums = cols.map(|c| leftover(w, c));
-                store(out, g, &sums);
-                g += 1;
+            store(out, g, &combine(&sa[..blocks.len()]));
+            store(out, g + 1, &combine(&sb[..blocks.len()]));
+            g += 2;
+            continue;
+        }
+        for (bi, blk) in blocks.iter().enumerate() {
+            let kind = if plan.gemv() {
+                (GebpRow::Pair, false)
+            } else {
+                blk.kind(4 * g, rows, first, total)
+            };
+            for range in chunks(blk) {
+                accumulate(&mut sa[bi], &group_chunk(lhs, g, cols, range, kind));
             }
         }
+        store(out, g, &combine(&sa[..blocks.len()]));
+        g += 1;
     }
 }
 
@@ -277,6 +337,7 @@ fn copy_floats(dst: &mut [f32], src: &[f32]) {
 #[derive(Debug, Clone)]
 pub struct Conv2dTf {
     p: ConvParams,
+    plan: Plan,
     lhs: PackedRows,
     bias: Vec<[f32; 4]>,
 }
@@ -288,10 +349,12 @@ pub struct Conv2dTfScratch {
 }
 
 impl Conv2dTf {
-    /// Packs the filter (`[out_c, filter_h, filter_w, in_c]`) and bias. `None` when the data
-    /// does not match the shapes.
+    /// Packs the filter (`[out_c, filter_h, filter_w, in_c]`) and bias; sums as `plan` says
+    /// ([`conv2d_plan`](super::super::conv::conv2d_plan)). `None` when the data does not match
+    /// the shapes.
     pub fn new(
         p: &ConvParams,
+        plan: Plan,
         filter: &[f32],
         bias: Option<&[f32]>,
     ) -> Option<(Self, Conv2dTfScratch)> {
@@ -303,6 +366,7 @@ impl Conv2dTf {
         Some((
             Conv2dTf {
                 p: *p,
+                plan,
                 lhs,
                 bias: pad_bias(bias, p.out_c),
             },
@@ -389,9 +453,9 @@ impl PackedKernel for Conv2dTf {
                     bounds,
                     cols,
                     n,
-                    n == 4,
+                    &self.plan,
+                    (first, pixels),
                     output,
-                    first,
                 );
                 first += n;
                 continue;
@@ -413,9 +477,9 @@ impl PackedKernel for Conv2dTf {
                 bounds,
                 [c0, c1, c2, c3],
                 n,
-                n == 4,
+                &self.plan,
+                (first, pixels),
                 output,
-                first,
             );
             first += n;
         }
@@ -428,6 +492,8 @@ impl PackedKernel for Conv2dTf {
 #[derive(Debug, Clone)]
 pub struct FullyConnectedTf {
     p: FullyConnectedParams,
+    /// One `gebp` block over the whole product (Eigen's matrix product in `cpu_backend_gemm`).
+    plan: Plan,
     weights: Vec<f32>,
     lhs: PackedRows,
     bias: Vec<[f32; 4]>,
@@ -443,6 +509,7 @@ impl FullyConnectedTf {
         }
         Some(FullyConnectedTf {
             p: *p,
+            plan: Plan::single(p.accum_depth, p.out_c, p.batches),
             weights: weights.to_vec(),
             lhs: PackedRows::new(weights, p.out_c, p.accum_depth)?,
             bias: pad_bias(bias, p.out_c),
@@ -511,7 +578,6 @@ impl PackedKernel for FullyConnectedTf {
             self.gemv(&input[..d], &mut output[..p.out_c], bounds);
             return;
         }
-        let panel_end = p.batches / 4 * 4;
         let mut first = 0;
         while first < p.batches {
             let n = (p.batches - first).min(4);
@@ -522,9 +588,9 @@ impl PackedKernel for FullyConnectedTf {
                 bounds,
                 [col(0), col(1), col(2), col(3)],
                 n,
-                first < panel_end,
+                &self.plan,
+                (first, p.batches),
                 output,
-                first,
             );
             first += n;
         }

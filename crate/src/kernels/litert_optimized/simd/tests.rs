@@ -10,6 +10,7 @@
 use super::depthwise::DepthwiseTf;
 use super::gebp::{Conv2dTf, FullyConnectedTf};
 use crate::kernels::PackedKernel;
+use crate::kernels::litert_optimized::contraction::Plan;
 use crate::kernels::litert_optimized::{conv, fully_connected};
 use crate::kernels::reference::ActivationRange;
 use crate::kernels::reference::conv::ConvParams;
@@ -107,8 +108,15 @@ fn bits(v: &[f32]) -> Vec<u32> {
         .collect()
 }
 
-/// CONV_2D: the SIMD kernel equals [`conv::conv2d`].
+/// CONV_2D: the SIMD kernel equals [`conv::conv2d`] (the filter constant or not at random: the
+/// two summation plans).
 pub(crate) fn check_conv(c: &Case) {
+    check_conv_plan(c, None);
+}
+
+/// [`check_conv`] with the filter constant (Eigen's thread-pool plan) when `constant` says so;
+/// returns the plan.
+fn check_conv_plan(c: &Case, constant: Option<bool>) -> Plan {
     let mut rng = fastrand::Rng::with_seed(c.seed ^ 0xc0);
     let p = c.params(c.out_c, act(&mut rng));
     let specials = rng.u8(0..4) == 0;
@@ -119,11 +127,23 @@ pub(crate) fn check_conv(c: &Case) {
     let n_out = p.batches * p.out_h * p.out_w * p.out_c;
     let mut want = vec![0f32; n_out];
     let mut column = vec![0f32; depth];
-    conv::conv2d(&p, &input, &filter, bias.as_deref(), &mut want, &mut column);
-    let (k, mut s) = Conv2dTf::new(&p, &filter, bias.as_deref()).expect("conv prepares");
+    // The plan of a constant filter: Eigen's thread-pool partition (k shards, blocks, GEMV).
+    let random_constant = rng.bool();
+    let plan = conv::conv2d_plan(&p, constant.unwrap_or(random_constant));
+    conv::conv2d(
+        &p,
+        &plan,
+        &input,
+        &filter,
+        bias.as_deref(),
+        &mut want,
+        &mut column,
+    );
+    let (k, mut s) = Conv2dTf::new(&p, plan, &filter, bias.as_deref()).expect("conv prepares");
     let mut got = vec![0f32; n_out];
     k.run(&input, &mut got, &mut s);
     assert_eq!(bits(&got), bits(&want), "{c:?}");
+    plan
 }
 
 /// DEPTHWISE_CONV_2D (multiplier 1): the SIMD kernel equals [`conv::depthwise_conv2d`].
@@ -172,6 +192,50 @@ pub(crate) fn check_fully_connected(batches: usize, depth: usize, units: usize, 
 const CHANNELS: [usize; 14] = [1, 2, 3, 4, 5, 7, 8, 12, 15, 16, 17, 20, 27, 35];
 /// Depths around the 8-wide packets and the 2-wide pairs.
 const DEPTHS: [usize; 13] = [1, 2, 3, 7, 8, 9, 15, 16, 17, 24, 31, 33, 65];
+
+/// The partitions of Eigen's thread-pool contraction (the calibration goldens' shapes): k in 3
+/// and 4 blocks, `kc` 320 over columns, the GEMV of one pixel; SIMD equals scalar on each.
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn thread_pool_partitions_match_the_scalar_kernels() {
+    let conv3 = |hw: usize, in_c: usize, out_c: usize, stride: usize, seed: u64| Case {
+        batches: 1,
+        in_hw: (hw, hw),
+        in_c,
+        out_c,
+        filter: (3, 3),
+        stride: (stride, stride),
+        dilation: (1, 1),
+        pad: (1, 1),
+        out_hw: (hw.div_ceil(stride), hw.div_ceil(stride)),
+        seed,
+    };
+    // (case, blocks, GEMV)
+    let cases = [
+        (conv3(17, 32, 24, 2, 1), 3, false),
+        (conv3(6, 128, 40, 1, 2), 4, false),
+        (conv3(8, 64, 70, 1, 3), 1, false),
+        (conv3(1, 256, 12, 1, 4), 1, true),
+        (
+            Case {
+                filter: (1, 1),
+                pad: (0, 0),
+                ..conv3(1, 200, 47, 1, 5)
+            },
+            1,
+            true,
+        ),
+    ];
+    for (c, blocks, gemv) in cases {
+        let plan = check_conv_plan(&c, Some(true));
+        assert_eq!((plan.blocks().len(), plan.gemv()), (blocks, gemv), "{c:?}");
+    }
+    // The k = 576 product is cut into gebp calls of 320 and 256.
+    assert_eq!(
+        check_conv_plan(&conv3(8, 64, 70, 1, 3), Some(true)).blocks()[0].kc,
+        320
+    );
+}
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
