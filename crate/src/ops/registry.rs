@@ -18,8 +18,8 @@ use super::properties::{
 };
 use super::{
     PrepareFn, activations, batch_matmul, compare, control_flow, conv, detection, elementwise,
-    fully_connected, layout, lstm, math, mediapipe, normalize, pool, quantize, reduce, resize,
-    shape, shape_ops, split, variables,
+    fully_connected, layout, lstm, math, mediapipe, mediapipe_landmarks, normalize, pool, quantize,
+    reduce, resize, shape, shape_ops, split, variables,
 };
 use crate::graph::BuiltinOperator as Op;
 use crate::graph::OpCode;
@@ -372,6 +372,9 @@ pub const OPS: &[OpEntry] = &[
     row!(custom "TFLite_Detection_PostProcess", detection::prepare_detection_postprocess, F, &["box encodings", "class predictions", "anchors"], "UINT8 box encodings / scores / anchors dequantized inside the op (float arithmetic), as LiteRT"),
     // ops/mediapipe.rs
     row!(custom "Convolution2DTransposeBias", mediapipe::prepare_transpose_conv_bias, F, &["input", "weights", "bias"], "float only (MediaPipe's kernel: the sum starts at the bias)"),
+    row!(custom "Landmarks2TransformMatrix", mediapipe_landmarks::prepare_landmarks_to_transform_matrix, F, &["landmarks"], "float only, version 2 (MediaPipe's kernel: rotation from two landmarks, box from a subset)"),
+    row!(custom "TransformTensorBilinear", mediapipe_landmarks::prepare_transform_tensor_bilinear, F, &["input", "matrix"], "float only, version 2 (MediaPipe's kernel: bilinear sampling, zero outside)"),
+    row!(custom "TransformLandmarks", mediapipe_landmarks::prepare_transform_landmarks, F, &["landmarks", "matrix"], "float only, version 2 (MediaPipe's kernel: x, y through the matrix, z copied)"),
     // Known to the quantizer (TF 2.21's properties), no kernel yet. LiteRT 2.3 registers ELU
     // version 1 only, so an int8 ELU is written as version 1 (TF 2.21's converter keeps a
     // calibrated ELU float and version 1).
