@@ -150,3 +150,101 @@ fn bad_options_are_typed_errors() {
         );
     }
 }
+
+/// Loads case `name`'s model, changes it with `edit`, and returns what loading it gives.
+fn edited(name: &str, edit: impl FnOnce(&mut zeropoint::graph::Model)) -> Result<(), String> {
+    let bytes = std::fs::read(root().join(name).join("model.tflite")).expect("model");
+    let mut m = tflite::read(&bytes).expect("model");
+    edit(&mut m);
+    Interpreter::new(&m).map(|_| ()).map_err(|e| e.to_string())
+}
+
+/// Tensor `t` of the single-op model's subgraph gets shape `shape`.
+fn reshape(m: &mut zeropoint::graph::Model, t: usize, shape: &[i32]) {
+    m.subgraphs[0].tensors[t].shape = Some(shape.to_vec());
+}
+
+#[test]
+fn landmark_ops_reject_bad_options_and_shapes() {
+    type Edit = Box<dyn FnOnce(&mut zeropoint::graph::Model)>;
+    let ttb_options = {
+        let bytes = std::fs::read(root().join("ttb_crop").join("model.tflite")).expect("ttb model");
+        let m = tflite::read(&bytes).expect("ttb model");
+        m.subgraphs[0].operators[0].custom_options.clone()
+    };
+    let cases: Vec<(&str, &str, Edit, &str)> = vec![
+        // Version 1 is another operator (4-D input, other options).
+        (
+            "l2m_lips",
+            "Landmarks2TransformMatrix",
+            Box::new(|m| m.subgraphs[0].operators[0].code.version = 1),
+            "version 1",
+        ),
+        (
+            "l2m_lips",
+            "Landmarks2TransformMatrix",
+            Box::new(|m| m.subgraphs[0].operators[0].custom_options = None),
+            "custom options: 0 bytes",
+        ),
+        // A map without subset_idxs (TransformTensorBilinear's options).
+        (
+            "l2m_lips",
+            "Landmarks2TransformMatrix",
+            Box::new(move |m| m.subgraphs[0].operators[0].custom_options = ttb_options),
+            "subset_idxs is missing",
+        ),
+        // 10 landmarks: subset index 17 would be read past them.
+        (
+            "l2m_lips",
+            "Landmarks2TransformMatrix",
+            Box::new(|m| reshape(m, 0, &[1, 10, 3])),
+            "subset_idxs[1] = 17",
+        ),
+        (
+            "l2m_lips",
+            "Landmarks2TransformMatrix",
+            Box::new(|m| reshape(m, 0, &[1, 40, 2])),
+            "[1, landmarks, 3]",
+        ),
+        // The declared output disagrees with output_height 16.
+        (
+            "ttb_crop",
+            "TransformTensorBilinear",
+            Box::new(|m| reshape(m, 2, &[1, 15, 16, 8])),
+            "output_height 16",
+        ),
+        (
+            "ttb_crop",
+            "TransformTensorBilinear",
+            Box::new(|m| reshape(m, 1, &[1, 3, 4])),
+            "transform matrix shape [1, 3, 4]",
+        ),
+        (
+            "ttb_crop",
+            "TransformTensorBilinear",
+            Box::new(|m| reshape(m, 0, &[2, 24, 20, 8])),
+            "(batch 1)",
+        ),
+        (
+            "tl_xyz",
+            "TransformLandmarks",
+            Box::new(|m| reshape(m, 0, &[1, 30, 4])),
+            "[1, landmarks, 2 or 3]",
+        ),
+        (
+            "tl_xyz",
+            "TransformLandmarks",
+            Box::new(|m| m.subgraphs[0].operators[0].code.version = 1),
+            "version 1",
+        ),
+    ];
+    for (name, op, edit, says) in cases {
+        let err = edited(name, edit).expect_err("rejected");
+        assert!(err.contains(op) && err.contains(says), "{name}: {err}");
+    }
+    assert_eq!(
+        edited("l2m_lips", |_| ()),
+        Ok(()),
+        "the unedited model loads"
+    );
+}
