@@ -159,8 +159,8 @@ pub fn landmarks_to_transform_matrix(
     step([
         scale_x, 0.0, 0.0, 0.0, 0.0, scale_y, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
     ]);
-    // `-1.0 * (output_width / 2.0)` in double, stored as float.
-    let shift = |v: i32| (-1.0 * (f64::from(v) / 2.0)) as f32;
+    // `-1.0 * (output_width / 2.0)` in double (the same as negating), stored as float.
+    let shift = |v: i32| (-(f64::from(v) / 2.0)) as f32;
     step(translate(shift(p.output_width), shift(p.output_height)));
     out[..16].copy_from_slice(&t);
 }
