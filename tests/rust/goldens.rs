@@ -62,9 +62,13 @@ const NO_GOLDEN_YET: &[&str] = &[
     // ssd_detector, built with TF's schema API and compared with LiteRT bit for bit
     // (`tests/rust/realworld/detection.rs`).
     "TFLite_Detection_PostProcess",
-    // MediaPipe's custom operator: TF cannot write it and LiteRT cannot run it, so its goldens
-    // are single-op models run by MediaPipe itself (`tests/mediapipe/`, `tests/rust/mediapipe.rs`).
+    // MediaPipe's custom operators: TF cannot write them and LiteRT cannot run them, so their
+    // goldens are single-op models run by MediaPipe itself (`tests/mediapipe/`,
+    // `tests/rust/mediapipe.rs`).
     "Convolution2DTransposeBias",
+    "Landmarks2TransformMatrix",
+    "TransformTensorBilinear",
+    "TransformLandmarks",
     // TF's converter writes the fused LSTM only from Keras 2 (tf_keras) layers, which the golden
     // generator does not build: the realworld model lstm_fused (two fused LSTMs, tf_keras) checks
     // it against LiteRT bit for bit (`tests/rust/realworld/lstm.rs`).

@@ -1,5 +1,6 @@
 """MediaPipe's models as shipped in the mediapipe 0.10.14 wheel (BlazeFace face_detection_short_range,
-pose_detection, selfie_segmentation and its landscape variant with the custom op `Convolution2DTransposeBias`): our float run
+pose_detection, selfie_segmentation and its landscape variant with the custom op `Convolution2DTransposeBias`,
+face_landmark_with_attention with `Landmarks2TransformMatrix`, `TransformTensorBilinear`, `TransformLandmarks`): our float run
 against the real tool, TF 2.21's int8 of each run by our engine against LiteRT's BUILTIN_REF, and
 our int8 quantization against TF's on the same calibration data (output SQNR of both against the
 float model). Prints a Markdown table; with --readme also writes it into the README between its
@@ -225,8 +226,9 @@ def custom_op_alone(model: bytes, k: int) -> bytes:
     return one_op(inp, list(w.shape), int(padding), (int(sw), int(sh)), w, b)
 
 
-def run_mediapipe(model: Path, x) -> list:
-    """MediaPipe's own run of a one-output model (see mediapipe/mediapipe_run.py), per sample."""
+def run_mediapipe(model: Path, x, n_out: int = 1) -> list:
+    """MediaPipe's own run of a one-input model (see mediapipe/mediapipe_run.py), per sample: its
+    n_out outputs, each [samples, dim 1 of the input, -1] for one output, else [samples, -1]."""
     import numpy as np
 
     from mediapipe.make_goldens import mp_python
@@ -235,10 +237,13 @@ def run_mediapipe(model: Path, x) -> list:
     outs = []
     for s in range(len(x)):
         np.save(CACHE / "_mp_in.npy", x[s])
-        subprocess.run([py, HERE / "mediapipe" / "mediapipe_run.py", model, CACHE / "_mp_in.npy",
-                        CACHE / "_mp_out.npy"], check=True, capture_output=True)
-        outs.append(np.load(CACHE / "_mp_out.npy").reshape(x.shape[1:2] + (-1,)))
-    return [np.stack(outs)]
+        subprocess.run([py, HERE / "mediapipe" / "mediapipe_run.py", model, str(n_out), CACHE / "_mp_out.npz",
+                        CACHE / "_mp_in.npy"], check=True, capture_output=True)
+        got = np.load(CACHE / "_mp_out.npz")
+        outs.append([got[f"out{k}"] for k in range(n_out)])
+    if n_out == 1:
+        return [np.stack([o[0] for o in outs]).reshape((len(x),) + x.shape[1:2] + (-1,))]
+    return [np.stack([o[k] for o in outs]) for k in range(n_out)]
 
 
 def agreement(got: list, want: list) -> str:
@@ -304,6 +309,73 @@ def quantize_both(zp: str, out: Path, tag: str, src: Path, f32: bytes, calib: Pa
     return ours_q, tf_path
 
 
+FACE = "mediapipe/modules/face_landmark/face_landmark_with_attention.tflite"
+LANDMARK_OPS = ("Landmarks2TransformMatrix", "TransformTensorBilinear", "TransformLandmarks")
+
+
+def around_custom_ops(model: Path) -> str:
+    """How a (quantized) model feeds its MediaPipe landmark operators: the types of their
+    inputs and outputs and the operators producing / consuming them, counted."""
+    from collections import Counter
+
+    from goldens.frameworks import tfl_schema
+
+    m = tfl_schema.ModelT.InitFromPackedBuf(model.read_bytes(), 0)
+    sg = m.subgraphs[0]
+
+    def name(op):
+        oc = m.operatorCodes[op.opcodeIndex]
+        if oc.customCode is not None:
+            return bytes(oc.customCode).decode()
+        code = max(oc.builtinCode, oc.deprecatedBuiltinCode)
+        return next(k for k, v in vars(tfl_schema.BuiltinOperator).items() if v == code)
+
+    producer = {int(t): op for op in sg.operators for t in op.outputs}
+    seen = Counter()
+    for op in sg.operators:
+        if name(op) not in LANDMARK_OPS:
+            continue
+        for t in op.inputs:
+            p = producer.get(int(t))
+            dtype = next(k for k, v in vars(tfl_schema.TensorType).items() if v == sg.tensors[t].type)
+            seen[f"in {dtype} from {name(p) if p else 'graph'}"] += 1
+        for t in op.outputs:
+            users = [name(u) for u in sg.operators if int(t) in [int(i) for i in u.inputs]]
+            seen[f"out to {'/'.join(sorted(set(users)))}"] += 1
+    return ", ".join(f"{k}: {v}" for k, v in sorted(seen.items()))
+
+
+def face_landmark(zp: str, out: Path) -> dict:
+    """face_landmark_with_attention: our float run against MediaPipe's (all 7 outputs); our int8
+    quantization (the landmark operators kept float) run by our engine, SQNR against our float."""
+    import numpy as np
+
+    out.mkdir(parents=True, exist_ok=True)
+    fetch(FACE)
+    src = CACHE / Path(FACE).name
+    x = images(16, 192, 192, 0.0, 1.0)
+    np.save(out / "calib.npy", x)
+    np.save(out / "test.npy", x[:4])
+    ours = run_ours(zp, src, out / "test.npy", out / "ours_float")
+    ref = run_mediapipe(src, x[:4], n_out=len(ours))
+    names = output_names(src)
+    per = []
+    for n, g, w in zip(names, ours, ref):
+        g, w = g.reshape(len(w), -1), w.reshape(len(w), -1)
+        d = np.abs(g.astype(np.float64) - w)
+        per.append(f"{n}: {agreement([g], [w])}, max rel {float(d.max() / np.abs(w).max()):.2g}")
+    row = {"model": "face_landmark_with_attention", "float": "; ".join(per)}
+    q = out / "ours_int8_floatio.tflite"
+    r = subprocess.run([zp, "quantize", str(src), "--data", str(out / "calib.npy"), "--mode", "int8", "--io",
+                        "float", "-o", str(q)], capture_output=True, text=True)
+    if r.returncode != 0:
+        row["sqnr_ours"] = "quantize failed: " + (r.stderr or r.stdout).strip().splitlines()[-1][:200]
+        return row
+    row["around"] = around_custom_ops(q)
+    row["sqnr_ours"] = sqnr(ours, run_ours(zp, q, out / "test.npy", out / "ours_q"), names)
+    return row
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--zeropoint", required=True, help="the zeropoint binary")
@@ -320,6 +392,11 @@ def main() -> int:
 
     zp = args.zeropoint
     rows = []
+    if not args.only or "face_landmark_with_attention" in args.only:
+        face = face_landmark(zp, Path(args.out_dir) / "face_landmark_with_attention")
+        face["tf"] = ("not compared (TF's calibrator cannot run the custom ops); ours keeps the landmark ops "
+                      f"float: {face.pop('around', '-')}")
+        rows.append(face)
     for name, (member, (lo, hi)) in MODELS.items():
         if args.only and name not in args.only:
             continue

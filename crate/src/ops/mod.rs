@@ -24,6 +24,7 @@ pub mod lstm;
 pub mod lstm_int;
 pub mod math;
 pub mod mediapipe;
+pub mod mediapipe_landmarks;
 pub mod normalize;
 pub mod pool;
 pub mod properties;

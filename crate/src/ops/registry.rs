@@ -18,8 +18,8 @@ use super::properties::{
 };
 use super::{
     PrepareFn, activations, batch_matmul, compare, control_flow, conv, detection, elementwise,
-    embedding, fully_connected, layout, lstm, math, mediapipe, normalize, pool, quantize, reduce,
-    resize, rnn, shape, shape_ops, split, variables,
+    embedding, fully_connected, layout, lstm, math, mediapipe, mediapipe_landmarks, normalize,
+    pool, quantize, reduce, resize, rnn, shape, shape_ops, split, variables,
 };
 use crate::graph::BuiltinOperator as Op;
 use crate::graph::OpCode;
@@ -382,6 +382,9 @@ pub const OPS: &[OpEntry] = &[
     row!(custom "TFLite_Detection_PostProcess", detection::prepare_detection_postprocess, F, &["box encodings", "class predictions", "anchors"], "UINT8 box encodings / scores / anchors dequantized inside the op (float arithmetic), as LiteRT"),
     // ops/mediapipe.rs
     row!(custom "Convolution2DTransposeBias", mediapipe::prepare_transpose_conv_bias, F, &["input", "weights", "bias"], "float only (MediaPipe's kernel: the sum starts at the bias)"),
+    row!(custom "Landmarks2TransformMatrix", mediapipe_landmarks::prepare_landmarks_to_transform_matrix, F, &["landmarks"], "float only, version 2 (MediaPipe's kernel: rotation from two landmarks, box from a subset)"),
+    row!(custom "TransformTensorBilinear", mediapipe_landmarks::prepare_transform_tensor_bilinear, F, &["input", "matrix"], "float only, version 2 (MediaPipe's kernel: bilinear sampling, zero outside)"),
+    row!(custom "TransformLandmarks", mediapipe_landmarks::prepare_transform_landmarks, F, &["landmarks", "matrix"], "float only, version 2 (MediaPipe's kernel: x, y through the matrix, z copied)"),
 ];
 
 /// The table row of the builtin `op`, if Zeropoint knows it (custom operators' rows are found

@@ -1,8 +1,9 @@
-//! A small reader for the one FlexBuffers shape custom operators' options take in practice: a
-//! root map from keys to scalars (`TFLite_Detection_PostProcess`: `{"max_detections": 10,
-//! "nms_iou_threshold": 0.6, "use_regular_nms": false, …}`). Only maps of scalars (null, int,
-//! uint, float, bool, and their indirect forms) are read; any other value is reported when asked
-//! for. Every offset and width is checked against the bytes, so hostile options give an error,
+//! A small reader for the FlexBuffers shapes custom operators' options take in practice: a root
+//! map from keys to scalars (`TFLite_Detection_PostProcess`: `{"max_detections": 10,
+//! "nms_iou_threshold": 0.6, "use_regular_nms": false, …}`) and typed vectors of integers
+//! (MediaPipe's `Landmarks2TransformMatrix`: `"subset_idxs": [61, 146, …]`). Only scalars (null,
+//! int, uint, float, bool, and their indirect forms) and typed int/uint vectors are read; any
+//! other value is reported when asked for. Every offset and width is checked against the bytes, so hostile options give an error,
 //! never a panic.
 //!
 //! The layout (FlexBuffers, as `flexbuffers.h` writes it): the last byte is the root's byte
@@ -71,6 +72,9 @@ const INDIRECT_INT: u8 = 6;
 const INDIRECT_UINT: u8 = 7;
 const INDIRECT_FLOAT: u8 = 8;
 const MAP: u8 = 9;
+const VECTOR: u8 = 10;
+const VECTOR_INT: u8 = 11;
+const VECTOR_UINT: u8 = 12;
 const BOOL: u8 = 26;
 
 /// A root map of a FlexBuffers buffer, read lazily: [`Map::get`] finds a key and decodes its
@@ -217,11 +221,79 @@ impl<'a> Map<'a> {
         Ok(None)
     }
 
+    /// The typed integer vector at `key` (`flexbuffers.h`'s `AsTypedVector` of int or uint
+    /// elements, each as `AsInt64` reads it): `Ok(None)` when the map has no such key, an error
+    /// when the entry is malformed or another type (an untyped vector, which `AsTypedVector`
+    /// reads as empty, included).
+    pub fn get_ints(&self, key: &str) -> Result<Option<Vec<i64>>, String> {
+        for i in 0..self.len {
+            let k = self
+                .key(i)
+                .ok_or_else(|| format!("key {i} of the map is out of range"))?;
+            if k == key.as_bytes() {
+                return self.int_vector(i).map(Some);
+            }
+        }
+        Ok(None)
+    }
+
+    /// Decodes value `i` as a typed int or uint vector.
+    fn int_vector(&self, i: usize) -> Result<Vec<i64>, String> {
+        let (ty, child_width) = self.packed_type(i);
+        let signed = match ty {
+            VECTOR_INT => true,
+            VECTOR_UINT => false,
+            VECTOR => {
+                return Err(format!(
+                    "value {i} is an untyped vector (FlexBuffers type {VECTOR}), not a typed \
+                     vector of ints (type {VECTOR_INT})"
+                ));
+            }
+            other => {
+                return Err(format!(
+                    "value {i} is of FlexBuffers type {other}, not a typed vector of ints"
+                ));
+            }
+        };
+        let bad = || format!("vector {i} of the map is out of range");
+        let b = self.buf;
+        let start = follow(b, self.data + i * self.width, self.width).ok_or_else(bad)?;
+        let len_at = start.checked_sub(child_width).ok_or_else(bad)?;
+        let len = usize::try_from(read_uint(b, len_at, child_width).ok_or_else(bad)?)
+            .map_err(|_| bad())?;
+        let end = len
+            .checked_mul(child_width)
+            .and_then(|n| n.checked_add(start))
+            .ok_or_else(bad)?;
+        if end > b.len() {
+            return Err(format!(
+                "a vector of {len} elements does not fit in {} bytes",
+                b.len()
+            ));
+        }
+        (0..len)
+            .map(|k| {
+                let at = start + k * child_width;
+                if signed {
+                    read_int(b, at, child_width)
+                } else {
+                    read_uint(b, at, child_width).map(|v| v as i64)
+                }
+                .ok_or_else(bad)
+            })
+            .collect()
+    }
+
+    /// The type and child byte width of value `i` (bounds were checked at [`Map::root`]).
+    fn packed_type(&self, i: usize) -> (u8, usize) {
+        let packed = self.buf[self.data + self.len * self.width + i];
+        (packed >> 2, width_of(packed))
+    }
+
     /// Decodes value `i` (bounds were checked at [`Map::root`]).
     fn value(&self, i: usize) -> Result<Scalar, String> {
         let at = self.data + i * self.width;
-        let packed = self.buf[self.data + self.len * self.width + i];
-        let (ty, child_width) = (packed >> 2, width_of(packed));
+        let (ty, child_width) = self.packed_type(i);
         let w = self.width;
         let bad = || format!("value {i} of the map is out of range");
         let b = self.buf;
@@ -286,6 +358,45 @@ mod tests {
         assert_eq!(Scalar::Float(2.9).as_i64(), Some(2));
         assert_eq!(Scalar::Int(7).as_f32(), Some(7.0));
         assert_eq!(Scalar::Null.as_bool(), None);
+    }
+
+    /// `{"a": 3, "u": [5, 6, 70000], "v": [1, -2, 300], "w": [1, 2]}` from the same writer's
+    /// `Builder`: `u` and `v` typed int vectors (`TypedVectorFromElements`: 4- and 2-byte
+    /// elements), `w` an untyped vector (`VectorFromElements`).
+    const VECTORS: &[u8] = &[
+        97, 0, 117, 0, 3, 0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0, 112, 17, 1, 0, 118, 0, 3, 0, 1, 0, 254,
+        255, 44, 1, 119, 0, 2, 1, 2, 4, 4, 4, 38, 37, 20, 11, 4, 1, 4, 3, 38, 23, 15, 4, 46, 45,
+        40, 8, 36, 1,
+    ];
+
+    #[test]
+    fn reads_typed_int_vectors() {
+        let m = Map::root(VECTORS).expect("map");
+        assert_eq!(m.get("a"), Ok(Some(Scalar::Int(3))));
+        assert_eq!(m.get_ints("u"), Ok(Some(vec![5, 6, 70000])));
+        assert_eq!(m.get_ints("v"), Ok(Some(vec![1, -2, 300])));
+        assert_eq!(m.get_ints("zz"), Ok(None));
+        assert!(
+            m.get_ints("w")
+                .expect_err("untyped")
+                .contains("untyped vector")
+        );
+        assert!(m.get_ints("a").expect_err("scalar").contains("type 1"));
+        assert!(m.get("u").expect_err("vector").contains("not a scalar"));
+        for n in 0..VECTORS.len() {
+            for cut in [&VECTORS[n..], &VECTORS[..n]] {
+                let _ = Map::root(cut).map(|m| m.get_ints("u"));
+            }
+            for b in [0u8, 1, 2, 3, 7, 0x7f, 0xff] {
+                let mut s = VECTORS.to_vec();
+                s[n] = b;
+                if let Ok(m) = Map::root(&s) {
+                    for k in ["u", "v", "w"] {
+                        let _ = m.get_ints(k);
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,6 +1,8 @@
-"""Goldens for MediaPipe's custom operator `Convolution2DTransposeBias`: single-op float models
-built with LiteRT's flatbuffer object API, run by MediaPipe itself (the 0.10.14 wheel's
+"""Goldens for MediaPipe's custom operators (`Convolution2DTransposeBias`, and version 2 of
+`Landmarks2TransformMatrix`, `TransformTensorBilinear`, `TransformLandmarks`): single-op float
+models built with LiteRT's flatbuffer object API, run by MediaPipe itself (the 0.10.14 wheel's
 InferenceCalculator with MediaPipe's op resolver, TFLite CPU kernels: `mediapipe_run.py`), the
+inputs (`input.npy`, then `input1.npy`, ... for further graph inputs; dim 0 is the sample) and
 outputs written next to the models in tests/mediapipe/<case>/ and listed in
 tests/mediapipe/cases.json. `tests/rust/mediapipe.rs` checks our engine against them bit for bit.
 
@@ -22,6 +24,7 @@ import numpy as np
 from ai_edge_litert import schema_py_generated as S
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 TOOLS = HERE.parent
 CACHE = TOOLS / ".cache"
 OUT = TOOLS.parent / "mediapipe"
@@ -61,33 +64,50 @@ def tensor(name: str, shape, buffer: int) -> S.TensorT:
     return t
 
 
-def model(inp, filt, padding, stride, w, b) -> bytes:
-    """One Convolution2DTransposeBias: input, constant filter and bias, options as MediaPipe's
-    converter writes them (TfLiteTransposeConvParams' padding, stride_width, stride_height)."""
+def single_op(code: str, version: int, inputs: list, out_shape, options: bytes | None) -> bytes:
+    """One custom operator `code`: `inputs` are (name, shape, constant float32 data or None for a
+    graph input), one float32 output, `options` the custom options bytes."""
     m = S.ModelT()
     m.version = 3
     oc = S.OperatorCodeT()
     oc.builtinCode = oc.deprecatedBuiltinCode = S.BuiltinOperator.CUSTOM
-    oc.customCode = CODE.encode()
-    oc.version = 1
+    oc.customCode = code.encode()
+    oc.version = version
     m.operatorCodes = [oc]
-    bufs = [S.BufferT(), S.BufferT(), S.BufferT()]
-    bufs[1].data = np.frombuffer(w.tobytes(), np.uint8)
-    bufs[2].data = np.frombuffer(b.tobytes(), np.uint8)
-    m.buffers = bufs + [S.BufferT()]
+    m.buffers = [S.BufferT()]
     sg = S.SubGraphT()
-    out_shape = [inp[0], *out_hw(inp, filt, padding, stride), filt[0]]
-    sg.tensors = [tensor("input", inp, 0), tensor("weights", filt, 1), tensor("bias", [filt[0]], 2),
-                  tensor("output", out_shape, 3)]
-    sg.inputs, sg.outputs = [0], [3]
+    sg.tensors, sg.inputs = [], []
+    for k, (name, shape, data) in enumerate(inputs):
+        buf = 0
+        if data is not None:
+            b = S.BufferT()
+            b.data = np.frombuffer(np.asarray(data, np.float32).tobytes(), np.uint8)
+            m.buffers.append(b)
+            buf = len(m.buffers) - 1
+        else:
+            sg.inputs.append(k)
+        sg.tensors.append(tensor(name, shape, buf))
+    m.buffers.append(S.BufferT())
+    sg.tensors.append(tensor("output", out_shape, len(m.buffers) - 1))
+    sg.outputs = [len(inputs)]
     op = S.OperatorT()
-    op.opcodeIndex, op.inputs, op.outputs = 0, [0, 1, 2], [3]
-    op.customOptions = np.array([padding, stride[0], stride[1]], "<i4").view(np.uint8)
+    op.opcodeIndex, op.inputs, op.outputs = 0, list(range(len(inputs))), [len(inputs)]
+    if options is not None:
+        op.customOptions = np.frombuffer(options, np.uint8)
     sg.operators = [op]
     m.subgraphs = [sg]
     fb = flatbuffers.Builder(0)
     fb.Finish(m.Pack(fb), file_identifier=b"TFL3")
     return bytes(fb.Output())
+
+
+def model(inp, filt, padding, stride, w, b) -> bytes:
+    """One Convolution2DTransposeBias: input, constant filter and bias, options as MediaPipe's
+    converter writes them (TfLiteTransposeConvParams' padding, stride_width, stride_height)."""
+    out_shape = [inp[0], *out_hw(inp, filt, padding, stride), filt[0]]
+    options = np.array([padding, stride[0], stride[1]], "<i4").tobytes()
+    return single_op(CODE, 1, [("input", inp, None), ("weights", filt, w), ("bias", [filt[0]], b)],
+                     out_shape, options)
 
 
 def out_hw(inp, filt, padding, stride):
@@ -99,7 +119,32 @@ def out_hw(inp, filt, padding, stride):
     return dims
 
 
+def run_mediapipe(py: Path, d: Path, xs: list) -> np.ndarray:
+    """MediaPipe's output for each sample of the graph inputs `xs` (dim 0 the sample), stacked."""
+    outs = []
+    for s in range(len(xs[0])):
+        ins = []
+        for k, x in enumerate(xs):
+            ins.append(d / f"_in{k}.npy")
+            np.save(ins[-1], x[s])
+        tmp_out = d / "_out.npz"
+        subprocess.run([py, HERE / "mediapipe_run.py", d / "model.tflite", "1", tmp_out, *ins], check=True,
+                       capture_output=True)
+        outs.append(np.load(tmp_out)["out0"])
+        for f in [*ins, tmp_out]:
+            f.unlink()
+    return np.stack(outs)
+
+
+def save_inputs(d: Path, xs: list) -> None:
+    """input.npy, input1.npy, ...: the graph inputs, dim 0 the sample."""
+    for k, x in enumerate(xs):
+        np.save(d / ("input.npy" if k == 0 else f"input{k}.npy"), x)
+
+
 def main() -> int:
+    from landmark_cases import CASES as LANDMARK_CASES
+
     py = mp_python()
     OUT.mkdir(exist_ok=True)
     listing = []
@@ -112,22 +157,22 @@ def main() -> int:
         d = OUT / name
         d.mkdir(exist_ok=True)
         (d / "model.tflite").write_bytes(model(inp, filt, padding, stride, w, b))
-        np.save(d / "input.npy", x)
-        outs = []
-        for s in range(len(x)):
-            tmp_in, tmp_out = d / "_in.npy", d / "_out.npy"
-            np.save(tmp_in, x[s])
-            subprocess.run([py, HERE / "mediapipe_run.py", d / "model.tflite", tmp_in, tmp_out], check=True,
-                           capture_output=True)
-            outs.append(np.load(tmp_out))
-            tmp_in.unlink()
-            tmp_out.unlink()
+        save_inputs(d, [x])
         shape = [inp[0], *out_hw(inp, filt, padding, stride), filt[0]]
-        y = np.stack(outs).reshape(len(x), *shape)
-        np.save(d / "expected.npy", y)
+        np.save(d / "expected.npy", run_mediapipe(py, d, [x]).reshape(len(x), *shape))
         listing.append({"name": name, "op": CODE, "input": list(inp), "filter": list(filt), "padding": padding,
                         "stride_w": stride[0], "stride_h": stride[1], "output": shape, "samples": len(x)})
         print(f"{name}: output {shape}")
+    for name, code, inputs, out_shape, options, xs in LANDMARK_CASES:
+        d = OUT / name
+        d.mkdir(exist_ok=True)
+        (d / "model.tflite").write_bytes(single_op(code, 2, [(n, s, None) for n, s in inputs], out_shape, options))
+        save_inputs(d, xs)
+        y = run_mediapipe(py, d, xs).reshape(len(xs[0]), *out_shape)
+        np.save(d / "expected.npy", y)
+        listing.append({"name": name, "op": code, "version": 2, "inputs": [s for _, s in inputs],
+                        "output": out_shape, "samples": len(xs[0])})
+        print(f"{name}: output {out_shape}, |y| max {np.abs(y).max():.4g}, zeros {int((y == 0).sum())}/{y.size}")
     (OUT / "cases.json").write_text(json.dumps({
         "generated_by": "tests/tools/mediapipe/make_goldens.py",
         "reference": "mediapipe 0.10.14 wheel: InferenceCalculator (delegate tflite, MediaPipe's op resolver)",

@@ -121,4 +121,7 @@ export const OP_TABLE: Readonly<Record<string, OpInfo>> = {
   CALL_ONCE: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs float, int8, int16 · quantizer: kept float' },
   TFLite_Detection_PostProcess: { runs: { float: true, int8: false, int16: false, hybrid: false }, quantizer: 'kept float', inputs: ['box encodings', 'class predictions', 'anchors'], support: 'Custom operator · Runs float · quantizer: kept float' },
   Convolution2DTransposeBias: { runs: { float: true, int8: false, int16: false, hybrid: false }, quantizer: 'kept float', inputs: ['input', 'weights', 'bias'], support: 'Custom operator · Runs float · quantizer: kept float' },
+  Landmarks2TransformMatrix: { runs: { float: true, int8: false, int16: false, hybrid: false }, quantizer: 'kept float', inputs: ['landmarks'], support: 'Custom operator · Runs float · quantizer: kept float' },
+  TransformTensorBilinear: { runs: { float: true, int8: false, int16: false, hybrid: false }, quantizer: 'kept float', inputs: ['input', 'matrix'], support: 'Custom operator · Runs float · quantizer: kept float' },
+  TransformLandmarks: { runs: { float: true, int8: false, int16: false, hybrid: false }, quantizer: 'kept float', inputs: ['landmarks', 'matrix'], support: 'Custom operator · Runs float · quantizer: kept float' },
 };

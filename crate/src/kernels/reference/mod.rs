@@ -19,6 +19,7 @@ pub mod fully_connected;
 pub mod fully_connected_int;
 pub mod hybrid;
 pub mod int_elem;
+pub mod landmarks;
 pub mod layout;
 pub mod log_softmax;
 pub mod lstm;
