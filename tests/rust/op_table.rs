@@ -146,9 +146,7 @@ fn readme_table(all: &[Case]) -> String {
                 }
             }
         }
-        let quant = e
-            .quant
-            .map_or_else(|| "kept float".to_string(), |q| q.describe());
+        let quant = e.quantizer();
         let _ = writeln!(
             s,
             "| {name} | `ops/{}` | {} | {} | {} | {} | {quant} | {} | {} | {} |",
@@ -210,9 +208,7 @@ fn ts_table() -> String {
          export const OP_TABLE: Readonly<Record<string, OpInfo>> = {\n",
     );
     for e in OPS {
-        let quant = e
-            .quant
-            .map_or_else(|| "kept float".to_string(), |q| q.describe());
+        let quant = e.quantizer();
         let inputs = e
             .inputs
             .iter()
@@ -234,14 +230,19 @@ fn ts_table() -> String {
             e.runs.int8,
             e.runs.int16,
             e.runs.hybrid,
-            quant,
+            ts_quote(&quant),
             inputs,
             requant.unwrap_or_default(),
-            e.support()
+            ts_quote(&e.support())
         );
     }
     s.push_str("};\n");
     s.replace("__NO_ROW__", NO_ROW_SUPPORT)
+}
+
+/// `text` escaped for a single-quoted TypeScript string.
+fn ts_quote(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('\'', "\\'")
 }
 
 /// Compares `path` with `want`; with `ZP_BLESS=1` writes it instead.

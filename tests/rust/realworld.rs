@@ -25,6 +25,8 @@ use zeropoint_tests::{NpyData, load_npy};
 mod detection;
 #[path = "realworld/lstm.rs"]
 mod lstm;
+#[path = "realworld/lstm_quant.rs"]
+mod lstm_quant;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("realworld")

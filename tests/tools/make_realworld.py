@@ -63,7 +63,8 @@ a leading samples axis, with one LiteRT output per sample; TF's full-integer con
 tried in a child process and its outcome recorded in the manifest (`tf_int8`: TF 2.21's
 calibrator crashes with SIGSEGV on these WHILE models, tensorflow/tensorflow#75140: it logs a WHILE
 output that LiteRT deallocated because the body passes that input through unchanged; a model it writes would be saved as
-model_int8.tflite with LiteRT outputs), and TF's dynamic-range conversion is kept as
+model_int8.tflite with LiteRT outputs; for the fused LSTM, with TF's calibrate-only model of the same
+data, LSTM states included, as model_calibrated.tflite), and TF's dynamic-range conversion is kept as
 model_dynamic.tflite with LiteRT outputs (`tf_dynamic`).
 
 The model families live in tests/tools/realworld/ (common, edited, streaming, shapes, recurrent,

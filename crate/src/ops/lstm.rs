@@ -309,6 +309,13 @@ impl ResetWatch {
 }
 
 impl Kernel for LstmF32 {
+    fn kept_states(&self) -> Vec<(usize, &[f32])> {
+        vec![
+            (OUTPUT_STATE, &self.output_state[..]),
+            (CELL_STATE, &self.cell_state[..]),
+        ]
+    }
+
     fn eval(&mut self, io: &mut OpIo<'_>) {
         if self.resets.take() {
             self.output_state.copy_from_slice(&self.initial.0);

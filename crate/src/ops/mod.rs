@@ -534,6 +534,14 @@ pub trait Kernel {
         self.eval(io);
     }
 
+    /// The float states a stateful kernel keeps itself between invocations, by the input
+    /// position of the variable tensor each one stands for (UNIDIRECTIONAL_SEQUENCE_LSTM's
+    /// output and cell states): what the calibrator records as those tensors after a run, as
+    /// TF's calibrator logs the variable tensors LiteRT updates in place. Empty for the others.
+    fn kept_states(&self) -> Vec<(usize, &[f32])> {
+        Vec::new()
+    }
+
     /// The kernel's type name (`zeropoint::ops::fast::Fast<…::Conv2dInt8>`, …): what the per-operator
     /// profile ([`crate::engine::Interpreter::invoke_timed`]) reports, so it shows which
     /// operators run a fast kernel and which keep the reference.

@@ -123,6 +123,22 @@ impl OpEntry {
         self.custom.is_some()
     }
 
+    /// What the quantizer does with the operator, in words: its properties, TF's integer LSTM
+    /// (written by its own stage, `quant/passes/full_integer/lstm.rs`, without properties), or
+    /// "kept float".
+    pub fn quantizer(&self) -> String {
+        match self.quant {
+            Some(q) => q.describe(),
+            None if self.custom.is_none() && self.op == Op::UNIDIRECTIONAL_SEQUENCE_LSTM => {
+                "int8: TF's integer LSTM (weights int8 per tensor, biases int32, int16 \
+                 power-of-two cell state, output state at the output's parameters, five \
+                 intermediates); kept float in 16x8"
+                    .to_string()
+            }
+            None => "kept float".to_string(),
+        }
+    }
+
     /// What Zeropoint does with the operator, in words, as `inspect` and the page's details panel
     /// say it: "Runs float, int8, int16, hybrid · quantizer: weights per channel (axis 0), …".
     pub fn support(&self) -> String {
@@ -142,9 +158,7 @@ impl OpEntry {
         } else {
             format!("Runs {}", types.join(", "))
         };
-        let quant = self
-            .quant
-            .map_or_else(|| "kept float".to_string(), |q| q.describe());
+        let quant = self.quantizer();
         if self.is_custom() {
             format!("Custom operator · {runs} · quantizer: {quant}")
         } else {

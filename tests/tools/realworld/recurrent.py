@@ -181,7 +181,9 @@ def recurrent_inputs(name: str, details) -> list[np.ndarray]:
 
 def tf_int8_child(name: str, out: Path) -> None:
     """Child process: TF's full-integer conversion (float I/O, representative data from
-    recurrent_inputs' generator) of recurrent model `name`, written to `out`."""
+    recurrent_inputs' generator) of recurrent model `name`, written to `out`; for the fused LSTMs
+    also TF's calibrate-only model of the same data (the float model with the calibrator's
+    min/max on its tensors, the LSTM states included) as model_calibrated.tflite beside it."""
     if name in FUSED:
         conv = fused_converter(name)
         details = Interpreter(model_content=convert_fused(name)).get_input_details()
@@ -198,6 +200,12 @@ def tf_int8_child(name: str, out: Path) -> None:
 
     conv.representative_dataset = rep
     out.write_bytes(conv.convert())
+    if name in FUSED:
+        cal = fused_converter(name)
+        cal.optimizations = [tf.lite.Optimize.DEFAULT]
+        cal.representative_dataset = rep
+        cal._experimental_calibrate_only = True
+        (out.parent / "model_calibrated.tflite").write_bytes(cal.convert())
 
 
 def tf_dynamic(name: str, d: Path) -> dict:

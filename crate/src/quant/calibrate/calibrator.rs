@@ -2,6 +2,7 @@
 //! tensor it reports into that tensor's accumulator, all or nothing per sample (the order is in
 //! the [module docs](super)).
 
+use super::kept_states::KeptStates;
 use super::method::Method;
 use super::profile::{CalibrationProfile, Profiling};
 use super::stats::{CalibrationStats, STATS_BYTES_PER_TENSOR, TensorAcc, TensorStats};
@@ -55,6 +56,8 @@ pub struct Calibrator {
     attempts: usize,
     /// Operator name producing each tensor of subgraph 0 (for [`CalibrationProfile`]).
     producer: Vec<Option<String>>,
+    /// The variable tensors whose states kernels keep (recorded after each run).
+    kept: KeptStates,
 }
 
 impl Calibrator {
@@ -110,6 +113,7 @@ impl Calibrator {
         }
         Ok(Calibrator {
             producer,
+            kept: KeptStates::new(model),
             interp,
             inplace: tf_inplace_inputs(model),
             slot_of: model
@@ -225,6 +229,7 @@ impl Calibrator {
             accs,
             touched,
             producer,
+            kept,
             ..
         } = self;
         touched.clear();
@@ -308,6 +313,10 @@ impl Calibrator {
                 record(sg, t, view, &mut failure);
             }
         });
+        // The states kernels keep (LSTM output and cell states), after the run.
+        if ran.is_ok() {
+            kept.record(interp, |t, view| record(0, t, view, &mut failure));
+        }
         if let Err(e) = ran {
             for &k in touched.iter() {
                 accs[k].discard();

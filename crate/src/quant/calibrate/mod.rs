@@ -48,6 +48,9 @@
 //!    any (that input was computed before it); then the histogram's range grows to cover them
 //!    and the values are binned into the pending counts. After the first non-finite value,
 //!    nothing more is recorded.
+//!    Then the states stateful kernels keep between runs (UNIDIRECTIONAL_SEQUENCE_LSTM's output
+//!    and cell states, `kept_states.rs`) are recorded as their variable tensors, with the values
+//!    after the run.
 //! 3. If a tensor held a NaN or ±Inf, every tensor of the sample drops its pending counts (a
 //!    histogram that never counted a value forgets its range) and the error names that first
 //!    tensor. Otherwise each tensor commits: TF's min/max (with what was noted under it in
@@ -85,6 +88,7 @@
 
 mod calibrator;
 mod histogram;
+mod kept_states;
 mod method;
 mod profile;
 mod stats;

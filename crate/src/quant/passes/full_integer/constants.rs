@@ -16,7 +16,8 @@ use crate::quant::params::{
 };
 
 impl<'a> FullInteger<'a> {
-    fn const_values(&self, t: usize) -> Vec<f32> {
+    /// The float values of constant `t`.
+    pub(super) fn const_values(&self, t: usize) -> Vec<f32> {
         let b = self.sg.tensors[t].buffer as usize;
         self.model
             .buffers

@@ -2,10 +2,12 @@
 //! are quantized ([`FullInteger::new`]) and [`FullInteger::run`], the ordered list of stages, one
 //! file each: `states.rs` (which recorded ranges count), `propagate.rs` (the work list over
 //! same-scale and fixed-output ops), `constants.rs` (weights, bias, other constants),
-//! `materialize.rs` (dtypes, QUANTIZE/DEQUANTIZE, I/O types, requantizes) and `report.rs`
-//! (recorded ranges, multipliers, the tensor report).
+//! `lstm.rs` (TF's integer UNIDIRECTIONAL_SEQUENCE_LSTM: weights, biases, states,
+//! intermediates), `materialize.rs` (dtypes, QUANTIZE/DEQUANTIZE, I/O types, requantizes) and
+//! `report.rs` (recorded ranges, multipliers, the tensor report).
 
 mod constants;
+mod lstm;
 mod materialize;
 mod propagate;
 mod report;
@@ -105,10 +107,9 @@ impl<'a> FullInteger<'a> {
                 _ if float_ops.contains(&i) => {
                     Some("kept float as asked (--float-ops)".to_string())
                 }
-                // The engine runs TF's integer LSTM, but its quantization (calibrated cell
-                // state, intermediates) is not written yet.
+                // TF's integer LSTM (`lstm.rs`): quantized without a row of the op table.
                 None if code == Op::UNIDIRECTIONAL_SEQUENCE_LSTM => {
-                    Some("the quantizer does not write TF's integer LSTM yet".to_string())
+                    lstm::unsupported(model, &sg, op, int16)
                 }
                 None => Some("no quantized kernel".to_string()),
                 Some(p) if int16 && !p.int16 => Some("no 16x8 kernel".to_string()),
@@ -168,14 +169,7 @@ impl<'a> FullInteger<'a> {
     }
 
     fn is_const(&self, t: usize) -> bool {
-        self.sg.tensors.get(t).is_some_and(|x| {
-            x.buffer != 0
-                && self
-                    .model
-                    .buffers
-                    .get(x.buffer as usize)
-                    .is_some_and(|b| !b.data.is_empty())
-        })
+        has_data(self.model, &self.sg, t)
     }
 
     fn is_float(&self, t: usize) -> bool {
@@ -197,15 +191,16 @@ impl<'a> FullInteger<'a> {
     /// use (here); the recorded ranges that count (`states.rs`); propagation across same-scale
     /// and fixed-output operators (`propagate.rs`); weights, bias and other constants
     /// (`constants.rs`), then the check that every activation has parameters (`propagate.rs`);
-    /// the rewrite with QUANTIZE/DEQUANTIZE and the I/O types (`materialize.rs`); what the result
+    /// TF's integer LSTMs: weights, biases, states and intermediates (`lstm.rs`); the rewrite with QUANTIZE/DEQUANTIZE and the I/O types (`materialize.rs`); what the result
     /// records: 16x8's min/max, multipliers, the tensor report (`report.rs`).
     pub(super) fn run(mut self) -> Result<(Model, Report)> {
         self.split_shared_constants();
         self.initial_states()?;
         self.propagate();
         self.keep_float_after_unquantized_producers();
-        let consts = self.quantize_constants()?;
+        let mut consts = self.quantize_constants()?;
         self.check_complete()?;
+        consts.extend(self.quantize_lstms()?);
         let mut out = self.model.clone();
         for (t, data) in consts {
             let b = push_buffer(&mut out, data);
@@ -297,6 +292,17 @@ impl<'a> FullInteger<'a> {
             TensorType::INT8
         }
     }
+}
+
+/// Whether tensor `t` of `sg` (a subgraph of `model`) holds constant data.
+fn has_data(model: &Model, sg: &Subgraph, t: usize) -> bool {
+    sg.tensors.get(t).is_some_and(|x| {
+        x.buffer != 0
+            && model
+                .buffers
+                .get(x.buffer as usize)
+                .is_some_and(|b| !b.data.is_empty())
+    })
 }
 
 /// `None` when every float tensor of the op is FLOAT32 and its weights are float constants;

@@ -9,6 +9,7 @@ use super::super::edit::qerr;
 use super::FullInteger;
 use crate::error::Result;
 use crate::graph::BuiltinOperator as Op;
+use crate::ops::lstm::is_state_input;
 use crate::quant::params::QuantParams;
 
 /// Where the parameters of a tensor came from (for the report).
@@ -64,9 +65,13 @@ impl<'a> FullInteger<'a> {
         }
         for o in (0..self.sg.operators.len()).filter(|&o| self.quantized[o]) {
             let op = &self.sg.operators[o];
+            // An LSTM's states are variable tensors the LSTM stage quantizes (`lstm.rs`).
             for t in op
                 .inputs
                 .iter()
+                .enumerate()
+                .filter(|&(k, _)| !is_state_input(&op.code, k))
+                .map(|(_, t)| t)
                 .chain(&op.outputs)
                 .filter_map(|&t| usize::try_from(t).ok())
             {

@@ -1,0 +1,71 @@
+//! The states stateful kernels keep between runs (UNIDIRECTIONAL_SEQUENCE_LSTM's output and
+//! cell states), recorded as the variable tensors they stand for.
+//!
+//! TF's calibrator runs the representative samples one after the other on one interpreter
+//! without resetting its variables, so an LSTM's states carry over from sample to sample, and
+//! it logs each state tensor with the values LiteRT left in it after the run. Our engine keeps
+//! those states inside the kernel ([`crate::ops::Kernel::kept_states`]); this reports them
+//! after each run under the variable tensor's index, so that their min/max is over the states
+//! after each sample, as TF's. The quantizer reads the cell state's range (its power-of-two
+//! int16 scale); the output state takes the LSTM output's parameters.
+
+use std::collections::HashMap;
+
+use crate::engine::{Interpreter, TensorId, TensorView};
+use crate::graph::{Model, TensorType};
+use crate::ops::lstm::is_state_input;
+
+/// Which variable tensor of subgraph 0 each (operator, input position) state stands for.
+pub(super) struct KeptStates {
+    tensors: HashMap<(usize, usize), usize>,
+}
+
+impl KeptStates {
+    /// The state inputs of `model`'s subgraph 0.
+    pub(super) fn new(model: &Model) -> Self {
+        let mut tensors = HashMap::new();
+        for (o, op) in model
+            .subgraphs
+            .iter()
+            .take(1)
+            .flat_map(|sg| sg.operators.iter().enumerate())
+        {
+            for (k, &t) in op.inputs.iter().enumerate() {
+                if let Ok(t) = usize::try_from(t)
+                    && is_state_input(&op.code, k)
+                {
+                    tensors.insert((o, k), t);
+                }
+            }
+        }
+        KeptStates { tensors }
+    }
+
+    /// Reports every kept state of `interp` after a run to `record` (tensor index, contents).
+    pub(super) fn record(
+        &self,
+        interp: &Interpreter,
+        mut record: impl FnMut(usize, TensorView<'_>),
+    ) {
+        if self.tensors.is_empty() {
+            return;
+        }
+        for (o, k, values) in interp.kept_states() {
+            let Some(&t) = self.tensors.get(&(o, k)) else {
+                continue;
+            };
+            let Some(like) = interp.tensor(TensorId(t)) else {
+                continue;
+            };
+            record(
+                t,
+                TensorView {
+                    name: like.name,
+                    dtype: TensorType::FLOAT32,
+                    shape: like.shape,
+                    bytes: bytemuck::cast_slice(values),
+                },
+            );
+        }
+    }
+}
