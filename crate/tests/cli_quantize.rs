@@ -406,3 +406,30 @@ fn report_has_the_errors_compare_measures_on_the_first_samples() {
         );
     }
 }
+
+/// A model whose input is INT32 token ids (the fused-LSTM text classifier): the report runs the
+/// float and quantized models on the ids as whole numbers (the comparison once fed them as
+/// floats and failed "expected 1×10 INT32").
+#[test]
+fn report_on_token_id_input() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/realworld/lstm_fused");
+    let (model, report) = (scratch("tokens.tflite"), scratch("tokens.json"));
+    let out = zeropoint(&[
+        "quantize",
+        dir.join("model.tflite").to_str().expect("utf-8 path"),
+        "--data",
+        dir.join("calib.npy").to_str().expect("utf-8 path"),
+        "--io",
+        "float",
+        "--report",
+        &report,
+        "-o",
+        &model,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    let errors = r["error_samples"].as_u64().unwrap_or(0);
+    assert!(errors > 0, "no sample compared: {}", r["error_samples"]);
+    assert!(!r["op_errors"].as_array().expect("op_errors").is_empty());
+}

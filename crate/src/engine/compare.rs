@@ -16,6 +16,7 @@ use std::collections::HashMap;
 
 use super::{Interpreter, Limits, TensorId, TensorView};
 use crate::error::{Error, Result};
+use crate::graph::dtype::dtype_name;
 use crate::graph::{Model, TensorType};
 use crate::kernels::KernelSet;
 
@@ -118,8 +119,8 @@ pub(crate) fn quantize_input(x: &[f32], dtype: TensorType, scale: f32, zp: i64) 
 }
 
 /// Sets input `i` of `qi` (prepared from `model`) from float values as the model takes them:
-/// float inputs unchanged, integer inputs quantized with the input's scale and zero point
-/// ([`quantize_input`]).
+/// float inputs unchanged, INT32/INT64 inputs (token ids) as whole numbers, other integer inputs
+/// quantized with the input's scale and zero point ([`quantize_input`]).
 pub(crate) fn set_input_real(
     qi: &mut Interpreter,
     model: &Model,
@@ -131,6 +132,28 @@ pub(crate) fn set_input_real(
     };
     if d.dtype == TensorType::FLOAT32 {
         return qi.set_input_f32(i, x);
+    }
+    if matches!(d.dtype, TensorType::INT32 | TensorType::INT64) {
+        // Token ids and other integer inputs: whole values, taken as they are.
+        let wide = d.dtype == TensorType::INT64;
+        let mut bytes = Vec::with_capacity(x.len() * if wide { 8 } else { 4 });
+        for &v in x {
+            let whole = v.is_finite() && v.fract() == 0.0;
+            if !whole || (!wide && (v < i32::MIN as f32 || v >= i32::MAX as f32)) {
+                return Err(Error::TensorMismatch {
+                    what: format!("input {i}"),
+                    tensor: d.name.clone(),
+                    expected: format!("whole numbers for a {} input", dtype_name(d.dtype)),
+                    got: format!("{v}"),
+                });
+            }
+            if wide {
+                bytes.extend_from_slice(&(v as i64).to_le_bytes());
+            } else {
+                bytes.extend_from_slice(&(v as i32).to_le_bytes());
+            }
+        }
+        return qi.set_input(i, &bytes);
     }
     let (scale, zp) = per_tensor_params(model, d.id.0).ok_or_else(|| Error::TensorMismatch {
         what: format!("input {i}"),
@@ -212,7 +235,7 @@ pub fn compare_models_kernels(
             });
         }
         for (i, x) in sample.iter().enumerate() {
-            fi.set_input_f32(i, x)?;
+            set_input_real(&mut fi, float, i, x)?;
             set_input_real(&mut qi, quant, i, x)?;
         }
         let mut reference: HashMap<usize, Vec<f64>> = HashMap::new();
