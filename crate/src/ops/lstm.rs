@@ -323,35 +323,52 @@ impl Kernel for LstmF32 {
         }
         let x = io.f32_in(0);
         let out = io.f32_out();
-        let (n_in, n_cell) = (self.p.dims.n_input, self.p.dims.n_cell);
-        if self.time_major {
-            let (xs, hs) = (self.n_batch * n_in, self.n_batch * n_cell);
-            for t in 0..self.n_time {
-                lstm_step_f32(
-                    &self.p,
-                    &x[t * xs..(t + 1) * xs],
-                    &mut self.output_state,
-                    &mut self.cell_state,
-                    &mut self.scratch,
-                );
-                out[t * hs..(t + 1) * hs].copy_from_slice(&self.output_state);
-            }
-            return;
+        let widths = (self.p.dims.n_input, self.p.dims.n_cell);
+        let p = &self.p;
+        let scratch = &mut self.scratch;
+        walk_sequence(
+            (self.time_major, self.n_batch, self.n_time),
+            widths,
+            x,
+            out,
+            &mut self.output_state,
+            &mut self.cell_state,
+            |x, h, c| lstm_step_f32(p, x, h, c, scratch),
+        );
+    }
+}
+
+/// Walks a sequence operator's time steps as LiteRT's LSTM kernels do: a time-major input
+/// steps the whole batch at once; a batch-major one walks each batch row's sequence with that
+/// row's slices of the output state `h` and the cell state `c`. `step(x, h, c)` advances one
+/// step, and the output row after it is `h`. `shape` is (time_major, n_batch, n_time), `widths`
+/// the elements per batch row of the input and of the states.
+pub(super) fn walk_sequence<X, H: Copy, C>(
+    shape: (bool, usize, usize),
+    widths: (usize, usize),
+    x: &[X],
+    out: &mut [H],
+    h: &mut [H],
+    c: &mut [C],
+    mut step: impl FnMut(&[X], &mut [H], &mut [C]),
+) {
+    let (time_major, n_batch, n_time) = shape;
+    let (n_in, n_cell) = widths;
+    if time_major {
+        let (xs, hs) = (n_batch * n_in, n_batch * n_cell);
+        for t in 0..n_time {
+            step(&x[t * xs..(t + 1) * xs], h, c);
+            out[t * hs..(t + 1) * hs].copy_from_slice(h);
         }
-        for b in 0..self.n_batch {
-            let h = &mut self.output_state[b * n_cell..(b + 1) * n_cell];
-            let c = &mut self.cell_state[b * n_cell..(b + 1) * n_cell];
-            for t in 0..self.n_time {
-                let row = b * self.n_time + t;
-                lstm_step_f32(
-                    &self.p,
-                    &x[row * n_in..(row + 1) * n_in],
-                    h,
-                    c,
-                    &mut self.scratch,
-                );
-                out[row * n_cell..(row + 1) * n_cell].copy_from_slice(h);
-            }
+        return;
+    }
+    for b in 0..n_batch {
+        let hb = &mut h[b * n_cell..(b + 1) * n_cell];
+        let cb = &mut c[b * n_cell..(b + 1) * n_cell];
+        for t in 0..n_time {
+            let row = b * n_time + t;
+            step(&x[row * n_in..(row + 1) * n_in], hb, cb);
+            out[row * n_cell..(row + 1) * n_cell].copy_from_slice(hb);
         }
     }
 }

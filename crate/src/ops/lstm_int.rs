@@ -13,7 +13,7 @@
 //! time-major sequences. The states are kept across invocations until the interpreter's
 //! variables are reset, as for the float kernel.
 
-use super::lstm::{ResetWatch, require_shape};
+use super::lstm::{ResetWatch, require_shape, walk_sequence};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo};
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
@@ -282,35 +282,17 @@ impl Kernel for LstmInt {
         }
         let x: &[i8] = io.in_as(0);
         let out: &mut [i8] = io.out_as();
-        let (n_in, n_cell) = (self.p.n_input, self.p.n_cell);
-        if self.time_major {
-            let (xs, hs) = (self.n_batch * n_in, self.n_batch * n_cell);
-            for t in 0..self.n_time {
-                lstm_step_int(
-                    &self.p,
-                    &x[t * xs..(t + 1) * xs],
-                    &mut self.output_state,
-                    &mut self.cell_state,
-                    &mut self.scratch,
-                );
-                out[t * hs..(t + 1) * hs].copy_from_slice(&self.output_state);
-            }
-            return;
-        }
-        for b in 0..self.n_batch {
-            let h = &mut self.output_state[b * n_cell..(b + 1) * n_cell];
-            let c = &mut self.cell_state[b * n_cell..(b + 1) * n_cell];
-            for t in 0..self.n_time {
-                let row = b * self.n_time + t;
-                lstm_step_int(
-                    &self.p,
-                    &x[row * n_in..(row + 1) * n_in],
-                    h,
-                    c,
-                    &mut self.scratch,
-                );
-                out[row * n_cell..(row + 1) * n_cell].copy_from_slice(h);
-            }
-        }
+        let widths = (self.p.n_input, self.p.n_cell);
+        let p = &self.p;
+        let scratch = &mut self.scratch;
+        walk_sequence(
+            (self.time_major, self.n_batch, self.n_time),
+            widths,
+            x,
+            out,
+            &mut self.output_state,
+            &mut self.cell_state,
+            |x, h, c| lstm_step_int(p, x, h, c, scratch),
+        );
     }
 }
