@@ -1,24 +1,10 @@
 //! Each `--auto` step on a model built to need it, with the improvement measured.
 
 use super::*;
-use crate::graph::{
-    Buffer, BuiltinOperator, BuiltinOptionsT, OpCode, Operator, Subgraph, Tensor, TensorType,
-};
+use crate::graph::{Buffer, BuiltinOperator, BuiltinOptionsT, Subgraph, Tensor, TensorType};
 use crate::quant::calibrate::Calibrator;
 
-fn op(
-    code: BuiltinOperator,
-    inputs: &[i32],
-    outputs: &[i32],
-    options: BuiltinOptionsT,
-) -> Operator {
-    Operator::new(
-        OpCode::builtin(code, 1),
-        inputs.to_vec(),
-        outputs.to_vec(),
-        options,
-    )
-}
+use crate::engine::control_flow_tests::op;
 
 /// `y = x + c`, `z = relu(y)`, x: [1, 8].
 fn add_relu() -> Model {

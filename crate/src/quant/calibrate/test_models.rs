@@ -1,23 +1,9 @@
 //! Small models and look-ups shared by the calibration unit tests.
 
-use crate::graph::{
-    Buffer, BuiltinOperator, BuiltinOptionsT, Model, OpCode, Operator, Subgraph, Tensor, TensorType,
-};
+use crate::graph::{Buffer, BuiltinOperator, BuiltinOptionsT, Model, Subgraph, Tensor, TensorType};
 use crate::quant::calibrate::{CalibrationStats, TensorStats};
 
-pub(super) fn op(
-    code: BuiltinOperator,
-    inputs: &[i32],
-    outputs: &[i32],
-    options: BuiltinOptionsT,
-) -> Operator {
-    Operator::new(
-        OpCode::builtin(code, 1),
-        inputs.to_vec(),
-        outputs.to_vec(),
-        options,
-    )
-}
+pub(super) use crate::engine::control_flow_tests::op;
 
 /// `y = x + c` (c constant), `z = relu(y)`; x, y, z: [1, 4].
 pub(super) fn add_relu(c: [f32; 4]) -> Model {
