@@ -9,7 +9,7 @@
 //! add (`AddSaturatingIf16Bit`), and plain additions, negations and shifts wrap to 16 bits as
 //! the C++ does when it stores an `int` result into an `int16_t`.
 
-use super::fixedpoint_math::rounding_divide_by_pot_i16;
+use super::fixedpoint_math::{EXP_BARREL, rounding_divide_by_pot_i16};
 use crate::fixedpoint::rounding_divide_by_pot;
 
 /// An int32 gemmlowp constant as the int16 code sees it: rounded by 2^16.
@@ -87,16 +87,7 @@ fn exp_on_negative_values(a: i16, integer_bits: i32) -> i16 {
         0,
     ));
     let remainder = a_mod_quarter_minus_one_quarter.wrapping_sub(a);
-    const BARREL: [(i32, i32); 7] = [
-        (-2, 1_672_461_947),
-        (-1, 1_302_514_674),
-        (0, 790_015_084),
-        (1, 290_630_308),
-        (2, 39_332_535),
-        (3, 720_401),
-        (4, 242),
-    ];
-    for (exponent, multiplier) in BARREL {
+    for (exponent, multiplier) in EXP_BARREL {
         if integer_bits > exponent {
             let bit = (1i32 << (fractional_bits + exponent)) as i16;
             if remainder & bit != 0 {

@@ -90,6 +90,18 @@ pub fn exp_on_interval_between_negative_one_quarter_and_0_excl(a: i32) -> i32 {
     CONSTANT_TERM.wrapping_add(srdhm(CONSTANT_TERM, x.wrapping_add(poly)))
 }
 
+/// gemmlowp's barrel shifter of `exp_on_negative_values`: for each exponent `k` of a set bit of
+/// the remainder, the multiplier `exp(-2^k)` in Q0.31 (the int16 version uses the same table).
+pub(crate) const EXP_BARREL: [(i32, i32); 7] = [
+    (-2, 1_672_461_947),
+    (-1, 1_302_514_674),
+    (0, 790_015_084),
+    (1, 290_630_308),
+    (2, 39_332_535),
+    (3, 720_401),
+    (4, 242),
+];
+
 /// gemmlowp's `exp_on_negative_values` for an input with `integer_bits` integer bits (0..=30),
 /// result in Q0.31: the input modulo 1/4 goes through the Taylor polynomial, then a barrel
 /// shifter multiplies by `exp(-2^k)` for each set bit of the remainder.
@@ -110,16 +122,7 @@ pub fn exp_on_negative_values(a: i32, integer_bits: i32) -> i32 {
         0,
     ));
     let remainder = a_mod_quarter_minus_one_quarter.wrapping_sub(a);
-    const BARREL: [(i32, i32); 7] = [
-        (-2, 1_672_461_947),
-        (-1, 1_302_514_674),
-        (0, 790_015_084),
-        (1, 290_630_308),
-        (2, 39_332_535),
-        (3, 720_401),
-        (4, 242),
-    ];
-    for (exponent, multiplier) in BARREL {
+    for (exponent, multiplier) in EXP_BARREL {
         if integer_bits > exponent {
             let shift = fractional_bits + exponent;
             if (0..32).contains(&shift) && remainder & (1i32.wrapping_shl(shift as u32)) != 0 {
