@@ -32,6 +32,7 @@ import { cases as narrowCases } from './steps/narrow.mjs';
 import { cases as newUserCases } from './steps/newuser.mjs';
 import { cases as quantizeCases } from './steps/quantize.mjs';
 import { cases as rangesCases } from './steps/ranges.mjs';
+import { cases as realCases } from './steps/real.mjs';
 import { cases as resilienceCases } from './steps/resilience.mjs';
 import { cases as shapesCases } from './steps/shapes.mjs';
 import { cases as startCases } from './steps/start.mjs';
@@ -54,6 +55,7 @@ function allCases() {
     quantize.get('quantize'),
     ...compareCases,
     ...kindsCases,
+    ...realCases,
     quantize.get('quantize-ops'),
     ...shapesCases,
     ...resilience.values(),

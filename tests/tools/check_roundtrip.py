@@ -13,7 +13,12 @@ input_*.npy where present, otherwise seeded random data) and requires:
   * identical input/output details (name, shape, shape_signature, dtype,
     quantization parameters) and identical signature lists,
   * bit-identical values for every output tensor,
-  * identical `zeropoint inspect MODEL --json` text (and valid JSON).
+  * identical `zeropoint inspect MODEL --json` text (and valid JSON),
+  * the same description, metadata entries (name and buffer bytes) and metadata_buffer contents.
+
+tests/real/ holds files real tools wrote (MediaPipe's wheel, AI Edge Quantizer; see
+tests/tools/make_real_models.py); where its manifest says LiteRT refuses one, both the original
+and the rewrite must be refused with the same message.
 
 One line per model per variant, then `N passed, M failed`. Exit status 1 if
 anything failed or nothing was checked. Needs only ai-edge-litert and numpy
@@ -23,7 +28,8 @@ Usage:
     python tests/tools/check_roundtrip.py --zeropoint PATH [--out-dir DIR] [--only PART[,PART…]]
 
 `--only` (default: the ZP_CASE environment variable, as for the Rust tests) keeps the models
-whose case name (folder under tests/golden/ or tests/realworld/, else the file name) contains one
+whose case name (folder under tests/golden/ or tests/realworld/, else the file name: tests/real/
+files by their stem, e.g. `aeq`) contains one
 of the parts.
 """
 
@@ -55,13 +61,16 @@ from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: E402
 
 import case_filter  # noqa: E402
 from golden_resolver import resolver_name  # noqa: E402
+from tflite_meta import MetaError, metadata_of  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-MODEL_ROOTS = (REPO / "tests" / "golden", REPO / "tests" / "realworld", REPO / "www" / "assets")
+MODEL_ROOTS = (REPO / "tests" / "golden", REPO / "tests" / "realworld", REPO / "tests" / "real", REPO / "www" / "assets")
 # Real-world-shaped files LiteRT itself refuses (e.g. an unregistered custom op), by
 # tests/realworld/manifest.json: for those the rewrite must be refused with the same message.
 REALWORLD_MANIFEST = REPO / "tests" / "realworld" / "manifest.json"
+# Files real tools wrote (tests/tools/make_real_models.py), by file name, with the same fields.
+REAL_MANIFEST = REPO / "tests" / "real" / "manifest.json"
 VARIANTS = (("rewrite", ()), ("external-buffers", ("--external-buffers",)))
 COMMAND_TIMEOUT_S = 120
 COMPARE_TIMEOUT_S = 300
@@ -266,13 +275,15 @@ def invoke_all(it: Interpreter, inputs: list[np.ndarray]) -> list[list[np.ndarra
 
 def litert_refuses(model: Path) -> str | None:
     """The load error LiteRT gives for a real-world model the manifest says it cannot run."""
-    if not REALWORLD_MANIFEST.is_file():
-        return None
-    try:
-        key = model.resolve().parent.relative_to(REALWORLD_MANIFEST.parent).as_posix()
-    except ValueError:
-        return None
-    entry = json.loads(REALWORLD_MANIFEST.read_text()).get("models", {}).get(key)
+    entry = None
+    if REAL_MANIFEST.is_file() and model.resolve().parent == REAL_MANIFEST.parent:
+        entry = json.loads(REAL_MANIFEST.read_text()).get("files", {}).get(model.name)
+    elif REALWORLD_MANIFEST.is_file():
+        try:
+            key = model.resolve().parent.relative_to(REALWORLD_MANIFEST.parent).as_posix()
+        except ValueError:
+            return None
+        entry = json.loads(REALWORLD_MANIFEST.read_text()).get("models", {}).get(key)
     if entry is None or entry.get("litert_runs", True):
         return None
     return entry.get("litert_error") or "?"
@@ -409,6 +420,14 @@ def check_one(zeropoint: str, model: Path, flags: tuple[str, ...], out: Path) ->
         raise CheckFailure("rewrite did not write the output file")
 
     compare_isolated(model, out)
+
+    try:
+        meta = [metadata_of(path.read_bytes()) for path in (model, out)]
+    except MetaError as e:
+        raise CheckFailure(f"cannot read the metadata: {e}") from None
+    for key in meta[0]:
+        if meta[0][key] != meta[1][key]:
+            raise CheckFailure(f"{key} not kept: {len(meta[0][key])} vs {len(meta[1][key])} entries/bytes, contents differ")
 
     texts = []
     for path in (model, out):

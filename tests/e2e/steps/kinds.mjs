@@ -26,7 +26,7 @@ const SPATIAL = join(ROOT, 'tests/golden/fuse_residual_block/model_float.tflite'
 const DETECTOR = join(ROOT, 'tests/realworld/ssd_detector');
 
 /** This file's own browser context and page (made once), and a scratch directory. */
-function env(ctx) {
+export function env(ctx) {
   ctx.kindsEnv ??= (async () => {
     const { browser, base, foreignRequests } = ctx;
     const work = mkdtempSync(join(tmpdir(), 'zeropoint-e2e-kinds-'));
@@ -48,7 +48,7 @@ function env(ctx) {
 }
 
 /** A float32 sample of the model's (one) input: a fixed pseudo-random sequence in [-1, 1). */
-function sampleFor(api, modelPath, work) {
+export function sampleFor(api, modelPath, work) {
   const summary = api.inspectModel(new Uint8Array(readFileSync(modelPath)));
   const sg = summary.subgraphs[0];
   const input = sg.tensors.find((t) => t.index === sg.inputs[0]);
@@ -68,7 +68,7 @@ function sampleFor(api, modelPath, work) {
  * both on the Compare tab; returns the output rows `zeropoint run` gives for the float model and
  * for the page's quantized file on the same sample.
  */
-async function quantizeAndCompare(page, work, modelPath, name, sample) {
+export async function quantizeAndCompare(page, work, modelPath, name, sample) {
   await dropFile(page, name, readFileSync(modelPath));
   await waitForModel(page, name);
   await calibrateRandom(page, { count: 8, lo: -1, hi: 1, seed: 7 });
@@ -126,7 +126,7 @@ async function shot(block, name) {
   await block.screenshot({ path: join(ARTIFACTS, `${name}.png`), timeout: STEP_TIMEOUT_MS });
 }
 
-async function noSidewaysScroll(page) {
+export async function noSidewaysScroll(page) {
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   assert(width <= 400, `the page is ${String(width)} px wide at a 400 px viewport`);
 }

