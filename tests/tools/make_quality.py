@@ -37,26 +37,25 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import numpy as np  # noqa: E402
-from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests" / "tools"))
 GOLDEN_CASES = ["mlp", "example_cnn", "mobilenet_block", "fuse_residual_block", "tiny_vit", "mobilenet_v2"]
 ZOO_ARCHS = ["kws_conv1d", "ds_cnn_audio", "pose_net", "unet", "yolo_head", "ssd_detector"]
 BEGIN, END = "<!-- quality:begin -->", "<!-- quality:end -->"
 
 
 def litert_outputs(model: Path, xs: np.ndarray) -> list[np.ndarray]:
-    """LiteRT BUILTIN_REF outputs for each sample of xs ([N, ...] = N invocations), stacked."""
-    it = Interpreter(model_path=str(model), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
-    it.allocate_tensors()
-    inp = it.get_input_details()[0]
-    outs: list[list[np.ndarray]] = [[] for _ in it.get_output_details()]
-    for x in xs:
-        it.set_tensor(inp["index"], x.reshape(inp["shape"]).astype(np.float32))
-        it.invoke()
-        for k, d in enumerate(it.get_output_details()):
-            outs[k].append(it.get_tensor(d["index"]).copy())
-    return [np.stack(o) for o in outs]
+    """LiteRT BUILTIN_REF outputs for each sample of xs ([N, ...] = N invocations), as the zoo
+    takes them (zoo.convert.litert_outputs: in a child process; an operator version LiteRT 2.3's
+    reference resolver lacks lowered in a copy, same kernel). ValueError when BUILTIN_REF cannot
+    run the model."""
+    from zoo.convert import litert_outputs as zoo_litert_outputs  # noqa: PLC0415 (TF import)
+
+    outs, note = zoo_litert_outputs(model.read_bytes(), xs)
+    if outs is None or note.get("resolver") != "reference":
+        raise ValueError(note.get("reference_error") or "LiteRT BUILTIN_REF cannot run the model")
+    return outs
 
 
 def sqnr_db(ref: list[np.ndarray], q: list[np.ndarray]) -> float:
@@ -85,7 +84,6 @@ def sources(only: set[str] | None):
             continue
         d = REPO / "tests" / "golden" / c
         yield c, "golden", d, np.load(d / "calib.npy"), np.load(d / "input_0.npy")
-    sys.path.insert(0, str(REPO / "tests" / "tools"))
     from zoo.archs import ARCHS  # noqa: PLC0415  (TF import: only when the zoo rows run)
     from zoo.data import calib_and_heldout  # noqa: PLC0415
 
