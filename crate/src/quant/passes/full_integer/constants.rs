@@ -2,7 +2,7 @@
 //! channel or per tensor), bias (int32, int64 for 16x8) and other constants (their own range, or
 //! a same-scale op's shared parameters).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::super::edit::{dims, f32s, per_axis_q, per_tensor_q, qerr};
 use super::FullInteger;
@@ -49,6 +49,9 @@ impl<'a> FullInteger<'a> {
     pub(super) fn quantize_constants(&mut self) -> Result<Vec<(usize, Vec<u8>)>> {
         let mut out = Vec::new();
         let mut handled: HashSet<usize> = HashSet::new();
+        // The scales of each weight tensor quantized so far: weights shared by several ops
+        // (`split_shared_constants`) are quantized once, by their first reader.
+        let mut scales_of: HashMap<usize, Vec<f32>> = HashMap::new();
         for o in 0..self.sg.operators.len() {
             if !self.quantized[o] {
                 continue;
@@ -144,7 +147,10 @@ impl<'a> FullInteger<'a> {
                         immutable: true,
                         source: "weights".into(),
                     });
+                    scales_of.insert(w, q.scales.clone());
                     weight_scales = Some(q.scales);
+                } else if let Some(s) = scales_of.get(&w) {
+                    weight_scales = Some(s.clone());
                 } else if let Some(s) = self.state_params(w) {
                     weight_scales = Some(vec![s.scale]);
                 }
