@@ -452,3 +452,51 @@ fn shared_weights_are_quantized_once_and_each_bias_use_gets_its_own() {
     // x, w, b, y, z, u and two copies of b.
     assert_eq!(sg.tensors.len(), 8);
 }
+
+#[test]
+fn shared_weights_widened_for_one_ops_bias_are_copied_for_that_op() {
+    // x → FC(w, b) → y → FC(w, b2) → z: the second op's input range is tiny, so its bias
+    // b2 = [1, 1] overflows int32 at s_y · s_w: TF widens that op's weights on its own copy.
+    let mut m = shared_weights_and_bias();
+    let sg = &mut m.subgraphs[0];
+    sg.operators.truncate(2);
+    sg.outputs = vec![4];
+    let mut b2 = Tensor::new("b2", TensorType::FLOAT32, vec![2]);
+    b2.buffer = 3;
+    sg.tensors.push(b2);
+    sg.operators[1].inputs[2] = 6;
+    m.buffers.push(Buffer {
+        data: f32_bytes(&[1.0, 1.0]),
+    });
+    let mut r = Ranges::new();
+    for (i, lo, hi) in [(0, -1.0, 1.0), (3, -1e-5, 1e-5), (4, -4.0, 4.0)] {
+        r.insert(i, &m.subgraphs[0].tensors[i].name, lo, hi)
+            .expect("finite");
+    }
+    let (out, report) = quantize(&m, &r, &QuantizeOptions::default()).expect("ok");
+    let sg = &out.subgraphs[0];
+    let (w, w1) = (
+        sg.operators[0].inputs[1] as usize,
+        sg.operators[1].inputs[1] as usize,
+    );
+    assert_ne!(w, w1);
+    assert_eq!(sg.tensors[w].name, "w");
+    assert_eq!(sg.tensors[w1].name, "w1");
+    assert_eq!(q(&sg.tensors[w]).0, vec![1.0 / 127.0, 2.0 / 127.0]);
+    // Channel 0: |1| / (s_y · 1/127) = 127 · 255 / 2e-5 ≈ 1.6e9 > 2^30 - 1 → bias scale
+    // 1 / (2^30 - 1), weight scale that / s_y; channel 1 (8.1e8) keeps 2/127.
+    let s_y = 2e-5f64 / 255.0;
+    let want = 1.0 / 1_073_741_823.0 / s_y;
+    let got = q(&sg.tensors[w1]).0;
+    assert!((f64::from(got[0]) / want - 1.0).abs() < 1e-5, "{got:?}");
+    assert_eq!(got[1], 2.0 / 127.0);
+    // w[0][0] = 1 at that scale: round(1 / 0.011874) = 84.
+    let data = out.tensor_data(0, w1).expect("w1");
+    assert_eq!(data[0] as i8, 84);
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|x| x.contains("copy of the shared weights"))
+    );
+}
