@@ -364,7 +364,7 @@ pub const OPS: &[OpEntry] = &[
     row!(SHAPE, 1..=1, shape_ops::prepare_shape, F816, Some(index_out(plain(1))), &[], "folded at prepare (INT32/INT64 output)"),
     row!(PACK, 1..=5, shape_ops::prepare_pack, F816, Some(with16(same(2))), &[], COPY),
     row!(CAST, 1..=9, shape_ops::prepare_cast, F, None, &[], "per element: float → integer truncates and saturates (NaN → the largest value), integer narrowing wraps (`static_cast`)"),
-    row!(FILL, 1..=5, shape_ops::prepare_fill, F816, None, &["dims", "value"], COPY),
+    row!(FILL, 1..=5, shape_ops::prepare_fill, F816, Some(with16(same(3))), &["dims", "value"], COPY),
     row!(ZEROS_LIKE, 1..=1, shape_ops::prepare_zeros_like, F, None, &[], "folded at prepare"),
     row!(RANGE, 1..=2, shape_ops::prepare_range, F, None, &["start", "limit", "delta"], "folded at prepare; repeated addition"),
     // ops/normalize.rs

@@ -99,7 +99,7 @@ export const OP_TABLE: Readonly<Record<string, OpInfo>> = {
   SHAPE: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'index output (never quantized)', inputs: [], support: 'Runs float, int8, int16 · quantizer: index output (never quantized)' },
   PACK: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: [], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },
   CAST: { runs: { float: true, int8: false, int16: false, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs float · quantizer: kept float' },
-  FILL: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'kept float', inputs: ['dims', 'value'], support: 'Runs float, int8, int16 · quantizer: kept float' },
+  FILL: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: ['dims', 'value'], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },
   ZEROS_LIKE: { runs: { float: true, int8: false, int16: false, hybrid: false }, quantizer: 'kept float', inputs: [], support: 'Runs float · quantizer: kept float' },
   RANGE: { runs: { float: true, int8: false, int16: false, hybrid: false }, quantizer: 'kept float', inputs: ['start', 'limit', 'delta'], support: 'Runs float · quantizer: kept float' },
   L2_NORMALIZATION: { runs: { float: true, int8: true, int16: false, hybrid: false }, quantizer: 'fixed output int8 1/128 / 0', inputs: [], support: 'Runs float, int8 · quantizer: fixed output int8 1/128 / 0' },

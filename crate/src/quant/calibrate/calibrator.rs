@@ -2,12 +2,14 @@
 //! tensor it reports into that tensor's accumulator, all or nothing per sample (the order is in
 //! the [module docs](super)).
 
+use std::collections::HashSet;
+
 use super::kept_states::KeptStates;
 use super::method::Method;
 use super::profile::{CalibrationProfile, Profiling};
 use super::stats::{CalibrationStats, STATS_BYTES_PER_TENSOR, TensorAcc, TensorStats};
 use super::tf_inplace::tf_inplace_inputs;
-use crate::engine::{Interpreter, Limits, TensorDesc, TensorView};
+use crate::engine::{Interpreter, Limits, TensorDesc, TensorId, TensorView};
 use crate::error::{Error, Result};
 use crate::graph::{Model, TensorType};
 use crate::kernels::KernelSet;
@@ -58,6 +60,10 @@ pub struct Calibrator {
     producer: Vec<Option<String>>,
     /// The variable tensors whose states kernels keep (recorded after each run).
     kept: KeptStates,
+    /// Float results of subgraph 0's operators the engine folded into constants at prepare time
+    /// (FILL of constant dims and value, …): no step reports them, so each sample records their
+    /// (constant) values itself, as TF's calibrator, which runs every operator, records them.
+    folded: Vec<usize>,
 }
 
 impl Calibrator {
@@ -111,9 +117,30 @@ impl Calibrator {
                 }
             }
         }
+        let stepped: HashSet<usize> = interp.step_infos().iter().map(|s| s.op_index).collect();
+        let folded = model
+            .subgraphs
+            .first()
+            .map(|sg| {
+                sg.operators
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !stepped.contains(i))
+                    .flat_map(|(_, op)| op.outputs.iter())
+                    .filter_map(|&t| usize::try_from(t).ok())
+                    .filter(|&t| {
+                        sg.tensors
+                            .get(t)
+                            .is_some_and(|x| x.dtype == TensorType::FLOAT32)
+                            && model.tensor_data(0, t).is_none()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         Ok(Calibrator {
             producer,
             kept: KeptStates::new(model),
+            folded,
             interp,
             inplace: tf_inplace_inputs(model),
             slot_of: model
@@ -230,6 +257,7 @@ impl Calibrator {
             touched,
             producer,
             kept,
+            folded,
             ..
         } = self;
         touched.clear();
@@ -317,6 +345,12 @@ impl Calibrator {
         if ran.is_ok() {
             kept.record(interp, |t, view| record(0, t, view, &mut failure));
         }
+        // Folded results (held as constants, or not at all when nothing reads them).
+        for &t in folded.iter() {
+            if let Some(view) = interp.tensor(TensorId(t)) {
+                record(0, t, view, &mut failure);
+            }
+        }
         if let Err(e) = ran {
             for &k in touched.iter() {
                 accs[k].discard();
@@ -380,7 +414,32 @@ impl Calibrator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quant::calibrate::test_models::{add_relu, by_name, square_relu};
+    use crate::quant::calibrate::test_models::{add_fill, add_relu, by_name, square_relu};
+
+    #[test]
+    fn a_result_folded_at_prepare_time_is_recorded_with_its_constant_value() {
+        let m = add_fill();
+        let mut cal = Calibrator::new(&m).expect("prepares");
+        // The engine folded FILL: no step runs it.
+        assert!(cal.interp.step_infos().iter().all(|s| s.op_name != "FILL"));
+        for x in [[1.0, -1.0], [3.0, 0.0]] {
+            cal.set_input(0, &x).expect("fits");
+            cal.add_sample().expect("finite");
+        }
+        let s = cal.stats(Method::MinMax).expect("stats");
+        let names: Vec<&str> = s.tensors.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["x", "f", "y"],
+            "constants dims and value are not recorded"
+        );
+        let f = by_name(&s, "f");
+        assert_eq!((f.min, f.max), (0.25, 0.25));
+        // Every element of every sample is counted, as for a computed tensor.
+        assert_eq!(f.histogram.counts.iter().sum::<u64>(), 4);
+        let y = by_name(&s, "y");
+        assert_eq!((y.min, y.max), (-0.75, 3.25));
+    }
 
     #[test]
     fn global_min_max_over_samples_and_constants_skipped() {

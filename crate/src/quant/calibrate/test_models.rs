@@ -64,6 +64,49 @@ pub(super) fn square_relu() -> Model {
     }
 }
 
+/// `f = fill([1, 2], 0.25)` (dims and value constant: the engine folds it at prepare time),
+/// `y = x + f`; x, f, y: [1, 2].
+pub(super) fn add_fill() -> Model {
+    let mut dims = Tensor::new("dims", TensorType::INT32, vec![2]);
+    dims.buffer = 1;
+    let mut value = Tensor::new("value", TensorType::FLOAT32, vec![]);
+    value.buffer = 2;
+    Model {
+        version: 3,
+        subgraphs: vec![Subgraph {
+            tensors: vec![
+                Tensor::new("x", TensorType::FLOAT32, vec![1, 2]),
+                dims,
+                value,
+                Tensor::new("f", TensorType::FLOAT32, vec![1, 2]),
+                Tensor::new("y", TensorType::FLOAT32, vec![1, 2]),
+            ],
+            inputs: vec![0],
+            outputs: vec![4],
+            operators: vec![
+                op(BuiltinOperator::FILL, &[1, 2], &[3], BuiltinOptionsT::NONE),
+                op(
+                    BuiltinOperator::ADD,
+                    &[0, 3],
+                    &[4],
+                    BuiltinOptionsT::AddOptions(Box::default()),
+                ),
+            ],
+            ..Default::default()
+        }],
+        buffers: vec![
+            Buffer::default(),
+            Buffer {
+                data: bytemuck::cast_slice(&[1i32, 2]).to_vec(),
+            },
+            Buffer {
+                data: 0.25f32.to_le_bytes().to_vec(),
+            },
+        ],
+        ..Default::default()
+    }
+}
+
 pub(super) fn by_name<'a>(s: &'a CalibrationStats, name: &str) -> &'a TensorStats {
     s.tensors
         .iter()

@@ -175,8 +175,12 @@ pub(super) fn unify_versions(model: &mut Model) {
     }
 }
 
-/// Drops buffers no tensor or metadata refers to any more (buffer 0 stays), renumbering the rest.
+/// Stores identical constant data once, as TF's writer does (buffer deduplication: tensors with
+/// equal bytes share one buffer, whatever their types and parameters), then drops buffers no
+/// tensor or metadata refers to any more (buffer 0 stays), renumbering the rest. Buffers that
+/// metadata refers to are never shared.
 pub(super) fn compact_buffers(model: &mut Model) {
+    dedup_tensor_buffers(model);
     let mut used = vec![false; model.buffers.len()];
     if let Some(u) = used.first_mut() {
         *u = true;
@@ -233,6 +237,40 @@ pub(super) fn compact_buffers(model: &mut Model) {
     }
 }
 
+/// Points every tensor whose constant data equals an earlier tensor's at that tensor's buffer
+/// (the first in subgraph and tensor order keeps its own).
+fn dedup_tensor_buffers(model: &mut Model) {
+    let mut meta: HashSet<u32> = model.metadata.iter().map(|m| m.buffer).collect();
+    meta.extend(
+        model
+            .metadata_buffer
+            .iter()
+            .flatten()
+            .filter_map(|&b| u32::try_from(b).ok()),
+    );
+    let mut canon: Vec<u32> = (0..model.buffers.len())
+        .map(|b| u32::try_from(b).unwrap_or(u32::MAX))
+        .collect();
+    {
+        let mut first: HashMap<&[u8], u32> = HashMap::new();
+        for t in model.subgraphs.iter().flat_map(|sg| &sg.tensors) {
+            let b = t.buffer;
+            let Some(buf) = model.buffers.get(b as usize) else {
+                continue;
+            };
+            if b == 0 || buf.data.is_empty() || meta.contains(&b) {
+                continue;
+            }
+            canon[b as usize] = *first.entry(buf.data.as_slice()).or_insert(b);
+        }
+    }
+    for t in model.subgraphs.iter_mut().flat_map(|sg| &mut sg.tensors) {
+        if let Some(&c) = canon.get(t.buffer as usize) {
+            t.buffer = c;
+        }
+    }
+}
+
 pub(super) fn report_tensors(mut report: Report, out: &Model) -> Report {
     for (i, t) in out.subgraphs[0].tensors.iter().enumerate() {
         let q = t.quantization.as_ref();
@@ -274,5 +312,44 @@ mod tests {
         assert_eq!(n.fresh("b"), "b1");
         assert_eq!(n.take("tfl.quantize"), "tfl.quantize");
         assert_eq!(n.take("tfl.quantize"), "tfl.quantize1");
+    }
+
+    #[test]
+    fn compact_buffers_stores_equal_tensor_data_once_but_never_metadata() {
+        use crate::graph::{Buffer, Metadata};
+        let mut sg = Subgraph::default();
+        for (name, buffer) in [("a", 1), ("b", 2), ("c", 3), ("x", 0), ("d", 5)] {
+            let mut t = Tensor::new(name, TensorType::INT32, vec![1]);
+            t.buffer = buffer;
+            sg.tensors.push(t);
+        }
+        let data = |v: i32| Buffer {
+            data: v.to_le_bytes().to_vec(),
+        };
+        let mut m = Model {
+            subgraphs: vec![sg],
+            // 4: unreferenced; 5: empty data (not a constant); 6: metadata, same bytes as 1.
+            buffers: vec![
+                Buffer::default(),
+                data(7),
+                data(7),
+                data(8),
+                data(7),
+                Buffer::default(),
+                data(7),
+            ],
+            metadata: vec![Metadata {
+                name: Some("m".into()),
+                buffer: 6,
+            }],
+            ..Model::default()
+        };
+        compact_buffers(&mut m);
+        let bufs: Vec<u32> = m.subgraphs[0].tensors.iter().map(|t| t.buffer).collect();
+        // a and b share buffer 1; c keeps its own; d's empty buffer is not merged with 0.
+        assert_eq!(bufs, vec![1, 1, 2, 0, 3]);
+        assert_eq!(m.buffers.len(), 5);
+        assert_eq!(m.metadata[0].buffer, 4);
+        assert_eq!(m.buffers[4].data, 7i32.to_le_bytes().to_vec());
     }
 }

@@ -353,3 +353,150 @@ fn int8_writes_only_versions_litert_registers() {
         .collect();
     assert_eq!(ops, [("RELU_N1_TO_1".to_string(), 1)]);
 }
+
+/// x[1,2] → FULLY_CONNECTED(w, b) → y → FULLY_CONNECTED(w, b) → z → ADD(z, b) → u: one weight,
+/// one bias, read three times.
+fn shared_weights_and_bias() -> Model {
+    let mut sg = Subgraph::default();
+    for (name, shape, buffer) in [
+        ("x", vec![1, 2], 0),
+        ("w", vec![2, 2], 1),
+        ("b", vec![2], 2),
+        ("y", vec![1, 2], 0),
+        ("z", vec![1, 2], 0),
+        ("u", vec![1, 2], 0),
+    ] {
+        let mut t = Tensor::new(name, TensorType::FLOAT32, shape);
+        t.buffer = buffer;
+        sg.tensors.push(t);
+    }
+    sg.inputs = vec![0];
+    sg.outputs = vec![5];
+    let fc = |input: usize, output: usize| {
+        let mut op = simple_op(Op::FULLY_CONNECTED, 1, input, output);
+        op.inputs = vec![input as i32, 1, 2];
+        op.options = BuiltinOptionsT::FullyConnectedOptions(Box::default());
+        op
+    };
+    let mut add = simple_op(Op::ADD, 1, 4, 5);
+    add.inputs = vec![4, 2];
+    add.options = BuiltinOptionsT::AddOptions(Box::default());
+    sg.operators = vec![fc(0, 3), fc(3, 4), add];
+    Model {
+        version: 3,
+        subgraphs: vec![sg],
+        buffers: vec![
+            Buffer::default(),
+            Buffer {
+                data: f32_bytes(&[1.0, 0.0, 0.0, 2.0]),
+            },
+            Buffer {
+                data: f32_bytes(&[0.5, -1.0]),
+            },
+        ],
+        ..Model::default()
+    }
+}
+
+#[test]
+fn shared_weights_are_quantized_once_and_each_bias_use_gets_its_own() {
+    let m = shared_weights_and_bias();
+    let mut r = Ranges::new();
+    for (i, lo, hi) in [
+        (0, -1.0, 1.0),
+        (3, -2.0, 6.0),
+        (4, -4.0, 4.0),
+        (5, -4.0, 4.0),
+    ] {
+        r.insert(i, &m.subgraphs[0].tensors[i].name, lo, hi)
+            .expect("finite");
+    }
+    let (out, _) = quantize(&m, &r, &QuantizeOptions::default()).expect("ok");
+    let sg = &out.subgraphs[0];
+    let ops = &sg.operators;
+    // As TF's MLIR quantizer (PreprocessConstantOps): the weights of both FULLY_CONNECTED ops
+    // are one int8 tensor, each bias use its own int32 copy (the bias scale depends on the
+    // op's input), and the ADD operand (a "weight" to TF: neither bias nor same-scale) one
+    // int8 copy of b.
+    assert_eq!(ops[0].inputs[1], ops[1].inputs[1]);
+    let w = ops[0].inputs[1] as usize;
+    assert_eq!(sg.tensors[w].dtype, TensorType::INT8);
+    // Per channel: 1/127 and 2/127.
+    assert_eq!(q(&sg.tensors[w]).0, vec![1.0 / 127.0, 2.0 / 127.0]);
+    let (b0, b1, b2) = (
+        ops[0].inputs[2] as usize,
+        ops[1].inputs[2] as usize,
+        ops[2].inputs[1] as usize,
+    );
+    assert!(b0 != b1 && b1 != b2 && b0 != b2, "{b0} {b1} {b2}");
+    assert_eq!(sg.tensors[b0].dtype, TensorType::INT32);
+    assert_eq!(sg.tensors[b1].dtype, TensorType::INT32);
+    assert_eq!(sg.tensors[b2].dtype, TensorType::INT8);
+    // Bias scales s_in · s_w: x's 2/255 for the first op, y's 8/255 for the second.
+    let close = |t: usize, s_in: f64| {
+        let got = q(&sg.tensors[t]).0;
+        let want = [s_in / 127.0, s_in * 2.0 / 127.0];
+        assert_eq!(got.len(), 2);
+        for (g, w) in got.iter().zip(want) {
+            assert!((f64::from(*g) / w - 1.0).abs() < 1e-6, "{g} vs {w}");
+        }
+    };
+    close(b0, 2.0 / 255.0);
+    close(b1, 8.0 / 255.0);
+    // The first reader keeps the name, the copies take TF's `<name>1`, `<name>2`.
+    let names: Vec<&str> = [b0, b1, b2]
+        .iter()
+        .map(|&t| sg.tensors[t].name.as_str())
+        .collect();
+    assert_eq!(names, ["b", "b1", "b2"]);
+    // x, w, b, y, z, u and two copies of b.
+    assert_eq!(sg.tensors.len(), 8);
+}
+
+#[test]
+fn shared_weights_widened_for_one_ops_bias_are_copied_for_that_op() {
+    // x → FC(w, b) → y → FC(w, b2) → z: the second op's input range is tiny, so its bias
+    // b2 = [1, 1] overflows int32 at s_y · s_w: TF widens that op's weights on its own copy.
+    let mut m = shared_weights_and_bias();
+    let sg = &mut m.subgraphs[0];
+    sg.operators.truncate(2);
+    sg.outputs = vec![4];
+    let mut b2 = Tensor::new("b2", TensorType::FLOAT32, vec![2]);
+    b2.buffer = 3;
+    sg.tensors.push(b2);
+    sg.operators[1].inputs[2] = 6;
+    m.buffers.push(Buffer {
+        data: f32_bytes(&[1.0, 1.0]),
+    });
+    let mut r = Ranges::new();
+    for (i, lo, hi) in [(0, -1.0, 1.0), (3, -1e-5, 1e-5), (4, -4.0, 4.0)] {
+        r.insert(i, &m.subgraphs[0].tensors[i].name, lo, hi)
+            .expect("finite");
+    }
+    let (out, report) = quantize(&m, &r, &QuantizeOptions::default()).expect("ok");
+    let sg = &out.subgraphs[0];
+    let (w, w1) = (
+        sg.operators[0].inputs[1] as usize,
+        sg.operators[1].inputs[1] as usize,
+    );
+    assert_ne!(w, w1);
+    assert_eq!(sg.tensors[w].name, "w");
+    assert_eq!(sg.tensors[w1].name, "w1");
+    assert_eq!(q(&sg.tensors[w]).0, vec![1.0 / 127.0, 2.0 / 127.0]);
+    // Channel 0: |1| / (s_y · 1/127) = 127 · 255 / 2e-5 ≈ 1.6e9 > 2^30 - 1 → bias scale
+    // 1 / (2^30 - 1), weight scale that / s_y; channel 1 (8.1e8) keeps 2/127.
+    let s_y = 2e-5f64 / 255.0;
+    let want = 1.0 / 1_073_741_823.0 / s_y;
+    let got = q(&sg.tensors[w1]).0;
+    assert!((f64::from(got[0]) / want - 1.0).abs() < 1e-5, "{got:?}");
+    assert_eq!(got[1], 2.0 / 127.0);
+    // w[0][0] = 1 at that scale: round(1 / 0.011874) = 84.
+    let data = out.tensor_data(0, w1).expect("w1");
+    assert_eq!(data[0] as i8, 84);
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|x| x.contains("copy of the shared weights"))
+    );
+}

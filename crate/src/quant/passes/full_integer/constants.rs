@@ -2,16 +2,17 @@
 //! channel or per tensor), bias (int32, int64 for 16x8) and other constants (their own range, or
 //! a same-scale op's shared parameters).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use super::super::edit::{dims, f32s, per_axis_q, per_tensor_q, qerr};
+use super::super::edit::{Names, dims, f32s, idx, per_axis_q, per_tensor_q, qerr};
 use super::FullInteger;
 use super::states::State;
 use crate::error::Result;
-use crate::graph::{Quantization, TensorType};
+use crate::graph::{Operator, Quantization, TensorType};
+use crate::ops::properties::OpProperties;
 use crate::quant::params::{
-    self, QuantParams, WeightRule, activation_params_int16, bias_int32, bias_int64,
-    constant_params_int8, int16_constant_scale, per_channel_weights_int8_for_bias,
+    self, QuantParams, QuantizedWeights, WeightRule, activation_params_int16, bias_int32,
+    bias_int64, constant_params_int8, int16_constant_scale, per_channel_weights_int8_for_bias,
     per_tensor_weights_int8, quantize_affine_f64,
 };
 
@@ -45,11 +46,51 @@ impl<'a> FullInteger<'a> {
         }
     }
 
+    /// Gives weight tensor `w` the int8 type and the parameters of `q` (per channel along `axis`,
+    /// or per tensor) and records its state; returns its data.
+    fn set_weights(&mut self, w: usize, q: &QuantizedWeights, axis: Option<usize>) -> Vec<u8> {
+        let t = &mut self.sg.tensors[w];
+        t.dtype = TensorType::INT8;
+        let zps = q.zero_points.iter().map(|&z| i64::from(z)).collect();
+        t.quantization = Some(match axis {
+            Some(a) => per_axis_q(q.scales.clone(), zps, a),
+            None => Quantization {
+                scale: Some(q.scales.clone()),
+                zero_point: Some(zps),
+                ..Quantization::default()
+            },
+        });
+        self.state[w] = Some(State {
+            params: QuantParams {
+                scale: q.scales.first().copied().unwrap_or(1.0),
+                zero_point: 0,
+            },
+            immutable: true,
+            source: "weights".into(),
+        });
+        q.values.iter().map(|&v| v as u8).collect()
+    }
+
+    /// Int8 only: the float values of `op`'s constant float bias and its input's scale, which
+    /// decide whether the weights must be widened for the int32 bias (TF's MLIR quantizer).
+    fn int32_bias(&self, op: &Operator, p: &OpProperties) -> Option<(Vec<f32>, f32)> {
+        let bs = p.bias.filter(|_| !self.int16)?;
+        let b = op
+            .input(bs.input)
+            .filter(|&b| self.is_const(b) && self.is_float(b))?;
+        let s_in = op.input(bs.activation).and_then(|a| self.state_params(a))?;
+        Some((self.const_values(b), s_in.scale))
+    }
+
     /// Step 4: weights, bias and other constants. Returns the new data of each quantized
     /// constant tensor; dtypes and parameters are set on the tensors.
     pub(super) fn quantize_constants(&mut self) -> Result<Vec<(usize, Vec<u8>)>> {
         let mut out = Vec::new();
         let mut handled: HashSet<usize> = HashSet::new();
+        // Each weight tensor quantized so far, and its axis: weights shared by several ops
+        // (`split_shared_constants`) are quantized once, by their first reader.
+        let mut quantized_weights: HashMap<usize, (QuantizedWeights, Option<usize>)> =
+            HashMap::new();
         for o in 0..self.sg.operators.len() {
             if !self.quantized[o] {
                 continue;
@@ -100,17 +141,9 @@ impl<'a> FullInteger<'a> {
                     .map_err(|e| qerr(label.clone(), e.to_string()))?;
                     // Int8 (MLIR): weight and bias scales widened where the int32 bias would
                     // overflow.
-                    if !self.int16
-                        && let Some(bs) = p.bias
-                        && let Some(b) = op.input(bs.input)
-                        && self.is_const(b)
-                        && self.is_float(b)
-                        && let Some(s_in) =
-                            op.input(bs.activation).and_then(|a| self.state_params(a))
-                    {
-                        let bias = self.const_values(b);
+                    if let Some((bias, s_in)) = self.int32_bias(&op, &p) {
                         widened_bias = params::widen_for_bias_int32(
-                            &mut q, &values, &shape, axis, &bias, s_in.scale,
+                            &mut q, &values, &shape, axis, &bias, s_in,
                         )
                         .map_err(|e| qerr(label.clone(), e.to_string()))?;
                         if widened_bias.is_some() {
@@ -120,31 +153,47 @@ impl<'a> FullInteger<'a> {
                             ));
                         }
                     }
-                    let t = &mut self.sg.tensors[w];
-                    t.dtype = TensorType::INT8;
-                    let zps = q.zero_points.iter().map(|&z| i64::from(z)).collect();
-                    t.quantization = Some(match axis {
-                        Some(a) => per_axis_q(q.scales.clone(), zps, a),
-                        None => Quantization {
-                            scale: Some(q.scales.clone()),
-                            zero_point: Some(zps),
-                            ..Quantization::default()
-                        },
-                    });
-                    out.push((w, q.values.iter().map(|&v| v as u8).collect()));
+                    out.push((w, self.set_weights(w, &q, axis)));
                     handled.insert(w);
                     if self.int16 {
                         self.weight_values
                             .push((w, values.clone(), axis.unwrap_or(0)));
                     }
-                    self.state[w] = Some(State {
-                        params: QuantParams {
-                            scale: q.scales.first().copied().unwrap_or(1.0),
-                            zero_point: 0,
-                        },
-                        immutable: true,
-                        source: "weights".into(),
-                    });
+                    weight_scales = Some(q.scales.clone());
+                    quantized_weights.insert(w, (q, axis));
+                } else if let Some((shared, axis)) = quantized_weights.get(&w) {
+                    // Weights another op quantized (`split_shared_constants`). Where this op's
+                    // int32 bias needs them widened, TF duplicates them for this op
+                    // (`DuplicateConstantOpIfNeeded`) with the widened scales.
+                    let (mut q, axis) = (shared.clone(), *axis);
+                    if let Some((bias, s_in)) = self.int32_bias(&op, &p) {
+                        let label = self.tensor_label(w);
+                        widened_bias = params::widen_for_bias_int32(
+                            &mut q,
+                            &self.const_values(w),
+                            &dims(&self.sg.tensors[w]),
+                            axis,
+                            &bias,
+                            s_in,
+                        )
+                        .map_err(|e| qerr(label.clone(), e.to_string()))?;
+                        if widened_bias.is_some() {
+                            let mut copy = self.sg.tensors[w].clone();
+                            copy.name = Names::new(&self.sg).fresh(&copy.name);
+                            self.sg.tensors.push(copy);
+                            self.state.push(None);
+                            let c = self.sg.tensors.len() - 1;
+                            self.sg.operators[o].inputs[ws.input] = idx(c);
+                            self.consumers.entry(c).or_default().push(o);
+                            out.push((c, self.set_weights(c, &q, axis)));
+                            handled.insert(c);
+                            self.report.warnings.push(format!(
+                                "{label}: weight and bias scales widened so the int32 bias fits \
+                                 (|bias| / (s_in · s_w) > 2^30), as TF's MLIR quantizer does, on \
+                                 a copy of the shared weights for operator {o}"
+                            ));
+                        }
+                    }
                     weight_scales = Some(q.scales);
                 } else if let Some(s) = self.state_params(w) {
                     weight_scales = Some(vec![s.scale]);

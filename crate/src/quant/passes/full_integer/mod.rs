@@ -187,8 +187,8 @@ impl<'a> FullInteger<'a> {
         }
     }
 
-    /// The stages, in order: constants read by several quantized uses split into one tensor per
-    /// use (here); the recorded ranges that count (`states.rs`); propagation across same-scale
+    /// The stages, in order: constants read by several quantized uses split as TF splits them
+    /// (here); the recorded ranges that count (`states.rs`); propagation across same-scale
     /// and fixed-output operators (`propagate.rs`); weights, bias and other constants
     /// (`constants.rs`), then the check that every activation has parameters (`propagate.rs`);
     /// TF's integer LSTMs: weights, biases, states and intermediates (`lstm.rs`); the rewrite with QUANTIZE/DEQUANTIZE and the I/O types (`materialize.rs`); what the result
@@ -224,8 +224,12 @@ impl<'a> FullInteger<'a> {
         Ok((out, self.report))
     }
 
-    /// Gives every (quantized op, input slot) that reads a float constant its own tensor, as TF
-    /// duplicates shared constants, so that each use can get its own parameters.
+    /// Splits float constants read by several uses as TF's MLIR quantizer does
+    /// (`QuantizationDriver::PreprocessConstantOps`): the uses as weights — any operand that is
+    /// neither a bias nor an operand of a same-scale op — share one tensor, quantized once from
+    /// its own values; each bias use and each use by a same-scale op gets its own copy, whose
+    /// parameters come from the op (input and weight scales, the shared scale). Float readers
+    /// and graph outputs keep the original float tensor.
     fn split_shared_constants(&mut self) {
         // Constants also read by float ops or graph outputs keep the original tensor for them.
         let mut float_read: HashSet<usize> = HashSet::new();
@@ -240,12 +244,15 @@ impl<'a> FullInteger<'a> {
             .iter()
             .filter_map(|&t| usize::try_from(t).ok())
             .collect();
+        // Per constant: the tensor its weight uses share, once one was chosen.
+        let mut weight_tensor: HashMap<usize, usize> = HashMap::new();
         let mut seen: HashSet<usize> = HashSet::new();
         let mut names = Names::new(&self.sg);
         for i in 0..self.sg.operators.len() {
             if !self.quantized[i] {
                 continue;
             }
+            let p = self.props[i];
             for k in 0..self.sg.operators[i].inputs.len() {
                 let Some(t) = self.sg.operators[i].input(k) else {
                     continue;
@@ -253,8 +260,21 @@ impl<'a> FullInteger<'a> {
                 if !self.is_float(t) || !self.is_const(t) {
                     continue;
                 }
+                let own_copy =
+                    p.is_some_and(|p| p.same_scale || p.bias.is_some_and(|b| b.input == k));
+                if !own_copy && let Some(&w) = weight_tensor.get(&t) {
+                    self.sg.operators[i].inputs[k] = idx(w);
+                    let c = self.consumers.entry(w).or_default();
+                    if !c.contains(&i) {
+                        c.push(i);
+                    }
+                    continue;
+                }
                 let first = seen.insert(t);
                 if first && !float_read.contains(&t) && !graph_out.contains(&t) {
+                    if !own_copy {
+                        weight_tensor.insert(t, t);
+                    }
                     continue;
                 }
                 // TF names the copy as it names any new value (`<name>1`, `<name>2`, …) and
@@ -273,6 +293,9 @@ impl<'a> FullInteger<'a> {
                 let n = self.sg.tensors.len() - 1;
                 self.sg.operators[i].inputs[k] = idx(n);
                 self.consumers.entry(n).or_default().push(i);
+                if !own_copy {
+                    weight_tensor.insert(t, n);
+                }
             }
         }
     }
