@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use zeropoint::Error;
+use zeropoint::engine::compare::compare_signature;
 use zeropoint::engine::signatures::{self, refuse_full_integer, resolve};
 use zeropoint::engine::{Interpreter, Limits};
 use zeropoint::graph::Model;
@@ -159,6 +160,29 @@ fn dynamic_range_and_float16_keep_every_signature() {
         text.contains("3 signatures ('decode', 'encode', 'score')"),
         "{text}"
     );
+}
+
+#[test]
+fn float_and_tfs_dynamic_model_compare_by_signature() {
+    let (f, q) = (read("model.tflite"), read("model_dynamic.tflite"));
+    let load = |name: &str| {
+        let a = load_npy(&dir().join(format!("sig_score_in_{name}.npy")));
+        match a.data {
+            zeropoint_tests::NpyData::F32(v) => v,
+            _ => panic!("float input"),
+        }
+    };
+    let sample = vec![load("candidate"), load("query")];
+    let rows = compare_signature(&f, &q, "score", &[sample], &Limits::default()).expect("compares");
+    // Every tensor of subgraph 2 both models name alike, in TF's dynamic model's order; the
+    // hybrid FULLY_CONNECTEDs make the outputs differ a little from the float ones.
+    let sim = rows
+        .iter()
+        .find(|r| r.name == "PartitionedCall_2:1")
+        .expect("the similarity output");
+    assert!(sim.sqnr_db.is_finite() && sim.sqnr_db > 20.0, "{rows:?}");
+    let err = compare_signature(&f, &q, "serve", &[], &Limits::default()).expect_err("unknown");
+    assert!(matches!(err, Error::UnknownSignature { .. }), "{err}");
 }
 
 #[test]

@@ -199,6 +199,11 @@ impl Interpreter {
         &self.outputs
     }
 
+    /// The subgraph this interpreter runs (0, or a signature's subgraph: tensor ids index it).
+    pub fn subgraph(&self) -> usize {
+        self.subgraph
+    }
+
     /// Bytes of the activation arena (every intermediate tensor, with reuse).
     pub fn arena_bytes(&self) -> usize {
         self.arena.len() * 8
