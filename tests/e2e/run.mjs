@@ -34,6 +34,7 @@ import { cases as quantizeCases } from './steps/quantize.mjs';
 import { cases as rangesCases } from './steps/ranges.mjs';
 import { cases as resilienceCases } from './steps/resilience.mjs';
 import { cases as shapesCases } from './steps/shapes.mjs';
+import { cases as signaturesCases } from './steps/signatures.mjs';
 import { cases as startCases } from './steps/start.mjs';
 import { cases as streamCases } from './steps/stream.mjs';
 
@@ -62,6 +63,7 @@ function allCases() {
     ...narrowCases,
     ...startCases,
     ...streamCases,
+    ...signaturesCases,
   ];
 }
 
