@@ -152,6 +152,25 @@ pub enum Error {
         reason: String,
     },
 
+    /// A signature key the model does not have (`--signature`, the page's picker).
+    #[error("no signature '{key}': {}", known_keys(.known))]
+    UnknownSignature {
+        /// The key asked for.
+        key: String,
+        /// The keys the model has, in the model's order.
+        known: Vec<String>,
+    },
+
+    /// A signature that cannot be run: its subgraph or a tensor it names is missing, it names a
+    /// tensor that is not an input (output) of its subgraph, or it leaves one unnamed.
+    #[error("signature '{key}': {reason}")]
+    Signature {
+        /// The signature's key.
+        key: String,
+        /// What is wrong, naming the subgraph and tensor.
+        reason: String,
+    },
+
     /// A file could not be read or written (CLI only).
     #[error("{path}: {source}")]
     Io {
@@ -233,6 +252,15 @@ fn list_issues(issues: &[OpIssue]) -> String {
         (false, n) => format!("{n} operators cannot be prepared"),
     };
     format!("{what}; {}{tail}", lines.join("; "))
+}
+
+/// "the model has signatures 'a', 'b'", or "the model has no signatures".
+fn known_keys(known: &[String]) -> String {
+    if known.is_empty() {
+        return "the model has no signatures".to_string();
+    }
+    let keys: Vec<String> = known.iter().map(|k| format!("'{k}'")).collect();
+    format!("the model has signatures {}", keys.join(", "))
 }
 
 /// "1 input given too many: the model has 1 input", "2 inputs missing: the model has 3 inputs".

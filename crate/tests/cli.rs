@@ -507,3 +507,108 @@ fn run_streams_samples_through_a_stateful_model_with_resets() {
         text(&bad.stderr)
     );
 }
+
+#[test]
+fn signatures_are_listed_run_by_key_and_an_unknown_key_is_refused() {
+    // tests/realworld/signatures: encode / decode / score, one subgraph each; LiteRT's outputs
+    // through get_signature_runner (tests/tools/realworld/signatures.py).
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/realworld/signatures");
+    let model = case.join("model.tflite");
+    let model = model.to_str().expect("utf-8");
+    let out = zeropoint(&["inspect", model]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    for needle in [
+        "signature 'encode' (subgraph 1):",
+        "signature 'decode' (subgraph 0):",
+        "inputs:  candidate = tensor 0 'score_candidate:0' [2,32] FLOAT32; query = tensor 1",
+    ] {
+        assert!(s.contains(needle), "missing {needle} in:\n{s}");
+    }
+    let out = zeropoint(&["inspect", "--signature", "score", model]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(
+        s.contains("output 0 'query_code': 2×48") && s.contains("output 1 'similarity': 2"),
+        "{s}"
+    );
+
+    // Run `score`: one .npy per input key in the signature's order (candidate, query), each
+    // with a leading samples axis; outputs in the signature's order.
+    let mut inputs = Vec::new();
+    for name in ["candidate", "query"] {
+        let (shape, data) = npy_data(&case.join(format!("sig_score_in_{name}.npy")));
+        let path = scratch(&format!("sig_score_{name}.npy"));
+        let mut with_samples = vec![1];
+        with_samples.extend(shape);
+        let f = std::fs::File::create(&path).expect("create");
+        zeropoint::npy::write(f, zeropoint::npy::Dtype::F32, &with_samples, &data).expect("npy");
+        inputs.push(path);
+    }
+    let dir = scratch("sig_score_out");
+    let run = |key: &str, inputs: &[PathBuf]| {
+        let mut args = vec!["run", model, "--signature", key];
+        for p in inputs {
+            args.extend(["--input", p.to_str().expect("utf-8")]);
+        }
+        args.extend(["--out-dir", dir.to_str().expect("utf-8")]);
+        zeropoint(&args)
+    };
+    let out = run("score", &inputs);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for (k, name) in ["query_code", "similarity"].iter().enumerate() {
+        let (shape, got) = npy_data(&dir.join(format!("output_{k}.npy")));
+        let (want_shape, want) = npy_data(&case.join(format!("sig_score_out_{name}.npy")));
+        assert_eq!(shape[1..], want_shape[..], "{name}");
+        assert_eq!(got, want, "{name}: LiteRT's bits");
+    }
+    // The same files in the other order are another run (not LiteRT's answer): the order is
+    // the signature's, not the subgraph's or the file names'.
+    let swapped = [inputs[1].clone(), inputs[0].clone()];
+    assert!(run("score", &swapped).status.success());
+    let (_, got) = npy_data(&dir.join("output_0.npy"));
+    let (_, want) = npy_data(&case.join("sig_score_out_query_code.npy"));
+    assert_ne!(got, want);
+
+    // Unknown key: one line naming the known ones; a wrong input count names the inputs.
+    let out = run("serving_default", &inputs);
+    assert!(!out.status.success());
+    assert_eq!(
+        text(&out.stderr).trim(),
+        "error: no signature 'serving_default': the model has signatures 'decode', 'encode', \
+         'score'"
+    );
+    let out = run("encode", &inputs);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("1 input given too many"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = zeropoint(&["inspect", "--signature", "nope", model]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("no signature 'nope'"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // Full-integer quantization of several signatures: a typed refusal naming them; dynamic
+    // range keeps all three.
+    let q = scratch("sig_dynamic.tflite");
+    let q = q.to_str().expect("utf-8");
+    let out = zeropoint(&["quantize", model, "--mode", "int8", "--output", q]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("3 signatures ('decode', 'encode', 'score')"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = zeropoint(&[
+        "quantize", model, "--mode", "dynamic", "--io", "float", "-o", q,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = zeropoint(&["inspect", "--signature", "score", q]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("signature 'encode' (subgraph 1):"));
+}

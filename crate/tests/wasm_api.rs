@@ -121,7 +121,7 @@ fn limits_reach_every_prepare_and_name_what_is_too_large() {
         "{msg}"
     );
     let by_runner = message(
-        wasm::run::Runner::new(EXAMPLE, None, tiny(), None)
+        wasm::run::Runner::new(EXAMPLE, None, tiny(), None, None)
             .err()
             .expect("refused"),
     );
@@ -134,7 +134,8 @@ fn limits_reach_every_prepare_and_name_what_is_too_large() {
     assert_eq!(by_calibrator, msg);
     let sample = vec![0.5f32; 32 * 32 * 3];
     let by_compare = message(
-        wasm::run::compare_models(EXAMPLE, EXAMPLE, &sample, tiny(), None).expect_err("refused"),
+        wasm::run::compare_models(EXAMPLE, EXAMPLE, &sample, tiny(), None, None)
+            .expect_err("refused"),
     );
     assert_eq!(by_compare, msg);
     let arena = check(Some(limits_js(1 << 30, 4096)));
@@ -179,8 +180,14 @@ fn input_shapes_resize_a_dynamic_batch() {
         })
         .expect("to JS")
     };
-    let mut r = wasm::run::Runner::new(DYNAMIC_BATCH, None, None, Some(shapes(vec![2, 12, 12, 3])))
-        .expect("batch 2 prepares");
+    let mut r = wasm::run::Runner::new(
+        DYNAMIC_BATCH,
+        None,
+        None,
+        Some(shapes(vec![2, 12, 12, 3])),
+        None,
+    )
+    .expect("batch 2 prepares");
     r.set_input(0, &vec![0.25f32; 2 * 12 * 12 * 3])
         .expect("batch-2 input");
     r.invoke().expect("the model runs");
@@ -194,9 +201,65 @@ fn input_shapes_resize_a_dynamic_batch() {
     let cal = wasm::Calibrator::new(DYNAMIC_BATCH, None, Some(shapes(vec![2, 12, 12, 3])));
     assert!(cal.is_ok(), "the calibrator prepares at batch 2");
     let msg = message(
-        wasm::run::Runner::new(DYNAMIC_BATCH, None, None, Some(shapes(vec![2, 13, 12, 3])))
-            .err()
-            .expect("a fixed dim"),
+        wasm::run::Runner::new(
+            DYNAMIC_BATCH,
+            None,
+            None,
+            Some(shapes(vec![2, 13, 12, 3])),
+            None,
+        )
+        .err()
+        .expect("a fixed dim"),
     );
     assert!(msg.contains("dim 1 is fixed at 12"), "{msg}");
+}
+
+/// The signatures golden (tests/tools/realworld/signatures.py): encode / decode / score.
+const SIGNATURES: &[u8] = include_bytes!("../../tests/realworld/signatures/model.tflite");
+
+#[wasm_bindgen_test]
+fn a_runner_runs_the_signature_it_is_given() {
+    let key = |k: &str| Some(JsValue::from_str(k));
+    let mut r =
+        wasm::run::Runner::new(SIGNATURES, None, None, None, key("score")).expect("score prepares");
+    r.set_input(0, &[0.5f32; 64]).expect("candidate");
+    r.set_input(1, &[0.5f32; 64]).expect("query");
+    r.invoke().expect("score runs");
+    // Outputs in the signature's order: query_code (2×48), similarity (2).
+    let code = r.output_float(0).expect("query_code");
+    let sim = r.output_float(1).expect("similarity");
+    assert_eq!((code.len(), sim.len()), (96, 2));
+    // Same query and candidate: similarity is the code's squared norm (row 0), up to rounding.
+    let norm: f32 = code[..48].iter().map(|c| c * c).sum();
+    assert!((sim[0] - norm).abs() <= 1e-4 * norm, "{} vs {norm}", sim[0]);
+    let msg = message(
+        wasm::run::Runner::new(SIGNATURES, None, None, None, key("serve"))
+            .err()
+            .expect("no such key"),
+    );
+    assert_eq!(
+        msg,
+        "no signature 'serve': the model has signatures 'decode', 'encode', 'score'"
+    );
+    // Per-tensor comparison of the signature: the model against itself is exact everywhere.
+    let rows = wasm::run::compare_with_limits(
+        SIGNATURES,
+        SIGNATURES,
+        &[0.25f32; 128],
+        &zeropoint::engine::Limits::default(),
+        &zeropoint::graph::ShapeOverrides::default(),
+        Some("score"),
+    )
+    .expect("compares");
+    assert!(
+        rows.iter().any(|r| r.name == "PartitionedCall_2:1"),
+        "{rows:?}"
+    );
+    assert!(rows.iter().all(|r| r.sqnr_db == f64::INFINITY), "{rows:?}");
+    let msg = message(
+        wasm::Calibrator::new(SIGNATURES, None, None)
+            .err()
+            .expect("several signatures"),
+    );
+    assert!(msg.contains("3 signatures"), "{msg}");
 }

@@ -87,8 +87,9 @@ fn while_models_run_through_the_page_runner() {
         ),
     ];
     for (k, (model, input, expected)) in cases.into_iter().enumerate() {
-        let mut runner = zeropoint::wasm::run::Runner::new(model, Some("fast".into()), None, None)
-            .expect("prepares");
+        let mut runner =
+            zeropoint::wasm::run::Runner::new(model, Some("fast".into()), None, None, None)
+                .expect("prepares");
         // The token ids (int32) or features (float32) as little-endian bytes, 3 samples.
         let input = zeropoint::npy::read("input", input).expect(".npy parses");
         let expected = npy_f32(expected);
@@ -127,8 +128,9 @@ fn streaming_model_keeps_state_in_the_page_runner_until_reset() {
     let fresh = npy_f32(include_bytes!(
         "../../tests/realworld/streaming_kws/expected_reset_output_0.npy"
     ));
-    let mut runner = zeropoint::wasm::run::Runner::new(model, Some("fast".into()), None, None)
-        .expect("prepares");
+    let mut runner =
+        zeropoint::wasm::run::Runner::new(model, Some("fast".into()), None, None, None)
+            .expect("prepares");
     assert!(runner.is_stateful());
     let (per_in, per_out) = (input.len() / 10, stream.len() / 10);
     let frame = |runner: &mut zeropoint::wasm::run::Runner, f: usize| {

@@ -252,7 +252,7 @@ fn errors_are_readable() {
 
 #[wasm_bindgen_test]
 fn the_runner_reproduces_litert_int8_outputs() {
-    let mut r = Runner::new(TF_INT8, None, None, None).expect("prepares");
+    let mut r = Runner::new(TF_INT8, None, None, None, None).expect("prepares");
     let inputs = npy_payload(INPUT_INT8);
     let expected = npy_payload(EXPECTED_INT8);
     let (n_in, n_out) = (32 * 32 * 3, 5);
@@ -262,10 +262,10 @@ fn the_runner_reproduces_litert_int8_outputs() {
         r.invoke().expect("the model runs");
         assert_eq!(r.output_bytes(0).expect("output"), want);
     }
-    assert!(Runner::new(TF_INT8, Some("fast".into()), None, None).is_ok());
+    assert!(Runner::new(TF_INT8, Some("fast".into()), None, None, None).is_ok());
     assert!(
         message(
-            Runner::new(TF_INT8, Some("turbo".into()), None, None)
+            Runner::new(TF_INT8, Some("turbo".into()), None, None, None)
                 .err()
                 .expect("error")
         )
@@ -277,7 +277,7 @@ fn the_runner_reproduces_litert_int8_outputs() {
 fn float_inputs_to_an_int8_model_match_tfs_float_io_model() {
     // LiteRT's QUANTIZE op and DEQUANTIZE op in TF's float-I/O model do what the runner does at
     // the edges of the int8 model: the outputs must be identical.
-    let mut r = Runner::new(TF_INT8, None, None, None).expect("prepares");
+    let mut r = Runner::new(TF_INT8, None, None, None, None).expect("prepares");
     let inputs = npy_f32(INPUT);
     let expected = npy_f32(EXPECTED_FLOATIO);
     for (x, want) in inputs

@@ -35,6 +35,7 @@ import { cases as rangesCases } from './steps/ranges.mjs';
 import { cases as realCases } from './steps/real.mjs';
 import { cases as resilienceCases } from './steps/resilience.mjs';
 import { cases as shapesCases } from './steps/shapes.mjs';
+import { cases as signaturesCases } from './steps/signatures.mjs';
 import { cases as startCases } from './steps/start.mjs';
 import { cases as streamCases } from './steps/stream.mjs';
 
@@ -64,6 +65,7 @@ function allCases() {
     ...narrowCases,
     ...startCases,
     ...streamCases,
+    ...signaturesCases,
   ];
 }
 

@@ -1,8 +1,9 @@
 //! Models as other tools write them (tests/realworld/, made by tests/tools/make_realworld.py
 //! with TF 2.21's converter and flatbuffer utilities): only `deprecated_builtin_code` filled,
 //! sparse weights behind DENSIFY, a custom op, resource variables, IF/WHILE subgraphs, no
-//! signature, heavy metadata, dynamic batch (also run at batch 3 with LiteRT's outputs), the custom
-//! `TFLite_Detection_PostProcess` alone and at the end of a tiny SSD (`realworld/detection.rs`).
+//! signature, several signatures (each run by key in `signatures.rs`), heavy metadata, dynamic
+//! batch (also run at batch 3 with LiteRT's outputs), the custom `TFLite_Detection_PostProcess`
+//! alone and at the end of a tiny SSD (`realworld/detection.rs`).
 //!
 //! For each: the reader sees the operators TF's tools list (manifest.json), the writer is
 //! lossless (read → write → read gives the same model; `check_roundtrip.py` in `npm test` runs
@@ -182,9 +183,10 @@ fn engine_matches_litert_or_names_what_it_cannot_run() {
         }
     }
     assert_eq!(
-        ran, 9,
+        ran, 10,
         "deprecated_opcodes, sparse_fc, no_signature, metadata_heavy, dynamic_batch, \
-         dynamic_shapes, softmax16x8_huge_beta, control_flow, ssd_detector run"
+         dynamic_shapes, softmax16x8_huge_beta, control_flow, ssd_detector, signatures (its \
+         subgraph 0, `decode`) run"
     );
 }
 

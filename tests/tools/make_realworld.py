@@ -29,6 +29,9 @@ would:
                          int8 weights, hybrid; TF's int8 model: the integer LSTM); also each
                          LSTM's output sequence as LiteRT computes it (expected[_dynamic]_lstm_<k>)
     no_signature         the MLP with its signature defs removed
+    signatures           a tf.Module with three signatures (encode, decode, score) sharing a weight,
+                         one subgraph each; LiteRT outputs per signature (get_signature_runner) and
+                         TF's dynamic-range version (realworld/signatures.py)
     metadata_heavy       the MLP with several metadata entries (one of 256 KiB) and a
                          min_runtime_version entry, as Model Maker / MediaPipe files carry
     dynamic_batch        a small CNN with the batch left dynamic (SHAPE -> STRIDED_SLICE -> PACK ->
@@ -135,6 +138,7 @@ from realworld.recurrent import (  # noqa: E402
     tf_int8_child,
 )
 from realworld.shapes import control_flow, dynamic_batch, dynamic_shapes, dynamic_shapes_variants  # noqa: E402
+from realworld.signatures import signature_variants, signatures  # noqa: E402
 from realworld.streaming import (  # noqa: E402
     STREAM_FRAMES,
     STREAM_RESET_FROM,
@@ -178,6 +182,11 @@ MODELS = {
         "from SHAPE; float, TF int8 and 16x8 with LiteRT outputs at batch 1 and 3",
     ),
     "softmax16x8_huge_beta": (softmax16x8_huge_beta, "16x8 SOFTMAX with beta 1e12 (rescale exponent above 31)"),
+    "signatures": (
+        signatures,
+        "tf.Module with three signatures (encode, decode, score) sharing one weight, from_saved_model with "
+        "signature_keys: one subgraph each; LiteRT outputs per signature, TF's dynamic-range version",
+    ),
     "ssd_detector": (ssd_detector, "tiny SSD: conv heads -> TFLite_Detection_PostProcess (regular NMS)"),
     **{n: (det_make(n), "TFLite_Detection_PostProcess op case (inputs: box encodings, class predictions)")
        for n in DET_CASES},
@@ -187,6 +196,7 @@ MODELS = {
 EXTRAS = {
     "dynamic_shapes": dynamic_shapes_variants,
     "ssd_detector": ssd_detector_tf_int8,
+    "signatures": signature_variants,
     **{n: fused_lstm_outputs for n in FUSED},
 }
 

@@ -24,6 +24,7 @@ import type { UnrunnableOp } from './engine/types';
 import { formatBytesExact, looksLikeTflite, rewrittenFileName } from './format';
 import { loadLimits, saveLimits, workerLimits } from './limits';
 import { shapesToSend, storedShapes } from './model/input-shapes';
+import { defaultSignature, signatureSubgraph, streamKey } from './model/signatures';
 import { createPageStore, type PageModel } from './page-state';
 import { latest } from './store';
 import { Banner } from './ui/banner';
@@ -73,11 +74,17 @@ const store = createPageStore();
 store.subscribe('model', () => {
   inspected = undefined;
   inspectedOps = [];
-  // A new model runs at its stored shapes until the user picks others.
-  store.set({ inputShapes: storedShapes() });
+  // A new model runs at its stored shapes until the user picks others, and its default
+  // signature (none for a model with at most one).
+  const loaded = store.get().model;
+  store.set({ inputShapes: storedShapes(), signature: loaded ? defaultSignature(loaded.summary) : undefined });
   updateSwitch();
   shown = 'float';
   showModel('float');
+});
+// Another signature: the Model tab shows its subgraph (and the picker its choice).
+store.subscribe('signature', () => {
+  if (modelOf(shown)) showModel(shown);
 });
 store.subscribe('quantized', () => {
   updateSwitch();
@@ -127,9 +134,12 @@ const quantize = new QuantizePanel(required('[data-testid="quantize"]', HTMLElem
 });
 
 const compare = new ComparePanel(required('[data-testid="compare"]', HTMLElement), store, {
-  run: (bytes, sample, runs) => client.run(bytes, sample, runs, shapesToSend(store.get().inputShapes)),
-  stream: (key, bytes, sample, start) => client.stream(key, bytes, sample, start, shapesToSend(store.get().inputShapes)),
-  compare: (float, quant, sample) => client.compare(float, quant, sample, shapesToSend(store.get().inputShapes)),
+  run: (bytes, sample, runs) => client.run(bytes, sample, runs, shapesToSend(store.get().inputShapes), store.get().signature),
+  stream: (key, bytes, sample, start) => {
+    const { inputShapes, signature } = store.get();
+    return client.stream(streamKey(key, signature), bytes, sample, start, shapesToSend(inputShapes), signature);
+  },
+  compare: (float, quant, sample) => client.compare(float, quant, sample, shapesToSend(store.get().inputShapes), store.get().signature),
   showError: (message) => {
     errorBanner.show(message);
   },
@@ -295,13 +305,23 @@ function showModel(which: Shown): void {
             },
           }
         : undefined,
+    // The signature picker (a model with several): runs and the graph follow the choice.
+    signature:
+      which === 'inspected'
+        ? undefined
+        : {
+            chosen: store.get().signature,
+            set: (signature) => {
+              store.set({ signature });
+            },
+          },
     selectTensor: (index) => {
       store.set({ selection: { kind: 'tensor', index } });
       // The details panel sits beside the graph, above the table.
       modelView.scrollIntoView({ block: 'start' });
     },
   });
-  const main = model.summary.subgraphs[0];
+  const main = model.summary.subgraphs[which === 'inspected' ? 0 : signatureSubgraph(model.summary, store.get().signature)];
   modelView.hidden = main === undefined;
   details.setSubgraph(main);
   if (main) {

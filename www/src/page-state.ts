@@ -13,6 +13,9 @@
  * - `inputShapes`: the summary panel's dims control, for inputs with dynamic dims
  *   (model/input-shapes.ts); back to the stored shapes when a new model loads. Sent with every
  *   run and calibrate request.
+ * - `signature`: the summary panel's signature picker, for a model with several signatures
+ *   (model/signatures.ts); back to the default when a new model loads. Sent with every run,
+ *   stream and compare request; the Model tab shows that signature's subgraph.
  *
  * Everything the user made lives here on the main thread and is sent with each request, so a
  * restarted engine worker loses nothing.
@@ -52,6 +55,8 @@ export interface PageState {
   quantized: QuantizedModel | undefined;
   selection: Selection;
   inputShapes: InputShapes;
+  /** The signature key runs use (`undefined`: subgraph 0, for a model with at most one). */
+  signature: string | undefined;
 }
 
 export type PageStore = Store<PageState>;
@@ -64,5 +69,6 @@ export function createPageStore(): PageStore {
     quantized: undefined,
     selection: undefined,
     inputShapes: storedShapes(),
+    signature: undefined,
   });
 }

@@ -81,10 +81,11 @@ async function runModel(
   runs: number,
   limits: WorkerLimits,
   shapes: InputShapes | undefined,
+  signature: string | undefined,
 ): Promise<RunResult> {
   if (!Number.isInteger(runs) || runs < 1 || runs > MAX_RUNS) throw new Error(`runs must be a whole number from 1 to ${String(MAX_RUNS)}`);
   // The fast kernel set where an op has one (same bits as the reference for integer ops).
-  const runner = new api.Runner(bytes, 'fast', limits.engine, shapes);
+  const runner = new api.Runner(bytes, 'fast', limits.engine, shapes, signature);
   try {
     const inputs = runner.inputs();
     const data = await resolveSample(api, inputs, sample, limits);
@@ -237,7 +238,7 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
     }
     case 'run': {
       const { api } = await requireEngine();
-      const result = await runModel(api, request.bytes, request.sample, request.runs, request.limits, request.shapes);
+      const result = await runModel(api, request.bytes, request.sample, request.runs, request.limits, request.shapes, request.signature);
       return [{ type: 'ran', id: request.id, ...result }, result.outputs.map((o) => o.values.buffer)];
     }
     case 'stream': {
@@ -246,7 +247,7 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       if (!kept || request.start === 'load') {
         kept?.runner.free();
         streams.delete(request.key);
-        kept = { runner: new api.Runner(request.bytes, 'fast', request.limits.engine, request.shapes), frames: 0 };
+        kept = { runner: new api.Runner(request.bytes, 'fast', request.limits.engine, request.shapes, request.signature), frames: 0 };
         streams.set(request.key, kept);
       } else if (request.start === 'reset') {
         kept.runner.resetState();
@@ -264,7 +265,7 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
     }
     case 'compare': {
       const { api } = await requireEngine();
-      const runner = new api.Runner(request.float, undefined, request.limits.engine, request.shapes);
+      const runner = new api.Runner(request.float, undefined, request.limits.engine, request.shapes, request.signature);
       let inputs;
       try {
         inputs = runner.inputs();
@@ -278,7 +279,7 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
         joined.set(a, at);
         at += a.length;
       }
-      return [{ type: 'compared', id: request.id, tensors: api.compareModels(request.float, request.quant, joined, request.limits.engine, request.shapes) }, []];
+      return [{ type: 'compared', id: request.id, tensors: api.compareModels(request.float, request.quant, joined, request.limits.engine, request.shapes, request.signature) }, []];
     }
     case 'debug-panic': {
       const { api } = await requireEngine();

@@ -58,11 +58,12 @@ struct Acc {
     elements: usize,
 }
 
-/// Per-tensor (scale, zero point) of subgraph 0 (per-tensor quantized tensors only).
-pub(crate) fn per_tensor_params(model: &Model, t: usize) -> Option<(f32, i64)> {
+/// Per-tensor (scale, zero point) of tensor `t` of subgraph `sg` (per-tensor quantized tensors
+/// only).
+pub(crate) fn per_tensor_params(model: &Model, sg: usize, t: usize) -> Option<(f32, i64)> {
     let q = model
         .subgraphs
-        .first()?
+        .get(sg)?
         .tensors
         .get(t)?
         .quantization
@@ -155,12 +156,13 @@ pub(crate) fn set_input_real(
         }
         return qi.set_input(i, &bytes);
     }
-    let (scale, zp) = per_tensor_params(model, d.id.0).ok_or_else(|| Error::TensorMismatch {
-        what: format!("input {i}"),
-        tensor: d.name.clone(),
-        expected: "per-tensor quantization parameters".into(),
-        got: "none".into(),
-    })?;
+    let (scale, zp) =
+        per_tensor_params(model, qi.subgraph(), d.id.0).ok_or_else(|| Error::TensorMismatch {
+            what: format!("input {i}"),
+            tensor: d.name.clone(),
+            expected: "per-tensor quantization parameters".into(),
+            got: "none".into(),
+        })?;
     let bytes = quantize_input(x, d.dtype, scale, zp).ok_or_else(|| Error::TensorMismatch {
         what: format!("input {i}"),
         tensor: d.name.clone(),
@@ -207,8 +209,37 @@ pub fn compare_models_kernels(
     float_kernels: KernelSet,
     quant_kernels: KernelSet,
 ) -> Result<Vec<TensorError>> {
-    let mut fi = Interpreter::with_options(float, &Limits::default(), float_kernels)?;
-    let mut qi = Interpreter::with_options(quant, &Limits::default(), quant_kernels)?;
+    let fi = Interpreter::with_options(float, &Limits::default(), float_kernels)?;
+    let qi = Interpreter::with_options(quant, &Limits::default(), quant_kernels)?;
+    compare_prepared(fi, qi, float, quant, samples)
+}
+
+/// [`compare_models`] for signature `key` of both models (each prepared with
+/// [`Interpreter::for_signature`]; `samples[s][i]` is input `i` in the signature's order).
+///
+/// # Errors
+/// An unknown or broken signature in either model, and what [`compare_models`] refuses.
+pub fn compare_signature(
+    float: &Model,
+    quant: &Model,
+    key: &str,
+    samples: &[Vec<Vec<f32>>],
+    limits: &Limits,
+) -> Result<Vec<TensorError>> {
+    let fi = Interpreter::for_signature(float, key, limits, KernelSet::default())?;
+    let qi = Interpreter::for_signature(quant, key, limits, KernelSet::default())?;
+    compare_prepared(fi, qi, float, quant, samples)
+}
+
+/// The comparison itself, on two prepared interpreters (`float` is `fi`'s model, `quant` `qi`'s).
+fn compare_prepared(
+    mut fi: Interpreter,
+    mut qi: Interpreter,
+    float: &Model,
+    quant: &Model,
+    samples: &[Vec<Vec<f32>>],
+) -> Result<Vec<TensorError>> {
+    let qs = qi.subgraph();
     if fi.inputs().len() != qi.inputs().len() {
         return Err(Error::TensorMismatch {
             what: "model inputs".into(),
@@ -255,7 +286,7 @@ pub fn compare_models_kernels(
                 return;
             };
             let Some(r) = reference.get(&ft) else { return };
-            let Some(q) = real_values(&view, per_tensor_params(quant, t)) else {
+            let Some(q) = real_values(&view, per_tensor_params(quant, qs, t)) else {
                 return;
             };
             if q.len() != r.len() {
@@ -279,7 +310,8 @@ pub fn compare_models_kernels(
         .filter_map(|t| {
             let (ft, a) = acc.remove(&t)?;
             let slot = &qi.slots[t];
-            let params = per_tensor_params(quant, t).filter(|_| slot.dtype != TensorType::FLOAT32);
+            let params =
+                per_tensor_params(quant, qs, t).filter(|_| slot.dtype != TensorType::FLOAT32);
             let sqnr_db = if a.noise == 0.0 {
                 f64::INFINITY
             } else {

@@ -19,6 +19,9 @@
 //! all (calibration), pass an observer to [`Interpreter::invoke_with`], which is called with each
 //! tensor right after it is computed, without copying.
 //!
+//! [`Interpreter::for_signature`] prepares a signature's subgraph instead, its inputs and
+//! outputs named and ordered as the signature has them ([`signatures`]).
+//!
 //! Nothing here touches the file system: the same code runs in the browser.
 
 pub mod compare;
@@ -28,6 +31,7 @@ pub mod macs;
 pub mod plan;
 mod prepare;
 mod run;
+pub mod signatures;
 
 use crate::error::{Error, Result};
 use crate::graph::TensorType;
@@ -196,6 +200,11 @@ impl Interpreter {
     /// The graph outputs, in the subgraph's order.
     pub fn outputs(&self) -> &[TensorDesc] {
         &self.outputs
+    }
+
+    /// The subgraph this interpreter runs (0, or a signature's subgraph: tensor ids index it).
+    pub fn subgraph(&self) -> usize {
+        self.subgraph
     }
 
     /// Bytes of the activation arena (every intermediate tensor, with reuse).

@@ -34,7 +34,7 @@ const MAX_NESTING: usize = 16;
 
 /// How many subgraph interpreters one model may prepare in all (each WHILE / IF prepares its
 /// own): a bound on hostile fan-out (two loops per body, nested 16 deep, would be 2^16).
-const MAX_SUBGRAPH_INSTANCES: usize = 1024;
+pub(super) const MAX_SUBGRAPH_INSTANCES: usize = 1024;
 
 impl SubgraphLoader for Loader<'_> {
     fn load(

@@ -108,7 +108,8 @@ impl Calibrator {
     /// Reads a float `.tflite` model and prepares the float engine for it with `limits` (the
     /// engine's size limits; default if absent) and `shapes` (the input shapes for a model with
     /// dynamic dims; the stored shapes if absent). The statistics are by tensor, so they quantize
-    /// the model as stored whatever the shapes.
+    /// the model as stored whatever the shapes. A model with several signatures is refused
+    /// (full-integer quantization of it is not supported yet).
     #[wasm_bindgen(constructor)]
     pub fn new(
         model: &[u8],
@@ -125,6 +126,8 @@ impl Calibrator {
             (0, usize::MAX)
         };
         let model = limits::read_shaped(model, &shapes)?;
+        // The statistics serve full-integer quantization, refused for several signatures.
+        crate::engine::signatures::refuse_full_integer(&model).map_err(js_error)?;
         let inner = calibrate::Calibrator::with_limits(&model, &limits).map_err(js_error)?;
         Ok(Calibrator {
             inner,

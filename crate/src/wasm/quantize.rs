@@ -126,6 +126,10 @@ pub fn quantize_with(
 ) -> crate::Result<QuantizedModel> {
     let opts = settings.options()?;
     let model = tflite::read(model)?;
+    if matches!(opts.mode, Mode::Int8 | Mode::Int16x8) {
+        // As the CLI: several signatures would be calibrated through one only.
+        crate::engine::signatures::refuse_full_integer(&model)?;
+    }
     let ranges = pipeline::ranges_from_stats(&model, stats, opts.mode)?;
     let (bytes, report) = pipeline::quantize_to_bytes(&model, &ranges, &opts)?;
     Ok(QuantizedModel { bytes, report })

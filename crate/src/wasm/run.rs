@@ -6,8 +6,9 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use super::limits::{limits_or_default, read_shaped, shapes_or_default};
+use super::limits::{limits_or_default, shapes_or_default};
 use super::{js_error, to_js};
+use crate::engine::compare::per_tensor_params;
 use crate::engine::{Interpreter, Limits, TensorDesc};
 use crate::error::Error;
 use crate::graph::dtype::dtype_name;
@@ -30,24 +31,8 @@ pub struct IoInfo {
     pub zero_point: Option<i64>,
 }
 
-/// Per-tensor `(scale, zero point)` of tensor `t` of subgraph 0 (zero point 0 when absent).
-fn per_tensor_params(model: &Model, t: usize) -> Option<(f32, i64)> {
-    let q = model
-        .subgraphs
-        .first()?
-        .tensors
-        .get(t)?
-        .quantization
-        .as_ref()?;
-    match (q.scales(), q.zero_points()) {
-        ([s], [z]) => Some((*s, *z)),
-        ([s], []) => Some((*s, 0)),
-        _ => None,
-    }
-}
-
-fn io_info(model: &Model, d: &TensorDesc) -> IoInfo {
-    let params = per_tensor_params(model, d.id.0).filter(|_| d.dtype != TensorType::FLOAT32);
+fn io_info(model: &Model, sg: usize, d: &TensorDesc) -> IoInfo {
+    let params = per_tensor_params(model, sg, d.id.0).filter(|_| d.dtype != TensorType::FLOAT32);
     IoInfo {
         name: d.name.clone(),
         shape: d.shape.clone(),
@@ -109,21 +94,27 @@ pub struct Runner {
 impl Runner {
     /// Reads and prepares a model; `kernels` is `reference` (the default) or `fast`; `limits`
     /// the engine's size limits (default if absent); `shapes` the input shapes for a model with
-    /// dynamic dims (the stored shapes if absent).
+    /// dynamic dims (the stored shapes if absent); `signature` a signature key to run instead
+    /// of subgraph 0 ([`Interpreter::for_signature`]: its subgraph, its inputs and outputs in
+    /// its order, named by its keys), which runs at its stored shapes (`shapes` must then be
+    /// absent or choose nothing).
     #[wasm_bindgen(constructor)]
     pub fn new(
         model: &[u8],
         kernels: Option<String>,
         #[wasm_bindgen(unchecked_optional_param_type = "EngineLimits")] limits: Option<JsValue>,
         #[wasm_bindgen(unchecked_optional_param_type = "InputShapes")] shapes: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "string")] signature: Option<JsValue>,
     ) -> Result<Runner, JsError> {
+        let signature = signature_key(signature)?;
         let limits = limits_or_default(limits)?;
         let kernels: KernelSet = match kernels.as_deref() {
             None => KernelSet::default(),
             Some(name) => name.parse().map_err(|e: String| JsError::new(&e))?,
         };
-        let model = read_shaped(model, &shapes_or_default(shapes)?)?;
-        let interp = Interpreter::with_options(&model, &limits, kernels).map_err(js_error)?;
+        let shapes = shapes_or_default(shapes)?;
+        let (model, interp) =
+            prepare(model, &shapes, &limits, kernels, signature.as_deref()).map_err(js_error)?;
         Ok(Runner { model, interp })
     }
 
@@ -134,7 +125,7 @@ impl Runner {
             .interp
             .inputs()
             .iter()
-            .map(|d| io_info(&self.model, d))
+            .map(|d| io_info(&self.model, self.interp.subgraph(), d))
             .collect();
         to_js(&infos, "inputs")
     }
@@ -146,7 +137,7 @@ impl Runner {
             .interp
             .outputs()
             .iter()
-            .map(|d| io_info(&self.model, d))
+            .map(|d| io_info(&self.model, self.interp.subgraph(), d))
             .collect();
         to_js(&infos, "outputs")
     }
@@ -198,7 +189,7 @@ impl Runner {
         real_values(
             view.dtype,
             view.bytes,
-            per_tensor_params(&self.model, d.id.0),
+            per_tensor_params(&self.model, self.interp.subgraph(), d.id.0),
         )
         .ok_or_else(|| {
             JsError::new(&format!(
@@ -240,7 +231,7 @@ impl Runner {
         if values.len() != d.num_elements() {
             return Err(mismatch(d.describe()));
         }
-        let (scale, zp) = per_tensor_params(&self.model, d.id.0)
+        let (scale, zp) = per_tensor_params(&self.model, self.interp.subgraph(), d.id.0)
             .ok_or_else(|| mismatch("per-tensor quantization parameters".into()))?;
         let bytes = quantize_values(values, d.dtype, scale, zp)
             .ok_or_else(|| mismatch("a FLOAT32, INT8, UINT8 or INT16 input".into()))?;
@@ -248,32 +239,48 @@ impl Runner {
     }
 }
 
+/// An optional signature key from JS (`undefined` / `null`: none).
+fn signature_key(v: Option<JsValue>) -> Result<Option<String>, JsError> {
+    match v {
+        Some(v) if !v.is_undefined() && !v.is_null() => v
+            .as_string()
+            .map(Some)
+            .ok_or_else(|| JsError::new("signature: a key (string) was expected")),
+        _ => Ok(None),
+    }
+}
+
+/// Reads `bytes` and prepares subgraph 0 at `shapes`, or signature `key` at its stored shapes.
+fn prepare(
+    bytes: &[u8],
+    shapes: &ShapeOverrides,
+    limits: &Limits,
+    kernels: KernelSet,
+    key: Option<&str>,
+) -> crate::Result<(Model, Interpreter)> {
+    let mut model = tflite::read(bytes)?;
+    let Some(key) = key else {
+        shapes.apply(&mut model)?;
+        let interp = Interpreter::with_options(&model, limits, kernels)?;
+        return Ok((model, interp));
+    };
+    if !shapes.shapes.is_empty() || shapes.batch.is_some() {
+        return Err(Error::Signature {
+            key: key.to_string(),
+            reason: "input shapes chosen for subgraph 0 cannot be combined with a signature \
+                     (the signature runs at its stored shapes)"
+                .to_string(),
+        });
+    }
+    let interp = Interpreter::for_signature(&model, key, limits, kernels)?;
+    Ok((model, interp))
+}
+
 fn no_such(what: &'static str, index: usize, count: usize) -> Error {
     Error::NoSuchIndex { what, index, count }
 }
 
 use crate::engine::compare::TensorError;
-
-/// Element count of each input of subgraph 0.
-fn input_sizes(model: &Model) -> Vec<usize> {
-    let Some(sg) = model.subgraphs.first() else {
-        return Vec::new();
-    };
-    sg.inputs
-        .iter()
-        .map(|&t| {
-            usize::try_from(t)
-                .ok()
-                .and_then(|t| sg.tensors.get(t))
-                .map_or(0, |t| {
-                    t.dims()
-                        .iter()
-                        .map(|&d| usize::try_from(d).unwrap_or(0))
-                        .product()
-                })
-        })
-        .collect()
-}
 
 /// [`compare_models`] without the JS conversions: `data` holds whole samples, each the float
 /// model's inputs one after the other in input order.
@@ -292,30 +299,28 @@ pub fn compare_with(
         data,
         &Limits::default(),
         &ShapeOverrides::default(),
+        None,
     )
 }
 
-/// [`compare_with`] with the user's size [`Limits`] and input shapes (applied to both models):
-/// both models are prepared with them first, so a model over a limit is refused naming the
-/// tensor (or the arena) before the comparison.
+/// [`compare_with`] with the user's size [`Limits`] and input shapes (applied to both models),
+/// or for signature `signature` of both: both models are prepared first, so a model over a
+/// limit is refused naming the tensor (or the arena) before the comparison.
 ///
 /// # Errors
 /// As [`compare_with`], [`Error::TooLarge`] / [`Error::CannotRun`] for a model over the limits,
-/// and [`Error::InputShape`] for shapes a model does not allow.
+/// [`Error::InputShape`] for shapes a model does not allow, an unknown or broken signature.
 pub fn compare_with_limits(
     float_model: &[u8],
     quant_model: &[u8],
     data: &[f32],
     limits: &Limits,
     shapes: &ShapeOverrides,
+    signature: Option<&str>,
 ) -> crate::Result<Vec<TensorError>> {
-    let mut f = tflite::read(float_model)?;
-    let mut q = tflite::read(quant_model)?;
-    shapes.apply(&mut f)?;
-    shapes.apply(&mut q)?;
-    Interpreter::with_limits(&f, limits)?;
-    Interpreter::with_limits(&q, limits)?;
-    let sizes = input_sizes(&f);
+    let (f, fi) = prepare(float_model, shapes, limits, KernelSet::default(), signature)?;
+    let (q, _) = prepare(quant_model, shapes, limits, KernelSet::default(), signature)?;
+    let sizes: Vec<usize> = fi.inputs().iter().map(TensorDesc::num_elements).collect();
     let per_sample: usize = sizes.iter().sum();
     if per_sample == 0 || data.is_empty() || !data.len().is_multiple_of(per_sample) {
         return Err(Error::TensorMismatch {
@@ -339,13 +344,17 @@ pub fn compare_with_limits(
                 .collect()
         })
         .collect();
-    crate::engine::compare::compare_models(&f, &q, &samples)
+    match signature {
+        Some(key) => crate::engine::compare::compare_signature(&f, &q, key, &samples, limits),
+        None => crate::engine::compare::compare_models(&f, &q, &samples),
+    }
 }
 
 /// Runs the float and the quantized model on the same float samples and returns, for every
 /// tensor present in both (matched by name, in the quantized model's execution order), the SQNR
 /// and the largest error, as `zeropoint compare --json`. `data` holds whole samples, each the
-/// float model's inputs one after the other (at `shapes`, when given).
+/// float model's inputs one after the other (at `shapes`, when given; or the inputs of
+/// signature `signature`, in its order, when given).
 #[wasm_bindgen(js_name = compareModels, unchecked_return_type = "TensorError[]")]
 pub fn compare_models(
     float_model: &[u8],
@@ -353,11 +362,20 @@ pub fn compare_models(
     data: &[f32],
     #[wasm_bindgen(unchecked_optional_param_type = "EngineLimits")] limits: Option<JsValue>,
     #[wasm_bindgen(unchecked_optional_param_type = "InputShapes")] shapes: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "string")] signature: Option<JsValue>,
 ) -> Result<JsValue, JsError> {
     let limits = limits_or_default(limits)?;
     let shapes = shapes_or_default(shapes)?;
-    let rows =
-        compare_with_limits(float_model, quant_model, data, &limits, &shapes).map_err(js_error)?;
+    let signature = signature_key(signature)?;
+    let rows = compare_with_limits(
+        float_model,
+        quant_model,
+        data,
+        &limits,
+        &shapes,
+        signature.as_deref(),
+    )
+    .map_err(js_error)?;
     to_js(&rows, "comparison")
 }
 

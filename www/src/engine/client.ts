@@ -212,27 +212,34 @@ export class EngineClient {
     return (await this.request('stats-json', { type: 'stats-json', stats })).json;
   }
 
-  /** Run a model on one sample `runs` times (each invoke timed in the worker), at `shapes`. */
-  async run(bytes: Uint8Array, sample: SampleSpec, runs: number, shapes?: InputShapes): Promise<RunResult> {
+  /**
+   * Run a model on one sample `runs` times (each invoke timed in the worker), at `shapes`, or
+   * its signature `signature`.
+   */
+  async run(bytes: Uint8Array, sample: SampleSpec, runs: number, shapes?: InputShapes, signature?: string): Promise<RunResult> {
     await this.init();
-    const { inputs, outputs, timesMs, firstMs, batch } = await this.request('run', { type: 'run', bytes, sample, runs, limits: this.limits, shapes });
+    const { inputs, outputs, timesMs, firstMs, batch } = await this.request('run', { type: 'run', bytes, sample, runs, limits: this.limits, shapes, signature });
     return { inputs, outputs, timesMs, firstMs, batch };
   }
 
   /**
    * One frame of a stream on the runner the worker keeps for `key` (state carried from the last
-   * frame unless `start` resets it or loads the model anew), at `shapes`.
+   * frame unless `start` resets it or loads the model anew), at `shapes`, or its signature
+   * `signature`.
    */
-  async stream(key: string, bytes: Uint8Array, sample: SampleSpec, start: StreamStart, shapes?: InputShapes): Promise<StreamResult> {
+  async stream(key: string, bytes: Uint8Array, sample: SampleSpec, start: StreamStart, shapes?: InputShapes, signature?: string): Promise<StreamResult> {
     await this.init();
-    const { outputs, frame } = await this.request('stream', { type: 'stream', key, bytes, sample, start, limits: this.limits, shapes });
+    const { outputs, frame } = await this.request('stream', { type: 'stream', key, bytes, sample, start, limits: this.limits, shapes, signature });
     return { outputs, frame };
   }
 
-  /** Float vs quantized on one sample: every tensor present in both, as `zeropoint compare`. */
-  async compare(float: Uint8Array, quant: Uint8Array, sample: SampleSpec, shapes?: InputShapes): Promise<TensorComparison[]> {
+  /**
+   * Float vs quantized on one sample: every tensor present in both, as `zeropoint compare` (of
+   * signature `signature` of both, when given).
+   */
+  async compare(float: Uint8Array, quant: Uint8Array, sample: SampleSpec, shapes?: InputShapes, signature?: string): Promise<TensorComparison[]> {
     await this.init();
-    return (await this.request('compare', { type: 'compare', float, quant, sample, limits: this.limits, shapes })).tensors;
+    return (await this.request('compare', { type: 'compare', float, quant, sample, limits: this.limits, shapes, signature })).tensors;
   }
 
   /**

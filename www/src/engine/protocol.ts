@@ -116,16 +116,18 @@ export type WorkerRequest =
   /** The statistics as `zeropoint calibrate` writes them (the JSON `--stats` reads). */
   | { type: 'stats-json'; id: number; stats: CalibrationStats }
   /** Run a model on one sample `runs` times; outputs of the last run. `shapes` (here, in
-   * `calibrate` and in `compare`): the input shapes of a model with dynamic dims. */
-  | { type: 'run'; id: number; bytes: Uint8Array; sample: SampleSpec; runs: number; limits: WorkerLimits; shapes?: InputShapes | undefined }
+   * `calibrate` and in `compare`): the input shapes of a model with dynamic dims. `signature`
+   * (here, in `stream` and in `compare`): the signature key to run instead of subgraph 0 (its
+   * inputs and outputs, in its order, named by its keys). */
+  | { type: 'run'; id: number; bytes: Uint8Array; sample: SampleSpec; runs: number; limits: WorkerLimits; shapes?: InputShapes | undefined; signature?: string | undefined }
   /**
    * One frame of a stream: sample `sample` through the runner the worker keeps for `key` (the
    * page's float or quantized model), so a model with resource variables carries its state from
    * one frame to the next, as `zeropoint run` does over the samples of a file.
    */
-  | { type: 'stream'; id: number; key: string; bytes: Uint8Array; sample: SampleSpec; start: StreamStart; limits: WorkerLimits; shapes?: InputShapes | undefined }
+  | { type: 'stream'; id: number; key: string; bytes: Uint8Array; sample: SampleSpec; start: StreamStart; limits: WorkerLimits; shapes?: InputShapes | undefined; signature?: string | undefined }
   /** Float vs quantized on one sample, per tensor (as `zeropoint compare`). */
-  | { type: 'compare'; id: number; float: Uint8Array; quant: Uint8Array; sample: SampleSpec; limits: WorkerLimits; shapes?: InputShapes | undefined }
+  | { type: 'compare'; id: number; float: Uint8Array; quant: Uint8Array; sample: SampleSpec; limits: WorkerLimits; shapes?: InputShapes | undefined; signature?: string | undefined }
   /** Test hook: make the worker die with an uncaught error, to exercise the restart path. */
   | { type: 'crash'; id: number }
   /** Test hook: make the engine panic (a wasm trap), to exercise crash recovery. */

@@ -23,6 +23,9 @@ export interface SummaryActions {
   /** The chosen input shapes and how to change them: shows a dims control beside each input with
    * dynamic dims (absent: no control). */
   shapes?: { chosen: InputShapes; set: (shapes: InputShapes) => void } | undefined;
+  /** The chosen signature and how to change it: shows a picker for a model with several
+   * signatures (absent: no picker). */
+  signature?: { chosen: string | undefined; set: (key: string) => void } | undefined;
 }
 
 /** Rows beyond this are rendered only on request (models can have thousands of tensors). */
@@ -52,7 +55,7 @@ export function renderSummary(root: HTMLElement, model: LoadedModel, actions: Su
     ),
     warningsSection(summary),
     h('div', { class: 'grid' }, ioSection(summary, actions.shapes), opCountsSection(summary)),
-    signaturesSection(summary),
+    signaturesSection(summary, actions.signature),
     metadataSection(summary),
     summary.subgraphs.map((sg, i) => subgraphSection(sg, i, summary.subgraphs.length, i === 0 ? actions.selectTensor : undefined)),
   ]);
@@ -178,18 +181,48 @@ function opCountsSection(summary: ModelSummary): HTMLElement {
   );
 }
 
-function signaturesSection(summary: ModelSummary): HTMLElement | null {
+function signaturesSection(summary: ModelSummary, pick: SummaryActions['signature']): HTMLElement | null {
   if (summary.signatures.length === 0) return null;
   const names = (items: { name: string }[]): string => items.map((i) => i.name).join(', ') || '—';
+  const picker =
+    pick && summary.signatures.length > 1
+      ? h(
+          'label',
+          { class: 'signature-pick' },
+          'Run signature ',
+          signatureSelect(summary, pick),
+          h('span', { class: 'detail' }, ' (run, stream and compare use it; the graph shows its subgraph)'),
+        )
+      : null;
   return section(
     'Signatures',
     'signatures',
+    picker,
     table(
       'signature-table',
       ['key', 'subgraph', 'inputs', 'outputs'],
-      summary.signatures.map((s) => [h('code', {}, s.key), s.subgraph, names(s.inputs), names(s.outputs)]),
+      summary.signatures.map((s) => [
+        h('code', {}, s.key, pick?.chosen === s.key ? ' ✓' : ''),
+        s.subgraph,
+        names(s.inputs),
+        names(s.outputs),
+      ]),
     ),
   );
+}
+
+function signatureSelect(summary: ModelSummary, pick: NonNullable<SummaryActions['signature']>): HTMLSelectElement {
+  const select = h(
+    'select',
+    { 'data-testid': 'signature-picker', 'aria-label': 'signature to run' },
+    summary.signatures.map((s) =>
+      h('option', { value: s.key, selected: s.key === pick.chosen }, `${s.key} (subgraph ${String(s.subgraph)})`),
+    ),
+  );
+  select.addEventListener('change', () => {
+    pick.set(select.value);
+  });
+  return select;
 }
 
 /** What the model carries that reads but is odd (the engine's `graph::lint`), grouped by kind. */

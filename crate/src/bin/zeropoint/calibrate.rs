@@ -1,6 +1,7 @@
 //! `zeropoint calibrate`: per-tensor statistics of a float model over samples from `.npy`
 //! files, images or seeded random data, written as JSON. [`collect_stats`] is shared with
-//! `zeropoint quantize --data`.
+//! `zeropoint quantize --data`. A model with several signatures is refused (calibration runs
+//! one entry point; TF's per-signature representative data is not supported yet).
 
 use std::path::{Path, PathBuf};
 
@@ -127,6 +128,9 @@ fn calibrate_model(
 ) -> Result<()> {
     let method = Method::parse(method)?;
     let m = shapes.apply(load(model, limits)?)?;
+    // The statistics serve full-integer quantization, which a model with several signatures
+    // cannot have yet: said now rather than after calibrating one signature.
+    zeropoint::engine::signatures::refuse_full_integer(&m)?;
     let stats = collect_stats(&m, source, method, limits, None)?;
     // Tensors inside WHILE / IF subgraphs follow, as "subgraph:index".
     for t in stats.tensors.iter().chain(&stats.nested) {

@@ -4,20 +4,26 @@
 //! without a kernel in the op table (with its count, over all subgraphs), then every operator
 //! the engine's prepare refuses (a type, option or shape it has no kernel for). JSON carries
 //! the same under `cannot_run`.
+//!
+//! Every signature is listed with its inputs and outputs (name → tensor, shape, type), a broken
+//! one with what is wrong; `--signature KEY` prepares that signature instead of subgraph 0
+//! (the outputs shown, and what cannot run, are then its subgraph's).
 
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde::Serialize;
-use zeropoint::engine::{Interpreter, TensorDesc, shape_text};
+use zeropoint::engine::{TensorDesc, shape_text, signatures};
 use zeropoint::error::IssueKind;
 use zeropoint::graph::ResolvedInput;
+use zeropoint::graph::dtype::dtype_name;
 use zeropoint::graph::summary::{ModelSummary, OpCount, QuantSummary, TensorSummary};
+use zeropoint::kernels::KernelSet;
 use zeropoint::limits::UserLimits;
 use zeropoint::ops::registry::has_kernel_named;
 use zeropoint::{Error, Result};
 
-use crate::io::{ShapeArgs, load, outln};
+use crate::io::{ShapeArgs, SignatureArg, load, outln};
 
 #[derive(Args)]
 pub struct InspectArgs {
@@ -29,6 +35,8 @@ pub struct InspectArgs {
     /// The input shapes to resolve (shown with the output shapes the engine derives from them).
     #[command(flatten)]
     shapes: ShapeArgs,
+    #[command(flatten)]
+    signature: SignatureArg,
 }
 
 /// What the engine cannot run, found before anything runs.
@@ -120,13 +128,19 @@ pub fn inspect(args: InspectArgs, limits: &UserLimits) -> Result<()> {
         model,
         json,
         shapes,
+        signature,
     } = args;
     let m = load(&model, limits)?;
     let summary = ModelSummary::of(&m);
     let resolved = shapes.overrides().resolve(&m)?;
-    // Prepared once, at the resolved input shapes: the output shapes the engine derives from
-    // them, or every operator it cannot run.
-    let prepared = Interpreter::with_limits(&shapes.apply(m)?, &limits.engine);
+    let sigs = signature_table(&m);
+    // Prepared once, at the resolved input shapes (or as the chosen signature): the output
+    // shapes the engine derives from them, or every operator it cannot run.
+    let prepared = match signature.prepare(m, &shapes, &limits.engine, KernelSet::default()) {
+        // An unknown or broken signature is the answer, not something to list.
+        Err(e @ (Error::UnknownSignature { .. } | Error::Signature { .. })) => return Err(e),
+        p => p,
+    };
     let cannot = CannotRun::of(&summary, prepared.as_ref().err());
     let outputs = prepared
         .map(|it| it.outputs().to_vec())
@@ -142,6 +156,10 @@ pub fn inspect(args: InspectArgs, limits: &UserLimits) -> Result<()> {
                 serde_json::to_value(&cannot).map_err(json_err)?,
             );
             map.insert("resolved_inputs".into(), serde_json::json!(resolved));
+            map.insert("signature_table".into(), serde_json::json!(sigs));
+            if let Some(key) = &signature.signature {
+                map.insert("signature".into(), serde_json::json!(key));
+            }
             map.insert(
                 "resolved_outputs".into(),
                 match &outputs {
@@ -158,7 +176,11 @@ pub fn inspect(args: InspectArgs, limits: &UserLimits) -> Result<()> {
         outln!("{text}");
     } else {
         print_text(&model, &summary, &cannot);
-        print_resolved(&resolved, &outputs);
+        print_signatures(&sigs);
+        match &signature.signature {
+            Some(key) => print_signature_outputs(key, &outputs),
+            None => print_resolved(&resolved, &outputs),
+        }
     }
     Ok(())
 }
@@ -284,22 +306,87 @@ fn print_text(path: &Path, s: &ModelSummary, cannot: &CannotRun) {
             outln!("  {}", tensor_line(t));
         }
     }
-    for sig in &s.signatures {
-        let names = |v: &[zeropoint::graph::summary::NamedTensor]| {
-            v.iter()
-                .map(|n| n.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        outln!(
-            "\nsignature '{}' (subgraph {}): ({}) -> ({})",
-            sig.key,
-            sig.subgraph,
-            names(&sig.inputs),
-            names(&sig.outputs)
-        );
-    }
     for m in &s.metadata {
         outln!("metadata '{}': {} bytes", m.name, m.bytes);
+    }
+}
+
+/// Every signature as `inspect` shows it: key, subgraph, inputs and outputs (signature name,
+/// tensor, shape, type), or what is wrong with it.
+fn signature_table(m: &zeropoint::Model) -> Vec<serde_json::Value> {
+    let side = |v: &[signatures::SignatureTensor]| -> Vec<serde_json::Value> {
+        v.iter()
+            .map(|t| {
+                serde_json::json!({
+                    "name": t.name,
+                    "tensor": t.tensor.0,
+                    "tensor_name": t.tensor_name,
+                    "shape": t.shape,
+                    "dtype": dtype_name(t.dtype),
+                })
+            })
+            .collect()
+    };
+    signatures::keys(m)
+        .into_iter()
+        .zip(signatures::list(m))
+        .map(|(key, sig)| match sig {
+            Ok(s) => serde_json::json!({
+                "key": key,
+                "subgraph": s.subgraph,
+                "inputs": side(&s.inputs),
+                "outputs": side(&s.outputs),
+            }),
+            Err(e) => serde_json::json!({ "key": key, "error": e.to_string() }),
+        })
+        .collect()
+}
+
+fn print_signatures(sigs: &[serde_json::Value]) {
+    let side = |v: &serde_json::Value| -> String {
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|t| {
+                        format!(
+                            "{} = tensor {} '{}' {} {}",
+                            t["name"].as_str().unwrap_or_default(),
+                            t["tensor"],
+                            t["tensor_name"].as_str().unwrap_or_default(),
+                            t["shape"],
+                            t["dtype"].as_str().unwrap_or_default()
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            })
+            .unwrap_or_default()
+    };
+    for s in sigs {
+        let key = s["key"].as_str().unwrap_or_default();
+        match s.get("error") {
+            Some(e) => outln!(
+                "\nsignature '{key}': cannot run: {}",
+                e.as_str().unwrap_or_default()
+            ),
+            None => {
+                outln!("\nsignature '{key}' (subgraph {}):", s["subgraph"]);
+                outln!("  inputs:  {}", side(&s["inputs"]));
+                outln!("  outputs: {}", side(&s["outputs"]));
+            }
+        }
+    }
+}
+
+/// The outputs of signature `key` as the engine prepared it.
+fn print_signature_outputs(key: &str, outputs: &std::result::Result<Vec<TensorDesc>, String>) {
+    outln!("\nsignature '{key}' as the engine prepares it:");
+    match outputs {
+        Ok(outs) => {
+            for (k, o) in outs.iter().enumerate() {
+                outln!("  output {k} '{}': {}", o.name, shape_text(&o.shape));
+            }
+        }
+        Err(e) => outln!("  outputs: the engine cannot prepare it: {e}"),
     }
 }

@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use clap::Args;
+use zeropoint::engine::Interpreter;
 use zeropoint::graph::{ShapeOverrides, parse_shape_arg};
 use zeropoint::limits::{UserLimits, check_model_size};
 use zeropoint::tflite;
@@ -114,4 +115,42 @@ pub fn write_json<T: serde::Serialize>(output: &Path, value: &T) -> Result<()> {
         reason: format!("JSON: {e}"),
     })?;
     write_file(output, text + "\n")
+}
+
+/// `--signature KEY`: run (inspect) the model's signature `KEY` instead of subgraph 0, as
+/// LiteRT's `get_signature_runner(KEY)` does (library: [`Interpreter::for_signature`]).
+#[derive(Args, Debug, Clone, Default)]
+pub struct SignatureArg {
+    /// Signature to run, by key (`zeropoint inspect` lists them): its subgraph is the entry
+    /// point, inputs and outputs are the signature's, in its order and named by its keys.
+    #[arg(long, value_name = "KEY")]
+    pub signature: Option<String>,
+}
+
+impl SignatureArg {
+    /// Prepares `model` (at the `shapes` chosen) for subgraph 0, or for the chosen signature.
+    ///
+    /// # Errors
+    /// What the engine refuses; an unknown or broken signature; `--shape`/`--batch` together
+    /// with `--signature` (they choose subgraph 0's input shapes).
+    pub fn prepare(
+        &self,
+        model: zeropoint::Model,
+        shapes: &ShapeArgs,
+        limits: &zeropoint::engine::Limits,
+        kernels: zeropoint::kernels::KernelSet,
+    ) -> Result<Interpreter> {
+        let Some(key) = &self.signature else {
+            return Interpreter::with_options(&shapes.apply(model)?, limits, kernels);
+        };
+        if !shapes.shapes.is_empty() || shapes.batch.is_some() {
+            return Err(Error::Signature {
+                key: key.clone(),
+                reason: "--shape / --batch choose the input shapes of subgraph 0 and cannot be \
+                         combined with --signature (the signature runs at its stored shapes)"
+                    .to_string(),
+            });
+        }
+        Interpreter::for_signature(&model, key, limits, kernels)
+    }
 }

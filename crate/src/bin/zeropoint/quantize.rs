@@ -1,5 +1,9 @@
 //! `zeropoint quantize`: TF-exact quantization (int8, int16x8, dynamic range, float16) with
 //! ranges from our calibration (`--data`) or from TF's (`--stats`).
+//!
+//! A model with several signatures is quantized in dynamic range and float16 with every
+//! signature kept; int8 / int16x8 refuse it (calibration data per signature is not supported
+//! yet).
 
 use std::path::{Path, PathBuf};
 
@@ -137,6 +141,11 @@ fn quantize_model(
     let shaped = shapes.apply(m.clone())?;
     let method = calibration.map(Method::parse).transpose()?;
     let needs_ranges = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
+    if needs_ranges {
+        // Calibration would run one signature only: refused before anything runs. Dynamic
+        // range and float16 keep every signature.
+        zeropoint::engine::signatures::refuse_full_integer(&m)?;
+    }
     // The first calibration samples (with --data), for the report's errors.
     let mut errors = zeropoint::quant::sqnr::ErrorSamples::new();
     if auto.is_some() && (stats.is_some() || data.is_empty() || calibration.is_some()) {

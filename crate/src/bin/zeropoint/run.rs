@@ -15,14 +15,15 @@ use zeropoint::kernels::KernelSet;
 use zeropoint::limits::UserLimits;
 use zeropoint::{Error, Result};
 
-use crate::io::{ShapeArgs, load, write_file};
+use crate::io::{ShapeArgs, SignatureArg, load, write_file};
 use crate::samples::{read_samples, write_npy};
 
 #[derive(Args)]
 pub struct RunArgs {
     /// The .tflite file.
     model: PathBuf,
-    /// One .npy per model input, in the subgraph's input order.
+    /// One .npy per model input, in the subgraph's input order (with --signature: one per
+    /// input key of the signature, in the signature's order, as `inspect --signature` lists).
     #[arg(long = "input", required = true)]
     inputs: Vec<PathBuf>,
     /// Directory for output_<i>.npy (created if missing).
@@ -42,6 +43,8 @@ pub struct RunArgs {
     reset_every: Option<u64>,
     #[command(flatten)]
     shapes: ShapeArgs,
+    #[command(flatten)]
+    signature: SignatureArg,
 }
 
 /// `zeropoint run`: loops the engine over the samples (first axis) of every input.
@@ -54,9 +57,23 @@ pub fn run(args: RunArgs, limits: &UserLimits) -> Result<()> {
         kernels,
         reset_every,
         shapes,
+        signature,
     } = args;
-    let m = shapes.apply(load(&model, limits)?)?;
-    let mut interp = Interpreter::with_options(&m, &limits.engine, kernels)?;
+    let m = load(&model, limits)?;
+    let mut interp = signature.prepare(m, &shapes, &limits.engine, kernels)?;
+    if let Some(key) = &signature.signature {
+        let names = |d: &[zeropoint::engine::TensorDesc]| {
+            d.iter()
+                .map(|d| d.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        eprintln!(
+            "signature '{key}': inputs ({}) -> outputs ({})",
+            names(interp.inputs()),
+            names(interp.outputs())
+        );
+    }
     let descs = interp.inputs().to_vec();
     let (arrays, samples) = read_samples(&inputs, &descs)?;
     let outs = interp.outputs().to_vec();
@@ -116,8 +133,9 @@ pub fn run(args: RunArgs, limits: &UserLimits) -> Result<()> {
         let path = out_dir.join(format!("output_{k}.npy"));
         write_npy(&path, o.dtype, &shape, bytes)?;
         eprintln!(
-            "wrote {} ({} × {})",
+            "wrote {} ('{}': {} × {})",
             path.display(),
+            o.name,
             samples,
             shape_text(&o.shape)
         );

@@ -144,11 +144,13 @@ fn outputs(interp: &Interpreter, model: &Model) -> Result<Vec<Vec<f64>>> {
         .map(|o| {
             let view = interp.output(o)?;
             let id = interp.outputs()[o].id.0;
-            real_values(&view, per_tensor_params(model, id)).ok_or_else(|| Error::TensorMismatch {
-                what: format!("output {o}"),
-                tensor: view.name.to_string(),
-                expected: "FLOAT32 or a per-tensor quantized integer type".into(),
-                got: format!("{:?}", view.dtype),
+            real_values(&view, per_tensor_params(model, interp.subgraph(), id)).ok_or_else(|| {
+                Error::TensorMismatch {
+                    what: format!("output {o}"),
+                    tensor: view.name.to_string(),
+                    expected: "FLOAT32 or a per-tensor quantized integer type".into(),
+                    got: format!("{:?}", view.dtype),
+                }
             })
         })
         .collect()

@@ -1,0 +1,125 @@
+"""A model with several signatures: a tf.Module whose three @tf.function entry points (`encode`,
+`decode`, `score`) share one weight, saved as a SavedModel (in a temporary directory) and converted
+with TFLiteConverter.from_saved_model(..., signature_keys=[...]): one subgraph per signature.
+
+Besides the model (and the generic input_0 / expected_output_0 of subgraph 0), `signature_variants`
+writes, per signature KEY and per input/output name NAME of it:
+
+    sig_KEY_in_NAME.npy            the seeded input LiteRT was given
+    sig_KEY_out_NAME.npy           LiteRT 2.3 BUILTIN_REF's output through get_signature_runner(KEY)
+    sig_KEY_dynamic_out_NAME.npy   the same for TF's dynamic-range model (model_dynamic.tflite:
+                                   Optimize.DEFAULT without representative data; the shared weight
+                                   has 1536 elements, above TF's 1024-element threshold, so it is
+                                   int8 with hybrid kernels)
+
+and signatures.json: per signature its key, subgraph, input and output names in the order LiteRT's
+get_signature_list gives, and the operators of TF's dynamic-range model."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import tensorflow as tf
+from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+from .common import op_names, seed
+
+KEYS = ["encode", "decode", "score"]
+FEATURES = 32
+CODE = 48
+
+
+class _Codec(tf.Module):
+    """One weight W (FEATURES x CODE) used by all three signatures."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        seed(31)
+        rng = np.random.default_rng(31)
+        self.w = tf.constant(rng.normal(0.0, 0.3, (FEATURES, CODE)).astype(np.float32))
+        self.b = tf.constant(rng.normal(0.0, 0.1, (CODE,)).astype(np.float32))
+
+    def _enc(self, x):
+        return tf.tanh(tf.matmul(x, self.w) + self.b)
+
+    @tf.function(input_signature=[tf.TensorSpec([1, FEATURES], tf.float32, name="features")])
+    def encode(self, features):
+        return {"code": self._enc(features)}
+
+    @tf.function(input_signature=[tf.TensorSpec([1, CODE], tf.float32, name="code")])
+    def decode(self, code):
+        return {"reconstruction": tf.matmul(code, self.w, transpose_b=True)}
+
+    @tf.function(
+        input_signature=[
+            tf.TensorSpec([2, FEATURES], tf.float32, name="query"),
+            tf.TensorSpec([2, FEATURES], tf.float32, name="candidate"),
+        ]
+    )
+    def score(self, query, candidate):
+        q, c = self._enc(query), self._enc(candidate)
+        return {"similarity": tf.reduce_sum(q * c, axis=-1), "query_code": q}
+
+
+def _convert(**opts) -> bytes:
+    m = _Codec()
+    with tempfile.TemporaryDirectory() as tmp:
+        tf.saved_model.save(m, tmp, signatures={k: getattr(m, k).get_concrete_function() for k in KEYS})
+        conv = tf.lite.TFLiteConverter.from_saved_model(tmp, signature_keys=KEYS)
+        for k, v in opts.items():
+            setattr(conv, k, v)
+        return conv.convert()
+
+
+def signatures() -> bytes:
+    return _convert()
+
+
+def _inputs(it: Interpreter) -> dict[str, dict[str, np.ndarray]]:
+    rng = np.random.default_rng(3131)
+    out = {}
+    for key in KEYS:
+        details = it.get_signature_runner(key).get_input_details()
+        out[key] = {
+            name: rng.uniform(-1.0, 1.0, d["shape"]).astype(np.float32) for name, d in sorted(details.items())
+        }
+    return out
+
+
+def _run(data: bytes, inputs) -> dict[str, dict[str, np.ndarray]]:
+    it = Interpreter(model_content=data, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    return {key: {n: v.copy() for n, v in it.get_signature_runner(key)(**inputs[key]).items()} for key in KEYS}
+
+
+def signature_variants(d: Path) -> None:
+    data = (d / "model.tflite").read_bytes()
+    it = Interpreter(model_content=data)
+    inputs = _inputs(it)
+    for key, xs in inputs.items():
+        for name, x in xs.items():
+            np.save(d / f"sig_{key}_in_{name}.npy", x)
+    for key, ys in _run(data, inputs).items():
+        for name, y in ys.items():
+            np.save(d / f"sig_{key}_out_{name}.npy", y)
+    dynamic = _convert(optimizations=[tf.lite.Optimize.DEFAULT])
+    (d / "model_dynamic.tflite").write_bytes(dynamic)
+    for key, ys in _run(dynamic, inputs).items():
+        for name, y in ys.items():
+            np.save(d / f"sig_{key}_dynamic_out_{name}.npy", y)
+    sigs = it.get_signature_list()
+    table = {
+        "signatures": [
+            {
+                "key": key,
+                "subgraph": it.get_signature_runner(key)._subgraph_index,
+                "inputs": sigs[key]["inputs"],
+                "outputs": sigs[key]["outputs"],
+            }
+            for key in KEYS
+        ],
+        "tf_dynamic_ops": op_names(dynamic),
+    }
+    (d / "signatures.json").write_text(json.dumps(table, indent=2, sort_keys=True) + "\n")
