@@ -29,6 +29,13 @@ use crate::quant::params::{QuantParams, WeightRule, bias_int32, per_tensor_weigh
 const WEIGHTS: std::ops::RangeInclusive<usize> = 1..=8;
 /// Each gate bias's input position and that of its gate's input weights.
 const BIASES: [(usize, usize); 4] = [(12, 1), (13, 2), (14, 3), (15, 4)];
+/// Whether input `k` of `op` is one of an UNIDIRECTIONAL_SEQUENCE_LSTM's four gate biases: each
+/// gets its own int32 copy (its scale comes from its own gate's weights), as TF splits them.
+pub(super) fn is_gate_bias(op: &Operator, k: usize) -> bool {
+    op.code.op() == crate::graph::BuiltinOperator::UNIDIRECTIONAL_SEQUENCE_LSTM
+        && BIASES.iter().any(|&(b, _)| b == k)
+}
+
 /// Input positions of the output state and the cell state (variable tensors).
 const OUTPUT_STATE: usize = 18;
 const CELL_STATE: usize = 19;

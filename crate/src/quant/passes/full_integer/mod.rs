@@ -227,7 +227,8 @@ impl<'a> FullInteger<'a> {
     /// Splits float constants read by several uses as TF's MLIR quantizer does
     /// (`QuantizationDriver::PreprocessConstantOps`): the uses as weights — any operand that is
     /// neither a bias nor an operand of a same-scale op — share one tensor, quantized once from
-    /// its own values; each bias use and each use by a same-scale op gets its own copy, whose
+    /// its own values; each bias use (an LSTM's four gate biases too) and each use by a same-scale
+    /// op gets its own copy, whose
     /// parameters come from the op (input and weight scales, the shared scale). Float readers
     /// and graph outputs keep the original float tensor.
     fn split_shared_constants(&mut self) {
@@ -260,8 +261,9 @@ impl<'a> FullInteger<'a> {
                 if !self.is_float(t) || !self.is_const(t) {
                     continue;
                 }
-                let own_copy =
-                    p.is_some_and(|p| p.same_scale || p.bias.is_some_and(|b| b.input == k));
+                let own_copy = p
+                    .is_some_and(|p| p.same_scale || p.bias.is_some_and(|b| b.input == k))
+                    || lstm::is_gate_bias(&self.sg.operators[i], k);
                 if !own_copy && let Some(&w) = weight_tensor.get(&t) {
                     self.sg.operators[i].inputs[k] = idx(w);
                     let c = self.consumers.entry(w).or_default();
