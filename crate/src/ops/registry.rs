@@ -513,9 +513,15 @@ mod tests {
                         e.name()
                     );
                 }
-                // Hybrid kernels exactly for the weighted ops TF quantizes dynamically.
-                if e.prepare.is_some() {
-                    assert_eq!(q.hybrid, e.runs.hybrid, "{}", e.name());
+                // A hybrid kernel for every weighted op TF quantizes dynamically (the engine
+                // may run more hybrid forms than TF writes: EMBEDDING_LOOKUP with an int8 table,
+                // as older converters wrote it).
+                if e.prepare.is_some() && q.hybrid {
+                    assert!(
+                        e.runs.hybrid,
+                        "{}: TF writes it hybrid, no hybrid kernel",
+                        e.name()
+                    );
                 }
             }
         }
