@@ -15,6 +15,7 @@
 //! and int32 bias).
 
 use super::conv::ConvParams;
+use super::quantize::round_f64_to_i32_x86;
 use crate::fixedpoint::{multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_i64};
 
 /// Everything an integer kernel needs besides geometry, fixed at prepare time.
@@ -53,7 +54,8 @@ impl RequantParams {
     /// point, clamp.
     #[inline(always)]
     pub fn finish_double<A: Accumulator>(&self, acc: A, c: usize) -> i32 {
-        let scaled = (acc.to_f64() * self.real_multipliers[c]).round() as i32;
+        // Out of `i32` (an absurd output scale) it is `i32::MIN`, as LiteRT's x86 build casts.
+        let scaled = round_f64_to_i32_x86(acc.to_f64() * self.real_multipliers[c]);
         scaled
             .wrapping_add(self.output_offset)
             .max(self.act_min)

@@ -88,6 +88,18 @@ pub fn round_to_i32_x86(x: f32) -> i32 {
     }
 }
 
+/// `static_cast<int32_t>(std::round(x))` of a double as LiteRT's x86 build computes it
+/// (`cvttsd2si`): the rounded value when it fits `i32`, else `i32::MIN` (NaN and ±∞ too).
+#[inline(always)]
+pub fn round_f64_to_i32_x86(x: f64) -> i32 {
+    let r = x.round();
+    if (-2_147_483_648.0..2_147_483_648.0).contains(&r) {
+        r as i32
+    } else {
+        i32::MIN
+    }
+}
+
 /// QUANTIZE float32 → integer, per tensor. Mirrors LiteRT `reference_ops::AffineQuantize` as its
 /// x86 build runs it: `clamp(static_cast<int32>(round(x / scale)) + zero_point)`, the division in
 /// float, rounding half away from zero; a quotient outside `i32` (NaN, ±∞, huge inputs) casts to

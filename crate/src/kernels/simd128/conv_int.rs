@@ -703,16 +703,22 @@ impl FullyConnectedInt8 {
         ))
     }
 
-    /// `(int32)round((double)acc · real)` lane-wise (Rust's `round`, half away from zero, then a
-    /// saturating `as i32`), for four units whose multipliers are `real[0..2]`.
+    /// `(int32)round((double)acc · real)` lane-wise as LiteRT's x86 build casts (half away from
+    /// zero; a value outside `i32`, or NaN, becomes `i32::MIN`, as
+    /// [`round_f64_to_i32_x86`](crate::kernels::reference::quantize::round_f64_to_i32_x86)), for
+    /// four units whose multipliers are `real[0..2]`.
     #[inline(always)]
     fn rescale(acc: V128, real: &[[f64; 2]]) -> V128 {
+        const LIMIT: f64 = 2_147_483_648.0;
+        let lowest = V128::load_f64(&[-LIMIT; 2]);
+        let limit = V128::load_f64(&[LIMIT; 2]);
         let round = |v: V128| {
             let t = v.f64x2_trunc();
             let d = v.f64x2_sub(t);
             // |d| < 1 exactly; trunc(2d) is ±1 when |d| ≥ 0.5, else 0.
-            t.f64x2_add(d.f64x2_add(d).f64x2_trunc())
-                .i32x4_trunc_sat_f64x2_zero()
+            let r = t.f64x2_add(d.f64x2_add(d).f64x2_trunc());
+            let fits = r.f64x2_ge(lowest).and(r.f64x2_lt(limit));
+            r.bitselect(lowest, fits).i32x4_trunc_sat_f64x2_zero()
         };
         let r0 = V128::load_f64(&real[0]);
         let r1 = V128::load_f64(&real[1]);

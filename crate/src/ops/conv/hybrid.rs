@@ -90,6 +90,16 @@ pub(crate) fn hybrid_scales(
     channels: usize,
 ) -> PrepareResult<(Vec<f32>, bool)> {
     ctx.require_output_dtype(0, TensorType::FLOAT32)?;
+    // LiteRT's x86 hybrid product (its SSE matrix × vector) does not give the true product for
+    // a weight of −128, which symmetric quantization never writes (TF's weights are in
+    // −127..=127): refused rather than computed differently (found by the mutation harness).
+    if filter.data.is_some_and(|d| d.contains(&0x80)) {
+        return Err(ctx.unsupported(
+            filter.describe(),
+            "int8 weight −128 in a hybrid operator (symmetric weights are −127..=127; LiteRT's \
+             x86 hybrid kernel does not compute it as a product)",
+        ));
+    }
     let scales = ctx.channel_scales(filter, axis, channels)?;
     let several = filter.quantization.is_some_and(|q| q.scales().len() > 1);
     Ok((scales, several))
