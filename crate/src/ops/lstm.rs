@@ -63,14 +63,14 @@ pub(super) fn const_f32(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResu
         .ok_or_else(|| ctx.unsupported(t.describe(), "weights that are not constants"))
 }
 
-/// Constant int8 data of `t` with its one symmetric scale (a hybrid LSTM's weights), or an
-/// issue naming it.
+/// Constant int8 data of `t` with its one symmetric scale (the weights of a hybrid or an
+/// integer LSTM), or an issue naming it.
 pub(super) fn const_i8(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<(Vec<i8>, f32)> {
     if t.dtype != TensorType::INT8 {
         return Err(ctx.unsupported(
             t.describe(),
             format!(
-                "{} weights beside int8 ones (a hybrid LSTM has all eight weights int8)",
+                "{} weights beside int8 ones (a hybrid or integer LSTM has all eight weights int8)",
                 dtype_name(t.dtype)
             ),
         ));
@@ -79,7 +79,7 @@ pub(super) fn const_i8(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResul
     if q.zero_point != 0 {
         return Err(ctx.invalid(
             t.describe(),
-            format!("hybrid weights need zero point 0, got {}", q.zero_point),
+            format!("int8 LSTM weights need zero point 0, got {}", q.zero_point),
         ));
     }
     let data = t

@@ -13,7 +13,7 @@
 //! time-major sequences. The states are kept across invocations until the interpreter's
 //! variables are reset, as for the float kernel.
 
-use super::lstm::{ResetWatch, require_shape, walk_sequence};
+use super::lstm::{ResetWatch, const_i8, require_shape, walk_sequence};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo};
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
@@ -25,33 +25,6 @@ use crate::tflite::schema::UnidirectionalSequenceLSTMOptionsT;
 /// Input positions of the output state and the cell state.
 const OUTPUT_STATE: usize = 18;
 const CELL_STATE: usize = 19;
-
-/// Constant int8 weights with their one scale (symmetric), or an issue naming the tensor.
-fn weights(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<(Vec<i8>, f32)> {
-    if t.dtype != TensorType::INT8 {
-        return Err(ctx.unsupported(
-            t.describe(),
-            format!(
-                "{} weights in an integer LSTM (its weights are int8)",
-                dtype_name(t.dtype)
-            ),
-        ));
-    }
-    let q = ctx.per_tensor_qparams(t)?;
-    if q.zero_point != 0 {
-        return Err(ctx.unsupported(
-            t.describe(),
-            format!(
-                "weight zero point {} (int8 weights are symmetric)",
-                q.zero_point
-            ),
-        ));
-    }
-    let data = t
-        .data
-        .ok_or_else(|| ctx.unsupported(t.describe(), "weights that are not constants"))?;
-    Ok((bytemuck::cast_slice::<u8, i8>(data).to_vec(), q.scale))
-}
 
 /// Constant int32 bias values, or an issue naming the tensor.
 fn bias(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<Vec<i32>> {
@@ -205,7 +178,7 @@ pub fn prepare_integer(
         require_shape(ctx, &wi, &[n_cell, n_input])?;
         require_shape(ctx, &wr, &[n_cell, n_cell])?;
         require_shape(ctx, &b, &[n_cell])?;
-        let ((input, s_wi), (recurrent, s_wr)) = (weights(ctx, &wi)?, weights(ctx, &wr)?);
+        let ((input, s_wi), (recurrent, s_wr)) = (const_i8(ctx, &wi)?, const_i8(ctx, &wr)?);
         let b = bias(ctx, &b)?;
         gates.push(IntGate {
             input_bias: effective_bias(&input, n_input, -x_q.zero_point, Some(&b)),

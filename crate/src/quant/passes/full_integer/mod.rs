@@ -229,8 +229,7 @@ impl<'a> FullInteger<'a> {
     /// neither a bias nor an operand of a same-scale op — share one tensor, quantized once from
     /// its own values; each bias use (an LSTM's four gate biases too) and each use by a same-scale
     /// op gets its own copy, whose parameters come from the op (input and weight scales, the
-    /// shared scale). Float readers
-    /// and graph outputs keep the original float tensor.
+    /// shared scale). Float readers and graph outputs keep the original float tensor.
     fn split_shared_constants(&mut self) {
         // Constants also read by float ops or graph outputs keep the original tensor for them.
         let mut float_read: HashSet<usize> = HashSet::new();
