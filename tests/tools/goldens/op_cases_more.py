@@ -424,3 +424,38 @@ for _name, _seed, (_t, _b, _i, _u), _tm, _act, _hy in (
         variants=ALL_VARIANTS,
         skip=dict(_RNN_SKIP),
     )
+
+
+# Hybrid FULLY_CONNECTED on non-finite rows: each of the 8 rows (4 per sample) is quantized on
+# its own at run time, so a row holding inf (scale inf), a row of huge values (products overflow
+# to +-inf), rows with a NaN first, last, twice in the middle and before negatives only (LiteRT's
+# x86 min/max skips NaN), a row of -inf and a plain row with -0.0, zeros and a subnormal each
+# take another path through the quantization and the activation (LiteRT's
+# ApplyActivationToVector: no clamp without an activation, std::max(0.0f, x) for RELU).
+_N, _I = float("nan"), float("inf")
+FC_HYBRID_EDGES = (
+    _I, 1.0, 2.0, -1.0, 0.5, 0.0, -0.0, 3.0,
+    3.4e38, -3.4e38, 1e38, 2e38, -1e30, 5.0, 0.0, 1.0,
+    _N, 0.25, 1.0, -2.0, 3.0, -4.0, 0.5, 6.0,
+    -0.0, 0.0, -0.0, 1e-40, -1e-3, 0.75, -0.5, 2.0,
+    0.25, 1.0, -2.0, 3.0, -4.0, 0.5, 6.0, _N,
+    _N, -1.0, -2.0, -3.0, -4.0, -5.0, -6.0, -7.0,
+    2.0, _N, -3.0, 1.0, _N, 4.0, 0.0, -1.0,
+    -_I, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0,
+)
+FC_HYBRID_SKIP = {
+    v: "not produced: the edge inputs (NaN, inf, 3.4e38) are float values an integer input cannot "
+    "carry; op_fc_bias_relu has TF's other variants"
+    for v in ALL_VARIANTS if v not in ("float", "dynamic")
+}
+for _name, _seed, _act in (("op_fc_hybrid_edges_relu", 6241, "relu"), ("op_fc_hybrid_edges_none", 6242, None)):
+    op_case(
+        _name, "FULLY_CONNECTED", _seed,
+        [In("x", (4, 8), -1.0, 1.0, dist="values", values=FC_HYBRID_EDGES)],
+        lambda x, _act=_act: keras.layers.Dense(128, activation=_act, name="fc")(x),
+        f"FULLY_CONNECTED 8 -> 128 on 4 rows per sample, fused {'RELU' if _act else 'NONE'}, float and TF's "
+        "dynamic-range model (hybrid kernel): rows with inf, with values near 3.4e38 (products "
+        "overflow to +-inf), with a NaN first / last / twice / before negatives only, with -inf, and "
+        "with -0.0 / zeros / a subnormal.",
+        skip=dict(FC_HYBRID_SKIP),
+    )

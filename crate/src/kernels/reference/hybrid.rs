@@ -12,28 +12,33 @@
 
 use super::conv::ConvParams;
 use super::fully_connected::FullyConnectedParams;
+use super::quantize::round_to_i32_x86;
 
-/// `std::minmax_element` over a non-empty slice: the first smallest and the last largest value.
+/// The smallest and largest value of a row as LiteRT's x86 build finds them for run-time
+/// quantization: NaN values are skipped wherever they stand (measured against `BUILTIN_REF`
+/// with NaN first, in the middle and last; the portable `std::minmax_element` would keep a
+/// leading NaN as the minimum and a trailing one as the maximum). A row of only NaN gives
+/// `(NaN, NaN)`, which the callers turn into an empty range.
 fn min_max(values: &[f32]) -> (f32, f32) {
-    let Some(&first) = values.first() else {
-        return (0.0, 0.0);
-    };
-    let (mut lo, mut hi) = (first, first);
-    for &v in &values[1..] {
-        if v < lo {
+    let (mut lo, mut hi) = (f32::NAN, f32::NAN);
+    for &v in values {
+        if v.is_nan() {
+            continue;
+        }
+        if lo.is_nan() || v < lo {
             lo = v;
         }
-        // `!(v < hi)`, spelled so a NaN `v` also replaces `hi` as in the C++.
-        if v.partial_cmp(&hi) != Some(std::cmp::Ordering::Less) {
+        if hi.is_nan() || v > hi {
             hi = v;
         }
     }
-    (lo, hi)
+    if values.is_empty() { (0.0, 0.0) } else { (lo, hi) }
 }
 
 /// LiteRT's `SymmetricQuantizeFloats`: `range = max(|min|, |max|)`, scale `range / 127`,
-/// `q = clamp(round(v · (127 / range)), −127, 127)` in float; an all-zero range gives zeros
-/// and scale 1. Returns the scale.
+/// `q = clamp(round(v · (127 / range)), −127, 127)` in float (a product that is NaN or outside
+/// i32 converts to `i32::MIN` as on x86, so an inf or NaN row quantizes to −127); an all-zero
+/// range gives zeros and scale 1. Returns the scale.
 pub fn symmetric_quantize(values: &[f32], out: &mut [i8]) -> f32 {
     let (lo, hi) = min_max(values);
     let range = lo.abs().max(hi.abs());
@@ -43,7 +48,7 @@ pub fn symmetric_quantize(values: &[f32], out: &mut [i8]) -> f32 {
     }
     let inv = 127.0f32 / range;
     for (o, &v) in out.iter_mut().zip(values) {
-        *o = ((v * inv).round() as i32).clamp(-127, 127) as i8;
+        *o = round_to_i32_x86(v * inv).clamp(-127, 127) as i8;
     }
     range / 127.0
 }
@@ -53,7 +58,8 @@ pub fn symmetric_quantize(values: &[f32], out: &mut [i8]) -> f32 {
 /// `[−128, 127]`; the zero point chosen in double as the portable source does (from whichever end
 /// has the smaller error, nudged into range, rounded half away from zero); but the scale is the
 /// **float** quotient `(rmax − rmin) / 255.0f` and each value is `clamp(round(v · (1 / scale)) +
-/// zp, −128, 127)` — rounded before the zero point is added. (The portable source's double scale
+/// zp, −128, 127)` — rounded before the zero point is added, a NaN or out-of-range product
+/// converting to `i32::MIN` as on x86. (The portable source's double scale
 /// and `round(zp + v · inv)` are each off by one ulp / one step on some inputs.) An empty range
 /// gives zeros, scale 1, zero point 0. Returns `(scale, zero_point)`.
 pub fn asymmetric_quantize(values: &[f32], out: &mut [i8]) -> (f32, i32) {
@@ -86,7 +92,9 @@ pub fn asymmetric_quantize(values: &[f32], out: &mut [i8]) -> (f32, i32) {
     let scale_f = (rmax as f32 - rmin as f32) / 255.0f32;
     let inv = 1.0f32 / scale_f;
     for (o, &v) in out.iter_mut().zip(values) {
-        *o = (((v * inv).round() as i32) + zero_point).clamp(-128, 127) as i8;
+        *o = round_to_i32_x86(v * inv)
+            .wrapping_add(zero_point)
+            .clamp(-128, 127) as i8;
     }
     (scale_f, zero_point)
 }
@@ -326,7 +334,8 @@ pub fn transpose_conv2d(
 /// `MatrixBatchVectorMultiplyAccumulate`: the output starts as the bias (or 0); an all-zero input
 /// leaves it there; otherwise per row and unit `acc = Σ w · q − rowsum(w) · zp_b` and
 /// `out += (float)acc · scale`, with `scale = s_b · s_w[unit]` for per-channel weights or `s_b`
-/// (already times the weight scale) for per-tensor ones; then the float clamp.
+/// (already times the weight scale) for per-tensor ones; then the activation as
+/// `ApplyActivationToVector` applies it ([`super::ActivationRange::apply_vector`]).
 pub fn fully_connected(
     p: &FullyConnectedParams,
     raw_input: &[f32],
@@ -347,7 +356,7 @@ pub fn fully_connected(
         matrix_batch_vector_accumulate(weights, depth, input, &input.scales, per_channel, output);
     }
     for v in output.iter_mut() {
-        *v = p.act.apply(*v);
+        *v = p.act.apply_vector(*v);
     }
 }
 

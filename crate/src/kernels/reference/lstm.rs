@@ -48,12 +48,12 @@ impl LstmActivation {
         match self {
             Self::Tanh => v.iter_mut().for_each(|x| *x = tanh_f32(*x)),
             Self::Sigmoid => sigmoid(v),
-            // std::max(0, x) (a NaN gives 0), then std::min(6, ·).
-            Self::Relu => v.iter_mut().for_each(|x| *x = x.max(0.0)),
-            Self::Relu6 => v.iter_mut().for_each(|x| {
-                let r = x.max(0.0);
-                *x = if r > 6.0 { 6.0 } else { r };
-            }),
+            Self::Relu => v
+                .iter_mut()
+                .for_each(|x| *x = ActivationRange::RELU.apply_vector(*x)),
+            Self::Relu6 => v
+                .iter_mut()
+                .for_each(|x| *x = ActivationRange::RELU6.apply_vector(*x)),
         }
     }
 }

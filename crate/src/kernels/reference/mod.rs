@@ -81,6 +81,24 @@ impl ActivationRange {
         let y = if x < self.min { self.min } else { x };
         if self.max < y { self.max } else { y }
     }
+
+    /// Clamps one value as LiteRT's `tensor_utils::ApplyActivationToVector` does (hybrid
+    /// FULLY_CONNECTED, the recurrent kernels): no activation leaves the value untouched (±inf
+    /// kept), RELU has no upper bound, and the clamp is `std::max(lo, std::min(x, hi))` with
+    /// the bound first, so a NaN becomes `lo` and −0.0 becomes +0.0 under RELU / RELU6.
+    #[inline(always)]
+    pub fn apply_vector(self, x: f32) -> f32 {
+        if self == Self::NONE || self == Self::UNBOUNDED {
+            return x;
+        }
+        let hi = if self.max == f32::MAX {
+            f32::INFINITY
+        } else {
+            self.max
+        };
+        let y = if hi < x { hi } else { x };
+        if self.min < y { y } else { self.min }
+    }
 }
 
 /// Greatest tensor rank the N-dimensional kernels (broadcast, transpose, pad, slice, reduce)
