@@ -374,7 +374,9 @@ impl Interpreter {
             if skip {
                 continue;
             }
-            if let Some(why) = registry::version_refusal(&op.code) {
+            if let Some(why) = registry::version_refusal(&op.code)
+                .or_else(|| crate::ops::litert_options::options_refusal(&op.options))
+            {
                 issues.push(issue(IssueKind::Invalid, String::new(), why));
                 continue;
             }

@@ -106,7 +106,8 @@ pub struct OpEntry {
     /// column against. `BUILTIN_REF` (`register_ref.cc`) registers fewer for some builtins
     /// (e.g. DEPTH_TO_SPACE 1, TILE 2, ADD 5; see the fixture), but TF writes the default
     /// resolver's versions, so this is the default resolver's range. Custom operators: LiteRT
-    /// resolves them at any version (`1..=i32::MAX`).
+    /// registers `TFLite_Detection_PostProcess` at version 1 only (measured: 0, 2, 3 and 2^31−1
+    /// are "unresolved custom op"); MediaPipe's are judged at any version (`1..=i32::MAX`).
     pub versions: (i32, i32),
 }
 
@@ -199,8 +200,12 @@ macro_rules! row {
     // A custom operator, keyed by its custom code; the quantizer keeps custom operators float
     // (TF's converter leaves them as they are, a DEQUANTIZE in front of integer inputs).
     (custom $code:literal, $family:ident :: $prepare:ident, $runs:expr, $inputs:expr, $arith:expr) => {
+        row!(custom $code @ 1..=i32::MAX, $family::$prepare, $runs, $inputs, $arith)
+    };
+    // A custom operator LiteRT registers at the given versions only.
+    (custom $code:literal @ $lo:literal ..= $hi:expr, $family:ident :: $prepare:ident, $runs:expr, $inputs:expr, $arith:expr) => {
         OpEntry {
-            versions: (1, i32::MAX),
+            versions: ($lo, $hi),
             op: Op::CUSTOM,
             custom: Some($code),
             prepare: Some($family::$prepare),
@@ -393,7 +398,7 @@ pub const OPS: &[OpEntry] = &[
     row!(CALL_ONCE, 1..=1, variables::prepare_call_once, F816, None, &[], "runs the init subgraph at the first invocation after prepare or reset"),
     // Custom operators, by custom code (kept float by the quantizer, as TF's converter does).
     // ops/detection.rs
-    row!(custom "TFLite_Detection_PostProcess", detection::prepare_detection_postprocess, F, &["box encodings", "class predictions", "anchors"], "UINT8 box encodings / scores / anchors dequantized inside the op (float arithmetic), as LiteRT"),
+    row!(custom "TFLite_Detection_PostProcess" @ 1..=1, detection::prepare_detection_postprocess, F, &["box encodings", "class predictions", "anchors"], "UINT8 box encodings / scores / anchors dequantized inside the op (float arithmetic), as LiteRT"),
     // ops/mediapipe.rs
     row!(custom "Convolution2DTransposeBias", mediapipe::prepare_transpose_conv_bias, F, &["input", "weights", "bias"], "float only (MediaPipe's kernel: the sum starts at the bias)"),
     row!(custom "Landmarks2TransformMatrix", mediapipe_landmarks::prepare_landmarks_to_transform_matrix, F, &["landmarks"], "float only, version 2 (MediaPipe's kernel: rotation from two landmarks, box from a subset)"),
@@ -561,13 +566,22 @@ mod tests {
             Some("operator version 2: LiteRT 2.3 registers RELU_N1_TO_1 only version 1")
         );
         assert!(refusal(Op::ADD, 0).is_some_and(|r| r.contains("from version 1")));
-        // Builtins without a row and custom operators are not judged by version above 1.
+        // Builtins without a row are not judged by version above 1; custom operators by their row.
         assert_eq!(refusal(Op::LSTM, 99), None);
         let custom = OpCode {
             custom_code: Some("TFLite_Detection_PostProcess".to_string()),
             ..OpCode::builtin(Op::CUSTOM, 7)
         };
-        assert_eq!(version_refusal(&custom), None);
+        assert!(
+            version_refusal(&custom).is_some_and(|r| r.contains("TFLite_Detection_PostProcess")),
+            "{:?}",
+            version_refusal(&custom)
+        );
+        let mediapipe = OpCode {
+            custom_code: Some("Convolution2DTransposeBias".to_string()),
+            ..OpCode::builtin(Op::CUSTOM, 7)
+        };
+        assert_eq!(version_refusal(&mediapipe), None);
     }
 
     #[test]

@@ -32,7 +32,11 @@ fn min_max(values: &[f32]) -> (f32, f32) {
             hi = v;
         }
     }
-    if values.is_empty() { (0.0, 0.0) } else { (lo, hi) }
+    if values.is_empty() {
+        (0.0, 0.0)
+    } else {
+        (lo, hi)
+    }
 }
 
 /// LiteRT's `SymmetricQuantizeFloats`: `range = max(|min|, |max|)`, scale `range / 127`,

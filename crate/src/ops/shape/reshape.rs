@@ -31,8 +31,9 @@ pub fn prepare_densify(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     })
 }
 
-/// RESHAPE: the new shape comes from the constant shape input, else the `new_shape` option, else
-/// the output tensor's declared shape; one -1 is inferred.
+/// RESHAPE: the new shape comes from the constant shape input, else the `new_shape` option (a
+/// scalar when there is no shape input and no option, as in LiteRT), else the output tensor's
+/// declared shape; one -1 is inferred.
 pub fn prepare_reshape(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(1, 2)?;
     let input = ctx.input(0)?;
@@ -40,7 +41,16 @@ pub fn prepare_reshape(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     let out = ctx.output(0)?;
     let requested: Vec<i64> = match ctx.optional_input(1) {
         Some(s) if s.data.is_some() => ctx.const_ints(&s)?,
-        _ => {
+        // No shape input: LiteRT takes the `new_shape` option as it is, a missing or empty one
+        // (and the legacy `[0]`) meaning a scalar, never the declared output shape.
+        None => {
+            let o = options!(ctx, ReshapeOptions, ReshapeOptionsT)?;
+            match o.new_shape {
+                Some(v) if v != [0] => v.into_iter().map(i64::from).collect(),
+                _ => Vec::new(),
+            }
+        }
+        Some(_) => {
             let o = options!(ctx, ReshapeOptions, ReshapeOptionsT)?;
             match o.new_shape.filter(|v| !v.is_empty()) {
                 Some(v) => v.into_iter().map(i64::from).collect(),
@@ -171,5 +181,36 @@ mod tests {
             ],
         );
         assert_eq!(run(&m, &[&i8s(&[1, -2, 3, -4])]), i8s(&[1, -2, 3, -4]));
+    }
+
+    /// Without a shape input LiteRT reads `new_shape` only: none (or the legacy `[0]`) is a
+    /// scalar, so 4 elements fail ("num_input_elements != num_output_elements (4 != 1)", as
+    /// LiteRT 2.3 refuses the mutation harness's RNN models with the shape input cut off); the
+    /// declared output shape is not used.
+    #[test]
+    fn reshape_without_shape_input_takes_new_shape_or_a_scalar() {
+        let with = |new_shape: Option<Vec<i32>>, out: &[i32]| {
+            let o = BuiltinOptionsT::ReshapeOptions(Box::new(ReshapeOptionsT { new_shape }));
+            single_op(
+                Op::RESHAPE,
+                o,
+                vec![act(I8, &[2, 2], None), act(I8, out, None)],
+            )
+        };
+        for new_shape in [None, Some(vec![]), Some(vec![0])] {
+            let e = error(&with(new_shape.clone(), &[4]));
+            assert!(
+                e.contains("new shape [] holds 1 elements"),
+                "{new_shape:?}: {e}"
+            );
+        }
+        let m = with(Some(vec![4]), &[4]);
+        assert_eq!(run(&m, &[&i8s(&[1, -2, 3, -4])]), i8s(&[1, -2, 3, -4]));
+        let one = single_op(
+            Op::RESHAPE,
+            BuiltinOptionsT::ReshapeOptions(Box::default()),
+            vec![act(I8, &[1, 1], None), act(I8, &[], None)],
+        );
+        assert_eq!(run(&one, &[&i8s(&[7])]), i8s(&[7]));
     }
 }
