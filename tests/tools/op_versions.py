@@ -10,9 +10,10 @@ numbers from those files, this tool builds, for every builtin of the schema, a o
 any later complaint, e.g. missing LSTM options, means the version resolved) with versions
 1, 2, … and records the first and last one `ai_edge_litert.Interpreter` constructs with, once for the
 default resolver (`AUTO`) and once for `BUILTIN_REF`. The registered versions must be one run
-(checked; BROADCAST_TO starts at 2); [0, 0] means "not registered". Custom operators are not
-probed: LiteRT 2.3 resolves `TFLite_Detection_PostProcess` at any version (checked by hand at 2
-and 3).
+(checked; BROADCAST_TO starts at 2); [0, 0] means "not registered". The custom operator LiteRT
+registers, `TFLite_Detection_PostProcess`, is probed on `tests/realworld/detpp_fast` with its
+operator code's version set to 0, 1, 2, …: an unresolved custom operator only fails at
+`allocate_tensors` ("Encountered unresolved custom op"), so that is called too (the `custom` map).
 
 It writes `tests/fixtures/litert_op_versions.json`; `tests/rust/op_table.rs` checks the op
 table's `versions` column (`crate/src/ops/registry.rs`) against its `default` map.
@@ -81,6 +82,33 @@ def version_range(code: int, resolver: OpResolverType) -> list[int]:
     return [found[0], found[-1]] if found else [0, 0]
 
 
+def custom_resolves(name: str, model: pathlib.Path, version: int, resolver: OpResolverType) -> bool:
+    m = tfl.ModelT.InitFromPackedBuf(bytearray(model.read_bytes()), 0)
+    for oc in m.operatorCodes:
+        code = oc.customCode.decode() if isinstance(oc.customCode, bytes) else oc.customCode
+        if code == name:
+            oc.version = version
+    b = flatbuffers.Builder(1024)
+    b.Finish(m.Pack(b), file_identifier=b"TFL3")
+    try:
+        it = Interpreter(model_content=bytes(b.Output()), experimental_op_resolver_type=resolver)
+        it.allocate_tensors()
+    except (ValueError, RuntimeError) as e:
+        if "unresolved custom op" in str(e):
+            return False
+        raise
+    return True
+
+
+def custom_range(name: str, model: pathlib.Path, resolver: OpResolverType) -> list[int]:
+    found = [v for v in range(0, PROBE_LIMIT + 1) if custom_resolves(name, model, v, resolver)]
+    if found and found != list(range(found[0], found[-1] + 1)):
+        raise RuntimeError(f"{name}: registered versions {found} are not one run")
+    if found and found[-1] == PROBE_LIMIT:
+        raise RuntimeError(f"{name}: still loads at version {PROBE_LIMIT}; raise PROBE_LIMIT")
+    return [found[0], found[-1]] if found else [0, 0]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=pathlib.Path, default=REPO / "tests/fixtures/litert_op_versions.json")
@@ -99,6 +127,8 @@ def main() -> None:
             continue
         out["default"][names[code]] = version_range(code, OpResolverType.AUTO)
         out["builtin_ref"][names[code]] = version_range(code, OpResolverType.BUILTIN_REF)
+    det = REPO / "tests/realworld/detpp_fast/model.tflite"
+    out["custom"] = {"TFLite_Detection_PostProcess": custom_range("TFLite_Detection_PostProcess", det, OpResolverType.AUTO)}
     args.out.write_text(json.dumps(out, indent=1) + "\n")
     differ = {k: (v, out["builtin_ref"][k]) for k, v in out["default"].items() if v != out["builtin_ref"][k]}
     print(f"wrote {args.out}: {len(out['default'])} builtins; default != BUILTIN_REF for {differ}")
