@@ -1,7 +1,7 @@
 """INT4 weights (two to a byte) as AI Edge Quantizer writes them: FULLY_CONNECTED, CONV_2D and
 DEPTHWISE_CONV_2D with int8 or int16 activations and INT4 weights, hybrid (float activations,
-INT4 weights), INT4 weights behind DEQUANTIZE (weight-only), and operators LiteRT refuses INT4
-weights in.
+INT4 weights), INT4 weights behind DEQUANTIZE (weight-only), INT4 EMBEDDING_LOOKUP tables (hybrid),
+and operators LiteRT refuses INT4 weights in.
 
 Each variant starts from TF 2.21's conversion of a one-layer Keras model (float, or full integer
 with float I/O for the integer variants) and replaces the weight tensor, with TF's flatbuffer
@@ -19,7 +19,8 @@ expected_<variant>_output_0.npy, or the error LiteRT gives, or why its result is
 (manifest `int4_variants`). What was found running LiteRT 2.3 (BUILTIN_REF and the default
 resolver alike): FULLY_CONNECTED and CONV_2D take INT4 weights with int8 and int16 activations and
 in their hybrid kernels; DEPTHWISE_CONV_2D with int8 activations only (int16: see UNDEFINED;
-hybrid: refused at invoke); TRANSPOSE_CONV and ADD refuse them at prepare; DEQUANTIZE takes them.
+hybrid: refused at invoke); TRANSPOSE_CONV and ADD refuse them at prepare; DEQUANTIZE and the hybrid
+EMBEDDING_LOOKUP (float output) take them.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ OP_NAMES = {v: k for k, v in vars(OPS).items() if not k.startswith("_")}
 
 
 def _layer(kind: str) -> keras.Model:
-    """One layer; every weight count is odd (35, 81, 27, 63)."""
+    """One layer; every weight count is odd (35, 81, 27, 63, 55)."""
     seed(41)
     if kind == "fc":
         inp = keras.Input((7,), batch_size=1, name="x")
@@ -55,9 +56,27 @@ def _layer(kind: str) -> keras.Model:
     elif kind == "tconv":
         inp = keras.Input((3, 3, 7), batch_size=1, name="x")
         out = keras.layers.Conv2DTranspose(1, 3, strides=2, bias_initializer="random_uniform", name="tconv")(inp)
+    elif kind == "emb":
+        inp = keras.Input((9,), batch_size=1, dtype="int32", name="ids")
+        ids = keras.ops.reshape(inp, (-1,))  # 1-D INT32 ids, as EMBEDDING_LOOKUP needs
+        out = keras.layers.Embedding(11, 5, name="emb")(ids)
     else:
         raise ValueError(kind)
     return keras.Model(inp, out)
+
+
+def _embedding_lookup(model: bytes) -> bytes:
+    """TF 2.21 writes GATHER(table, ids) for a Keras Embedding: edited into
+    EMBEDDING_LOOKUP(ids, table), the operator LiteRT's hybrid lookup with INT4 tables is."""
+    m = flatbuffer_utils.convert_bytearray_to_object(bytearray(model))
+    op = next(o for o in m.subgraphs[0].operators if m.operatorCodes[o.opcodeIndex].builtinCode == OPS.GATHER)
+    code = m.operatorCodes[op.opcodeIndex]
+    code.builtinCode = code.deprecatedBuiltinCode = OPS.EMBEDDING_LOOKUP
+    code.version = 1
+    op.inputs = np.array([op.inputs[1], op.inputs[0]], np.int32)
+    op.builtinOptionsType = 0
+    op.builtinOptions = None
+    return bytes(flatbuffer_utils.convert_object_to_bytearray(m))
 
 
 def _samples(shape, n: int, s: int) -> np.ndarray:
@@ -221,6 +240,9 @@ VARIANTS = {
     # currently supported", at invoke) and integer TRANSPOSE_CONV (weights must be INT8).
     "dw_hybrid_pc": ("dw", "float", OPS.DEPTHWISE_CONV_2D, 1, 3, True),
     "tconv_int8_pc": ("tconv", "int8", OPS.TRANSPOSE_CONV, 1, 0, True),
+    # The hybrid lookup (float output) of an INT4 table, one scale or one per row.
+    "emb_hybrid_pt": ("emb", "float", OPS.EMBEDDING_LOOKUP, 1, 0, False),
+    "emb_hybrid_pc": ("emb", "float", OPS.EMBEDDING_LOOKUP, 1, 0, True),
     # INT4 weights behind DEQUANTIZE, the float FULLY_CONNECTED reading its output.
     "fc_weight_only_pc": ("fc", "weight_only", OPS.FULLY_CONNECTED, 1, 0, True),
     "fc_weight_only_pt": ("fc", "weight_only", OPS.FULLY_CONNECTED, 1, 0, False),
@@ -244,7 +266,10 @@ def _variant(name: str) -> bytes:
     if scheme == "weight_only":
         return _weight_only(_convert(kind, "float"), pc)
     bias = {OPS.TRANSPOSE_CONV: 3}.get(code, 2)
-    return _to_int4(_convert(kind, scheme), code, w, axis, pc, None if scheme == "float" else bias)
+    model = _convert(kind, scheme)
+    if kind == "emb":
+        model = _embedding_lookup(model)
+    return _to_int4(model, code, w, axis, pc, None if scheme == "float" else bias)
 
 
 def int4_variants(d: Path) -> dict:
@@ -256,8 +281,11 @@ def int4_variants(d: Path) -> dict:
         path = d / f"model_{name}.tflite"
         path.write_bytes(data)
         kind = VARIANTS[name][0]
-        shape = {"fc": (1, 7), "conv": (1, 6, 5, 3), "dw": (1, 6, 5, 3), "tconv": (1, 3, 3, 7)}[kind]
-        x = _samples(shape, SAMPLES, 100 + k)
+        shape = {"fc": (1, 7), "conv": (1, 6, 5, 3), "dw": (1, 6, 5, 3), "tconv": (1, 3, 3, 7), "emb": (1, 9)}[kind]
+        if kind == "emb":
+            x = np.random.default_rng(100 + k).integers(0, 11, size=(SAMPLES, *shape)).astype(np.int32)
+        else:
+            x = _samples(shape, SAMPLES, 100 + k)
         np.save(d / f"input_{name}_0.npy", x)
         runs = [litert_outputs(path, [s]) for s in x]
         err = next((e for o, e in runs if o is None), None)
