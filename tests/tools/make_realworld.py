@@ -128,7 +128,7 @@ from realworld.edited import (  # noqa: E402
     softmax16x8_huge_beta,
     sparse_fc,
 )
-from realworld.int4 import int4_model, int4_variants  # noqa: E402
+from realworld.int4 import aeq_dynamic_int4, int4_model, int4_variants  # noqa: E402
 from realworld.recurrent import (  # noqa: E402
     FUSED,
     RECURRENT,
@@ -212,7 +212,9 @@ EXTRAS = {
 }
 
 # Extras whose return value goes into the manifest entry under the given key.
-MANIFEST_EXTRAS = {"int4_weights": ("int4_variants", int4_variants)}
+MANIFEST_EXTRAS = {
+    "int4_weights": [("int4_variants", int4_variants), ("aeq_dynamic_int4", aeq_dynamic_int4)],
+}
 
 
 def main() -> int:
@@ -300,8 +302,7 @@ def main() -> int:
                     np.save(d / f"expected_output_{k}.npy", y[None, ...])
         if name in EXTRAS:
             EXTRAS[name](d)
-        if name in MANIFEST_EXTRAS:
-            key, fn = MANIFEST_EXTRAS[name]
+        for key, fn in MANIFEST_EXTRAS.get(name, []):
             extra[key] = fn(d)
         files = {}
         for f in sorted(d.iterdir()):

@@ -125,3 +125,79 @@ fn int4_weights_match_litert_or_are_refused_naming_the_tensor() {
         "refused"
     );
 }
+
+/// `quantize --mode dynamic-int4` of `model_aeq_float.tflite` (conv → depthwise → dense) equals AI
+/// Edge Quantizer 0.10's dynamic INT4 recipe on it, per channel and per tensor: the same INT4
+/// tensors (FULLY_CONNECTED and CONV_2D weights; the depthwise weights stay float), packed bytes,
+/// scales, zero points and axis; and our engine on our model gives LiteRT's BUILTIN_REF outputs of
+/// AI Edge Quantizer's model bit for bit.
+#[test]
+fn dynamic_int4_equals_ai_edge_quantizer() {
+    use zeropoint::quant::{IoType, Mode, QuantizeOptions, Ranges, quantize};
+    let v = std::fs::read_to_string(root().join("manifest.json")).expect("manifest.json");
+    let v: serde_json::Value = serde_json::from_str(&v).expect("manifest is JSON");
+    let models = v["models"][NAME]["aeq_dynamic_int4"]["models"]
+        .as_object()
+        .expect("aeq_dynamic_int4 models");
+    assert_eq!(models.len(), 2, "per channel and per tensor");
+    let (_, float) = model_file(NAME, "model_aeq_float.tflite");
+    let dir = root().join(NAME);
+    let (x, _) = npy_bytes(&dir.join("input_aeq_0.npy"));
+    for (name, info) in models {
+        let per_channel = info["per_channel"].as_bool().expect("per_channel");
+        let opts = QuantizeOptions {
+            mode: Mode::DynamicInt4,
+            io: IoType::Float,
+            per_tensor: !per_channel,
+            float_ops: Vec::new(),
+            int16_ops: Vec::new(),
+        };
+        let (ours, _) = quantize(&float, &Ranges::new(), &opts).expect("quantizes");
+        let ours = tflite::read(&tflite::write(&ours).expect("write")).expect("re-read");
+        let (_, aeq) = model_file(NAME, &format!("model_{name}.tflite"));
+        let int4 = |m: &zeropoint::graph::Model| {
+            let sg = &m.subgraphs[0];
+            (0..sg.tensors.len())
+                .filter(|&t| sg.tensors[t].dtype == TensorType::INT4)
+                .map(|t| {
+                    let q = sg.tensors[t].quantization.clone().expect("quantized");
+                    let axis = if q.scales().len() > 1 {
+                        q.quantized_dimension
+                    } else {
+                        0
+                    };
+                    (
+                        sg.tensors[t].name.clone(),
+                        m.tensor_data(0, t).expect("data").to_vec(),
+                        q.scales().iter().map(|s| s.to_bits()).collect::<Vec<_>>(),
+                        q.zero_points().to_vec(),
+                        axis,
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let (a, o) = (int4(&aeq), int4(&ours));
+        assert_eq!(
+            a.len(),
+            2,
+            "{name}: AI Edge Quantizer's INT4 tensors (conv, dense)"
+        );
+        assert_eq!(
+            o, a,
+            "{name}: our INT4 tensors differ from AI Edge Quantizer's"
+        );
+        let (want, _) = npy_bytes(&dir.join(format!("expected_{name}_output_0.npy")));
+        for kernels in [KernelSet::Reference, KernelSet::default()] {
+            let mut it = Interpreter::with_options(&ours, &Limits::default(), kernels)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            for s in 0..SAMPLES {
+                it.set_input(0, sample(&x, s)).expect("input");
+                it.invoke().expect("invoke");
+                assert!(
+                    it.output(0).expect("output").bytes == sample(&want, s),
+                    "{name} sample {s} ({kernels:?}): differs from LiteRT on AI Edge Quantizer's model"
+                );
+            }
+        }
+    }
+}

@@ -16,7 +16,9 @@ nibble.
 Written into tests/realworld/int4_weights/: model_<variant>.tflite, input_<variant>_0.npy (two
 samples stacked on a leading axis) and LiteRT 2.3 BUILTIN_REF outputs
 expected_<variant>_output_0.npy, or the error LiteRT gives, or why its result is undefined
-(manifest `int4_variants`). What was found running LiteRT 2.3 (BUILTIN_REF and the default
+(manifest `int4_variants`); and AI Edge Quantizer 0.10's dynamic INT4 quantization of a float
+conv / depthwise / dense model (`aeq_dynamic_int4`, needs `ai-edge-quantizer` from
+requirements.txt). What was found running LiteRT 2.3 (BUILTIN_REF and the default
 resolver alike): FULLY_CONNECTED and CONV_2D take INT4 weights with int8 and int16 activations and
 in their hybrid kernels; DEPTHWISE_CONV_2D with int8 activations only (int16: see UNDEFINED;
 hybrid: refused at invoke); TRANSPOSE_CONV and ADD refuse them at prepare; DEQUANTIZE and the hybrid
@@ -270,6 +272,49 @@ def _variant(name: str) -> bytes:
     if kind == "emb":
         model = _embedding_lookup(model)
     return _to_int4(model, code, w, axis, pc, None if scheme == "float" else bias)
+
+
+# AI Edge Quantizer's dynamic INT4 recipe (dynamic_wi4: INT4 weights, float activations) on one
+# float model, per channel and per tensor: what `zeropoint quantize --mode dynamic-int4` must equal.
+AEQ_SAMPLES = 2
+
+
+def _aeq_model() -> keras.Model:
+    seed(43)
+    inp = keras.Input((8, 8, 3), batch_size=1, name="x")
+    x = keras.layers.Conv2D(4, 3, activation="relu", bias_initializer="random_uniform", name="conv")(inp)
+    x = keras.layers.DepthwiseConv2D(3, name="dw")(x)
+    x = keras.layers.Flatten()(x)
+    out = keras.layers.Dense(5, bias_initializer="random_uniform", name="fc")(x)
+    return keras.Model(inp, out)
+
+
+def aeq_dynamic_int4(d: Path) -> dict:
+    """model_aeq_float.tflite and AI Edge Quantizer 0.10's dynamic INT4 quantization of it
+    (model_aeq_dynamic_int4_{pc,pt}.tflite), with LiteRT BUILTIN_REF outputs of each on
+    input_aeq_0.npy; returns the manifest's `aeq_dynamic_int4`."""
+    from importlib.metadata import version
+
+    from ai_edge_quantizer import qtyping, quantizer
+
+    float_model = convert_keras(_aeq_model())
+    (d / "model_aeq_float.tflite").write_bytes(float_model)
+    x = _samples((1, 8, 8, 3), AEQ_SAMPLES, 143)
+    np.save(d / "input_aeq_0.npy", x)
+    out = {"ai_edge_quantizer": version("ai-edge-quantizer"), "models": {}}
+    for suffix, gran in (("pc", qtyping.QuantGranularity.CHANNELWISE), ("pt", qtyping.QuantGranularity.TENSORWISE)):
+        q = quantizer.Quantizer(float_model)
+        q.add_dynamic_config(".*", "*", 4, gran)
+        data = bytes(q.quantize(enable_progress_report=False).quantized_model)
+        name = f"aeq_dynamic_int4_{suffix}"
+        path = d / f"model_{name}.tflite"
+        path.write_bytes(data)
+        runs = [litert_outputs(path, [s]) for s in x]
+        err = next((e for o, e in runs if o is None), None)
+        assert err is None, err
+        np.save(d / f"expected_{name}_output_0.npy", np.stack([o[0] for o, _ in runs]))
+        out["models"][name] = {"per_channel": suffix == "pc"}
+    return out
 
 
 def int4_variants(d: Path) -> dict:
