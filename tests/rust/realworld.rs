@@ -3,7 +3,8 @@
 //! sparse weights behind DENSIFY, a custom op, resource variables, IF/WHILE subgraphs, no
 //! signature, several signatures (each run by key in `signatures.rs`), heavy metadata, dynamic
 //! batch (also run at batch 3 with LiteRT's outputs), the custom `TFLite_Detection_PostProcess`
-//! alone and at the end of a tiny SSD (`realworld/detection.rs`).
+//! alone and at the end of a tiny SSD (`realworld/detection.rs`), INT4 weights
+//! (`realworld/int4.rs`).
 //!
 //! For each: the reader sees the operators TF's tools list (manifest.json), the writer is
 //! lossless (read → write → read gives the same model; `check_roundtrip.py` in `npm test` runs
@@ -24,6 +25,8 @@ use zeropoint_tests::{NpyData, load_npy};
 
 #[path = "realworld/detection.rs"]
 mod detection;
+#[path = "realworld/int4.rs"]
+mod int4;
 #[path = "realworld/lstm.rs"]
 mod lstm;
 #[path = "realworld/lstm_quant.rs"]
@@ -46,12 +49,17 @@ struct Entry {
     /// The options of a `TFLite_Detection_PostProcess` op case (`detpp_*`: two inputs, four
     /// outputs, tested by `detection_postprocess_matches_litert`), `None` otherwise.
     detection: Option<serde_json::Value>,
+    /// The INT4-weight variants (`int4_weights`, tests/rust/realworld/int4.rs), `None` otherwise.
+    int4: Option<serde_json::Value>,
 }
 
 impl Entry {
     /// A model of one float input whose output 0 LiteRT computed (the generic tests' kind).
     fn generic(&self) -> bool {
-        self.samples.is_none() && self.detection.is_none() && self.frames.is_none()
+        self.samples.is_none()
+            && self.detection.is_none()
+            && self.frames.is_none()
+            && self.int4.is_none()
     }
 }
 
@@ -79,6 +87,7 @@ fn manifest() -> Vec<Entry> {
             samples: m["samples"].as_u64().map(|n| n as usize),
             frames: m["frames"].as_u64().map(|n| n as usize),
             detection: m.get("detection_options").cloned(),
+            int4: m.get("int4_variants").cloned(),
         })
         .collect();
     assert!(out.len() >= 7, "the manifest lists {} models", out.len());

@@ -45,6 +45,11 @@ would:
                          TFLite_Detection_PostProcess (regular NMS), added with the object API;
                          also TF's post-training int8 quantization of it (float I/O) and its
                          LiteRT outputs
+    int4_weights         INT4 weights (two to a byte) as AI Edge Quantizer writes them, in
+                         FULLY_CONNECTED / CONV_2D / DEPTHWISE_CONV_2D (int8, 16x8, hybrid, per
+                         channel and per tensor), behind DEQUANTIZE, and in ops LiteRT refuses them
+                         in; one model_<variant>.tflite each with LiteRT outputs or its error
+                         (realworld/int4.py)
     detpp_*              TFLite_Detection_PostProcess alone: fast and regular NMS, several classes
                          per detection, tied scores, IoU exactly at the threshold, fewer
                          candidates than max_detections, UINT8 inputs; their own inputs (box
@@ -123,6 +128,7 @@ from realworld.edited import (  # noqa: E402
     softmax16x8_huge_beta,
     sparse_fc,
 )
+from realworld.int4 import aeq_dynamic_int4, int4_model, int4_variants  # noqa: E402
 from realworld.recurrent import (  # noqa: E402
     FUSED,
     RECURRENT,
@@ -190,6 +196,11 @@ MODELS = {
     "ssd_detector": (ssd_detector, "tiny SSD: conv heads -> TFLite_Detection_PostProcess (regular NMS)"),
     **{n: (det_make(n), "TFLite_Detection_PostProcess op case (inputs: box encodings, class predictions)")
        for n in DET_CASES},
+    "int4_weights": (
+        int4_model,
+        "INT4 weights (two to a byte) in FULLY_CONNECTED / CONV_2D / DEPTHWISE_CONV_2D: int8, 16x8, hybrid, "
+        "behind DEQUANTIZE, and where LiteRT refuses them (realworld/int4.py); model.tflite = fc_int8_pc",
+    ),
 }
 
 
@@ -198,6 +209,11 @@ EXTRAS = {
     "ssd_detector": ssd_detector_tf_int8,
     "signatures": signature_variants,
     **{n: fused_lstm_outputs for n in FUSED},
+}
+
+# Extras whose return value goes into the manifest entry under the given key.
+MANIFEST_EXTRAS = {
+    "int4_weights": [("int4_variants", int4_variants), ("aeq_dynamic_int4", aeq_dynamic_int4)],
 }
 
 
@@ -286,6 +302,8 @@ def main() -> int:
                     np.save(d / f"expected_output_{k}.npy", y[None, ...])
         if name in EXTRAS:
             EXTRAS[name](d)
+        for key, fn in MANIFEST_EXTRAS.get(name, []):
+            extra[key] = fn(d)
         files = {}
         for f in sorted(d.iterdir()):
             files[f.name] = {"sha256": hashlib.sha256(f.read_bytes()).hexdigest(), "size": f.stat().st_size}

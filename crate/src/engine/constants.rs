@@ -131,6 +131,29 @@ pub(super) fn initial_data<'m>(
             data[t] = Some(Cow::Borrowed(&bytes[..needed]));
         }
     }
+    // Dense INT4 constants (weights two to a byte) unpacked once, here, to one signed byte per
+    // element (`held_shape` sized them as INT8): what LiteRT's kernels unpack before use.
+    for (t, tensor) in sg.tensors.iter().enumerate() {
+        if tensor.dtype != TensorType::INT4 || tensor.sparsity.is_some() {
+            continue;
+        }
+        let (Some(shape), Some(packed)) = (&shapes[t], &data[t]) else {
+            continue;
+        };
+        let n = shape.iter().product();
+        match crate::graph::dtype::unpack_int4(packed, n) {
+            Some(v) => data[t] = Some(Cow::Owned(bytemuck::cast_slice(&v).to_vec())),
+            None => {
+                issues.push(graph_issue(format!(
+                    "INT4 tensor '{}' holds {} bytes but shape {shape:?} needs {}",
+                    tensor.name,
+                    packed.len(),
+                    n.div_ceil(2)
+                )));
+                data[t] = None;
+            }
+        }
+    }
     // Constants an operator overwrites: computed instead.
     for &t in overwritten {
         data[t] = None;

@@ -16,6 +16,22 @@ pub(super) fn declared_shape(dims: &[i32], dtype: TensorType, max: usize) -> Opt
     Some(shape)
 }
 
+/// The shape the engine holds tensor `t` at ([`declared_shape`]); an INT4 constant (weights
+/// packed two to a byte) is held unpacked, one signed byte per element
+/// (`constants::initial_data`), as LiteRT's kernels unpack it before use, so it is sized as INT8.
+/// Other INT4 tensors (activations, graph inputs, sparse constants) have no held shape.
+pub(super) fn held_shape(
+    t: &crate::graph::Tensor,
+    constant: bool,
+    max: usize,
+) -> Option<Vec<usize>> {
+    let dtype = match t.dtype {
+        TensorType::INT4 if constant && t.sparsity.is_none() => TensorType::INT8,
+        d => d,
+    };
+    declared_shape(t.dims(), dtype, max)
+}
+
 /// Bytes of a tensor, if it has a fixed element size and is at most `max` bytes (checked
 /// arithmetic: an overflowing element count is simply too large).
 pub(super) fn byte_len(shape: &[usize], dtype: TensorType, max: usize) -> Option<usize> {
@@ -25,11 +41,15 @@ pub(super) fn byte_len(shape: &[usize], dtype: TensorType, max: usize) -> Option
 }
 
 /// Why the engine cannot hold `t` (its declared shape did not pass [`declared_shape`]): a type
-/// without a fixed element size (STRING, INT4), a negative dimension, or the tensor limit.
+/// without a fixed element size (STRING, INT4 other than a dense constant), a negative dimension,
+/// or the tensor limit.
 pub(super) fn unholdable(t: &crate::graph::Tensor, max: usize) -> String {
     let (dims, ty) = (t.dims(), dtype_name(t.dtype));
     if t.dtype == TensorType::INT4 {
-        format!("type INT4 (4-bit packed) is not supported by the engine yet (shape {dims:?})")
+        format!(
+            "type INT4 (4-bit packed) is supported for dense constant weights only, not as an \
+             activation, graph input or sparse tensor (shape {dims:?})"
+        )
     } else if element_size(t.dtype).is_none() {
         format!("type {ty} has no fixed element size; the engine holds numeric tensors only")
     } else if dims.iter().any(|&d| d < 0) {

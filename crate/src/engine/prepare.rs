@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::cell::Cell;
 
 use super::constants::{fold_shape_arithmetic, graph_issue, initial_data, pack, zeroed_words};
-use super::declared::{byte_len, declared_shape, quantization_problem, unholdable};
+use super::declared::{byte_len, declared_shape, held_shape, quantization_problem, unholdable};
 use super::{Interpreter, Limits, Slot, Step, TensorDesc, TensorId, plan};
 use crate::error::{Error, IssueKind, OpIssue, Result};
 use crate::graph::dtype::{dtype_name, element_size};
@@ -198,7 +198,8 @@ impl Interpreter {
         let mut shapes: Vec<Option<Vec<usize>>> = sg
             .tensors
             .iter()
-            .map(|t| declared_shape(t.dims(), t.dtype, max_tensor))
+            .enumerate()
+            .map(|(i, t)| held_shape(t, model.tensor_data(index, i).is_some(), max_tensor))
             .collect();
         let mut dtypes: Vec<TensorType> = sg.tensors.iter().map(|t| t.dtype).collect();
         // A constant an operator overwrites (and nothing reads before): computed, its data

@@ -17,6 +17,35 @@ pub fn element_size(t: TensorType) -> Option<usize> {
     })
 }
 
+/// Unpacks `n` INT4 values stored two to a byte into one signed byte each, as LiteRT's
+/// `UnpackDenseInt4IntoInt8` reads them: element `2i` is the low nibble of byte `i`, element
+/// `2i + 1` its high nibble, each sign-extended (−8..=7); an odd count leaves the last byte's
+/// high nibble unused. `None` when `packed` holds fewer than `n.div_ceil(2)` bytes.
+pub fn unpack_int4(packed: &[u8], n: usize) -> Option<Vec<i8>> {
+    let bytes = packed.get(..n.div_ceil(2))?;
+    let mut out = Vec::with_capacity(n);
+    for &b in bytes {
+        // Shifting the nibble to the top and back (arithmetic shift) extends its sign.
+        out.push(((b << 4) as i8) >> 4);
+        out.push((b as i8) >> 4);
+    }
+    out.truncate(n);
+    Some(out)
+}
+
+/// Packs values in −8..=7 two to a byte, the layout [`unpack_int4`] reads (low nibble first; the
+/// unused high nibble of an odd count is zero). Values outside the range keep their low 4 bits.
+pub fn pack_int4(values: &[i8]) -> Vec<u8> {
+    values
+        .chunks(2)
+        .map(|c| {
+            let lo = (c[0] as u8) & 0x0f;
+            let hi = c.get(1).map_or(0, |&v| (v as u8) << 4);
+            lo | hi
+        })
+        .collect()
+}
+
 /// The type's name as TFLite spells it (`FLOAT32`, `INT8`, …), or `TYPE_<n>` for unknown codes.
 pub fn dtype_name(t: TensorType) -> String {
     match t.variant_name() {
@@ -37,6 +66,19 @@ mod tests {
         assert_eq!(element_size(TensorType::INT64), Some(8));
         assert_eq!(element_size(TensorType::STRING), None);
         assert_eq!(element_size(TensorType::INT4), None);
+    }
+
+    #[test]
+    fn int4_nibbles_low_first_sign_extended() {
+        // 0x87: low nibble 7, high nibble 8 (−8); 0xF0: low 0, high −1; 0x09: low −7 (high unused).
+        let packed = [0x87, 0xF0, 0x09];
+        assert_eq!(unpack_int4(&packed, 5), Some(vec![7, -8, 0, -1, -7]));
+        assert_eq!(unpack_int4(&packed, 6), Some(vec![7, -8, 0, -1, -7, 0]));
+        assert_eq!(unpack_int4(&packed, 7), None);
+        assert_eq!(unpack_int4(&[], 0), Some(vec![]));
+        let all: Vec<i8> = (-8..=7).chain([3]).collect();
+        assert_eq!(unpack_int4(&pack_int4(&all), all.len()), Some(all.clone()));
+        assert_eq!(pack_int4(&[7, -8, 0, -1, -7]), vec![0x87, 0xF0, 0x09]);
     }
 
     #[test]

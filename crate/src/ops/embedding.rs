@@ -1,8 +1,8 @@
 //! EMBEDDING_LOOKUP: `output[i] = table[ids[i]]`, INT32 ids of rank 1, a table of rank ≥ 2
 //! (output shape `[len(ids)] + table.shape[1..]`), as LiteRT's `embedding_lookup.cc` accepts it:
 //! a float table, an int8 / uint8 table with an output of the same type (rows copied), or an
-//! int8 / uint8 table with a float output (the hybrid form: symmetric scale per tensor or per
-//! row). An id outside the table is "invalid" at prepare when the ids are constant, and stops the
+//! int8 / uint8 / INT4 table with a float output (the hybrid form: symmetric scale per tensor or
+//! per row; INT4 held unpacked, one byte per element, as LiteRT unpacks it). An id outside the table is "invalid" at prepare when the ids are constant, and stops the
 //! invocation with the same typed error when they are computed (LiteRT fails the invoke:
 //! "Embedding Lookup: index out of bounds"). See
 //! [`crate::kernels::reference::embedding`] for the arithmetic.
@@ -58,10 +58,12 @@ impl Kernel for Copy {
     }
 }
 
-/// The hybrid form: an 8-bit table dequantized into a float output.
+/// The hybrid form: an 8-bit (or unpacked INT4) table dequantized into a float output.
 struct Hybrid {
     cols: usize,
     scales: Vec<f32>,
+    /// An INT4 table: rows start where LiteRT's packed reads start (`embedding_lookup_hybrid`).
+    int4: bool,
     bad: BadId,
 }
 
@@ -69,7 +71,8 @@ impl Kernel for Hybrid {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let ids: &[i32] = bytemuck::cast_slice(io.input(0));
         let table = io.input(1);
-        if let Err(id) = embedding_lookup_hybrid(ids, table, self.cols, &self.scales, io.f32_out())
+        if let Err(id) =
+            embedding_lookup_hybrid(ids, table, self.cols, &self.scales, self.int4, io.f32_out())
         {
             io.fail(self.bad.error(id));
         }
@@ -99,7 +102,12 @@ pub fn prepare_embedding_lookup(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
     }
     ctx.require_dtype(
         &table,
-        &[TensorType::FLOAT32, TensorType::INT8, TensorType::UINT8],
+        &[
+            TensorType::FLOAT32,
+            TensorType::INT8,
+            TensorType::UINT8,
+            TensorType::INT4,
+        ],
     )?;
     let rows = table.shape[0];
     let cols = table.shape[1..]
@@ -141,7 +149,26 @@ pub fn prepare_embedding_lookup(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
         } else {
             scales[..1].to_vec()
         };
-        return Ok(Prepared::f32(shape, Hybrid { cols, scales, bad }));
+        let int4 = table.dtype == TensorType::INT4;
+        return Ok(Prepared::f32(
+            shape,
+            Hybrid {
+                cols,
+                scales,
+                int4,
+                bad,
+            },
+        ));
+    }
+    if table.dtype == TensorType::INT4 {
+        return Err(ctx.unsupported(
+            output.describe(),
+            format!(
+                "output type {} for an INT4 table (INT4 tables are looked up in the hybrid form \
+                 only: a FLOAT32 output)",
+                dtype_name(output.dtype)
+            ),
+        ));
     }
     if output.dtype != table.dtype {
         return Err(ctx.unsupported(

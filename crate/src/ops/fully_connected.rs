@@ -1,6 +1,6 @@
 //! FULLY_CONNECTED: float32, integer (int8 activations with int32 bias, int16 activations with
-//! int32/int64 bias; int8 weights per tensor or per channel) and hybrid (int8 weights, float32
-//! activations).
+//! int32/int64 bias; int8 or INT4 weights per tensor or per channel) and hybrid (int8 or INT4
+//! weights, float32 activations).
 //!
 //! The integer prepare mirrors LiteRT's `fully_connected.cc` with `kReference`: the real
 //! multiplier `(double)s_in · (double)s_w / (double)s_out` (per unit for per-channel weights) is
@@ -112,7 +112,10 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
     let o = options!(ctx, FullyConnectedOptions, FullyConnectedOptionsT)?;
     let (input, weights) = (ctx.input(0)?, ctx.input(1)?);
     let is_float = input.dtype == TensorType::FLOAT32;
-    if is_float && weights.dtype != TensorType::INT8 {
+    // INT4 weights (two to a byte, unpacked by the engine) run where int8 weights do, as in
+    // LiteRT: integer and hybrid.
+    let quantized_weights = matches!(weights.dtype, TensorType::INT8 | TensorType::INT4);
+    if is_float && !quantized_weights {
         ctx.require_f32_weights(&weights)?;
     }
     if o.weights_format != FullyConnectedOptionsWeightsFormat::DEFAULT {
@@ -170,7 +173,7 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
         out_c: units,
         act,
     };
-    if is_float && weights.dtype == TensorType::INT8 {
+    if is_float && quantized_weights {
         let (scales, several) = hybrid_scales(ctx, &weights, 0, units)?;
         let weight_scale = scales.first().copied().unwrap_or(1.0);
         return Ok(Prepared::f32(

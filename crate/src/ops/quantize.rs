@@ -1,4 +1,4 @@
-//! DEQUANTIZE (int8 / uint8 / int16 per tensor or per channel, and float16, to float32), folded
+//! DEQUANTIZE (int8 / INT4 / uint8 / int16 per tensor or per channel, and float16, to float32), folded
 //! into a float constant when its input is constant — how TF stores fp16 and some int8 weights.
 //! QUANTIZE: float32 → int8 / uint8 / int16 per tensor (LiteRT's reference `AffineQuantize`),
 //! and integer → integer requantization (int8 ↔ int8 / uint8, int16 → int16 / int8, as
@@ -39,7 +39,8 @@ impl Dequantize {
                 scale,
                 zero_point,
             } => match *dtype {
-                TensorType::INT8 => q::dequantize(
+                // INT4 constants are held unpacked, one signed byte per element.
+                TensorType::INT8 | TensorType::INT4 => q::dequantize(
                     *scale,
                     *zero_point,
                     bytemuck::cast_slice::<u8, i8>(input),
@@ -59,7 +60,7 @@ impl Dequantize {
                 zero_points,
                 inner,
             } => match *dtype {
-                TensorType::INT8 => q::dequantize_per_channel(
+                TensorType::INT8 | TensorType::INT4 => q::dequantize_per_channel(
                     scales,
                     zero_points,
                     *inner,
@@ -97,7 +98,8 @@ pub fn prepare_dequantize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.output(0)?;
     let how = match input.dtype {
         TensorType::FLOAT16 => Dequantize::F16,
-        TensorType::INT8 | TensorType::UINT8 | TensorType::INT16 => {
+        // INT4: a constant (the engine holds no other INT4 tensor), unpacked to one byte each.
+        TensorType::INT8 | TensorType::UINT8 | TensorType::INT16 | TensorType::INT4 => {
             let quant = input
                 .quantization
                 .ok_or_else(|| ctx.invalid(input.describe(), "no quantization parameters"))?;

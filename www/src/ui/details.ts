@@ -30,6 +30,8 @@ export interface DetailsDeps {
 /** Storage range of a quantized dtype, for the represented real range. */
 export function storageRange(dtype: string): [number, number] | undefined {
   switch (dtype) {
+    case 'INT4':
+      return [-8, 7];
     case 'INT8':
       return [-128, 127];
     case 'UINT8':
@@ -295,7 +297,9 @@ export class DetailsPanel {
         { class: 'muted small' },
         t.dtype === 'INT8'
           ? 'One scale per output channel: max|w[c]| / 127 (symmetric weights, zero point 0).'
-          : 'One scale per output channel: S_x · S_w[c] (the bias is added to the int32 accumulator).',
+          : t.dtype === 'INT4'
+            ? 'One scale per output channel: max|w[c]| / 7 (symmetric 4-bit weights, two to a byte, zero point 0).'
+            : 'One scale per output channel: S_x · S_w[c] (the bias is added to the int32 accumulator).',
       ),
     );
     this.chart = new Chart(canvas, {

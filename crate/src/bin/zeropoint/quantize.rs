@@ -20,7 +20,8 @@ use crate::io::{ShapeArgs, load, read_file, write_file, write_json};
 pub struct QuantizeArgs {
     /// The float .tflite file.
     model: PathBuf,
-    /// int8, int16x8, dynamic or float16.
+    /// int8, int16x8, dynamic, float16, or dynamic-int4 (INT4 FULLY_CONNECTED / CONV_2D weights, as
+    /// AI Edge Quantizer's dynamic_wi4 recipe).
     #[arg(long, default_value = "int8")]
     mode: String,
     /// Input/output type: int8 (int16 for int16x8), uint8 or float.

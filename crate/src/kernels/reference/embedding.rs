@@ -27,11 +27,17 @@ pub fn embedding_lookup(
 /// The hybrid form: row `ids[i]` of an 8-bit `table` of `cols` columns, each byte read as `i8`
 /// and multiplied by the row's scale in double (`scales` holds one scale per row, or a single
 /// one for the whole table), rounded to float. Returns the first id outside `[0, rows)`.
+///
+/// `int4`: the table is an INT4 table held unpacked (one byte per element). LiteRT's
+/// `EvalHybrid` unpacks row `k` from packed byte `(k · cols) >> 1`, low nibble first, so when
+/// `k · cols` is odd it reads the row starting one element early (the previous row's last
+/// element); that is the row taken here. Its product `(q · 16) · (scale / 16)` equals `q · scale`.
 pub fn embedding_lookup_hybrid(
     ids: &[i32],
     table: &[u8],
     cols: usize,
     scales: &[f32],
+    int4: bool,
     output: &mut [f32],
 ) -> Result<(), i32> {
     let rows = table.len().checked_div(cols).unwrap_or(0);
@@ -44,7 +50,8 @@ pub fn embedding_lookup_hybrid(
         } else {
             scales[k]
         });
-        for (o, &q) in out.iter_mut().zip(&table[k * cols..(k + 1) * cols]) {
+        let start = if int4 { (k * cols) & !1 } else { k * cols };
+        for (o, &q) in out.iter_mut().zip(&table[start..start + cols]) {
             *o = (f64::from(q as i8) * scale) as f32;
         }
     }
@@ -73,18 +80,18 @@ mod tests {
         let table = [2u8, 0xFF, 127, 0x80];
         let mut out = [0.0f32; 4];
         assert_eq!(
-            embedding_lookup_hybrid(&[1, 0], &table, 2, &[0.5, 0.25], &mut out),
+            embedding_lookup_hybrid(&[1, 0], &table, 2, &[0.5, 0.25], false, &mut out),
             Ok(())
         );
         assert_eq!(out, [31.75, -32.0, 1.0, -0.5]);
         assert_eq!(
-            embedding_lookup_hybrid(&[0], &table, 2, &[0.1], &mut out),
+            embedding_lookup_hybrid(&[0], &table, 2, &[0.1], false, &mut out),
             Ok(())
         );
         // 2 · 0.1f32 in double, then rounded to float.
         assert_eq!(out[0], (2.0 * f64::from(0.1f32)) as f32);
         assert_eq!(
-            embedding_lookup_hybrid(&[2], &table, 2, &[0.1], &mut out),
+            embedding_lookup_hybrid(&[2], &table, 2, &[0.1], false, &mut out),
             Err(2)
         );
     }

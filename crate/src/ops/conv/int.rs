@@ -117,7 +117,7 @@ pub(crate) enum IntScheme {
     Int16BiasI64,
 }
 
-/// Prepares the integer parameters of a conv-like op (input 0 or `input`, int8 `filter` with
+/// Prepares the integer parameters of a conv-like op (input 0 or `input`, int8 or INT4 `filter` with
 /// channels along `axis`, output 0): checks types, zero points and scales, computes the
 /// per-channel multipliers and the activation clamp, and picks the kernel instantiation from the
 /// input and bias types.
@@ -130,7 +130,9 @@ pub(crate) fn int_params(
     channels: usize,
     act: ActivationFunctionType,
 ) -> PrepareResult<(IntScheme, RequantParams)> {
-    ctx.require_dtype(filter, &[TensorType::INT8])?;
+    // INT4 weights reach the kernels unpacked to one byte each (the engine's constants), as
+    // LiteRT's `UnpackDenseInt4IntoInt8` gives them to the int8 kernels.
+    ctx.require_dtype(filter, &[TensorType::INT8, TensorType::INT4])?;
     ctx.require_output_dtype(0, input.dtype)?;
     let output = ctx.output(0)?;
     let in_q = ctx.per_tensor_qparams(input)?;

@@ -114,7 +114,10 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(2, 3)?;
     let o = options!(ctx, Conv2DOptions, Conv2DOptionsT)?;
     let (input, filter) = (ctx.input(0)?, ctx.input(1)?);
-    if input.dtype == TensorType::FLOAT32 && filter.dtype != TensorType::INT8 {
+    // INT4 weights (two to a byte, unpacked by the engine) run where int8 weights do, as in
+    // LiteRT: integer and hybrid.
+    let quantized_filter = matches!(filter.dtype, TensorType::INT8 | TensorType::INT4);
+    if input.dtype == TensorType::FLOAT32 && !quantized_filter {
         ctx.require_f32_weights(&filter)?;
     }
     ctx.require_rank(&input, 4)?;
@@ -152,7 +155,7 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     let shape = vec![n, oh, ow, oc];
     if input.dtype == TensorType::FLOAT32 {
         check_bias(ctx, 2, oc)?;
-        if filter.dtype == TensorType::INT8 {
+        if quantized_filter {
             if fic != ic {
                 return Err(ctx.unsupported(
                     filter.describe(),
@@ -328,6 +331,15 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
             },
         ));
     }
+    // LiteRT 2.3 unpacks INT4 weights for int8 activations only: its 16x8 kernel reads the
+    // packed bytes as int8 weights (and past their end), so there is no result to match.
+    if input.dtype == TensorType::INT16 && filter.dtype == TensorType::INT4 {
+        return Err(ctx.unsupported(
+            filter.describe(),
+            "INT4 weights with int16 activations (LiteRT's 16x8 DEPTHWISE_CONV_2D reads the \
+             packed bytes as int8 weights, past the end of the buffer: it has no defined result)",
+        ));
+    }
     let bias = ctx.optional_input(2);
     let (scheme, q) = int_params(
         ctx,
@@ -456,6 +468,8 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             },
         ));
     }
+    // LiteRT's TRANSPOSE_CONV takes int8 weights only (INT4 is refused at prepare).
+    ctx.require_dtype(&filter, &[TensorType::INT8])?;
     let bias = ctx.optional_input(3);
     let (scheme, q) = int_params(
         ctx,

@@ -47,6 +47,7 @@ mod activation;
 mod affine;
 mod bias;
 mod weights;
+mod weights_int4;
 
 pub use activation::{activation_params_int8, activation_params_int16};
 pub use affine::{
@@ -61,6 +62,7 @@ pub use weights::{
     QuantizedWeights, WeightRule, per_channel_weights_int8, per_channel_weights_int8_for_bias,
     per_tensor_weights_int8,
 };
+pub use weights_int4::{INT4_QMAX, INT4_QMIN, weights_int4};
 
 use crate::error::{Error, Result};
 use crate::graph::lint::sci;

@@ -1,5 +1,6 @@
 //! Dynamic-range quantization (`--mode dynamic`): int8 weights for the ops with hybrid kernels,
-//! everything else float.
+//! everything else float; `--mode dynamic-int4`: INT4 weights for FULLY_CONNECTED and CONV_2D, as
+//! AI Edge Quantizer's `dynamic_wi4` recipe writes them.
 
 use std::collections::HashSet;
 
@@ -9,7 +10,8 @@ use super::edit::{
 use super::full_integer::resolve_ops;
 use super::{Mode, QuantizeOptions};
 use crate::error::Result;
-use crate::graph::{BuiltinOptionsT, Model, Quantization, Subgraph, TensorType};
+use crate::graph::dtype::pack_int4;
+use crate::graph::{BuiltinOperator, BuiltinOptionsT, Model, Quantization, Subgraph, TensorType};
 use crate::ops::registry::properties;
 use crate::quant::params::{self, WeightRule, per_tensor_weights_int8};
 use crate::quant::report::Report;
@@ -24,7 +26,7 @@ pub const DYNAMIC_MIN_ELEMENTS: usize = 1024;
 pub(super) fn dynamic_range(model: &Model, opts: &QuantizeOptions) -> Result<(Model, Report)> {
     let mut out = model.clone();
     let report = Report {
-        mode: Mode::Dynamic.name().into(),
+        mode: opts.mode.name().into(),
         io: "float".into(),
         ..Report::default()
     };
@@ -52,6 +54,7 @@ fn quantize_subgraph(
     float_ops: &HashSet<usize>,
     opts: &QuantizeOptions,
 ) -> Result<()> {
+    let int4 = opts.mode == Mode::DynamicInt4;
     let mut done: HashSet<usize> = HashSet::new();
     let mut new_data = Vec::new();
     for (i, op) in sg.operators.iter().enumerate() {
@@ -61,6 +64,16 @@ fn quantize_subgraph(
             continue;
         };
         if !p.hybrid || float_ops.contains(&i) {
+            continue;
+        }
+        // INT4: the two operators whose hybrid kernels LiteRT 2.3 runs with INT4 weights (and
+        // the two AI Edge Quantizer's dynamic_wi4 recipe writes INT4 for).
+        if int4
+            && !matches!(
+                code,
+                BuiltinOperator::FULLY_CONNECTED | BuiltinOperator::CONV_2D
+            )
+        {
             continue;
         }
         let Some(w) = op.input(ws.input) else {
@@ -74,13 +87,15 @@ fn quantize_subgraph(
             continue;
         }
         let values = f32s(data);
-        if values.len() < DYNAMIC_MIN_ELEMENTS {
+        // AI Edge Quantizer quantizes weights of every size (`min_weight_elements` 0).
+        if !int4 && values.len() < DYNAMIC_MIN_ELEMENTS {
             continue;
         }
         let shape = dims(t);
         let label = format!("tensor {w} '{}'", t.name);
         let axis = ws.axis.filter(|&a| !opts.per_tensor && a < shape.len());
         let q = match axis {
+            _ if int4 => params::weights_int4(&values, &shape, axis),
             Some(a) => {
                 params::per_channel_weights_int8(&values, &shape, a, WeightRule::DynamicRange)
             }
@@ -89,7 +104,11 @@ fn quantize_subgraph(
         .map_err(|e| qerr(label, e.to_string()))?;
         let zps = q.zero_points.iter().map(|&z| i64::from(z)).collect();
         let x = &mut out.subgraphs[s].tensors[w];
-        x.dtype = TensorType::INT8;
+        x.dtype = if int4 {
+            TensorType::INT4
+        } else {
+            TensorType::INT8
+        };
         x.quantization = Some(match axis {
             Some(a) => per_axis_q(q.scales, zps, a),
             None => Quantization {
@@ -98,12 +117,23 @@ fn quantize_subgraph(
                 ..Quantization::default()
             },
         });
-        new_data.push((w, q.values.iter().map(|&v| v as u8).collect::<Vec<u8>>()));
+        new_data.push((
+            w,
+            if int4 {
+                pack_int4(&q.values)
+            } else {
+                q.values.iter().map(|&v| v as u8).collect::<Vec<u8>>()
+            },
+        ));
         done.insert(w);
         let qop = &mut out.subgraphs[s].operators[i];
         qop.code.version = qop.code.version.max(p.hybrid_version);
         // TF's dynamic-range converter asks the hybrid FULLY_CONNECTED and BATCH_MATMUL
-        // kernels to quantize their inputs asymmetrically (per batch row, with a zero point).
+        // kernels to quantize their inputs asymmetrically (per batch row, with a zero point);
+        // AI Edge Quantizer leaves the option as it was.
+        if int4 {
+            continue;
+        }
         match &mut qop.options {
             BuiltinOptionsT::FullyConnectedOptions(o) => o.asymmetric_quantize_inputs = true,
             BuiltinOptionsT::BatchMatMulOptions(o) => o.asymmetric_quantize_inputs = true,

@@ -92,21 +92,27 @@ pub enum Mode {
     Dynamic,
     /// Float constants stored as float16, dequantized at load time.
     Float16,
+    /// Weight-only INT4 (two to a byte) for FULLY_CONNECTED and CONV_2D, whose hybrid kernels
+    /// LiteRT runs with INT4 weights, as AI Edge Quantizer's `dynamic_wi4` recipe writes them
+    /// (`params::weights_int4`, every size); activations stay float.
+    DynamicInt4,
 }
 
 impl Mode {
-    /// Parses `int8`, `int16x8` (or `16x8`), `dynamic`, `float16` (or `fp16`).
+    /// Parses `int8`, `int16x8` (or `16x8`), `dynamic`, `float16` (or `fp16`), `dynamic-int4`.
     pub fn parse(text: &str) -> Result<Mode> {
         Ok(match text.trim() {
             "int8" => Mode::Int8,
             "int16x8" | "16x8" => Mode::Int16x8,
             "dynamic" => Mode::Dynamic,
             "float16" | "fp16" => Mode::Float16,
+            "dynamic-int4" => Mode::DynamicInt4,
             other => {
                 return Err(Error::Quantization {
                     what: "options".into(),
                     reason: format!(
-                        "unknown mode '{other}': expected int8, int16x8, dynamic or float16"
+                        "unknown mode '{other}': expected int8, int16x8, dynamic, float16 or \
+                         dynamic-int4"
                     ),
                 });
             }
@@ -120,6 +126,7 @@ impl Mode {
             Mode::Int16x8 => "int16x8",
             Mode::Dynamic => "dynamic",
             Mode::Float16 => "float16",
+            Mode::DynamicInt4 => "dynamic-int4",
         }
     }
 }
@@ -272,7 +279,7 @@ fn as_litert_reads(model: &Model) -> Option<Model> {
 /// weights, models with several subgraphs in a mode other than dynamic range or float16, or options that do
 /// not fit the mode.
 pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Result<(Model, Report)> {
-    let every_subgraph = matches!(opts.mode, Mode::Dynamic | Mode::Float16);
+    let every_subgraph = matches!(opts.mode, Mode::Dynamic | Mode::Float16 | Mode::DynamicInt4);
     if model.subgraphs.is_empty()
         || (model.subgraphs.len() != 1 && !every_subgraph && !only_init_subgraphs(model))
     {
@@ -390,7 +397,7 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
         Mode::Int8 | Mode::Int16x8 => FullInteger::new(model, ranges, opts, None)?
             .with_fused_names(fused_names)
             .run(),
-        Mode::Dynamic => dynamic_range(model, opts),
+        Mode::Dynamic | Mode::DynamicInt4 => dynamic_range(model, opts),
         Mode::Float16 => float16(model, opts),
     }?;
     if full_integer {
