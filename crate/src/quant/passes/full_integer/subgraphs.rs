@@ -43,7 +43,9 @@ impl SubgraphRoles {
                 .ok()
                 .filter(|&i| i > 0 && i < n)
                 .ok_or_else(|| {
-                    format!("operator {o} of subgraph {s} names {what} subgraph {i}, not one of 1..{n}")
+                    format!(
+                        "operator {o} of subgraph {s} names {what} subgraph {i}, not one of 1..{n}"
+                    )
                 })
         };
         for (s, sg) in model.subgraphs.iter().enumerate() {
