@@ -145,3 +145,35 @@ pub(in crate::quant::passes) fn quantize_bodies(
     }
     Ok(model)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::control_flow_tests::counting_loop;
+    use crate::graph::Subgraph;
+
+    #[test]
+    fn roles_name_the_loop_subgraphs_and_refuse_the_others() {
+        let m = counting_loop(1, 2, 5, 2);
+        assert_eq!(
+            SubgraphRoles::of(&m),
+            Ok(SubgraphRoles {
+                bodies: vec![1, 2],
+                init: Vec::new(),
+            })
+        );
+        // A subgraph nothing runs (another signature's): refused, named.
+        let mut extra = m.clone();
+        extra.subgraphs.push(Subgraph::default());
+        assert_eq!(
+            SubgraphRoles::of(&extra),
+            Err("subgraph 3 is run by no WHILE, IF or CALL_ONCE".to_string())
+        );
+        // A body index out of range, or subgraph 0 itself.
+        for bad in [7, 0] {
+            let broken = counting_loop(1, bad, 5, 2);
+            let why = SubgraphRoles::of(&broken).expect_err("bad index");
+            assert!(why.contains(&format!("a body subgraph {bad}")), "{why}");
+        }
+    }
+}
