@@ -355,23 +355,3 @@ fn streaming_models_are_refused_in_16x8() {
         );
     }
 }
-
-/// WHILE / IF models stay refused in the full-integer modes, with the reason (TF 2.21's
-/// full-integer quantizer crashes on them).
-#[test]
-fn control_flow_models_are_refused_in_full_integer_modes() {
-    let m = read_model(&root().join("control_flow/model.tflite"));
-    for mode in [Mode::Int8, Mode::Int16x8] {
-        let opts = QuantizeOptions {
-            mode,
-            io: IoType::Float,
-            ..QuantizeOptions::default()
-        };
-        let err = quantize(&m, &Ranges::new(), &opts).expect_err("WHILE / IF model");
-        let text = err.to_string();
-        assert!(
-            text.contains("WHILE / IF") && text.contains("tensorflow#75140"),
-            "{text}"
-        );
-    }
-}

@@ -17,7 +17,8 @@ would:
                          CALL_ONCE with an initialisation subgraph (a running total)
     streaming_kws        streaming keyword spotter: a ring buffer of the last 4 feature frames and
                          a smoothed score held in resource variables -> Conv1D -> Dense
-    control_flow         tf.cond and tf.while_loop: IF / WHILE with their own subgraphs
+    control_flow         tf.cond and tf.while_loop: IF / WHILE with their own subgraphs; also TF's
+                         int8 conversion (float I/O) of it, calibrated on calib.npy
     lstm_classifier      Keras 3 text classifier: Embedding -> LSTM(unroll=False) -> Dense softmax
                          (int32 token ids; the LSTM becomes a WHILE over cond/body subgraphs)
     gru_kws              Keras 3 keyword spotter on feature frames: GRU(unroll=False) -> Dense
@@ -143,7 +144,13 @@ from realworld.recurrent import (  # noqa: E402
     tf_int8,
     tf_int8_child,
 )
-from realworld.shapes import control_flow, dynamic_batch, dynamic_shapes, dynamic_shapes_variants  # noqa: E402
+from realworld.shapes import (  # noqa: E402
+    control_flow,
+    control_flow_tf_int8,
+    dynamic_batch,
+    dynamic_shapes,
+    dynamic_shapes_variants,
+)
 from realworld.signatures import signature_variants, signatures  # noqa: E402
 from realworld.streaming import (  # noqa: E402
     STREAM_FRAMES,
@@ -205,6 +212,7 @@ MODELS = {
 
 
 EXTRAS = {
+    "control_flow": control_flow_tf_int8,
     "dynamic_shapes": dynamic_shapes_variants,
     "ssd_detector": ssd_detector_tf_int8,
     "signatures": signature_variants,

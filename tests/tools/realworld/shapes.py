@@ -112,3 +112,30 @@ def control_flow() -> bytes:
     fn = module.__call__.get_concrete_function()
     conv = tf.lite.TFLiteConverter.from_concrete_functions([fn], module)
     return conv.convert()
+
+
+def control_flow_tf_int8(d: Path) -> None:
+    """TF's full-integer conversion (float I/O) of control_flow's function, its representative
+    data calib.npy (16 seeded samples; both IF branches taken): model_int8.tflite. Unlike the
+    Keras recurrent models (tensorflow#75140), no WHILE input passes through the body unchanged,
+    so TF's calibrator does not crash; its layout is the one the full-integer tests compare ours
+    with: float at every subgraph boundary, QUANTIZE / DEQUANTIZE inside the bodies. (No LiteRT
+    output is kept: LiteRT 2.3's BUILTIN_REF int8 SUM gives -1 in this model whatever the input,
+    where its optimized kernels give the sum.)"""
+    rng = np.random.default_rng(1414)
+    calib = rng.normal(0.0, 1.0, (16, 1, 4)).astype(np.float32)
+    sums = calib.sum(axis=(1, 2))
+    assert (sums > 0).any() and (sums <= 0).any(), "both IF branches calibrated"
+    np.save(d / "calib.npy", calib)
+
+    def rep():
+        for c in calib:
+            yield [c]
+
+    seed(14)
+    module = _Control()
+    fn = module.__call__.get_concrete_function()
+    conv = tf.lite.TFLiteConverter.from_concrete_functions([fn], module)
+    conv.optimizations = [tf.lite.Optimize.DEFAULT]
+    conv.representative_dataset = rep
+    (d / "model_int8.tflite").write_bytes(conv.convert())

@@ -72,11 +72,11 @@ use std::collections::HashMap;
 
 use super::report::Report;
 use crate::error::{Error, Result};
-use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, Model};
+use crate::graph::{BuiltinOperator as Op, Model};
 use dynamic_range::dynamic_range;
 use edit::{compact_buffers, fold_densify, qerr};
 use float16::float16;
-use full_integer::{FullInteger, rebase_ops, resolve_ops};
+use full_integer::{FullInteger, SubgraphRoles, quantize_bodies, rebase_ops, resolve_ops};
 use fuse_activations::fuse_activations;
 use mixed_int16::mixed_int16;
 
@@ -202,31 +202,6 @@ fn check_graph(model: &Model) -> Result<()> {
     }
 }
 
-/// Whether every subgraph after the first is the init subgraph of a CALL_ONCE of subgraph 0, and
-/// no operator anywhere runs another subgraph (WHILE, IF, a CALL_ONCE outside subgraph 0). The
-/// full-integer modes quantize such models as TF 2.21 does: subgraph 0 only; the init subgraphs,
-/// which only assign the variables their first values, are kept as they are, and the variables
-/// stay float (DEQUANTIZE before ASSIGN_VARIABLE, QUANTIZE after READ_VARIABLE, as for any
-/// operator kept float).
-fn only_init_subgraphs(model: &Model) -> bool {
-    let mut init = vec![false; model.subgraphs.len()];
-    for (s, sg) in model.subgraphs.iter().enumerate() {
-        for op in &sg.operators {
-            match (op.code.op(), &op.options) {
-                (Op::CALL_ONCE, BuiltinOptionsT::CallOnceOptions(o)) if s == 0 => {
-                    match usize::try_from(o.init_subgraph_index) {
-                        Ok(i) if i > 0 && i < init.len() => init[i] = true,
-                        _ => return false,
-                    }
-                }
-                (Op::WHILE | Op::IF | Op::CALL_ONCE | Op::CALL, _) => return false,
-                _ => {}
-            }
-        }
-    }
-    init.iter().skip(1).all(|&b| b)
-}
-
 /// `model` as LiteRT runs it, where it runs something other than what the file says (each a
 /// `graph::lint` warning), or `None` when nothing differs: a constant an operator overwrites
 /// loses its data (nothing reads it), and a DEQUANTIZE output declared with another type than
@@ -257,7 +232,8 @@ fn as_litert_reads(model: &Model) -> Option<Model> {
     changed.then_some(m)
 }
 
-/// Quantizes `model` (subgraph 0) with the recorded `ranges` as `opts` asks. Returns the new model
+/// Quantizes `model` with the recorded `ranges` as `opts` asks (full integer: subgraph 0, then
+/// the WHILE / IF bodies). Returns the new model
 /// and a [`Report`] of every decision.
 ///
 /// Before the passes, for the full-integer modes: DENSIFY of constants and DEQUANTIZE of
@@ -276,26 +252,30 @@ fn as_litert_reads(model: &Model) -> Option<Model> {
 ///
 /// # Errors
 /// [`Error::Quantization`] for a tensor that needs a range and has none, NaN/infinite ranges or
-/// weights, models with several subgraphs in a mode other than dynamic range or float16, or options that do
-/// not fit the mode.
+/// weights, subgraphs the full-integer modes cannot place (see `full_integer/subgraphs.rs`; WHILE
+/// and IF bodies and CALL_ONCE init subgraphs they can), or options that do not fit the mode.
 pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Result<(Model, Report)> {
-    let every_subgraph = matches!(opts.mode, Mode::Dynamic | Mode::Float16 | Mode::DynamicInt4);
-    if model.subgraphs.is_empty()
-        || (model.subgraphs.len() != 1 && !every_subgraph && !only_init_subgraphs(model))
-    {
-        return Err(Error::Quantization {
-            what: "model".into(),
-            reason: format!(
-                "it has {} subgraphs with WHILE / IF bodies; only dynamic-range \
-                 (--mode dynamic) and float16 (--mode float16) quantization handle those, mode {} \
-                 quantizes a single subgraph plus CALL_ONCE init subgraphs (TF 2.21's \
-                 full-integer quantizer crashes on WHILE / IF models: tensorflow#75140)",
-                model.subgraphs.len(),
-                opts.mode.name()
-            ),
-        });
+    if model.subgraphs.is_empty() {
+        return Err(qerr("model", "it has no subgraph"));
     }
-    if opts.mode == Mode::Int16x8 && model.subgraphs.len() > 1 {
+    let full_integer = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
+    // WHILE / IF bodies are quantized after subgraph 0, each with float I/O
+    // (`full_integer/subgraphs.rs`); CALL_ONCE init subgraphs stay float.
+    let roles = if full_integer && model.subgraphs.len() > 1 {
+        SubgraphRoles::of(model).map_err(|why| {
+            qerr(
+                "model",
+                format!(
+                    "it has {} subgraphs, which mode {} cannot quantize: {why}",
+                    model.subgraphs.len(),
+                    opts.mode.name()
+                ),
+            )
+        })?
+    } else {
+        SubgraphRoles::default()
+    };
+    if opts.mode == Mode::Int16x8 && !roles.init.is_empty() {
         return Err(Error::Quantization {
             what: "model".into(),
             reason: "it keeps state in resource variables (CALL_ONCE init subgraphs): TF 2.21's \
@@ -306,10 +286,16 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
                 .into(),
         });
     }
+    if !roles.bodies.is_empty() && !opts.int16_ops.iter().all(|s| s.trim().is_empty()) {
+        return Err(qerr(
+            "--int16-ops",
+            "a model with WHILE / IF subgraphs is quantized in one mode throughout: use \
+             --mode int8 or --mode int16x8 without --int16-ops",
+        ));
+    }
     check_graph(model)?;
     let as_read = as_litert_reads(model);
     let model = as_read.as_ref().unwrap_or(model);
-    let full_integer = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
     // A partly quantized model: its QUANTIZE operators keep their names, renumbered at the end.
     let had_quantize = model
         .subgraphs
@@ -396,7 +382,11 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
         }
         Mode::Int8 | Mode::Int16x8 => FullInteger::new(model, ranges, opts, None)?
             .with_fused_names(fused_names)
-            .run(),
+            .run()
+            .and_then(|(q, mut report)| {
+                let q = quantize_bodies(q, ranges, opts, &roles.bodies, &mut report)?;
+                Ok((q, report))
+            }),
         Mode::Dynamic | Mode::DynamicInt4 => dynamic_range(model, opts),
         Mode::Float16 => float16(model, opts),
     }?;

@@ -8,9 +8,12 @@ use crate::graph::Model;
 use crate::quant::calibrate::CalibrationStats;
 
 /// Per-tensor float ranges `(min, max)` of subgraph 0, by tensor index: what calibration recorded.
+/// Those of the subgraphs WHILE / IF run are kept apart, by (subgraph, tensor index)
+/// ([`Ranges::of_subgraph`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Ranges {
     ranges: BTreeMap<usize, (f32, f32)>,
+    nested: BTreeMap<(usize, usize), (f32, f32)>,
 }
 
 impl Ranges {
@@ -24,13 +27,7 @@ impl Ranges {
     /// # Errors
     /// [`Error::Quantization`] if an end is NaN or infinite or `min > max`.
     pub fn insert(&mut self, index: usize, name: &str, min: f32, max: f32) -> Result<()> {
-        if !min.is_finite() || !max.is_finite() || min > max {
-            return Err(Error::Quantization {
-                what: format!("tensor {index} '{name}'"),
-                reason: format!("its calibration range [{min}, {max}] is not a finite range"),
-            });
-        }
-        self.ranges.insert(index, (min, max));
+        self.ranges.insert(index, checked(index, name, min, max)?);
         Ok(())
     }
 
@@ -39,12 +36,30 @@ impl Ranges {
         self.ranges.get(&index).copied()
     }
 
-    /// Number of tensors with a range.
+    /// The ranges of subgraph `s`, keyed by its tensor indices (those of subgraph 0 for `s = 0`).
+    pub fn of_subgraph(&self, s: usize) -> Ranges {
+        if s == 0 {
+            return Ranges {
+                ranges: self.ranges.clone(),
+                nested: BTreeMap::new(),
+            };
+        }
+        Ranges {
+            ranges: self
+                .nested
+                .range((s, 0)..(s + 1, 0))
+                .map(|(&(_, t), &r)| (t, r))
+                .collect(),
+            nested: BTreeMap::new(),
+        }
+    }
+
+    /// Number of tensors of subgraph 0 with a range.
     pub fn len(&self) -> usize {
         self.ranges.len()
     }
 
-    /// Whether no tensor has a range.
+    /// Whether no tensor of subgraph 0 has a range.
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
     }
@@ -56,25 +71,36 @@ impl Ranges {
     /// [`Error::Quantization`] if a tensor index is not in the model, its name differs (statistics
     /// of another model), or a range is not finite.
     pub fn from_calibration(model: &Model, stats: &CalibrationStats) -> Result<Self> {
-        let tensors = model.subgraphs.first().map_or(&[][..], |s| &s.tensors);
         let mut r = Ranges::new();
-        for t in &stats.tensors {
+        for t in stats.tensors.iter().chain(&stats.nested) {
+            let s = t.subgraph;
+            let within = if s == 0 {
+                String::new()
+            } else {
+                format!(" of subgraph {s}")
+            };
+            let tensors = model.subgraphs.get(s).map_or(&[][..], |s| &s.tensors);
             let Some(mt) = tensors.get(t.index) else {
                 return Err(Error::Quantization {
-                    what: format!("statistics of tensor {} '{}'", t.index, t.name),
-                    reason: format!("the model has only {} tensors", tensors.len()),
+                    what: format!("statistics of tensor {} '{}'{within}", t.index, t.name),
+                    reason: format!("the model has only {} tensors there", tensors.len()),
                 });
             };
             if mt.name != t.name {
                 return Err(Error::Quantization {
-                    what: format!("statistics of tensor {} '{}'", t.index, t.name),
+                    what: format!("statistics of tensor {} '{}'{within}", t.index, t.name),
                     reason: format!(
                         "the model's tensor {} is named '{}': statistics of another model?",
                         t.index, mt.name
                     ),
                 });
             }
-            r.insert(t.index, &t.name, t.chosen_min, t.chosen_max)?;
+            let range = checked(t.index, &t.name, t.chosen_min, t.chosen_max)?;
+            if s == 0 {
+                r.ranges.insert(t.index, range);
+            } else {
+                r.nested.insert((s, t.index), range);
+            }
         }
         Ok(r)
     }
@@ -111,4 +137,15 @@ impl Ranges {
         }
         Ok(r)
     }
+}
+
+/// `(min, max)` when both ends are finite and `min <= max`.
+fn checked(index: usize, name: &str, min: f32, max: f32) -> Result<(f32, f32)> {
+    if !min.is_finite() || !max.is_finite() || min > max {
+        return Err(Error::Quantization {
+            what: format!("tensor {index} '{name}'"),
+            reason: format!("its calibration range [{min}, {max}] is not a finite range"),
+        });
+    }
+    Ok((min, max))
 }

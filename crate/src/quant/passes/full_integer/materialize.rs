@@ -63,7 +63,7 @@ impl<'a> FullInteger<'a> {
             .model
             .signatures
             .iter()
-            .find(|s| s.subgraph == 0)
+            .find(|s| usize::try_from(s.subgraph).is_ok_and(|s| s == self.subgraph))
             .map(|s| s.inputs.iter().map(|m| m.tensor as usize).collect())
             .unwrap_or_default();
         for &t in &self.sg.inputs {

@@ -4,7 +4,8 @@
 //! same-scale and fixed-output ops), `constants.rs` (weights, bias, other constants),
 //! `lstm.rs` (TF's integer UNIDIRECTIONAL_SEQUENCE_LSTM: weights, biases, states,
 //! intermediates), `materialize.rs` (dtypes, QUANTIZE/DEQUANTIZE, I/O types, requantizes) and
-//! `report.rs` (recorded ranges, multipliers, the tensor report).
+//! `report.rs` (recorded ranges, multipliers, the tensor report). `subgraphs.rs` runs the pass
+//! over the WHILE / IF bodies of a model with several subgraphs.
 
 mod constants;
 mod lstm;
@@ -12,6 +13,7 @@ mod materialize;
 mod propagate;
 mod report;
 mod states;
+mod subgraphs;
 
 use std::collections::{HashMap, HashSet};
 
@@ -25,6 +27,7 @@ use crate::ops::registry::properties;
 use crate::quant::params::{QuantParams, activation_params_int8, activation_params_int16};
 use crate::quant::report::Report;
 use states::State;
+pub(super) use subgraphs::{SubgraphRoles, quantize_bodies};
 
 /// An operand requantize: tensor, the parameters its readers need, and those readers
 /// `(operator, input slot)`.
@@ -34,6 +37,8 @@ type OperandRequant = (usize, QuantParams, Vec<(usize, usize)>);
 /// parameter states, and the requantizes the propagation asked for.
 pub(super) struct FullInteger<'a> {
     model: &'a Model,
+    /// The index of [`FullInteger::sg`] in the model.
+    subgraph: usize,
     ranges: &'a Ranges,
     opts: &'a QuantizeOptions,
     int16: bool,
@@ -56,15 +61,31 @@ pub(super) struct FullInteger<'a> {
 }
 
 impl<'a> FullInteger<'a> {
-    /// `only`: when given, the operators that may be quantized (the others are left as they are,
-    /// without a warning) — the int16 pass of a mixed model.
+    /// The pass over subgraph 0. `only`: when given, the operators that may be quantized (the
+    /// others are left as they are, without a warning) — the int16 pass of a mixed model.
     pub(super) fn new(
         model: &'a Model,
         ranges: &'a Ranges,
         opts: &'a QuantizeOptions,
         only: Option<&HashSet<usize>>,
     ) -> Result<Self> {
-        let sg = model.subgraphs[0].clone();
+        Self::in_subgraph(model, 0, ranges, opts, only)
+    }
+
+    /// The pass over subgraph `subgraph` of `model` (`ranges` keyed by that subgraph's tensor
+    /// indices; `opts.float_ops` naming its operators).
+    pub(super) fn in_subgraph(
+        model: &'a Model,
+        subgraph: usize,
+        ranges: &'a Ranges,
+        opts: &'a QuantizeOptions,
+        only: Option<&HashSet<usize>>,
+    ) -> Result<Self> {
+        let sg = model
+            .subgraphs
+            .get(subgraph)
+            .cloned()
+            .ok_or_else(|| qerr("model", format!("it has no subgraph {subgraph}")))?;
         let int16 = opts.mode == Mode::Int16x8;
         let mut report = Report {
             mode: opts.mode.name().to_string(),
@@ -145,6 +166,7 @@ impl<'a> FullInteger<'a> {
         let state = vec![None; sg.tensors.len()];
         Ok(FullInteger {
             model,
+            subgraph,
             ranges,
             opts,
             int16,
@@ -217,7 +239,7 @@ impl<'a> FullInteger<'a> {
             self.record_ranges(&origins, &weights);
         }
         self.multipliers();
-        out.subgraphs[0] = std::mem::take(&mut self.sg);
+        out.subgraphs[self.subgraph] = std::mem::take(&mut self.sg);
         unify_versions(&mut out);
         compact_buffers(&mut out);
         self.fill_tensor_report(&out);

@@ -135,7 +135,7 @@ impl<'a> FullInteger<'a> {
     }
 
     pub(super) fn fill_tensor_report(&mut self, out: &Model) {
-        let sg = &out.subgraphs[0];
+        let sg = &out.subgraphs[self.subgraph];
         let inputs: HashSet<i32> = sg.inputs.iter().copied().collect();
         let outputs: HashSet<i32> = sg.outputs.iter().copied().collect();
         for (i, t) in sg.tensors.iter().enumerate() {
@@ -143,12 +143,12 @@ impl<'a> FullInteger<'a> {
             let range = self
                 .ranges
                 .get(i)
-                .filter(|_| i < self.model.subgraphs[0].tensors.len());
+                .filter(|_| i < self.model.subgraphs[self.subgraph].tensors.len());
             let role = if inputs.contains(&idx(i)) {
                 "input"
             } else if outputs.contains(&idx(i)) {
                 "output"
-            } else if out.tensor_data(0, i).is_some() {
+            } else if out.tensor_data(self.subgraph, i).is_some() {
                 match st.map(|s| s.source.as_str()) {
                     Some("weights") => "weight",
                     Some("bias") => "bias",
