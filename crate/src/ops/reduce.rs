@@ -13,7 +13,8 @@ use crate::graph::{BuiltinOperator, TensorType};
 use crate::kernels::litert_optimized::reduce as litert_reduce;
 use crate::kernels::reference::int_elem::IntElem;
 use crate::kernels::reference::reduce::{
-    self, ArgParams, PlainInt, PlainReduce, QuantizedProd, QuantizedReduce, ReduceParams,
+    self, ArgParams, PlainInt, PlainReduce, QuantizedProd, QuantizedReduce, QuantizedSum,
+    ReduceParams,
 };
 use crate::tflite::schema::{ArgMaxOptionsT, ArgMinOptionsT, CumsumOptionsT, ReducerOptionsT};
 
@@ -67,8 +68,10 @@ impl Kernel for AnyReduce {
 /// What a quantized reduction does with its integers.
 #[derive(Clone, Copy)]
 enum IntOp {
-    /// MEAN / SUM: requantized sum.
+    /// MEAN (and int16 SUM): requantized sum.
     MeanOrSum(QuantizedReduce),
+    /// 8-bit SUM: sum rescaled in float.
+    Sum8(QuantizedSum),
     /// REDUCE_MAX: raw max.
     Max,
     /// REDUCE_MIN: raw min.
@@ -90,6 +93,7 @@ impl<T: IntElem> Kernel for IntReduce<T> {
         let out = io.out_as::<T>();
         match &self.op {
             IntOp::MeanOrSum(q) => reduce::quantized_mean_or_sum(&self.p, q, input, out),
+            IntOp::Sum8(q) => reduce::quantized_sum_8bit(&self.p, q, input, out),
             IntOp::Max => reduce::max_int(&self.p, input, out),
             IntOp::Min => reduce::min_int(&self.p, input, out),
             IntOp::Prod(q) => reduce::quantized_prod(&self.p, q, input, out),
@@ -274,15 +278,25 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                     }
                 }
             }
-            let (m, shift) = quantize_multiplier(f64::from(iq.scale) / f64::from(oq.scale));
-            IntOp::MeanOrSum(QuantizedReduce::new(
-                iq.zero_point,
-                m,
-                shift,
-                oq.zero_point,
-                p.count(),
-                matches!(reducer, Reducer::Mean),
-            ))
+            if matches!(reducer, Reducer::Sum) && input.dtype != TensorType::INT16 {
+                IntOp::Sum8(QuantizedSum::new(
+                    iq.scale,
+                    iq.zero_point,
+                    oq.scale,
+                    oq.zero_point,
+                    p.count(),
+                ))
+            } else {
+                let (m, shift) = quantize_multiplier(f64::from(iq.scale) / f64::from(oq.scale));
+                IntOp::MeanOrSum(QuantizedReduce::new(
+                    iq.zero_point,
+                    m,
+                    shift,
+                    oq.zero_point,
+                    p.count(),
+                    matches!(reducer, Reducer::Mean),
+                ))
+            }
         }
     };
     Ok(match input.dtype {

@@ -319,7 +319,7 @@ pub const OPS: &[OpEntry] = &[
     row!(MAX_POOL_2D, 1..=3, pool::prepare_pool, F816, Some(with16(same(2))), &[], "raw max"),
     // ops/reduce.rs
     row!(MEAN, 1..=3, reduce::prepare_reduce, F816, Some(with16(plain(2))), &["input", "axes"], "`in_scale/out_scale` in double with 1/n folded into the shift, double rounding"),
-    row!(SUM, 1..=2, reduce::prepare_reduce, F816, Some(with16(plain(2))), &["input", "axes"], "as MEAN"),
+    row!(SUM, 1..=2, reduce::prepare_reduce, F816, Some(with16(plain(2))), &["input", "axes"], "int8: raw sum in int32, `round(sum · s_in/s_out − zp_in · s_in/s_out · n)` in float plus the output zero point (LiteRT's optimized kernel; BUILTIN_REF 2.3 reads 8-bit inputs as unsigned, goldens from the optimized resolver); int16: as MEAN"),
     row!(REDUCE_MAX, 1..=3, reduce::prepare_reduce, F816, Some(with16(same(2))), &["input", "axes"], "raw max"),
     row!(REDUCE_MIN, 1..=3, reduce::prepare_reduce, F816, Some(with16(same(2))), &["input", "axes"], "raw min"),
     row!(REDUCE_PROD, 1..=2, reduce::prepare_reduce, F816, Some(with16(plain(2))), &["input", "axes"], "running product, each step rescaled by `s_in / s_out^(1/n)` (Q31, double rounding)"),

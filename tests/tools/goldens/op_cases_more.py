@@ -459,3 +459,29 @@ for _name, _seed, _act in (("op_fc_hybrid_edges_relu", 6241, "relu"), ("op_fc_hy
         "with -0.0 / zeros / a subnormal.",
         skip=dict(FC_HYBRID_SKIP),
     )
+
+
+# SUM (tf.reduce_sum): TF 2.21 writes it for Keras ops.sum; int8 / 16x8 take their own output
+# range, so the kernel rescales (input scale != output scale), negative inputs included. Expected
+# outputs from the optimized resolver: LiteRT 2.3's BUILTIN_REF SUM with rescaling accumulates the
+# int8 / int16 input as unsigned and clamps (every negative sum comes out -1 in int8: measured on
+# these cases, e.g. [-1, -1, -25, -1] where the sum is [-53, -33, -2, -65]), a defect of the
+# reference build the engine does not copy; the optimized kernels compute the sum.
+op_case(
+    "op_sum_last_axis", "SUM", 6251,
+    [In("x", (3, 4, 9), -1.0, 1.0)],
+    lambda x: K.sum(x, axis=-1),
+    "SUM over the last axis of a [1, 3, 4, 9] input in [-1, 1] (negative and positive values; "
+    "output range its own, so int8 / 16x8 rescale). Expected outputs from "
+    "BUILTIN_WITHOUT_DEFAULT_DELEGATES (BUILTIN_REF's rescaling SUM reads the input as unsigned).",
+    resolver=OPT,
+)
+op_case(
+    "op_sum_spatial_keepdims", "SUM", 6252,
+    [In("x", (5, 6, 4), -2.0, 0.5)],
+    lambda x: K.sum(x, axis=[1, 2], keepdims=True),
+    "SUM over the two spatial axes with keep_dims of a [1, 5, 6, 4] input in [-2, 0.5] (mostly "
+    "negative). Expected outputs from BUILTIN_WITHOUT_DEFAULT_DELEGATES (BUILTIN_REF's rescaling "
+    "SUM reads the input as unsigned).",
+    resolver=OPT,
+)
