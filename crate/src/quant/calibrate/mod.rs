@@ -91,14 +91,19 @@ mod histogram;
 mod kept_states;
 mod method;
 mod profile;
+mod state;
+#[cfg(test)]
+mod state_tests;
 mod stats;
 #[cfg(test)]
 mod test_models;
 mod tf_inplace;
 
 pub use calibrator::{CALIBRATION_KERNELS, Calibrator};
-pub use histogram::{GrowingHistogram, HISTOGRAM_BINS, Histogram};
+pub use histogram::{Grid, GrowingHistogram, HISTOGRAM_BINS, Histogram};
+pub use kept_states::carries_state;
 pub use method::{MSE_CANDIDATES, Method, mse_range};
 pub use profile::{CalibrationProfile, OpTime};
+pub use state::{CalibrationState, TensorState};
 pub use stats::{CalibrationStats, InputDesc, MOVING_AVERAGE_SMOOTHING, TF_MAX_START, TensorStats};
 pub use tf_inplace::tf_inplace_inputs;
