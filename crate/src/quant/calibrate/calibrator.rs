@@ -411,6 +411,40 @@ impl Calibrator {
         Ok(())
     }
 
+    /// Adds the statistics of the samples that came after this calibrator's (the next slice,
+    /// recorded by another calibrator after [`Calibrator::for_slice`]): then
+    /// [`Calibrator::stats`] is exactly what one calibrator over both slices gives. The last
+    /// step of a split calibration: samples added afterwards would count as coming after the
+    /// merged ones.
+    pub fn merge(&mut self, later: &CalibrationState) -> Result<()> {
+        let mut state = self.state();
+        state.merge(later)?;
+        for slots in &mut self.slot_of {
+            slots.iter_mut().for_each(|s| *s = u32::MAX);
+        }
+        self.accs.clear();
+        for t in state.tensors {
+            if let Some(slot) = self
+                .slot_of
+                .get_mut(t.subgraph)
+                .and_then(|s| s.get_mut(t.index))
+            {
+                *slot = u32::try_from(self.accs.len()).unwrap_or(u32::MAX - 1);
+                self.accs.push(TensorAcc::from_state(t));
+            } else {
+                return Err(Error::Calibration {
+                    reason: format!(
+                        "the merged statistics name tensor {} of subgraph {}, which this model \
+                         does not have",
+                        t.index, t.subgraph
+                    ),
+                });
+            }
+        }
+        self.samples = state.samples;
+        Ok(())
+    }
+
     /// The statistics so far, mergeable with those of other slices of the samples.
     pub fn state(&self) -> CalibrationState {
         let mut tensors: Vec<_> = self

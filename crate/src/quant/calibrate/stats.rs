@@ -196,6 +196,14 @@ impl TensorAcc {
         }
     }
 
+    /// The accumulator continuing `state`.
+    pub(super) fn from_state(state: TensorState) -> Self {
+        TensorAcc {
+            state,
+            ..TensorAcc::new(0, 0, "", false)
+        }
+    }
+
     pub(super) fn commit(&mut self) {
         self.in_sample = false;
         let t = &mut self.state;
