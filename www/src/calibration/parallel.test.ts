@@ -10,6 +10,7 @@ import type { EngineModule } from '../engine/loader';
 import { writeNpy } from './npy';
 import { calibrateParallel, calibrateSlice, splitSamples, workerCount, type ParallelEnv } from './parallel';
 import { calibrate } from './run';
+import type { CalibrationSource } from './types';
 
 describe('slicing', () => {
   it('splits samples into contiguous slices of nearly equal size', () => {
@@ -75,9 +76,9 @@ function env(workers: number, failSlice?: number): ParallelEnv & { started: numb
 describe('split calibration with the real engine', () => {
   it('merged slices equal one calibrator, for every method', async () => {
     const data = Float32Array.from({ length: 9 * 3072 }, (_, i) => Math.sin(i * 0.37) * (1 + (i % 97)) - (i % 5 === 0 ? 3 : 0));
-    const sources = [
-      { kind: 'random', count: 7, lo: -1.5, hi: 2, seed: 11 } as const,
-      { kind: 'npy', files: [new File([writeNpy([9, 1, 32, 32, 3], data)], 'x.npy')] } as const,
+    const sources: CalibrationSource[] = [
+      { kind: 'random', count: 7, lo: -1.5, hi: 2, seed: 11 },
+      { kind: 'npy', files: [new File([writeNpy([9, 1, 32, 32, 3], data)], 'x.npy')] },
     ];
     for (const source of sources) {
       const one = await calibrate(model, { source, method: { kind: 'minmax' } }, env(1));

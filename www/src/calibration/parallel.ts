@@ -143,10 +143,10 @@ export async function calibrateParallel(model: Uint8Array, config: CalibrationCo
       }),
     );
     // A helper that fails stops the others and this slice (its error is the run's).
-    let failed = false;
+    const helperFailed = { value: false };
     helpers.forEach((p) => {
       p.catch(() => {
-        failed = true;
+        helperFailed.value = true;
         env.stop();
       });
     });
@@ -156,7 +156,7 @@ export async function calibrateParallel(model: Uint8Array, config: CalibrationCo
         done[0] = p.done;
         report();
       },
-      isCancelled: () => failed || env.isCancelled(),
+      isCancelled: () => helperFailed.value || env.isCancelled(),
       yieldToEventLoop: env.yieldToEventLoop ?? (() => new Promise((resolve) => setTimeout(resolve, 0))),
       now,
     }).catch((error: unknown) => {
@@ -166,7 +166,7 @@ export async function calibrateParallel(model: Uint8Array, config: CalibrationCo
     if (first.status === 'cancelled') {
       env.stop();
       // A helper's error is the reason this slice stopped.
-      if (failed) await Promise.all(helpers);
+      if (helperFailed.value) await Promise.all(helpers);
       await Promise.allSettled(helpers);
       return { status: 'cancelled', samples: calibrator.samples(), elapsedMs: now() - start, stats: undefined, calibrator: undefined };
     }
