@@ -69,7 +69,9 @@ fn check(seed: u64) {
     cuts.extend([0, n]);
     cuts.sort_unstable();
     let mut merged = CalibrationState::default();
-    for w in cuts.windows(2) {
+    // The page's way: the first slice's calibrator (no for_slice) merges the others.
+    let mut head = Calibrator::new(&m).expect("prepares");
+    for (k, w) in cuts.windows(2).enumerate() {
         let mut cal = Calibrator::new(&m).expect("prepares");
         cal.for_slice(w[0]).expect("before the first sample");
         run(&mut cal, &samples[w[0]..w[1]]);
@@ -78,6 +80,12 @@ fn check(seed: u64) {
         let state = CalibrationState::from_bytes(&bytes).expect("reads back");
         assert_eq!(state, cal.state(), "seed {seed}: bytes round-trip");
         merged.merge(&state).expect("merges");
+        if k == 0 {
+            run(&mut head, &samples[w[0]..w[1]]);
+        } else {
+            head.merge(&state)
+                .expect("merges into the first calibrator");
+        }
     }
     assert_eq!(merged.samples(), n);
     assert_eq!(
@@ -95,6 +103,11 @@ fn check(seed: u64) {
             "seed {seed}: {method}, cuts {cuts:?}"
         );
         assert_eq!(format!("{:?}", kept.stats(method).expect("stats")), want);
+        assert_eq!(
+            format!("{:?}", head.stats(method).expect("stats")),
+            want,
+            "seed {seed}: {method} merged into the first calibrator"
+        );
     }
 }
 
