@@ -3,6 +3,7 @@
  * between runtimes), single-threaded, driven by scripts/bench.mjs through the query string:
  *
  *   ?runtime=zp-fast|zp-reference|litert|tflite|calibrate&model=ID&warmup=5&iters=50
+ *   ?runtime=calibrate-workers&model=ID&samples=100&workers=2   (the page's split calibration)
  *
  * which runs models/ID.tflite on inputs/ID.bin (the query holds no '/': tfjs-tflite builds the URL
  * of its wasm glue by cutting `location.href` at its last '/').
@@ -339,6 +340,59 @@ async function calibrate(model: Uint8Array, samples: number): Promise<BenchResul
   };
 }
 
+/**
+ * Calibrate + quantize `samples` seeded random samples the way the page's engine worker does it,
+ * on `workers` workers: `calibrateParallel`, this page recording the first slice and `workers − 1`
+ * Web Workers (each its own wasm instance) the others, merged exactly; then quantize. With one
+ * worker it is the page's single-worker path on the same samples, for the 1-vs-2 comparison.
+ */
+async function calibrateWorkers(model: Uint8Array, samples: number, workers: number): Promise<BenchResult> {
+  const { calibrateParallel } = await import('../www/src/calibration/parallel');
+  const { SliceWorkers } = await import('../www/src/calibration/slice-client');
+  const t0 = performance.now();
+  const zp = await import('../www/pkg/simd/zeropoint.js');
+  await zp.default();
+  const initMs = performance.now() - t0;
+  const helpers = new SliceWorkers('simd');
+  const t2 = performance.now();
+  const outcome = await calibrateParallel(
+    model,
+    { source: { kind: 'random', count: samples, lo: -1, hi: 1, seed: 1000 }, method: { kind: 'minmax' } },
+    {
+      engine: zp,
+      decodeImage: () => Promise.reject(new Error('no images in the bench')),
+      onProgress: () => undefined,
+      isCancelled: () => false,
+      workers,
+      runSlice: (slice, onProgress) => helpers.run(slice, onProgress),
+      stop: () => {
+        helpers.stop();
+      },
+    },
+  );
+  const calibrateMs = performance.now() - t2;
+  const { stats, calibrator } = outcome;
+  if (!stats || !calibrator) throw new Error('calibrate-workers: the calibration did not finish');
+  const t3 = performance.now();
+  const q = zp.quantizeModel(model, zp.statsJson(stats), { mode: 'int8', io: 'int8', per_tensor: false, float_ops: [] });
+  const quantizeMs = performance.now() - t3;
+  const totalMs = performance.now() - t2;
+  const quantizedBytes = q.size();
+  q.free();
+  calibrator.free();
+  return {
+    ok: true,
+    runtime: 'calibrate-workers',
+    detail: { build: 'www/pkg/simd (SIMD128)', samples, workers, method: 'minmax', calibrateMs, quantizeMs, quantizedBytes, totalMs },
+    initMs,
+    loadMs: 0,
+    firstMs: 0,
+    samplesMs: [totalMs],
+    reps: 1,
+    outputs: [],
+  };
+}
+
 // --- driver --------------------------------------------------------------------------------------
 
 async function run(): Promise<BenchResult> {
@@ -347,6 +401,7 @@ async function run(): Promise<BenchResult> {
   if (!/^[\w.-]+$/.test(id)) throw new Error(`bad model id '${id}'`);
   const model = await fetchBytes(`models/${id}.tflite`);
   if (runtime === 'calibrate') return calibrate(model, intParam('samples', 100));
+  if (runtime === 'calibrate-workers') return calibrateWorkers(model, intParam('samples', 100), intParam('workers', 1));
   const input = await fetchBytes(`inputs/${id}.bin`);
   const warmup = intParam('warmup', 5);
   const iters = intParam('iters', 50);

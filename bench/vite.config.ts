@@ -39,6 +39,9 @@ export default defineConfig({
   base: './',
   publicDir: false,
   plugins: [copyRuntimes()],
+  // The split-calibration row starts the page's calibration helper workers, which load the wasm
+  // build with dynamic import(): that needs ES module workers.
+  worker: { format: 'es' },
   resolve: {
     // tfjs-tflite's "module" entry (dist/index.js) imports a file its package does not ship
     // (dist/tflite_web_api_client.js); its flat ES bundle has everything.

@@ -101,3 +101,55 @@ fn bad_data_and_methods_are_js_errors() {
     assert!(e.contains("unknown method 'kl'"), "{e}");
     assert!(Calibrator::new(&EXAMPLE[..100], None, None).is_err());
 }
+
+/// Calibrators over slices of the samples (as the page's Web Workers run them: each its own
+/// instance, `forSlice`, `exportState`), merged into the first slice's with `mergeState`, give
+/// exactly the statistics of one calibrator over every sample, for every method.
+#[wasm_bindgen_test]
+fn slices_merged_through_bytes_equal_one_calibrator() {
+    let n = 32 * 32 * 3;
+    let sample = |s: u32| random_data(n, -1.5, 2.0, 40 + s);
+    let mut one = Calibrator::new(EXAMPLE, None, None).expect("example prepares");
+    for s in 0..7 {
+        one.set_input(0, &sample(s)).expect("fits");
+        one.add_sample().expect("finite");
+    }
+    for cuts in [[0u32, 2, 5, 7], [0, 0, 6, 7], [0, 3, 3, 7]] {
+        let mut first = Calibrator::new(EXAMPLE, None, None).expect("example prepares");
+        let mut states = Vec::new();
+        for (k, w) in cuts.windows(2).enumerate() {
+            let mut cal = Calibrator::new(EXAMPLE, None, None).expect("example prepares");
+            let slice = if k == 0 { &mut first } else { &mut cal };
+            if k > 0 {
+                slice
+                    .for_slice(w[0] as usize)
+                    .expect("before the first sample");
+            }
+            for s in w[0]..w[1] {
+                slice.set_input(0, &sample(s)).expect("fits");
+                slice.add_sample().expect("finite");
+            }
+            if k > 0 {
+                states.push(slice.export_state());
+            }
+        }
+        for bytes in &states {
+            first.merge_state(bytes).expect("merges");
+        }
+        assert_eq!(first.samples(), 7);
+        for method in ["minmax", "percentile:99.9", "mse", "moving-average"] {
+            let stats = |c: &Calibrator| -> CalibrationStats {
+                serde_wasm_bindgen::from_value(c.stats(method).expect("stats")).expect("stats")
+            };
+            // `{:?}` tells -0.0 from 0.0.
+            assert_eq!(
+                format!("{:?}", stats(&first)),
+                format!("{:?}", stats(&one)),
+                "{method}, cuts {cuts:?}"
+            );
+        }
+    }
+    let e = message(one.merge_state(&[1, 2, 3]).expect_err("not a state"));
+    assert!(e.contains("calibration statistics bytes"), "{e}");
+    assert_eq!(one.carries_state(), None);
+}

@@ -10,7 +10,10 @@
  * Rust panic) is reported as fatal, with the panic's message, so the page restarts us.
  */
 import { decodeImage } from './calibration/decode';
+import { calibrateParallel, workerCount, type SliceEngine } from './calibration/parallel';
+import type { Progress } from './calibration/progress';
 import { calibrate, sampleSource, type CalibrationEngine } from './calibration/run';
+import { SliceWorkers } from './calibration/slice-client';
 import type { CalibratorLike } from './calibration/types';
 import { timeInvokes } from './compare/timing';
 import { loadEngine, type EngineModule, type LoadedEngine } from './engine/loader';
@@ -158,20 +161,36 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       return [{ type: 'rewritten', id: request.id, bytes }, [bytes.buffer]];
     }
     case 'calibrate': {
-      const { api } = await requireEngine();
+      const { api, info } = await requireEngine();
       calibrating.add(request.id);
+      // Split across Web Workers (each its own wasm instance) where workers can be started here;
+      // one worker otherwise (calibrateParallel also falls back to it for stateful models).
+      const workers = typeof Worker === 'undefined' ? 1 : workerCount(navigator.hardwareConcurrency, Number.POSITIVE_INFINITY);
+      const helpers = new SliceWorkers(info.build);
       try {
-        const outcome = await calibrate(request.bytes, request.config, {
+        const env = {
           engine: api satisfies CalibrationEngine,
           decodeImage,
-          onProgress: (progress) => {
+          onProgress: (progress: Progress) => {
             scope.postMessage({ type: 'progress', id: request.id, ...progress }, []);
           },
           isCancelled: () => cancelled.has(request.id),
           limits: request.limits.engine,
           shapes: request.shapes,
           maxSamples: request.limits.maxCalibrationSamples,
-        });
+        };
+        const outcome =
+          workers > 1
+            ? await calibrateParallel(request.bytes, request.config, {
+                ...env,
+                engine: api satisfies SliceEngine,
+                workers,
+                runSlice: (slice, onProgress) => helpers.run(slice, onProgress),
+                stop: () => {
+                  helpers.stop();
+                },
+              })
+            : await calibrate(request.bytes, request.config, env);
         if (outcome.calibrator) {
           lastCalibrator?.free();
           lastCalibrator = outcome.calibrator;
@@ -179,6 +198,7 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
         const { status, samples, elapsedMs, stats } = outcome;
         return [{ type: 'calibrated', id: request.id, status, samples, elapsedMs, stats }, []];
       } finally {
+        helpers.stop();
         calibrating.delete(request.id);
         cancelled.delete(request.id);
       }

@@ -201,6 +201,38 @@ impl Calibrator {
         self.inner.samples()
     }
 
+    /// Makes this calibrator record the slice of a split calibration that starts at sample
+    /// `firstSample` (each slice on its own calibrator, e.g. one per Web Worker): errors number
+    /// its samples from there, and its [`Calibrator::export_state`] can be merged after the
+    /// previous slice's. Only before the first sample.
+    #[wasm_bindgen(js_name = forSlice)]
+    pub fn for_slice(&mut self, first_sample: usize) -> Result<(), JsError> {
+        self.inner.for_slice(first_sample).map_err(js_error)
+    }
+
+    /// Why this model must be calibrated on one calibrator, sample after sample (state carried
+    /// from one sample to the next: LSTM, RNN, variables), or `undefined` when its samples may
+    /// be split across calibrators.
+    #[wasm_bindgen(js_name = carriesState)]
+    pub fn carries_state(&self) -> Option<String> {
+        calibrate::carries_state(&self.model)
+    }
+
+    /// The statistics so far as bytes, for [`Calibrator::merge_state`] in another instance.
+    #[wasm_bindgen(js_name = exportState)]
+    pub fn export_state(&self) -> Vec<u8> {
+        self.inner.state().to_bytes()
+    }
+
+    /// Adds the statistics of the next slice of the samples ([`Calibrator::export_state`] of a
+    /// calibrator set up with [`Calibrator::for_slice`]): merged in sample order, the statistics
+    /// are exactly those of one calibrator over every sample. The last step of a calibration.
+    #[wasm_bindgen(js_name = mergeState)]
+    pub fn merge_state(&mut self, state: &[u8]) -> Result<(), JsError> {
+        let state = calibrate::CalibrationState::from_bytes(state).map_err(js_error)?;
+        self.inner.merge(&state).map_err(js_error)
+    }
+
     /// Statistics with ranges chosen by `method` ("minmax" | "percentile:99.99" | "mse" |
     /// "moving-average").
     #[wasm_bindgen(unchecked_return_type = "CalibrationStats")]

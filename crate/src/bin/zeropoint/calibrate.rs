@@ -7,9 +7,11 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use zeropoint::limits::UserLimits;
-use zeropoint::quant::calibrate::{CalibrationStats, Method};
+use zeropoint::quant::calibrate::{
+    CalibrationState, CalibrationStats, Calibrator, Method, carries_state,
+};
 use zeropoint::quant::inputs::Normalization;
-use zeropoint::quant::sqnr::ErrorSamples;
+use zeropoint::quant::sqnr::{ERROR_SAMPLES, ErrorSamples};
 use zeropoint::{Error, Result};
 
 use crate::io::{ShapeArgs, load, outln, read_file, write_json};
@@ -48,6 +50,8 @@ pub struct CalibrateArgs {
     output: PathBuf,
     #[command(flatten)]
     shapes: ShapeArgs,
+    #[command(flatten)]
+    threads: ThreadsArg,
 }
 
 /// `LO,HI` → (LO, HI).
@@ -84,6 +88,7 @@ pub fn calibrate(args: CalibrateArgs, limits: &UserLimits) -> Result<()> {
         method,
         output,
         shapes,
+        threads,
     } = args;
     let given = usize::from(!data.is_empty())
         + usize::from(images.is_some())
@@ -114,7 +119,15 @@ pub fn calibrate(args: CalibrateArgs, limits: &UserLimits) -> Result<()> {
     } else {
         CalibrationSource::Npy(data)
     };
-    calibrate_model(&model, source, &method, &output, &shapes, limits)
+    calibrate_model(
+        &model,
+        source,
+        &method,
+        &output,
+        &shapes,
+        limits,
+        threads.count()?,
+    )
 }
 
 /// Streams the samples through the calibrator and writes the statistics.
@@ -125,13 +138,14 @@ fn calibrate_model(
     output: &Path,
     shapes: &ShapeArgs,
     limits: &UserLimits,
+    threads: usize,
 ) -> Result<()> {
     let method = Method::parse(method)?;
     let m = shapes.apply(load(model, limits)?)?;
     // The statistics serve full-integer quantization, which a model with several signatures
     // cannot have yet: said now rather than after calibrating one signature.
     zeropoint::engine::signatures::refuse_full_integer(&m)?;
-    let stats = collect_stats(&m, source, method, limits, None)?;
+    let stats = collect_stats(&m, source, method, limits, None, threads)?;
     // Tensors inside WHILE / IF subgraphs follow, as "subgraph:index".
     for t in stats.tensors.iter().chain(&stats.nested) {
         let at = if t.subgraph == 0 {
@@ -159,119 +173,259 @@ fn calibrate_model(
     Ok(())
 }
 
-/// Streams the samples of `source` through the calibrator of `m`.
+/// `--threads N`: how many calibrators run at once, each on its own slice of the samples.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct ThreadsArg {
+    /// Calibrate on N threads, each with its own engine and a contiguous slice of the samples,
+    /// merged exactly (the statistics and the model written are the same for every N). Default:
+    /// the available parallelism, at most 4. A model that carries state from one sample to the
+    /// next (LSTM, RNN, variables) is calibrated on one thread.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+}
+
+/// The default of `--threads`: the available parallelism, at most this.
+const MAX_DEFAULT_THREADS: usize = 4;
+
+impl ThreadsArg {
+    /// The number of threads asked for (at least 1).
+    pub fn count(self) -> Result<usize> {
+        match self.threads {
+            Some(0) => Err(Error::Calibration {
+                reason: "--threads must be at least 1".into(),
+            }),
+            Some(n) => Ok(n),
+            None => Ok(std::thread::available_parallelism()
+                .map_or(1, usize::from)
+                .min(MAX_DEFAULT_THREADS)),
+        }
+    }
+}
+
+/// The samples of a [`CalibrationSource`], checked against the model's inputs and readable from
+/// any sample on (so that each thread reads its own slice).
+enum Samples {
+    Npy(Vec<zeropoint::quant::inputs::NpySamples>),
+    Images(Vec<PathBuf>, Normalization, zeropoint::engine::TensorDesc),
+    Random {
+        n: usize,
+        lo: f32,
+        hi: f32,
+        seed: u64,
+        sizes: Vec<usize>,
+    },
+}
+
+impl Samples {
+    /// Reads and checks `source` for a model with inputs `descs`.
+    fn new(source: CalibrationSource, descs: &[zeropoint::engine::TensorDesc]) -> Result<Self> {
+        use zeropoint::quant::inputs::{NpySamples, RandomSource};
+        Ok(match source {
+            CalibrationSource::Npy(paths) => {
+                if paths.len() != descs.len() {
+                    return Err(Error::Calibration {
+                        reason: format!(
+                            "{} --data file(s) for {} model input(s): give one .npy per input, \
+                             in the subgraph's input order",
+                            paths.len(),
+                            descs.len()
+                        ),
+                    });
+                }
+                let mut arrays = Vec::with_capacity(paths.len());
+                for (i, (p, d)) in paths.iter().zip(descs).enumerate() {
+                    let bytes = read_file(p)?;
+                    let a = NpySamples::from_bytes(&p.display().to_string(), &bytes, i, d)?;
+                    if a.samples() != arrays.first().map_or(a.samples(), NpySamples::samples) {
+                        return Err(npy_err(
+                            p,
+                            format!(
+                                "{} samples, but input 0 has {}",
+                                a.samples(),
+                                arrays[0].samples()
+                            ),
+                        ));
+                    }
+                    arrays.push(a);
+                }
+                Samples::Npy(arrays)
+            }
+            CalibrationSource::Images(dir, norm) => {
+                if descs.len() != 1 {
+                    return Err(Error::Calibration {
+                        reason: format!(
+                            "--images needs a model with one input; this one has {}",
+                            descs.len()
+                        ),
+                    });
+                }
+                let io = |source| Error::Io {
+                    path: dir.display().to_string(),
+                    source,
+                };
+                let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+                    .map_err(io)?
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| {
+                        p.extension().and_then(|x| x.to_str()).is_some_and(|x| {
+                            matches!(x.to_ascii_lowercase().as_str(), "png" | "jpg" | "jpeg")
+                        })
+                    })
+                    .collect();
+                files.sort();
+                if files.is_empty() {
+                    return Err(Error::Calibration {
+                        reason: format!("{}: no .png, .jpg or .jpeg files", dir.display()),
+                    });
+                }
+                Samples::Images(files, norm, descs[0].clone())
+            }
+            CalibrationSource::Random(n, lo, hi, seed) => {
+                RandomSource::new(lo, hi, seed)?;
+                Samples::Random {
+                    n,
+                    lo,
+                    hi,
+                    seed,
+                    sizes: descs.iter().map(|d| d.num_elements()).collect(),
+                }
+            }
+        })
+    }
+
+    /// Number of samples.
+    fn len(&self) -> usize {
+        match self {
+            Samples::Npy(a) => a.first().map_or(0, |a| a.samples()),
+            Samples::Images(files, ..) => files.len(),
+            Samples::Random { n, .. } => *n,
+        }
+    }
+
+    /// Calls `f` with the inputs of each sample of `range`, in order.
+    fn each(
+        &self,
+        range: std::ops::Range<usize>,
+        mut f: impl FnMut(&[&[f32]]) -> Result<()>,
+    ) -> Result<()> {
+        use zeropoint::quant::inputs::{self, RandomSource};
+        match self {
+            Samples::Npy(arrays) => {
+                for s in range {
+                    let x: Vec<&[f32]> = arrays.iter().map(|a| a.sample(s)).collect();
+                    f(&x)?;
+                }
+            }
+            Samples::Images(files, norm, desc) => {
+                for file in &files[range] {
+                    let bytes = read_file(file)?;
+                    let v = inputs::image_sample(&file.display().to_string(), &bytes, desc, norm)?;
+                    f(&[&v])?;
+                }
+            }
+            Samples::Random {
+                lo,
+                hi,
+                seed,
+                sizes,
+                ..
+            } => {
+                // One stream of values for all samples: the slice's start draws and drops the
+                // values of the samples before it.
+                let mut rng = RandomSource::new(*lo, *hi, *seed)?;
+                let mut bufs: Vec<Vec<f32>> = sizes.iter().map(|&n| vec![0.0; n]).collect();
+                for s in 0..range.end {
+                    bufs.iter_mut().for_each(|b| rng.fill(b));
+                    if s >= range.start {
+                        let x: Vec<&[f32]> = bufs.iter().map(Vec::as_slice).collect();
+                        f(&x)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Records `samples`' slice `range` on `cal`.
+fn record(cal: &mut Calibrator, samples: &Samples, range: std::ops::Range<usize>) -> Result<()> {
+    samples.each(range, |x| {
+        for (i, v) in x.iter().enumerate() {
+            cal.set_input(i, v)?;
+        }
+        cal.add_sample()
+    })
+}
+
+/// Streams the samples of `source` through the calibrator of `m`, on `threads` calibrators at
+/// once, each on a contiguous slice of the samples, their statistics merged in sample order
+/// (exactly those of one calibrator: [`CalibrationState::merge`]). One thread for a model that
+/// carries state between samples ([`carries_state`]).
 pub fn collect_stats(
     m: &zeropoint::Model,
     source: CalibrationSource,
     method: Method,
     limits: &UserLimits,
-    mut errors: Option<&mut ErrorSamples>,
+    errors: Option<&mut ErrorSamples>,
+    threads: usize,
 ) -> Result<CalibrationStats> {
-    use zeropoint::quant::calibrate::Calibrator;
-    use zeropoint::quant::inputs::{self, NpySamples, RandomSource};
     let mut cal = Calibrator::with_limits(m, &limits.engine)?;
-    let descs = cal.inputs().to_vec();
-    match source {
-        CalibrationSource::Npy(paths) => {
-            if paths.len() != descs.len() {
-                return Err(Error::Calibration {
-                    reason: format!(
-                        "{} --data file(s) for {} model input(s): give one .npy per input, in \
-                         the subgraph's input order",
-                        paths.len(),
-                        descs.len()
-                    ),
-                });
+    let samples = Samples::new(source, cal.inputs())?;
+    let n = samples.len();
+    // The first samples, for the report's errors.
+    if let Some(e) = errors {
+        samples.each(0..n.min(ERROR_SAMPLES), |x| {
+            for (i, v) in x.iter().enumerate() {
+                e.set_input(i, v);
             }
-            let mut arrays = Vec::with_capacity(paths.len());
-            for (i, (p, d)) in paths.iter().zip(&descs).enumerate() {
-                let bytes = read_file(p)?;
-                let a = NpySamples::from_bytes(&p.display().to_string(), &bytes, i, d)?;
-                if a.samples() != arrays.first().map_or(a.samples(), NpySamples::samples) {
-                    return Err(npy_err(
-                        p,
-                        format!(
-                            "{} samples, but input 0 has {}",
-                            a.samples(),
-                            arrays[0].samples()
-                        ),
-                    ));
-                }
-                arrays.push(a);
-            }
-            let samples = arrays.first().map_or(0, NpySamples::samples);
-            for s in 0..samples {
-                for (i, a) in arrays.iter().enumerate() {
-                    cal.set_input(i, a.sample(s))?;
-                    if let Some(e) = errors.as_deref_mut() {
-                        e.set_input(i, a.sample(s));
-                    }
-                }
-                cal.add_sample()?;
-                if let Some(e) = errors.as_deref_mut() {
-                    e.commit();
-                }
-            }
-        }
-        CalibrationSource::Images(dir, norm) => {
-            if descs.len() != 1 {
-                return Err(Error::Calibration {
-                    reason: format!(
-                        "--images needs a model with one input; this one has {}",
-                        descs.len()
-                    ),
-                });
-            }
-            let io = |source| Error::Io {
-                path: dir.display().to_string(),
-                source,
-            };
-            let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-                .map_err(io)?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    p.extension().and_then(|x| x.to_str()).is_some_and(|x| {
-                        matches!(x.to_ascii_lowercase().as_str(), "png" | "jpg" | "jpeg")
+            e.commit();
+            Ok(())
+        })?;
+    }
+    let mut threads = threads.clamp(1, n.max(1));
+    if threads > 1
+        && let Some(why) = carries_state(m)
+    {
+        eprintln!("calibrating on one thread: {why}");
+        threads = 1;
+    }
+    if threads == 1 {
+        record(&mut cal, &samples, 0..n)?;
+        return cal.stats(method);
+    }
+    drop(cal);
+    eprintln!("calibrating on {threads} threads");
+    let bounds: Vec<usize> = (0..=threads).map(|k| k * n / threads).collect();
+    let states = std::thread::scope(|scope| {
+        let samples = &samples;
+        // The engine is not `Send`: each thread prepares its own.
+        let handles: Vec<_> = bounds
+            .windows(2)
+            .map(|w| {
+                let (start, end) = (w[0], w[1]);
+                scope.spawn(move || -> Result<CalibrationState> {
+                    let mut cal = Calibrator::with_limits(m, &limits.engine)?;
+                    cal.for_slice(start)?;
+                    record(&mut cal, samples, start..end)?;
+                    Ok(cal.state())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(Error::Calibration {
+                        reason: "a calibration thread stopped unexpectedly".into(),
                     })
                 })
-                .collect();
-            files.sort();
-            if files.is_empty() {
-                return Err(Error::Calibration {
-                    reason: format!("{}: no .png, .jpg or .jpeg files", dir.display()),
-                });
-            }
-            for f in &files {
-                let bytes = read_file(f)?;
-                let v = inputs::image_sample(&f.display().to_string(), &bytes, &descs[0], &norm)?;
-                cal.set_input(0, &v)?;
-                if let Some(e) = errors.as_deref_mut() {
-                    e.set_input(0, &v);
-                }
-                cal.add_sample()?;
-                if let Some(e) = errors.as_deref_mut() {
-                    e.commit();
-                }
-            }
-        }
-        CalibrationSource::Random(n, lo, hi, seed) => {
-            let mut rng = RandomSource::new(lo, hi, seed)?;
-            let mut bufs: Vec<Vec<f32>> =
-                descs.iter().map(|d| vec![0.0; d.num_elements()]).collect();
-            for _ in 0..n {
-                for (i, b) in bufs.iter_mut().enumerate() {
-                    rng.fill(b);
-                    cal.set_input(i, b)?;
-                    if let Some(e) = errors.as_deref_mut() {
-                        e.set_input(i, b);
-                    }
-                }
-                cal.add_sample()?;
-                if let Some(e) = errors.as_deref_mut() {
-                    e.commit();
-                }
-            }
-        }
+            })
+            .collect::<Vec<_>>()
+    });
+    // The first failing slice has the first failing sample.
+    let mut merged = CalibrationState::default();
+    for s in states {
+        merged.merge(&s?)?;
     }
-    cal.stats(method)
+    merged.stats(method)
 }

@@ -13,7 +13,7 @@ use zeropoint::quant::auto::AutoOptions;
 use zeropoint::quant::{IoType, Mode, QuantizeOptions};
 use zeropoint::{Error, Result};
 
-use crate::calibrate::{CalibrationSource, collect_stats};
+use crate::calibrate::{CalibrationSource, ThreadsArg, collect_stats};
 use crate::io::{ShapeArgs, load, read_file, write_file, write_json};
 
 #[derive(Args)]
@@ -72,6 +72,8 @@ pub struct QuantizeArgs {
     /// and the dynamic signature, as TF's does).
     #[command(flatten)]
     shapes: ShapeArgs,
+    #[command(flatten)]
+    threads: ThreadsArg,
 }
 
 /// `zeropoint quantize`: parses the mode and I/O type, then quantizes.
@@ -92,6 +94,7 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
         report,
         output,
         shapes,
+        threads,
     } = args;
     let auto = (auto || target_sqnr.is_some()).then(|| AutoOptions {
         target_sqnr_db: target_sqnr,
@@ -116,6 +119,7 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
         &output,
         &shapes,
         limits,
+        threads.count()?,
     )
 }
 
@@ -133,6 +137,7 @@ fn quantize_model(
     output: &Path,
     shapes: &ShapeArgs,
     limits: &UserLimits,
+    threads: usize,
 ) -> Result<()> {
     use zeropoint::quant::calibrate::{CalibrationStats, Method};
     use zeropoint::quant::{Ranges, quantize_to_bytes};
@@ -198,6 +203,7 @@ fn quantize_model(
                 method,
                 limits,
                 Some(&mut errors),
+                threads,
             )?;
             let r = Ranges::from_calibration(&m, &s)?;
             auto_stats = Some(s);

@@ -108,12 +108,15 @@ mod tests {
 
     #[test]
     fn a_far_outlier_is_clipped() {
-        // 100,000 values spread over [0, 1] and one at 1000: min/max would put all of them in
-        // the first level; KL clips the outlier, as far as 2048 bins allow (a range must cover
-        // 256 of them, an eighth of [0, 1000]).
+        // 100,000 values spread unevenly over [0, 1] (density falling as 1/√v) and one at 1000:
+        // min/max would put all of them in the first level; KL clips the outlier, as far as
+        // 2048 bins allow (a range must cover 256 of them, an eighth of [0, 1000]). Over
+        // [0, 1000] the values fill two bins of width 1/2, 71 % and 29 %: a level that spreads
+        // them evenly loses information, so the narrowest range wins (with values spread evenly,
+        // every range would tie and the widest would be kept).
         let mut g = GrowingHistogram::new(HISTOGRAM_BINS);
         for k in 0..100_000u32 {
-            g.add(f64::from(k % 1000) / 1000.0);
+            g.add((f64::from(k % 1000) / 1000.0).powi(2));
         }
         g.add(1000.0);
         let (a, b) = kl_range(&g.snapshot(), 0.0, 1000.0);

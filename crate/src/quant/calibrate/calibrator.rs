@@ -7,13 +7,14 @@ use std::collections::HashSet;
 use super::kept_states::KeptStates;
 use super::method::Method;
 use super::profile::{CalibrationProfile, Profiling};
-use super::stats::{CalibrationStats, STATS_BYTES_PER_TENSOR, TensorAcc, TensorStats};
+use super::state::{CalibrationState, stats_of};
+use super::stats::{CalibrationStats, STATS_BYTES_PER_TENSOR, TensorAcc};
 use super::tf_inplace::tf_inplace_inputs;
 use crate::engine::{Interpreter, Limits, TensorDesc, TensorId, TensorView};
 use crate::error::{Error, Result};
 use crate::graph::{Model, TensorType};
 use crate::kernels::KernelSet;
-use crate::quant::observe::{self, scan};
+use crate::quant::observe::scan;
 
 /// The kernels [`Calibrator::new`] runs: LiteRT's optimized float kernels' arithmetic, which TF's
 /// calibrator runs, so min/max equal TF's bit for bit (reference kernels differ in the last bits
@@ -56,6 +57,8 @@ pub struct Calibrator {
     set: Vec<bool>,
     samples: usize,
     attempts: usize,
+    /// Whether tensors keep their per-sample extremes ([`Calibrator::for_slice`]).
+    keep_extremes: bool,
     /// Operator name producing each tensor of subgraph 0 (for [`CalibrationProfile`]).
     producer: Vec<Option<String>>,
     /// The variable tensors whose states kernels keep (recorded after each run).
@@ -153,6 +156,7 @@ impl Calibrator {
             set: vec![false; inputs],
             samples: 0,
             attempts: 0,
+            keep_extremes: false,
         })
     }
 
@@ -258,6 +262,7 @@ impl Calibrator {
             producer,
             kept,
             folded,
+            keep_extremes,
             ..
         } = self;
         touched.clear();
@@ -290,7 +295,7 @@ impl Calibrator {
                 };
                 if *slot == u32::MAX {
                     *slot = u32::try_from(accs.len()).unwrap_or(u32::MAX - 1);
-                    accs.push(TensorAcc::new(sg, t, view.name));
+                    accs.push(TensorAcc::new(sg, t, view.name, *keep_extremes));
                 }
                 let k = *slot as usize;
                 let acc = &mut accs[k];
@@ -315,14 +320,7 @@ impl Calibrator {
                     alias.s_alias_min = alias.s_alias_min.min(lo);
                     alias.s_alias_max = alias.s_alias_max.max(hi);
                 }
-                let acc = &mut accs[k];
-                acc.hist
-                    .cover_with_pending(f64::from(lo), f64::from(hi), &mut acc.pending);
-                if acc.hist.width > 0.0 {
-                    observe::bin_counts(values, acc.hist.lo, acc.hist.width, &mut acc.pending);
-                } else {
-                    acc.pending[0] += u32::try_from(values.len()).unwrap_or(u32::MAX);
-                }
+                accs[k].pending.record(values, lo, hi);
             };
         let mut last = profiling.as_mut().map_or(0.0, |(clock, _)| clock());
         let ran = interp.invoke_nested(&mut |sg: usize, t: usize, view: TensorView<'_>| {
@@ -394,20 +392,72 @@ impl Calibrator {
     /// The statistics so far, with ranges chosen by `method`, by tensor index (those inside
     /// WHILE / IF subgraphs in [`CalibrationStats::nested`]).
     pub fn stats(&self, method: Method) -> Result<CalibrationStats> {
-        method.check()?;
-        let (mut tensors, mut nested): (Vec<TensorStats>, Vec<TensorStats>) = self
+        stats_of(self.samples, self.accs.iter().map(|a| &a.state), method)
+    }
+
+    /// Makes this calibrator record the slice of the samples that starts at sample
+    /// `first_sample` of a calibration split across several calibrators: errors number its
+    /// samples from there, and each tensor keeps its per-sample extremes so that its
+    /// [`Calibrator::state`] can be merged after the previous slice's
+    /// ([`CalibrationState::merge`]). Only before the first sample.
+    pub fn for_slice(&mut self, first_sample: usize) -> Result<()> {
+        if self.attempts > 0 {
+            return Err(Error::Calibration {
+                reason: "for_slice comes before the first sample".into(),
+            });
+        }
+        self.attempts = first_sample;
+        self.keep_extremes = true;
+        Ok(())
+    }
+
+    /// Adds the statistics of the samples that came after this calibrator's (the next slice,
+    /// recorded by another calibrator after [`Calibrator::for_slice`]): then
+    /// [`Calibrator::stats`] is exactly what one calibrator over both slices gives. The last
+    /// step of a split calibration: samples added afterwards would count as coming after the
+    /// merged ones.
+    pub fn merge(&mut self, later: &CalibrationState) -> Result<()> {
+        let mut state = self.state();
+        state.merge(later)?;
+        for slots in &mut self.slot_of {
+            slots.iter_mut().for_each(|s| *s = u32::MAX);
+        }
+        self.accs.clear();
+        for t in state.tensors {
+            if let Some(slot) = self
+                .slot_of
+                .get_mut(t.subgraph)
+                .and_then(|s| s.get_mut(t.index))
+            {
+                *slot = u32::try_from(self.accs.len()).unwrap_or(u32::MAX - 1);
+                self.accs.push(TensorAcc::from_state(t));
+            } else {
+                return Err(Error::Calibration {
+                    reason: format!(
+                        "the merged statistics name tensor {} of subgraph {}, which this model \
+                         does not have",
+                        t.index, t.subgraph
+                    ),
+                });
+            }
+        }
+        self.samples = state.samples;
+        Ok(())
+    }
+
+    /// The statistics so far, mergeable with those of other slices of the samples.
+    pub fn state(&self) -> CalibrationState {
+        let mut tensors: Vec<_> = self
             .accs
             .iter()
-            .filter(|a| a.seen > 0)
-            .map(|a| a.stats(method))
-            .partition(|t| t.subgraph == 0);
-        tensors.sort_by_key(|t| t.index);
-        nested.sort_by_key(|t| (t.subgraph, t.index));
-        Ok(CalibrationStats {
+            .filter(|a| a.state.seen > 0)
+            .map(|a| a.state.clone())
+            .collect();
+        tensors.sort_by_key(|t| (t.subgraph, t.index));
+        CalibrationState {
             samples: self.samples,
             tensors,
-            nested,
-        })
+        }
     }
 }
 

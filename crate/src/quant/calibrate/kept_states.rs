@@ -12,8 +12,34 @@
 use std::collections::HashMap;
 
 use crate::engine::{Interpreter, TensorId, TensorView};
-use crate::graph::{Model, TensorType};
+use crate::graph::{BuiltinOperator, Model, TensorType};
 use crate::ops::lstm::is_state_input;
+
+/// Why `model` must be calibrated on one calibrator, sample after sample (`None` when its
+/// samples are independent): a stateful kernel (LSTM, RNN) or a variable tensor carries state
+/// from one sample to the next, and ASSIGN_VARIABLE changes a resource variable, as they do in
+/// TF's calibrator, which runs every sample on one interpreter. Split across calibrators, each
+/// slice would start from the initial state instead.
+pub fn carries_state(model: &Model) -> Option<String> {
+    for (g, sg) in model.subgraphs.iter().enumerate() {
+        for op in &sg.operators {
+            let stateful = (0..op.inputs.len()).any(|k| is_state_input(&op.code, k));
+            if stateful || op.code.op() == BuiltinOperator::ASSIGN_VARIABLE {
+                return Some(format!(
+                    "{} in subgraph {g} keeps state from one sample to the next",
+                    op.code.name()
+                ));
+            }
+        }
+        if let Some(t) = sg.tensors.iter().find(|t| t.is_variable) {
+            return Some(format!(
+                "variable tensor '{}' in subgraph {g} keeps state from one sample to the next",
+                t.name
+            ));
+        }
+    }
+    None
+}
 
 /// Which variable tensor of subgraph 0 each (operator, input position) state stands for.
 pub(super) struct KeptStates {

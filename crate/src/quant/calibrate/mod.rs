@@ -21,15 +21,16 @@
 //!   ([`TensorStats::min`] / [`TensorStats::max`]) see it; the histogram, the true extremes and
 //!   the moving average keep the tensor's own values.
 //! - **A histogram of bounded size** ([`HISTOGRAM_BINS`] bins) for display and for percentile
-//!   and MSE range selection, whatever the number of samples: see [`GrowingHistogram`].
+//!   and MSE range selection, whatever the number of samples: see [`GrowingHistogram`]. Its bins
+//!   are a function of the extremes of the values counted alone (a power-of-two grid), so the
+//!   histogram does not depend on the order of the samples.
 //! - **Moving-average min/max**: the per-sample min and max, smoothed as AI Edge Quantizer's
 //!   `moving_average_update` does: the first sample's value, then
 //!   `avg = s·avg + (1 − s)·new` with `s =` [`MOVING_AVERAGE_SMOOTHING`] (0.95).
 //!
 //! A sample is recorded all or nothing: its histogram counts are binned into a per-tensor
-//! pending buffer and merged only when every tensor of the sample was finite, so a failing sample
-//! leaves the statistics as they were (except that a histogram's range may have grown, which
-//! keeps every count).
+//! pending buffer (on its own grid) and merged only when every tensor of the sample was finite,
+//! so a failing sample leaves the statistics exactly as they were.
 //!
 //! Nothing here touches the file system: the same code runs in the browser (the wasm
 //! `Calibrator`) and in the CLI (`zeropoint calibrate`).
@@ -45,25 +46,35 @@
 //!    computed, in execution order. Each FLOAT32 tensor is scanned once (its sample min, max and
 //!    first non-finite element); a tensor seen for the first time gets its accumulator then.
 //!    Its sample extremes are noted, and also noted under the input it overwrote in place, if
-//!    any (that input was computed before it); then the histogram's range grows to cover them
-//!    and the values are binned into the pending counts. After the first non-finite value,
+//!    any (that input was computed before it); then the pending counts' grid widens to cover
+//!    them and the values are binned into it. After the first non-finite value,
 //!    nothing more is recorded.
 //!    Then the states stateful kernels keep between runs (UNIDIRECTIONAL_SEQUENCE_LSTM's output
 //!    and cell states, `kept_states.rs`) are recorded as their variable tensors, with the values
 //!    after the run.
-//! 3. If a tensor held a NaN or ±Inf, every tensor of the sample drops its pending counts (a
-//!    histogram that never counted a value forgets its range) and the error names that first
-//!    tensor. Otherwise each tensor commits: TF's min/max (with what was noted under it in
+//! 3. If a tensor held a NaN or ±Inf, every tensor of the sample drops its pending counts and
+//!    the error names that first tensor. Otherwise each tensor commits: TF's min/max (with what was noted under it in
 //!    place), the true extremes, the moving average, and the pending counts into the histogram.
 //!
 //! [`Calibrator::stats`] then lists every tensor recorded at least once, by tensor index, with
 //! the range its [`Method`] chooses.
 //!
+//! # In parallel
+//!
+//! The samples may be cut into contiguous slices, each recorded by its own [`Calibrator`] (a
+//! thread in `zeropoint calibrate --threads N`, a Web Worker with its own wasm instance in the
+//! page): every slice but the first is set up with [`Calibrator::for_slice`], and the slices'
+//! [`CalibrationState`]s are merged in sample order ([`CalibrationState::merge`],
+//! [`Calibrator::merge`]), which gives exactly, bit for bit, the statistics of one calibrator
+//! over every sample (`state.rs` says why). A model that carries state from one sample to the
+//! next ([`carries_state`]: LSTM and RNN states, variable tensors, ASSIGN_VARIABLE) is
+//! calibrated on one calibrator, as TF's calibrator runs every sample on one interpreter.
+//!
 //! The code follows those stages: `histogram.rs` ([`GrowingHistogram`], [`Histogram`]),
 //! `stats.rs` (one tensor's accumulator and the [`TensorStats`] / [`CalibrationStats`] it
 //! produces), `tf_inplace.rs` ([`tf_inplace_inputs`]), `method.rs` ([`Method`] and the range
 //! choice), `calibrator.rs` ([`Calibrator`], the sample loop) and `profile.rs`
-//! ([`CalibrationProfile`]).
+//! ([`CalibrationProfile`]); `state.rs` ([`CalibrationState`], merging and its bytes).
 //!
 //! # How to add a calibration method
 //!
@@ -91,14 +102,19 @@ mod histogram;
 mod kept_states;
 mod method;
 mod profile;
+mod state;
+#[cfg(test)]
+mod state_tests;
 mod stats;
 #[cfg(test)]
 mod test_models;
 mod tf_inplace;
 
 pub use calibrator::{CALIBRATION_KERNELS, Calibrator};
-pub use histogram::{GrowingHistogram, HISTOGRAM_BINS, Histogram};
+pub use histogram::{Grid, GrowingHistogram, HISTOGRAM_BINS, Histogram};
+pub use kept_states::carries_state;
 pub use method::{MSE_CANDIDATES, Method, mse_range};
 pub use profile::{CalibrationProfile, OpTime};
+pub use state::{CalibrationState, TensorState};
 pub use stats::{CalibrationStats, InputDesc, MOVING_AVERAGE_SMOOTHING, TF_MAX_START, TensorStats};
 pub use tf_inplace::tf_inplace_inputs;

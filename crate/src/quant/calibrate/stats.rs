@@ -2,12 +2,13 @@
 //! (what `zeropoint calibrate` writes and the page shows; [`TensorStats::with_method`] chooses
 //! the ranges again by another method), [`InputDesc`] for the page, and `TensorAcc`, the
 //! running statistics of one tensor inside the calibrator (TF's min/max, true extremes, moving
-//! average, histogram) from which they are made.
+//! average, histogram: a [`TensorState`]) and the sample being recorded.
 
 use serde::{Deserialize, Serialize};
 
-use super::histogram::{GrowingHistogram, HISTOGRAM_BINS, Histogram};
+use super::histogram::{HISTOGRAM_BINS, Histogram, PendingBins};
 use super::method::{Method, choose_range};
+use super::state::TensorState;
 use crate::engine::TensorDesc;
 use crate::error::{Error, Result};
 use crate::graph::dtype::dtype_name;
@@ -164,25 +165,12 @@ impl From<&TensorDesc> for InputDesc {
     }
 }
 
-/// Running statistics of one tensor.
+/// One tensor inside the calibrator: its [`TensorState`] and the sample being recorded.
 #[derive(Debug, Clone)]
 pub(super) struct TensorAcc {
-    subgraph: usize,
-    index: usize,
-    name: String,
-    /// TF's running min/max (see the module docs for the start values).
-    min: f32,
-    max: f32,
-    /// True extremes, for clamping chosen ranges.
-    true_min: f32,
-    true_max: f32,
-    ma_min: f64,
-    ma_max: f64,
-    /// Samples recorded for this tensor.
-    pub(super) seen: usize,
-    pub(super) hist: GrowingHistogram,
-    /// This sample's bin counts, merged into `hist` when the sample succeeds.
-    pub(super) pending: Vec<u32>,
+    pub(super) state: TensorState,
+    /// This sample's bin counts, merged into the histogram when the sample succeeds.
+    pub(super) pending: PendingBins,
     /// This sample's extremes.
     pub(super) s_min: f32,
     pub(super) s_max: f32,
@@ -196,20 +184,10 @@ pub(super) struct TensorAcc {
 }
 
 impl TensorAcc {
-    pub(super) fn new(subgraph: usize, index: usize, name: &str) -> Self {
+    pub(super) fn new(subgraph: usize, index: usize, name: &str, keep_extremes: bool) -> Self {
         TensorAcc {
-            subgraph,
-            index,
-            name: name.to_string(),
-            min: f32::MAX,
-            max: TF_MAX_START,
-            true_min: f32::INFINITY,
-            true_max: f32::NEG_INFINITY,
-            ma_min: 0.0,
-            ma_max: 0.0,
-            seen: 0,
-            hist: GrowingHistogram::new(HISTOGRAM_BINS),
-            pending: vec![0; HISTOGRAM_BINS],
+            state: TensorState::new(subgraph, index, name, keep_extremes),
+            pending: PendingBins::new(HISTOGRAM_BINS),
             s_min: 0.0,
             s_max: 0.0,
             s_alias_min: f32::INFINITY,
@@ -218,53 +196,28 @@ impl TensorAcc {
         }
     }
 
+    /// The accumulator continuing `state`.
+    pub(super) fn from_state(state: TensorState) -> Self {
+        TensorAcc {
+            state,
+            ..TensorAcc::new(0, 0, "", false)
+        }
+    }
+
     pub(super) fn commit(&mut self) {
         self.in_sample = false;
-        self.min = self.min.min(self.s_min).min(self.s_alias_min);
-        self.max = self.max.max(self.s_max).max(self.s_alias_max);
-        self.true_min = self.true_min.min(self.s_min);
-        self.true_max = self.true_max.max(self.s_max);
-        let (lo, hi) = (f64::from(self.s_min), f64::from(self.s_max));
-        if self.seen == 0 {
-            (self.ma_min, self.ma_max) = (lo, hi);
-        } else {
-            let s = MOVING_AVERAGE_SMOOTHING;
-            self.ma_min = s * self.ma_min + (1.0 - s) * lo;
-            self.ma_max = s * self.ma_max + (1.0 - s) * hi;
-        }
-        self.seen += 1;
-        self.hist.commit(&mut self.pending);
+        let t = &mut self.state;
+        t.min = t.min.min(self.s_min).min(self.s_alias_min);
+        t.max = t.max.max(self.s_max).max(self.s_alias_max);
+        t.true_min = t.true_min.min(self.s_min);
+        t.true_max = t.true_max.max(self.s_max);
+        t.step(self.s_min, self.s_max);
+        t.hist.commit(&mut self.pending);
     }
 
     pub(super) fn discard(&mut self) {
         self.in_sample = false;
-        self.pending.iter_mut().for_each(|p| *p = 0);
-        self.hist.reset_if_empty();
-    }
-
-    pub(super) fn stats(&self, method: Method) -> TensorStats {
-        let histogram = self.hist.snapshot();
-        let (chosen_min, chosen_max) = choose_range(
-            method,
-            &histogram,
-            (self.min, self.max),
-            (self.true_min, self.true_max),
-            (self.ma_min, self.ma_max),
-        );
-        TensorStats {
-            index: self.index,
-            subgraph: self.subgraph,
-            name: self.name.clone(),
-            min: self.min,
-            max: self.max,
-            chosen_min,
-            chosen_max,
-            method: method.to_string(),
-            histogram,
-            true_min: Some(self.true_min),
-            true_max: Some(self.true_max),
-            moving_average: Some([self.ma_min as f32, self.ma_max as f32]),
-        }
+        self.pending.clear();
     }
 }
 

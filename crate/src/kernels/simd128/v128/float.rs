@@ -171,6 +171,15 @@ impl V128 {
         return v(f64s(self).map(f64::trunc));
     }
 
+    /// `f64x2.floor`.
+    #[inline(always)]
+    pub fn f64x2_floor(self) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::f64x2_floor(self.0));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v(f64s(self).map(f64::floor));
+    }
+
     /// `f64x2.abs`.
     #[inline(always)]
     pub fn f64x2_abs(self) -> Self {

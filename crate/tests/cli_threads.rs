@@ -1,0 +1,162 @@
+//! `--threads N`: calibrating on N threads, each on a slice of the samples, writes the same
+//! statistics and the same quantized model bytes for every N (a golden model calibrated from
+//! its .npy, a zoo model from seeded random data, and a stateful RNN that falls back to one
+//! thread).
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn zeropoint(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zeropoint"))
+        .args(args)
+        .output()
+        .expect("the zeropoint binary runs")
+}
+
+fn repo(file: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests")
+        .join(file)
+        .to_str()
+        .expect("utf-8 path")
+        .to_string()
+}
+
+fn scratch(name: &str) -> String {
+    let dir: PathBuf = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_threads");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir.join(name).to_str().expect("utf-8 path").to_string()
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let out = zeropoint(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn read(path: &str) -> Vec<u8> {
+    std::fs::read(path).expect("written")
+}
+
+#[test]
+fn golden_model_quantized_from_npy_is_the_same_on_1_to_4_threads() {
+    let model = repo("golden/mobilenet_v2/model_float.tflite");
+    let data = repo("golden/mobilenet_v2/calib.npy");
+    let mut first: Option<Vec<u8>> = None;
+    for n in ["1", "2", "3", "4"] {
+        let out = scratch(&format!("mnv2_t{n}.tflite"));
+        run_ok(&[
+            "quantize",
+            &model,
+            "--data",
+            &data,
+            "--threads",
+            n,
+            "-o",
+            &out,
+        ]);
+        let bytes = read(&out);
+        match &first {
+            None => first = Some(bytes),
+            Some(b) => assert!(*b == bytes, "--threads {n} wrote other bytes"),
+        }
+    }
+}
+
+#[test]
+fn zoo_model_statistics_and_model_are_the_same_on_1_to_4_threads() {
+    let model = repo("zoo/unet/model_float.tflite");
+    let mut first: Option<(Vec<u8>, Vec<u8>)> = None;
+    for n in ["1", "2", "3", "4"] {
+        let stats = scratch(&format!("unet_t{n}.json"));
+        let out = scratch(&format!("unet_t{n}.tflite"));
+        // 13 samples: slices of unequal lengths.
+        let log = run_ok(&[
+            "calibrate",
+            &model,
+            "--random",
+            "13",
+            "--range",
+            "-1,1",
+            "--seed",
+            "5",
+            "--method",
+            "percentile:99.9",
+            "--threads",
+            n,
+            "-o",
+            &stats,
+        ]);
+        assert_eq!(
+            log.contains(&format!("calibrating on {n} threads")),
+            n != "1",
+            "{log}"
+        );
+        run_ok(&["quantize", &model, "--stats", &stats, "-o", &out]);
+        let got = (read(&stats), read(&out));
+        match &first {
+            None => first = Some(got),
+            Some(want) => {
+                assert!(want.0 == got.0, "--threads {n}: other statistics");
+                assert!(want.1 == got.1, "--threads {n}: other model bytes");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_stateful_model_calibrates_on_one_thread() {
+    // The RNN's hidden state carries over from one sample to the next.
+    let model = repo("golden/op_rnn_tanh/model_float.tflite");
+    let data = repo("golden/op_rnn_tanh/calib.npy");
+    let (one, four) = (scratch("rnn_t1.json"), scratch("rnn_t4.json"));
+    run_ok(&[
+        "calibrate",
+        &model,
+        "--data",
+        &data,
+        "--threads",
+        "1",
+        "-o",
+        &one,
+    ]);
+    let log = run_ok(&[
+        "calibrate",
+        &model,
+        "--data",
+        &data,
+        "--threads",
+        "4",
+        "-o",
+        &four,
+    ]);
+    assert!(
+        log.contains("calibrating on one thread: UNIDIRECTIONAL_SEQUENCE_RNN"),
+        "{log}"
+    );
+    assert!(read(&one) == read(&four));
+}
+
+#[test]
+fn zero_threads_is_refused() {
+    let out = zeropoint(&[
+        "calibrate",
+        &repo("golden/mobilenet_v2/model_float.tflite"),
+        "--random",
+        "2",
+        "--range",
+        "0,1",
+        "--threads",
+        "0",
+        "-o",
+        &scratch("never.json"),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--threads must be at least 1"), "{err}");
+}
