@@ -224,6 +224,18 @@ pub fn warnings(model: &Model) -> Vec<String> {
                     sci(s)
                 ));
             }
+            if let Some(q) = &t.quantization
+                && let Some(&z) = q
+                    .zero_points()
+                    .iter()
+                    .find(|&&z| i64::from(super::litert_zero_point(z)) != z)
+            {
+                out.push(format!(
+                    "{}: zero point {z} does not fit in 32 bits: read as {}, its low 32 bits, as                      LiteRT does, and kept as found",
+                    at(),
+                    super::litert_zero_point(z)
+                ));
+            }
         }
     }
     out

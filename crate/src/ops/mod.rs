@@ -43,7 +43,7 @@ pub use io::{OpIo, Region, TensorView};
 use crate::error::{IssueKind, OpIssue};
 use crate::graph::dtype::{dtype_name, element_size};
 use crate::graph::lint::sci;
-use crate::graph::{Operator, QuantParams, Quantization, TensorType};
+use crate::graph::{Operator, QuantParams, Quantization, TensorType, litert_zero_point};
 use crate::kernels::reference::{ActivationRange, MAX_RANK};
 use crate::tflite::schema::{ActivationFunctionType, Padding};
 
@@ -342,10 +342,8 @@ impl<'a> PrepareCtx<'a> {
         })?;
         match (q.scales(), q.zero_points()) {
             ([scale], zps) if zps.len() <= 1 => {
-                let zp = zps.first().copied().unwrap_or(0);
-                let zero_point = i32::try_from(zp).map_err(|_| {
-                    self.invalid(t.describe(), format!("zero point {zp} out of range"))
-                })?;
+                // A zero point beyond `i32` runs as its low 32 bits, as in LiteRT (lint warns).
+                let zero_point = litert_zero_point(zps.first().copied().unwrap_or(0));
                 if !(scale.is_finite() && *scale > 0.0) {
                     return Err(self.invalid(
                         t.describe(),

@@ -17,8 +17,8 @@ pub(crate) mod test_model;
 mod transpose;
 
 use super::{Kernel, Node, PrepareCtx, PrepareResult, Prepared, TensorInfo, elem_size};
-use crate::graph::TensorType;
 use crate::graph::dtype::dtype_name;
+use crate::graph::{TensorType, litert_zero_point};
 
 pub use concat::prepare_concatenation;
 pub use pad::prepare_pad;
@@ -107,7 +107,7 @@ pub(crate) fn is_quantized_type(dtype: TensorType) -> bool {
 
 /// A tensor's quantization as `(scales, zero points)` with absent zero points read as 0; `None`
 /// when it has no scale (not quantized).
-fn quant_key(t: &TensorInfo<'_>) -> Option<(Vec<f32>, Vec<i64>)> {
+fn quant_key(t: &TensorInfo<'_>) -> Option<(Vec<f32>, Vec<i32>)> {
     let q = t.quantization?;
     if q.scales().is_empty() {
         return None;
@@ -115,7 +115,10 @@ fn quant_key(t: &TensorInfo<'_>) -> Option<(Vec<f32>, Vec<i64>)> {
     let zps = if q.zero_points().is_empty() {
         vec![0; q.scales().len()]
     } else {
-        q.zero_points().to_vec()
+        q.zero_points()
+            .iter()
+            .map(|&z| litert_zero_point(z))
+            .collect()
     };
     Some((q.scales().to_vec(), zps))
 }
@@ -136,7 +139,7 @@ pub(crate) fn require_same_quantization(
     if a == b {
         return Ok(());
     }
-    let show = |k: &Option<(Vec<f32>, Vec<i64>)>| match k {
+    let show = |k: &Option<(Vec<f32>, Vec<i32>)>| match k {
         Some((s, z)) => format!("scale {s:?} zero point {z:?}"),
         None => "no quantization".to_string(),
     };
