@@ -167,6 +167,7 @@ pub fn warnings(model: &Model) -> Vec<String> {
                 ));
             }
         }
+        out.extend(moved_integers(sg, si));
         for (oi, op) in sg.operators.iter().enumerate() {
             if op.code.op() != super::BuiltinOperator::DEQUANTIZE {
                 continue;
@@ -234,6 +235,63 @@ pub fn warnings(model: &Model) -> Vec<String> {
                     "{}: zero point {z} does not fit in 32 bits: read as {}, its low 32 bits, as                      LiteRT does, and kept as found",
                     at(),
                     super::litert_zero_point(z)
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Outputs of operators that move integers unchanged
+/// ([`crate::ops::shape::moves_integers_unchecked`]) quantized otherwise than their input: LiteRT
+/// and the engine give them the input's integers, which then mean other values.
+fn moved_integers(sg: &super::Subgraph, si: usize) -> Vec<String> {
+    let quant = |t: &super::Tensor| {
+        let q = t.quantization.as_ref()?;
+        let zps: Vec<i32> = q
+            .zero_points()
+            .iter()
+            .map(|&z| super::litert_zero_point(z))
+            .collect();
+        let zps = if zps.is_empty() {
+            vec![0; q.scales().len()]
+        } else {
+            zps
+        };
+        Some((q.scales().to_vec(), zps))
+    };
+    let tensor = |i: i32| usize::try_from(i).ok().and_then(|i| sg.tensors.get(i));
+    let mut out = Vec::new();
+    for (oi, op) in sg.operators.iter().enumerate() {
+        let Some(k) = crate::ops::shape::moves_integers_unchecked(op.code.op()) else {
+            continue;
+        };
+        let Some(input) = op.inputs.get(k).and_then(|&i| tensor(i)) else {
+            continue;
+        };
+        if !crate::ops::shape::is_quantized_type(input.dtype) {
+            continue;
+        }
+        for output in op.outputs.iter().filter_map(|&o| tensor(o)) {
+            let (a, b) = (quant(input), quant(output));
+            if output.dtype == input.dtype && a != b {
+                let show = |q: &Option<(Vec<f32>, Vec<i32>)>| match q {
+                    Some((s, z)) => format!(
+                        "scale {} zero point {}",
+                        capped(&s.iter().map(|&v| sci(v)).collect::<Vec<_>>()),
+                        capped(z)
+                    ),
+                    None => "no quantization".to_string(),
+                };
+                out.push(format!(
+                    "subgraph {si}, operator {oi} ({}): output '{}' ({}) is quantized otherwise \
+                     than input {k} '{}' ({}): it gets the input's integers unchanged, which then \
+                     mean other values, as in LiteRT",
+                    op.code.name(),
+                    output.name,
+                    show(&b),
+                    input.name,
+                    show(&a)
                 ));
             }
         }

@@ -333,11 +333,13 @@ fn prepare_int_binary(
             })
         }
         BinaryOp::Maximum | BinaryOp::Minimum => {
-            if qa != qo || qb != qo {
+            // An output quantized otherwise gets the same integers, as in LiteRT (see
+            // `moves_integers_unchecked`; lint warns).
+            if qa != qb {
                 return Err(ctx.unsupported(
                     out.describe(),
-                    "MAXIMUM/MINIMUM with differing input and output quantization (LiteRT \
-                     compares raw values; the converter always gives them one scale)",
+                    "MAXIMUM/MINIMUM with differently quantized inputs (LiteRT compares raw \
+                     values; the converter always gives them one scale)",
                 ));
             }
             IntOp::MaxMin {

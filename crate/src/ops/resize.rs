@@ -210,8 +210,12 @@ mod tests {
     }
 
     #[test]
-    fn int8_bilinear_rejects_requantization_and_out_of_range_geometry() {
-        assert!(error(&bilinear(4, (0.2, 0))).contains("unsupported"));
+    fn int8_bilinear_keeps_integers_and_rejects_out_of_range_geometry() {
+        // Another output scale: the same integers, as LiteRT 2.3 gives (it does not requantize).
+        assert_eq!(
+            run(&bilinear(4, (0.2, 0)), &[&i8s(&[0, 101])]),
+            i8s(&[0, 51, 101, 101])
+        );
         // 2 → 1200: scale_10 = (2048 + 600) / 1200 = 2, the last pixel maps to 2398/1024 ≥ 2.
         let e = error(&bilinear(1200, (0.1, 0)));
         assert!(e.contains("fixed-point range"), "{e}");
