@@ -168,6 +168,7 @@ pub fn warnings(model: &Model) -> Vec<String> {
             }
         }
         out.extend(moved_integers(sg, si));
+        out.extend(ignored_weight_zero_points(sg, si));
         for (oi, op) in sg.operators.iter().enumerate() {
             if op.code.op() != super::BuiltinOperator::DEQUANTIZE {
                 continue;
@@ -294,6 +295,43 @@ fn moved_integers(sg: &super::Subgraph, si: usize) -> Vec<String> {
                     show(&a)
                 ));
             }
+        }
+    }
+    out
+}
+
+/// Per-channel weights (input 1) with zero points other than 0 that LiteRT's kernel ignores
+/// ([`crate::ops::ignores_channel_zero_points`]), and so does the engine.
+fn ignored_weight_zero_points(sg: &super::Subgraph, si: usize) -> Vec<String> {
+    let tensor = |i: Option<&i32>| {
+        i.and_then(|&i| usize::try_from(i).ok())
+            .and_then(|i| sg.tensors.get(i))
+    };
+    let mut out = Vec::new();
+    for (oi, op) in sg.operators.iter().enumerate() {
+        let input = tensor(op.inputs.first()).map(|t| t.dtype);
+        let Some(w) = tensor(op.inputs.get(1)) else {
+            continue;
+        };
+        let Some(q) = &w.quantization else {
+            continue;
+        };
+        let nonzero = q
+            .zero_points()
+            .iter()
+            .filter(|&&z| super::litert_zero_point(z) != 0)
+            .count();
+        if q.scales().len() > 1
+            && nonzero > 0
+            && crate::ops::ignores_channel_zero_points(op.code.op(), input)
+        {
+            out.push(format!(
+                "subgraph {si}, operator {oi} ({}): per-channel weights '{}' have {nonzero} zero \
+                 point(s) other than 0: ignored, as LiteRT's per-channel kernels do, and kept as \
+                 found",
+                op.code.name(),
+                w.name
+            ));
         }
     }
     out
