@@ -83,7 +83,7 @@ fn a_zero_point_beyond_32_bits_runs_as_its_low_32_bits() {
 /// y = W·x: x int8 (or float32) [1, 2], W = [[1, 2], [3, 4]] int8 per-channel (scales 1, zero
 /// points `w_zp`), y of x's type; FULLY_CONNECTED, or CONV_2D over a 1×1 image.
 fn weighted(conv: bool, input: TensorType, w_zp: [i64; 2]) -> Model {
-    use zeropoint::tflite::schema::{Conv2DOptionsT, FullyConnectedOptionsT, Padding};
+    use zeropoint::tflite::schema::{Conv2DOptionsT, Padding};
     let q = |s: Vec<f32>, z: Vec<i64>| {
         Some(Quantization {
             scale: Some(s),
@@ -112,7 +112,7 @@ fn weighted(conv: bool, input: TensorType, w_zp: [i64; 2]) -> Model {
     } else {
         (
             BuiltinOperator::FULLY_CONNECTED,
-            BuiltinOptionsT::FullyConnectedOptions(Box::new(FullyConnectedOptionsT::default())),
+            BuiltinOptionsT::FullyConnectedOptions(Box::default()),
         )
     };
     let version = if input == TensorType::INT8 { 3 } else { 2 };
