@@ -347,7 +347,7 @@ pub fn fully_connected(
         matrix_batch_vector_accumulate(weights, depth, input, &input.scales, per_channel, output);
     }
     for v in output.iter_mut() {
-        *v = p.act.apply(*v);
+        *v = p.act.apply_as_vector(*v);
     }
 }
 
@@ -470,6 +470,31 @@ mod tests {
             &mut out,
         );
         assert_eq!(out, [125.75, 0.0]);
+    }
+
+    #[test]
+    fn fully_connected_activations_treat_nan_and_infinities_as_litert_does() {
+        // An all-zero input leaves the bias (NaN, +inf, −inf) to the activation. LiteRT 2.3
+        // (BUILTIN_REF, op_fc_bias_relu's dynamic model with such a bias) gives, per activation:
+        let cases = [
+            (
+                ActivationRange::NONE,
+                [f32::NAN, f32::INFINITY, f32::NEG_INFINITY],
+            ),
+            (ActivationRange::RELU, [0.0, f32::INFINITY, 0.0]),
+            (ActivationRange::RELU_N1_TO_1, [-1.0, 1.0, -1.0]),
+            (ActivationRange::RELU6, [0.0, 6.0, 0.0]),
+        ];
+        for (act, want) in cases {
+            let p = fc(1, 1, 3, act);
+            let mut q = QuantizedBatches::new(1, 1);
+            q.quantize(&[0.0], false);
+            let mut out = [9.0f32; 3];
+            let bias = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
+            fully_connected(&p, &[0.0], &q, None, &[1, 1, 1], Some(&bias), &mut out);
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&out), bits(&want), "{act:?}: {out:?}");
+        }
     }
 
     #[test]

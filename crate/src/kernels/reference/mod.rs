@@ -81,6 +81,26 @@ impl ActivationRange {
         let y = if x < self.min { self.min } else { x };
         if self.max < y { self.max } else { y }
     }
+
+    /// One value as LiteRT's `ApplyActivationToVector` treats it (the hybrid FULLY_CONNECTED's
+    /// activation): NONE leaves it as is (±inf and NaN pass), RELU is `std::max(0.0f, x)` with
+    /// no upper bound, RELU6 and RELU_N1_TO_1 are `std::max(lo, std::min(x, hi))`. The argument
+    /// order differs from [`Self::apply`]: NaN becomes `lo`, and ±inf are not cut to ±`f32::MAX`.
+    /// Checked against `BUILTIN_REF` on hybrid FULLY_CONNECTED with NaN and ±inf biases.
+    #[inline(always)]
+    pub fn apply_as_vector(self, x: f32) -> f32 {
+        // `f32::MIN` / `f32::MAX` bounds stand for "no bound" here (NONE and RELU's top).
+        let y = if self.max < f32::MAX && self.max < x {
+            self.max
+        } else {
+            x
+        };
+        if self.min > f32::MIN && !(self.min < y) {
+            self.min
+        } else {
+            y
+        }
+    }
 }
 
 /// Greatest tensor rank the N-dimensional kernels (broadcast, transpose, pad, slice, reduce)
