@@ -12,6 +12,7 @@
 
 use super::conv::ConvParams;
 use super::fully_connected::FullyConnectedParams;
+use super::quantize::round_to_i32_x86;
 
 /// `std::minmax_element` over a non-empty slice: the first smallest and the last largest value.
 fn min_max(values: &[f32]) -> (f32, f32) {
@@ -36,14 +37,20 @@ fn min_max(values: &[f32]) -> (f32, f32) {
 /// and scale 1. Returns the scale.
 pub fn symmetric_quantize(values: &[f32], out: &mut [i8]) -> f32 {
     let (lo, hi) = min_max(values);
-    let range = lo.abs().max(hi.abs());
+    // std::max(|lo|, |hi|) is `|lo| < |hi| ? |hi| : |lo|` (a NaN `lo` stays).
+    let range = if lo.abs() < hi.abs() {
+        hi.abs()
+    } else {
+        lo.abs()
+    };
     if range == 0.0 {
         out.fill(0);
         return 1.0;
     }
     let inv = 127.0f32 / range;
     for (o, &v) in out.iter_mut().zip(values) {
-        *o = ((v * inv).round() as i32).clamp(-127, 127) as i8;
+        // NaN and values past i32 convert to i32::MIN as on x86, then clamp to −127.
+        *o = round_to_i32_x86(v * inv).clamp(-127, 127) as i8;
     }
     range / 127.0
 }
@@ -86,7 +93,9 @@ pub fn asymmetric_quantize(values: &[f32], out: &mut [i8]) -> (f32, i32) {
     let scale_f = (rmax as f32 - rmin as f32) / 255.0f32;
     let inv = 1.0f32 / scale_f;
     for (o, &v) in out.iter_mut().zip(values) {
-        *o = (((v * inv).round() as i32) + zero_point).clamp(-128, 127) as i8;
+        *o = round_to_i32_x86(v * inv)
+            .wrapping_add(zero_point)
+            .clamp(-128, 127) as i8;
     }
     (scale_f, zero_point)
 }
@@ -405,6 +414,14 @@ mod tests {
         // All zero: zeros, scale 1.
         let s = symmetric_quantize(&[0.0; 4], &mut q);
         assert_eq!((s, q), (1.0, [0; 4]));
+        // An infinite value: range ∞, 127 / ∞ = 0, so finite values give 0 and ∞ · 0 = NaN,
+        // which x86's float → int conversion makes i32::MIN, clamped to −127 (Rust's `as`
+        // would give 0). A NaN range (std::max keeps a NaN first argument) gives NaN products.
+        let s = symmetric_quantize(&[1.0, f32::INFINITY, -2.0, 0.0], &mut q);
+        assert_eq!((s, q), (f32::INFINITY, [0, -127, 0, 0]));
+        let s = symmetric_quantize(&[f32::NAN, 1.0, -2.0, 0.0], &mut q);
+        assert!(s.is_nan());
+        assert_eq!(q, [-127; 4]);
     }
 
     #[test]
