@@ -243,9 +243,9 @@ pub fn warnings(model: &Model) -> Vec<String> {
     out
 }
 
-/// Outputs of operators that move integers unchanged
-/// ([`crate::ops::shape::moves_integers_unchecked`]) quantized otherwise than their input: LiteRT
-/// and the engine give them the input's integers, which then mean other values.
+/// Outputs and inputs of operators that move or compare integers unchanged
+/// ([`crate::ops::shape::moves_integers_unchecked`]) quantized otherwise than their first such
+/// input: LiteRT and the engine use the integers as they are, which then mean other values.
 fn moved_integers(sg: &super::Subgraph, si: usize) -> Vec<String> {
     let quant = |t: &super::Tensor| {
         let q = t.quantization.as_ref()?;
@@ -264,18 +264,23 @@ fn moved_integers(sg: &super::Subgraph, si: usize) -> Vec<String> {
     let tensor = |i: i32| usize::try_from(i).ok().and_then(|i| sg.tensors.get(i));
     let mut out = Vec::new();
     for (oi, op) in sg.operators.iter().enumerate() {
-        let Some(k) = crate::ops::shape::moves_integers_unchecked(op.code.op()) else {
+        let Some(inputs) = crate::ops::shape::moves_integers_unchecked(op.code.op()) else {
             continue;
         };
+        let k = inputs.start;
         let Some(input) = op.inputs.get(k).and_then(|&i| tensor(i)) else {
             continue;
         };
         if !crate::ops::shape::is_quantized_type(input.dtype) {
             continue;
         }
-        for output in op.outputs.iter().filter_map(|&o| tensor(o)) {
-            let (a, b) = (quant(input), quant(output));
-            if output.dtype == input.dtype && a != b {
+        let others = (k + 1..inputs.end)
+            .filter_map(|j| Some((format!("input {j}"), op.inputs.get(j)?)))
+            .chain(op.outputs.iter().map(|o| ("output".to_string(), o)))
+            .filter_map(|(role, &t)| Some((role, tensor(t)?)));
+        for (role, other) in others {
+            let (a, b) = (quant(input), quant(other));
+            if other.dtype == input.dtype && a != b {
                 let show = |q: &Option<(Vec<f32>, Vec<i32>)>| match q {
                     Some((s, z)) => format!(
                         "scale {} zero point {}",
@@ -285,11 +290,11 @@ fn moved_integers(sg: &super::Subgraph, si: usize) -> Vec<String> {
                     None => "no quantization".to_string(),
                 };
                 out.push(format!(
-                    "subgraph {si}, operator {oi} ({}): output '{}' ({}) is quantized otherwise \
-                     than input {k} '{}' ({}): it gets the input's integers unchanged, which then \
-                     mean other values, as in LiteRT",
+                    "subgraph {si}, operator {oi} ({}): {role} '{}' ({}) is quantized otherwise \
+                     than input {k} '{}' ({}): the operator moves or compares the integers \
+                     unchanged, which then mean other values, as in LiteRT",
                     op.code.name(),
-                    output.name,
+                    other.name,
                     show(&b),
                     input.name,
                     show(&a)

@@ -333,15 +333,8 @@ fn prepare_int_binary(
             })
         }
         BinaryOp::Maximum | BinaryOp::Minimum => {
-            // An output quantized otherwise gets the same integers, as in LiteRT (see
-            // `moves_integers_unchecked`; lint warns).
-            if qa != qb {
-                return Err(ctx.unsupported(
-                    out.describe(),
-                    "MAXIMUM/MINIMUM with differently quantized inputs (LiteRT compares raw \
-                     values; the converter always gives them one scale)",
-                ));
-            }
+            // Inputs and output quantized otherwise: LiteRT compares and moves the raw
+            // integers, and so does the engine (`moves_integers_unchecked`; lint warns).
             IntOp::MaxMin {
                 maximum: op == BinaryOp::Maximum,
             }

@@ -123,26 +123,28 @@ fn quant_key(t: &TensorInfo<'_>) -> Option<(Vec<f32>, Vec<i32>)> {
     Some((q.scales().to_vec(), zps))
 }
 
-/// The input whose integers `op` moves to its outputs without checking that the outputs are
-/// quantized like it, as LiteRT 2.3 does: an output with another scale or zero point gets the
-/// same integers (which then mean other values). `None` for every other operator, where LiteRT
-/// refuses such a file (CONCATENATION, PACK, UNPACK, MIRROR_PAD, REDUCE_MAX/MIN,
+/// The inputs whose integers `op` moves to its outputs without checking that they and the
+/// outputs are quantized alike, as LiteRT 2.3 does: an output with another scale or zero point
+/// gets the same integers (which then mean other values), and MAXIMUM/MINIMUM and SELECT compare
+/// or pick raw integers of inputs quantized differently. `None` for every other operator, where
+/// LiteRT refuses such a file (CONCATENATION, PACK, UNPACK, MIRROR_PAD, REDUCE_MAX/MIN,
 /// SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND) or it was not measured.
 ///
-/// Measured with `ai_edge_litert` 2.3 (`BUILTIN_REF`) on every int8/int16 golden model with the
-/// operator's output scale doubled and its zero point moved by 3: LiteRT ran each listed
-/// operator, and the engine now gives its outputs bit for bit. `graph::lint` warns about each.
-pub fn moves_integers_unchecked(op: BuiltinOperator) -> Option<usize> {
+/// Measured with `tests/tools/mutation/requant_check.py` (`ai_edge_litert` 2.3, `BUILTIN_REF`):
+/// every int8/int16 golden operator's output with its scale doubled and its zero point moved by
+/// 3. LiteRT ran each listed operator (and those reading such an output), and the engine gives
+/// its outputs bit for bit. `graph::lint` warns about each.
+pub fn moves_integers_unchecked(op: BuiltinOperator) -> Option<std::ops::Range<usize>> {
     use BuiltinOperator as B;
     match op {
-        B::SELECT | B::SELECT_V2 | B::SPLIT => Some(1),
+        B::SELECT | B::SELECT_V2 => Some(1..3),
+        B::MAXIMUM | B::MINIMUM => Some(0..2),
+        B::SPLIT => Some(1..2),
         B::AVERAGE_POOL_2D
         | B::MAX_POOL_2D
         | B::BROADCAST_TO
         | B::GATHER
         | B::GATHER_ND
-        | B::MAXIMUM
-        | B::MINIMUM
         | B::PAD
         | B::RESHAPE
         | B::RESIZE_BILINEAR
@@ -152,7 +154,7 @@ pub fn moves_integers_unchecked(op: BuiltinOperator) -> Option<usize> {
         | B::SPACE_TO_DEPTH
         | B::SPLIT_V
         | B::STRIDED_SLICE
-        | B::TRANSPOSE => Some(0),
+        | B::TRANSPOSE => Some(0..1),
         _ => None,
     }
 }
@@ -171,10 +173,13 @@ pub(crate) fn require_same_quantization(
         return Ok(());
     }
     let (a, b) = (quant_key(input), quant_key(output));
-    if a == b
-        || (matches!(output.role, Role::Output(_))
-            && moves_integers_unchecked(ctx.op.code.op()).is_some())
-    {
+    let unchecked =
+        moves_integers_unchecked(ctx.op.code.op()).is_some_and(|inputs| match output.role {
+            Role::Output(_) => true,
+            Role::Input(j) => inputs.contains(&j),
+            Role::Intermediate(_) => false,
+        });
+    if a == b || unchecked {
         return Ok(());
     }
     let show = |k: &Option<(Vec<f32>, Vec<i32>)>| match k {
