@@ -95,10 +95,10 @@ impl ActivationRange {
         } else {
             x
         };
-        if self.min > f32::MIN && !(self.min < y) {
-            self.min
-        } else {
+        if self.min == f32::MIN || self.min < y {
             y
+        } else {
+            self.min
         }
     }
 }
