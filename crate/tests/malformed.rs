@@ -196,7 +196,7 @@ fn truncated_at_every_sixteenth_is_an_invalid_flatbuffer() {
             format!("the file is {} bytes long, too short", cut.len())
         } else {
             format!(
-                "the file is truncated: {} bytes, the model needs at least",
+                "the file is truncated or corrupt: {} bytes, the model needs at least",
                 cut.len()
             )
         };
@@ -229,6 +229,36 @@ fn flipped_header_bytes_are_refused() {
             &b,
             "not a valid .tflite model",
         );
+    }
+}
+
+#[test]
+fn an_offset_past_the_end_is_truncated_or_corrupt_and_a_wild_one_corrupt() {
+    // The root table's offset (bytes 0..4) pointing 100 bytes past the end: the whole file is
+    // there (a smashed word), so "truncated" alone would mislead.
+    let mut b = example_bytes();
+    let past = u32::try_from(b.len() + 100).expect("small model");
+    b[..4].copy_from_slice(&past.to_le_bytes());
+    match tflite::read(&b) {
+        Err(Error::InvalidFlatbuffer { reason }) => assert!(
+            reason.contains(&format!(
+                "the file is truncated or corrupt: {} bytes, the model needs at least",
+                b.len()
+            )),
+            "{reason}"
+        ),
+        other => panic!("expected InvalidFlatbuffer, got {other:?}"),
+    }
+    // Bit 16 of the same offset flipped: a table whose vtable offset points outside the file.
+    let mut b = example_bytes();
+    b[2] ^= 1;
+    match tflite::read(&b) {
+        Err(Error::InvalidFlatbuffer { reason }) => assert!(
+            reason.starts_with("the file is corrupt: an offset at byte ")
+                && reason.ends_with(&format!("points outside the {}-byte file", b.len())),
+            "{reason}"
+        ),
+        other => panic!("expected InvalidFlatbuffer, got {other:?}"),
     }
 }
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import json
 import random
 import shutil
 import sys
@@ -162,6 +163,9 @@ class Harness:
         if res.failures(self.args.allow):
             self.args.keep.mkdir(parents=True, exist_ok=True)
             shutil.copy(model, self.args.keep / f"mutant-{self.args.seed}-{i}.tflite")
+        if self.args.rejections and res.litert.get("status") == "ran" and res.ours["run"].outcome == "error":
+            self.args.keep.mkdir(parents=True, exist_ok=True)
+            shutil.copy(model, self.args.keep / f"rejected-{self.args.seed}-{i}.tflite")
         shutil.rmtree(d, ignore_errors=True)
         return res
 
@@ -237,6 +241,17 @@ def report(results: list[Result], args: argparse.Namespace, seconds: float, seed
     return "\n".join(lines) + "\n"
 
 
+def write_rejections(results: list[Result], args: argparse.Namespace) -> None:
+    """Every false rejection as one JSON line, its mutant kept beside the failures."""
+    rows = []
+    for r in results:
+        if r.litert.get("status") == "ran" and r.ours["run"].outcome == "error":
+            rows.append({"mutant": r.index, "seed_model": r.seed_model, "kind": r.kind, "what": r.what,
+                         "class": message_class(r.ours["run"].message), "message": r.ours["run"].message})
+    args.rejections.parent.mkdir(parents=True, exist_ok=True)
+    args.rejections.write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--zeropoint", type=Path, required=True)
@@ -251,6 +266,12 @@ def main() -> int:
     ap.add_argument("--corpus", type=Path, help="also write every mutant here (cargo-fuzz seeds)")
     ap.add_argument("--allow", default="", help="comma-separated failure kinds reported but not failed (wrote-invalid)")
     ap.add_argument("--top", type=int, default=15, help="rows per grouped list")
+    ap.add_argument(
+        "--rejections",
+        type=Path,
+        help="write every false rejection here (JSON lines: mutant, seed model, mutation, our whole message), "
+        "and keep its mutant in --keep, to work through them one by one",
+    )
     case_filter.add_argument(ap)
     args = ap.parse_args()
     args.allow = set(case_filter.parse(args.allow))
@@ -270,6 +291,8 @@ def main() -> int:
             for w in h.workers:
                 w.close()
     text = report(results, args, time.monotonic() - started, len(seeds))
+    if args.rejections:
+        write_rejections(results, args)
     print(text)
     if args.report:
         args.report.parent.mkdir(parents=True, exist_ok=True)

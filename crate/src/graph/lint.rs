@@ -167,6 +167,8 @@ pub fn warnings(model: &Model) -> Vec<String> {
                 ));
             }
         }
+        out.extend(moved_integers(sg, si));
+        out.extend(ignored_weight_zero_points(sg, si));
         for (oi, op) in sg.operators.iter().enumerate() {
             if op.code.op() != super::BuiltinOperator::DEQUANTIZE {
                 continue;
@@ -224,6 +226,117 @@ pub fn warnings(model: &Model) -> Vec<String> {
                     sci(s)
                 ));
             }
+            if let Some(q) = &t.quantization
+                && let Some(&z) = q
+                    .zero_points()
+                    .iter()
+                    .find(|&&z| i64::from(super::litert_zero_point(z)) != z)
+            {
+                out.push(format!(
+                    "{}: zero point {z} does not fit in 32 bits: read as {}, its low 32 bits, as                      LiteRT does, and kept as found",
+                    at(),
+                    super::litert_zero_point(z)
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Outputs and inputs of operators that move or compare integers unchanged
+/// ([`crate::ops::shape::moves_integers_unchecked`]) quantized otherwise than their first such
+/// input: LiteRT and the engine use the integers as they are, which then mean other values.
+fn moved_integers(sg: &super::Subgraph, si: usize) -> Vec<String> {
+    let quant = |t: &super::Tensor| {
+        let q = t.quantization.as_ref()?;
+        let zps: Vec<i32> = q
+            .zero_points()
+            .iter()
+            .map(|&z| super::litert_zero_point(z))
+            .collect();
+        let zps = if zps.is_empty() {
+            vec![0; q.scales().len()]
+        } else {
+            zps
+        };
+        Some((q.scales().to_vec(), zps))
+    };
+    let tensor = |i: i32| usize::try_from(i).ok().and_then(|i| sg.tensors.get(i));
+    let mut out = Vec::new();
+    for (oi, op) in sg.operators.iter().enumerate() {
+        let Some(inputs) = crate::ops::shape::moves_integers_unchecked(op.code.op()) else {
+            continue;
+        };
+        let k = inputs.start;
+        let Some(input) = op.inputs.get(k).and_then(|&i| tensor(i)) else {
+            continue;
+        };
+        if !crate::ops::shape::is_quantized_type(input.dtype) {
+            continue;
+        }
+        let others = (k + 1..inputs.end)
+            .filter_map(|j| Some((format!("input {j}"), op.inputs.get(j)?)))
+            .chain(op.outputs.iter().map(|o| ("output".to_string(), o)))
+            .filter_map(|(role, &t)| Some((role, tensor(t)?)));
+        for (role, other) in others {
+            let (a, b) = (quant(input), quant(other));
+            if other.dtype == input.dtype && a != b {
+                let show = |q: &Option<(Vec<f32>, Vec<i32>)>| match q {
+                    Some((s, z)) => format!(
+                        "scale {} zero point {}",
+                        capped(&s.iter().map(|&v| sci(v)).collect::<Vec<_>>()),
+                        capped(z)
+                    ),
+                    None => "no quantization".to_string(),
+                };
+                out.push(format!(
+                    "subgraph {si}, operator {oi} ({}): {role} '{}' ({}) is quantized otherwise \
+                     than input {k} '{}' ({}): the operator moves or compares the integers \
+                     unchanged, which then mean other values, as in LiteRT",
+                    op.code.name(),
+                    other.name,
+                    show(&b),
+                    input.name,
+                    show(&a)
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Per-channel weights (input 1) with zero points other than 0 that LiteRT's kernel ignores
+/// ([`crate::ops::ignores_channel_zero_points`]), and so does the engine.
+fn ignored_weight_zero_points(sg: &super::Subgraph, si: usize) -> Vec<String> {
+    let tensor = |i: Option<&i32>| {
+        i.and_then(|&i| usize::try_from(i).ok())
+            .and_then(|i| sg.tensors.get(i))
+    };
+    let mut out = Vec::new();
+    for (oi, op) in sg.operators.iter().enumerate() {
+        let input = tensor(op.inputs.first()).map(|t| t.dtype);
+        let Some(w) = tensor(op.inputs.get(1)) else {
+            continue;
+        };
+        let Some(q) = &w.quantization else {
+            continue;
+        };
+        let nonzero = q
+            .zero_points()
+            .iter()
+            .filter(|&&z| super::litert_zero_point(z) != 0)
+            .count();
+        if q.scales().len() > 1
+            && nonzero > 0
+            && crate::ops::ignores_channel_zero_points(op.code.op(), input)
+        {
+            out.push(format!(
+                "subgraph {si}, operator {oi} ({}): per-channel weights '{}' have {nonzero} zero \
+                 point(s) other than 0: ignored, as LiteRT's per-channel kernels do, and kept as \
+                 found",
+                op.code.name(),
+                w.name
+            ));
         }
     }
     out

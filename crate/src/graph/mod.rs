@@ -23,7 +23,7 @@ pub mod summary;
 
 pub use model::{
     Buffer, Metadata, Model, OpCode, Operator, QuantParams, Quantization, SignatureDef, Subgraph,
-    Tensor, TensorMap,
+    Tensor, TensorMap, litert_zero_point,
 };
 pub use shapes::{ResolvedInput, ShapeOverrides, parse_shape_arg};
 // The schema's own vocabulary, re-exported so that IR users need not reach into the format layer.

@@ -150,6 +150,16 @@ impl Quantization {
     }
 }
 
+/// A zero point as LiteRT's interpreter reads it: the schema stores an `int64`, LiteRT copies it
+/// into a C `int` (its low 32 bits, two's complement), so 2^40 runs as 0 and -2^32 + 1 as 1.
+/// `graph::lint` warns about the zero points this changes; the field is kept as found.
+pub fn litert_zero_point(z: i64) -> i32 {
+    // Truncation is the point: this is what LiteRT's conversion does.
+    #[allow(clippy::cast_possible_truncation)]
+    let low = z as i32;
+    low
+}
+
 /// A constant data blob.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Buffer {

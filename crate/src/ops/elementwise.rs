@@ -333,13 +333,8 @@ fn prepare_int_binary(
             })
         }
         BinaryOp::Maximum | BinaryOp::Minimum => {
-            if qa != qo || qb != qo {
-                return Err(ctx.unsupported(
-                    out.describe(),
-                    "MAXIMUM/MINIMUM with differing input and output quantization (LiteRT \
-                     compares raw values; the converter always gives them one scale)",
-                ));
-            }
+            // Inputs and output quantized otherwise: LiteRT compares and moves the raw
+            // integers, and so does the engine (`moves_integers_unchecked`; lint warns).
             IntOp::MaxMin {
                 maximum: op == BinaryOp::Maximum,
             }

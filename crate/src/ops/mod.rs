@@ -43,7 +43,9 @@ pub use io::{OpIo, Region, TensorView};
 use crate::error::{IssueKind, OpIssue};
 use crate::graph::dtype::{dtype_name, element_size};
 use crate::graph::lint::sci;
-use crate::graph::{Operator, QuantParams, Quantization, TensorType};
+use crate::graph::{
+    BuiltinOperator, Operator, QuantParams, Quantization, TensorType, litert_zero_point,
+};
 use crate::kernels::reference::{ActivationRange, MAX_RANK};
 use crate::tflite::schema::{ActivationFunctionType, Padding};
 
@@ -342,10 +344,8 @@ impl<'a> PrepareCtx<'a> {
         })?;
         match (q.scales(), q.zero_points()) {
             ([scale], zps) if zps.len() <= 1 => {
-                let zp = zps.first().copied().unwrap_or(0);
-                let zero_point = i32::try_from(zp).map_err(|_| {
-                    self.invalid(t.describe(), format!("zero point {zp} out of range"))
-                })?;
+                // A zero point beyond `i32` runs as its low 32 bits, as in LiteRT (lint warns).
+                let zero_point = litert_zero_point(zps.first().copied().unwrap_or(0));
                 if !(scale.is_finite() && *scale > 0.0) {
                     return Err(self.invalid(
                         t.describe(),
@@ -405,7 +405,9 @@ impl<'a> PrepareCtx<'a> {
         if let Some(bad) = out.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
             return Err(self.invalid(t.describe(), format!("scale {} is not positive", sci(*bad))));
         }
-        if q.zero_points().iter().any(|&z| z != 0) {
+        let input = self.input(0).map(|x| x.dtype).ok();
+        let ignored = scales.len() > 1 && ignores_channel_zero_points(self.op.code.op(), input);
+        if !ignored && q.zero_points().iter().any(|&z| litert_zero_point(z) != 0) {
             return Err(self.unsupported(
                 t.describe(),
                 "non-zero weight zero point (weights are symmetric in TFLite's int8 scheme)",
@@ -460,6 +462,23 @@ pub fn out_size_and_pad(
     let needed = (out - 1).checked_mul(stride)?.checked_add(effective)?;
     let total = needed.saturating_sub(input);
     Some((out, total / 2))
+}
+
+/// Whether LiteRT's kernel for `op` (first input of type `input`) ignores the zero points of
+/// per-channel weights (input 1): its per-channel kernels take no weight offset, so a zero point
+/// other than 0 changes nothing; only its integer CONV_2D refuses one (conv.cc). Measured with
+/// `ai_edge_litert` 2.3 (`BUILTIN_REF`) on every golden operator with per-channel int8 weights,
+/// one channel's zero point set to 5: outputs unchanged for FULLY_CONNECTED, DEPTHWISE_CONV_2D,
+/// TRANSPOSE_CONV, EMBEDDING_LOOKUP and hybrid CONV_2D (int8, 16x8, dynamic models). Per-tensor
+/// weights are another matter (LiteRT's FULLY_CONNECTED applies the offset), and are refused.
+/// `graph::lint` warns about each weight this lets through.
+pub fn ignores_channel_zero_points(op: BuiltinOperator, input: Option<TensorType>) -> bool {
+    use BuiltinOperator as B;
+    match op {
+        B::CONV_2D => input == Some(TensorType::FLOAT32),
+        B::FULLY_CONNECTED | B::DEPTHWISE_CONV_2D | B::TRANSPOSE_CONV | B::EMBEDDING_LOOKUP => true,
+        _ => false,
+    }
 }
 
 /// Requires a padding code the schema names (SAME or VALID); an unknown number is named as such

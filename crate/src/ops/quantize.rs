@@ -8,8 +8,8 @@ use std::marker::PhantomData;
 
 use super::elementwise::multiplier;
 use super::{Kernel, Node, OpIo, PrepareCtx, PrepareResult, Prepared};
-use crate::graph::TensorType;
 use crate::graph::dtype::dtype_name;
+use crate::graph::{TensorType, litert_zero_point};
 use crate::kernels::KernelSet;
 use crate::kernels::reference::quantize::{self as q, QuantInt};
 use crate::kernels::simd128::quantize as fast;
@@ -108,9 +108,7 @@ pub fn prepare_dequantize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             let zero_points: Vec<i32> = if zps.is_empty() {
                 vec![0; scales.len()]
             } else {
-                zps.iter()
-                    .map(|&z| i32::try_from(z).unwrap_or(i32::MAX))
-                    .collect()
+                zps.iter().map(|&z| litert_zero_point(z)).collect()
             };
             if scales.is_empty() || zero_points.len() != scales.len() {
                 return Err(ctx.invalid(

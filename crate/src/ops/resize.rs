@@ -85,7 +85,9 @@ pub fn prepare_resize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         )?;
         (o.align_corners, o.half_pixel_centers)
     };
-    if align_corners && half_pixel_centers {
+    // LiteRT's RESIZE_BILINEAR refuses both; its RESIZE_NEAREST_NEIGHBOR applies both (the
+    // rounding of align_corners to the half-pixel coordinate), and so does `resize::nearest`.
+    if bilinear && align_corners && half_pixel_centers {
         return Err(ctx.invalid(
             String::new(),
             "align_corners and half_pixel_centers are both set",
@@ -210,10 +212,52 @@ mod tests {
     }
 
     #[test]
-    fn int8_bilinear_rejects_requantization_and_out_of_range_geometry() {
-        assert!(error(&bilinear(4, (0.2, 0))).contains("unsupported"));
+    fn int8_bilinear_keeps_integers_and_rejects_out_of_range_geometry() {
+        // Another output scale: the same integers, as LiteRT 2.3 gives (it does not requantize).
+        assert_eq!(
+            run(&bilinear(4, (0.2, 0)), &[&i8s(&[0, 101])]),
+            i8s(&[0, 51, 101, 101])
+        );
         // 2 → 1200: scale_10 = (2048 + 600) / 1200 = 2, the last pixel maps to 2398/1024 ≥ 2.
         let e = error(&bilinear(1200, (0.1, 0)));
         assert!(e.contains("fixed-point range"), "{e}");
+    }
+
+    #[test]
+    fn nearest_applies_align_corners_and_half_pixel_together_as_litert_does() {
+        use crate::tflite::schema::{ResizeBilinearOptionsT, ResizeNearestNeighborOptionsT};
+        let q = Some((0.1, 0));
+        let m = single_op(
+            Op::RESIZE_NEAREST_NEIGHBOR,
+            BuiltinOptionsT::ResizeNearestNeighborOptions(Box::new(
+                ResizeNearestNeighborOptionsT {
+                    align_corners: true,
+                    half_pixel_centers: true,
+                },
+            )),
+            vec![
+                act(TensorType::INT8, &[1, 1, 3, 1], q),
+                ints(&[2], &[1, 5]),
+                act(TensorType::INT8, &[1, 1, 5, 1], q),
+            ],
+        );
+        // LiteRT's GetNearestNeighbor: round((x + 0.5) · (3 − 1) / (5 − 1)) = 0, 1, 1, 2, 2.
+        assert_eq!(run(&m, &[&i8s(&[10, 20, 30])]), i8s(&[10, 20, 20, 30, 30]));
+        // LiteRT's RESIZE_BILINEAR refuses the pair ("If half_pixel_centers is True,
+        // align_corners must be False").
+        let m = single_op(
+            Op::RESIZE_BILINEAR,
+            BuiltinOptionsT::ResizeBilinearOptions(Box::new(ResizeBilinearOptionsT {
+                align_corners: true,
+                half_pixel_centers: true,
+                ..Default::default()
+            })),
+            vec![
+                act(TensorType::INT8, &[1, 1, 3, 1], q),
+                ints(&[2], &[1, 5]),
+                act(TensorType::INT8, &[1, 1, 5, 1], q),
+            ],
+        );
+        assert!(error(&m).contains("both set"), "{}", error(&m));
     }
 }

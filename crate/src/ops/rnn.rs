@@ -106,8 +106,8 @@ pub fn prepare_unidirectional_sequence_rnn(ctx: &PrepareCtx<'_>) -> PrepareResul
     let Some(initial) = super::conv::float::const_f32(&state) else {
         return Err(ctx.unsupported(
             state.describe(),
-            "a hidden state computed by another operator (it must be a variable tensor only \
-             this operator reads)",
+            "a hidden state given at run time (a graph input, or computed by another \
+             operator): the engine starts it from a variable tensor only this operator reads",
         ));
     };
     let store = ctx.subgraphs.variables();

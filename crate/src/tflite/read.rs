@@ -125,14 +125,14 @@ fn foreign_format(bytes: &[u8]) -> Option<&'static str> {
 }
 
 /// The flatbuffer verifier's complaint in a user's words: a range past the end of the file is a
-/// truncated file (with both sizes); anything else is a corrupt file, the verifier's detail kept
+/// truncated file, or an offset a flipped bit sent past the end (both sizes said); anything else is a corrupt file, the verifier's detail kept
 /// on one line.
 pub(super) fn verifier_words(e: &flatbuffers::InvalidFlatbuffer, len: usize) -> String {
     use flatbuffers::InvalidFlatbuffer as V;
     match e {
         V::RangeOutOfBounds { range, .. } if range.end > len && range.end <= 1 << 31 => {
             format!(
-                "the file is truncated: {len} bytes, the model needs at least {}",
+                "the file is truncated or corrupt: {len} bytes, the model needs at least {}",
                 range.end
             )
         }
@@ -147,6 +147,9 @@ pub(super) fn verifier_words(e: &flatbuffers::InvalidFlatbuffer, len: usize) -> 
         } => format!(
             "the file is corrupt: a {unaligned_type} at byte {position} is not aligned as the \
              format requires"
+        ),
+        V::SignedOffsetOutOfBounds { position, .. } => format!(
+            "the file is corrupt: an offset at byte {position} points outside the {len}-byte file"
         ),
         V::Utf8Error { range, .. } => format!(
             "the file is corrupt: the string at bytes {}..{} is not UTF-8 (TFLite names are \
@@ -177,8 +180,8 @@ fn external<'a>(bytes: &'a [u8], offset: u64, len: u64, what: &str) -> Result<&'
         None => Err(Error::InvalidFlatbuffer {
             reason: match offset.checked_add(len).filter(|&end| end <= 1 << 40) {
                 Some(end) => format!(
-                    "the file is truncated: {} bytes, the model needs at least {end} ({what} is \
-                     stored at offset {offset} with size {len}, past the end)",
+                    "the file is truncated or corrupt: {} bytes, the model needs at least {end} \
+                     ({what} is stored at offset {offset} with size {len}, past the end)",
                     bytes.len()
                 ),
                 None => format!(

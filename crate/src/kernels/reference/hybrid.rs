@@ -14,11 +14,30 @@ use super::conv::ConvParams;
 use super::fully_connected::FullyConnectedParams;
 use super::quantize::round_to_i32_x86;
 
-/// The smallest and largest value of a row as LiteRT's x86 build finds them for run-time
-/// quantization: NaN values are skipped wherever they stand (measured against `BUILTIN_REF`
-/// with NaN first, in the middle and last; the portable `std::minmax_element` would keep a
-/// leading NaN as the minimum and a trailing one as the maximum). A row of only NaN gives
-/// `(NaN, NaN)`, which the callers turn into an empty range.
+/// `std::minmax_element` over a non-empty slice: the first smallest and the last largest value
+/// (a leading NaN stays the minimum, a NaN replaces the maximum). [`symmetric_quantize`]'s range.
+fn minmax_element(values: &[f32]) -> (f32, f32) {
+    let Some(&first) = values.first() else {
+        return (0.0, 0.0);
+    };
+    let (mut lo, mut hi) = (first, first);
+    for &v in &values[1..] {
+        if v < lo {
+            lo = v;
+        }
+        // `!(v < hi)`, spelled so a NaN `v` also replaces `hi` as in the C++.
+        if v.partial_cmp(&hi) != Some(std::cmp::Ordering::Less) {
+            hi = v;
+        }
+    }
+    (lo, hi)
+}
+
+/// The smallest and largest value of a row as LiteRT's x86 build finds them for asymmetric
+/// run-time quantization: NaN values are skipped wherever they stand (measured against
+/// `BUILTIN_REF`'s hybrid FULLY_CONNECTED with NaN first, in the middle, twice and last: golden
+/// `op_fc_hybrid_edges_*`; [`minmax_element`] would keep a leading NaN as the minimum and a
+/// trailing one as the maximum). A row of only NaN gives `(NaN, NaN)`, an empty range.
 fn min_max(values: &[f32]) -> (f32, f32) {
     let (mut lo, mut hi) = (f32::NAN, f32::NAN);
     for &v in values {
@@ -44,8 +63,13 @@ fn min_max(values: &[f32]) -> (f32, f32) {
 /// i32 converts to `i32::MIN` as on x86, so an inf or NaN row quantizes to −127); an all-zero
 /// range gives zeros and scale 1. Returns the scale.
 pub fn symmetric_quantize(values: &[f32], out: &mut [i8]) -> f32 {
-    let (lo, hi) = min_max(values);
-    let range = lo.abs().max(hi.abs());
+    let (lo, hi) = minmax_element(values);
+    // std::max(|lo|, |hi|) is `|lo| < |hi| ? |hi| : |lo|` (a NaN `lo` stays).
+    let range = if lo.abs() < hi.abs() {
+        hi.abs()
+    } else {
+        lo.abs()
+    };
     if range == 0.0 {
         out.fill(0);
         return 1.0;
@@ -418,6 +442,14 @@ mod tests {
         // All zero: zeros, scale 1.
         let s = symmetric_quantize(&[0.0; 4], &mut q);
         assert_eq!((s, q), (1.0, [0; 4]));
+        // An infinite value: range ∞, 127 / ∞ = 0, so finite values give 0 and ∞ · 0 = NaN,
+        // which x86's float → int conversion makes i32::MIN, clamped to −127 (Rust's `as`
+        // would give 0). A NaN range (std::max keeps a NaN first argument) gives NaN products.
+        let s = symmetric_quantize(&[1.0, f32::INFINITY, -2.0, 0.0], &mut q);
+        assert_eq!((s, q), (f32::INFINITY, [0, -127, 0, 0]));
+        let s = symmetric_quantize(&[f32::NAN, 1.0, -2.0, 0.0], &mut q);
+        assert!(s.is_nan());
+        assert_eq!(q, [-127; 4]);
     }
 
     #[test]
@@ -483,6 +515,31 @@ mod tests {
             &mut out,
         );
         assert_eq!(out, [125.75, 0.0]);
+    }
+
+    #[test]
+    fn fully_connected_activations_treat_nan_and_infinities_as_litert_does() {
+        // An all-zero input leaves the bias (NaN, +inf, −inf) to the activation. LiteRT 2.3
+        // (BUILTIN_REF, op_fc_bias_relu's dynamic model with such a bias) gives, per activation:
+        let cases = [
+            (
+                ActivationRange::NONE,
+                [f32::NAN, f32::INFINITY, f32::NEG_INFINITY],
+            ),
+            (ActivationRange::RELU, [0.0, f32::INFINITY, 0.0]),
+            (ActivationRange::RELU_N1_TO_1, [-1.0, 1.0, -1.0]),
+            (ActivationRange::RELU6, [0.0, 6.0, 0.0]),
+        ];
+        for (act, want) in cases {
+            let p = fc(1, 1, 3, act);
+            let mut q = QuantizedBatches::new(1, 1);
+            q.quantize(&[0.0], false);
+            let mut out = [9.0f32; 3];
+            let bias = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
+            fully_connected(&p, &[0.0], &q, None, &[1, 1, 1], Some(&bias), &mut out);
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&out), bits(&want), "{act:?}: {out:?}");
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::moved::moved;
 use super::sizes;
-use crate::graph::TensorType;
+use crate::graph::{TensorType, litert_zero_point};
 use crate::kernels::reference::layout::{self, AxisMap, SpaceToBatchParams};
 use crate::ops::shape::{by_size, movable_size, same_type};
 use crate::ops::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo};
@@ -106,7 +106,7 @@ pub fn prepare_space_to_batch(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         let zp = out
             .quantization
             .and_then(|q| q.zero_points().first().copied())
-            .unwrap_or(0);
+            .map_or(0, |z| i64::from(litert_zero_point(z)));
         let fits = match input.dtype {
             TensorType::INT8 => i8::try_from(zp).is_ok(),
             TensorType::UINT8 => u8::try_from(zp).is_ok(),

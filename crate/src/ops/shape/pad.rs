@@ -2,7 +2,7 @@
 //! zero point (0 for float).
 
 use super::{by_size, is_quantized_type, movable_size, quant_key, same_type};
-use crate::graph::TensorType;
+use crate::graph::{TensorType, litert_zero_point};
 use crate::kernels::reference::shape::{self, PadParams};
 use crate::ops::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared};
 
@@ -75,7 +75,7 @@ pub fn prepare_pad(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             let zp = out
                 .quantization
                 .and_then(|q| q.zero_points().first().copied())
-                .unwrap_or(0);
+                .map_or(0, |z| i64::from(litert_zero_point(z)));
             let fits = match input.dtype {
                 TensorType::INT8 => i8::try_from(zp).is_ok(),
                 TensorType::UINT8 => u8::try_from(zp).is_ok(),
