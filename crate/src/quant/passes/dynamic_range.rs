@@ -66,40 +66,13 @@ fn quantize_subgraph(
         let Some(w) = op.input(ws.input) else {
             continue;
         };
-        let t = &sg.tensors[w];
-        let Some(data) = model.tensor_data(s, w) else {
-            continue;
-        };
-        if t.dtype != TensorType::FLOAT32 || done.contains(&w) {
+        if !done.contains(&w) && !quantize_weight(model, out, (s, w), opts, ws.axis, &mut new_data)?
+        {
             continue;
         }
-        let values = f32s(data);
-        if values.len() < DYNAMIC_MIN_ELEMENTS {
-            continue;
-        }
-        let shape = dims(t);
-        let label = format!("tensor {w} '{}'", t.name);
-        let axis = ws.axis.filter(|&a| !opts.per_tensor && a < shape.len());
-        let q = match axis {
-            Some(a) => {
-                params::per_channel_weights_int8(&values, &shape, a, WeightRule::DynamicRange)
-            }
-            None => per_tensor_weights_int8(&values, WeightRule::DynamicRange),
-        }
-        .map_err(|e| qerr(label, e.to_string()))?;
-        let zps = q.zero_points.iter().map(|&z| i64::from(z)).collect();
-        let x = &mut out.subgraphs[s].tensors[w];
-        x.dtype = TensorType::INT8;
-        x.quantization = Some(match axis {
-            Some(a) => per_axis_q(q.scales, zps, a),
-            None => Quantization {
-                scale: Some(q.scales),
-                zero_point: Some(zps),
-                ..Quantization::default()
-            },
-        });
-        new_data.push((w, q.values.iter().map(|&v| v as u8).collect::<Vec<u8>>()));
         done.insert(w);
+        // Every operator reading an int8 weight runs its hybrid kernel, a shared weight's
+        // second reader too (TF marks each of them).
         let qop = &mut out.subgraphs[s].operators[i];
         qop.code.version = qop.code.version.max(p.hybrid_version);
         // TF's dynamic-range converter asks the hybrid FULLY_CONNECTED and BATCH_MATMUL
@@ -115,4 +88,49 @@ fn quantize_subgraph(
         out.subgraphs[s].tensors[w].buffer = b;
     }
     Ok(())
+}
+
+/// Quantizes constant tensor `w` of subgraph `s` to int8 for a hybrid kernel (per channel on
+/// `axis` unless `--per-tensor`), its new data pushed to `new_data`: false (nothing done) when it
+/// is not a float32 constant of at least [`DYNAMIC_MIN_ELEMENTS`] elements.
+fn quantize_weight(
+    model: &Model,
+    out: &mut Model,
+    (s, w): (usize, usize),
+    opts: &QuantizeOptions,
+    axis: Option<usize>,
+    new_data: &mut Vec<(usize, Vec<u8>)>,
+) -> Result<bool> {
+    let t = &model.subgraphs[s].tensors[w];
+    let Some(data) = model.tensor_data(s, w) else {
+        return Ok(false);
+    };
+    if t.dtype != TensorType::FLOAT32 {
+        return Ok(false);
+    }
+    let values = f32s(data);
+    if values.len() < DYNAMIC_MIN_ELEMENTS {
+        return Ok(false);
+    }
+    let shape = dims(t);
+    let label = format!("tensor {w} '{}'", t.name);
+    let axis = axis.filter(|&a| !opts.per_tensor && a < shape.len());
+    let q = match axis {
+        Some(a) => params::per_channel_weights_int8(&values, &shape, a, WeightRule::DynamicRange),
+        None => per_tensor_weights_int8(&values, WeightRule::DynamicRange),
+    }
+    .map_err(|e| qerr(label, e.to_string()))?;
+    let zps = q.zero_points.iter().map(|&z| i64::from(z)).collect();
+    let x = &mut out.subgraphs[s].tensors[w];
+    x.dtype = TensorType::INT8;
+    x.quantization = Some(match axis {
+        Some(a) => per_axis_q(q.scales, zps, a),
+        None => Quantization {
+            scale: Some(q.scales),
+            zero_point: Some(zps),
+            ..Quantization::default()
+        },
+    });
+    new_data.push((w, q.values.iter().map(|&v| v as u8).collect()));
+    Ok(true)
 }
