@@ -55,6 +55,17 @@ pub fn prepare_bidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResul
         BidirectionalSequenceLSTMOptions,
         BidirectionalSequenceLSTMOptionsT
     )?;
+    let want = if o.merge_outputs { 1 } else { 2 };
+    if ctx.outputs.len() != want {
+        return Err(ctx.invalid(
+            String::new(),
+            format!(
+                "expects {want} output(s) with merge_outputs {}, has {}",
+                o.merge_outputs,
+                ctx.outputs.len()
+            ),
+        ));
+    }
     let input = ctx.input(0)?;
     ctx.require_dtype(&input, &[TensorType::FLOAT32])?;
     ctx.require_rank(&input, 3)?;
