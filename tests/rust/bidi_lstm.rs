@@ -206,3 +206,73 @@ fn floats(b: &[u8]) -> Vec<f32> {
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
 }
+
+/// `--mode dynamic` of `op_bidi_lstm_large` (32 inputs, 32 units: 1024-element weights) writes
+/// its sixteen weights as `op_bidi_lstm_large_hybrid_asym` has them (the same float weights,
+/// quantized by the generator with TF's dynamic-range rule, max|w|/127 — the rule our LSTM
+/// quantization matches on TF's own hybrid LSTM, tests/rust/realworld/lstm.rs), with
+/// `asymmetric_quantize_inputs` on; every other input is unchanged. Our engine on our model then
+/// gives LiteRT's outputs of the hybrid model bit for bit.
+#[test]
+fn dynamic_range_makes_it_hybrid() {
+    let m = read("op_bidi_lstm_large");
+    let want = read("op_bidi_lstm_large_hybrid_asym");
+    let opts = QuantizeOptions {
+        mode: Mode::Dynamic,
+        ..QuantizeOptions::default()
+    };
+    let (q, _) = quantize(&m, &Ranges::new(), &opts).expect("quantizes");
+    let op = |m: &Model| {
+        m.subgraphs[0]
+            .operators
+            .iter()
+            .find(|o| o.code.name() == "BIDIRECTIONAL_SEQUENCE_LSTM")
+            .cloned()
+            .expect("the operator")
+    };
+    let (a, b) = (op(&q), op(&want));
+    assert_eq!(a.code.version, 3, "hybrid with asymmetric inputs");
+    match &a.options {
+        BuiltinOptionsT::BidirectionalSequenceLSTMOptions(o) => {
+            assert!(o.asymmetric_quantize_inputs, "asymmetric_quantize_inputs");
+        }
+        _ => panic!("options"),
+    }
+    let mut int8 = 0;
+    for (k, (&i, &j)) in a.inputs.iter().zip(&b.inputs).enumerate() {
+        assert_eq!(i < 0, j < 0, "input {k} present");
+        if i < 0 {
+            continue;
+        }
+        let (ti, tj) = (
+            &q.subgraphs[0].tensors[i as usize],
+            &want.subgraphs[0].tensors[j as usize],
+        );
+        assert_eq!(ti.dtype, tj.dtype, "input {k} type");
+        let scale =
+            |t: &zeropoint::graph::Tensor| t.quantization.as_ref().and_then(|q| q.scale.clone());
+        assert_eq!(scale(ti), scale(tj), "input {k} scale");
+        assert_eq!(
+            q.tensor_data(0, i as usize),
+            want.tensor_data(0, j as usize),
+            "input {k} data"
+        );
+        int8 += usize::from(ti.dtype == TensorType::INT8);
+    }
+    assert_eq!(int8, 16, "both directions' eight weights");
+    let x = npy("op_bidi_lstm_large_hybrid_asym", "input_0.npy");
+    let y = npy(
+        "op_bidi_lstm_large_hybrid_asym",
+        "expected_float_output_0.npy",
+    );
+    let mut it = Interpreter::new(&q).expect("prepares");
+    for s in 0..x.samples() {
+        it.set_input(0, &sample(&x, s)).expect("input");
+        it.invoke().expect("invoke");
+        assert_eq!(
+            it.output(0).expect("output").bytes,
+            &sample(&y, s)[..],
+            "sample {s}: not LiteRT's bits"
+        );
+    }
+}

@@ -120,6 +120,11 @@ for _name, _seed, (_t, _b, _i, _u), _tm, _merge, _clip, _act, _hy in (
     ("op_bidi_lstm_relu_clip", 6305, (4, 3, 2, 3), False, False, 0.7, "RELU", ""),
     ("op_bidi_lstm_hybrid", 6306, (5, 2, 6, 5), False, False, 0.0, "TANH", "sym"),
     ("op_bidi_lstm_hybrid_asym_time_major_merged", 6307, (4, 3, 7, 4), True, True, 0.0, "TANH", "asym"),
+    # A pair with the same seed (the same float weights) and 1024-element weights: the float
+    # model, and the weights quantized as TF's dynamic-range rule does (tests/rust/bidi_lstm.rs
+    # quantizes the first with `--mode dynamic` and compares with the second).
+    ("op_bidi_lstm_large", 6308, (3, 1, 32, 32), False, True, 0.0, "TANH", ""),
+    ("op_bidi_lstm_large_hybrid_asym", 6308, (3, 1, 32, 32), False, True, 0.0, "TANH", "asym"),
 ):
     op_case(
         _name, "BIDIRECTIONAL_SEQUENCE_LSTM", _seed,

@@ -1,5 +1,6 @@
 //! Dynamic-range quantization (`--mode dynamic`): int8 weights for the ops with hybrid kernels,
-//! everything else float.
+//! everything else float. The fused LSTMs ([`LSTM_WEIGHTS`]) have several weights: all become
+//! int8 (one symmetric scale each) or none.
 
 use std::collections::HashSet;
 
@@ -9,7 +10,9 @@ use super::edit::{
 use super::full_integer::resolve_ops;
 use super::{Mode, QuantizeOptions};
 use crate::error::Result;
-use crate::graph::{BuiltinOptionsT, Model, Quantization, Subgraph, TensorType};
+use crate::graph::{
+    BuiltinOperator as Op, BuiltinOptionsT, Model, Quantization, Subgraph, TensorType,
+};
 use crate::ops::registry::properties;
 use crate::quant::params::{self, WeightRule, per_tensor_weights_int8};
 use crate::quant::report::Report;
@@ -56,6 +59,12 @@ fn quantize_subgraph(
     let mut new_data = Vec::new();
     for (i, op) in sg.operators.iter().enumerate() {
         let code = op.code.op();
+        if let Some(&(_, inputs)) = LSTM_WEIGHTS.iter().find(|(o, _)| *o == code) {
+            if !float_ops.contains(&i) {
+                quantize_lstm(model, out, (s, i), inputs, opts, &mut done, &mut new_data)?;
+            }
+            continue;
+        }
         let Some(p) = properties(code) else { continue };
         let Some(ws) = p.hybrid_weights() else {
             continue;
@@ -86,6 +95,66 @@ fn quantize_subgraph(
     for (w, data) in new_data {
         let b = push_buffer(out, data);
         out.subgraphs[s].tensors[w].buffer = b;
+    }
+    Ok(())
+}
+
+/// The fused LSTMs TF's dynamic-range quantization makes hybrid, with their weight inputs (the
+/// input-to-gate and recurrent-to-gate weights; bidirectional: both directions'). TF 2.21 writes
+/// a Keras LSTM's UNIDIRECTIONAL_SEQUENCE_LSTM with all eight weights int8 per tensor, version
+/// 3, `asymmetric_quantize_inputs` on, when each has at least [`DYNAMIC_MIN_ELEMENTS`] elements
+/// (tests/realworld `lstm_fused`: its 32-unit LSTM; the 16-unit one, 512 elements a weight,
+/// stays float). TF's converter never writes BIDIRECTIONAL_SEQUENCE_LSTM, so no TF model shows
+/// its rule: the same is applied to its sixteen weights.
+pub const LSTM_WEIGHTS: [(Op, &[usize]); 2] = [
+    (Op::UNIDIRECTIONAL_SEQUENCE_LSTM, &[1, 2, 3, 4, 5, 6, 7, 8]),
+    (
+        Op::BIDIRECTIONAL_SEQUENCE_LSTM,
+        &[1, 2, 3, 4, 5, 6, 7, 8, 18, 19, 20, 21, 22, 23, 24, 25],
+    ),
+];
+
+/// The operator version of a hybrid LSTM with asymmetric inputs, as TF writes it.
+const LSTM_HYBRID_VERSION: i32 = 3;
+
+/// Makes operator `i` of subgraph `s` a hybrid LSTM (see [`LSTM_WEIGHTS`]) when every weight it
+/// has (an absent input-to-input gate, CIFG, is skipped) is a float32 constant of at least
+/// [`DYNAMIC_MIN_ELEMENTS`] elements, or already int8 for another reader; else leaves it float.
+fn quantize_lstm(
+    model: &Model,
+    out: &mut Model,
+    (s, i): (usize, usize),
+    inputs: &[usize],
+    opts: &QuantizeOptions,
+    done: &mut HashSet<usize>,
+    new_data: &mut Vec<(usize, Vec<u8>)>,
+) -> Result<()> {
+    let op = &model.subgraphs[s].operators[i];
+    let weights: Vec<usize> = inputs.iter().filter_map(|&k| op.input(k)).collect();
+    let eligible = |w: usize| {
+        let t = &model.subgraphs[s].tensors[w];
+        done.contains(&w)
+            || (t.dtype == TensorType::FLOAT32
+                && model
+                    .tensor_data(s, w)
+                    .is_some_and(|d| d.len() / 4 >= DYNAMIC_MIN_ELEMENTS))
+    };
+    if weights.is_empty() || !weights.iter().all(|&w| eligible(w)) {
+        return Ok(());
+    }
+    for w in weights {
+        if done.insert(w) {
+            quantize_weight(model, out, (s, w), opts, None, new_data)?;
+        }
+    }
+    let qop = &mut out.subgraphs[s].operators[i];
+    qop.code.version = qop.code.version.max(LSTM_HYBRID_VERSION);
+    match &mut qop.options {
+        BuiltinOptionsT::UnidirectionalSequenceLSTMOptions(o) => {
+            o.asymmetric_quantize_inputs = true
+        }
+        BuiltinOptionsT::BidirectionalSequenceLSTMOptions(o) => o.asymmetric_quantize_inputs = true,
+        _ => {}
     }
     Ok(())
 }
