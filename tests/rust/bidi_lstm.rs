@@ -98,9 +98,9 @@ fn refuses_what_it_does_not_run() {
     type Edit = fn(&mut zeropoint::graph::Operator);
     let cases: [(&str, Edit, &str); 9] = [
         (
-            "peephole",
+            "peephole on one gate",
             |op| op.inputs[9] = op.inputs[12],
-            "peephole connections",
+            "all three or none",
         ),
         (
             "projection",

@@ -154,6 +154,9 @@ pub(super) struct GateInputs {
     pub recurrent_to: usize,
     /// Input gate bias.
     pub bias: usize,
+    /// Cell-to-input (peephole) weights, followed by cell-to-forget and cell-to-output; `None`
+    /// for an operator that runs without peephole connections.
+    pub peephole: Option<usize>,
 }
 
 /// The four gates of one direction, float or (int8 weights) hybrid, `n_cell × n_input` input
@@ -167,7 +170,13 @@ pub(super) fn load_gates(
 ) -> PrepareResult<LstmGates> {
     let mut float = Vec::with_capacity(4);
     let mut int8 = Vec::with_capacity(4);
+    // The peephole weights of the input, forget and output gates (the cell gate has none).
+    let peephole_at = |g: usize| at.peephole.zip([Some(0), Some(1), None, Some(2)][g]);
     for g in 0..4 {
+        let peephole = match peephole_at(g) {
+            Some((first, k)) => Some(peephole_weights(ctx, first + k, n_cell, hybrid)?),
+            None => None,
+        };
         let wi = ctx.input(at.input_to + g)?;
         let wr = ctx.input(at.recurrent_to + g)?;
         let b = ctx.input(at.bias + g)?;
@@ -180,12 +189,14 @@ pub(super) fn load_gates(
                 input: const_i8(ctx, &wi)?,
                 recurrent: const_i8(ctx, &wr)?,
                 bias,
+                peephole,
             });
         } else {
             float.push(GateWeights {
                 input: const_f32(ctx, &wi)?,
                 recurrent: const_f32(ctx, &wr)?,
                 bias,
+                peephole,
             });
         }
     }
@@ -198,6 +209,24 @@ pub(super) fn load_gates(
     } else {
         LstmGates::Float(float.try_into().map_err(|_| four())?)
     })
+}
+
+/// Peephole weights at input `k` (`n_cell`): float32, or for a hybrid LSTM int8 with one
+/// symmetric scale, recovered to float as `VectorScalarMultiply` does (`scale · w`).
+fn peephole_weights(
+    ctx: &PrepareCtx<'_>,
+    k: usize,
+    n_cell: usize,
+    hybrid: bool,
+) -> PrepareResult<Vec<f32>> {
+    let t = ctx.input(k)?;
+    require_shape(ctx, &t, &[n_cell])?;
+    if hybrid {
+        let (w, scale) = const_i8(ctx, &t)?;
+        Ok(w.iter().map(|&v| scale * f32::from(v)).collect())
+    } else {
+        const_f32(ctx, &t)
+    }
 }
 
 /// The initial value of the float state input `k` (`n_batch × n_cell` elements): its constant
@@ -308,6 +337,7 @@ pub fn prepare_unidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResu
         input_to: 1,
         recurrent_to: 5,
         bias: 12,
+        peephole: None,
     };
     let gates = load_gates(
         ctx,

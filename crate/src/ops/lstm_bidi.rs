@@ -12,9 +12,11 @@
 //! weights. Outputs: the forward output and the backward output, or with `merge_outputs` one
 //! output whose rows hold the forward units then the backward units.
 //!
-//! Supported: all four gates, no peephole, projection or auxiliary input, float32 weights or
-//! (hybrid) int8 weights of one symmetric scale each; a float or hybrid step as
-//! UNIDIRECTIONAL_SEQUENCE_LSTM's. Refused with a typed error: the other variants; a float
+//! Supported: all four gates, with or without peephole connections (`gate += w_p · c` before the
+//! activation, the old cell state for the input and forget gates, the new one for the output
+//! gate), no projection or auxiliary input, float32 weights or (hybrid) int8 weights of one
+//! symmetric scale each; a float or hybrid step as UNIDIRECTIONAL_SEQUENCE_LSTM's. Refused with a
+//! typed error: the other variants; a float
 //! time-major sequence of several batch rows (as for the unidirectional LSTM); and a merged
 //! output of a batch-major sequence of several rows, where LiteRT's batch-major loop offsets each
 //! row's output state by the merged row width (`b * output_batch_leading_dim`), so rows after
@@ -40,11 +42,13 @@ const FORWARD: GateInputs = GateInputs {
     input_to: 1,
     recurrent_to: 5,
     bias: 12,
+    peephole: Some(9),
 };
 const BACKWARD: GateInputs = GateInputs {
     input_to: 18,
     recurrent_to: 22,
     bias: 29,
+    peephole: Some(26),
 };
 
 /// Prepares BIDIRECTIONAL_SEQUENCE_LSTM (see the module doc).
@@ -74,7 +78,6 @@ pub fn prepare_bidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResul
         &[
             (&[1], "CIFG (no input gate) in the forward LSTM", true),
             (&[18], "CIFG (no input gate) in the backward LSTM", true),
-            (&[9, 10, 11, 26, 27, 28], "peephole connections", false),
             (&[16, 17, 33, 34], "projection", false),
             (
                 &[39, 40, 41, 42, 43, 44, 45, 46, 47],
@@ -122,6 +125,20 @@ pub fn prepare_bidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResul
     let out_row = if o.merge_outputs { 2 * n_cell } else { n_cell };
     let mut dirs = Vec::with_capacity(2);
     for (at, forward, states) in [(FORWARD, true, 35), (BACKWARD, false, 37)] {
+        let peephole = at.peephole.unwrap_or(0);
+        let present: Vec<bool> = (peephole..peephole + 3)
+            .map(|k| ctx.optional_input(k).is_some())
+            .collect();
+        if present.iter().any(|&p| p != present[0]) {
+            return Err(ctx.invalid(
+                String::new(),
+                "peephole weights for some gates only (all three or none)",
+            ));
+        }
+        let at = GateInputs {
+            peephole: present[0].then_some(peephole),
+            ..at
+        };
         let gates = load_gates(
             ctx,
             at,

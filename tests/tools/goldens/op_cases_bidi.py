@@ -3,8 +3,8 @@
 TF 2.21's converter never writes this operator (a Keras `Bidirectional(LSTM)` becomes two
 UNIDIRECTIONAL_SEQUENCE_LSTMs and a REVERSE_V2), so the model is built here (`bidi_model`): input
 [1, T*B, I] -> RESHAPE to the sequence ([B, T, I], or [T, B, I] time-major) -> the operator with
-its 48 inputs (forward and backward gates with seeded weights, four variable state tensors; no
-peephole, projection or auxiliary input) -> one output (`merge_outputs`: forward and backward
+its 48 inputs (forward and backward gates with seeded weights, peephole weights in the _peephole
+cases, four variable state tensors; no projection or auxiliary input) -> one output (`merge_outputs`: forward and backward
 units side by side) or two. The case's Keras model (x * 2) only fixes the input; `float_rewrite`
 replaces the file, and the expected outputs are LiteRT's BUILTIN_REF run on it. The samples run
 one after the other on one interpreter, so the states carry over from sample 0 to sample 1.
@@ -25,7 +25,7 @@ BOP = tfl_schema.BuiltinOperator
 
 
 def bidi_model(t: int, b: int, i: int, u: int, time_major: bool, merge: bool, cell_clip: float,
-               act: str, seed: int, hybrid: str = ""):
+               act: str, seed: int, hybrid: str = "", peephole: bool = False):
     """The model rewrite of one case (see the module doc)."""
 
     def rewrite(_: bytes) -> bytes:
@@ -74,7 +74,10 @@ def bidi_model(t: int, b: int, i: int, u: int, time_major: bool, merge: bool, ce
             gates = ("input", "forget", "cell", "output")
             inputs += [weights(f"{d}_input_to_{g}", (u, i)) for g in gates]
             inputs += [weights(f"{d}_recurrent_to_{g}", (u, u)) for g in gates]
-            inputs += [-1, -1, -1]  # peephole
+            if peephole:
+                inputs += [weights(f"{d}_cell_to_{g}", (u,)) for g in ("input", "forget", "output")]
+            else:
+                inputs += [-1, -1, -1]
             inputs += [tensor(f"{d}_{g}_bias", [u], rng.uniform(-0.3, 0.3, u).astype(np.float32)) for g in gates]
             inputs += [-1, -1]  # projection
         for d in ("fw", "bw"):
@@ -111,8 +114,8 @@ _SKIP = {
     "BIDIRECTIONAL_SEQUENCE_LSTM; the _hybrid cases' float variant is the hand-built hybrid model)"
     for v in ALL_VARIANTS if v != "float"
 }
-# (name, seed, (T, B, I, U), time_major, merge_outputs, cell_clip, activation, hybrid)
-for _name, _seed, (_t, _b, _i, _u), _tm, _merge, _clip, _act, _hy in (
+# (name, seed, (T, B, I, U), time_major, merge_outputs, cell_clip, activation, hybrid[, peephole])
+for _name, _seed, (_t, _b, _i, _u), _tm, _merge, _clip, _act, _hy, *_pp in (
     ("op_bidi_lstm_merged", 6301, (5, 1, 3, 4), False, True, 0.0, "TANH", ""),
     ("op_bidi_lstm_split", 6302, (4, 2, 5, 3), False, False, 0.0, "TANH", ""),
     ("op_bidi_lstm_time_major", 6303, (6, 1, 4, 5), True, False, 0.0, "TANH", ""),
@@ -125,6 +128,9 @@ for _name, _seed, (_t, _b, _i, _u), _tm, _merge, _clip, _act, _hy in (
     # quantizes the first with `--mode dynamic` and compares with the second).
     ("op_bidi_lstm_large", 6308, (3, 1, 32, 32), False, True, 0.0, "TANH", ""),
     ("op_bidi_lstm_large_hybrid_asym", 6308, (3, 1, 32, 32), False, True, 0.0, "TANH", "asym"),
+    # Peephole connections (cell-to-gate weights U[-0.6, 0.6]; int8 in the hybrid case).
+    ("op_bidi_lstm_peephole", 6309, (4, 2, 3, 5), False, False, 0.5, "TANH", "", True),
+    ("op_bidi_lstm_peephole_hybrid_time_major", 6310, (4, 2, 6, 6), True, True, 0.0, "TANH", "sym", True),
 ):
     op_case(
         _name, "BIDIRECTIONAL_SEQUENCE_LSTM", _seed,
@@ -132,11 +138,11 @@ for _name, _seed, (_t, _b, _i, _u), _tm, _merge, _clip, _act, _hy in (
         lambda x: x * 2.0,
         f"BIDIRECTIONAL_SEQUENCE_LSTM, {_t} steps x batch {_b} x {_i} inputs -> {_u} units each way, "
         f"{'time-major' if _tm else 'batch-major'}, {'merged output' if _merge else 'two outputs'}, "
-        f"cell activation {_act}, cell clip {_clip}; weights U[-0.6, 0.6]"
+        f"cell activation {_act}, cell clip {_clip}{', peephole' if _pp else ''}; weights U[-0.6, 0.6]"
         + (f" quantized to int8 (hybrid, {_hy}metric inputs)" if _hy else "")
         + ", biases U[-0.3, 0.3] (bidi_model in goldens/op_cases_bidi.py); the states carry over "
         "from sample 0 to sample 1.",
-        float_rewrite=bidi_model(_t, _b, _i, _u, _tm, _merge, _clip, _act, _seed, _hy),
+        float_rewrite=bidi_model(_t, _b, _i, _u, _tm, _merge, _clip, _act, _seed, _hy, bool(_pp)),
         variants=ALL_VARIANTS,
         skip=dict(_SKIP),
     )

@@ -111,6 +111,9 @@ pub struct GateWeights {
     pub recurrent: Vec<f32>,
     /// Gate bias.
     pub bias: Vec<f32>,
+    /// Peephole (cell-to-gate) weights, `n_cell` (the input, forget and output gates of an LSTM
+    /// with peephole connections).
+    pub peephole: Option<Vec<f32>>,
 }
 
 /// One gate's int8 weights (hybrid): per-tensor symmetric scales, `bias` float.
@@ -122,6 +125,9 @@ pub struct HybridGateWeights {
     pub recurrent: (Vec<i8>, f32),
     /// Gate bias.
     pub bias: Vec<f32>,
+    /// Peephole weights, `n_cell`, already multiplied by their int8 scale (as
+    /// `VectorScalarMultiply` recovers them).
+    pub peephole: Option<Vec<f32>>,
 }
 
 /// The four gates (input, forget, cell, output).
@@ -171,15 +177,26 @@ fn product_accumulate(matrix: &[f32], cols: usize, vector: &[f32], acc: &mut [f3
     }
 }
 
-/// `CalculateLstmGateFloat` without peephole, layer norm or auxiliary input: `gate =
-/// act(W_rec · h + (W_in · x + bias))`.
+/// `VectorBatchVectorCwiseProductAccumulate`: `gate += w · c` per batch row (a multiply then an
+/// add, each rounded), the peephole term.
+fn peephole_accumulate(w: Option<&Vec<f32>>, c: &[f32], gate: &mut [f32]) {
+    let Some(w) = w else { return };
+    for (g, cr) in gate.chunks_exact_mut(w.len()).zip(c.chunks_exact(w.len())) {
+        for ((g, &wk), &ck) in g.iter_mut().zip(w).zip(cr) {
+            *g += wk * ck;
+        }
+    }
+}
+
+/// `CalculateLstmGateFloat` without layer norm or auxiliary input: `gate = act(w_p · c + (W_rec
+/// · h + (W_in · x + bias)))` (the peephole term when the gate has one).
 #[allow(clippy::too_many_arguments)]
 fn gate(
     d: LstmDims,
     w: &GateWeights,
     x: &[f32],
     input_all_zeros: bool,
-    h: &[f32],
+    (h, c): (&[f32], &[f32]),
     (act, phase): (LstmActivation, usize),
     gate: &mut [f32],
 ) {
@@ -193,6 +210,7 @@ fn gate(
         }
         product_accumulate(&w.recurrent, n_cell, &h[b * n_cell..(b + 1) * n_cell], rows);
     }
+    peephole_accumulate(w.peephole.as_ref(), c, gate);
     act.apply_at(gate, phase);
 }
 
@@ -219,15 +237,14 @@ impl LstmScratch {
     }
 }
 
-/// `CalculateLstmGateHybrid` without peephole, layer norm or auxiliary input: the gate starts
-/// at the bias, `W_in · q(x)` and `W_rec · q(h)` are accumulated onto it (each skipped when its
-/// float vector is all zeros), then the activation.
+/// `CalculateLstmGateHybrid` without layer norm or auxiliary input: the gate starts at the
+/// bias, `W_in · q(x)` and `W_rec · q(h)` are accumulated onto it (each skipped when its float
+/// vector is all zeros), then the peephole term `w_p · c` in float, then the activation.
 #[allow(clippy::too_many_arguments)]
 fn hybrid_gate(
     d: LstmDims,
     w: &HybridGateWeights,
-    qx: Option<&QuantizedBatches>,
-    qh: Option<&QuantizedBatches>,
+    (qx, qh, c): (Option<&QuantizedBatches>, Option<&QuantizedBatches>, &[f32]),
     (act, phase): (LstmActivation, usize),
     gate: &mut [f32],
     scales: &mut [f32],
@@ -242,6 +259,7 @@ fn hybrid_gate(
         }
         hybrid::matrix_batch_vector_accumulate(weights, depth, q, scales, None, gate);
     }
+    peephole_accumulate(w.peephole.as_ref(), c, gate);
     act.apply_at(gate, phase);
 }
 
@@ -258,7 +276,7 @@ pub struct LstmParams {
     pub cell_clip: f32,
 }
 
-/// One `LstmStepFloat` (no CIFG, peephole, projection, layer norm or auxiliary input): reads
+/// One `LstmStepFloat` (no CIFG, projection, layer norm or auxiliary input): reads
 /// the step's input `x` (`n_batch × n_input`), updates `output_state` (`h`) and `cell_state`
 /// (`c`) in place (`n_batch × n_cell` each). `row` is the batch row a batch-major walk steps (0
 /// for a time-major step), which places the gates in LiteRT's scratch buffer.
@@ -301,13 +319,15 @@ pub fn lstm_step_f32(
             (qx, qh)
         }
     };
-    let mut compute = |k: usize, out: &mut [f32], h: &[f32]| match &p.gates {
-        LstmGates::Float(g) => gate(d, &g[k], x, zeros, h, acts[k], out),
-        LstmGates::Hybrid { gates, .. } => hybrid_gate(d, &gates[k], qx, qh, acts[k], out, scales),
+    let mut compute = |k: usize, out: &mut [f32], h: &[f32], c: &[f32]| match &p.gates {
+        LstmGates::Float(g) => gate(d, &g[k], x, zeros, (h, c), acts[k], out),
+        LstmGates::Hybrid { gates, .. } => {
+            hybrid_gate(d, &gates[k], (qx, qh, c), acts[k], out, scales)
+        }
     };
-    compute(0, ig, output_state);
-    compute(1, fg, output_state);
-    compute(2, cg, output_state);
+    compute(0, ig, output_state, cell_state);
+    compute(1, fg, output_state, cell_state);
+    compute(2, cg, output_state, cell_state);
     // UpdateLstmCellFloat: c = f·c; c += g·i; clip.
     for k in 0..cell_state.len() {
         let c = fg[k] * cell_state[k];
@@ -323,7 +343,7 @@ pub fn lstm_step_f32(
             }
         }
     }
-    compute(3, og, output_state);
+    compute(3, og, output_state, cell_state);
     // CalculateLstmOutputFloat: h = o · act(c), act(c) written to the cell gate's buffer.
     tmp.copy_from_slice(cell_state);
     act.apply_at(tmp, d.phase(1, row));
@@ -342,6 +362,7 @@ mod tests {
             input: vec![w],
             recurrent: vec![w],
             bias: vec![b],
+            peephole: None,
         };
         LstmParams {
             dims: LstmDims {

@@ -105,7 +105,8 @@ fn quantize_subgraph(
 /// 3, `asymmetric_quantize_inputs` on, when each has at least [`DYNAMIC_MIN_ELEMENTS`] elements
 /// (tests/realworld `lstm_fused`: its 32-unit LSTM; the 16-unit one, 512 elements a weight,
 /// stays float). TF's converter never writes BIDIRECTIONAL_SEQUENCE_LSTM, so no TF model shows
-/// its rule: the same is applied to its sixteen weights.
+/// its rule: the same is applied to its sixteen weights. An LSTM with peephole weights (never
+/// written by TF's converter; the hybrid kernel reads them as int8 too) stays float.
 pub const LSTM_WEIGHTS: [(Op, &[usize]); 2] = [
     (Op::UNIDIRECTIONAL_SEQUENCE_LSTM, &[1, 2, 3, 4, 5, 6, 7, 8]),
     (
@@ -113,6 +114,9 @@ pub const LSTM_WEIGHTS: [(Op, &[usize]); 2] = [
         &[1, 2, 3, 4, 5, 6, 7, 8, 18, 19, 20, 21, 22, 23, 24, 25],
     ),
 ];
+
+/// The peephole weight inputs of the fused LSTMs (both directions').
+const LSTM_PEEPHOLES: [usize; 6] = [9, 10, 11, 26, 27, 28];
 
 /// The operator version of a hybrid LSTM with asymmetric inputs, as TF writes it.
 const LSTM_HYBRID_VERSION: i32 = 3;
@@ -130,6 +134,13 @@ fn quantize_lstm(
     new_data: &mut Vec<(usize, Vec<u8>)>,
 ) -> Result<()> {
     let op = &model.subgraphs[s].operators[i];
+    let peephole = match op.code.op() {
+        Op::BIDIRECTIONAL_SEQUENCE_LSTM => &LSTM_PEEPHOLES[..],
+        _ => &LSTM_PEEPHOLES[..3],
+    };
+    if peephole.iter().any(|&k| op.input(k).is_some()) {
+        return Ok(());
+    }
     let weights: Vec<usize> = inputs.iter().filter_map(|&k| op.input(k)).collect();
     let eligible = |w: usize| {
         let t = &model.subgraphs[s].tensors[w];
