@@ -7,10 +7,11 @@
 //! output), 5–8 recurrent-to-gate weights, 9–11 peephole weights, 12–15 gate biases, 16–17
 //! projection weights and bias, 18 the output state and 19 the cell state (variable tensors),
 //! 20–23 layer-norm coefficients. Supported: the plain LSTM TF's converter emits (all four
-//! gates, no peephole, projection, layer norm or diagonal recurrent weights), with float32
-//! weights or, hybrid (TF's dynamic-range model), int8 weights of one symmetric scale each, or
-//! integer (TF's full-integer model: int8 input and output state, int16 cell state,
-//! [`super::lstm_int`]); the other variants are refused with a typed error naming the feature.
+//! gates, no projection, layer norm or diagonal recurrent weights), with float32 weights or,
+//! hybrid (TF's dynamic-range model), int8 weights of one symmetric scale each, or integer (TF's
+//! full-integer model: int8 input and output state, int16 cell state, [`super::lstm_int`]);
+//! peephole connections in the float and hybrid kernels. The other variants are refused with a
+//! typed error naming the feature.
 //!
 //! State: as in LiteRT, the two state tensors start at their initial value (zeros when they
 //! have no data: the engine gives such variable tensors, read only by this operator, their
@@ -211,6 +212,21 @@ pub(super) fn load_gates(
     })
 }
 
+/// `Some(first)` when the three peephole weights at inputs `first..first + 3` are present,
+/// `None` when all are absent; a typed error when only some are.
+pub(super) fn peephole_inputs(ctx: &PrepareCtx<'_>, first: usize) -> PrepareResult<Option<usize>> {
+    let present: Vec<bool> = (first..first + 3)
+        .map(|k| ctx.optional_input(k).is_some())
+        .collect();
+    if present.iter().any(|&p| p != present[0]) {
+        return Err(ctx.invalid(
+            String::new(),
+            "peephole weights for some gates only (all three or none)",
+        ));
+    }
+    Ok(present[0].then_some(first))
+}
+
 /// Peephole weights at input `k` (`n_cell`): float32, or for a hybrid LSTM int8 with one
 /// symmetric scale, recovered to float as `VectorScalarMultiply` does (`scale · w`).
 fn peephole_weights(
@@ -299,11 +315,11 @@ pub fn prepare_unidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResu
                 "CIFG (no input gate: input-to-input weights omitted)",
                 true,
             ),
-            (&[9, 10, 11], "peephole connections", false),
             (&[16, 17], "projection", false),
             (&[20, 21, 22, 23], "layer normalization", false),
         ],
     )?;
+    let peephole = peephole_inputs(ctx, 9)?;
     if o.diagonal_recurrent_tensors {
         return Err(ctx.unsupported(
             String::new(),
@@ -312,6 +328,12 @@ pub fn prepare_unidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResu
     }
     require_cell_clip(ctx, o.cell_clip)?;
     if input.dtype == TensorType::INT8 {
+        if peephole.is_some() {
+            return Err(ctx.unsupported(
+                String::new(),
+                "peephole connections in the integer LSTM are not supported yet",
+            ));
+        }
         // The integer kernel ignores the fused activation (always tanh), as LiteRT's does.
         return super::lstm_int::prepare_integer(ctx, &o, &input);
     }
@@ -337,7 +359,7 @@ pub fn prepare_unidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResu
         input_to: 1,
         recurrent_to: 5,
         bias: 12,
-        peephole: None,
+        peephole,
     };
     let gates = load_gates(
         ctx,

@@ -27,7 +27,7 @@
 
 use super::lstm::{
     GateInputs, LstmDirection, ResetWatch, Walk, cell_activation, initial_state, load_gates,
-    require_cell_clip, require_float_rows, require_plain_lstm,
+    peephole_inputs, require_cell_clip, require_float_rows, require_plain_lstm,
 };
 use super::{Kernel, OpIo, OutputSpec, PrepareCtx, PrepareResult, Prepared, options};
 use crate::graph::TensorType;
@@ -125,18 +125,8 @@ pub fn prepare_bidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResul
     let out_row = if o.merge_outputs { 2 * n_cell } else { n_cell };
     let mut dirs = Vec::with_capacity(2);
     for (at, forward, states) in [(FORWARD, true, 35), (BACKWARD, false, 37)] {
-        let peephole = at.peephole.unwrap_or(0);
-        let present: Vec<bool> = (peephole..peephole + 3)
-            .map(|k| ctx.optional_input(k).is_some())
-            .collect();
-        if present.iter().any(|&p| p != present[0]) {
-            return Err(ctx.invalid(
-                String::new(),
-                "peephole weights for some gates only (all three or none)",
-            ));
-        }
         let at = GateInputs {
-            peephole: present[0].then_some(peephole),
+            peephole: peephole_inputs(ctx, at.peephole.unwrap_or(0))?,
             ..at
         };
         let gates = load_gates(

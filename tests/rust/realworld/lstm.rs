@@ -133,9 +133,9 @@ fn fused_lstm_refuses_what_it_does_not_run() {
         ),
         ("CIFG", |op| op.inputs[1] = -1, "CIFG"),
         (
-            "peephole",
+            "peephole on one gate",
             |op| op.inputs[9] = op.inputs[12],
-            "peephole connections",
+            "all three or none",
         ),
         (
             "negative clip",
@@ -185,7 +185,16 @@ fn fused_int8_lstm_refuses_what_it_does_not_run() {
         .position(|o| o.code.name() == "UNIDIRECTIONAL_SEQUENCE_LSTM")
         .expect("an LSTM");
     type Edit = fn(&mut zeropoint::graph::Model, usize);
-    let cases: [(&str, Edit, &str); 4] = [
+    let cases: [(&str, Edit, &str); 5] = [
+        (
+            "peephole",
+            |m, op| {
+                let o = &mut m.subgraphs[0].operators[op];
+                (o.inputs[9], o.inputs[10], o.inputs[11]) =
+                    (o.inputs[12], o.inputs[13], o.inputs[15]);
+            },
+            "peephole connections in the integer LSTM",
+        ),
         (
             "cell scale not a power of two",
             |m, op| {

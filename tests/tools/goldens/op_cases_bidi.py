@@ -25,8 +25,9 @@ BOP = tfl_schema.BuiltinOperator
 
 
 def bidi_model(t: int, b: int, i: int, u: int, time_major: bool, merge: bool, cell_clip: float,
-               act: str, seed: int, hybrid: str = "", peephole: bool = False):
-    """The model rewrite of one case (see the module doc)."""
+               act: str, seed: int, hybrid: str = "", peephole: bool = False, uni: bool = False):
+    """The model rewrite of one case (see the module doc). `uni`: an UNIDIRECTIONAL_SEQUENCE_LSTM
+    with the forward direction's weights and states instead (24 inputs, `merge` unused)."""
 
     def rewrite(_: bytes) -> bytes:
         rng = np.random.default_rng(seed)
@@ -70,7 +71,7 @@ def bidi_model(t: int, b: int, i: int, u: int, time_major: bool, merge: bool, ce
         shape = tensor("sequence_shape", [3], np.array(seq, np.int32), tfl_schema.TensorType.INT32)
         xs = tensor("sequence", seq)
         inputs = [xs]
-        for d in ("fw", "bw"):
+        for d in ("fw",) if uni else ("fw", "bw"):
             gates = ("input", "forget", "cell", "output")
             inputs += [weights(f"{d}_input_to_{g}", (u, i)) for g in gates]
             inputs += [weights(f"{d}_recurrent_to_{g}", (u, u)) for g in gates]
@@ -80,26 +81,33 @@ def bidi_model(t: int, b: int, i: int, u: int, time_major: bool, merge: bool, ce
                 inputs += [-1, -1, -1]
             inputs += [tensor(f"{d}_{g}_bias", [u], rng.uniform(-0.3, 0.3, u).astype(np.float32)) for g in gates]
             inputs += [-1, -1]  # projection
-        for d in ("fw", "bw"):
+        for d in ("fw",) if uni else ("fw", "bw"):
             inputs += [tensor(f"{d}_output_state", [b, u], variable=True),
                        tensor(f"{d}_cell_state", [b, u], variable=True)]
-        inputs += [-1] * 9  # auxiliary input and its weights
-        assert len(inputs) == 48
+        # The bidirectional LSTM's auxiliary input and weights; the unidirectional one's layer norm.
+        inputs += [-1] * (4 if uni else 9)
+        assert len(inputs) == (24 if uni else 48)
         out_shape = lambda n: [t, b, n] if time_major else [b, t, n]  # noqa: E731
-        outs = [tensor("fw_output", out_shape(2 * u if merge else u))]
-        if not merge:
+        outs = [tensor("fw_output", out_shape(2 * u if merge and not uni else u))]
+        if not merge and not uni:
             outs.append(tensor("bw_output", out_shape(u)))
         reshape = tfl_schema.OperatorT()
         reshape.opcodeIndex, reshape.inputs, reshape.outputs = code(BOP.RESHAPE), np.array([x, shape], np.int32), np.array([xs], np.int32)
         op = tfl_schema.OperatorT()
-        op.opcodeIndex = code(BOP.BIDIRECTIONAL_SEQUENCE_LSTM)
+        op.opcodeIndex = code(BOP.UNIDIRECTIONAL_SEQUENCE_LSTM if uni else BOP.BIDIRECTIONAL_SEQUENCE_LSTM)
         op.inputs, op.outputs = np.array(inputs, np.int32), np.array(outs, np.int32)
-        opt = tfl_schema.BidirectionalSequenceLSTMOptionsT()
+        if uni:
+            opt = tfl_schema.UnidirectionalSequenceLSTMOptionsT()
+            kind = tfl_schema.BuiltinOptions.UnidirectionalSequenceLSTMOptions
+        else:
+            opt = tfl_schema.BidirectionalSequenceLSTMOptionsT()
+            opt.mergeOutputs = merge
+            kind = tfl_schema.BuiltinOptions.BidirectionalSequenceLSTMOptions
         opt.fusedActivationFunction = getattr(tfl_schema.ActivationFunctionType, act)
         opt.cellClip, opt.projClip = cell_clip, 0.0
-        opt.mergeOutputs, opt.timeMajor = merge, time_major
+        opt.timeMajor = time_major
         opt.asymmetricQuantizeInputs = hybrid == "asym"
-        op.builtinOptionsType, op.builtinOptions = tfl_schema.BuiltinOptions.BidirectionalSequenceLSTMOptions, opt
+        op.builtinOptionsType, op.builtinOptions = kind, opt
         sg = tfl_schema.SubGraphT()
         sg.tensors, sg.operators = tensors, [reshape, op]
         sg.inputs, sg.outputs = np.array([x], np.int32), np.array(outs, np.int32)
@@ -111,7 +119,8 @@ def bidi_model(t: int, b: int, i: int, u: int, time_major: bool, merge: bool, ce
 
 _SKIP = {
     v: "not produced: the float variant is the hand-built model (TF 2.21's converter never writes "
-    "BIDIRECTIONAL_SEQUENCE_LSTM; the _hybrid cases' float variant is the hand-built hybrid model)"
+    "BIDIRECTIONAL_SEQUENCE_LSTM, nor an LSTM with peephole weights; the _hybrid cases' float "
+    "variant is the hand-built hybrid model)"
     for v in ALL_VARIANTS if v != "float"
 }
 # (name, seed, (T, B, I, U), time_major, merge_outputs, cell_clip, activation, hybrid[, peephole])
@@ -143,6 +152,30 @@ for _name, _seed, (_t, _b, _i, _u), _tm, _merge, _clip, _act, _hy, *_pp in (
         + ", biases U[-0.3, 0.3] (bidi_model in goldens/op_cases_bidi.py); the states carry over "
         "from sample 0 to sample 1.",
         float_rewrite=bidi_model(_t, _b, _i, _u, _tm, _merge, _clip, _act, _seed, _hy, bool(_pp)),
+        variants=ALL_VARIANTS,
+        skip=dict(_SKIP),
+    )
+
+# UNIDIRECTIONAL_SEQUENCE_LSTM hand-built the same way (TF's converter writes it from tf_keras
+# LSTMs, tests/realworld/lstm_fused, but never with peephole weights, and there with 16 and 32
+# units): units not a multiple of 4 (Eigen's scalar head and tail of the gate activations) and
+# peephole connections, float and hybrid.
+for _name, _seed, (_t, _b, _i, _u), _tm, _clip, _hy, _pp in (
+    ("op_lstm_units5", 6321, (4, 2, 3, 5), False, 0.0, "", False),
+    ("op_lstm_peephole", 6322, (5, 1, 4, 6), False, 0.6, "", True),
+    ("op_lstm_peephole_hybrid_time_major", 6323, (4, 3, 5, 7), True, 0.0, "asym", True),
+):
+    op_case(
+        _name, "UNIDIRECTIONAL_SEQUENCE_LSTM", _seed,
+        [In("x", (_t * _b, _i), -1.5, 1.5)],
+        lambda x: x * 2.0,
+        f"UNIDIRECTIONAL_SEQUENCE_LSTM, {_t} steps x batch {_b} x {_i} inputs -> {_u} units, "
+        f"{'time-major' if _tm else 'batch-major'}, cell clip {_clip}{', peephole' if _pp else ''}; "
+        "weights U[-0.6, 0.6]"
+        + (f" quantized to int8 (hybrid, {_hy}metric inputs)" if _hy else "")
+        + ", biases U[-0.3, 0.3] (bidi_model(uni=True) in goldens/op_cases_bidi.py); the states "
+        "carry over from sample 0 to sample 1.",
+        float_rewrite=bidi_model(_t, _b, _i, _u, _tm, False, _clip, "TANH", _seed, _hy, _pp, uni=True),
         variants=ALL_VARIANTS,
         skip=dict(_SKIP),
     )
