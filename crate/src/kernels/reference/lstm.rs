@@ -11,8 +11,8 @@
 //! ([`crate::kernels::litert_optimized::activations::logistic_f32`] and `tanh_f32`) from the
 //! first 16-byte boundary of the destination, and Eigen's scalar functor for the elements before
 //! it and after the last whole packet ([`LstmActivation::apply_at`]). The scalar logistic is
-//! `e / (1 + e)` with `e = exp(min(x, 16.6355324))` (libm's `expf`); the scalar tanh is the
-//! packet formula. Where each gate's buffer starts is LiteRT's scratch layout (input, cell,
+//! `e / (1 + e)` with `e = exp(min(x, 16.6355324))` (glibc's `expf`, [`super::expf`]); the
+//! scalar tanh is the packet formula. Where each gate's buffer starts is LiteRT's scratch layout (input, cell,
 //! forget and output gates `n_cell · n_batch` floats apart, a batch-major row `b` at `b · n_cell`
 //! in each, from a 64-byte-aligned arena), found with LSTMs of 5 and 6 units whose weights are
 //! zero (activations only): all-packet activations were off by an ulp there. Then `c = f·c + g·i`,
@@ -32,6 +32,7 @@
 //! scale `s_row · s_weights`; the rest is the float step.
 
 use super::ActivationRange;
+use super::expf::expf;
 use super::hybrid::{self, QuantizedBatches};
 use crate::kernels::litert_optimized::activations::{logistic_f32, tanh_f32};
 use crate::kernels::litert_optimized::eigen;
@@ -93,11 +94,11 @@ pub fn sigmoid(v: &mut [f32]) {
     }
 }
 
-/// Eigen's scalar float logistic: `e / (1 + e)` with `e = exp(min(x, 16.6355324))`
-/// (`numext::mini` keeps a NaN `x`).
+/// Eigen's scalar float logistic: `e / (1 + e)` with `e = expf(min(x, 16.6355324))` (glibc's
+/// [`expf`], in wasm too; `numext::mini` keeps a NaN `x`).
 pub fn logistic_scalar(x: f32) -> f32 {
     const CUTOFF_UPPER: f32 = f32::from_bits(0x4185_1592); // 16.6355324
-    let e = (if CUTOFF_UPPER < x { CUTOFF_UPPER } else { x }).exp();
+    let e = expf(if CUTOFF_UPPER < x { CUTOFF_UPPER } else { x });
     e / (1.0 + e)
 }
 
