@@ -68,10 +68,6 @@ const NO_GOLDEN_YET: &[&str] = &[
     "Landmarks2TransformMatrix",
     "TransformTensorBilinear",
     "TransformLandmarks",
-    // TF's converter writes the fused LSTM only from Keras 2 (tf_keras) layers, which the golden
-    // generator does not build: the realworld model lstm_fused (two fused LSTMs, tf_keras) checks
-    // it against LiteRT bit for bit (`tests/rust/realworld/lstm.rs`).
-    "UNIDIRECTIONAL_SEQUENCE_LSTM",
 ];
 
 /// Every converter variant the generator knows.

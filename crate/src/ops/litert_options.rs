@@ -15,15 +15,16 @@
 
 use crate::graph::BuiltinOperator as Op;
 use crate::tflite::schema::{
-    AddOptionsT, ArgMaxOptionsT, ArgMinOptionsT, BatchMatMulOptionsT, BuiltinOptions,
-    BuiltinOptionsT, CallOnceOptionsT, ConcatenationOptionsT, Conv2DOptionsT, CumsumOptionsT,
-    DepthToSpaceOptionsT, DepthwiseConv2DOptionsT, DivOptionsT, FullyConnectedOptionsT,
-    GatherOptionsT, GeluOptionsT, IfOptionsT, L2NormOptionsT, LeakyReluOptionsT, MirrorPadOptionsT,
-    MulOptionsT, PackOptionsT, Pool2DOptionsT, ReducerOptionsT, ReshapeOptionsT,
-    ResizeBilinearOptionsT, ResizeNearestNeighborOptionsT, SequenceRNNOptionsT, SoftmaxOptionsT,
-    SpaceToDepthOptionsT, SplitOptionsT, SplitVOptionsT, SqueezeOptionsT, StridedSliceOptionsT,
-    SubOptionsT, TensorType, TransposeConvOptionsT, UnidirectionalSequenceLSTMOptionsT,
-    UnpackOptionsT, VarHandleOptionsT, WhileOptionsT,
+    AddOptionsT, ArgMaxOptionsT, ArgMinOptionsT, BatchMatMulOptionsT,
+    BidirectionalSequenceLSTMOptionsT, BuiltinOptions, BuiltinOptionsT, CallOnceOptionsT,
+    ConcatenationOptionsT, Conv2DOptionsT, CumsumOptionsT, DepthToSpaceOptionsT,
+    DepthwiseConv2DOptionsT, DivOptionsT, FullyConnectedOptionsT, GatherOptionsT, GeluOptionsT,
+    IfOptionsT, L2NormOptionsT, LeakyReluOptionsT, MirrorPadOptionsT, MulOptionsT, PackOptionsT,
+    Pool2DOptionsT, ReducerOptionsT, ReshapeOptionsT, ResizeBilinearOptionsT,
+    ResizeNearestNeighborOptionsT, SequenceRNNOptionsT, SoftmaxOptionsT, SpaceToDepthOptionsT,
+    SplitOptionsT, SplitVOptionsT, SqueezeOptionsT, StridedSliceOptionsT, SubOptionsT, TensorType,
+    TransposeConvOptionsT, UnidirectionalSequenceLSTMOptionsT, UnpackOptionsT, VarHandleOptionsT,
+    WhileOptionsT,
 };
 
 /// The options LiteRT runs an operator with when its file gives none of the right type: the
@@ -92,6 +93,16 @@ impl LiteRtDefault for DepthwiseConv2DOptionsT {
         Self {
             dilation_w_factor: 0,
             dilation_h_factor: 0,
+            ..Self::default()
+        }
+    }
+}
+
+impl LiteRtDefault for BidirectionalSequenceLSTMOptionsT {
+    fn litert_default() -> Self {
+        // The schema's default time_major is true; LiteRT's zeroed struct has false.
+        Self {
+            time_major: false,
             ..Self::default()
         }
     }
@@ -171,6 +182,7 @@ pub fn options_kind(op: Op) -> Option<BuiltinOptions> {
         Op::RESIZE_BILINEAR => O::ResizeBilinearOptions,
         Op::RESIZE_NEAREST_NEIGHBOR => O::ResizeNearestNeighborOptions,
         Op::UNIDIRECTIONAL_SEQUENCE_LSTM => O::UnidirectionalSequenceLSTMOptions,
+        Op::BIDIRECTIONAL_SEQUENCE_LSTM => O::BidirectionalSequenceLSTMOptions,
         Op::UNIDIRECTIONAL_SEQUENCE_RNN => O::SequenceRNNOptions,
         Op::WHILE => O::WhileOptions,
         Op::IF => O::IfOptions,

@@ -13,7 +13,7 @@
 //! time-major sequences. The states are kept across invocations until the interpreter's
 //! variables are reset, as for the float kernel.
 
-use super::lstm::{ResetWatch, const_i8, require_shape, walk_sequence};
+use super::lstm::{ResetWatch, Walk, const_i8, require_shape, walk_sequence};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo};
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
@@ -222,9 +222,16 @@ pub fn prepare_integer(
         TensorType::INT8,
         LstmInt {
             p: params,
-            n_time,
-            n_batch,
-            time_major: o.time_major,
+            walk: Walk {
+                time_major: o.time_major,
+                n_batch,
+                n_time,
+                n_input,
+                n_cell,
+                forward: true,
+                out_row: n_cell,
+                out_offset: 0,
+            },
             output_state: output0.clone(),
             cell_state: cell0.clone(),
             initial: (output0, cell0),
@@ -236,9 +243,7 @@ pub fn prepare_integer(
 
 struct LstmInt {
     p: IntLstmParams,
-    n_time: usize,
-    n_batch: usize,
-    time_major: bool,
+    walk: Walk,
     output_state: Vec<i8>,
     cell_state: Vec<i16>,
     /// The states' initial values (output, cell).
@@ -255,17 +260,15 @@ impl Kernel for LstmInt {
         }
         let x: &[i8] = io.in_as(0);
         let out: &mut [i8] = io.out_as();
-        let widths = (self.p.n_input, self.p.n_cell);
         let p = &self.p;
         let scratch = &mut self.scratch;
         walk_sequence(
-            (self.time_major, self.n_batch, self.n_time),
-            widths,
+            self.walk,
             x,
             out,
             &mut self.output_state,
             &mut self.cell_state,
-            |x, h, c| lstm_step_int(p, x, h, c, scratch),
+            |_, x, h, c| lstm_step_int(p, x, h, c, scratch),
         );
     }
 }

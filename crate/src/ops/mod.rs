@@ -21,6 +21,7 @@ mod io;
 pub mod layout;
 pub mod litert_options;
 pub mod lstm;
+pub mod lstm_bidi;
 pub mod lstm_int;
 pub mod math;
 pub mod mediapipe;

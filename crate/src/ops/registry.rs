@@ -18,8 +18,8 @@ use super::properties::{
 };
 use super::{
     PrepareFn, activations, batch_matmul, compare, control_flow, conv, detection, elementwise,
-    embedding, fully_connected, layout, lstm, math, mediapipe, mediapipe_landmarks, normalize,
-    pool, quantize, reduce, resize, rnn, shape, shape_ops, split, variables,
+    embedding, fully_connected, layout, lstm, lstm_bidi, math, mediapipe, mediapipe_landmarks,
+    normalize, pool, quantize, reduce, resize, rnn, shape, shape_ops, split, variables,
 };
 use crate::graph::BuiltinOperator as Op;
 use crate::graph::OpCode;
@@ -232,6 +232,58 @@ macro_rules! row {
     };
 }
 
+/// BIDIRECTIONAL_SEQUENCE_LSTM's 48 inputs.
+const BIDI_LSTM_INPUTS: &[&str] = &[
+    "input",
+    "fw_input_to_input_w",
+    "fw_input_to_forget_w",
+    "fw_input_to_cell_w",
+    "fw_input_to_output_w",
+    "fw_recurrent_to_input_w",
+    "fw_recurrent_to_forget_w",
+    "fw_recurrent_to_cell_w",
+    "fw_recurrent_to_output_w",
+    "fw_cell_to_input_w",
+    "fw_cell_to_forget_w",
+    "fw_cell_to_output_w",
+    "fw_input_gate_bias",
+    "fw_forget_gate_bias",
+    "fw_cell_gate_bias",
+    "fw_output_gate_bias",
+    "fw_projection_w",
+    "fw_projection_bias",
+    "bw_input_to_input_w",
+    "bw_input_to_forget_w",
+    "bw_input_to_cell_w",
+    "bw_input_to_output_w",
+    "bw_recurrent_to_input_w",
+    "bw_recurrent_to_forget_w",
+    "bw_recurrent_to_cell_w",
+    "bw_recurrent_to_output_w",
+    "bw_cell_to_input_w",
+    "bw_cell_to_forget_w",
+    "bw_cell_to_output_w",
+    "bw_input_gate_bias",
+    "bw_forget_gate_bias",
+    "bw_cell_gate_bias",
+    "bw_output_gate_bias",
+    "bw_projection_w",
+    "bw_projection_bias",
+    "fw_output_state",
+    "fw_cell_state",
+    "bw_output_state",
+    "bw_cell_state",
+    "aux_input",
+    "fw_aux_input_to_input_w",
+    "fw_aux_input_to_forget_w",
+    "fw_aux_input_to_cell_w",
+    "fw_aux_input_to_output_w",
+    "bw_aux_input_to_input_w",
+    "bw_aux_input_to_forget_w",
+    "bw_aux_input_to_cell_w",
+    "bw_aux_input_to_output_w",
+];
+
 /// UNIDIRECTIONAL_SEQUENCE_LSTM's 24 inputs.
 const LSTM_INPUTS: &[&str] = &[
     "input",
@@ -387,6 +439,7 @@ pub const OPS: &[OpEntry] = &[
     row!(DEQUANTIZE, 1..=9, quantize::prepare_dequantize, F816, None, &[], "product in double"),
     // ops/control_flow.rs
     row!(UNIDIRECTIONAL_SEQUENCE_LSTM, 1..=4, lstm::prepare_unidirectional_sequence_lstm, F8H, None, LSTM_INPUTS, "float: lstm_eval.cc's step, each gate `act(W_rec·h + (W_in·x + bias))`, products by Eigen's SSE matrix × vector (4 lanes), Eigen's logistic / tanh, cell clip; hybrid: input and output state quantized per row (asymmetric as the option says), int32 products scaled by `s_row·s_w`; int8 (8x8→16): int16 Q3.12 gates from two int32 products each rescaled by MultiplyByQuantizedMultiplier (double rounding) and added with int16 saturation, gemmlowp int16 logistic / tanh, int16 cell state with a power-of-two scale, output `o·tanh(c)` requantized plus the hidden zero point (LiteRT's tanh of a cell scale outside 2^-15..2^-9 leaves the input gate in its place, reproduced); state kept across invocations until reset"),
+    row!(BIDIRECTIONAL_SEQUENCE_LSTM, 1..=3, lstm_bidi::prepare_bidirectional_sequence_lstm, FH, None, BIDI_LSTM_INPUTS, "two LSTMs over the sequence, forward and backward (last step first), each with UNIDIRECTIONAL_SEQUENCE_LSTM's float or hybrid step and its own states; one output per direction or both merged per row; state kept across invocations until reset"),
     // ops/rnn.rs
     row!(UNIDIRECTIONAL_SEQUENCE_RNN, 1..=3, rnn::prepare_unidirectional_sequence_rnn, FH, None, &["input", "input_w", "recurrent_w", "bias", "hidden_state"], "float: `kernel_utils::RnnBatchStep`, each step `act(bias + W_in·x + W_rec·h)`, each product as the NEON `MatrixBatchVectorMultiplyAccumulate` through SSE (4 lane accumulators summed in order, then the leftover columns into the output), Eigen's tanh; hybrid: input and state quantized per row (as the option says), int32 products scaled by `s_row·s_w`; state kept across invocations until reset"),
     row!(WHILE, 1..=1, control_flow::prepare_while, F816, None, &[], "runs the cond and body subgraphs; the state is copied"),

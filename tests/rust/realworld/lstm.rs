@@ -133,9 +133,9 @@ fn fused_lstm_refuses_what_it_does_not_run() {
         ),
         ("CIFG", |op| op.inputs[1] = -1, "CIFG"),
         (
-            "peephole",
+            "peephole on one gate",
             |op| op.inputs[9] = op.inputs[12],
-            "peephole connections",
+            "all three or none",
         ),
         (
             "negative clip",
@@ -185,7 +185,16 @@ fn fused_int8_lstm_refuses_what_it_does_not_run() {
         .position(|o| o.code.name() == "UNIDIRECTIONAL_SEQUENCE_LSTM")
         .expect("an LSTM");
     type Edit = fn(&mut zeropoint::graph::Model, usize);
-    let cases: [(&str, Edit, &str); 4] = [
+    let cases: [(&str, Edit, &str); 5] = [
+        (
+            "peephole",
+            |m, op| {
+                let o = &mut m.subgraphs[0].operators[op];
+                (o.inputs[9], o.inputs[10], o.inputs[11]) =
+                    (o.inputs[12], o.inputs[13], o.inputs[15]);
+            },
+            "peephole connections in the integer LSTM",
+        ),
         (
             "cell scale not a power of two",
             |m, op| {
@@ -233,4 +242,67 @@ fn fused_int8_lstm_refuses_what_it_does_not_run() {
             Ok(_) => panic!("{what}: runs"),
         }
     }
+}
+
+/// `--mode dynamic` of the float model writes both LSTMs as TF 2.21's dynamic-range model has
+/// them: the 32-unit one hybrid (its eight weights int8, one symmetric scale each, version 3,
+/// `asymmetric_quantize_inputs`), the 16-unit one float (512-element weights, under TF's
+/// threshold). Every input of both operators is compared with TF's: type, scales, zero points
+/// and bytes. (TF's model also quantizes the embedding table's GATHER; ours keeps it float.)
+#[test]
+fn dynamic_range_writes_tf_hybrid_lstm() {
+    use zeropoint::graph::{BuiltinOptionsT, Model};
+    use zeropoint::quant::{Mode, QuantizeOptions, Ranges, quantize};
+    let (_, m) = model_file(NAME, "model.tflite");
+    let (_, tf) = model_file(NAME, "model_dynamic.tflite");
+    let opts = QuantizeOptions {
+        mode: Mode::Dynamic,
+        ..QuantizeOptions::default()
+    };
+    let (ours, _) = quantize(&m, &Ranges::new(), &opts).expect("quantizes");
+    let lstms = |m: &Model| -> Vec<zeropoint::graph::Operator> {
+        m.subgraphs[0]
+            .operators
+            .iter()
+            .filter(|o| o.code.name() == "UNIDIRECTIONAL_SEQUENCE_LSTM")
+            .cloned()
+            .collect()
+    };
+    let (a, b) = (lstms(&ours), lstms(&tf));
+    assert_eq!(a.len(), 2);
+    assert_eq!(b.len(), 2);
+    let mut int8 = 0;
+    for (n, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert_eq!(x.code.version, y.code.version, "LSTM {n} version");
+        let asym = |o: &zeropoint::graph::Operator| match &o.options {
+            BuiltinOptionsT::UnidirectionalSequenceLSTMOptions(o) => o.asymmetric_quantize_inputs,
+            _ => panic!("options"),
+        };
+        assert_eq!(asym(x), asym(y), "LSTM {n} asymmetric_quantize_inputs");
+        for (k, (&i, &j)) in x.inputs.iter().zip(&y.inputs).enumerate() {
+            assert_eq!(i < 0, j < 0, "LSTM {n} input {k} present");
+            if i < 0 {
+                continue;
+            }
+            let (ti, tj) = (
+                &ours.subgraphs[0].tensors[i as usize],
+                &tf.subgraphs[0].tensors[j as usize],
+            );
+            let what = format!("LSTM {n} input {k}");
+            assert_eq!(ti.dtype, tj.dtype, "{what} type");
+            let q = |t: &zeropoint::graph::Tensor| {
+                t.quantization
+                    .as_ref()
+                    .map(|q| (q.scale.clone(), q.zero_point.clone()))
+            };
+            assert_eq!(q(ti), q(tj), "{what} scale / zero point");
+            assert_eq!(
+                ours.tensor_data(0, i as usize),
+                tf.tensor_data(0, j as usize),
+                "{what} data"
+            );
+            int8 += usize::from(ti.dtype == zeropoint::graph::TensorType::INT8);
+        }
+    }
+    assert_eq!(int8, 8, "the first LSTM's eight weights int8");
 }

@@ -299,8 +299,11 @@ fn fused_lstm_quantizer_refusals_are_explained() {
         (
             "peephole",
             |m, o| {
+                // Peephole weights on the three gates (the float kernel runs them; TF's
+                // integer LSTM is not written for them).
                 let op = &mut m.subgraphs[0].operators[o];
-                op.inputs[9] = op.inputs[12];
+                (op.inputs[9], op.inputs[10], op.inputs[11]) =
+                    (op.inputs[12], op.inputs[13], op.inputs[15]);
             },
             Mode::Int8,
             "peephole weights (input 9)",

@@ -11,7 +11,7 @@ from importlib.metadata import version as pkg_version
 
 import numpy as np
 
-from . import models, op_cases, op_cases_math, op_cases_layout, op_cases_shapeops, op_cases_logic, op_cases_split, op_cases_fusion, op_cases_matmul, op_cases_more, op_cases_calib, models_vit  # noqa: F401 - registers the cases, in this order
+from . import models, op_cases, op_cases_math, op_cases_layout, op_cases_shapeops, op_cases_logic, op_cases_split, op_cases_fusion, op_cases_matmul, op_cases_more, op_cases_bidi, op_cases_calib, models_vit  # noqa: F401 - registers the cases, in this order
 from .activation_split import tf_quantize
 from .frameworks import tf
 from .litert import (

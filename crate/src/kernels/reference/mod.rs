@@ -13,6 +13,7 @@ pub mod conv_int;
 pub mod detection;
 pub mod elementwise;
 pub mod embedding;
+pub mod expf;
 pub mod fixedpoint_i16;
 pub mod fixedpoint_math;
 pub mod fully_connected;
