@@ -193,7 +193,7 @@ fn quantize_model(
             let method = method.unwrap_or(Method::MinMax);
             let s = collect_stats(
                 &shaped,
-                CalibrationSource::Npy(data),
+                CalibrationSource::Npy(data.clone()),
                 method,
                 limits,
                 Some(&mut errors),
@@ -216,8 +216,26 @@ fn quantize_model(
     // The same call the page makes (crate::wasm), so both write the same bytes.
     let (bytes, mut rep) = match (&auto, &auto_stats) {
         (Some(a), Some(s)) => {
-            let (q, mut rep, summary) =
-                zeropoint::quant::auto::auto_quantize(&m, s, errors.samples(), &opts, a)?;
+            // Cross-layer equalization changes weights: the changed model is calibrated again
+            // on the same --data.
+            let mut recalibrate = |changed: &zeropoint::Model| {
+                let shaped = shapes.apply(changed.clone())?;
+                collect_stats(
+                    &shaped,
+                    CalibrationSource::Npy(data.clone()),
+                    Method::MinMax,
+                    limits,
+                    None,
+                )
+            };
+            let (q, mut rep, summary) = zeropoint::quant::auto::auto_quantize(
+                &m,
+                s,
+                errors.samples(),
+                &opts,
+                a,
+                Some(&mut recalibrate),
+            )?;
             rep.auto = Some(summary);
             (zeropoint::tflite::write(&q)?, rep)
         }
