@@ -12,16 +12,18 @@
 //!
 //! 1. **Cross-layer equalization** ([`equalize`]): depthwise-separable and conv → conv chains
 //!    rescaled channel by channel, the model recalibrated (min/max); kept if it scores better.
-//! 2. **Ranges** ([`ranges`]): per activation, in execution order, the best of min/max,
-//!    percentile 99.99 / 99.9, MSE and KL ([`kl`]) ranges, greedily.
-//! 3. **Bias correction** ([`bias`]): the per-channel error weight quantization adds to
+//! 2. **Bias correction** ([`bias`]): the per-channel error weight quantization adds to
 //!    CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED folded into the bias; kept if it scores better.
+//! 3. **Ranges** ([`ranges`]): per activation, in execution order, the best of min/max,
+//!    percentile 99.99 / 99.9, MSE and KL ([`kl`]) ranges, greedily.
 //! 4. **Mixed precision** ([`mixed`], only with a target SQNR): the fewest operators moved to
 //!    int16 activations until the target holds.
 //!
 //! **The final guard:** the result is scored on the held-out samples (never used to choose) next
-//! to the TF-compatible model; unless it is strictly better there (and on the search samples),
-//! the TF-compatible model is written and the report says so (`fell_back`). Without held-out
+//! to the TF-compatible model; unless it is better there by [`GUARD_MARGIN_DB`] (and on every
+//! search fold), the result of steps 1–2 alone (without the range search and mixed precision,
+//! the steps most prone to overfitting) is tried the same way (`guard_dropped_search`), and if
+//! that fails too the TF-compatible model is written and the report says so (`fell_back`). Without held-out
 //! samples (fewer than 4 given) the guard is the search samples, each its own fold. Everything
 //! written is an ordinary int8 (or int8 + 16x8) model the same passes make, so it loads in stock
 //! LiteRT.
@@ -117,6 +119,9 @@ pub struct AutoReport {
     /// The TF-compatible model was written: nothing scored better on every fold, or the choice
     /// did not beat it on the held-out samples.
     pub fell_back: bool,
+    /// The range search (and mixed precision) did not hold up on the held-out samples and was
+    /// dropped; equalization and bias correction were kept.
+    pub guard_dropped_search: bool,
 }
 
 fn finite(v: f64) -> Option<f64> {
@@ -125,6 +130,10 @@ fn finite(v: f64) -> Option<f64> {
 
 /// Every 4th sample (positions 3, 7, 11, …) is held out when there are at least this many.
 pub const MIN_SAMPLES_TO_HOLD_OUT: usize = 4;
+
+/// The final guard's margin: `--auto`'s result must beat the TF-compatible model by this many dB
+/// on the held-out samples (a smaller difference on a few samples is noise).
+pub const GUARD_MARGIN_DB: f64 = 0.1;
 
 /// Search folds when there are at least [`MIN_SAMPLES_TO_HOLD_OUT`] search samples (fewer: one
 /// fold per sample).
@@ -238,11 +247,7 @@ pub fn auto_quantize(
             }
         }
     }
-    let (choices, out) =
-        ranges::search_ranges(&float, &minmax, opts, &mut scorer, &mut best, auto.budget)?;
-    rep.ranges = choices;
-    rep.budget_exhausted = out;
-    // Bias correction on top of the chosen ranges (its means from the search samples).
+    // Bias correction on the min/max ranges (its means from the search samples).
     if let Some((corrected, ops)) =
         bias::bias_corrected(&float, &search, &auto.shapes, opts.per_tensor)?
         && let Ok((q, _)) = quantize(&corrected, &best.ranges, opts)
@@ -256,6 +261,12 @@ pub fn auto_quantize(
             rep.bias_corrected = ops;
         }
     }
+    // Without the range search (the step most prone to overfitting): the guard's second choice.
+    let structural = best.clone();
+    let (choices, out) =
+        ranges::search_ranges(&float, &minmax, opts, &mut scorer, &mut best, auto.budget)?;
+    rep.ranges = choices;
+    rep.budget_exhausted = out;
     let mut final_opts = opts.clone();
     if let Some(target) = auto.target_sqnr_db {
         let (ranked, out) =
@@ -269,15 +280,43 @@ pub fn auto_quantize(
         rep.target_reached = Some(best.score.total >= target);
     }
     rep.evaluations = scorer.evaluations();
-    // The final guard: strictly better than the TF-compatible model on the search samples and,
-    // when there are any, on the held-out samples.
-    let mut keep = best.score.beats(&tf_score);
-    if keep && !held_out.is_empty() {
-        let mut guard = Scorer::new(model, &held_out, &auto.shapes, 1)?;
-        let (tf_h, auto_h) = (guard.score(&tf_model)?, guard.score(&best.model)?);
-        rep.held_out_tf_compatible_sqnr_db = finite(tf_h.total);
-        rep.held_out_sqnr_db = finite(auto_h.total);
-        keep = auto_h.beats(&tf_h);
+    // The final guard: better than the TF-compatible model on every search fold and, when there
+    // are held-out samples, by GUARD_MARGIN_DB on them; first the whole result, then the result
+    // without the range search and mixed precision.
+    let mut guard = if held_out.is_empty() {
+        None
+    } else {
+        Some(Scorer::new(model, &held_out, &auto.shapes, 1)?)
+    };
+    let tf_h = match guard.as_mut() {
+        Some(g) => Some(g.score(&tf_model)?),
+        None => None,
+    };
+    rep.held_out_tf_compatible_sqnr_db = tf_h.as_ref().and_then(|s| finite(s.total));
+    let mut passes = |candidate: &Best, rep: &mut AutoReport| -> Result<bool> {
+        if !candidate.score.beats(&tf_score) {
+            return Ok(false);
+        }
+        let (Some(g), Some(tf_h)) = (guard.as_mut(), tf_h.as_ref()) else {
+            return Ok(true);
+        };
+        let h = g.score(&candidate.model)?;
+        rep.held_out_sqnr_db = finite(h.total);
+        Ok(h.total > tf_h.total + GUARD_MARGIN_DB)
+    };
+    let mut keep = passes(&best, &mut rep)?;
+    if !keep && structural.model != best.model && passes(&structural, &mut rep)? {
+        // The range search (and any int16 move) did not hold up on the held-out samples.
+        keep = true;
+        best = structural;
+        final_opts = opts.clone();
+        rep.ranges.clear();
+        rep.int16_ops.clear();
+        rep.sensitivity.iter_mut().for_each(|s| s.moved = false);
+        if let Some(t) = auto.target_sqnr_db {
+            rep.target_reached = Some(best.score.total >= t);
+        }
+        rep.guard_dropped_search = true;
     }
     if !keep {
         rep.fell_back = true;
@@ -338,6 +377,9 @@ pub fn summary(r: &AutoReport) -> String {
             db(r.held_out_sqnr_db),
             db(r.held_out_tf_compatible_sqnr_db)
         );
+    }
+    if r.guard_dropped_search {
+        s += "; the range search did not hold up on the held-out samples: dropped";
     }
     if r.fell_back {
         s += "; not better than the TF-compatible model on every fold and the held-out \

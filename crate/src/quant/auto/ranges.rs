@@ -92,6 +92,7 @@ fn execution_order(model: &Model, stats: &CalibrationStats) -> Vec<usize> {
 }
 
 /// State of the search: the ranges, their quantized model and its score.
+#[derive(Clone)]
 pub(super) struct Best {
     pub ranges: Ranges,
     pub model: Model,

@@ -46,7 +46,7 @@ pub(super) fn add_relu() -> Model {
 /// `y = FC(x, w, b)`, x: [1, 64], w: [4, 64], b: [4]. Row `o` of `w` holds one weight `1.0`
 /// (which sets the channel's scale to 1/127) and 63 weights `(j + 0.4)/127`, j = 0, 1, 2, which
 /// int8 rounds down to `j/127`: every weight but one errs by −0.4/127, all in the same direction.
-fn fc_systematic() -> (Model, Vec<f32>) {
+pub(super) fn fc_systematic() -> (Model, Vec<f32>) {
     let mut w = Vec::new();
     for o in 0..4 {
         for i in 0..64 {

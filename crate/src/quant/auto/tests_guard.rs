@@ -2,7 +2,7 @@
 //! equalization, each on a model built to need it.
 
 use super::score::Score;
-use super::tests::{add_relu, calibrate, unit};
+use super::tests::{add_relu, calibrate, fc_systematic, unit};
 use super::*;
 use crate::engine::control_flow_tests::op;
 use crate::graph::{
@@ -74,6 +74,41 @@ fn the_held_out_guard_keeps_the_tf_compatible_model() {
     assert_eq!(q, tf, "TF's model is written");
     assert_eq!(rep.sqnr_db, rep.tf_compatible_sqnr_db);
     assert!(report.warnings.iter().any(|w| w.contains("held-out")));
+}
+
+#[test]
+fn the_guard_drops_an_overfitted_range_search_but_keeps_bias_correction() {
+    // The FC's weights err systematically (bias correction helps any input near E[x]). The
+    // calibration saw x[5] = 60 once; the search samples stay in [0.9, 1.1), so clipping x wins
+    // there; the held-out samples carry x[5] = 50, which clipping ruins.
+    let (model, _) = fc_systematic();
+    let ordinary =
+        |k: u32| -> Vec<Vec<f32>> { vec![(0..64).map(|j| 0.9 + 0.2 * unit(k * 64 + j)).collect()] };
+    let mut calib: Vec<_> = (0..40).map(ordinary).collect();
+    calib[20][0][5] = 60.0;
+    let stats = calibrate(&model, &calib);
+    let mut scoring: Vec<_> = (100..116).map(ordinary).collect();
+    for k in [3, 7, 11, 15] {
+        scoring[k][0][5] = 50.0;
+    }
+    let opts = QuantizeOptions::default();
+    let (_, _, rep) = auto_quantize(
+        &model,
+        &stats,
+        &scoring,
+        &opts,
+        &AutoOptions::default(),
+        None,
+    )
+    .expect("quantizes");
+    assert!(rep.guard_dropped_search, "{rep:?}");
+    assert!(rep.ranges.is_empty() && !rep.fell_back, "{rep:?}");
+    assert_eq!(rep.bias_corrected.len(), 1, "{rep:?}");
+    let (h, tf) = (
+        rep.held_out_sqnr_db.expect("measured"),
+        rep.held_out_tf_compatible_sqnr_db.expect("measured"),
+    );
+    assert!(h > tf + GUARD_MARGIN_DB, "{h} vs {tf} dB");
 }
 
 /// x [1, 4, 4, 4] → DEPTHWISE_CONV_2D 3×3 (`act`) → y → CONV_2D 1×1 → z [1, 4, 4, 2]. The
