@@ -141,7 +141,7 @@ def table(rows: list[dict]) -> str:
             f"`--auto` − TF over {len(deltas)} models: median {statistics.median(deltas):+.2f} dB, "
             f"min {min(deltas):+.2f} dB, max {max(deltas):+.2f} dB; below TF on "
             f"{sum(d < 0 for d in deltas)} of them (held-out samples never given to the quantizer; "
-            "`--auto` searches on 3 of every 4 of the first 16 calibration samples and guards on the 4th)."
+            "`--auto` searches on 3 of every 4 of the first 64 calibration samples and guards on the 4th)."
         )
     real = [r for r in rows if math.isnan(r["tf_db"]) and math.isfinite(r["auto_db"]) and math.isfinite(r["ours_db"])]
     if real:

@@ -147,7 +147,11 @@ fn quantize_model(
         zeropoint::engine::signatures::refuse_full_integer(&m)?;
     }
     // The first calibration samples (with --data), for the report's errors.
-    let mut errors = zeropoint::quant::sqnr::ErrorSamples::new();
+    let mut errors = if auto.is_some() {
+        zeropoint::quant::sqnr::ErrorSamples::with_limit(zeropoint::quant::auto::AUTO_SAMPLES)
+    } else {
+        zeropoint::quant::sqnr::ErrorSamples::new()
+    };
     if auto.is_some() && (stats.is_some() || data.is_empty() || calibration.is_some()) {
         return Err(Error::Calibration {
             reason: "--auto (and --target-sqnr) measure the output error on calibration samples \

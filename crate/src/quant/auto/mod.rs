@@ -2,7 +2,7 @@
 //! output error improves. TF-compatible mode (without `--auto`) is untouched by anything here.
 //!
 //! **Samples and the rule against overfitting.** The float samples given (the first
-//! calibration samples) are split: with 4 or more, every 4th (positions 3, 7, 11, …) is *held
+//! [`AUTO_SAMPLES`] calibration samples) are split: with 4 or more, every 4th (positions 3, 7, 11, …) is *held
 //! out* ([`split_samples`]); the others are the *search* samples, dealt into 2 folds (with fewer
 //! than 4 search samples, one fold per sample). Every candidate quantized model is run on our
 //! integer kernels on the search samples and scored by its output SQNR against the float model
@@ -127,6 +127,10 @@ pub struct AutoReport {
 fn finite(v: f64) -> Option<f64> {
     v.is_finite().then_some(v)
 }
+
+/// `--auto` is given up to this many calibration samples (the first ones) to search and guard
+/// on (the report's errors still use the first [`crate::quant::sqnr::ERROR_SAMPLES`]).
+pub const AUTO_SAMPLES: usize = 64;
 
 /// Every 4th sample (positions 3, 7, 11, …) is held out when there are at least this many.
 pub const MIN_SAMPLES_TO_HOLD_OUT: usize = 4;
