@@ -25,12 +25,27 @@ pub const ERROR_SAMPLES: usize = 16;
 pub struct ErrorSamples {
     pending: Vec<Option<Vec<f32>>>,
     kept: Vec<Vec<Vec<f32>>>,
+    /// Samples kept beyond [`ERROR_SAMPLES`] (for `--auto`), `0` for the default.
+    limit: usize,
 }
 
 impl ErrorSamples {
     /// Nothing kept yet.
     pub fn new() -> Self {
         ErrorSamples::default()
+    }
+
+    /// Keeps up to `limit` samples (at least [`ERROR_SAMPLES`]); the report's errors are still
+    /// measured on the first [`ERROR_SAMPLES`].
+    pub fn with_limit(limit: usize) -> Self {
+        ErrorSamples {
+            limit,
+            ..ErrorSamples::default()
+        }
+    }
+
+    fn cap(&self) -> usize {
+        self.limit.max(ERROR_SAMPLES)
     }
 
     /// The samples kept (`[sample][input]`).
@@ -41,7 +56,7 @@ impl ErrorSamples {
     /// Input `i` of the sample being built (copied only while fewer than [`ERROR_SAMPLES`] are
     /// kept).
     pub fn set_input(&mut self, i: usize, values: &[f32]) {
-        if self.kept.len() >= ERROR_SAMPLES {
+        if self.kept.len() >= self.cap() {
             return;
         }
         if self.pending.len() <= i {
@@ -53,7 +68,7 @@ impl ErrorSamples {
     /// The sample built since the last commit was accepted: keep it (if every input was set).
     pub fn commit(&mut self) {
         let pending = std::mem::take(&mut self.pending);
-        if self.kept.len() < ERROR_SAMPLES
+        if self.kept.len() < self.cap()
             && !pending.is_empty()
             && let Some(sample) = pending.into_iter().collect::<Option<Vec<_>>>()
         {
@@ -78,7 +93,7 @@ impl ErrorSamples {
         let errors = compare_models_kernels(
             float,
             quant,
-            &self.kept,
+            &self.kept[..self.kept.len().min(ERROR_SAMPLES)],
             CALIBRATION_KERNELS,
             KernelSet::Fast,
         )?;
@@ -109,7 +124,7 @@ impl ErrorSamples {
                 });
             }
         }
-        report.error_samples = self.kept.len();
+        report.error_samples = self.kept.len().min(ERROR_SAMPLES);
         Ok(())
     }
 }

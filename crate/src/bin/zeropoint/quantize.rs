@@ -153,7 +153,11 @@ fn quantize_model(
         zeropoint::engine::signatures::refuse_full_integer(&m)?;
     }
     // The first calibration samples (with --data), for the report's errors.
-    let mut errors = zeropoint::quant::sqnr::ErrorSamples::new();
+    let mut errors = if auto.is_some() {
+        zeropoint::quant::sqnr::ErrorSamples::with_limit(zeropoint::quant::auto::AUTO_SAMPLES)
+    } else {
+        zeropoint::quant::sqnr::ErrorSamples::new()
+    };
     if auto.is_some() && (stats.is_some() || data.is_empty() || calibration.is_some()) {
         return Err(Error::Calibration {
             reason: "--auto (and --target-sqnr) measure the output error on calibration samples \
@@ -199,7 +203,7 @@ fn quantize_model(
             let method = method.unwrap_or(Method::MinMax);
             let s = collect_stats(
                 &shaped,
-                CalibrationSource::Npy(data),
+                CalibrationSource::Npy(data.clone()),
                 method,
                 limits,
                 Some(&mut errors),
@@ -223,8 +227,26 @@ fn quantize_model(
     // The same call the page makes (crate::wasm), so both write the same bytes.
     let (bytes, mut rep) = match (&auto, &auto_stats) {
         (Some(a), Some(s)) => {
-            let (q, mut rep, summary) =
-                zeropoint::quant::auto::auto_quantize(&m, s, errors.samples(), &opts, a)?;
+            // Cross-layer equalization changes weights: the changed model is calibrated again
+            // on the same --data.
+            let mut recalibrate = |changed: &zeropoint::Model| {
+                let shaped = shapes.apply(changed.clone())?;
+                collect_stats(
+                    &shaped,
+                    CalibrationSource::Npy(data.clone()),
+                    Method::MinMax,
+                    limits,
+                    None,
+                )
+            };
+            let (q, mut rep, summary) = zeropoint::quant::auto::auto_quantize(
+                &m,
+                s,
+                errors.samples(),
+                &opts,
+                a,
+                Some(&mut recalibrate),
+            )?;
             rep.auto = Some(summary);
             (zeropoint::tflite::write(&q)?, rep)
         }

@@ -16,10 +16,11 @@
 
 use std::collections::HashMap;
 
+use super::equalize::set_constant;
 use crate::engine::compare::real_values;
 use crate::engine::{Interpreter, Limits, TensorId};
 use crate::error::Result;
-use crate::graph::{Buffer, BuiltinOperator as Op, Model, ShapeOverrides, TensorType};
+use crate::graph::{BuiltinOperator as Op, Model, ShapeOverrides, TensorType};
 use crate::quant::calibrate::CALIBRATION_KERNELS;
 use crate::quant::params::{WeightRule, per_channel_weights_int8, per_tensor_weights_int8};
 
@@ -229,30 +230,12 @@ pub fn bias_corrected(
         if bias.len() != err.len() {
             continue;
         }
-        let fixed: Vec<u8> = bias
+        let fixed: Vec<f32> = bias
             .iter()
             .zip(&err)
-            .flat_map(|(&b, &e)| ((f64::from(b) - e) as f32).to_le_bytes())
+            .map(|(&b, &e)| (f64::from(b) - e) as f32)
             .collect();
-        // A buffer read by another tensor too gets its own copy.
-        let buf = out.subgraphs[0].tensors[t.bias].buffer;
-        let shared = out
-            .subgraphs
-            .iter()
-            .flat_map(|sg| sg.tensors.iter())
-            .filter(|x| x.buffer == buf)
-            .count()
-            > 1;
-        if shared {
-            out.buffers.push(Buffer { data: fixed });
-            out.subgraphs[0].tensors[t.bias].buffer = u32::try_from(out.buffers.len() - 1)
-                .map_err(|_| crate::error::Error::Quantization {
-                    what: "bias correction".into(),
-                    reason: "too many buffers".into(),
-                })?;
-        } else {
-            out.buffers[buf as usize].data = fixed;
-        }
+        set_constant(&mut out, t.bias, &fixed)?;
         let op = &model.subgraphs[0].operators[t.op];
         let name = op
             .output(0)

@@ -74,7 +74,7 @@ pub(super) fn reach_target(
     budget: usize,
 ) -> Result<(Vec<Sensitivity>, bool)> {
     let mut ranked = Vec::new();
-    if best.score >= target {
+    if best.score.total >= target {
         return Ok((ranked, false));
     }
     let with = |ops: &[usize]| {
@@ -93,13 +93,13 @@ pub(super) fn reach_target(
         ranked.push(Sensitivity {
             index: i,
             label: label(float, i),
-            sqnr_db: score,
+            sqnr_db: score.total,
             moved: false,
         });
     }
     ranked.sort_by(|a, b| b.sqnr_db.total_cmp(&a.sqnr_db));
     // Prefixes of the ranking, shortest first: the first that reaches the target wins; if none
-    // does, the best-scoring prefix (if it beats the start). A prefix need not improve on the
+    // does, the best-scoring prefix (if it beats the start on every fold). A prefix need not improve on the
     // previous one (two int16 neighbours avoid the requantization between them).
     let mut best_prefix = 0;
     for k in 1..=ranked.len() {
@@ -112,12 +112,12 @@ pub(super) fn reach_target(
             continue;
         };
         let score = scorer.score(&q)?;
-        if score > best.score {
+        if score.beats(&best.score) {
             best.model = q;
             best.score = score;
             best_prefix = k;
         }
-        if best.score >= target {
+        if best.score.total >= target {
             break;
         }
     }

@@ -1,28 +1,43 @@
 //! `zeropoint quantize --auto`: beyond TF's choices, each step kept only when the measured
 //! output error improves. TF-compatible mode (without `--auto`) is untouched by anything here.
 //!
-//! On a set of float samples (the first calibration samples), every candidate quantized model
-//! is run on our integer kernels and scored by its output SQNR against the float model
-//! ([`score`]). Starting from the TF-compatible model (TF's min/max ranges):
+//! **Samples and the rule against overfitting.** The float samples given (the first
+//! [`AUTO_SAMPLES`] calibration samples) are split: with 4 or more, every 4th (positions 3, 7, 11, …) is *held
+//! out* ([`split_samples`]); the others are the *search* samples, dealt into 2 folds (with fewer
+//! than 4 search samples, one fold per sample). Every candidate quantized model is run on our
+//! integer kernels on the search samples and scored by its output SQNR against the float model
+//! ([`score`]); a candidate replaces the current choice only when it is better on **every fold**
+//! ([`score::Score::beats`]), so a change that helps some samples and hurts others is not taken.
+//! Starting from the TF-compatible model (TF's min/max ranges):
 //!
-//! 1. **Ranges** ([`ranges`]): per activation, in execution order, the best of min/max,
-//!    percentile 99.99 / 99.9, MSE and KL ([`kl`]) ranges, greedily.
+//! 1. **Cross-layer equalization** ([`equalize`]): depthwise-separable and conv → conv chains
+//!    rescaled channel by channel, the model recalibrated (min/max); kept if it scores better.
 //! 2. **Bias correction** ([`bias`]): the per-channel error weight quantization adds to
 //!    CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED folded into the bias; kept if it scores better.
-//! 3. **Mixed precision** ([`mixed`], only with a target SQNR): the fewest operators moved to
+//! 3. **Ranges** ([`ranges`]): per activation, in execution order, the best of min/max,
+//!    percentile 99.99 / 99.9, MSE and KL ([`kl`]) ranges, greedily.
+//! 4. **Mixed precision** ([`mixed`], only with a target SQNR): the fewest operators moved to
 //!    int16 activations until the target holds.
 //!
-//! The result is never worse than the TF-compatible model on the scoring samples: if it were, the
-//! TF-compatible model is returned (and the report says so). Everything written is an ordinary
-//! int8 (or int8 + 16x8) model the same passes make, so it loads in stock LiteRT.
+//! **The final guard:** the result is scored on the held-out samples (never used to choose) next
+//! to the TF-compatible model; unless it is better there by [`GUARD_MARGIN_DB`] (and on every
+//! search fold), the result of steps 1–2 alone (without the range search and mixed precision,
+//! the steps most prone to overfitting) is tried the same way (`guard_dropped_search`), and if
+//! that fails too the TF-compatible model is written and the report says so (`fell_back`). Without held-out
+//! samples (fewer than 4 given) the guard is the search samples, each its own fold. Everything
+//! written is an ordinary int8 (or int8 + 16x8) model the same passes make, so it loads in stock
+//! LiteRT.
 
 pub mod bias;
+pub mod equalize;
 pub mod kl;
 pub mod mixed;
 pub mod ranges;
 pub mod score;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_guard;
 
 use serde::{Deserialize, Serialize};
 
@@ -65,8 +80,16 @@ impl Default for AutoOptions {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct AutoReport {
-    /// Samples the output SQNR was measured on.
+    /// Search samples: every candidate was scored on these.
     pub samples: usize,
+    /// Folds of the search samples a step must improve on every one of.
+    pub folds: usize,
+    /// Held-out samples (never used to choose) the final guard compares on.
+    pub held_out_samples: usize,
+    /// Output SQNR in dB of the TF-compatible model on the held-out samples.
+    pub held_out_tf_compatible_sqnr_db: Option<f64>,
+    /// Output SQNR in dB of `--auto`'s choice on the held-out samples (before the guard).
+    pub held_out_sqnr_db: Option<f64>,
     /// Output SQNR in dB of the TF-compatible model (`null` when exact).
     pub tf_compatible_sqnr_db: Option<f64>,
     /// Output SQNR in dB of the written model (`null` when exact).
@@ -75,6 +98,10 @@ pub struct AutoReport {
     pub evaluations: usize,
     /// Whether the budget stopped the search early.
     pub budget_exhausted: bool,
+    /// Equalized operator pairs (`OP #i → OP #j`; empty when equalization did not improve).
+    pub equalized: Vec<String>,
+    /// Output SQNR in dB with equalization (whether kept or not; `null` without a pair).
+    pub equalization_sqnr_db: Option<f64>,
     /// Tensors whose range is not TF's min/max.
     pub ranges: Vec<RangeChoice>,
     /// Operators whose bias was corrected (empty when the correction did not improve).
@@ -89,16 +116,70 @@ pub struct AutoReport {
     pub target_sqnr_db: Option<f64>,
     /// Whether the target was reached.
     pub target_reached: Option<bool>,
-    /// The TF-compatible model was written because nothing scored better.
+    /// The TF-compatible model was written: nothing scored better on every fold, or the choice
+    /// did not beat it on the held-out samples.
     pub fell_back: bool,
+    /// The range search (and mixed precision) did not hold up on the held-out samples and was
+    /// dropped; equalization and bias correction were kept.
+    pub guard_dropped_search: bool,
 }
 
 fn finite(v: f64) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
+/// `--auto` is given up to this many calibration samples (the first ones) to search and guard
+/// on (the report's errors still use the first [`crate::quant::sqnr::ERROR_SAMPLES`]).
+pub const AUTO_SAMPLES: usize = 64;
+
+/// Every 4th sample (positions 3, 7, 11, …) is held out when there are at least this many.
+pub const MIN_SAMPLES_TO_HOLD_OUT: usize = 4;
+
+/// The final guard's margin: `--auto`'s result must beat the TF-compatible model by this many dB
+/// on the held-out samples (a smaller difference on a few samples is noise).
+pub const GUARD_MARGIN_DB: f64 = 0.1;
+
+/// Search folds when there are at least [`MIN_SAMPLES_TO_HOLD_OUT`] search samples (fewer: one
+/// fold per sample).
+pub const FOLDS: usize = 2;
+
+/// Float samples, `[sample][input]` values.
+pub type Samples = Vec<Vec<Vec<f32>>>;
+
+/// `(search, held_out)`: with [`MIN_SAMPLES_TO_HOLD_OUT`] samples or more, positions `k` with
+/// `k mod 4 == 3` are held out; otherwise all are search samples.
+pub fn split_samples(samples: &[Vec<Vec<f32>>]) -> (Samples, Samples) {
+    if samples.len() < MIN_SAMPLES_TO_HOLD_OUT {
+        return (samples.to_vec(), Vec::new());
+    }
+    let (held, search): (Vec<_>, Vec<_>) =
+        samples.iter().enumerate().partition(|(k, _)| k % 4 == 3);
+    let strip = |v: Vec<(usize, &Vec<Vec<f32>>)>| v.into_iter().map(|(_, s)| s.clone()).collect();
+    (strip(search), strip(held))
+}
+
+/// Calibrates a float model again (min/max over the same calibration data as the first
+/// statistics): `--auto` asks for it after changing weights (cross-layer equalization).
+pub type Recalibrate<'a> = &'a mut dyn FnMut(&Model) -> Result<CalibrationStats>;
+
+/// TF's min/max ranges of `stats` for `model`.
+fn minmax_ranges(model: &Model, stats: &CalibrationStats) -> Result<(CalibrationStats, Ranges)> {
+    let minmax = CalibrationStats {
+        tensors: stats
+            .tensors
+            .iter()
+            .map(|t| t.with_method(Method::MinMax))
+            .collect::<Result<_>>()?,
+        ..stats.clone()
+    };
+    let ranges = Ranges::from_calibration(model, &minmax)?;
+    Ok((minmax, ranges))
+}
+
 /// Quantizes `model` beyond TF (see the module docs): `stats` from calibration (any method: the
-/// histograms and TF's min/max are what count), `samples[s][i]` the float samples scored on.
+/// histograms and TF's min/max are what count), `samples[s][i]` the float samples scored on
+/// (split into search and held-out samples, [`split_samples`]); `recalibrate` calibrates a
+/// changed float model on the same data (without it, cross-layer equalization is not tried).
 ///
 /// # Errors
 /// [`Error::Quantization`] for a mode other than int8 or without samples; what [`quantize`] or
@@ -109,6 +190,7 @@ pub fn auto_quantize(
     samples: &[Vec<Vec<f32>>],
     opts: &QuantizeOptions,
     auto: &AutoOptions,
+    recalibrate: Option<Recalibrate<'_>>,
 ) -> Result<(Model, Report, AutoReport)> {
     if opts.mode != Mode::Int8 {
         return Err(Error::Quantization {
@@ -125,48 +207,70 @@ pub fn auto_quantize(
             reason: format!("{t} is not a finite number of dB"),
         });
     }
-    let minmax = CalibrationStats {
-        tensors: stats
-            .tensors
-            .iter()
-            .map(|t| t.with_method(Method::MinMax))
-            .collect::<Result<_>>()?,
-        ..stats.clone()
+    let (mut minmax, tf_ranges) = minmax_ranges(model, stats)?;
+    let (search, held_out) = split_samples(samples);
+    let folds = if search.len() >= MIN_SAMPLES_TO_HOLD_OUT {
+        FOLDS
+    } else {
+        search.len()
     };
-    let tf_ranges = Ranges::from_calibration(model, &minmax)?;
-    let mut scorer = Scorer::new(model, samples, &auto.shapes)?;
+    let mut scorer = Scorer::new(model, &search, &auto.shapes, folds)?;
     let (tf_model, tf_report) = quantize(model, &tf_ranges, opts)?;
     let tf_score = scorer.score(&tf_model)?;
     let mut best = Best {
         ranges: tf_ranges,
         model: tf_model.clone(),
-        score: tf_score,
+        score: tf_score.clone(),
     };
     let mut rep = AutoReport {
-        samples: scorer.samples(),
-        tf_compatible_sqnr_db: finite(tf_score),
+        samples: search.len(),
+        folds,
+        held_out_samples: held_out.len(),
+        tf_compatible_sqnr_db: finite(tf_score.total),
         target_sqnr_db: auto.target_sqnr_db,
         ..AutoReport::default()
     };
-    let (choices, out) =
-        ranges::search_ranges(model, &minmax, opts, &mut scorer, &mut best, auto.budget)?;
-    rep.ranges = choices;
-    rep.budget_exhausted = out;
-    // Bias correction on top of the chosen ranges.
+    // Cross-layer equalization: a new float model, calibrated again.
     let mut float = model.clone();
+    if let Some(recalibrate) = recalibrate
+        && let Some((eq, pairs)) = equalize::equalized(model)?
+    {
+        let (eq_minmax, eq_ranges) = minmax_ranges(&eq, &recalibrate(&eq)?)?;
+        if let Ok((q, _)) = quantize(&eq, &eq_ranges, opts) {
+            let score = scorer.score(&q)?;
+            rep.equalization_sqnr_db = finite(score.total);
+            if score.beats(&best.score) {
+                best = Best {
+                    ranges: eq_ranges,
+                    model: q,
+                    score,
+                };
+                float = eq;
+                minmax = eq_minmax;
+                rep.equalized = pairs;
+            }
+        }
+    }
+    // Bias correction on the min/max ranges (its means from the search samples).
     if let Some((corrected, ops)) =
-        bias::bias_corrected(model, samples, &auto.shapes, opts.per_tensor)?
+        bias::bias_corrected(&float, &search, &auto.shapes, opts.per_tensor)?
         && let Ok((q, _)) = quantize(&corrected, &best.ranges, opts)
     {
         let score = scorer.score(&q)?;
-        rep.bias_correction_sqnr_db = finite(score);
-        if score > best.score {
+        rep.bias_correction_sqnr_db = finite(score.total);
+        if score.beats(&best.score) {
             best.model = q;
             best.score = score;
             float = corrected;
             rep.bias_corrected = ops;
         }
     }
+    // Without the range search (the step most prone to overfitting): the guard's second choice.
+    let structural = best.clone();
+    let (choices, out) =
+        ranges::search_ranges(&float, &minmax, opts, &mut scorer, &mut best, auto.budget)?;
+    rep.ranges = choices;
+    rep.budget_exhausted = out;
     let mut final_opts = opts.clone();
     if let Some(target) = auto.target_sqnr_db {
         let (ranked, out) =
@@ -177,14 +281,53 @@ pub fn auto_quantize(
             .extend(rep.int16_ops.iter().map(usize::to_string));
         rep.sensitivity = ranked;
         rep.budget_exhausted |= out;
-        rep.target_reached = Some(best.score >= target);
+        rep.target_reached = Some(best.score.total >= target);
     }
     rep.evaluations = scorer.evaluations();
-    if best.score < tf_score {
-        // Never happens with strict improvements only; kept as the guarantee's last line.
+    // The final guard: better than the TF-compatible model on every search fold and, when there
+    // are held-out samples, by GUARD_MARGIN_DB on them; first the whole result, then the result
+    // without the range search and mixed precision.
+    let mut guard = if held_out.is_empty() {
+        None
+    } else {
+        Some(Scorer::new(model, &held_out, &auto.shapes, 1)?)
+    };
+    let tf_h = match guard.as_mut() {
+        Some(g) => Some(g.score(&tf_model)?),
+        None => None,
+    };
+    rep.held_out_tf_compatible_sqnr_db = tf_h.as_ref().and_then(|s| finite(s.total));
+    let mut passes = |candidate: &Best, rep: &mut AutoReport| -> Result<bool> {
+        if !candidate.score.beats(&tf_score) {
+            return Ok(false);
+        }
+        let (Some(g), Some(tf_h)) = (guard.as_mut(), tf_h.as_ref()) else {
+            return Ok(true);
+        };
+        let h = g.score(&candidate.model)?;
+        rep.held_out_sqnr_db = finite(h.total);
+        Ok(h.total > tf_h.total + GUARD_MARGIN_DB)
+    };
+    let mut keep = passes(&best, &mut rep)?;
+    if !keep && structural.model != best.model && passes(&structural, &mut rep)? {
+        // The range search (and any int16 move) did not hold up on the held-out samples.
+        keep = true;
+        best = structural;
+        final_opts = opts.clone();
+        rep.ranges.clear();
+        rep.int16_ops.clear();
+        rep.sensitivity.iter_mut().for_each(|s| s.moved = false);
+        if let Some(t) = auto.target_sqnr_db {
+            rep.target_reached = Some(best.score.total >= t);
+        }
+        rep.guard_dropped_search = true;
+    }
+    if !keep {
         rep.fell_back = true;
-        rep.sqnr_db = finite(tf_score);
-        return Ok((tf_model, tf_report, rep));
+        rep.sqnr_db = finite(tf_score.total);
+        let mut report = tf_report;
+        report.warnings.push(summary(&rep));
+        return Ok((tf_model, report, rep));
     }
     let (q, mut report) = quantize(&float, &best.ranges, &final_opts)?;
     if q != best.model {
@@ -193,7 +336,7 @@ pub fn auto_quantize(
             reason: "the final model differs from the one scored (internal error)".into(),
         });
     }
-    rep.sqnr_db = finite(best.score);
+    rep.sqnr_db = finite(best.score.total);
     report.warnings.push(summary(&rep));
     Ok((q, report, rep))
 }
@@ -202,14 +345,18 @@ pub fn auto_quantize(
 pub fn summary(r: &AutoReport) -> String {
     let db = |v: Option<f64>| v.map_or("exact".to_string(), |v| format!("{v:.2} dB"));
     let mut s = format!(
-        "--auto: output SQNR {} (TF-compatible {}) on {} calibration samples, {} candidates \
-         scored; {} ranges changed",
+        "--auto: output SQNR {} (TF-compatible {}) on {} search samples in {} folds, {} \
+         candidates scored; {} ranges changed",
         db(r.sqnr_db),
         db(r.tf_compatible_sqnr_db),
         r.samples,
+        r.folds,
         r.evaluations,
         r.ranges.len()
     );
+    if !r.equalized.is_empty() {
+        s += &format!(", {} operator pairs equalized", r.equalized.len());
+    }
     if !r.bias_corrected.is_empty() {
         s += &format!(", bias corrected on {} operators", r.bias_corrected.len());
     }
@@ -227,8 +374,20 @@ pub fn summary(r: &AutoReport) -> String {
     if r.budget_exhausted {
         s += "; the candidate budget ran out";
     }
+    if r.held_out_samples > 0 && r.held_out_sqnr_db.is_some() {
+        s += &format!(
+            "; on {} held-out samples {} (TF-compatible {})",
+            r.held_out_samples,
+            db(r.held_out_sqnr_db),
+            db(r.held_out_tf_compatible_sqnr_db)
+        );
+    }
+    if r.guard_dropped_search {
+        s += "; the range search did not hold up on the held-out samples: dropped";
+    }
     if r.fell_back {
-        s += "; nothing scored better: the TF-compatible model was written";
+        s += "; not better than the TF-compatible model on every fold and the held-out \
+              samples: the TF-compatible model was written";
     }
     s
 }

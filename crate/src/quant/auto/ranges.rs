@@ -8,10 +8,11 @@
 //! tried, nor one whose quantized model equals the current best (a range the quantizer ignores,
 //! e.g. the input of a same-scale operator whose output range wins); the search stops after a
 //! budget of scored candidates. A candidate only replaces the current choice when it scores
-//! strictly better, so the result never scores below the start.
+//! strictly better on every fold of the scoring samples ([`Score::beats`]), so the result never
+//! scores below the start on them.
 
 use super::kl::kl_range;
-use super::score::Scorer;
+use super::score::{Score, Scorer};
 use crate::error::Result;
 use crate::graph::Model;
 use crate::quant::calibrate::{CalibrationStats, Method, TensorStats};
@@ -91,10 +92,11 @@ fn execution_order(model: &Model, stats: &CalibrationStats) -> Vec<usize> {
 }
 
 /// State of the search: the ranges, their quantized model and its score.
+#[derive(Clone)]
 pub(super) struct Best {
     pub ranges: Ranges,
     pub model: Model,
-    pub score: f64,
+    pub score: Score,
 }
 
 /// At most this many sweeps over the tensors (a later sweep revisits tensors whose best range
@@ -133,7 +135,7 @@ pub(super) fn search_ranges(
             ranges.insert(t.index, &t.name, c[m].1, c[m].2)?;
         }
         if let Some((q, score)) = try_ranges(model, &ranges, opts, scorer, best)?
-            && score > best.score
+            && score.beats(&best.score)
         {
             *best = Best {
                 ranges,
@@ -163,7 +165,7 @@ pub(super) fn search_ranges(
                 let mut ranges = best.ranges.clone();
                 ranges.insert(t.index, &t.name, lo, hi)?;
                 if let Some((q, score)) = try_ranges(model, &ranges, opts, scorer, best)?
-                    && score > best.score
+                    && score.beats(&best.score)
                 {
                     *best = Best {
                         ranges,
@@ -204,7 +206,7 @@ fn try_ranges(
     opts: &QuantizeOptions,
     scorer: &mut Scorer,
     best: &Best,
-) -> Result<Option<(Model, f64)>> {
+) -> Result<Option<(Model, Score)>> {
     let Ok((q, _)) = quantize(model, ranges, opts) else {
         return Ok(None);
     };

@@ -7,6 +7,11 @@
 //! outputs are computed once, on the calibration kernels ([`CALIBRATION_KERNELS`]); each
 //! candidate runs on the fast integer kernels (bit-identical to LiteRT's reference kernels), so
 //! the score is what LiteRT would give.
+//!
+//! The samples are dealt into folds (sample `k` in fold `k mod folds`) and a [`Score`] carries
+//! one SQNR per fold besides the total: `--auto` keeps a step only when it is better on every
+//! fold ([`Score::beats`]), so a change that helps some samples and hurts others (overfitting
+//! to the samples it is chosen on) is not taken.
 
 use crate::engine::compare::{per_tensor_params, real_values, set_input_real};
 use crate::engine::{Interpreter, Limits};
@@ -21,18 +26,44 @@ pub struct Scorer {
     shapes: ShapeOverrides,
     /// `[sample][output]` float outputs.
     reference: Vec<Vec<Vec<f64>>>,
-    signal: f64,
+    /// `Σ f²` per fold.
+    signal: Vec<f64>,
     evaluations: usize,
+}
+
+/// A candidate's output SQNR in dB: over all samples, and per fold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Score {
+    /// Over every sample.
+    pub total: f64,
+    /// Fold `f`: the samples `k` with `k mod folds == f`.
+    pub folds: Vec<f64>,
+}
+
+impl Score {
+    /// Whether `self` is strictly better than `other` on every fold (and so in total too, up to
+    /// rounding: checked as well). Equal infinite scores (exact outputs) are not better.
+    pub fn beats(&self, other: &Score) -> bool {
+        self.folds.len() == other.folds.len()
+            && self.total > other.total
+            && self.folds.iter().zip(&other.folds).all(|(a, b)| a > b)
+    }
 }
 
 impl Scorer {
     /// Runs `float` (with `shapes` applied) on every sample (`samples[s][i]` = values of input
-    /// `i`) and keeps its outputs.
+    /// `i`) and keeps its outputs; the samples are dealt into `folds` folds (at least 1, at most
+    /// one per sample).
     ///
     /// # Errors
-    /// [`Error::Quantization`] without samples or when the float outputs are all zero (no SQNR
-    /// can be measured); what the engine refuses.
-    pub fn new(float: &Model, samples: &[Vec<Vec<f32>>], shapes: &ShapeOverrides) -> Result<Self> {
+    /// [`Error::Quantization`] without samples or when the float outputs of some fold are all
+    /// zero (no SQNR can be measured); what the engine refuses.
+    pub fn new(
+        float: &Model,
+        samples: &[Vec<Vec<f32>>],
+        shapes: &ShapeOverrides,
+        folds: usize,
+    ) -> Result<Self> {
         if samples.is_empty() {
             return Err(Error::Quantization {
                 what: "--auto".into(),
@@ -50,12 +81,16 @@ impl Scorer {
             fi.invoke()?;
             reference.push(outputs(&fi, &float)?);
         }
-        let signal: f64 = reference.iter().flatten().flatten().map(|f| f * f).sum();
-        if signal == 0.0 || !signal.is_finite() {
+        let folds = folds.clamp(1, samples.len());
+        let mut signal = vec![0.0; folds];
+        for (k, r) in reference.iter().enumerate() {
+            signal[k % folds] += r.iter().flatten().map(|f| f * f).sum::<f64>();
+        }
+        if signal.iter().any(|&s| s == 0.0 || !s.is_finite()) {
             return Err(Error::Quantization {
                 what: "--auto".into(),
-                reason: "the float model's outputs are all zero on the calibration samples: no \
-                         output error can be measured"
+                reason: "the float model's outputs are all zero on some calibration samples: no \
+                         output error can be measured on them"
                     .into(),
             });
         }
@@ -78,19 +113,20 @@ impl Scorer {
         self.evaluations
     }
 
-    /// The output SQNR in dB of `quant` (`f64::INFINITY` when its outputs equal the float
-    /// model's).
+    /// The output SQNR in dB of `quant`, in total and per fold (`f64::INFINITY` when its
+    /// outputs equal the float model's).
     ///
     /// # Errors
     /// What the engine refuses when preparing or running `quant`; [`Error::TensorMismatch`] if
     /// its outputs do not have the float model's sizes.
-    pub fn score(&mut self, quant: &Model) -> Result<f64> {
+    pub fn score(&mut self, quant: &Model) -> Result<Score> {
         self.evaluations += 1;
         let mut q = quant.clone();
         self.shapes.apply(&mut q)?;
         let mut qi = Interpreter::with_options(&q, &Limits::default(), KernelSet::Fast)?;
-        let mut noise = 0.0;
-        for (sample, reference) in self.samples.iter().zip(&self.reference) {
+        let folds = self.signal.len();
+        let mut noise = vec![0.0; folds];
+        for (k, (sample, reference)) in self.samples.iter().zip(&self.reference).enumerate() {
             for (i, x) in sample.iter().enumerate() {
                 set_input_real(&mut qi, &q, i, x)?;
             }
@@ -111,10 +147,18 @@ impl Scorer {
                         format!("{} elements", g.len()),
                     ));
                 }
-                noise += g.iter().zip(r).map(|(g, f)| (f - g) * (f - g)).sum::<f64>();
+                noise[k % folds] += g.iter().zip(r).map(|(g, f)| (f - g) * (f - g)).sum::<f64>();
             }
         }
-        Ok(sqnr_db(self.signal, noise))
+        Ok(Score {
+            total: sqnr_db(self.signal.iter().sum(), noise.iter().sum()),
+            folds: self
+                .signal
+                .iter()
+                .zip(&noise)
+                .map(|(&s, &n)| sqnr_db(s, n))
+                .collect(),
+        })
     }
 }
 

@@ -7,7 +7,7 @@ use crate::quant::calibrate::Calibrator;
 use crate::engine::control_flow_tests::op;
 
 /// `y = x + c`, `z = relu(y)`, x: [1, 8].
-fn add_relu() -> Model {
+pub(super) fn add_relu() -> Model {
     let mut c = Tensor::new("c", TensorType::FLOAT32, vec![8]);
     c.buffer = 1;
     let cv = [0.25f32, -0.5, 0.125, 0.0, 0.5, -0.25, 0.75, -0.125];
@@ -46,7 +46,7 @@ fn add_relu() -> Model {
 /// `y = FC(x, w, b)`, x: [1, 64], w: [4, 64], b: [4]. Row `o` of `w` holds one weight `1.0`
 /// (which sets the channel's scale to 1/127) and 63 weights `(j + 0.4)/127`, j = 0, 1, 2, which
 /// int8 rounds down to `j/127`: every weight but one errs by −0.4/127, all in the same direction.
-fn fc_systematic() -> (Model, Vec<f32>) {
+pub(super) fn fc_systematic() -> (Model, Vec<f32>) {
     let mut w = Vec::new();
     for o in 0..4 {
         for i in 0..64 {
@@ -96,11 +96,11 @@ fn fc_systematic() -> (Model, Vec<f32>) {
 }
 
 /// A deterministic value in [0, 1) (a fixed linear congruential sequence).
-fn unit(k: u32) -> f32 {
+pub(super) fn unit(k: u32) -> f32 {
     (k.wrapping_mul(2_654_435_761) >> 8) as f32 / (1u32 << 24) as f32
 }
 
-fn calibrate(model: &Model, samples: &[Vec<Vec<f32>>]) -> CalibrationStats {
+pub(super) fn calibrate(model: &Model, samples: &[Vec<Vec<f32>>]) -> CalibrationStats {
     let mut cal = Calibrator::new(model).expect("prepares");
     for s in samples {
         for (i, x) in s.iter().enumerate() {
@@ -128,6 +128,7 @@ fn an_outlier_makes_a_clipping_range_win_over_min_max() {
         &scoring,
         &QuantizeOptions::default(),
         &AutoOptions::default(),
+        None,
     )
     .expect("quantizes");
     let tf = rep.tf_compatible_sqnr_db.expect("measured");
@@ -145,9 +146,26 @@ fn an_outlier_makes_a_clipping_range_win_over_min_max() {
     assert_ne!(x.method, "minmax");
     assert!(x.max < 2.0 && x.minmax[1] == 1000.0, "{x:?}");
     assert!(!rep.fell_back);
-    // The written model is the one scored.
-    let mut scorer = Scorer::new(&model, &scoring, &ShapeOverrides::default()).expect("float");
-    assert_eq!(scorer.score(&q).expect("runs"), ours);
+    // The written model is the one scored (on the search samples), and it beat TF's on the
+    // held-out ones.
+    let (search, held) = split_samples(&scoring);
+    assert_eq!((rep.samples, rep.held_out_samples, rep.folds), (12, 4, 2));
+    assert_eq!(
+        held,
+        vec![
+            scoring[3].clone(),
+            scoring[7].clone(),
+            scoring[11].clone(),
+            scoring[15].clone()
+        ]
+    );
+    let mut scorer =
+        Scorer::new(&model, &search, &ShapeOverrides::default(), FOLDS).expect("float");
+    assert_eq!(scorer.score(&q).expect("runs").total, ours);
+    assert!(
+        rep.held_out_sqnr_db > rep.held_out_tf_compatible_sqnr_db,
+        "{rep:?}"
+    );
 }
 
 #[test]
@@ -166,8 +184,15 @@ fn min_max_is_kept_when_nothing_scores_better() {
         .collect();
     let stats = calibrate(&model, &samples);
     let opts = QuantizeOptions::default();
-    let (q, _, rep) =
-        auto_quantize(&model, &stats, &samples, &opts, &AutoOptions::default()).expect("ok");
+    let (q, _, rep) = auto_quantize(
+        &model,
+        &stats,
+        &samples,
+        &opts,
+        &AutoOptions::default(),
+        None,
+    )
+    .expect("ok");
     let tf_ranges = Ranges::from_calibration(&model, &stats).expect("ranges");
     let (tf, _) = quantize(&model, &tf_ranges, &opts).expect("tf");
     assert_eq!(rep.sqnr_db, rep.tf_compatible_sqnr_db, "{rep:?}");
@@ -219,17 +244,26 @@ fn bias_correction_removes_a_constructed_systematic_error() {
     let stats = calibrate(&model, &samples);
     let ranges = Ranges::from_calibration(&model, &stats).expect("ranges");
     let opts = QuantizeOptions::default();
-    let mut scorer = Scorer::new(&model, &samples, &ShapeOverrides::default()).expect("float");
+    let mut scorer = Scorer::new(&model, &samples, &ShapeOverrides::default(), 1).expect("float");
     let plain = scorer
         .score(&quantize(&model, &ranges, &opts).expect("q").0)
-        .expect("runs");
+        .expect("runs")
+        .total;
     let fixed = scorer
         .score(&quantize(&corrected, &ranges, &opts).expect("q").0)
-        .expect("runs");
+        .expect("runs")
+        .total;
     assert!(fixed > plain + 10.0, "{fixed} dB vs {plain} dB");
     // --auto keeps it.
-    let (_, _, rep) =
-        auto_quantize(&model, &stats, &samples, &opts, &AutoOptions::default()).expect("ok");
+    let (_, _, rep) = auto_quantize(
+        &model,
+        &stats,
+        &samples,
+        &opts,
+        &AutoOptions::default(),
+        None,
+    )
+    .expect("ok");
     assert_eq!(rep.bias_corrected, ops);
 }
 
@@ -241,15 +275,22 @@ fn a_target_moves_operators_to_int16_until_it_holds() {
         .collect();
     let stats = calibrate(&model, &samples);
     let opts = QuantizeOptions::default();
-    let (_, _, int8) =
-        auto_quantize(&model, &stats, &samples, &opts, &AutoOptions::default()).expect("ok");
+    let (_, _, int8) = auto_quantize(
+        &model,
+        &stats,
+        &samples,
+        &opts,
+        &AutoOptions::default(),
+        None,
+    )
+    .expect("ok");
     let base = int8.sqnr_db.expect("measured");
     let target = base + 15.0;
     let auto = AutoOptions {
         target_sqnr_db: Some(target),
         ..AutoOptions::default()
     };
-    let (q, report, rep) = auto_quantize(&model, &stats, &samples, &opts, &auto).expect("ok");
+    let (q, report, rep) = auto_quantize(&model, &stats, &samples, &opts, &auto, None).expect("ok");
     assert_eq!(rep.target_reached, Some(true), "{rep:?}");
     assert!(rep.sqnr_db.expect("measured") >= target);
     assert!(!rep.int16_ops.is_empty());
@@ -274,8 +315,15 @@ fn refuses_other_modes_and_missing_samples() {
         mode: Mode::Int16x8,
         ..QuantizeOptions::default()
     };
-    let e = auto_quantize(&model, &stats, &samples, &opts, &AutoOptions::default())
-        .expect_err("int8 only");
+    let e = auto_quantize(
+        &model,
+        &stats,
+        &samples,
+        &opts,
+        &AutoOptions::default(),
+        None,
+    )
+    .expect_err("int8 only");
     assert!(e.to_string().contains("--auto"), "{e}");
     let e = auto_quantize(
         &model,
@@ -283,6 +331,7 @@ fn refuses_other_modes_and_missing_samples() {
         &[],
         &QuantizeOptions::default(),
         &AutoOptions::default(),
+        None,
     )
     .expect_err("no samples");
     assert!(e.to_string().contains("samples"), "{e}");

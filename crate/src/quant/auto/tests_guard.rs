@@ -1,0 +1,280 @@
+//! The rule against overfitting (every fold, then the held-out guard) and cross-layer
+//! equalization, each on a model built to need it.
+
+use super::score::Score;
+use super::tests::{add_relu, calibrate, fc_systematic, unit};
+use super::*;
+use crate::engine::control_flow_tests::op;
+use crate::graph::{
+    ActivationFunctionType, Buffer, BuiltinOperator, BuiltinOptionsT, Subgraph, Tensor, TensorType,
+};
+use crate::tflite::schema::{Conv2DOptionsT, DepthwiseConv2DOptionsT, Padding};
+
+#[test]
+fn a_step_must_be_better_on_every_fold() {
+    let s = |total: f64, folds: &[f64]| Score {
+        total,
+        folds: folds.to_vec(),
+    };
+    let base = s(30.0, &[30.0, 30.0]);
+    assert!(s(31.0, &[31.0, 30.5]).beats(&base));
+    // Better in total, worse on one fold: overfitting to the other fold's samples.
+    assert!(!s(31.0, &[34.0, 29.9]).beats(&base));
+    assert!(!s(30.0, &[30.0, 30.0]).beats(&base), "equal is not better");
+    let exact = s(f64::INFINITY, &[f64::INFINITY, f64::INFINITY]);
+    assert!(exact.beats(&base) && !exact.beats(&exact));
+}
+
+#[test]
+fn samples_are_split_into_search_and_held_out() {
+    let samples: Vec<Vec<Vec<f32>>> = (0..9).map(|k| vec![vec![k as f32]]).collect();
+    let (search, held) = split_samples(&samples);
+    let ids = |v: &[Vec<Vec<f32>>]| v.iter().map(|s| s[0][0] as usize).collect::<Vec<_>>();
+    assert_eq!(ids(&search), vec![0, 1, 2, 4, 5, 6, 8]);
+    assert_eq!(ids(&held), vec![3, 7]);
+    // Too few to hold any out: all search.
+    let (search, held) = split_samples(&samples[..3]);
+    assert_eq!((search.len(), held.len()), (3, 0));
+}
+
+#[test]
+fn the_held_out_guard_keeps_the_tf_compatible_model() {
+    // Calibration saw x[3] up to 1000. The search samples stay in [−1, 1], so clipping x's range
+    // wins on both folds; the held-out samples (positions 3, 7, 11, 15) carry x[3] = 900, which
+    // clipping ruins: the guard must write TF's model.
+    let model = add_relu();
+    let ordinary =
+        |k: u32| -> Vec<Vec<f32>> { vec![(0..8).map(|j| 2.0 * unit(k * 8 + j) - 1.0).collect()] };
+    let mut calib: Vec<_> = (0..400).map(ordinary).collect();
+    calib[200][0][3] = 1000.0;
+    let stats = calibrate(&model, &calib);
+    let mut scoring: Vec<_> = (1000..1016).map(ordinary).collect();
+    for k in [3, 7, 11, 15] {
+        scoring[k][0][3] = 900.0;
+    }
+    let opts = QuantizeOptions::default();
+    let (q, report, rep) = auto_quantize(
+        &model,
+        &stats,
+        &scoring,
+        &opts,
+        &AutoOptions::default(),
+        None,
+    )
+    .expect("quantizes");
+    let tf_ranges = Ranges::from_calibration(&model, &stats).expect("ranges");
+    let (tf, _) = quantize(&model, &tf_ranges, &opts).expect("tf");
+    let (held_auto, held_tf) = (
+        rep.held_out_sqnr_db.expect("measured"),
+        rep.held_out_tf_compatible_sqnr_db.expect("measured"),
+    );
+    assert!(!rep.ranges.is_empty(), "the search clipped: {rep:?}");
+    assert!(held_auto < held_tf, "{held_auto} vs {held_tf} dB");
+    assert!(rep.fell_back, "{rep:?}");
+    assert_eq!(q, tf, "TF's model is written");
+    assert_eq!(rep.sqnr_db, rep.tf_compatible_sqnr_db);
+    assert!(report.warnings.iter().any(|w| w.contains("held-out")));
+}
+
+#[test]
+fn the_guard_drops_an_overfitted_range_search_but_keeps_bias_correction() {
+    // The FC's weights err systematically (bias correction helps any input near E[x]). The
+    // calibration saw x[5] = 60 once; the search samples stay in [0.9, 1.1), so clipping x wins
+    // there; the held-out samples carry x[5] = 50, which clipping ruins.
+    let (model, _) = fc_systematic();
+    let ordinary =
+        |k: u32| -> Vec<Vec<f32>> { vec![(0..64).map(|j| 0.9 + 0.2 * unit(k * 64 + j)).collect()] };
+    let mut calib: Vec<_> = (0..40).map(ordinary).collect();
+    calib[20][0][5] = 60.0;
+    let stats = calibrate(&model, &calib);
+    let mut scoring: Vec<_> = (100..116).map(ordinary).collect();
+    for k in [3, 7, 11, 15] {
+        scoring[k][0][5] = 50.0;
+    }
+    let opts = QuantizeOptions::default();
+    let (_, _, rep) = auto_quantize(
+        &model,
+        &stats,
+        &scoring,
+        &opts,
+        &AutoOptions::default(),
+        None,
+    )
+    .expect("quantizes");
+    assert!(rep.guard_dropped_search, "{rep:?}");
+    assert!(rep.ranges.is_empty() && !rep.fell_back, "{rep:?}");
+    assert_eq!(rep.bias_corrected.len(), 1, "{rep:?}");
+    let (h, tf) = (
+        rep.held_out_sqnr_db.expect("measured"),
+        rep.held_out_tf_compatible_sqnr_db.expect("measured"),
+    );
+    assert!(h > tf + GUARD_MARGIN_DB, "{h} vs {tf} dB");
+}
+
+/// x [1, 4, 4, 4] → DEPTHWISE_CONV_2D 3×3 (`act`) → y → CONV_2D 1×1 → z [1, 4, 4, 2]. The
+/// depthwise channels have weight ranges 8, 1, 0.05 and 0.5, so y's channels differ by ~100×,
+/// and the 1×1 conv's input channels the other way round.
+fn separable(act: ActivationFunctionType) -> Model {
+    let gain = [8.0f32, 1.0, 0.05, 0.5];
+    let w1: Vec<f32> = (0..36)
+        .map(|k| gain[k % 4] * (0.25 + 0.75 * unit(k as u32 + 7)))
+        .collect();
+    let b1: Vec<f32> = (0..4).map(|c| 0.1 * gain[c]).collect();
+    // The conv undoes the gains: every channel of y matters as much to z.
+    let w2: Vec<f32> = (0..8)
+        .map(|k| (2.0 * unit(k as u32 + 99) - 1.0) / gain[k % 4])
+        .collect();
+    let b2 = [0.05f32, -0.05];
+    let t = |name: &str, shape: Vec<i32>, buffer: u32| {
+        let mut t = Tensor::new(name, TensorType::FLOAT32, shape);
+        t.buffer = buffer;
+        t
+    };
+    let data = |v: &[f32]| Buffer {
+        data: bytemuck::cast_slice(v).to_vec(),
+    };
+    Model {
+        version: 3,
+        subgraphs: vec![Subgraph {
+            tensors: vec![
+                t("x", vec![1, 4, 4, 4], 0),
+                t("w1", vec![1, 3, 3, 4], 1),
+                t("b1", vec![4], 2),
+                t("y", vec![1, 4, 4, 4], 0),
+                t("w2", vec![2, 1, 1, 4], 3),
+                t("b2", vec![2], 4),
+                t("z", vec![1, 4, 4, 2], 0),
+            ],
+            inputs: vec![0],
+            outputs: vec![6],
+            operators: vec![
+                op(
+                    BuiltinOperator::DEPTHWISE_CONV_2D,
+                    &[0, 1, 2],
+                    &[3],
+                    BuiltinOptionsT::DepthwiseConv2DOptions(Box::new(DepthwiseConv2DOptionsT {
+                        stride_h: 1,
+                        stride_w: 1,
+                        dilation_h_factor: 1,
+                        dilation_w_factor: 1,
+                        depth_multiplier: 1,
+                        padding: Padding::SAME,
+                        fused_activation_function: act,
+                    })),
+                ),
+                op(
+                    BuiltinOperator::CONV_2D,
+                    &[3, 4, 5],
+                    &[6],
+                    BuiltinOptionsT::Conv2DOptions(Box::new(Conv2DOptionsT {
+                        stride_h: 1,
+                        stride_w: 1,
+                        dilation_h_factor: 1,
+                        dilation_w_factor: 1,
+                        padding: Padding::SAME,
+                        ..Default::default()
+                    })),
+                ),
+            ],
+            ..Default::default()
+        }],
+        buffers: vec![
+            Buffer::default(),
+            data(&w1),
+            data(&b1),
+            data(&w2),
+            data(&b2),
+        ],
+        ..Default::default()
+    }
+}
+
+fn floats(m: &Model, t: usize) -> Vec<f32> {
+    bytemuck::pod_collect_to_vec(m.tensor_data(0, t).expect("constant"))
+}
+
+fn inputs(n: u32) -> Vec<Vec<Vec<f32>>> {
+    (0..n)
+        .map(|k| {
+            vec![
+                (0..64)
+                    .map(|j| 2.0 * unit(k * 64 + j + 5000) - 1.0)
+                    .collect(),
+            ]
+        })
+        .collect()
+}
+
+#[test]
+fn equalization_gives_both_layers_the_geometric_mean_range_and_keeps_the_function() {
+    let model = separable(ActivationFunctionType::RELU);
+    let (eq, pairs) = equalize::equalized(&model)
+        .expect("runs")
+        .expect("the pair applies");
+    assert_eq!(pairs, vec!["DEPTHWISE_CONV_2D #0 → CONV_2D #1".to_string()]);
+    let (w1, w2) = (floats(&model, 1), floats(&model, 4));
+    let (e1, e2) = (floats(&eq, 1), floats(&eq, 4));
+    for c in 0..4 {
+        let r = |w: &[f32]| {
+            w.iter()
+                .skip(c)
+                .step_by(4)
+                .fold(0.0f64, |m, &v| m.max(f64::from(v.abs())))
+        };
+        let want = (r(&w1) * r(&w2)).sqrt();
+        for (got, what) in [(r(&e1), "depthwise"), (r(&e2), "conv input")] {
+            assert!(
+                (got - want).abs() <= 1e-5 * want,
+                "channel {c} {what}: {got} vs {want}"
+            );
+        }
+    }
+    // Same float function (up to float rounding): SQNR of the equalized float model's outputs
+    // against the original's.
+    let samples = inputs(4);
+    let mut scorer = Scorer::new(&model, &samples, &ShapeOverrides::default(), 1).expect("float");
+    let same = scorer.score(&eq).expect("runs").total;
+    assert!(same > 100.0, "{same} dB");
+}
+
+#[test]
+fn relu6_between_or_a_second_reader_is_not_equalized() {
+    let model = separable(ActivationFunctionType::RELU6);
+    assert!(equalize::equalized(&model).expect("runs").is_none());
+    let mut model = separable(ActivationFunctionType::RELU);
+    model.subgraphs[0].outputs.push(3);
+    assert!(equalize::equalized(&model).expect("runs").is_none());
+}
+
+#[test]
+fn auto_keeps_equalization_when_it_scores_better() {
+    let model = separable(ActivationFunctionType::RELU);
+    let calib = inputs(40);
+    let stats = calibrate(&model, &calib);
+    let mut recalibrate = |m: &Model| Ok(calibrate(m, &calib));
+    let opts = QuantizeOptions::default();
+    let (q, _, rep) = auto_quantize(
+        &model,
+        &stats,
+        &calib[..16],
+        &opts,
+        &AutoOptions::default(),
+        Some(&mut recalibrate),
+    )
+    .expect("quantizes");
+    assert_eq!(rep.equalized.len(), 1, "{rep:?}");
+    let eq = rep.equalization_sqnr_db.expect("measured");
+    let tf = rep.tf_compatible_sqnr_db.expect("measured");
+    assert!(eq > tf + 3.0, "equalized {eq} dB vs {tf} dB");
+    assert!(!rep.fell_back);
+    // On samples auto never saw, too.
+    let unseen = inputs(60)[40..].to_vec();
+    let mut scorer = Scorer::new(&model, &unseen, &ShapeOverrides::default(), 1).expect("float");
+    let tf_ranges = Ranges::from_calibration(&model, &stats).expect("ranges");
+    let tf_model = quantize(&model, &tf_ranges, &opts).expect("tf").0;
+    let (ours, theirs) = (
+        scorer.score(&q).expect("runs").total,
+        scorer.score(&tf_model).expect("runs").total,
+    );
+    assert!(ours > theirs + 3.0, "{ours} vs {theirs} dB");
+}
