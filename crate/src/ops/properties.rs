@@ -73,6 +73,9 @@ pub struct OpProperties {
     /// tensors get parameters): what it is, `"BOOL"` (comparisons, logical ops) or `"index"`
     /// (ARG_MAX, ARG_MIN).
     pub unquantized_output: Option<&'static str>,
+    /// In 16x8 only, all float operands and results share one scale (SUM: TF 2.21's 16x8
+    /// quantizer writes its output at the input's scale, its int8 one gives it its own range).
+    pub int16_same_scale: bool,
 }
 
 const PLAIN: OpProperties = OpProperties {
@@ -87,6 +90,7 @@ const PLAIN: OpProperties = OpProperties {
     hybrid_version: 1,
     dynamic_weights: None,
     unquantized_output: None,
+    int16_same_scale: false,
 };
 
 /// A same-scale op (TF's `SameOperandsAndResultsScale`) whose int8 kernel is version
@@ -112,6 +116,28 @@ pub const fn plain(int8_version: i32) -> OpProperties {
 /// `p`, with a 16x8 kernel in LiteRT.
 pub const fn with16(p: OpProperties) -> OpProperties {
     OpProperties { int16: true, ..p }
+}
+
+/// `p`, whose 16x8 form keeps the input's scale on the output
+/// ([`OpProperties::int16_same_scale`]).
+pub const fn same_scale_in_16x8(p: OpProperties) -> OpProperties {
+    OpProperties {
+        int16_same_scale: true,
+        ..p
+    }
+}
+
+/// The properties the 16x8 quantizer applies (`int16`): [`OpProperties::int16_same_scale`]
+/// made [`OpProperties::same_scale`].
+pub const fn for_mode(p: OpProperties, int16: bool) -> OpProperties {
+    if int16 && p.int16_same_scale {
+        OpProperties {
+            same_scale: true,
+            ..p
+        }
+    } else {
+        p
+    }
 }
 
 /// `p`, with the 16x8 kernel written as version `version`.
@@ -238,6 +264,8 @@ impl OpProperties {
         }
         if self.same_scale {
             parts.push("same scale in and out".to_string());
+        } else if self.int16_same_scale {
+            parts.push("own range (16x8: same scale in and out)".to_string());
         }
         if let Some(i) = self.dynamic_weights {
             if parts.is_empty() {

@@ -14,7 +14,7 @@
 
 use super::properties::{
     OpProperties, SCALE_1_128, SCALE_1_256, SCALE_1_32768, bool_out, fixed, hybrid_const,
-    index_out, int16_at, per_tensor_weights, plain, same, weighted, with16,
+    index_out, int16_at, per_tensor_weights, plain, same, same_scale_in_16x8, weighted, with16,
 };
 use super::{
     PrepareFn, activations, batch_matmul, compare, control_flow, conv, detection, elementwise,
@@ -371,7 +371,7 @@ pub const OPS: &[OpEntry] = &[
     row!(MAX_POOL_2D, 1..=3, pool::prepare_pool, F816, Some(with16(same(2))), &[], "raw max"),
     // ops/reduce.rs
     row!(MEAN, 1..=3, reduce::prepare_reduce, F816, Some(with16(plain(2))), &["input", "axes"], "`in_scale/out_scale` in double with 1/n folded into the shift, double rounding"),
-    row!(SUM, 1..=2, reduce::prepare_reduce, F816, Some(with16(plain(2))), &["input", "axes"], "int8: raw sum in int32, `round(sum · s_in/s_out − zp_in · s_in/s_out · n)` in float plus the output zero point (LiteRT's optimized kernel; BUILTIN_REF 2.3 reads 8-bit inputs as unsigned, goldens from the optimized resolver); int16: as MEAN"),
+    row!(SUM, 1..=2, reduce::prepare_reduce, F816, Some(same_scale_in_16x8(with16(plain(2)))), &["input", "axes"], "int8: raw sum in int32, `round(sum · s_in/s_out − zp_in · s_in/s_out · n)` in float plus the output zero point (LiteRT's optimized kernel; BUILTIN_REF 2.3 reads 8-bit inputs as unsigned, goldens from the optimized resolver); int16: as MEAN"),
     row!(REDUCE_MAX, 1..=3, reduce::prepare_reduce, F816, Some(with16(same(2))), &["input", "axes"], "raw max"),
     row!(REDUCE_MIN, 1..=3, reduce::prepare_reduce, F816, Some(with16(same(2))), &["input", "axes"], "raw min"),
     row!(REDUCE_PROD, 1..=2, reduce::prepare_reduce, F816, Some(with16(plain(2))), &["input", "axes"], "running product, each step rescaled by `s_in / s_out^(1/n)` (Q31, double rounding)"),

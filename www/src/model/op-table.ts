@@ -56,7 +56,7 @@ export const OP_TABLE: Readonly<Record<string, OpInfo>> = {
   AVERAGE_POOL_2D: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: [], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },
   MAX_POOL_2D: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: [], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },
   MEAN: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'own range', inputs: ['input', 'axes'], support: 'Runs float, int8, int16 · quantizer: own range' },
-  SUM: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'own range', inputs: ['input', 'axes'], support: 'Runs float, int8, int16 · quantizer: own range' },
+  SUM: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'own range (16x8: same scale in and out)', inputs: ['input', 'axes'], support: 'Runs float, int8, int16 · quantizer: own range (16x8: same scale in and out)' },
   REDUCE_MAX: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: ['input', 'axes'], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },
   REDUCE_MIN: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'same scale in and out', inputs: ['input', 'axes'], support: 'Runs float, int8, int16 · quantizer: same scale in and out' },
   REDUCE_PROD: { runs: { float: true, int8: true, int16: true, hybrid: false }, quantizer: 'own range', inputs: ['input', 'axes'], support: 'Runs float, int8, int16 · quantizer: own range' },

@@ -237,6 +237,7 @@ fn quantize_model(
                     Method::MinMax,
                     limits,
                     None,
+                    threads,
                 )
             };
             let (q, mut rep, summary) = zeropoint::quant::auto::auto_quantize(

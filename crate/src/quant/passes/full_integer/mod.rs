@@ -138,7 +138,7 @@ impl<'a> FullInteger<'a> {
             };
             match why {
                 None => {
-                    props[i] = p;
+                    props[i] = p.map(|p| crate::ops::properties::for_mode(p, int16));
                     quantized[i] = true;
                 }
                 // QUANTIZE / DEQUANTIZE of a partly quantized model are conversions, not
