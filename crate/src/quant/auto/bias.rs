@@ -14,6 +14,7 @@
 //! Operators without a float32 constant bias (or whose weights are not a float32 constant) are
 //! left alone; a bias buffer shared with another tensor gets its own copy.
 
+use super::{dims, floats};
 use std::collections::HashMap;
 
 use super::equalize::set_constant;
@@ -32,22 +33,6 @@ struct Target {
     bias: usize,
     /// Channels of `E[x]`.
     channels: usize,
-}
-
-fn floats(b: &[u8]) -> Vec<f32> {
-    b.chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
-fn dims(model: &Model, t: usize) -> Vec<usize> {
-    model.subgraphs[0].tensors[t]
-        .shape
-        .as_deref()
-        .unwrap_or(&[])
-        .iter()
-        .map(|&d| usize::try_from(d).unwrap_or(0))
-        .collect()
 }
 
 /// The operators of subgraph 0 bias correction applies to.

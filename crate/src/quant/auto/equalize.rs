@@ -14,6 +14,7 @@
 //! the pass ([`ROUNDS`]). Only constants change: the model has the same operators and tensors
 //! and runs in stock LiteRT as before.
 
+use super::{dims, floats};
 use crate::error::{Error, Result};
 use crate::graph::lint::fused_activation;
 use crate::graph::{ActivationFunctionType, Buffer, BuiltinOperator as Op, Model, TensorType};
@@ -31,22 +32,6 @@ struct Pair {
     /// Channels of the tensor between them.
     channels: usize,
     depthwise: bool,
-}
-
-fn floats(b: &[u8]) -> Vec<f32> {
-    b.chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
-fn dims(model: &Model, t: usize) -> Vec<usize> {
-    model.subgraphs[0].tensors[t]
-        .shape
-        .as_deref()
-        .unwrap_or(&[])
-        .iter()
-        .map(|&d| usize::try_from(d).unwrap_or(0))
-        .collect()
 }
 
 /// How many operator input slots of subgraph 0 read each tensor, and whether it is a graph output.

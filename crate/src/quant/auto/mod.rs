@@ -391,3 +391,21 @@ pub fn summary(r: &AutoReport) -> String {
     }
     s
 }
+
+/// Little-endian float32 constant bytes as values.
+fn floats(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// The shape of tensor `t` of subgraph 0 (negative dims as 0).
+fn dims(model: &Model, t: usize) -> Vec<usize> {
+    model.subgraphs[0].tensors[t]
+        .shape
+        .as_deref()
+        .unwrap_or(&[])
+        .iter()
+        .map(|&d| usize::try_from(d).unwrap_or(0))
+        .collect()
+}
