@@ -376,7 +376,7 @@ fn string_and_int4_tensors_get_their_own_reason() {
         (TensorType::STRING, "type STRING has no fixed element size"),
         (
             TensorType::INT4,
-            "type INT4 (4-bit packed) is not supported by the engine yet",
+            "type INT4 (4-bit packed) is supported for dense constant weights only",
         ),
     ] {
         let mut m = add_model(ActivationFunctionType::NONE);

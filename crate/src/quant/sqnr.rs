@@ -44,7 +44,8 @@ impl ErrorSamples {
         }
     }
 
-    fn cap(&self) -> usize {
+    /// How many samples it keeps: the limit, at least [`ERROR_SAMPLES`].
+    pub fn cap(&self) -> usize {
         self.limit.max(ERROR_SAMPLES)
     }
 

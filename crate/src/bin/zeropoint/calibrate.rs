@@ -11,7 +11,7 @@ use zeropoint::quant::calibrate::{
     CalibrationState, CalibrationStats, Calibrator, Method, carries_state,
 };
 use zeropoint::quant::inputs::Normalization;
-use zeropoint::quant::sqnr::{ERROR_SAMPLES, ErrorSamples};
+use zeropoint::quant::sqnr::ErrorSamples;
 use zeropoint::{Error, Result};
 
 use crate::io::{ShapeArgs, load, outln, read_file, write_json};
@@ -372,9 +372,9 @@ pub fn collect_stats(
     let mut cal = Calibrator::with_limits(m, &limits.engine)?;
     let samples = Samples::new(source, cal.inputs())?;
     let n = samples.len();
-    // The first samples, for the report's errors.
+    // The first samples, for the report's errors (and `--auto`'s scoring: up to its cap).
     if let Some(e) = errors {
-        samples.each(0..n.min(ERROR_SAMPLES), |x| {
+        samples.each(0..n.min(e.cap()), |x| {
             for (i, v) in x.iter().enumerate() {
                 e.set_input(i, v);
             }
