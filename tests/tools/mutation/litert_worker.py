@@ -56,14 +56,20 @@ def handle(req: dict) -> dict:
     try:
         # "run" compares with the reference kernels; "load" asks whether LiteRT as users run it
         # (its default resolver, which registers newer op versions than BUILTIN_REF) takes it.
-        resolver = OpResolverType.BUILTIN_REF if req["op"] == "run" else OpResolverType.AUTO
+        # "run_optimized": the reference run again on BUILTIN_WITHOUT_DEFAULT_DELEGATES, for models
+        # holding an operator BUILTIN_REF computes wrongly (REFERENCE_DEFECTS in mutate.py).
+        resolver = {
+            "run": OpResolverType.BUILTIN_REF,
+            "run_optimized": OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
+        }.get(req["op"], OpResolverType.AUTO)
+        runs = req["op"] in ("run", "run_optimized")
         it = Interpreter(model_path=req["model"], experimental_op_resolver_type=resolver)
         stage = "allocate"
         it.allocate_tensors()
         stage = "inputs"
         details = it.get_input_details()
         inputs = inputs_for(details, int(req.get("seed", 0)))
-        if req["op"] == "run":
+        if runs:
             for i, x in enumerate(inputs):
                 np.save(os.path.join(req["in_dir"], f"input_{i}.npy"), x)
         for d, x in zip(details, inputs):
@@ -71,7 +77,7 @@ def handle(req: dict) -> dict:
         stage = "invoke"
         it.invoke()
         outs = [it.get_tensor(d["index"]) for d in it.get_output_details()]
-        if req["op"] == "run":
+        if runs:
             for i, y in enumerate(outs):
                 np.save(os.path.join(req["out_dir"], f"output_{i}.npy"), y)
         return {"status": "ran", "outputs": len(outs), "inputs": len(inputs)}
