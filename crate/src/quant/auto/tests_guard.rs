@@ -190,7 +190,7 @@ fn separable(act: ActivationFunctionType) -> Model {
 }
 
 fn floats(m: &Model, t: usize) -> Vec<f32> {
-    bytemuck::pod_collect_to_vec(m.tensor_data(0, t).expect("constant"))
+    super::floats(m.tensor_data(0, t).expect("constant"))
 }
 
 fn inputs(n: u32) -> Vec<Vec<Vec<f32>>> {
