@@ -1,7 +1,7 @@
 //! Operators: for each TFLite builtin the engine runs, a `prepare_*` that checks types, options
 //! and shapes once and returns a ready [`Kernel`], and the kernel's `eval`, which only moves
 //! slices into `crate::kernels`. One file per op family; [`registry`] maps
-//! [`BuiltinOperator`](crate::graph::BuiltinOperator) → prepare function.
+//! [`BuiltinOperator`] → prepare function.
 //!
 //! Prepare never panics on a hostile model: every count, stride, axis and size is checked (with
 //! checked arithmetic) and a problem becomes an [`OpIssue`] naming the operator and tensor. Eval

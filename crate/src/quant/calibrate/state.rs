@@ -20,7 +20,7 @@ use super::method::{Method, choose_range};
 use super::stats::{CalibrationStats, MOVING_AVERAGE_SMOOTHING, TF_MAX_START, TensorStats};
 use crate::error::{Error, Result};
 
-/// The statistics of one tensor after some samples (see the [module docs](self)).
+/// The statistics of one tensor after some samples (see the module docs).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TensorState {
     pub(super) subgraph: usize,
@@ -138,7 +138,7 @@ impl TensorState {
     }
 }
 
-/// The statistics of a model after some samples, mergeable (see the [module docs](self)).
+/// The statistics of a model after some samples, mergeable (see the module docs).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CalibrationState {
     pub(super) samples: usize,
