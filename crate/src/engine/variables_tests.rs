@@ -219,3 +219,41 @@ fn an_assignment_that_changes_the_shape_is_refused_naming_the_variable() {
         "{text}"
     );
 }
+
+/// Mutation harness 4-8351 / 4-7872 (issue 22): a recurrent operator duplicated so two
+/// operators share one variable state tensor. LiteRT 2.3 BUILTIN_REF carries the first one's
+/// final state into the second; each of our kernels keeps its own copy, which answered as if
+/// the state were fresh (10 of 24 and 84 of 84 outputs differed). Such a state is refused,
+/// naming the operator and the state tensor; the unmutated models still prepare.
+#[test]
+fn a_state_tensor_shared_by_two_recurrent_operators_is_refused() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden");
+    for (case, op_name, state) in [
+        (
+            "op_rnn_time_major_relu",
+            "UNIDIRECTIONAL_SEQUENCE_RNN",
+            "'hidden_state'",
+        ),
+        (
+            "op_lstm_peephole_hybrid_time_major",
+            "UNIDIRECTIONAL_SEQUENCE_LSTM",
+            "'fw_output_state'",
+        ),
+    ] {
+        let bytes = std::fs::read(root.join(case).join("model_float.tflite")).expect("golden");
+        let mut m = crate::tflite::read(&bytes).expect("golden model reads");
+        assert!(Interpreter::new(&m).is_ok(), "{case}: the golden runs");
+        let ops = &mut m.subgraphs[0].operators;
+        let k = ops
+            .iter()
+            .position(|o| o.code.name() == op_name)
+            .expect("the recurrent operator");
+        let twin = ops[k].clone();
+        ops.insert(k + 1, twin);
+        let text = cannot_run(&m);
+        assert!(
+            text.contains(op_name) && text.contains(state) && text.contains("one LSTM/RNN"),
+            "{case}: {text}"
+        );
+    }
+}
