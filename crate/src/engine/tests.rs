@@ -767,9 +767,7 @@ fn a_constant_that_concatenation_writes_is_refused() {
                 BuiltinOperator::CONCATENATION,
                 &[0, 0],
                 &[1],
-                BuiltinOptionsT::ConcatenationOptions(Box::new(
-                    crate::tflite::schema::ConcatenationOptionsT::default(),
-                )),
+                BuiltinOptionsT::ConcatenationOptions(Box::default()),
             ),
             op(BuiltinOperator::RELU, &[1], &[2], BuiltinOptionsT::NONE),
         ],
