@@ -257,3 +257,29 @@ fn a_state_tensor_shared_by_two_recurrent_operators_is_refused() {
         );
     }
 }
+
+/// Mutation harness 4-2418 (issue 22): a bidirectional LSTM with cell clipping whose
+/// input-to-forget weights hold ±inf, so inf − inf makes forget gates NaN. LiteRT's
+/// `CwiseClipping` (`max(min(clip, c), -clip)`) turns the NaN cell into `+clip`; we kept NaN
+/// (26 of 60 outputs differed). The fixture holds the kept mutant, the harness's input and
+/// LiteRT 2.3 BUILTIN_REF's output (`tests/tools/mutation/make_fixture.py`).
+#[test]
+fn a_nan_cell_is_clipped_as_litert_clips_it() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/mutants/4-2418");
+    let read = |name: &str| std::fs::read(dir.join(name)).expect("fixture");
+    let npy = |name: &str| crate::npy::read(name, &read(name)[..]).expect("npy").data;
+    let m = crate::tflite::read(&read("model.tflite")).expect("model");
+    let mut it = Interpreter::new(&m).expect("prepares");
+    it.set_input(0, &npy("input_0.npy")).expect("input");
+    it.invoke().expect("invoke");
+    let ours = it.output(0).expect("output").bytes.to_vec();
+    let litert = npy("litert_output_0.npy");
+    assert!(
+        litert
+            .chunks(4)
+            .all(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]).is_finite()),
+        "LiteRT's answer is finite"
+    );
+    assert_eq!(ours, litert, "bit for bit with LiteRT");
+}
