@@ -158,7 +158,7 @@ pub(super) fn initial_data<'m>(
     for &t in overwritten {
         data[t] = None;
     }
-    // Variable tensors without data that only stateful operators read at their state
+    // Variable tensors without data that one stateful operator reads at its state
     // positions (UNIDIRECTIONAL_SEQUENCE_LSTM's output and cell states): their initial
     // value as constant data, what LiteRT's `ResetVariableTensor` writes (zeros; for int8
     // every byte the zero point); the operator keeps the state
@@ -172,10 +172,15 @@ pub(super) fn initial_data<'m>(
                 tensor_index(i) != Some(t) || crate::ops::lstm::is_state_input(&op.code, k)
             }) && op.outputs.iter().all(|&o| tensor_index(o) != Some(t))
         };
-        let read = sg
+        // Exactly one reader: each stateful kernel keeps its own copy of the state, so two
+        // operators sharing one state tensor (LiteRT carries the first one's final state into
+        // the second) stay undefined and are refused rather than answered wrongly.
+        let readers = sg
             .operators
             .iter()
-            .any(|op| op.inputs.iter().any(|&i| tensor_index(i) == Some(t)));
+            .filter(|op| op.inputs.iter().any(|&i| tensor_index(i) == Some(t)))
+            .count();
+        let read = readers == 1;
         let len = shapes[t]
             .as_deref()
             .and_then(|s| byte_len(s, tensor.dtype, max_tensor));

@@ -328,7 +328,7 @@ impl Interpreter {
                 let tensor = &sg.tensors[t];
                 if !defined[t] {
                     let why = if tensor.is_variable {
-                        "variable (stateful) tensors are not supported"
+                        "variable (stateful) tensors are supported only as the state of one LSTM/RNN operator that alone reads them"
                     } else {
                         "no operator before this one computes it and it has no data"
                     };

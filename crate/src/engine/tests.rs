@@ -748,3 +748,39 @@ fn a_declared_output_type_the_operator_does_not_produce_is_invalid() {
         "{text}"
     );
 }
+
+#[test]
+fn a_constant_that_concatenation_writes_is_refused() {
+    // Mutant 4-720: LiteRT's CONCATENATION returns early when its output is a constant (it folds
+    // all-constant inputs at Prepare), so the constant's data stays and readers see it, not the
+    // concatenation (95 of 96 outputs differed when we computed it). Refused, as an output
+    // that already has a value, unlike the RELU writer above.
+    let m = model(
+        vec![
+            f32_tensor("x", &[2]),
+            f32_tensor("c", &[4]),
+            f32_tensor("y", &[4]),
+        ],
+        vec![(1, f32_bytes(&[1.0, 2.0, 3.0, 4.0]))],
+        vec![
+            op(
+                BuiltinOperator::CONCATENATION,
+                &[0, 0],
+                &[1],
+                BuiltinOptionsT::ConcatenationOptions(Box::default()),
+            ),
+            op(BuiltinOperator::RELU, &[1], &[2], BuiltinOptionsT::NONE),
+        ],
+        &[0],
+        &[2],
+    );
+    let Err(Error::CannotRun { issues }) = Interpreter::new(&m) else {
+        panic!("must fail");
+    };
+    assert_eq!(issues.len(), 1, "{issues:?}");
+    assert_eq!(issues[0].op_index, 0, "{issues:?}");
+    assert!(
+        issues[0].reason.contains("already has a value"),
+        "{issues:?}"
+    );
+}

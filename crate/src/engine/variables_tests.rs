@@ -219,3 +219,67 @@ fn an_assignment_that_changes_the_shape_is_refused_naming_the_variable() {
         "{text}"
     );
 }
+
+/// Mutation harness 4-8351 / 4-7872 (issue 22): a recurrent operator duplicated so two
+/// operators share one variable state tensor. LiteRT 2.3 BUILTIN_REF carries the first one's
+/// final state into the second; each of our kernels keeps its own copy, which answered as if
+/// the state were fresh (10 of 24 and 84 of 84 outputs differed). Such a state is refused,
+/// naming the operator and the state tensor; the unmutated models still prepare.
+#[test]
+fn a_state_tensor_shared_by_two_recurrent_operators_is_refused() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden");
+    for (case, op_name, state) in [
+        (
+            "op_rnn_time_major_relu",
+            "UNIDIRECTIONAL_SEQUENCE_RNN",
+            "'hidden_state'",
+        ),
+        (
+            "op_lstm_peephole_hybrid_time_major",
+            "UNIDIRECTIONAL_SEQUENCE_LSTM",
+            "'fw_output_state'",
+        ),
+    ] {
+        let bytes = std::fs::read(root.join(case).join("model_float.tflite")).expect("golden");
+        let mut m = crate::tflite::read(&bytes).expect("golden model reads");
+        assert!(Interpreter::new(&m).is_ok(), "{case}: the golden runs");
+        let ops = &mut m.subgraphs[0].operators;
+        let k = ops
+            .iter()
+            .position(|o| o.code.name() == op_name)
+            .expect("the recurrent operator");
+        let twin = ops[k].clone();
+        ops.insert(k + 1, twin);
+        let text = cannot_run(&m);
+        assert!(
+            text.contains(op_name) && text.contains(state) && text.contains("one LSTM/RNN"),
+            "{case}: {text}"
+        );
+    }
+}
+
+/// Mutation harness 4-2418 (issue 22): a bidirectional LSTM with cell clipping whose
+/// input-to-forget weights hold ±inf, so inf − inf makes forget gates NaN. LiteRT's
+/// `CwiseClipping` (`max(min(clip, c), -clip)`) turns the NaN cell into `+clip`; we kept NaN
+/// (26 of 60 outputs differed). The fixture holds the kept mutant, the harness's input and
+/// LiteRT 2.3 BUILTIN_REF's output (`tests/tools/mutation/make_fixture.py`).
+#[test]
+fn a_nan_cell_is_clipped_as_litert_clips_it() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/mutants/4-2418");
+    let read = |name: &str| std::fs::read(dir.join(name)).expect("fixture");
+    let npy = |name: &str| crate::npy::read(name, &read(name)[..]).expect("npy").data;
+    let m = crate::tflite::read(&read("model.tflite")).expect("model");
+    let mut it = Interpreter::new(&m).expect("prepares");
+    it.set_input(0, &npy("input_0.npy")).expect("input");
+    it.invoke().expect("invoke");
+    let ours = it.output(0).expect("output").bytes.to_vec();
+    let litert = npy("litert_output_0.npy");
+    assert!(
+        litert
+            .chunks(4)
+            .all(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]).is_finite()),
+        "LiteRT's answer is finite"
+    );
+    assert_eq!(ours, litert, "bit for bit with LiteRT");
+}

@@ -389,6 +389,11 @@ pub fn overwritten_constants(model: &Model, si: usize) -> Vec<(usize, usize)> {
     };
     let mut out: Vec<(usize, usize)> = Vec::new();
     for (oi, op) in sg.operators.iter().enumerate() {
+        // LiteRT's CONCATENATION returns early when its output is constant (it folds all-constant
+        // inputs at Prepare), leaving the data in place (mutant 4-720): kept refused.
+        if op.code.op() == crate::graph::BuiltinOperator::CONCATENATION {
+            continue;
+        }
         for &o in &op.outputs {
             let Ok(t) = usize::try_from(o) else { continue };
             if model.tensor_data(si, t).is_none()

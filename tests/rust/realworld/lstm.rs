@@ -129,7 +129,7 @@ fn fused_lstm_refuses_what_it_does_not_run() {
         (
             "a state read as weights",
             |op| op.inputs[1] = op.inputs[18],
-            "variable (stateful) tensors are not supported",
+            "variable (stateful) tensors are supported only as the state",
         ),
         ("CIFG", |op| op.inputs[1] = -1, "CIFG"),
         (

@@ -335,14 +335,7 @@ pub fn lstm_step_f32(
         cell_state[k] = c + cg[k] * ig[k];
     }
     if cell_clip > 0.0 {
-        for c in cell_state.iter_mut() {
-            if cell_clip < *c {
-                *c = cell_clip;
-            }
-            if -cell_clip > *c {
-                *c = -cell_clip;
-            }
-        }
+        cwise_clipping(cell_state, cell_clip);
     }
     compute(3, og, output_state, cell_state);
     // CalculateLstmOutputFloat: h = o · act(c), act(c) written to the cell gate's buffer.
@@ -350,6 +343,15 @@ pub fn lstm_step_f32(
     act.apply_at(tmp, d.phase(1, row));
     for k in 0..output_state.len() {
         output_state[k] = og[k] * tmp[k];
+    }
+}
+
+/// LiteRT's `CwiseClipping`: `max(min(clip, c), -clip)` with `std::min` / `std::max`'s
+/// argument order, so a NaN cell becomes `+clip` (mutant 4-2418: inf − inf in a gate).
+fn cwise_clipping(cell_state: &mut [f32], clip: f32) {
+    for c in cell_state {
+        let low = if *c < clip { *c } else { clip };
+        *c = if low < -clip { -clip } else { low };
     }
 }
 
