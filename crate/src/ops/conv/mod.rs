@@ -446,8 +446,8 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         return Err(ctx.invalid(
             input.describe(),
             format!(
-                "input {ih}x{iw} is not what padding {:?} (stride {}x{}, filter {fh}x{fw}) gives \
-                 for output {}x{}: {ch}x{cw} (LiteRT refuses it)",
+                "input is {ih}x{iw}, but padding {:?} (stride {}x{}, filter {fh}x{fw}) of output \
+                 {}x{} needs {ch}x{cw} (LiteRT refuses it)",
                 o.padding, stride.0, stride.1, out[1], out[2]
             ),
         ));
