@@ -91,6 +91,13 @@ pub fn warnings(model: &Model) -> Vec<String> {
         ));
     }
     for (si, sig) in model.signatures.iter().enumerate() {
+        if sig.key.is_none() {
+            out.push(format!(
+                "signature {si} has no signature_key: LiteRT refuses the file (\"Missing exported \
+                 method name for SignatureDef\"); the engine reads it as key '' and the writer \
+                 drops it"
+            ));
+        }
         let key = sig.key.as_deref().unwrap_or("");
         let Some(sg) = model.subgraphs.get(sig.subgraph as usize) else {
             out.push(format!(

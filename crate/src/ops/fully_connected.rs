@@ -26,7 +26,9 @@ use crate::kernels::reference::fully_connected_int;
 use crate::kernels::reference::hybrid::{self, QuantizedBatches};
 use crate::kernels::simd128::conv_float::FullyConnectedF32;
 use crate::kernels::simd128::conv_int::FullyConnectedInt8;
-use crate::tflite::schema::{FullyConnectedOptionsT, FullyConnectedOptionsWeightsFormat};
+use crate::tflite::schema::{
+    ActivationFunctionType, FullyConnectedOptionsT, FullyConnectedOptionsWeightsFormat,
+};
 
 struct FullyConnected {
     p: FullyConnectedParams,
@@ -122,7 +124,27 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
         return Err(ctx.unsupported(weights.describe(), "shuffled weights format"));
     }
     ctx.require_rank(&weights, 2)?;
-    let act = ctx.activation(o.fused_activation_function)?;
+    // LiteRT's fully_connected.cc prepare: outside the hybrid path only the clipping
+    // activations run (TANH and SIGN_BIT are refused; values outside the enum read as NONE).
+    let hybrid = is_float && quantized_weights;
+    let f = o.fused_activation_function;
+    if !hybrid
+        && matches!(
+            f,
+            ActivationFunctionType::TANH | ActivationFunctionType::SIGN_BIT
+        )
+    {
+        return Err(ctx.invalid(
+            String::new(),
+            format!(
+                "fused_activation_function {} ({}) is not NONE, RELU, RELU_N1_TO_1 or RELU6 \
+                 (LiteRT refuses it outside the hybrid kernel)",
+                f.0,
+                f.variant_name().unwrap_or("?")
+            ),
+        ));
+    }
+    let act = ctx.activation(f)?;
     let (units, depth) = (weights.shape[0], weights.shape[1]);
     let n = input.num_elements();
     if depth == 0 || n % depth != 0 {
@@ -261,4 +283,46 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
             },
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::graph::{BuiltinOperator, BuiltinOptionsT, TensorType};
+    use crate::ops::shape::test_model::{T, act, error, single_op};
+    use crate::tflite::schema::{ActivationFunctionType as A, FullyConnectedOptionsT};
+
+    /// As LiteRT's prepare (mutation-harness mutant 2736): a float FULLY_CONNECTED with float
+    /// weights refuses TANH and SIGN_BIT; the clipping activations prepare.
+    #[test]
+    fn non_clipping_activation_is_refused_outside_hybrid() {
+        let model = |f: A| {
+            single_op(
+                BuiltinOperator::FULLY_CONNECTED,
+                BuiltinOptionsT::FullyConnectedOptions(Box::new(FullyConnectedOptionsT {
+                    fused_activation_function: f,
+                    ..Default::default()
+                })),
+                vec![
+                    act(TensorType::FLOAT32, &[1, 2], None),
+                    T {
+                        dtype: TensorType::FLOAT32,
+                        shape: vec![3, 2],
+                        q: None,
+                        data: Some(bytemuck::cast_slice(&[0.5f32; 6]).to_vec()),
+                    },
+                    act(TensorType::FLOAT32, &[1, 3], None),
+                ],
+            )
+        };
+        for f in [A::NONE, A::RELU, A::RELU_N1_TO_1, A::RELU6] {
+            assert!(crate::engine::Interpreter::new(&model(f)).is_ok(), "{f:?}");
+        }
+        for (f, name) in [(A::TANH, "TANH"), (A::SIGN_BIT, "SIGN_BIT")] {
+            let e = error(&model(f));
+            assert!(
+                e.contains(&format!("({name})")) && e.contains("LiteRT refuses"),
+                "{e}"
+            );
+        }
+    }
 }

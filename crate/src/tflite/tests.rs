@@ -467,6 +467,33 @@ fn dangling_fields_litert_ignores_read_warn_and_round_trip() {
     assert!(crate::graph::lint::warnings(&base_model()).is_empty());
 }
 
+/// A signature with no key (mutation-harness mutant 4946): LiteRT refuses the file ("Missing
+/// exported method name for SignatureDef"); the model reads with a warning and a rewrite leaves
+/// the signature out, so nothing we write carries it.
+#[test]
+fn keyless_signature_warns_and_is_not_written() {
+    let bytes =
+        pack_raw(|m| m.signature_defs.as_mut().expect("signatures")[0].signature_key = None);
+    let model = read(&bytes).expect("reads");
+    assert_eq!(model.signatures.len(), 1);
+    let warnings = crate::graph::lint::warnings(&model);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("signature 0 has no signature_key")),
+        "{warnings:?}"
+    );
+    let again = read(&write(&model).expect("write")).expect("reads back");
+    assert!(again.signatures.is_empty());
+    assert_eq!(
+        read(&write(&base_model()).expect("write"))
+            .expect("reads")
+            .signatures
+            .len(),
+        1
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
     /// Any corruption of a valid file yields Ok or a typed error, never a panic; whatever is

@@ -209,6 +209,10 @@ fn to_schema(model: &Model, external: Option<&[u64]>) -> schema::ModelT {
             model
                 .signatures
                 .iter()
+                // LiteRT refuses a file with a signature that has no key ("Missing exported
+                // method name for SignatureDef"): such a signature is not written back
+                // (`graph::lint` warns about it).
+                .filter(|s| s.key.is_some())
                 .map(|s| schema::SignatureDefT {
                     inputs: Some(tensor_maps(&s.inputs)),
                     outputs: Some(tensor_maps(&s.outputs)),

@@ -396,6 +396,15 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.require_rank(&input, 4)?;
     ctx.require_rank(&filter, 4)?;
     let stride = positive_hw(ctx, "stride", o.stride_h, o.stride_w)?;
+    // LiteRT's transpose_conv.cc prepare: "params->stride_height <= INT16_MAX" (and width).
+    for (name, s) in [("stride_h", stride.0), ("stride_w", stride.1)] {
+        if s > i16::MAX as usize {
+            return Err(ctx.invalid(
+                String::new(),
+                format!("{name} {s} is over {} (LiteRT refuses it)", i16::MAX),
+            ));
+        }
+    }
     let act = ctx.activation(o.fused_activation_function)?;
     if shape_t.data.is_none() {
         // A Keras export computes it with SHAPE → STRIDED_SLICE → PACK: the engine folds that at
@@ -430,7 +439,19 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             ),
         ));
     }
-    let ((_, _), (ph, pw)) = spatial(ctx, o.padding, (out[1], out[2]), (fh, fw), stride, (1, 1))?;
+    let ((ch, cw), (ph, pw)) = spatial(ctx, o.padding, (out[1], out[2]), (fh, fw), stride, (1, 1))?;
+    // LiteRT's prepare requires the input to be what a conv of the output would give
+    // ("computed_input_height != SizeOfDimension(input, 1)").
+    if (ch, cw) != (ih, iw) {
+        return Err(ctx.invalid(
+            input.describe(),
+            format!(
+                "input is {ih}x{iw}, but padding {:?} (stride {}x{}, filter {fh}x{fw}) of output \
+                 {}x{} needs {ch}x{cw} (LiteRT refuses it)",
+                o.padding, stride.0, stride.1, out[1], out[2]
+            ),
+        ));
+    }
     let p = ConvParams {
         batches: n,
         in_h: ih,
@@ -533,6 +554,43 @@ mod tests {
             ],
         );
         assert!(crate::engine::Interpreter::new(&m).is_ok());
+    }
+
+    /// As LiteRT's prepare: the input must be what a conv of the output gives under the
+    /// padding, and strides are at most `i16::MAX` (mutation-harness mutants 7492, 9690).
+    #[test]
+    fn transpose_conv_refuses_what_litert_refuses() {
+        use crate::ops::shape::test_model::{T, act, error, ints, single_op};
+        let model = |padding: Padding, stride_w: i32| {
+            single_op(
+                BuiltinOperator::TRANSPOSE_CONV,
+                BuiltinOptionsT::TransposeConvOptions(Box::new(TransposeConvOptionsT {
+                    padding,
+                    stride_w,
+                    stride_h: 2,
+                    ..Default::default()
+                })),
+                vec![
+                    ints(&[4], &[1, 4, 4, 2]),
+                    T {
+                        dtype: TensorType::FLOAT32,
+                        shape: vec![2, 3, 3, 1],
+                        q: None,
+                        data: Some(bytemuck::cast_slice(&[0.5f32; 18]).to_vec()),
+                    },
+                    act(TensorType::FLOAT32, &[1, 2, 2, 1], None),
+                    act(TensorType::FLOAT32, &[1, 4, 4, 2], None),
+                ],
+            )
+        };
+        assert!(crate::engine::Interpreter::new(&model(Padding::SAME, 2)).is_ok());
+        // VALID: (4 - 3 + 2) / 2 = 1, not the input's 2.
+        let e = error(&model(Padding::VALID, 2));
+        assert!(e.contains("input 2") && e.contains("1x1"), "{e}");
+        let e = error(&model(Padding::SAME, 32768));
+        assert!(e.contains("stride_w 32768"), "{e}");
+        let e = error(&model(Padding::SAME, i32::MAX));
+        assert!(e.contains("stride_w 2147483647"), "{e}");
     }
     use crate::error::IssueKind;
     use crate::graph::{BuiltinOperator, BuiltinOptionsT, OpCode, Operator, Quantization};

@@ -4,6 +4,7 @@
 //! kernel).
 
 use super::sizes;
+use crate::graph::BuiltinOptionsT;
 use crate::kernels::reference::MAX_RANK;
 use crate::kernels::reference::layout::{self, AxisMap};
 use crate::ops::shape::{by_size, movable_size, same_type};
@@ -153,6 +154,16 @@ pub fn prepare_mirror_pad(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(2, 2)?;
     let (input, pads_t) = (ctx.input(0)?, ctx.input(1)?);
     ctx.require_max_rank(&input)?;
+    // LiteRT maps the schema's REFLECT (0) / SYMMETRIC (1) to its own enum, where 0 is
+    // "unknown": with no MirrorPadOptions table (or one of another type) its zeroed struct has
+    // mode 0, which its prepare refuses ("params->mode == kTfLiteMirrorPaddingReflect || ...").
+    if !matches!(ctx.op.options, BuiltinOptionsT::MirrorPadOptions(_)) {
+        return Err(ctx.invalid(
+            String::new(),
+            "no MirrorPadOptions table: LiteRT reads mirror pad mode \"unknown\" and refuses it"
+                .to_string(),
+        ));
+    }
     let mode = options!(ctx, MirrorPadOptions, MirrorPadOptionsT)?.mode;
     let symmetric = match mode {
         MirrorPadMode::REFLECT => false,
@@ -314,6 +325,25 @@ mod tests {
             i8s(&[3, 2, 1, 2, 3])
         );
         assert!(error(&pad(MirrorPadMode::REFLECT, 3)).contains("too large"));
+        assert!(error(&pad(MirrorPadMode(2), 1)).contains("mirror pad mode 2"));
+    }
+
+    /// With no MirrorPadOptions (or a table of another type) LiteRT's mode is "unknown" and its
+    /// prepare refuses the op (mutation-harness mutants 2066, 5788); so does the engine.
+    #[test]
+    fn mirror_pad_without_its_options_is_refused() {
+        for options in [
+            BuiltinOptionsT::NONE,
+            BuiltinOptionsT::PackOptions(Box::default()),
+        ] {
+            let m = single_op(
+                Op::MIRROR_PAD,
+                options,
+                vec![act(I8, &[3], Q), ints(&[1, 2], &[1, 0]), act(I8, &[4], Q)],
+            );
+            let e = error(&m);
+            assert!(e.contains("no MirrorPadOptions table"), "{e}");
+        }
     }
 
     #[test]
