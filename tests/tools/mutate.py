@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 import case_filter
+from golden_resolver import REFERENCE_DEFECTS
 from mutation.mutators import mutate
 from mutation.outcome import FAILURES, LiteRT, Ran, compare_outputs, message_class, run_ours
 
@@ -59,10 +60,8 @@ def seed_models(max_kb: int, only: list[str]) -> list[Path]:
     return [p for p in models if not only or any(part in str(p.relative_to(REPO)) for part in only)]
 
 
-# Operators LiteRT 2.3's BUILTIN_REF computes wrongly on integer inputs (SUM with rescaling reads
-# int8 / int16 as unsigned; tests/tools/goldens/litert.py REFERENCE_DEFECTS): a mismatch on a
-# model holding one is checked against the optimized kernels, which the engine follows there.
-REFERENCE_DEFECTS = {"SUM"}
+# A mismatch on a model holding an operator BUILTIN_REF computes wrongly (golden_resolver.py
+# REFERENCE_DEFECTS) is checked against the optimized kernels, which the engine follows there.
 
 
 def has_reference_defect(data: bytes) -> bool:

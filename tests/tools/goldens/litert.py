@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from golden_resolver import REFERENCE_DEFECTS  # BUILTIN_REF's wrong operators, run on the optimized resolver by run_per_op
+
 from .env import quiet
 from .frameworks import Interpreter, tfl_schema
 from .variants import RESOLVERS
@@ -199,11 +201,6 @@ def _single_op_model(m, op_index: int) -> bytes:
     return bytes(b.Output())
 
 
-# Operators BUILTIN_REF registers but computes wrongly on integer inputs in LiteRT 2.3: run on
-# BUILTIN_WITHOUT_DEFAULT_DELEGATES instead by run_per_op (a case opts in with resolver="optimized").
-# SUM with rescaling (input and output scales differ) accumulates int8 / int16 inputs as unsigned
-# and clamps, so every negative int8 sum comes out -1 (measured on op_sum_*).
-REFERENCE_DEFECTS = {"SUM"}
 
 
 def _integer_input(m, op_index: int) -> bool:

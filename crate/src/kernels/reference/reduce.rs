@@ -306,9 +306,9 @@ pub fn quantized_sum_8bit<T: IntElem>(
         0i32,
         |acc, x| acc.wrapping_add(x.widen()),
         |o, sum| {
-            let r = (sum as f32 * q.scale + q.bias).round();
-            // `static_cast<int32>` of the rounded float: beyond i32 on x86 gives i32::MIN.
-            let v = super::quantize::round_to_i32_x86(r).saturating_add(q.output_zero_point);
+            // `static_cast<int32>(TfLiteRound(·))`: beyond i32 on x86 gives i32::MIN.
+            let v = super::quantize::round_to_i32_x86(sum as f32 * q.scale + q.bias)
+                .saturating_add(q.output_zero_point);
             output[o] = T::saturate(v);
         },
     );
