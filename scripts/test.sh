@@ -60,7 +60,9 @@ step "Rust tests (native)"
 run cargo-test cargo test --workspace --locked
 count "rust native" "$(cargo_passed "$logs/cargo-test.log")"
 # The golden round trip must itself have run (it walks tests/golden and www/assets).
-n=$(plain "$logs/cargo-test.log" | awk '/Running rust\/roundtrip.rs/{f=1} f && /test result: ok/{print $4; exit}')
+# awk reads to the end (no early `exit`): under pipefail, a reader that stops early kills the
+# writer with SIGPIPE once the log outgrows the pipe buffer, and the step fails with 141.
+n=$(plain "$logs/cargo-test.log" | awk '/Running rust\/roundtrip.rs/{f=1} f && !n && /test result: ok/{n=$4} END{print n + 0}')
 [ "${n:-0}" -gt 0 ] || { echo "FAILED: the golden round-trip test did not run" >&2; exit 1; }
 
 step "Rust tests compiled to wasm32, run in Node (SIMD128 on)"
