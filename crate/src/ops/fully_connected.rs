@@ -23,7 +23,7 @@ use crate::kernels::litert_optimized::simd::gebp::FullyConnectedTf;
 use crate::kernels::reference::conv_int::{Accumulator, QuantElem, RequantParams};
 use crate::kernels::reference::fully_connected::{self as fc, FullyConnectedParams};
 use crate::kernels::reference::fully_connected_int;
-use crate::kernels::reference::hybrid::{self, QuantizedBatches};
+use crate::kernels::reference::hybrid::{self, QuantizedBatches, VectorFunction};
 use crate::kernels::simd128::conv_float::FullyConnectedF32;
 use crate::kernels::simd128::conv_int::FullyConnectedInt8;
 use crate::tflite::schema::{
@@ -83,6 +83,8 @@ struct HybridFullyConnected {
     per_channel: Option<Vec<f32>>,
     weight_scale: f32,
     asymmetric: bool,
+    /// TANH / SIGN_BIT, applied after the product (`p.act` is then NONE).
+    function: Option<VectorFunction>,
     scratch: QuantizedBatches,
 }
 
@@ -94,6 +96,7 @@ impl Kernel for HybridFullyConnected {
         if self.per_channel.is_none() {
             q.scale_by(self.weight_scale);
         }
+        let out = io.f32_out();
         hybrid::fully_connected(
             &self.p,
             input,
@@ -101,8 +104,11 @@ impl Kernel for HybridFullyConnected {
             self.per_channel.as_deref(),
             weights,
             bias,
-            io.f32_out(),
+            out,
         );
+        if let Some(f) = self.function {
+            f.apply(out);
+        }
     }
 }
 
@@ -125,15 +131,16 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
     }
     ctx.require_rank(&weights, 2)?;
     // LiteRT's fully_connected.cc prepare: outside the hybrid path only the clipping
-    // activations run (TANH and SIGN_BIT are refused; values outside the enum read as NONE).
+    // activations run (TANH and SIGN_BIT are refused; values outside the enum read as NONE);
+    // the hybrid kernel's `ApplyActivationToVector` applies TANH and SIGN_BIT too.
     let hybrid = is_float && quantized_weights;
     let f = o.fused_activation_function;
-    if !hybrid
-        && matches!(
-            f,
-            ActivationFunctionType::TANH | ActivationFunctionType::SIGN_BIT
-        )
-    {
+    let function = match f {
+        ActivationFunctionType::TANH => Some(VectorFunction::Tanh),
+        ActivationFunctionType::SIGN_BIT => Some(VectorFunction::SignBit),
+        _ => None,
+    };
+    if !hybrid && function.is_some() {
         return Err(ctx.invalid(
             String::new(),
             format!(
@@ -205,6 +212,7 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
                 per_channel: several.then_some(scales),
                 weight_scale,
                 asymmetric: o.asymmetric_quantize_inputs,
+                function,
                 scratch: QuantizedBatches::new(batches, depth),
             },
         ));
@@ -323,6 +331,38 @@ mod tests {
                 e.contains(&format!("({name})")) && e.contains("LiteRT refuses"),
                 "{e}"
             );
+        }
+    }
+
+    /// LiteRT's hybrid kernel applies TANH and SIGN_BIT (`ApplyActivationToVector`); they ran
+    /// as NONE here. The fixtures (`tests/tools/make_fc_hybrid_functions.py`) are the dynamic
+    /// golden `op_fc_hybrid_edges_none` rewritten with each activation, its inputs (±inf, NaN,
+    /// ±0 rows) and a normal sample, and LiteRT 2.3 BUILTIN_REF's outputs.
+    #[test]
+    fn hybrid_tanh_and_sign_bit_apply_as_litert_applies_them() {
+        for name in ["tanh", "sign_bit"] {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../tests/fixtures/fc_hybrid_functions")
+                .join(name);
+            let read = |f: &str| std::fs::read(dir.join(f)).expect("fixture");
+            let npy = |f: &str| crate::npy::read(f, &read(f)[..]).expect("npy");
+            let m = crate::tflite::read(&read("model.tflite")).expect("model");
+            let mut it = crate::engine::Interpreter::new(&m).expect("prepares");
+            let (inputs, expected) = (npy("input_0.npy"), npy("litert_output_0.npy"));
+            let samples = inputs.shape[0];
+            assert_eq!(expected.shape[0], samples);
+            let (n_in, n_out) = (inputs.data.len() / samples, expected.data.len() / samples);
+            for s in 0..samples {
+                it.set_input(0, &inputs.data[s * n_in..(s + 1) * n_in])
+                    .expect("input");
+                it.invoke().expect("invoke");
+                let ours = it.output(0).expect("output").bytes.to_vec();
+                assert_eq!(
+                    ours,
+                    expected.data[s * n_out..(s + 1) * n_out],
+                    "{name}, sample {s}: bit for bit with LiteRT"
+                );
+            }
         }
     }
 }

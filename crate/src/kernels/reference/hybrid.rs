@@ -13,6 +13,7 @@
 use super::conv::ConvParams;
 use super::fully_connected::FullyConnectedParams;
 use super::quantize::round_to_i32_x86;
+use crate::kernels::litert_optimized::activations::tanh_f32;
 
 /// `std::minmax_element` over a non-empty slice: the first smallest and the last largest value
 /// (a leading NaN stays the minimum, a NaN replaces the maximum). [`symmetric_quantize`]'s range.
@@ -354,6 +355,30 @@ pub fn transpose_conv2d(
                 None => *v,
             };
             *v = p.act.apply(with_bias);
+        }
+    }
+}
+
+/// A fused activation of the hybrid FULLY_CONNECTED that is not a clamp, as LiteRT's
+/// `ApplyActivationToVector` applies it after the product (its prepare refuses these outside
+/// the hybrid kernel; the clamps are [`super::ActivationRange::apply_vector`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VectorFunction {
+    /// `TANH`: Eigen's tanh ([`tanh_f32`], the packet formula for every element).
+    Tanh,
+    /// `SIGN_BIT`: `std::signbit`, 1 where the sign bit is set (−0.0 and a negative NaN
+    /// included), else 0.
+    SignBit,
+}
+
+impl VectorFunction {
+    /// Applies the function to every element of `v` in place.
+    pub fn apply(self, v: &mut [f32]) {
+        match self {
+            Self::Tanh => v.iter_mut().for_each(|x| *x = tanh_f32(*x)),
+            Self::SignBit => v
+                .iter_mut()
+                .for_each(|x| *x = if x.is_sign_negative() { 1.0 } else { 0.0 }),
         }
     }
 }
