@@ -633,4 +633,28 @@ mod tests {
         );
         assert!(error(&m).contains("INT16 zero point must be 0"));
     }
+
+    /// Mutation harness 4-465 (issue 22): int8 SUM whose axes tensor (data `[1, 2]`) was
+    /// declared a scalar. LiteRT reads as many axes as the declared shape holds (one: axis 1,
+    /// output 1×1×6×4), the rest of the buffer ignored. The fixture holds the kept mutant, the
+    /// harness's input and LiteRT 2.3's output (`tests/tools/mutation/make_fixture.py`: the model
+    /// run per operator, SUM on the optimized kernels, as BUILTIN_REF sums int8 wrongly).
+    #[test]
+    fn a_scalar_axes_tensor_reduces_the_one_axis_litert_reads() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/mutants/4-465");
+        let read = |name: &str| std::fs::read(dir.join(name)).expect("fixture");
+        let npy = |name: &str| crate::npy::read(name, &read(name)[..]).expect("npy").data;
+        let m = crate::tflite::read(&read("model.tflite")).expect("model");
+        let mut it = crate::engine::Interpreter::new(&m).expect("prepares");
+        it.set_input(0, &npy("input_0.npy")).expect("input");
+        it.invoke().expect("invoke");
+        let out = it.output(0).expect("output");
+        assert_eq!(out.shape, [1, 1, 6, 4]);
+        assert_eq!(
+            out.bytes,
+            npy("litert_output_0.npy"),
+            "bit for bit with LiteRT"
+        );
+    }
 }

@@ -11,6 +11,8 @@ from importlib.metadata import version as pkg_version
 
 import numpy as np
 
+from golden_resolver import REFERENCE_DEFECTS  # BUILTIN_REF's wrong operators (run_per_op runs them on the optimized resolver)
+
 from . import models, op_cases, op_cases_math, op_cases_layout, op_cases_shapeops, op_cases_logic, op_cases_split, op_cases_fusion, op_cases_matmul, op_cases_more, op_cases_bidi, op_cases_calib, models_vit  # noqa: F401 - registers the cases, in this order
 from .activation_split import tf_quantize
 from .frameworks import tf
@@ -20,7 +22,6 @@ from .litert import (
     io_desc,
     make_interpreter,
     model_ops,
-    REFERENCE_DEFECTS,
     quantize,
     run_model,
     run_per_op,
@@ -272,7 +273,7 @@ def generate_case(spec: CaseSpec, verbose: bool) -> dict:
             + toml_value(
                 (
                     f"LiteRT {LITERT_VERSION}'s BUILTIN_REF computes {spec.op} wrongly on integer inputs "
-                    "(see REFERENCE_DEFECTS in goldens/litert.py): "
+                    "(see REFERENCE_DEFECTS in golden_resolver.py): "
                     if spec.op in REFERENCE_DEFECTS
                     else f"LiteRT {LITERT_VERSION}'s BUILTIN_REF resolver does not register {spec.op or 'an op of this model'}: "
                 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from golden_resolver import REFERENCE_DEFECTS  # BUILTIN_REF's wrong operators, run on the optimized resolver by run_per_op
+import per_op  # the model run operator by operator, BUILTIN_REF's wrong operators on the optimized resolver
 
 from .env import quiet
 from .frameworks import Interpreter, tfl_schema
@@ -171,95 +171,36 @@ def input_order(it: Interpreter, keras_names: list[str]) -> list[int]:
     return order
 
 
-def _single_op_model(m, op_index: int) -> bytes:
-    """Operator `op_index` of subgraph 0 alone: the model with only that operator (and its
-    operator code), its non-constant inputs as the subgraph inputs and its outputs as the
-    subgraph outputs (every tensor and buffer kept; signatures dropped, they name the whole
-    graph's tensors)."""
-    import copy
-
-    import flatbuffers
-
-    mm = copy.deepcopy(m)
-    sg = mm.subgraphs[0]
-    op = sg.operators[op_index]
-
-    def constant(t: int) -> bool:
-        data = mm.buffers[sg.tensors[t].buffer].data
-        return data is not None and len(data) > 0
-
-    ins = [int(t) for t in op.inputs if t >= 0 and not constant(int(t))]
-    # LiteRT resolves every operator code of the file, used or not: keep only this op's.
-    mm.operatorCodes = [mm.operatorCodes[op.opcodeIndex]]
-    op.opcodeIndex = 0
-    sg.operators = [op]
-    sg.inputs = np.array(ins, dtype=np.int32)
-    sg.outputs = np.array([int(t) for t in op.outputs], dtype=np.int32)
-    mm.signatureDefs = []
-    b = flatbuffers.Builder(0)
-    b.Finish(mm.Pack(b), file_identifier=b"TFL3")
-    return bytes(b.Output())
-
-
-
-
-def _integer_input(m, op_index: int) -> bool:
-    sg = m.subgraphs[0]
-    op = sg.operators[op_index]
-    return len(op.inputs) > 0 and sg.tensors[int(op.inputs[0])].type in (tfl_schema.TensorType.INT8, tfl_schema.TensorType.INT16)
-
-
 def run_per_op(model: bytes, inputs: list[np.ndarray]) -> tuple[list[np.ndarray], list[tuple[dict, np.ndarray]]]:
-    """The model run operator by operator (subgraph 0, in order), each operator alone on
-    BUILTIN_REF when that resolver registers it, else on BUILTIN_WITHOUT_DEFAULT_DELEGATES: the
-    reference result of a model holding an op BUILTIN_REF lacks (CEIL, ROUND, ELU in LiteRT 2.3)
-    without the optimized resolver's own DEQUANTIZE / QUANTIZE arithmetic elsewhere. Returns the
-    outputs (inputs[k][i]: sample i of subgraph input k) and, for sample 0, every operator output
-    as trace_model describes it (with `resolver` added: which resolver ran the operator)."""
-    m = tfl_schema.ModelT.InitFromPackedBuf(model, 0)
+    """The model run operator by operator (subgraph 0, in order; `per_op`), each operator alone on
+    BUILTIN_REF when that resolver registers it and computes it right, else on
+    BUILTIN_WITHOUT_DEFAULT_DELEGATES: the reference result of a model holding an op BUILTIN_REF
+    lacks (CEIL, ROUND, ELU in LiteRT 2.3) without the optimized resolver's own DEQUANTIZE /
+    QUANTIZE arithmetic elsewhere. Returns the outputs (inputs[k][i]: sample i of subgraph input
+    k) and, for sample 0, every operator output as trace_model describes it (with `resolver`
+    added: which resolver ran the operator)."""
+    m, parts = per_op.pieces(model, make_interpreter)
     sg = m.subgraphs[0]
-    pieces = []
-    for i in range(len(sg.operators)):
-        blob = _single_op_model(m, i)
-        if _OP_NAMES.get(_code_of(m, i)) in REFERENCE_DEFECTS and _integer_input(m, i):
-            pieces.append((make_interpreter(blob, "optimized"), "optimized"))
-            continue
-        try:
-            it, res = make_interpreter(blob, "reference"), "reference"
-        except Exception:  # noqa: BLE001 - the op is not registered there
-            it, res = make_interpreter(blob, "optimized"), "optimized"
-        pieces.append((it, res))
     outs: list[list[np.ndarray]] = [[] for _ in sg.outputs]
     trace: list[tuple[dict, np.ndarray]] = []
     for s in range(inputs[0].shape[0]):
         values = {int(t): arr[s] for t, arr in zip(sg.inputs, inputs)}
-        for i, (it, res) in enumerate(pieces):
-            for d in it.get_input_details():
-                it.set_tensor(d["index"], values[int(d["index"])])
-            with quiet():
-                it.invoke()
-            for d in it.get_output_details():
-                values[int(d["index"])] = it.get_tensor(d["index"]).copy()
-                if s == 0:
-                    e = {
-                        "tensor": int(d["index"]),
-                        "name": d["name"],
-                        "dtype": np.dtype(d["dtype"]).name,
-                        "shape": [int(x) for x in d["shape"]],
-                        "op": i,
-                        "op_type": _OP_NAMES.get(_code_of(m, i), "?"),
-                        "resolver": RESOLVERS[res].name,
-                    }
-                    qp = d["quantization_parameters"]
-                    if len(qp["scales"]):
-                        e["scale"] = [float(x) for x in qp["scales"]]
-                        e["zero_point"] = [int(z) for z in qp["zero_points"]]
-                    trace.append((e, values[int(d["index"])]))
+        for i, res, d, value in per_op.run_sample(parts, values, quiet):
+            if s == 0:
+                e = {
+                    "tensor": int(d["index"]),
+                    "name": d["name"],
+                    "dtype": np.dtype(d["dtype"]).name,
+                    "shape": [int(x) for x in d["shape"]],
+                    "op": i,
+                    "op_type": _OP_NAMES.get(per_op.code_of(m, i), "?"),
+                    "resolver": RESOLVERS[res].name,
+                }
+                qp = d["quantization_parameters"]
+                if len(qp["scales"]):
+                    e["scale"] = [float(x) for x in qp["scales"]]
+                    e["zero_point"] = [int(z) for z in qp["zero_points"]]
+                trace.append((e, value))
         for k, t in enumerate(sg.outputs):
             outs[k].append(values[int(t)])
     return [np.stack(o) for o in outs], trace
-
-
-def _code_of(m, op_index: int) -> int:
-    oc = m.operatorCodes[m.subgraphs[0].operators[op_index].opcodeIndex]
-    return max(oc.builtinCode, oc.deprecatedBuiltinCode)

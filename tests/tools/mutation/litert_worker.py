@@ -9,6 +9,9 @@ Requests:
         "inputs"|"invoke", "error": "..."}
   {"op": "load", "model": PATH}  → whether LiteRT (its default resolver) loads, allocates and
       runs seeded inputs through it.
+  {"op": "run_per_op", "model": PATH, "in_dir": DIR, "out_dir": DIR}
+      the model run operator by operator (tests/tools/per_op.py: BUILTIN_REF, but the operators
+      it computes wrongly on the optimized resolver) on the inputs a "run" wrote to DIR.
 
 Memory is capped (RLIMIT_AS) so an absurd allocation fails instead of taking the machine.
 """
@@ -24,6 +27,11 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import numpy as np  # noqa: E402
 from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import per_op  # noqa: E402
+
+RESOLVERS = {"reference": OpResolverType.BUILTIN_REF, "optimized": OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES}
 
 MAX_ELEMENTS = 1 << 22
 
@@ -51,18 +59,39 @@ def inputs_for(details: list[dict], seed: int) -> list[np.ndarray]:
     return out
 
 
+def interpreter(blob: bytes, resolver: str) -> Interpreter:
+    it = Interpreter(model_content=blob, experimental_op_resolver_type=RESOLVERS[resolver], num_threads=1)
+    it.allocate_tensors()
+    return it
+
+
+def run_per_op(req: dict) -> dict:
+    """The "run_per_op" request: the reference outputs of a model holding an operator BUILTIN_REF
+    computes wrongly (golden_resolver.REFERENCE_DEFECTS), as the goldens define them."""
+    try:
+        with open(req["model"], "rb") as f:
+            m, parts = per_op.pieces(f.read(), interpreter)
+        sg = m.subgraphs[0]
+        inputs = [np.load(os.path.join(req["in_dir"], f"input_{i}.npy")) for i in range(len(sg.inputs))]
+        values = {int(t): x for t, x in zip(sg.inputs, inputs)}
+        for _ in per_op.run_sample(parts, values):
+            pass
+        for i, t in enumerate(sg.outputs):
+            np.save(os.path.join(req["out_dir"], f"output_{i}.npy"), values[int(t)])
+        return {"status": "ran", "outputs": len(sg.outputs)}
+    except Exception as e:  # noqa: BLE001 — every refusal is an answer
+        return {"status": "refused", "stage": "per-op", "error": f"{type(e).__name__}: {e}"[:500]}
+
+
 def handle(req: dict) -> dict:
+    if req["op"] == "run_per_op":
+        return run_per_op(req)
     stage = "load"
     try:
         # "run" compares with the reference kernels; "load" asks whether LiteRT as users run it
         # (its default resolver, which registers newer op versions than BUILTIN_REF) takes it.
-        # "run_optimized": the reference run again on BUILTIN_WITHOUT_DEFAULT_DELEGATES, for models
-        # holding an operator BUILTIN_REF computes wrongly (REFERENCE_DEFECTS in mutate.py).
-        resolver = {
-            "run": OpResolverType.BUILTIN_REF,
-            "run_optimized": OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
-        }.get(req["op"], OpResolverType.AUTO)
-        runs = req["op"] in ("run", "run_optimized")
+        runs = req["op"] == "run"
+        resolver = OpResolverType.BUILTIN_REF if runs else OpResolverType.AUTO
         it = Interpreter(model_path=req["model"], experimental_op_resolver_type=resolver)
         stage = "allocate"
         it.allocate_tensors()

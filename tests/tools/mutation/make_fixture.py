@@ -1,6 +1,8 @@
 """Copy a kept mutant into tests/fixtures/mutants/<seed>-<n>/ with the harness's inputs for it
 (`litert_worker.inputs_for`, seed = mutant number) and LiteRT 2.3 BUILTIN_REF's outputs, for a
-Rust regression test of a wrong-answer fix.
+Rust regression test of a wrong-answer fix. A model holding an operator BUILTIN_REF computes
+wrongly (golden_resolver.REFERENCE_DEFECTS) gets the outputs the harness compares with there:
+the model run per operator (per_op.py), that operator on the optimized kernels.
 
     python tests/tools/mutation/make_fixture.py KEPT_DIR/mutant-4-2418.tflite
 """
@@ -13,7 +15,9 @@ import numpy as np
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from mutation.litert_worker import inputs_for  # noqa: E402
+import per_op  # noqa: E402
+from mutate import has_reference_defect  # noqa: E402
+from mutation.litert_worker import inputs_for, interpreter  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -27,12 +31,22 @@ def main() -> None:
     it = Interpreter(model_path=str(src), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
     it.allocate_tensors()
     details = it.get_input_details()
-    for i, (d, x) in enumerate(zip(details, inputs_for(details, int(n)))):
+    inputs = inputs_for(details, int(n))
+    for i, (d, x) in enumerate(zip(details, inputs)):
         np.save(out / f"input_{i}.npy", x)
         it.set_tensor(d["index"], x)
-    it.invoke()
-    for i, d in enumerate(it.get_output_details()):
-        np.save(out / f"litert_output_{i}.npy", it.get_tensor(d["index"]))
+    data = src.read_bytes()
+    if has_reference_defect(data):
+        m, parts = per_op.pieces(data, interpreter)
+        values = {int(t): x for t, x in zip(m.subgraphs[0].inputs, inputs)}
+        for _ in per_op.run_sample(parts, values):
+            pass
+        outputs = [values[int(t)] for t in m.subgraphs[0].outputs]
+    else:
+        it.invoke()
+        outputs = [it.get_tensor(d["index"]) for d in it.get_output_details()]
+    for i, y in enumerate(outputs):
+        np.save(out / f"litert_output_{i}.npy", y)
     print(f"wrote {out}")
 
 

@@ -130,26 +130,13 @@ def same_bits(ours: np.ndarray, ref: np.ndarray) -> bool:
     return bool(np.array_equal(a, b))
 
 
-def within_one_ulp(a: np.ndarray, b: np.ndarray) -> bool:
-    """float32 arrays equal up to one unit in the last place (NaN where both are NaN)."""
-    if a.dtype != np.float32 or b.dtype != np.float32:
-        return False
-    x, y = a.reshape(-1), b.reshape(-1)
-    both_nan = np.isnan(x) & np.isnan(y)
-    key = lambda v: np.where(v.view(np.int32) < 0, np.int64(-2**31) - v.view(np.int32).astype(np.int64), v.view(np.int32).astype(np.int64))  # noqa: E731
-    return bool(np.all(both_nan | (np.abs(key(x) - key(y)) <= 1)))
-
-
-def compare_outputs(ours_dir: Path, ref_dir: Path, count: int, detection: bool = False, ulp: bool = False) -> str | None:
+def compare_outputs(ours_dir: Path, ref_dir: Path, count: int, detection: bool = False) -> str | None:
     """None when every output is identical; else what differs.
 
     `detection`: the model ends in TFLite_Detection_PostProcess (boxes, classes, scores,
     num_detections), whose fast NMS leaves the slots past num_detections unwritten in LiteRT
     (whatever its arena held: they change from run to run), so only the detections LiteRT
-    reports (the first num_detections rows of each output of rank ≥ 2) are compared there.
-    `ulp`: float32 outputs may differ by one unit in the last place (the check against LiteRT's
-    optimized kernels, whose DEQUANTIZE multiplies in float where the reference one, which the
-    engine follows, multiplies in double)."""
+    reports (the first num_detections rows of each output of rank ≥ 2) are compared there."""
     rows = None
     if detection:  # num_detections: LiteRT's first one-element output
         for i in range(count):
@@ -167,7 +154,7 @@ def compare_outputs(ours_dir: Path, ref_dir: Path, count: int, detection: bool =
             return f"output {i}: ours {a.dtype}{list(a.shape)}, LiteRT {b.dtype}{list(b.shape)}"
         if rows is not None and b.ndim >= 2:  # ours carries a leading sample axis
             a, b = a.reshape(b.shape)[:, :rows], b[:, :rows]
-        if not same_bits(a, b) and not (ulp and within_one_ulp(a.reshape(b.shape), b)):
+        if not same_bits(a, b):
             bad = int(np.sum(a.reshape(-1) != b.reshape(-1)))
             return f"output {i}: {bad} of {a.size} elements differ"
     extra = ours_dir / f"output_{count}.npy"
