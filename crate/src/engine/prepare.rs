@@ -118,11 +118,13 @@ impl Interpreter {
 
     /// Every check [`Interpreter::new`] makes (model, operators, shapes, types, limits), without
     /// allocating the activation arena of subgraph 0: what the quantizer runs before writing
-    /// anything in the modes that do not calibrate.
+    /// anything in the modes that do not calibrate. Returns the shape each operator output of
+    /// subgraph 0 is computed at, as (tensor index, shape): what LiteRT resizes it to at
+    /// prepare, whatever its declared shape.
     ///
     /// # Errors
     /// What [`Interpreter::with_limits`] refuses.
-    pub fn check(model: &Model, limits: &Limits) -> Result<()> {
+    pub fn check(model: &Model, limits: &Limits) -> Result<Vec<(usize, Vec<usize>)>> {
         let budget = Cell::new(MAX_SUBGRAPH_INSTANCES);
         Self::prepare_subgraph(
             model,
@@ -135,7 +137,18 @@ impl Interpreter {
             &SharedVariables::default(),
             false,
         )
-        .map(drop)
+        .map(|it| {
+            // Slots of the model's tensors come first (`graph::rewrites` appends the others).
+            let ops = model
+                .subgraphs
+                .first()
+                .map_or(&[][..], |sg| &sg.operators[..]);
+            ops.iter()
+                .flat_map(|op| op.outputs.iter())
+                .filter_map(|&t| usize::try_from(t).ok())
+                .filter_map(|t| it.slots.get(t).map(|slot| (t, slot.shape.clone())))
+                .collect()
+        })
     }
 
     /// Prepares subgraph `index` of `model` (its declared input shapes, or `given` ones for a

@@ -181,7 +181,7 @@ pub struct QuantizeOptions {
 /// invalid (or whose schema or operator versions LiteRT refuses) is not quantized. Operators
 /// without a kernel are no obstacle (the quantizer keeps them float), nor are the engine's size
 /// limits (dynamic-range and float16 quantization never run the model).
-fn check_graph(model: &Model) -> Result<()> {
+fn check_graph(model: &Model) -> Result<Vec<(usize, Vec<usize>)>> {
     use crate::engine::{Interpreter, Limits};
     use crate::error::IssueKind;
     crate::graph::rewrites::refuse(model)?;
@@ -192,23 +192,58 @@ fn check_graph(model: &Model) -> Result<()> {
                 .filter(|i| i.kind == IssueKind::Invalid)
                 .collect();
             if invalid.is_empty() {
-                Ok(())
+                Ok(Vec::new())
             } else {
                 Err(Error::CannotRun { issues: invalid })
             }
         }
-        Err(Error::TooLarge { .. }) | Ok(()) => Ok(()),
+        Err(Error::TooLarge { .. }) => Ok(Vec::new()),
+        Ok(computed) => Ok(computed),
         Err(e) => Err(e),
     }
 }
 
 /// `model` as LiteRT runs it, where it runs something other than what the file says (each a
 /// `graph::lint` warning), or `None` when nothing differs: a constant an operator overwrites
-/// loses its data (nothing reads it), and a DEQUANTIZE output declared with another type than
-/// FLOAT32 is declared FLOAT32 (LiteRT's DEQUANTIZE writes FLOAT32 whatever the declaration).
-fn as_litert_reads(model: &Model) -> Option<Model> {
+/// loses its data (nothing reads it), a DEQUANTIZE output declared with another type than
+/// FLOAT32 is declared FLOAT32 (LiteRT's DEQUANTIZE writes FLOAT32 whatever the declaration),
+/// and an operator output of subgraph 0 declared with another shape than the one it is
+/// `computed` at ([`crate::engine::Interpreter::check`]) is declared that shape, unless its
+/// signature marks those dimensions dynamic (−1): LiteRT's reference kernels resize it at
+/// prepare, but its XNNPACK delegate (the default resolver) takes the declared shape and
+/// refuses the model.
+fn as_litert_reads(model: &Model, computed: &[(usize, Vec<usize>)]) -> Option<Model> {
     let mut m = model.clone();
     let mut changed = false;
+    if let Some(sg) = m.subgraphs.first_mut() {
+        for (t, shape) in computed {
+            let (Some(tensor), Ok(dims)) = (
+                sg.tensors.get_mut(*t),
+                shape
+                    .iter()
+                    .map(|&d| i32::try_from(d))
+                    .collect::<Result<Vec<i32>, _>>(),
+            ) else {
+                continue;
+            };
+            if tensor.dims() == dims.as_slice() {
+                continue;
+            }
+            // Dynamic dimensions (−1 in a signature the computed shape fits) keep the shape TF
+            // declares for them; a signature that does not fit (another rank, or a fixed
+            // dimension that differs) becomes the shape.
+            let fits = |sig: &[i32]| {
+                sig.len() == dims.len() && sig.iter().zip(&dims).all(|(&s, &d)| s == -1 || s == d)
+            };
+            match tensor.shape_signature.as_deref() {
+                Some(sig) if fits(sig) && sig.contains(&-1) => continue,
+                Some(sig) if !fits(sig) => tensor.shape_signature = Some(dims.clone()),
+                _ => {}
+            }
+            tensor.shape = Some(dims);
+            changed = true;
+        }
+    }
     for (si, sg) in m.subgraphs.iter_mut().enumerate() {
         for (t, _) in crate::graph::lint::overwritten_constants(model, si) {
             sg.tensors[t].buffer = 0;
@@ -293,8 +328,8 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
              --mode int8 or --mode int16x8 without --int16-ops",
         ));
     }
-    check_graph(model)?;
-    let as_read = as_litert_reads(model);
+    let computed = check_graph(model)?;
+    let as_read = as_litert_reads(model, &computed);
     let model = as_read.as_ref().unwrap_or(model);
     // A partly quantized model: its QUANTIZE operators keep their names, renumbered at the end.
     let had_quantize = model

@@ -500,3 +500,54 @@ fn shared_weights_widened_for_one_ops_bias_are_copied_for_that_op() {
             .any(|x| x.contains("copy of the shared weights"))
     );
 }
+
+/// Mutation harness 4-6957 / 4-8215 (issue 22): an operator output declared with another shape
+/// than it is computed at (here y declared [3, 1, 2, 7] and z rank 5 with a signature) runs in
+/// LiteRT's reference kernels, which resize it at prepare, but its XNNPACK delegate takes the
+/// declared shape and refuses the file. Every mode writes the computed shape, except where the
+/// signature marks the dimensions dynamic (TF declares a placeholder there: realworld
+/// `dynamic_shapes` declares [1, 1] with signature [-1, -1] for a tensor computed [144, 6]).
+#[test]
+fn operator_outputs_are_written_at_their_computed_shape() {
+    let mut m = tiny(OpCode::builtin(Op::SOFTMAX, 1));
+    m.subgraphs[0].tensors[3].shape = Some(vec![3, 1, 2, 7]);
+    let z = &mut m.subgraphs[0].tensors[4];
+    z.shape = Some(vec![1, 1, 1, 1, 2]);
+    z.shape_signature = Some(vec![1, 1, 1, 1, 2]);
+    m.subgraphs[0].tensors[0].shape_signature = Some(vec![-1, 4]);
+    for mode in [Mode::Int8, Mode::Int16x8, Mode::Dynamic, Mode::Float16] {
+        let opts = QuantizeOptions {
+            mode,
+            ..QuantizeOptions::default()
+        };
+        let (out, _) = quantize(&m, &ranges(&m), &opts).expect("quantizes");
+        let sg = &out.subgraphs[0];
+        let by = |n: &str| &sg.tensors[sg.tensors.iter().position(|t| t.name == n).expect(n)];
+        assert_eq!(by("y").dims(), [1, 2], "{mode:?}");
+        assert_eq!(by("z").dims(), [1, 2], "{mode:?}");
+        assert_eq!(by("z").shape_signature.as_deref(), Some(&[1, 2][..]));
+        // A graph input keeps what it declares (its dynamic batch included).
+        assert_eq!(by("x").shape_signature.as_deref(), Some(&[-1, 4][..]));
+    }
+    let y = &mut m.subgraphs[0].tensors[3];
+    y.shape = Some(vec![1, 1]);
+    y.shape_signature = Some(vec![-1, -1]);
+    let (out, _) = quantize(
+        &m,
+        &Ranges::new(),
+        &QuantizeOptions {
+            mode: Mode::Float16,
+            ..QuantizeOptions::default()
+        },
+    )
+    .expect("quantizes");
+    let y = out.subgraphs[0]
+        .tensors
+        .iter()
+        .find(|t| t.name == "y")
+        .expect("y");
+    assert_eq!(
+        (y.dims(), y.shape_signature.as_deref()),
+        (&[1, 1][..], Some(&[-1, -1][..]))
+    );
+}
