@@ -38,7 +38,8 @@ pub fn fused_activation(options: &BuiltinOptionsT) -> Option<ActivationFunctionT
 }
 
 /// Whether LiteRT's fused-activation clamp knows `f` (NONE, RELU, RELU_N1_TO_1, RELU6). Every
-/// other code (TANH, SIGN_BIT, unknown numbers) is applied as NONE by LiteRT's kernels.
+/// other code (TANH, SIGN_BIT, unknown numbers) is applied as NONE by LiteRT's kernels (but
+/// hybrid FULLY_CONNECTED's TANH and SIGN_BIT).
 pub fn is_clamp_activation(f: ActivationFunctionType) -> bool {
     matches!(
         f,
@@ -162,8 +163,16 @@ pub fn warnings(model: &Model) -> Vec<String> {
             if let Some(why) = options_problem(op) {
                 out.push(format!("{}: {why}", at()));
             }
+            // FULLY_CONNECTED's TANH / SIGN_BIT: applied by the hybrid kernel, refused by the
+            // others (as in LiteRT).
+            let fc_function = op.code.op() == super::BuiltinOperator::FULLY_CONNECTED
+                && matches!(
+                    fused_activation(&op.options),
+                    Some(ActivationFunctionType::TANH | ActivationFunctionType::SIGN_BIT)
+                );
             if let Some(f) = fused_activation(&op.options)
                 && !is_clamp_activation(f)
+                && !fc_function
             {
                 out.push(format!(
                     "{}: fused activation {} is not one LiteRT applies: run as NONE, as LiteRT \

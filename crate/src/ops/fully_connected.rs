@@ -347,6 +347,11 @@ mod tests {
             let read = |f: &str| std::fs::read(dir.join(f)).expect("fixture");
             let npy = |f: &str| crate::npy::read(f, &read(f)[..]).expect("npy");
             let m = crate::tflite::read(&read("model.tflite")).expect("model");
+            let warnings = crate::graph::lint::warnings(&m);
+            assert!(
+                !warnings.iter().any(|w| w.contains("fused activation")),
+                "no 'run as NONE' warning: {warnings:?}"
+            );
             let mut it = crate::engine::Interpreter::new(&m).expect("prepares");
             let (inputs, expected) = (npy("input_0.npy"), npy("litert_output_0.npy"));
             let samples = inputs.shape[0];
