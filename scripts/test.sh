@@ -98,11 +98,10 @@ count "litert quantized models" "$(plain_passed "$logs/litert-quantized.log")"
 
 step "Mutation harness: hostile variants of the shipped models, LiteRT (BUILTIN_REF) beside us"
 # A fixed seed and a bounded count (about a minute). Fails on any panic, abort or timeout of
-# ours and on any wrong answer (both ran, outputs not bit-identical). Quantized files LiteRT
-# refuses are listed in the report (open, issue 22) but do not fail the run yet: --allow.
-# Report: artifacts/mutation.md.
+# ours, on any wrong answer (both ran, outputs not bit-identical) and on any quantized file
+# LiteRT's default resolver refuses. Report: artifacts/mutation.md.
 run mutate target/py-check/bin/python tests/tools/mutate.py --zeropoint target/debug/zeropoint \
-  --count "${ZP_MUTANTS:-1000}" --seed 1 --report artifacts/mutation.md --allow wrote-invalid
+  --count "${ZP_MUTANTS:-1000}" --seed 1 --report artifacts/mutation.md
 count "mutation harness" "$(plain_passed "$logs/mutate.log")"
 
 step "Bomb set: huge outputs, long chains, endless loops, deep nesting (tests/tools/mutation/bombs.py)"

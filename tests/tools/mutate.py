@@ -12,7 +12,8 @@ at the byte level or through the schema (tests/tools/mutation/mutators.py), dete
     refusal), `panic`, `abort` (a signal, e.g. out of memory) or `timeout`;
   * where both ran, our outputs must be LiteRT's, bit for bit ("wrong" otherwise);
   * a model we quantize must load and run in LiteRT with its default resolver ("wrote-invalid"
-    otherwise).
+    otherwise), fed the same samples (quantized with its input parameters where its I/O is
+    integer).
 
 Failures: panic, abort, timeout, wrong (and wrote-invalid unless `--allow wrote-invalid`).
 Reported beside them, not failures: false rejections (LiteRT runs it, we refuse), grouped by our
@@ -178,7 +179,9 @@ class Harness:
             io = ["--io", "float"] if res.mode in ("dynamic", "float16") else []
             res.ours["quantize"] = self.zp("quantize", str(model), "-o", str(out), "--mode", res.mode, *io, *data_args)
             if res.ours["quantize"].outcome == "ok":
-                check = self.litert().call({"op": "load", "model": str(out), "seed": i})
+                # Fed the same samples, quantized with the file's input parameters where its I/O
+                # is integer (random integers would leave the domain of ops like RSQRT).
+                check = self.litert().call({"op": "load", "model": str(out), "seed": i, "floats": [str(p) for p in inputs]})
                 # LiteRT failing the mutant itself at invoke on these inputs (a gather index out of
                 # range, boxes it rejects) fails our quantized copy the same way: the data, not
                 # the file we wrote.

@@ -7,8 +7,10 @@ Requests:
       so the harness has them even if LiteRT then dies), invoke, write output_<i>.npy.
       → {"status": "ran", "outputs": K} or {"status": "refused", "stage": "load"|"allocate"|
         "inputs"|"invoke", "error": "..."}
-  {"op": "load", "model": PATH}  → whether LiteRT (its default resolver) loads, allocates and
-      runs seeded inputs through it.
+  {"op": "load", "model": PATH, "floats": [NPY, ...]}  → whether LiteRT (its default resolver)
+      loads, allocates and runs seeded inputs through it; an integer input with quantization
+      parameters gets the float sample of the same size in "floats" (one sample, with a leading
+      axis of 1, as ours reads it) quantized with them instead.
   {"op": "run_per_op", "model": PATH, "in_dir": DIR, "out_dir": DIR}
       the model run operator by operator (tests/tools/per_op.py: BUILTIN_REF, but the operators
       it computes wrongly on the optimized resolver) on the inputs a "run" wrote to DIR.
@@ -59,6 +61,22 @@ def inputs_for(details: list[dict], seed: int) -> list[np.ndarray]:
     return out
 
 
+def quantized_sample(detail: dict, seeded: np.ndarray, floats: str | None) -> np.ndarray:
+    """`seeded`, or for an integer input with a scale the float sample in `floats` (same element
+    count) quantized as LiteRT's QUANTIZE does (round half away from zero, clamped)."""
+    dtype = np.dtype(detail["dtype"])
+    scale, zero_point = detail["quantization"]
+    if floats is None or dtype.kind not in "iu" or not scale > 0:
+        return seeded
+    x = np.load(floats).astype(np.float32)
+    if x.size != seeded.size:
+        return seeded
+    q = x / np.float32(scale)
+    q = np.sign(q) * np.floor(np.abs(q) + 0.5) + zero_point
+    info = np.iinfo(dtype)
+    return np.clip(np.nan_to_num(q, nan=0.0), info.min, info.max).astype(dtype).reshape(seeded.shape)
+
+
 def interpreter(blob: bytes, resolver: str) -> Interpreter:
     it = Interpreter(model_content=blob, experimental_op_resolver_type=RESOLVERS[resolver], num_threads=1)
     it.allocate_tensors()
@@ -98,6 +116,8 @@ def handle(req: dict) -> dict:
         stage = "inputs"
         details = it.get_input_details()
         inputs = inputs_for(details, int(req.get("seed", 0)))
+        if not runs:
+            inputs = [quantized_sample(d, x, f) for d, x, f in zip(details, inputs, req.get("floats", []) + [None] * len(inputs))]
         if runs:
             for i, x in enumerate(inputs):
                 np.save(os.path.join(req["in_dir"], f"input_{i}.npy"), x)
