@@ -130,6 +130,16 @@ def same_bits(ours: np.ndarray, ref: np.ndarray) -> bool:
     return bool(np.array_equal(a, b))
 
 
+def within_one_ulp(a: np.ndarray, b: np.ndarray) -> bool:
+    """float32 arrays equal up to one unit in the last place (NaN where both are NaN)."""
+    if a.dtype != np.float32 or b.dtype != np.float32:
+        return False
+    x, y = a.reshape(-1), b.reshape(-1)
+    both_nan = np.isnan(x) & np.isnan(y)
+    key = lambda v: np.where(v.view(np.int32) < 0, np.int64(-2**31) - v.view(np.int32).astype(np.int64), v.view(np.int32).astype(np.int64))  # noqa: E731
+    return bool(np.all(both_nan | (np.abs(key(x) - key(y)) <= 1)))
+
+
 def compare_outputs(ours_dir: Path, ref_dir: Path, count: int, detection: bool = False) -> str | None:
     """None when every output is identical; else what differs.
 
