@@ -12,6 +12,14 @@ writes, per signature KEY and per input/output name NAME of it:
                                    has 1536 elements, above TF's 1024-element threshold, so it is
                                    int8 with hybrid kernels)
 
+    sig_KEY_calib_NAME.npy         CALIB seeded calibration samples of that input, stacked on a new
+                                   first axis
+    sig_KEY_int8_out_NAME.npy      LiteRT 2.3 BUILTIN_REF's output for sig_KEY_in_* of TF's int8
+                                   model (model_int8.tflite: Optimize.DEFAULT with a representative
+                                   dataset of (key, inputs) tuples, float I/O: TF's calibrator runs
+                                   each sample through its signature's subgraph, so each subgraph
+                                   is quantized with the ranges of its own signature's data)
+
 and signatures.json: per signature its key, subgraph, input and output names in the order LiteRT's
 get_signature_list gives, and the operators of TF's dynamic-range model."""
 
@@ -28,6 +36,7 @@ from ai_edge_litert.interpreter import Interpreter, OpResolverType
 from .common import op_names, seed
 
 KEYS = ["encode", "decode", "score"]
+CALIB = 8
 FEATURES = 32
 CODE = 48
 
@@ -94,6 +103,21 @@ def _run(data: bytes, inputs) -> dict[str, dict[str, np.ndarray]]:
     return {key: {n: v.copy() for n, v in it.get_signature_runner(key)(**inputs[key]).items()} for key in KEYS}
 
 
+def _calibration(it: Interpreter) -> dict[str, dict[str, np.ndarray]]:
+    """CALIB samples per signature and input, stacked; each signature's inputs in its own range
+    (so that a subgraph quantized with another signature's ranges shows)."""
+    rng = np.random.default_rng(3132)
+    scale = {"encode": 1.0, "decode": 0.5, "score": 2.0}
+    out = {}
+    for key in KEYS:
+        details = it.get_signature_runner(key).get_input_details()
+        out[key] = {
+            name: rng.uniform(-scale[key], scale[key], [CALIB, *d["shape"]]).astype(np.float32)
+            for name, d in sorted(details.items())
+        }
+    return out
+
+
 def signature_variants(d: Path) -> None:
     data = (d / "model.tflite").read_bytes()
     it = Interpreter(model_content=data)
@@ -109,6 +133,21 @@ def signature_variants(d: Path) -> None:
     for key, ys in _run(dynamic, inputs).items():
         for name, y in ys.items():
             np.save(d / f"sig_{key}_dynamic_out_{name}.npy", y)
+    calib = _calibration(it)
+    for key, xs in calib.items():
+        for name, x in xs.items():
+            np.save(d / f"sig_{key}_calib_{name}.npy", x)
+
+    def representative():
+        for k in range(CALIB):
+            for key in KEYS:
+                yield key, {name: x[k] for name, x in calib[key].items()}
+
+    int8 = _convert(optimizations=[tf.lite.Optimize.DEFAULT], representative_dataset=representative)
+    (d / "model_int8.tflite").write_bytes(int8)
+    for key, ys in _run(int8, inputs).items():
+        for name, y in ys.items():
+            np.save(d / f"sig_{key}_int8_out_{name}.npy", y)
     sigs = it.get_signature_list()
     table = {
         "signatures": [
@@ -121,5 +160,6 @@ def signature_variants(d: Path) -> None:
             for key in KEYS
         ],
         "tf_dynamic_ops": op_names(dynamic),
+        "tf_int8_ops": op_names(int8),
     }
     (d / "signatures.json").write_text(json.dumps(table, indent=2, sort_keys=True) + "\n")
