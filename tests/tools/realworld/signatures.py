@@ -14,14 +14,19 @@ writes, per signature KEY and per input/output name NAME of it:
 
     sig_KEY_calib_NAME.npy         CALIB seeded calibration samples of that input, stacked on a new
                                    first axis
-    sig_KEY_int8_out_NAME.npy      LiteRT 2.3 BUILTIN_REF's output for sig_KEY_in_* of TF's int8
-                                   model (model_int8.tflite: Optimize.DEFAULT with a representative
+    sig_KEY_int8_out_NAME.npy      LiteRT 2.3's output for sig_KEY_in_* of TF's int8 model
+                                   (model_int8.tflite: Optimize.DEFAULT with a representative
                                    dataset of (key, inputs) tuples, float I/O: TF's calibrator runs
                                    each sample through its signature's subgraph, so each subgraph
-                                   is quantized with the ranges of its own signature's data)
+                                   is quantized with the ranges of its own signature's data), on
+                                   BUILTIN_REF, except a signature with SUM (`score`) on
+                                   BUILTIN_WITHOUT_DEFAULT_DELEGATES: BUILTIN_REF's int8 SUM reads
+                                   its input as unsigned (REFERENCE_DEFECTS in golden_resolver.py);
+                                   signatures.json names the resolver of each
 
 and signatures.json: per signature its key, subgraph, input and output names in the order LiteRT's
-get_signature_list gives, and the operators of TF's dynamic-range model."""
+get_signature_list gives, the resolver of its int8 outputs, and the operators of TF's
+dynamic-range and int8 models."""
 
 from __future__ import annotations
 
@@ -98,8 +103,8 @@ def _inputs(it: Interpreter) -> dict[str, dict[str, np.ndarray]]:
     return out
 
 
-def _run(data: bytes, inputs) -> dict[str, dict[str, np.ndarray]]:
-    it = Interpreter(model_content=data, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+def _run(data: bytes, inputs, resolver=OpResolverType.BUILTIN_REF) -> dict[str, dict[str, np.ndarray]]:
+    it = Interpreter(model_content=data, experimental_op_resolver_type=resolver)
     return {key: {n: v.copy() for n, v in it.get_signature_runner(key)(**inputs[key]).items()} for key in KEYS}
 
 
@@ -145,7 +150,12 @@ def signature_variants(d: Path) -> None:
 
     int8 = _convert(optimizations=[tf.lite.Optimize.DEFAULT], representative_dataset=representative)
     (d / "model_int8.tflite").write_bytes(int8)
-    for key, ys in _run(int8, inputs).items():
+    int8_ops = op_names(int8)
+    resolver = {}
+    for key in KEYS:
+        sub = it.get_signature_runner(key)._subgraph_index
+        resolver[key] = "BUILTIN_WITHOUT_DEFAULT_DELEGATES" if "SUM" in int8_ops[sub] else "BUILTIN_REF"
+        ys = _run(int8, inputs, getattr(OpResolverType, resolver[key]))[key]
         for name, y in ys.items():
             np.save(d / f"sig_{key}_int8_out_{name}.npy", y)
     sigs = it.get_signature_list()
@@ -156,10 +166,11 @@ def signature_variants(d: Path) -> None:
                 "subgraph": it.get_signature_runner(key)._subgraph_index,
                 "inputs": sigs[key]["inputs"],
                 "outputs": sigs[key]["outputs"],
+                "tf_int8_resolver": resolver[key],
             }
             for key in KEYS
         ],
         "tf_dynamic_ops": op_names(dynamic),
-        "tf_int8_ops": op_names(int8),
+        "tf_int8_ops": int8_ops,
     }
     (d / "signatures.json").write_text(json.dumps(table, indent=2, sort_keys=True) + "\n")
