@@ -395,10 +395,22 @@ fn int8_quantizes_every_signature_with_its_own_ranges_as_tf() {
         }
     }
     assert_eq!(elements, 178);
-    // Ranges of one signature only are not enough.
+    // Ranges of one signature only are not enough; a subgraph no signature runs, and an unknown
+    // key, are typed errors too.
     let err = quantize_signatures(&m, &ranges[..1], &opts).expect_err("two missing");
+    assert!(matches!(err, Error::Quantization { .. }), "{err}");
     assert!(
-        err.to_string().contains("has no calibration ranges"),
+        err.to_string()
+            .contains("signature 'decode' has no calibration ranges"),
         "{err}"
     );
+    let mut two = m.clone();
+    two.signatures.pop();
+    let err = quantize_signatures(&two, &ranges, &opts).expect_err("subgraph 2 unrun");
+    assert!(
+        err.to_string().contains("no signature runs subgraph 2"),
+        "{err}"
+    );
+    let err = signature_model(&m, "serve").expect_err("unknown");
+    assert!(matches!(err, Error::UnknownSignature { .. }), "{err}");
 }
