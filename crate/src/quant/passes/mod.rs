@@ -264,6 +264,16 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
         return Err(qerr("model", "it has no subgraph"));
     }
     let full_integer = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
+    if full_integer && model.signatures.len() > 1 {
+        return Err(qerr(
+            "model",
+            format!(
+                "it has {} signatures, each calibrated on its own samples: quantize it with \
+                 quantize_signatures (the CLI's --signature-data)",
+                model.signatures.len()
+            ),
+        ));
+    }
     // WHILE / IF bodies are quantized after subgraph 0, each with float I/O
     // (`full_integer/subgraphs.rs`); CALL_ONCE init subgraphs stay float.
     let roles = if full_integer && model.subgraphs.len() > 1 {
