@@ -23,6 +23,12 @@ writes, per signature KEY and per input/output name NAME of it:
                                    BUILTIN_WITHOUT_DEFAULT_DELEGATES: BUILTIN_REF's int8 SUM reads
                                    its input as unsigned (REFERENCE_DEFECTS in golden_resolver.py);
                                    signatures.json names the resolver of each
+    model_16x8.tflite              TF's 16x8 model on the same dataset (float I/O). TF 2.21 writes
+                                   the weight shared by `encode` and `score`, and their biases,
+                                   corrupted in those two subgraphs (mostly zeros: output SQNR
+                                   about 4 dB there, against 46-49 dB for a correct
+                                   quantization); every other tensor is as its 16x8 quantizer
+                                   computes it
 
 and signatures.json: per signature its key, subgraph, input and output names in the order LiteRT's
 get_signature_list gives, the resolver of its int8 outputs, and the operators of TF's
@@ -150,6 +156,14 @@ def signature_variants(d: Path) -> None:
 
     int8 = _convert(optimizations=[tf.lite.Optimize.DEFAULT], representative_dataset=representative)
     (d / "model_int8.tflite").write_bytes(int8)
+    int16 = _convert(
+        optimizations=[tf.lite.Optimize.DEFAULT],
+        representative_dataset=representative,
+        target_spec=tf.lite.TargetSpec(
+            supported_ops=[tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
+        ),
+    )
+    (d / "model_16x8.tflite").write_bytes(int16)
     int8_ops = op_names(int8)
     resolver = {}
     for key in KEYS:
