@@ -422,6 +422,12 @@ fn int8_quantizes_every_signature_with_its_own_ranges_as_tf() {
         err.to_string().contains("no signature runs subgraph 2"),
         "{err}"
     );
+    let keep = QuantizeOptions {
+        float_ops: vec!["0".into()],
+        ..opts.clone()
+    };
+    let err = quantize_signatures(&m, &ranges, &keep).expect_err("--float-ops");
+    assert!(err.to_string().contains("--float-ops"), "{err}");
     let err = signature_model(&m, "serve").expect_err("unknown");
     assert!(matches!(err, Error::UnknownSignature { .. }), "{err}");
 }

@@ -103,13 +103,23 @@ pub fn signature_model(model: &Model, key: &str) -> Result<Model> {
 ///
 /// # Errors
 /// What [`signature_model`] and [`quantize`] refuse; [`Error::Quantization`] when a signature has
-/// no ranges, or ranges name a signature the model lacks.
+/// no ranges or operators are named in `opts.float_ops` / `opts.int16_ops`;
+/// [`Error::UnknownSignature`] when ranges name a signature the model lacks.
 pub fn quantize_signatures(
     model: &Model,
     ranges: &[(String, Ranges)],
     opts: &QuantizeOptions,
 ) -> Result<(Model, Report)> {
     let subgraphs = signature_subgraphs(model)?;
+    let named = |ops: &[String]| ops.iter().any(|s| !s.trim().is_empty());
+    if named(&opts.float_ops) || named(&opts.int16_ops) {
+        return Err(refuse(
+            model,
+            "--float-ops / --int16-ops name operators of one subgraph; with several signatures \
+             they are not supported yet"
+                .to_string(),
+        ));
+    }
     let keys = keys(model);
     if let Some((k, _)) = ranges.iter().find(|(k, _)| !keys.contains(k)) {
         return Err(Error::UnknownSignature {
