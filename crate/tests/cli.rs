@@ -612,3 +612,96 @@ fn signatures_are_listed_run_by_key_and_an_unknown_key_is_refused() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("signature 'encode' (subgraph 1):"));
 }
+
+#[test]
+fn int8_of_several_signatures_calibrates_each_on_its_own_samples() {
+    // tests/realworld/signatures: each signature's calibration samples, and TF's int8 model
+    // calibrated on them (a representative dataset of (key, inputs) tuples).
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/realworld/signatures");
+    let model = case.join("model.tflite");
+    let model = model.to_str().expect("utf-8");
+    let q = scratch("sig_int8.tflite");
+    let q = q.to_str().expect("utf-8");
+    let inputs = [
+        ("decode", "code"),
+        ("encode", "features"),
+        ("score", "candidate"),
+        ("score", "query"),
+    ];
+    let data: Vec<String> = inputs
+        .iter()
+        .map(|(key, name)| {
+            let p = case.join(format!("sig_{key}_calib_{name}.npy"));
+            format!("{key}={}", p.to_str().expect("utf-8"))
+        })
+        .collect();
+    let quantize = |data: &[String]| {
+        let mut args = vec!["quantize", model, "--io", "float", "-o", q];
+        for d in data {
+            args.extend(["--signature-data", d.as_str()]);
+        }
+        zeropoint(&args)
+    };
+    let out = quantize(&data);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Every signature of ours gives the outputs TF's int8 model gives on our engine (the library
+    // test compares the two models tensor by tensor, and TF's with LiteRT).
+    let tf = case.join("model_int8.tflite");
+    for key in ["decode", "encode", "score"] {
+        let mut files = Vec::new();
+        for (_, name) in inputs.iter().filter(|(k, _)| *k == key) {
+            let (shape, values) = npy_data(&case.join(format!("sig_{key}_in_{name}.npy")));
+            let path = scratch(&format!("sig_int8_{key}_{name}.npy"));
+            let mut with_samples = vec![1];
+            with_samples.extend(shape);
+            let f = std::fs::File::create(&path).expect("create");
+            zeropoint::npy::write(f, zeropoint::npy::Dtype::F32, &with_samples, &values)
+                .expect("npy");
+            files.push(path);
+        }
+        let outputs = |m: &str, dir: &str| {
+            let dir = scratch(dir);
+            let mut args = vec!["run", m, "--signature", key];
+            for p in &files {
+                args.extend(["--input", p.to_str().expect("utf-8")]);
+            }
+            args.extend(["--out-dir", dir.to_str().expect("utf-8")]);
+            let out = zeropoint(&args);
+            assert!(out.status.success(), "{key}: {}", text(&out.stderr));
+            let mut got = Vec::new();
+            for k in 0.. {
+                let p = dir.join(format!("output_{k}.npy"));
+                if !p.is_file() {
+                    break;
+                }
+                got.push(npy_data(&p));
+            }
+            got
+        };
+        let ours = outputs(q, &format!("sig_int8_{key}_ours"));
+        assert!(!ours.is_empty(), "{key}");
+        assert_eq!(
+            ours,
+            outputs(tf.to_str().expect("utf-8"), &format!("sig_int8_{key}_tf")),
+            "{key}: ours vs TF's int8"
+        );
+    }
+    // A signature without samples and an unknown key are refused by name (one --data for all:
+    // `signatures_are_listed_run_by_key_and_an_unknown_key_is_refused`).
+    let out = quantize(&data[..2]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains(
+            "signature 'score' has 2 input(s) (candidate, query): give --signature-data \
+             score=X.npy for each, in that order (0 given)"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = quantize(&["serve=x.npy".to_string()]);
+    assert!(
+        text(&out.stderr).contains("no signature 'serve'"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -383,7 +383,8 @@ def main() -> int:
     ap.add_argument("--only", nargs="*", help="model names (default: all)")
     ap.add_argument("--compare-quant", action="store_true", help="also print zeropoint compare-quant")
     ap.add_argument("--readme", action="store_true",
-                    help="also write the table into README.md between its mediapipe-table markers")
+                    help="also write the table into README.md between its mediapipe-table markers "
+                         "(with --only: just the rows of those models)")
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
     import numpy as np
@@ -460,7 +461,7 @@ def main() -> int:
     ]
     print("\n".join(table))
     if args.readme:
-        write_readme(table)
+        write_readme(table, args.only)
     return 0
 
 
@@ -468,12 +469,21 @@ README_BEGIN = "<!-- mediapipe-table:begin"
 README_END = "<!-- mediapipe-table:end -->"
 
 
-def write_readme(table: list[str]) -> None:
-    """Replaces the lines between the README's mediapipe-table markers with `table`."""
+def write_readme(table: list[str], only: list[str] | None = None) -> None:
+    """Replaces the lines between the README's mediapipe-table markers with `table`; with `only`
+    (the models this run made), replaces just those models' rows and keeps the others."""
     readme = HERE.parent.parent / "README.md"
     lines = readme.read_text().split("\n")
     begin = next(i for i, line in enumerate(lines) if line.startswith(README_BEGIN))
     end = lines.index(README_END)
+    if only:
+        def model(row: str) -> str:
+            return row.split("|")[1].strip()
+
+        new = {model(r): r for r in table[2:]}
+        old = lines[begin + 1: end]
+        kept = [new.pop(model(r), r) if r.startswith("| ") and model(r) in only else r for r in old]
+        table = kept + list(new.values())
     readme.write_text("\n".join(lines[: begin + 1] + table + lines[end:]))
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The coverage rows of the graphs that are not plain feed-forward nets: a streaming keyword
 spotter with resource variables run over 10 consecutive frames, a model with IF and WHILE
-subgraphs, and an SSD detector ending in TFLite_Detection_PostProcess (run by hand, never in CI).
+subgraphs, an SSD detector ending in TFLite_Detection_PostProcess, and a model with three
+signatures (run by hand, never in CI).
 
 For each model of tests/realworld/ named in ROWS (written by make_realworld.py, with LiteRT 2.3
 BUILTIN_REF outputs):
@@ -14,6 +15,12 @@ BUILTIN_REF outputs):
    loading our file (BUILTIN_REF), and SQNR of ours and of TF's against the float model, both as
    LiteRT runs them, every output of every frame (frames in order on one interpreter, state
    carried).
+
+The several-signature model (SIGNATURES) is measured per signature, every output of every
+signature counted: floats of our `run --signature KEY` against LiteRT's signature runner; TF's int8
+(calibrated per signature on sig_KEY_calib_*.npy) run by us and by LiteRT; ours from `zeropoint
+quantize --signature-data KEY=…` on the same samples. LiteRT runs the int8 signatures on the
+resolver signatures.json names (BUILTIN_REF, or the optimized one for the signature with SUM).
 
 Writes tests/realworld/coverage.json and the README table between its markers.
 
@@ -165,6 +172,78 @@ def measure(zp: str, name: str, tmp: Path) -> dict:
     return row
 
 
+# name -> what (tests/realworld/<name>: model.tflite, model_int8.tflite, sig_* files, signatures.json)
+SIGNATURES = {"signatures": "three signatures (encode / decode / score) sharing a weight, one subgraph each"}
+
+
+def measure_signatures(zp: str, name: str, tmp: Path) -> dict:
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    d = RW / name
+    table = json.loads((d / "signatures.json").read_text())["signatures"]
+    row: dict = {"what": SIGNATURES[name], "signatures": len(table)}
+
+    def litert(model: Path, sig: dict) -> list[np.ndarray]:
+        resolver = getattr(OpResolverType, sig["tf_int8_resolver"]) if model.name != "model.tflite" else OpResolverType.BUILTIN_REF
+        it = Interpreter(model_path=str(model), experimental_op_resolver_type=resolver)
+        ys = it.get_signature_runner(sig["key"])(**{n: np.load(d / f"sig_{sig['key']}_in_{n}.npy") for n in sig["inputs"]})
+        return [ys[n] for n in sig["outputs"]]
+
+    def ours(model: Path, sig: dict, tag: str) -> tuple[list[np.ndarray] | None, str | None]:
+        args = [zp, "run", "--kernels", "reference", str(model), "--signature", sig["key"]]
+        for n in sig["inputs"]:
+            x = tmp / f"{name}-{sig['key']}-{n}.npy"
+            np.save(x, np.load(d / f"sig_{sig['key']}_in_{n}.npy")[None])
+            args += ["--input", str(x)]
+        out = tmp / f"{name}-{sig['key']}-{tag}"
+        r = subprocess.run(args + ["--out-dir", str(out)], capture_output=True, text=True)
+        if r.returncode != 0:
+            return None, (r.stderr.strip().splitlines() or ["?"])[-1][:200]
+        return [np.load(out / f"output_{k}.npy")[0] for k in range(len(sig["outputs"]))], None
+
+    def every(fn) -> tuple[list[np.ndarray] | None, str | None]:
+        got: list[np.ndarray] = []
+        for sig in table:
+            ys, err = fn(sig)
+            if ys is None:
+                return None, f"{sig['key']}: {err}"
+            got.extend(ys)
+        return got, None
+
+    expected = [np.load(d / f"sig_{s['key']}_out_{n}.npy") for s in table for n in s["outputs"]]
+    got, err = every(lambda s: ours(d / "model.tflite", s, "float"))
+    row["float"] = {"error": err} if got is None else {"max_rel_err": max_rel(expected, got), "bit_identical": all(np.array_equal(e, g.reshape(e.shape)) for e, g in zip(expected, got))}
+    tf_path = d / "model_int8.tflite"
+    tf_outs, _ = every(lambda s: (litert(tf_path, s), None))
+    committed = [np.load(d / f"sig_{s['key']}_int8_out_{n}.npy") for s in table for n in s["outputs"]]
+    assert all(np.array_equal(c, t) for c, t in zip(committed, tf_outs)), f"{name}: committed TF outputs differ from LiteRT now"
+    ours_on_tf, oerr = every(lambda s: ours(tf_path, s, "tfint8"))
+    row["tf_int8"] = {"error": f"our run: {oerr}"} if ours_on_tf is None else {"pct_bit_exact": pct_equal(tf_outs, ours_on_tf), "sqnr_db": sqnr(expected, tf_outs)}
+    ours_path = tmp / f"{name}-ours.tflite"
+    data = []
+    for sig in table:
+        for n in sig["inputs"]:
+            data += ["--signature-data", f"{sig['key']}={d / ('sig_' + sig['key'] + '_calib_' + n + '.npy')}"]
+    r = subprocess.run([zp, "quantize", "--mode", "int8", "--io", "float", *data, "-o", str(ours_path), str(d / "model.tflite")], capture_output=True, text=True)
+    if r.returncode != 0:
+        row["ours_int8"] = {"error": (r.stderr.strip().splitlines() or ["?"])[-1].removeprefix("error: ")[:200]}
+        return row
+    try:
+        outs, _ = every(lambda s: (litert(ours_path, s), None))
+    except Exception as e:  # noqa: BLE001 - the outcome is recorded
+        row["ours_int8"] = {"litert_loads": False, "error": str(e).strip().splitlines()[0][:200]}
+        return row
+    ours_engine, oerr = every(lambda s: ours(ours_path, s, "ours"))
+    row["ours_int8"] = {
+        "litert_loads": True,
+        "sqnr_db": sqnr(expected, outs),
+        "our_engine_pct_bit_exact": None if ours_engine is None else pct_equal(outs, ours_engine),
+    }
+    if oerr:
+        row["ours_int8"]["engine_error"] = oerr
+    return row
+
+
 def cell_err(v: dict) -> str | None:
     return v.get("error") if isinstance(v, dict) else None
 
@@ -189,7 +268,8 @@ def render(results: dict) -> str:
             ecell = "—" if o["our_engine_pct_bit_exact"] is None else f"{o['our_engine_pct_bit_exact']:g}"
             tf_db = f"{t['sqnr_db']:.2f}" if "sqnr_db" in t else "—"
             scell = f"{o['sqnr_db']:.2f} / {tf_db}"
-        lines.append(f"| {name} | {r['what']} ({r['frames']} frame{'s' if r['frames'] != 1 else ''}) | {fcell} | {tcell} | {ocell} | {ecell} | {scell} |")
+        count = f"{r['signatures']} signatures" if "signatures" in r else f"{r['frames']} frame{'s' if r['frames'] != 1 else ''}"
+        lines.append(f"| {name} | {r['what']} ({count}) | {fcell} | {tcell} | {ocell} | {ecell} | {scell} |")
     v = results["versions"]
     lines.append("")
     lines.append(
@@ -199,7 +279,11 @@ def render(results: dict) -> str:
         "control_flow's int8 models run on `BUILTIN_WITHOUT_DEFAULT_DELEGATES`: LiteRT 2.3's `BUILTIN_REF` SUM with "
         "rescaling reads int8 as unsigned (every negative sum -1; see the SUM row of the op table), and the optimized "
         "resolver's other int8 kernels need not round as the reference ones our engine follows: 1 of its 4 outputs is "
-        "one step apart on both TF's model and ours (1.8472 vs 1.8655; BUILTIN_REF gives 1.6826 there)."
+        "one step apart on both TF's model and ours (1.8472 vs 1.8655; BUILTIN_REF gives 1.6826 there). "
+        "signatures: every output of its three signatures, each run by key (LiteRT's signature runner, our `run "
+        "--signature`); its int8 models are calibrated per signature on `sig_KEY_calib_*.npy` (TF: a representative "
+        "dataset of (key, inputs) tuples; ours: `quantize --signature-data`), and its `score` signature (SUM) runs on "
+        "`BUILTIN_WITHOUT_DEFAULT_DELEGATES` (bit-exact with ours here, though its float DEQUANTIZE need not be)."
     )
     return "\n".join(lines)
 
@@ -224,6 +308,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as t:
         for name in ROWS:
             results["models"][name] = measure(zp, name, Path(t))
+            print(name, json.dumps(results["models"][name]))
+        for name in SIGNATURES:
+            results["models"][name] = measure_signatures(zp, name, Path(t))
             print(name, json.dumps(results["models"][name]))
     (RW / "coverage.json").write_text(json.dumps(results, indent=1) + "\n")
     write_readme(render(results))

@@ -215,9 +215,10 @@ impl Interpreter {
     }
 }
 
-/// Refuses full-integer quantization (int8, int16x8) of a model with more than one signature:
-/// calibration runs one entry point, and TF's per-signature representative data is not
-/// supported yet. Dynamic range and float16 need no calibration and keep every signature. A
+/// Refuses full-integer quantization (int8, int16x8) of a model with more than one signature
+/// calibrated as one entry point (`--data`, `--stats`, `calibrate`, the page): each signature needs
+/// samples of its own, as TF's representative dataset gives them (`quantize --signature-data`,
+/// `quant::quantize_signatures`). Dynamic range and float16 need no calibration and keep every signature. A
 /// model with one signature (or none) passes.
 ///
 /// # Errors
@@ -233,9 +234,10 @@ pub fn refuse_full_integer(model: &Model) -> Result<()> {
             names.len(),
             names.join(", ")
         ),
-        reason: "full-integer quantization of several signatures (calibration data per \
-                 signature, as TF's representative dataset can give) is not supported yet; \
-                 dynamic range and float16 keep every signature"
+        reason: "full-integer quantization of several signatures calibrates each on its own \
+                 samples, as TF's representative dataset gives them: `zeropoint quantize \
+                 --signature-data KEY=X.npy` (not yet on the page, nor with --data, --stats or \
+                 `calibrate`); dynamic range and float16 keep every signature"
             .to_string(),
     })
 }

@@ -42,7 +42,7 @@ fn requantizes(from: TensorType, to: TensorType, zero_points: (i64, i64)) -> boo
 
 /// Whether `name` is one TF's quantizer gives a QUANTIZE result: `tfl.quantize`,
 /// `tfl.quantize1`, `tfl.quantize2`, ….
-fn is_tf_quantize_name(name: &str) -> bool {
+pub(crate) fn is_tf_quantize_name(name: &str) -> bool {
     name.strip_prefix("tfl.quantize")
         .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit()))
 }

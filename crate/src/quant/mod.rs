@@ -48,7 +48,9 @@ pub mod pipeline;
 pub mod report;
 pub mod sqnr;
 
-pub use passes::{IoType, Mode, QuantizeOptions, Ranges, quantize};
+pub use passes::{
+    IoType, Mode, QuantizeOptions, Ranges, quantize, quantize_signatures, signature_model,
+};
 pub use pipeline::{quantize_to_bytes, ranges_from_stats};
 pub use report::Report;
 

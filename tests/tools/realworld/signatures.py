@@ -12,8 +12,27 @@ writes, per signature KEY and per input/output name NAME of it:
                                    has 1536 elements, above TF's 1024-element threshold, so it is
                                    int8 with hybrid kernels)
 
+    sig_KEY_calib_NAME.npy         CALIB seeded calibration samples of that input, stacked on a new
+                                   first axis
+    sig_KEY_int8_out_NAME.npy      LiteRT 2.3's output for sig_KEY_in_* of TF's int8 model
+                                   (model_int8.tflite: Optimize.DEFAULT with a representative
+                                   dataset of (key, inputs) tuples, float I/O: TF's calibrator runs
+                                   each sample through its signature's subgraph, so each subgraph
+                                   is quantized with the ranges of its own signature's data), on
+                                   BUILTIN_REF, except a signature with SUM (`score`) on
+                                   BUILTIN_WITHOUT_DEFAULT_DELEGATES: BUILTIN_REF's int8 SUM reads
+                                   its input as unsigned (REFERENCE_DEFECTS in golden_resolver.py);
+                                   signatures.json names the resolver of each
+    model_16x8.tflite              TF's 16x8 model on the same dataset (float I/O). TF 2.21 writes
+                                   the weight shared by `encode` and `score`, and their biases,
+                                   corrupted in those two subgraphs (mostly zeros: output SQNR
+                                   about 4 dB there, against 46-49 dB for a correct
+                                   quantization); every other tensor is as its 16x8 quantizer
+                                   computes it
+
 and signatures.json: per signature its key, subgraph, input and output names in the order LiteRT's
-get_signature_list gives, and the operators of TF's dynamic-range model."""
+get_signature_list gives, the resolver of its int8 outputs, and the operators of TF's
+dynamic-range and int8 models."""
 
 from __future__ import annotations
 
@@ -28,6 +47,7 @@ from ai_edge_litert.interpreter import Interpreter, OpResolverType
 from .common import op_names, seed
 
 KEYS = ["encode", "decode", "score"]
+CALIB = 8
 FEATURES = 32
 CODE = 48
 
@@ -89,9 +109,24 @@ def _inputs(it: Interpreter) -> dict[str, dict[str, np.ndarray]]:
     return out
 
 
-def _run(data: bytes, inputs) -> dict[str, dict[str, np.ndarray]]:
-    it = Interpreter(model_content=data, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+def _run(data: bytes, inputs, resolver=OpResolverType.BUILTIN_REF) -> dict[str, dict[str, np.ndarray]]:
+    it = Interpreter(model_content=data, experimental_op_resolver_type=resolver)
     return {key: {n: v.copy() for n, v in it.get_signature_runner(key)(**inputs[key]).items()} for key in KEYS}
+
+
+def _calibration(it: Interpreter) -> dict[str, dict[str, np.ndarray]]:
+    """CALIB samples per signature and input, stacked; each signature's inputs in its own range
+    (so that a subgraph quantized with another signature's ranges shows)."""
+    rng = np.random.default_rng(3132)
+    scale = {"encode": 1.0, "decode": 0.5, "score": 2.0}
+    out = {}
+    for key in KEYS:
+        details = it.get_signature_runner(key).get_input_details()
+        out[key] = {
+            name: rng.uniform(-scale[key], scale[key], [CALIB, *d["shape"]]).astype(np.float32)
+            for name, d in sorted(details.items())
+        }
+    return out
 
 
 def signature_variants(d: Path) -> None:
@@ -109,6 +144,34 @@ def signature_variants(d: Path) -> None:
     for key, ys in _run(dynamic, inputs).items():
         for name, y in ys.items():
             np.save(d / f"sig_{key}_dynamic_out_{name}.npy", y)
+    calib = _calibration(it)
+    for key, xs in calib.items():
+        for name, x in xs.items():
+            np.save(d / f"sig_{key}_calib_{name}.npy", x)
+
+    def representative():
+        for k in range(CALIB):
+            for key in KEYS:
+                yield key, {name: x[k] for name, x in calib[key].items()}
+
+    int8 = _convert(optimizations=[tf.lite.Optimize.DEFAULT], representative_dataset=representative)
+    (d / "model_int8.tflite").write_bytes(int8)
+    int16 = _convert(
+        optimizations=[tf.lite.Optimize.DEFAULT],
+        representative_dataset=representative,
+        target_spec=tf.lite.TargetSpec(
+            supported_ops=[tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
+        ),
+    )
+    (d / "model_16x8.tflite").write_bytes(int16)
+    int8_ops = op_names(int8)
+    resolver = {}
+    for key in KEYS:
+        sub = it.get_signature_runner(key)._subgraph_index
+        resolver[key] = "BUILTIN_WITHOUT_DEFAULT_DELEGATES" if "SUM" in int8_ops[sub] else "BUILTIN_REF"
+        ys = _run(int8, inputs, getattr(OpResolverType, resolver[key]))[key]
+        for name, y in ys.items():
+            np.save(d / f"sig_{key}_int8_out_{name}.npy", y)
     sigs = it.get_signature_list()
     table = {
         "signatures": [
@@ -117,9 +180,11 @@ def signature_variants(d: Path) -> None:
                 "subgraph": it.get_signature_runner(key)._subgraph_index,
                 "inputs": sigs[key]["inputs"],
                 "outputs": sigs[key]["outputs"],
+                "tf_int8_resolver": resolver[key],
             }
             for key in KEYS
         ],
         "tf_dynamic_ops": op_names(dynamic),
+        "tf_int8_ops": int8_ops,
     }
     (d / "signatures.json").write_text(json.dumps(table, indent=2, sort_keys=True) + "\n")

@@ -2,8 +2,9 @@
 //! ranges from our calibration (`--data`) or from TF's (`--stats`).
 //!
 //! A model with several signatures is quantized in dynamic range and float16 with every
-//! signature kept; int8 / int16x8 refuse it (calibration data per signature is not supported
-//! yet).
+//! signature kept; int8 / int16x8 calibrate each signature on its own samples
+//! (`--signature-data KEY=X.npy`, as TF's representative dataset of `(key, inputs)` tuples) and
+//! quantize every signature's subgraph with its ranges ([`zeropoint::quant::quantize_signatures`]).
 
 use std::path::{Path, PathBuf};
 
@@ -30,6 +31,11 @@ pub struct QuantizeArgs {
     /// Calibration samples: one .npy per model input (first axis = samples).
     #[arg(long = "data")]
     data: Vec<PathBuf>,
+    /// Calibration samples of one signature of a model with several (int8 / int16x8):
+    /// `KEY=X.npy`, once per input of that signature, in the signature's input order (as
+    /// `inspect` lists them); every signature needs its samples.
+    #[arg(long = "signature-data", value_name = "KEY=X.npy")]
+    signature_data: Vec<String>,
     /// Calibration statistics instead of --data: a STATS.json from `zeropoint calibrate`, or
     /// a calibrated .tflite whose tensors carry min/max (TF's model_calibrated.tflite).
     #[arg(long)]
@@ -83,6 +89,7 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
         mode,
         io,
         data,
+        signature_data,
         stats,
         calibration,
         per_tensor,
@@ -108,6 +115,25 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
         float_ops,
         int16_ops,
     };
+    if !signature_data.is_empty() {
+        if !data.is_empty() || stats.is_some() || auto.is_some() {
+            return Err(Error::Calibration {
+                reason: "--signature-data calibrates each signature itself: give it without \
+                         --data, --stats, --auto or --target-sqnr"
+                    .into(),
+            });
+        }
+        return quantize_by_signature(
+            &model,
+            &signature_data,
+            calibration.as_deref(),
+            &opts,
+            &output,
+            &shapes,
+            limits,
+            threads.count()?,
+        );
+    }
     quantize_model(
         &model,
         data,
@@ -121,6 +147,103 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
         limits,
         threads.count()?,
     )
+}
+
+/// `zeropoint quantize --signature-data`: each signature of the model calibrated on its own
+/// samples (as a model of its own, [`zeropoint::quant::signature_model`]), then every signature
+/// quantized with its ranges.
+#[allow(clippy::too_many_arguments)]
+fn quantize_by_signature(
+    model: &Path,
+    signature_data: &[String],
+    calibration: Option<&str>,
+    opts: &QuantizeOptions,
+    output: &Path,
+    shapes: &ShapeArgs,
+    limits: &UserLimits,
+    threads: usize,
+) -> Result<()> {
+    use zeropoint::engine::signatures::{keys, resolve};
+    use zeropoint::quant::calibrate::Method;
+    use zeropoint::quant::{Ranges, quantize_signatures, signature_model};
+    let m = load(model, limits)?;
+    let known = keys(&m);
+    if known.len() < 2 || !matches!(opts.mode, Mode::Int8 | Mode::Int16x8) {
+        return Err(Error::Calibration {
+            reason: format!(
+                "--signature-data is for int8 / int16x8 of a model with several signatures; this \
+                 one has {} (use --data) and the mode is {}",
+                known.len(),
+                opts.mode.name()
+            ),
+        });
+    }
+    let mut files: Vec<(String, Vec<PathBuf>)> =
+        known.iter().map(|k| (k.clone(), Vec::new())).collect();
+    for item in signature_data {
+        let (key, path) = item.split_once('=').ok_or_else(|| Error::Calibration {
+            reason: format!("--signature-data {item}: expected KEY=X.npy"),
+        })?;
+        let slot =
+            files
+                .iter_mut()
+                .find(|(k, _)| k == key)
+                .ok_or_else(|| Error::UnknownSignature {
+                    key: key.to_string(),
+                    known: known.clone(),
+                })?;
+        slot.1.push(PathBuf::from(path));
+    }
+    let method = calibration
+        .map(Method::parse)
+        .transpose()?
+        .unwrap_or(Method::MinMax);
+    let mut ranges = Vec::with_capacity(files.len());
+    for (key, given) in files {
+        let sig = resolve(&m, &key)?;
+        if given.len() != sig.inputs.len() {
+            let names: Vec<&str> = sig.inputs.iter().map(|t| t.name.as_str()).collect();
+            return Err(Error::Calibration {
+                reason: format!(
+                    "signature '{key}' has {} input(s) ({}): give --signature-data {key}=X.npy \
+                     for each, in that order ({} given)",
+                    names.len(),
+                    names.join(", "),
+                    given.len()
+                ),
+            });
+        }
+        // The calibrator takes the subgraph's inputs in its own order.
+        let mut ordered = given.clone();
+        for (t, path) in sig.inputs.iter().zip(given) {
+            ordered[t.position] = path;
+        }
+        let part = signature_model(&m, &key)?;
+        let stats = collect_stats(
+            &shapes.apply(part.clone())?,
+            CalibrationSource::Npy(ordered),
+            method,
+            limits,
+            None,
+            threads,
+        )?;
+        ranges.push((key, Ranges::from_calibration(&part, &stats)?));
+    }
+    let (q, rep) = quantize_signatures(&m, &ranges, opts)?;
+    let bytes = zeropoint::tflite::write(&q)?;
+    for w in &rep.warnings {
+        eprintln!("warning: {w}");
+    }
+    write_file(output, &bytes)?;
+    eprintln!(
+        "wrote {} ({} bytes, mode {}, I/O {}, {} signatures each calibrated on its own samples)",
+        output.display(),
+        bytes.len(),
+        rep.mode,
+        rep.io,
+        ranges.len()
+    );
+    Ok(())
 }
 
 /// `zeropoint quantize`: ranges from --data (our calibration) or --stats (STATS.json from
@@ -148,8 +271,9 @@ fn quantize_model(
     let method = calibration.map(Method::parse).transpose()?;
     let needs_ranges = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
     if needs_ranges {
-        // Calibration would run one signature only: refused before anything runs. Dynamic
-        // range and float16 keep every signature.
+        // Calibration would run one signature only: refused before anything runs (each
+        // signature is calibrated with --signature-data). Dynamic range and float16 keep every
+        // signature.
         zeropoint::engine::signatures::refuse_full_integer(&m)?;
     }
     // The first calibration samples (with --data), for the report's errors.

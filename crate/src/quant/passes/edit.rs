@@ -130,6 +130,10 @@ impl Names {
     pub(super) fn new(sg: &Subgraph) -> Self {
         Names(sg.tensors.iter().map(|t| t.name.clone()).collect())
     }
+    /// Names already taken elsewhere (another subgraph of the model).
+    pub(super) fn from_names(names: impl IntoIterator<Item = String>) -> Self {
+        Names(names.into_iter().collect())
+    }
     pub(super) fn fresh(&mut self, base: &str) -> String {
         let mut k = 1usize;
         loop {

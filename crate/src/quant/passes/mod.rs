@@ -52,6 +52,9 @@
 //! (`float16.rs`: every float constant stored as float16 behind a DEQUANTIZE) are separate,
 //! simpler passes ([`quantize`] dispatches).
 //!
+//! A model with several signatures (one entry subgraph each) is quantized signature by signature,
+//! each with the ranges of its own samples (`signatures.rs`).
+//!
 //! Nothing here touches files: the same function serves the CLI and the wasm face.
 
 mod dynamic_range;
@@ -61,12 +64,14 @@ mod full_integer;
 mod fuse_activations;
 mod mixed_int16;
 mod ranges;
+mod signatures;
 #[cfg(test)]
 mod tests;
 
 pub use dynamic_range::DYNAMIC_MIN_ELEMENTS;
 pub use float16::f32_to_f16_bits;
 pub use ranges::Ranges;
+pub use signatures::{quantize_signatures, signature_model};
 
 use std::collections::HashMap;
 
@@ -294,6 +299,16 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
         return Err(qerr("model", "it has no subgraph"));
     }
     let full_integer = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
+    if full_integer && model.signatures.len() > 1 {
+        return Err(qerr(
+            "model",
+            format!(
+                "it has {} signatures, each calibrated on its own samples: quantize it with \
+                 quantize_signatures (the CLI's --signature-data)",
+                model.signatures.len()
+            ),
+        ));
+    }
     // WHILE / IF bodies are quantized after subgraph 0, each with float I/O
     // (`full_integer/subgraphs.rs`); CALL_ONCE init subgraphs stay float.
     let roles = if full_integer && model.subgraphs.len() > 1 {
