@@ -69,6 +69,48 @@ fn the_final_guard_wants_a_gain_on_enough_single_samples() {
 }
 
 #[test]
+fn with_fewer_than_4_held_out_samples_the_tf_compatible_model_is_written() {
+    // x calibrated up to 1000 but scored in [−1, 1]: clipping x helps on every sample (as in
+    // `an_outlier_makes_a_clipping_range_win_over_min_max`), but 8 samples leave 2 held out,
+    // which a sign test cannot tell from a coin (1/4 > 1/16).
+    let model = add_relu();
+    let ordinary =
+        |k: u32| -> Vec<Vec<f32>> { vec![(0..8).map(|j| 2.0 * unit(k * 8 + j) - 1.0).collect()] };
+    let mut calib: Vec<_> = (0..400).map(ordinary).collect();
+    calib[200][0][3] = 1000.0;
+    let stats = calibrate(&model, &calib);
+    let scoring: Vec<_> = (1000..1008).map(ordinary).collect();
+    let opts = QuantizeOptions::default();
+    let (q, _, rep) = auto_quantize(
+        &model,
+        &stats,
+        &scoring,
+        &opts,
+        &AutoOptions::default(),
+        None,
+    )
+    .expect("quantizes");
+    assert_eq!(rep.held_out_samples, 2, "{rep:?}");
+    let (h, tf) = (
+        rep.held_out_sqnr_db.expect("measured"),
+        rep.held_out_tf_compatible_sqnr_db.expect("measured"),
+    );
+    assert!(
+        h > tf + 10.0,
+        "the gain is real on the held-out samples: {h} vs {tf} dB"
+    );
+    assert_eq!(rep.held_out_better, Some(2), "{rep:?}");
+    assert!(rep.fell_back, "{rep:?}");
+    let (tf_model, _) = quantize(
+        &model,
+        &Ranges::from_calibration(&model, &stats).expect("ranges"),
+        &opts,
+    )
+    .expect("tf");
+    assert_eq!(q, tf_model, "TF's model is written");
+}
+
+#[test]
 fn samples_are_split_into_search_and_held_out() {
     let samples: Vec<Vec<Vec<f32>>> = (0..9).map(|k| vec![vec![k as f32]]).collect();
     let (search, held) = split_samples(&samples);
@@ -152,6 +194,8 @@ fn the_guard_drops_an_overfitted_range_search_but_keeps_bias_correction() {
         rep.held_out_tf_compatible_sqnr_db.expect("measured"),
     );
     assert!(h > tf + GUARD_MARGIN_DB, "{h} vs {tf} dB");
+    // 4 held-out samples: the sign test passes only with less error on all 4.
+    assert_eq!(rep.held_out_better, Some(4), "{rep:?}");
 }
 
 /// x [1, 4, 4, 4] → DEPTHWISE_CONV_2D 3×3 (`act`) → y → CONV_2D 1×1 → z [1, 4, 4, 2]. The
