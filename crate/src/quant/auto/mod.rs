@@ -20,8 +20,11 @@
 //!    int16 activations until the target holds.
 //!
 //! **The final guard:** the result is scored on the held-out samples (never used to choose) next
-//! to the TF-compatible model; unless it is better there by [`GUARD_MARGIN_DB`] (and on every
-//! search fold), the result of steps 1–2 alone (without the range search and mixed precision,
+//! to the TF-compatible model; unless it is better there by [`GUARD_MARGIN_DB`] in total, has less
+//! output error on enough single held-out samples to pass a one-sided sign test at
+//! [`score::GUARD_SIGN_P`] (so at least 4 held-out samples, i.e. 16 samples given; fewer cannot
+//! tell a real gain from noise: the TF-compatible model is written) and is better on every
+//! search fold, the result of steps 1–2 alone (without the range search and mixed precision,
 //! the steps most prone to overfitting) is tried the same way (`guard_dropped_search`), and if
 //! that fails too the TF-compatible model is written and the report says so (`fell_back`). Without held-out
 //! samples (fewer than 4 given) the guard is the search samples, each its own fold. Everything
@@ -90,6 +93,10 @@ pub struct AutoReport {
     pub held_out_tf_compatible_sqnr_db: Option<f64>,
     /// Output SQNR in dB of `--auto`'s choice on the held-out samples (before the guard).
     pub held_out_sqnr_db: Option<f64>,
+    /// On how many held-out samples that choice has less output error than the TF-compatible
+    /// model (the guard's sign test, [`score::Score::holds_up_against`]).
+    #[serde(default)]
+    pub held_out_better: Option<usize>,
     /// Output SQNR in dB of the TF-compatible model (`null` when exact).
     pub tf_compatible_sqnr_db: Option<f64>,
     /// Output SQNR in dB of the written model (`null` when exact).
@@ -306,7 +313,14 @@ pub fn auto_quantize(
         };
         let h = g.score(&candidate.model)?;
         rep.held_out_sqnr_db = finite(h.total);
-        Ok(h.total > tf_h.total + GUARD_MARGIN_DB)
+        rep.held_out_better = Some(
+            h.noise
+                .iter()
+                .zip(&tf_h.noise)
+                .filter(|(a, b)| a < b)
+                .count(),
+        );
+        Ok(h.holds_up_against(tf_h, GUARD_MARGIN_DB))
     };
     let mut keep = passes(&best, &mut rep)?;
     if !keep && structural.model != best.model && passes(&structural, &mut rep)? {
@@ -376,18 +390,19 @@ pub fn summary(r: &AutoReport) -> String {
     }
     if r.held_out_samples > 0 && r.held_out_sqnr_db.is_some() {
         s += &format!(
-            "; on {} held-out samples {} (TF-compatible {})",
+            "; on {} held-out samples {} (TF-compatible {}), less error on {} of them",
             r.held_out_samples,
             db(r.held_out_sqnr_db),
-            db(r.held_out_tf_compatible_sqnr_db)
+            db(r.held_out_tf_compatible_sqnr_db),
+            r.held_out_better.unwrap_or(0)
         );
     }
     if r.guard_dropped_search {
         s += "; the range search did not hold up on the held-out samples: dropped";
     }
     if r.fell_back {
-        s += "; not better than the TF-compatible model on every fold and the held-out \
-              samples: the TF-compatible model was written";
+        s += "; not better than the TF-compatible model on every fold and on enough held-out \
+              samples (at least 4 needed): the TF-compatible model was written";
     }
     s
 }

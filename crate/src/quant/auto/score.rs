@@ -12,6 +12,13 @@
 //! one SQNR per fold besides the total: `--auto` keeps a step only when it is better on every
 //! fold ([`Score::beats`]), so a change that helps some samples and hurts others (overfitting
 //! to the samples it is chosen on) is not taken.
+//!
+//! The final guard asks more of a result than of a step: on the held-out samples it must be
+//! better in total and reduce the output error on so many single samples that a coin flip per
+//! sample would do as well with probability at most [`GUARD_SIGN_P`] (a one-sided sign test,
+//! [`Score::holds_up_against`]): a total carried by one or two samples, the way SQNR over
+//! softmax probabilities often is, does not pass, and neither does any result checked on fewer
+//! than 4 held-out samples.
 
 use crate::engine::compare::{per_tensor_params, real_values, set_input_real};
 use crate::engine::{Interpreter, Limits};
@@ -38,6 +45,30 @@ pub struct Score {
     pub total: f64,
     /// Fold `f`: the samples `k` with `k mod folds == f`.
     pub folds: Vec<f64>,
+    /// `Σ (f − q̂)²` of each sample, in sample order.
+    pub noise: Vec<f64>,
+}
+
+/// The final guard's sign test: a result must reduce the output error on so many held-out
+/// samples that a fair coin per sample would reach that many with probability at most this
+/// (`1/16`: at least 4 of 4, 5 of 5, 6 of 7, 7 of 8, 12 of 16 …).
+pub const GUARD_SIGN_P: f64 = 1.0 / 16.0;
+
+/// `P(X ≥ wins)` for `X ~ Binomial(n, 1/2)`.
+pub fn sign_test_p(wins: usize, n: usize) -> f64 {
+    if wins > n {
+        return 0.0;
+    }
+    // C(n, k) / 2^n summed for k = wins..=n, computed in floating point term by term.
+    let mut term = 0.5f64.powi(i32::try_from(n).unwrap_or(i32::MAX)); // C(n, 0) / 2^n
+    let mut p = 0.0;
+    for k in 0..=n {
+        if k >= wins {
+            p += term;
+        }
+        term *= (n - k) as f64 / (k + 1) as f64;
+    }
+    p.min(1.0)
 }
 
 impl Score {
@@ -47,6 +78,24 @@ impl Score {
         self.folds.len() == other.folds.len()
             && self.total > other.total
             && self.folds.iter().zip(&other.folds).all(|(a, b)| a > b)
+    }
+
+    /// The final guard (see the module docs): whether `self` is better than `other` (scored on
+    /// the same samples) by more than `margin_db` in total and has less output error on enough
+    /// single samples that the one-sided sign test gives at most [`GUARD_SIGN_P`] (samples on
+    /// which both have the same error are left out of the test, as a sign test does).
+    pub fn holds_up_against(&self, other: &Score, margin_db: f64) -> bool {
+        if self.noise.len() != other.noise.len() || self.total <= other.total + margin_db {
+            return false;
+        }
+        let (mut wins, mut decided) = (0, 0);
+        for (a, b) in self.noise.iter().zip(&other.noise) {
+            if a != b {
+                decided += 1;
+                wins += usize::from(a < b);
+            }
+        }
+        sign_test_p(wins, decided) <= GUARD_SIGN_P
     }
 }
 
@@ -126,6 +175,7 @@ impl Scorer {
         let mut qi = Interpreter::with_options(&q, &Limits::default(), KernelSet::Fast)?;
         let folds = self.signal.len();
         let mut noise = vec![0.0; folds];
+        let mut per_sample = vec![0.0; self.samples.len()];
         for (k, (sample, reference)) in self.samples.iter().zip(&self.reference).enumerate() {
             for (i, x) in sample.iter().enumerate() {
                 set_input_real(&mut qi, &q, i, x)?;
@@ -147,8 +197,9 @@ impl Scorer {
                         format!("{} elements", g.len()),
                     ));
                 }
-                noise[k % folds] += g.iter().zip(r).map(|(g, f)| (f - g) * (f - g)).sum::<f64>();
+                per_sample[k] += g.iter().zip(r).map(|(g, f)| (f - g) * (f - g)).sum::<f64>();
             }
+            noise[k % folds] += per_sample[k];
         }
         Ok(Score {
             total: sqnr_db(self.signal.iter().sum(), noise.iter().sum()),
@@ -158,6 +209,7 @@ impl Scorer {
                 .zip(&noise)
                 .map(|(&s, &n)| sqnr_db(s, n))
                 .collect(),
+            noise: per_sample,
         })
     }
 }

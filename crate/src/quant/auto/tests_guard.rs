@@ -15,6 +15,7 @@ fn a_step_must_be_better_on_every_fold() {
     let s = |total: f64, folds: &[f64]| Score {
         total,
         folds: folds.to_vec(),
+        noise: Vec::new(),
     };
     let base = s(30.0, &[30.0, 30.0]);
     assert!(s(31.0, &[31.0, 30.5]).beats(&base));
@@ -23,6 +24,90 @@ fn a_step_must_be_better_on_every_fold() {
     assert!(!s(30.0, &[30.0, 30.0]).beats(&base), "equal is not better");
     let exact = s(f64::INFINITY, &[f64::INFINITY, f64::INFINITY]);
     assert!(exact.beats(&base) && !exact.beats(&exact));
+}
+
+#[test]
+fn the_sign_test_is_the_binomial_tail() {
+    // P(X ≥ w), X ~ Binomial(n, 1/2): C(n, k) summed by hand over 2^n.
+    assert_eq!(score::sign_test_p(4, 4), 1.0 / 16.0);
+    assert_eq!(score::sign_test_p(3, 3), 1.0 / 8.0);
+    assert_eq!(score::sign_test_p(7, 8), (8.0 + 1.0) / 256.0);
+    assert_eq!(score::sign_test_p(6, 8), (28.0 + 8.0 + 1.0) / 256.0);
+    let p = score::sign_test_p(12, 16);
+    assert!(
+        (p - (1820.0 + 560.0 + 120.0 + 16.0 + 1.0) / 65536.0).abs() < 1e-15,
+        "{p}"
+    );
+    assert_eq!(score::sign_test_p(0, 5), 1.0);
+    assert_eq!(score::sign_test_p(0, 0), 1.0);
+    assert_eq!(score::sign_test_p(6, 5), 0.0);
+}
+
+#[test]
+fn the_final_guard_wants_a_gain_on_enough_single_samples() {
+    // Output signal 1 per sample; the TF-compatible model has error 0.01 on each sample.
+    let score = |noise: &[f64]| Score {
+        total: score::sqnr_db(noise.len() as f64, noise.iter().sum()),
+        folds: Vec::new(),
+        noise: noise.to_vec(),
+    };
+    let tf = score(&[0.01; 4]);
+    // Better on all 4 samples (and by more than the margin in total): holds up.
+    assert!(score(&[0.009, 0.008, 0.009, 0.005]).holds_up_against(&tf, GUARD_MARGIN_DB));
+    // A large total gain carried by one sample, worse on the other three: does not.
+    let one = score(&[0.0001, 0.011, 0.011, 0.011]);
+    assert!(one.total > tf.total + 0.5, "{} vs {}", one.total, tf.total);
+    assert!(!one.holds_up_against(&tf, GUARD_MARGIN_DB));
+    // Better on every one of 3 samples: a coin does that 1 time in 8, too often.
+    let tf3 = score(&[0.01; 3]);
+    assert!(!score(&[0.005; 3]).holds_up_against(&tf3, GUARD_MARGIN_DB));
+    // Better on every sample but by less than the margin in total.
+    assert!(!score(&[0.0099; 4]).holds_up_against(&tf, GUARD_MARGIN_DB));
+    // Samples with the same error on both are left out: 4 wins of 4 decided of 5.
+    let tf5 = score(&[0.01; 5]);
+    assert!(score(&[0.005, 0.005, 0.005, 0.005, 0.01]).holds_up_against(&tf5, GUARD_MARGIN_DB));
+}
+
+#[test]
+fn with_fewer_than_4_held_out_samples_the_tf_compatible_model_is_written() {
+    // x calibrated up to 1000 but scored in [−1, 1]: clipping x helps on every sample (as in
+    // `an_outlier_makes_a_clipping_range_win_over_min_max`), but 8 samples leave 2 held out,
+    // which a sign test cannot tell from a coin (1/4 > 1/16).
+    let model = add_relu();
+    let ordinary =
+        |k: u32| -> Vec<Vec<f32>> { vec![(0..8).map(|j| 2.0 * unit(k * 8 + j) - 1.0).collect()] };
+    let mut calib: Vec<_> = (0..400).map(ordinary).collect();
+    calib[200][0][3] = 1000.0;
+    let stats = calibrate(&model, &calib);
+    let scoring: Vec<_> = (1000..1008).map(ordinary).collect();
+    let opts = QuantizeOptions::default();
+    let (q, _, rep) = auto_quantize(
+        &model,
+        &stats,
+        &scoring,
+        &opts,
+        &AutoOptions::default(),
+        None,
+    )
+    .expect("quantizes");
+    assert_eq!(rep.held_out_samples, 2, "{rep:?}");
+    let (h, tf) = (
+        rep.held_out_sqnr_db.expect("measured"),
+        rep.held_out_tf_compatible_sqnr_db.expect("measured"),
+    );
+    assert!(
+        h > tf + 10.0,
+        "the gain is real on the held-out samples: {h} vs {tf} dB"
+    );
+    assert_eq!(rep.held_out_better, Some(2), "{rep:?}");
+    assert!(rep.fell_back, "{rep:?}");
+    let (tf_model, _) = quantize(
+        &model,
+        &Ranges::from_calibration(&model, &stats).expect("ranges"),
+        &opts,
+    )
+    .expect("tf");
+    assert_eq!(q, tf_model, "TF's model is written");
 }
 
 #[test]
@@ -109,6 +194,8 @@ fn the_guard_drops_an_overfitted_range_search_but_keeps_bias_correction() {
         rep.held_out_tf_compatible_sqnr_db.expect("measured"),
     );
     assert!(h > tf + GUARD_MARGIN_DB, "{h} vs {tf} dB");
+    // 4 held-out samples: the sign test passes only with less error on all 4.
+    assert_eq!(rep.held_out_better, Some(4), "{rep:?}");
 }
 
 /// x [1, 4, 4, 4] → DEPTHWISE_CONV_2D 3×3 (`act`) → y → CONV_2D 1×1 → z [1, 4, 4, 2]. The
