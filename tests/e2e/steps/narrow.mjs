@@ -163,7 +163,7 @@ async function narrowedWindow(ctx) {
   await page.goto(base, { timeout: STEP_TIMEOUT_MS });
   await waitForModel(page, 'example.tflite');
 
-  await check('1280 → 400 px: the model and quantize graphs keep boxes in view; so do they after 400 → 1280 while hidden and the model loaded again', async () => {
+  await check('1280 → 400 px: the model and quantize graphs keep boxes in view, also one panned by hand far right; so do they after 400 → 1280 while hidden and the model loaded again', async () => {
     for (const [tab, prefix] of [['model', 'graph'], ['quantize', 'quant-graph']]) {
       await showTab(page, tab);
       await graphSeen(page, prefix, `${tab} at 1280 px`);
@@ -172,6 +172,20 @@ async function narrowedWindow(ctx) {
       await showTab(page, 'calibrate');
       await page.setViewportSize(WIDE);
     }
+    // Panned by the user far to the right at 1280 px: narrowed, the middle column would be past
+    // the right edge; an op is panned into view instead.
+    await showTab(page, 'model');
+    const svg = await page.locator(testId('graph-svg')).boundingBox();
+    assert(svg && svg.width > 600, `the model graph is ${JSON.stringify(svg)} at 1280 px`);
+    const y = svg.y + svg.height / 2;
+    await page.mouse.move(svg.x + 40, y);
+    await page.mouse.down();
+    await page.mouse.move(svg.x + 240, y, { steps: 4 });
+    await page.mouse.move(svg.x + svg.width / 2 + 40, y, { steps: 4 });
+    await page.mouse.up();
+    await page.setViewportSize(VIEWPORT);
+    await graphSeen(page, 'graph', 'model graph panned right at 1280 px, narrowed to 400 px');
+    await page.setViewportSize(WIDE);
     await dropFile(page, 'example-again.tflite', example);
     await waitForModel(page, 'example-again.tflite');
     for (const [tab, prefix] of [['model', 'graph'], ['quantize', 'quant-graph']]) {
