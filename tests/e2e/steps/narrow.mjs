@@ -194,7 +194,7 @@ async function narrowedWindow(ctx) {
     }
   });
 
-  await check('1280 → 400 px after calibrating, quantizing and comparing at 1280 px: every graph keeps boxes in view (the heat map its worst op), Ranges legible, tables whole, no sideways scroll', async () => {
+  await check('1280 → 400 px after calibrating, quantizing and comparing at 1280 px: every graph keeps boxes in view (the heat map its worst op), Ranges legible, per-layer and tensor tables whole, no sideways scroll', async () => {
     await showTab(page, 'calibrate');
     await fillRandom(page, { count: 4, lo: 0, hi: 1, seed: 7 });
     await page.locator(testId('calibrate-start')).click({ timeout: STEP_TIMEOUT_MS });
@@ -220,6 +220,9 @@ async function narrowedWindow(ctx) {
     await showTab(page, 'model');
     await noSideScroll(page, 'model (narrowed)');
     await graphSeen(page, 'graph', 'model shown after narrowing to 400 px');
+    await notSqueezed(page, 'tensor-table');
+    await page.locator(testId('tensor-table')).scrollIntoViewIfNeeded();
+    await screenshot(page, '58-narrowed-model-tensors', { target: true });
     await showTab(page, 'ranges');
     await noSideScroll(page, 'ranges (narrowed)');
     await rangesLegible(page);
