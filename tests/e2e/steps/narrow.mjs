@@ -1,7 +1,8 @@
 // Issue 21 item 6: every tab at a 400×800 viewport (a context of its own) on the example model,
 // calibrated, quantized and compared: no sideways page scroll, Ranges labels ≥ 10 px, the
 // requantization table's shift column reachable (the table may scroll inside its own box), the
-// Compare per-layer table not wrapped a letter per line. A screenshot of each tab (target/e2e/).
+// Compare per-layer and Model tensor tables not wrapped a letter per line. A screenshot of each
+// tab (target/e2e/).
 // Case narrow-resize: the same flow at 1280 px, then the window narrowed to 400 px: every graph
 // keeps operator boxes in view (the heat map its worst op) and the panels above hold too.
 import { STEP_TIMEOUT_MS, assert, check, onCleanup } from '../lib/harness.mjs';
@@ -109,6 +110,7 @@ async function narrow(ctx) {
     assert(title.startsWith('CONV_2D #'), `searching CONV_2D selected "${title}" (${await text(page, 'graph-search-status')})`);
     await page.waitForSelector(testId('requant-table'), { timeout: STEP_TIMEOUT_MS });
     await noSideScroll(page, 'model');
+    await notSqueezed(page, 'tensor-table');
     await screenshot(page, '54-narrow-model', { target: true });
     await shiftColumnReachable(page, 'model details');
     assert(record.pageErrors.length === 0 && record.consoleErrors.length === 0, `errors: ${[...record.pageErrors, ...record.consoleErrors].join('; ')}`);
