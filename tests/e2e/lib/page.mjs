@@ -159,3 +159,31 @@ export async function docsShot(page, name, id) {
   await page.screenshot({ path: join(DOCS_SHOTS, `${name}.png`), timeout: STEP_TIMEOUT_MS });
   await page.evaluate(() => window.scrollTo(0, 0));
 }
+
+/**
+ * The operator boxes of graph `prefix` (`graph`, `quant-graph`, `compare-graph`) seen on screen:
+ * the centre of the box inside the graph's svg box and across the window (a sliver at an edge does
+ * not count). A graph follows a resize a frame or more later (longer on a loaded machine): polled
+ * for up to 5 s while none is seen. Returns how many are seen, with where the view put the first.
+ */
+export async function graphOpsInView(page, prefix) {
+  const look = () => page.evaluate((p) => {
+    const svg = document.querySelector(`[data-testid="${p}-svg"]`)?.getBoundingClientRect();
+    const ops = [...document.querySelectorAll(`[data-testid="${p}-op"]`)];
+    if (!svg || svg.width === 0) return { seen: 0, ops: ops.length, svg: 'not shown' };
+    const seen = ops.filter((g) => {
+      const r = g.getBoundingClientRect();
+      const [x, y] = [r.left + r.width / 2, r.top + r.height / 2];
+      return x >= svg.left && x <= svg.right && y >= svg.top && y <= svg.bottom && x >= 0 && x <= window.innerWidth;
+    }).length;
+    const first = ops[0]?.getBoundingClientRect();
+    const at = (r) => `x ${Math.round(r.left)}..${Math.round(r.right)}, y ${Math.round(r.top)}..${Math.round(r.bottom)}`;
+    return { seen, ops: ops.length, svg: at(svg), first: first ? at(first) : 'none', transform: document.querySelector(`[data-testid="${p}-svg"] .graph-viewport`)?.getAttribute('transform') };
+  }, prefix);
+  let found = await look();
+  for (let i = 0; i < 50 && found.seen === 0; i++) {
+    await page.waitForTimeout(100);
+    found = await look();
+  }
+  return found;
+}

@@ -1,11 +1,15 @@
 // Issue 21 item 6: every tab at a 400×800 viewport (a context of its own) on the example model,
 // calibrated, quantized and compared: no sideways page scroll, Ranges labels ≥ 10 px, the
 // requantization table's shift column reachable (the table may scroll inside its own box), the
-// Compare per-layer table not wrapped a letter per line. A screenshot of each tab (target/e2e/).
+// Compare per-layer and Model tensor tables not wrapped a letter per line. A screenshot of each
+// tab (target/e2e/).
+// Case narrow-resize: the same flow at 1280 px, then the window narrowed to 400 px: every graph
+// keeps operator boxes in view (the heat map its worst op) and the panels above hold too.
 import { STEP_TIMEOUT_MS, assert, check, onCleanup } from '../lib/harness.mjs';
-import { fillRandom, isLocal, quantizeOnPage, screenshot, showTab, testId, text, waitForCalibration, waitForModel, waitForPanel, watch } from '../lib/page.mjs';
+import { dropFile, fillRandom, graphOpsInView, isLocal, quantizeOnPage, screenshot, showTab, testId, text, waitForCalibration, waitForModel, waitForPanel, watch } from '../lib/page.mjs';
 
 const VIEWPORT = { width: 400, height: 800 };
+const WIDE = { width: 1280, height: 800 };
 const TABS = ['model', 'calibrate', 'ranges', 'quantize', 'compare'];
 
 /** Sideways overflow of the page, and the elements sticking out past its right edge. */
@@ -77,14 +81,7 @@ async function narrow(ctx) {
     await page.locator(testId('ranges-op')).selectOption(String(conv.index));
     await page.waitForSelector(testId('requant-table'), { timeout: STEP_TIMEOUT_MS });
     await noSideScroll(page, 'ranges');
-    const labels = await page.evaluate(() =>
-      [...document.querySelectorAll('[data-testid="ranges"] svg text')]
-        .filter((t) => t.getBoundingClientRect().width > 0)
-        .map((t) => ({ text: t.textContent, px: Number.parseFloat(getComputedStyle(t).fontSize) * (t.getScreenCTM()?.a ?? 0) })),
-    );
-    assert(labels.length > 0, 'the Ranges plot has no text labels');
-    const small = labels.filter((l) => l.px < 10);
-    assert(small.length === 0, `Ranges labels under 10 px on screen: ${small.slice(0, 4).map((l) => `"${l.text}" ${l.px.toFixed(1)} px`).join(', ')}`);
+    await rangesLegible(page);
     await shiftColumnReachable(page, 'ranges');
     await screenshot(page, '51-narrow-ranges', { target: true });
   });
@@ -95,24 +92,9 @@ async function narrow(ctx) {
     await quantizeOnPage(page);
     await noSideScroll(page, 'quantize (done)');
     await screenshot(page, '52-narrow-quantize', { target: true });
-    await showTab(page, 'compare');
-    await page.locator(testId('compare-sample-calibration')).check({ timeout: STEP_TIMEOUT_MS });
-    await page.locator(testId('compare-index')).fill('0');
-    await page.locator(testId('compare-start')).click({ timeout: STEP_TIMEOUT_MS });
-    await waitForPanel(page, 'compare', ['done', 'error']);
-    assert((await page.locator(testId('compare')).getAttribute('data-state')) === 'done', `compare failed: ${await text(page, 'error-banner')}`);
+    await compareFirstSample(page);
     await noSideScroll(page, 'compare (done)');
-    // The heat map opens on its worst op (lowest SQNR): its box is inside the graph's viewport.
-    const worst = await page.evaluate(() => {
-      const svg = document.querySelector('[data-testid="compare-graph-svg"]');
-      const painted = [...document.querySelectorAll('[data-testid="compare-graph-op"][data-heat]')];
-      const box = painted.reduce((w, g) => (w === undefined || Number(g.getAttribute('data-heat')) < Number(w.getAttribute('data-heat')) ? g : w), undefined);
-      if (!svg || !box) return { painted: painted.length };
-      const s = svg.getBoundingClientRect();
-      const r = box.getBoundingClientRect();
-      return { painted: painted.length, op: box.getAttribute('data-op'), inside: r.left >= s.left && r.right <= s.right && r.top >= s.top && r.bottom <= s.bottom };
-    });
-    assert(worst.painted > 3 && worst.inside, `the worst op of the heat map is not in view at first: ${JSON.stringify(worst)}`);
+    await worstOpInView(page, 'at first');
     await screenshot(page, '53-narrow-compare', { target: true });
     await notSqueezed(page, 'compare-table');
   });
@@ -128,10 +110,139 @@ async function narrow(ctx) {
     assert(title.startsWith('CONV_2D #'), `searching CONV_2D selected "${title}" (${await text(page, 'graph-search-status')})`);
     await page.waitForSelector(testId('requant-table'), { timeout: STEP_TIMEOUT_MS });
     await noSideScroll(page, 'model');
+    await notSqueezed(page, 'tensor-table');
     await screenshot(page, '54-narrow-model', { target: true });
     await shiftColumnReachable(page, 'model details');
     assert(record.pageErrors.length === 0 && record.consoleErrors.length === 0, `errors: ${[...record.pageErrors, ...record.consoleErrors].join('; ')}`);
   });
+}
+
+/** Compare on the first calibration sample (the Compare tab shown). */
+async function compareFirstSample(page) {
+  await showTab(page, 'compare');
+  await page.locator(testId('compare-sample-calibration')).check({ timeout: STEP_TIMEOUT_MS });
+  await page.locator(testId('compare-index')).fill('0');
+  await page.locator(testId('compare-start')).click({ timeout: STEP_TIMEOUT_MS });
+  await waitForPanel(page, 'compare', ['done', 'error']);
+  assert((await page.locator(testId('compare')).getAttribute('data-state')) === 'done', `compare failed: ${await text(page, 'error-banner')}`);
+}
+
+/** The heat map's worst op (lowest SQNR) has its whole box inside the graph's viewport. */
+async function worstOpInView(page, when) {
+  const worst = await page.evaluate(() => {
+    const svg = document.querySelector('[data-testid="compare-graph-svg"]');
+    const painted = [...document.querySelectorAll('[data-testid="compare-graph-op"][data-heat]')];
+    const box = painted.reduce((w, g) => (w === undefined || Number(g.getAttribute('data-heat')) < Number(w.getAttribute('data-heat')) ? g : w), undefined);
+    if (!svg || !box) return { painted: painted.length };
+    const s = svg.getBoundingClientRect();
+    const r = box.getBoundingClientRect();
+    return { painted: painted.length, op: box.getAttribute('data-op'), inside: r.left >= s.left && r.right <= s.right && r.top >= s.top && r.bottom <= s.bottom };
+  });
+  assert(worst.painted > 3 && worst.inside, `the worst op of the heat map is not in view ${when}: ${JSON.stringify(worst)}`);
+}
+
+/** Some operator box of graph `prefix` is seen at the current size (lib/page.mjs `graphOpsInView`). */
+async function graphSeen(page, prefix, when) {
+  const found = await graphOpsInView(page, prefix);
+  assert(found.seen > 0, `${when}: no operator box of ${prefix} is in view (after 5 s): ${JSON.stringify(found)}`);
+}
+
+/**
+ * The page used at 1280 px, then the window narrowed to 400 px (issue 21: the quantize graph slid
+ * out of view). The graphs are first seen at 400 px and the window widened again while the
+ * Quantize tab is hidden, and the model is loaded again: the sequence in which full e2e runs left
+ * the quantize graph with no box in view.
+ */
+async function narrowedWindow(ctx) {
+  const { browser, base, foreignRequests, example } = ctx;
+  const context = await browser.newContext({ viewport: WIDE });
+  context.on('request', (request) => {
+    if (!isLocal(request.url())) foreignRequests.push(request.url());
+  });
+  onCleanup(() => context.close());
+  const page = await context.newPage();
+  const record = watch(page);
+  await page.goto(base, { timeout: STEP_TIMEOUT_MS });
+  await waitForModel(page, 'example.tflite');
+
+  await check('1280 → 400 px: the model and quantize graphs keep boxes in view, also one panned by hand far right; so do they after 400 → 1280 while hidden and the model loaded again', async () => {
+    for (const [tab, prefix] of [['model', 'graph'], ['quantize', 'quant-graph']]) {
+      await showTab(page, tab);
+      await graphSeen(page, prefix, `${tab} at 1280 px`);
+      await page.setViewportSize(VIEWPORT);
+      await graphSeen(page, prefix, `${tab} narrowed to 400 px`);
+      await showTab(page, 'calibrate');
+      await page.setViewportSize(WIDE);
+    }
+    // Panned by the user far to the right at 1280 px: narrowed, the middle column would be past
+    // the right edge; an op is panned into view instead.
+    await showTab(page, 'model');
+    const svg = await page.locator(testId('graph-svg')).boundingBox();
+    assert(svg && svg.width > 600, `the model graph is ${JSON.stringify(svg)} at 1280 px`);
+    const y = svg.y + svg.height / 2;
+    await page.mouse.move(svg.x + 40, y);
+    await page.mouse.down();
+    await page.mouse.move(svg.x + 240, y, { steps: 4 });
+    await page.mouse.move(svg.x + svg.width / 2 + 40, y, { steps: 4 });
+    await page.mouse.up();
+    await page.setViewportSize(VIEWPORT);
+    await graphSeen(page, 'graph', 'model graph panned right at 1280 px, narrowed to 400 px');
+    await page.setViewportSize(WIDE);
+    await dropFile(page, 'example-again.tflite', example);
+    await waitForModel(page, 'example-again.tflite');
+    for (const [tab, prefix] of [['model', 'graph'], ['quantize', 'quant-graph']]) {
+      await showTab(page, tab);
+      await graphSeen(page, prefix, `${tab} of the model loaded again, at 1280 px`);
+    }
+  });
+
+  await check('1280 → 400 px after calibrating, quantizing and comparing at 1280 px: every graph keeps boxes in view (the heat map its worst op), Ranges legible, per-layer and tensor tables whole, no sideways scroll', async () => {
+    await showTab(page, 'calibrate');
+    await fillRandom(page, { count: 4, lo: 0, hi: 1, seed: 7 });
+    await page.locator(testId('calibrate-start')).click({ timeout: STEP_TIMEOUT_MS });
+    await waitForCalibration(page, 'done');
+    await showTab(page, 'ranges');
+    await page.waitForFunction(() => document.querySelector('[data-testid="ranges"]')?.getAttribute('data-state') === 'ready', null, { timeout: STEP_TIMEOUT_MS });
+    await quantizeOnPage(page);
+    await graphSeen(page, 'quant-graph', 'quantize at 1280 px');
+    await compareFirstSample(page);
+    await worstOpInView(page, 'at 1280 px');
+    // Narrowed on the Compare tab; the other tabs are shown after the resize.
+    await page.setViewportSize(VIEWPORT);
+    await noSideScroll(page, 'compare (narrowed)');
+    await worstOpInView(page, 'after narrowing to 400 px');
+    await graphSeen(page, 'compare-graph', 'compare narrowed to 400 px');
+    await notSqueezed(page, 'compare-table');
+    await screenshot(page, '55-narrowed-compare', { target: true });
+    await showTab(page, 'quantize');
+    await noSideScroll(page, 'quantize (narrowed)');
+    await graphSeen(page, 'quant-graph', 'quantize shown after narrowing to 400 px');
+    await page.locator(testId('quant-graph-svg')).scrollIntoViewIfNeeded();
+    await screenshot(page, '56-narrowed-quantize', { target: true });
+    await showTab(page, 'model');
+    await noSideScroll(page, 'model (narrowed)');
+    await graphSeen(page, 'graph', 'model shown after narrowing to 400 px');
+    await notSqueezed(page, 'tensor-table');
+    await page.locator(testId('tensor-table')).scrollIntoViewIfNeeded();
+    await screenshot(page, '58-narrowed-model-tensors', { target: true });
+    await showTab(page, 'ranges');
+    await noSideScroll(page, 'ranges (narrowed)');
+    await rangesLegible(page);
+    await screenshot(page, '57-narrowed-ranges', { target: true });
+    assert(record.pageErrors.length === 0 && record.consoleErrors.length === 0, `errors: ${[...record.pageErrors, ...record.consoleErrors].join('; ')}`);
+  });
+}
+
+/** The Ranges plot has text labels, none under 10 px on screen. */
+async function rangesLegible(page) {
+  const labels = await page.evaluate(() =>
+    [...document.querySelectorAll('[data-testid="ranges"] svg text')]
+      .filter((t) => t.getBoundingClientRect().width > 0)
+      .map((t) => ({ text: t.textContent, px: Number.parseFloat(getComputedStyle(t).fontSize) * (t.getScreenCTM()?.a ?? 0) })),
+  );
+  assert(labels.length > 0, 'the Ranges plot has no text labels');
+  const small = labels.filter((l) => l.px < 10);
+  assert(small.length === 0, `Ranges labels under 10 px on screen: ${small.slice(0, 4).map((l) => `"${l.text}" ${l.px.toFixed(1)} px`).join(', ')}`);
 }
 
 /**
@@ -170,4 +281,7 @@ async function shiftColumnReachable(page, where) {
   assert(r.right <= VIEWPORT.width + 1, `${where}: the shift column ends at ${String(Math.round(r.right))} px${r.scrolls ? ' even scrolled' : ', its box does not scroll'}`);
 }
 
-export const cases = [{ name: 'narrow', needs: [], run: narrow }];
+export const cases = [
+  { name: 'narrow', needs: [], run: narrow },
+  { name: 'narrow-resize', needs: [], run: narrowedWindow },
+];

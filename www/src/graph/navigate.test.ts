@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { SubgraphSummary, TensorSummary } from '../engine/types';
 import { constantDequantize, foldedInto } from './fold';
 import { graphOf, type GraphLayout, type PlacedNode } from './layout';
-import { initialView, neighbour, revealNode, searchNodes } from './navigate';
+import { boxInView, initialView, neighbour, resizedView, revealNode, searchNodes } from './navigate';
 
 function tensor(index: number, name: string, extra: Partial<TensorSummary> = {}): TensorSummary {
   return { index, name, shape: [1, 8], shape_signature: undefined, dtype: 'FLOAT32', is_constant: false, is_variable: false, data_bytes: 0, quantization: undefined, ...extra };
@@ -145,5 +145,65 @@ describe('revealNode', () => {
     expect(v.k).toBe(0.5);
     expect(v.tx + 50 * 0.5).toBe(16);
     expect(v.ty + 80 * 0.5).toBe(16);
+  });
+});
+
+describe('boxInView', () => {
+  const box = { x: 100, y: 20, width: 100, height: 40 };
+  it('is true while the centre of the box is inside the viewport, at any scale', () => {
+    expect(boxInView({ tx: 0, ty: 0, k: 1 }, box, 360, 400)).toBe(true);
+    expect(boxInView({ tx: 260, ty: 0, k: 1 }, box, 360, 400)).toBe(true);
+    expect(boxInView({ tx: 0, ty: 0, k: 4 }, box, 360, 400)).toBe(false);
+  });
+  it('is false for a box whose centre is past any edge (a sliver does not count)', () => {
+    expect(boxInView({ tx: 261, ty: 0, k: 1 }, box, 360, 400)).toBe(false);
+    expect(boxInView({ tx: -101, ty: 0, k: 1 }, box, 360, 400)).toBe(false);
+    expect(boxInView({ tx: 0, ty: -21, k: 1 }, box, 360, 400)).toBe(false);
+    expect(boxInView({ tx: 0, ty: 381, k: 1 }, box, 360, 400)).toBe(false);
+  });
+});
+
+describe('resizedView', () => {
+  // A narrow column (200 wide): fitted at 1240 px it is centred at tx = (1240 − 200) / 2 = 520,
+  // which at 360 px puts every box right of the viewport unless the view is made again.
+  const a = placed('a', 100, 20);
+  const b = placed('b', 100, 80);
+  const narrow: GraphLayout = { nodes: [a, b], edges: [], width: 200, height: 1000 };
+  const at1240 = { k: 1, tx: 520, ty: 0 };
+
+  it('fits an untouched first view again for the new width: the column centred at 360 px', () => {
+    const v = resizedView(narrow, at1240, { fit: 'first' }, 1240, 360, 400);
+    expect(v).toEqual({ k: 1, tx: 80, ty: 0 });
+    expect(boxInView(v, a, 360, 400)).toBe(true);
+  });
+
+  it('fits again and brings back the anchor box (a wide graph, the box at its left edge)', () => {
+    const wide: GraphLayout = { nodes: [placed('a', 3000, 20), b], edges: [], width: 6000, height: 9000 };
+    // At 360 px the first view is centred on a (tx = 180 − 3000); b's left edge then goes to the 16 px margin.
+    expect(resizedView(wide, { k: 1, tx: 0, ty: 0 }, { fit: 'first', anchor: b }, 1240, 360, 400)).toEqual({ k: 1, tx: 16 - 50, ty: 0 });
+  });
+
+  it('fits the whole graph again after the fit button', () => {
+    // k = min(1, 360 / 200, 400 / 1000) = 0.4; the 80 px wide drawing centred in 360.
+    expect(resizedView(narrow, { k: 1, tx: 0, ty: 0 }, { fit: 'all' }, 1240, 360, 400)).toEqual({ k: 0.4, tx: 140, ty: 0 });
+  });
+
+  it('keeps the centre column of a view the user moved (scale kept)', () => {
+    const moved = { k: 1.5, tx: 470, ty: -20 };
+    // The centre column x = (620 − 470) / 1.5 = 100 (box a) stays in the middle: 180 = tx + 100 · 1.5.
+    expect(resizedView(narrow, moved, { fit: 'user' }, 1240, 360, 400)).toEqual({ k: 1.5, tx: 30, ty: -20 });
+  });
+
+  it('pans a user-moved view that keeps no box in view to the anchor box, else the first box', () => {
+    // tx 900 − 440 = 460: both boxes' centres at x = 560, past 360. Box a is then moved to end
+    // 16 px inside the right edge (tx = 360 − 16 − 150) and 16 px below the top.
+    const away = { k: 1, tx: 900, ty: 0 };
+    expect(resizedView(narrow, away, { fit: 'user' }, 1240, 360, 400)).toEqual({ k: 1, tx: 194, ty: 16 });
+    expect(resizedView(narrow, away, { fit: 'user', anchor: b }, 1240, 360, 400)).toEqual({ k: 1, tx: 194, ty: 0 });
+  });
+
+  it('leaves the view alone in a hidden (0-sized) viewport, and treats an unmeasured width as unchanged', () => {
+    expect(resizedView(narrow, at1240, { fit: 'first' }, 1240, 0, 0)).toEqual(at1240);
+    expect(resizedView(narrow, { k: 1, tx: 80, ty: 0 }, { fit: 'user' }, 0, 360, 400)).toEqual({ k: 1, tx: 80, ty: 0 });
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Finding one's way in a big graph, as pure functions of a layout (unit-tested in Node): the
- * legible first view, the search box's matches, and where an arrow key moves the keyboard focus.
+ * legible first view, the view after the viewport is resized, the search box's matches, and where
+ * an arrow key moves the keyboard focus.
  */
-import type { GraphLayout, PlacedNode } from './layout';
+import { fitView, type GraphLayout, type PlacedNode } from './layout';
 
 /** The view transform: translate (tx, ty), then scale k. */
 export interface View {
@@ -10,6 +11,9 @@ export interface View {
   ty: number;
   k: number;
 }
+
+/** A box's extent in the drawing (centre x, y). */
+type Box = Pick<PlacedNode, 'x' | 'y' | 'width' | 'height'>;
 
 const MARGIN = 16;
 
@@ -35,7 +39,7 @@ export function initialView(layout: GraphLayout, vw: number, vh: number, minK = 
  * The view panned (scale kept) so the whole box of `node` is inside the viewport with a margin;
  * unchanged when it already is. A box larger than the viewport is aligned at its top-left.
  */
-export function revealNode(view: View, node: Pick<PlacedNode, 'x' | 'y' | 'width' | 'height'>, vw: number, vh: number, margin = MARGIN): View {
+export function revealNode(view: View, node: Box, vw: number, vh: number, margin = MARGIN): View {
   const axis = (t: number, centre: number, size: number, span: number): number => {
     const lo = t + (centre - size / 2) * view.k;
     const hi = t + (centre + size / 2) * view.k;
@@ -44,6 +48,43 @@ export function revealNode(view: View, node: Pick<PlacedNode, 'x' | 'y' | 'width
     return t - (hi - (span - margin));
   };
   return { k: view.k, tx: axis(view.tx, node.x, node.width, vw), ty: axis(view.ty, node.y, node.height, vh) };
+}
+
+/** Whether the centre of `box` is inside the `vw × vh` viewport under `view` (the box is seen). */
+export function boxInView(view: View, box: Box, vw: number, vh: number): boolean {
+  const x = view.tx + box.x * view.k;
+  const y = view.ty + box.y * view.k;
+  return x >= 0 && x <= vw && y >= 0 && y <= vh;
+}
+
+/**
+ * How the current view was set: by a fit (`first`: {@link initialView}, `all`: the whole graph)
+ * that the user has not panned or zoomed since, or by the user (`user`). `anchor` is the box last
+ * brought into view on purpose (selected, found, focused, the heat map's worst op), if any.
+ */
+export interface ViewOrigin {
+  fit: 'first' | 'all' | 'user';
+  anchor?: Box | undefined;
+}
+
+/**
+ * The view once the viewport, `fromW` wide when `view` was set, is `vw × vh` (a window resized,
+ * a phone turned, a tab shown again after the window changed while it was hidden). A view no
+ * one has moved since its fit is fitted again for the new size (a legible zoom), with the anchor
+ * box brought back into view; a view the user moved keeps its centre column where it was, and
+ * if that leaves no box in view, the anchor box (else the first one) is panned into view.
+ * `fromW` ≤ 0 (never measured) counts as unchanged. Scale is kept except when fitting again.
+ */
+export function resizedView(layout: GraphLayout, view: View, origin: ViewOrigin, fromW: number, vw: number, vh: number): View {
+  if (vw <= 0 || vh <= 0) return view;
+  if (origin.fit !== 'user') {
+    const fitted = origin.fit === 'first' ? initialView(layout, vw, vh) : fitView(layout.width, layout.height, vw, vh, 'all');
+    return origin.anchor ? revealNode(fitted, origin.anchor, vw, vh) : fitted;
+  }
+  const kept = fromW > 0 ? { ...view, tx: view.tx + (vw - fromW) / 2 } : view;
+  if (layout.nodes.some((n) => boxInView(kept, n, vw, vh))) return kept;
+  const target = origin.anchor ?? layout.nodes[0];
+  return target ? revealNode(kept, target, vw, vh) : kept;
 }
 
 /**

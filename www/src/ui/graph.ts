@@ -9,7 +9,7 @@
  */
 import type { SubgraphSummary, UnrunnableOp } from '../engine/types';
 import { fitView, layoutGraph, pathData, zoomAt, type GraphLayout, type PlacedNode } from '../graph/layout';
-import { initialView, neighbour, revealNode, searchNodes, type NavKey, type View } from '../graph/navigate';
+import { initialView, neighbour, resizedView, revealNode, searchNodes, type NavKey, type View, type ViewOrigin } from '../graph/navigate';
 import { cannotRunSummary } from '../model/ops';
 import { h, s } from './dom';
 
@@ -35,6 +35,9 @@ export class GraphView {
   private readonly cannotRunNote = h('p', { class: 'graph-cannot-run', role: 'status' });
   private layout: GraphLayout | undefined;
   private view: View = { tx: 0, ty: 0, k: 1 };
+  /** How the view was set (a fit, or the user's pan / zoom), and the svg's size it was set for. */
+  private origin: ViewOrigin = { fit: 'first' };
+  private viewSize = { w: 0, h: 0 };
   private selected: Selection;
   /** Drawn boxes by node id, and the id of the one that holds the graph's Tab stop. */
   private boxes = new Map<string, { node: PlacedNode; el: SVGGElement }>();
@@ -100,24 +103,37 @@ export class GraphView {
     );
     this.installPanZoom();
     this.installKeyboard();
-    this.keepCentreOnResize();
+    this.followResize();
   }
 
   /**
-   * When the graph's box changes width (a window resized, a phone turned), the view moves by half
-   * the change, so the column that was in the middle stays there instead of sliding out of view.
+   * When the graph's box changes size (a window resized, a phone turned, or the tab shown again
+   * after the window changed while it was hidden), the view is made again for the new size from
+   * the size it was set for (graph/navigate.ts `resizedView`): a fitted view is fitted again, a
+   * view the user moved keeps its centre column, and some box always stays in view.
    */
-  private keepCentreOnResize(): void {
+  private followResize(): void {
     if (typeof ResizeObserver === 'undefined') return;
-    let width = 0;
     new ResizeObserver(() => {
-      const { w } = this.size();
-      if (this.fitted && width > 0 && w > 0 && w !== width) {
-        this.view = { ...this.view, tx: this.view.tx + (w - width) / 2 };
-        this.apply();
+      const { w, h: hh } = this.size();
+      if (!this.layout || w === 0 || hh === 0) return;
+      if (!this.fitted) {
+        this.fit('first');
+        return;
       }
-      if (w > 0) width = w;
+      if (w === this.viewSize.w && hh === this.viewSize.h) return;
+      this.view = resizedView(this.layout, this.view, this.origin, this.viewSize.w, w, hh);
+      this.viewSize = { w, h: hh };
+      this.apply();
     }).observe(this.svg);
+  }
+
+  /** Sets the view after the user panned or zoomed it (at the svg's current size). */
+  private userView(view: View): void {
+    this.view = view;
+    this.origin = { fit: 'user', anchor: this.origin.anchor };
+    this.viewSize = this.size();
+    this.apply();
   }
 
   /** Lays out and draws a subgraph (replacing what was shown). */
@@ -145,6 +161,8 @@ export class GraphView {
     this.searchStatus.textContent = '';
     // Identity until fitted, so a graph drawn in a hidden tab is fitted when the tab shows.
     this.view = { tx: 0, ty: 0, k: 1 };
+    this.origin = { fit: 'first' };
+    this.viewSize = { w: 0, h: 0 };
     this.apply();
     this.viewport.replaceChildren();
     const edges = s('g', { class: 'graph-edges' });
@@ -245,6 +263,8 @@ export class GraphView {
     const { w, h: hh } = this.size();
     if (w === 0) return;
     this.view = revealNode(this.view, node, w, hh);
+    this.origin = { ...this.origin, anchor: node };
+    this.viewSize = { w, h: hh };
     this.apply();
   }
 
@@ -389,6 +409,8 @@ export class GraphView {
     const { w, h: hh } = this.size();
     if (w === 0) return;
     this.view = mode === 'all' ? fitView(this.layout.width, this.layout.height, w, hh, 'all') : initialView(this.layout, w, hh);
+    this.origin = { fit: mode };
+    this.viewSize = { w, h: hh };
     this.apply();
     this.fitted = true;
     if (this.pendingReveal) this.revealBox(this.pendingReveal);
@@ -397,8 +419,7 @@ export class GraphView {
 
   private zoomBy(factor: number): void {
     const { w, h: hh } = this.size();
-    this.view = zoomAt(this.view, { x: w / 2, y: hh / 2 }, factor);
-    this.apply();
+    this.userView(zoomAt(this.view, { x: w / 2, y: hh / 2 }, factor));
   }
 
   /** Pans so that a point of the drawing is inside the viewport (centred if it was outside). */
@@ -409,6 +430,8 @@ export class GraphView {
     const y = this.view.ty + at.y * this.view.k;
     if (x >= 20 && x <= w - 20 && y >= 20 && y <= hh - 20) return;
     this.view = { ...this.view, tx: w / 2 - at.x * this.view.k, ty: hh / 2 - at.y * this.view.k };
+    this.origin = { ...this.origin, anchor: { ...at, width: 0, height: 0 } };
+    this.viewSize = { w, h: hh };
     this.apply();
   }
 
@@ -425,8 +448,7 @@ export class GraphView {
       if (!drag.moved && Math.hypot(dx, dy) < 4) return;
       if (!drag.moved) this.svg.setPointerCapture(event.pointerId);
       drag.moved = true;
-      this.view = { ...this.view, tx: drag.tx + dx, ty: drag.ty + dy };
-      this.apply();
+      this.userView({ ...this.view, tx: drag.tx + dx, ty: drag.ty + dy });
     });
     const end = (event: PointerEvent): void => {
       if (drag?.moved) {
@@ -450,11 +472,10 @@ export class GraphView {
         event.preventDefault();
         if (event.ctrlKey || event.metaKey) {
           const rect = this.svg.getBoundingClientRect();
-          this.view = zoomAt(this.view, { x: event.clientX - rect.left, y: event.clientY - rect.top }, Math.exp(-event.deltaY / 300));
+          this.userView(zoomAt(this.view, { x: event.clientX - rect.left, y: event.clientY - rect.top }, Math.exp(-event.deltaY / 300)));
         } else {
-          this.view = { ...this.view, tx: this.view.tx - event.deltaX, ty: this.view.ty - event.deltaY };
+          this.userView({ ...this.view, tx: this.view.tx - event.deltaX, ty: this.view.ty - event.deltaY });
         }
-        this.apply();
       },
       { passive: false },
     );
