@@ -68,7 +68,41 @@ if (names.size === 0) {
 // "<A as B>::f" counts under A's path, or under the trait for serde / fmt / the flatbuffers verifier;
 // hashes and crate disambiguators are dropped.
 const depth = Number(opts.depth);
-const funcs = bodies.map((size, i) => ({ size, name: (names.get(i + importedFuncs) ?? `func ${i + importedFuncs}`).replace(/::h[0-9a-f]{16}$/, '').replace(/\[[0-9a-f]+\]/g, '') }));
+// rustc ≥ 1.9x writes mangled names into the name section: legacy `_ZN…E` symbols (our crates and
+// their dependencies) are demangled here; v0 `_R…` symbols (the precompiled std) are reduced to
+// their identifiers (`core::num::flt2dec::…`), enough to group them by path.
+const LEGACY = { SP: '@', BP: '*', RF: '&', LT: '<', GT: '>', LP: '(', RP: ')', C: ',' };
+function demangle(sym) {
+  if (sym.startsWith('_ZN')) {
+    const parts = [];
+    let i = 3;
+    while (i < sym.length && sym[i] !== 'E') {
+      const len = /^\d+/.exec(sym.slice(i));
+      if (!len) return sym;
+      i += len[0].length;
+      parts.push(sym.slice(i, i + Number(len[0])));
+      i += Number(len[0]);
+    }
+    if (/^h[0-9a-f]{16}$/.test(parts.at(-1) ?? '')) parts.pop();
+    return parts.map((part) => part.replace(/^_\$/, '$')
+      .replace(/\$(SP|BP|RF|LT|GT|LP|RP|C|u[0-9a-f]+)\$/g, (_, c) => LEGACY[c] ?? String.fromCodePoint(parseInt(c.slice(1), 16)))
+      .replace(/\.\./g, '::')).join('::');
+  }
+  if (sym.startsWith('_R')) {
+    const ids = [];
+    const rest = sym.slice(2).replace(/C?s[0-9A-Za-z]*_(?=\d)/g, ' ');
+    for (let i = 0; i < rest.length;) {
+      const len = /^\d+/.exec(rest.slice(i));
+      if (!len) { i++; continue; }
+      i += len[0].length;
+      ids.push(rest.slice(i, i + Number(len[0])).replace(/^_/, ''));
+      i += Number(len[0]);
+    }
+    return ids.length ? ids.join('::') : sym;
+  }
+  return sym;
+}
+const funcs = bodies.map((size, i) => ({ size, name: demangle(names.get(i + importedFuncs) ?? `func ${i + importedFuncs}`).replace(/::h[0-9a-f]{16}$/, '').replace(/\[[0-9a-f]+\]/g, '') }));
 const groups = new Map();
 for (const f of funcs) {
   const m = f.name.match(/^<(.+?) as (.+?)>/);

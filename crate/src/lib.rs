@@ -20,9 +20,6 @@
 //!
 //! The CLI (`zeropoint`) lives in `src/bin/zeropoint/` (one file per subcommand) and only calls this library.
 
-// The flatc-generated schema code names `alloc::` paths.
-extern crate alloc;
-
 pub mod engine;
 pub mod error;
 pub mod fixedpoint;

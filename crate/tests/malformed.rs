@@ -483,9 +483,10 @@ fn fuzz_regressions_keep_their_properties() {
 /// (subgraph 0 main, 1 cond, 2 body).
 fn endless_while() -> Model {
     let scalar = |n: &str| f32t(n, &[]);
-    let mut options = WhileOptionsT::default();
-    options.cond_subgraph_index = 1;
-    options.body_subgraph_index = 2;
+    let options = WhileOptionsT {
+        cond_subgraph_index: 1,
+        body_subgraph_index: 2,
+    };
     let with_const = |mut t: Tensor, buffer: u32| {
         t.buffer = buffer;
         t

@@ -119,8 +119,10 @@ fn add_with_reshape_options_runs_with_zeroed_options_and_keeps_them() {
 }
 
 fn add_own_relu() -> Model {
-    let mut options = AddOptionsT::default();
-    options.fused_activation_function = ActivationFunctionType::RELU;
+    let options = AddOptionsT {
+        fused_activation_function: ActivationFunctionType::RELU,
+        ..Default::default()
+    };
     one_op(
         "add_own_relu",
         BuiltinOperator::ADD,
@@ -171,9 +173,11 @@ fn conv_with_reshape_options_is_refused_on_its_zero_stride_as_litert_refuses_it(
         "{text}"
     );
     // With its own options (stride 1) the same model runs: the refusal is the zeroed stride.
-    let mut own = Conv2DOptionsT::default();
-    own.stride_w = 1;
-    own.stride_h = 1;
+    let own = Conv2DOptionsT {
+        stride_w: 1,
+        stride_h: 1,
+        ..Default::default()
+    };
     model.subgraphs[0].operators[0].options = BuiltinOptionsT::Conv2DOptions(Box::new(own));
     let mut it = Interpreter::new(&model).expect("prepares");
     it.set_input_f32(0, &[-1.0, 2.0]).expect("input");

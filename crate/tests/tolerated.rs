@@ -41,8 +41,10 @@ fn cli(args: &[&str]) -> (bool, String) {
 
 /// y = x + x (one ADD with fused activation `act`), x and y float32 [1, 2].
 fn add_model(act: ActivationFunctionType) -> Model {
-    let mut options = AddOptionsT::default();
-    options.fused_activation_function = act;
+    let options = AddOptionsT {
+        fused_activation_function: act,
+        ..Default::default()
+    };
     let f32t = |n: &str| Tensor::new(n, TensorType::FLOAT32, vec![1, 2]);
     Model {
         version: 3,
@@ -348,10 +350,12 @@ fn an_unknown_padding_code_is_named() {
     m.buffers.push(Buffer {
         data: 1.0f32.to_le_bytes().to_vec(),
     });
-    let mut o = Conv2DOptionsT::default();
-    o.padding = Padding(5);
-    o.stride_h = 1;
-    o.stride_w = 1;
+    let o = Conv2DOptionsT {
+        padding: Padding(5),
+        stride_h: 1,
+        stride_w: 1,
+        ..Default::default()
+    };
     let sg = &mut m.subgraphs[0];
     sg.outputs = vec![2];
     sg.operators = vec![Operator::new(

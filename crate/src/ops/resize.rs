@@ -250,7 +250,6 @@ mod tests {
             BuiltinOptionsT::ResizeBilinearOptions(Box::new(ResizeBilinearOptionsT {
                 align_corners: true,
                 half_pixel_centers: true,
-                ..Default::default()
             })),
             vec![
                 act(TensorType::INT8, &[1, 1, 3, 1], q),

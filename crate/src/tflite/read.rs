@@ -74,15 +74,15 @@ pub fn read_with(bytes: &[u8], opts: &ReadOptions) -> Result<Model> {
     };
     // Files LiteRT runs that the verifier refuses are read from a repaired copy (see `repair`).
     let repaired: (Vec<u8>, Vec<String>);
-    let (root, read_warnings) = match flatbuffers::root_with_opts::<schema::Model>(&verifier, bytes)
-    {
+    let (root, read_warnings) = match schema::verify_model(&verifier, bytes) {
         Ok(root) => (root, Vec::new()),
         Err(e) if super::repair::repairable(&e) => {
             repaired = super::repair::repair(bytes, &verifier)?;
-            let root = flatbuffers::root_with_opts::<schema::Model>(&verifier, &repaired.0)
-                .map_err(|e| Error::InvalidFlatbuffer {
+            let root = schema::verify_model(&verifier, &repaired.0).map_err(|e| {
+                Error::InvalidFlatbuffer {
                     reason: verifier_words(&e, bytes.len()),
-                })?;
+                }
+            })?;
             (root, repaired.1.clone())
         }
         Err(e) => {

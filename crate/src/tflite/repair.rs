@@ -38,7 +38,7 @@ pub(super) fn repair(
     let mut copy = bytes.to_vec();
     let mut warnings = Vec::new();
     loop {
-        let e = match flatbuffers::root_with_opts::<schema::Model>(verifier, &copy) {
+        let e = match schema::verify_model(verifier, &copy) {
             Ok(_) => return Ok((copy, warnings)),
             Err(e) => e,
         };

@@ -39,12 +39,12 @@ pub fn write(model: &Model) -> Result<Vec<u8>> {
 pub fn write_with(model: &Model, opts: &WriteOptions) -> Result<Vec<u8>> {
     let constant_bytes = model.constant_bytes();
     if !opts.external_buffers && constant_bytes <= INLINE_LIMIT {
-        return Ok(pack(&to_schema(model, None)));
+        return Ok(schema::pack_model(&to_schema(model, None)));
     }
     // Pass 1: placeholder offsets (non-zero, so every offset field is present and the flatbuffer
     // has its final size). Pass 2: the real offsets, which only change scalar values.
     let placeholders = vec![u64::MAX; model.buffers.len()];
-    let head_len = pack(&to_schema(model, Some(&placeholders))).len();
+    let head_len = schema::pack_model(&to_schema(model, Some(&placeholders))).len();
     let mut offsets = vec![0u64; model.buffers.len()];
     let mut end = head_len;
     for (i, b) in model.buffers.iter().enumerate() {
@@ -59,7 +59,7 @@ pub fn write_with(model: &Model, opts: &WriteOptions) -> Result<Vec<u8>> {
                 reason: "file size overflows usize".into(),
             })?;
     }
-    let mut out = pack(&to_schema(model, Some(&offsets)));
+    let mut out = schema::pack_model(&to_schema(model, Some(&offsets)));
     if out.len() != head_len {
         return Err(Error::Write {
             reason: format!(
@@ -77,13 +77,6 @@ pub fn write_with(model: &Model, opts: &WriteOptions) -> Result<Vec<u8>> {
         out.extend_from_slice(&b.data);
     }
     Ok(out)
-}
-
-fn pack(m: &schema::ModelT) -> Vec<u8> {
-    let mut fbb = flatbuffers::FlatBufferBuilder::with_capacity(1 << 16);
-    let root = m.pack(&mut fbb);
-    schema::finish_model_buffer(&mut fbb, root);
-    fbb.finished_data().to_vec()
 }
 
 /// Builds the flatbuffer object tree. With `external`, buffer `i` with data is written as

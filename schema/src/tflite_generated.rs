@@ -270,7 +270,6 @@ impl ::flatbuffers::SimpleToVerifyInSlice for QuantizationDetails {}
 pub struct QuantizationDetailsUnionTableOffset {}
 
 #[allow(clippy::upper_case_acronyms)]
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub enum QuantizationDetailsT {
   NONE,
@@ -543,7 +542,6 @@ impl ::flatbuffers::SimpleToVerifyInSlice for SparseIndexVector {}
 pub struct SparseIndexVectorUnionTableOffset {}
 
 #[allow(clippy::upper_case_acronyms)]
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub enum SparseIndexVectorT {
   NONE,
@@ -2140,7 +2138,6 @@ impl ::flatbuffers::SimpleToVerifyInSlice for BuiltinOptions {}
 pub struct BuiltinOptionsUnionTableOffset {}
 
 #[allow(clippy::upper_case_acronyms)]
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub enum BuiltinOptionsT {
   NONE,
@@ -5361,7 +5358,6 @@ impl ::flatbuffers::SimpleToVerifyInSlice for BuiltinOptions2 {}
 pub struct BuiltinOptions2UnionTableOffset {}
 
 #[allow(clippy::upper_case_acronyms)]
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub enum BuiltinOptions2T {
   NONE,
@@ -7207,7 +7203,6 @@ impl ::core::fmt::Debug for CustomQuantization<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CustomQuantizationT {
   pub custom: Option<alloc::vec::Vec<u8>>,
@@ -7393,7 +7388,6 @@ impl ::core::fmt::Debug for BlockwiseQuantization<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct BlockwiseQuantizationT {
   pub scales: i32,
@@ -7591,7 +7585,6 @@ impl ::core::fmt::Debug for MultiAxisQuantization<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct MultiAxisQuantizationT {
   pub scales: i32,
@@ -7945,7 +7938,6 @@ impl ::core::fmt::Debug for QuantizationParameters<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct QuantizationParametersT {
   pub min: Option<alloc::vec::Vec<f32>>,
@@ -8102,7 +8094,6 @@ impl ::core::fmt::Debug for Int32Vector<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct Int32VectorT {
   pub values: Option<alloc::vec::Vec<i32>>,
@@ -8231,7 +8222,6 @@ impl ::core::fmt::Debug for Uint16Vector<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct Uint16VectorT {
   pub values: Option<alloc::vec::Vec<u16>>,
@@ -8360,7 +8350,6 @@ impl ::core::fmt::Debug for Uint8Vector<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct Uint8VectorT {
   pub values: Option<alloc::vec::Vec<u8>>,
@@ -8768,7 +8757,6 @@ impl ::core::fmt::Debug for DimensionMetadata<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct DimensionMetadataT {
   pub format: DimensionType,
@@ -8953,7 +8941,6 @@ impl ::core::fmt::Debug for SparsityParameters<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SparsityParametersT {
   pub traversal_order: Option<alloc::vec::Vec<i32>>,
@@ -9132,7 +9119,6 @@ impl ::core::fmt::Debug for VariantSubType<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct VariantSubTypeT {
   pub shape: Option<alloc::vec::Vec<i32>>,
@@ -9469,7 +9455,6 @@ impl ::core::fmt::Debug for Tensor<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct TensorT {
   pub shape: Option<alloc::vec::Vec<i32>>,
@@ -9749,7 +9734,6 @@ impl ::core::fmt::Debug for StablehloGatherOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloGatherOptionsT {
   pub offset_dims: Option<alloc::vec::Vec<i64>>,
@@ -9904,7 +9888,6 @@ impl ::core::fmt::Debug for StablehloTransposeOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloTransposeOptionsT {
   pub permutation: Option<alloc::vec::Vec<i64>>,
@@ -10117,7 +10100,6 @@ impl ::core::fmt::Debug for StablehloDotGeneralOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloDotGeneralOptionsT {
   pub lhs_batching_dimensions: Option<alloc::vec::Vec<i64>>,
@@ -10373,7 +10355,6 @@ impl ::core::fmt::Debug for StablehloReduceWindowOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloReduceWindowOptionsT {
   pub window_dimensions: Option<alloc::vec::Vec<i64>>,
@@ -10547,7 +10528,6 @@ impl ::core::fmt::Debug for StablehloWhileOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloWhileOptionsT {
   pub cond_subgraph_index: i32,
@@ -10714,7 +10694,6 @@ impl ::core::fmt::Debug for StablehloSortOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloSortOptionsT {
   pub dimension: i64,
@@ -10847,7 +10826,6 @@ impl ::core::fmt::Debug for StablehloConcatenateOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloConcatenateOptionsT {
   pub dimension: i64,
@@ -10974,7 +10952,6 @@ impl ::core::fmt::Debug for StablehloBroadcastInDimOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloBroadcastInDimOptionsT {
   pub broadcast_dimensions: Option<alloc::vec::Vec<i64>>,
@@ -11120,7 +11097,6 @@ impl ::core::fmt::Debug for StablehloCompareOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloCompareOptionsT {
   pub comparison_direction: StablehloComparisonDirection,
@@ -11251,7 +11227,6 @@ impl ::core::fmt::Debug for StablehloDynamicSliceOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloDynamicSliceOptionsT {
   pub slice_sizes: Option<alloc::vec::Vec<i64>>,
@@ -11422,7 +11397,6 @@ impl ::core::fmt::Debug for StablehloPadOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloPadOptionsT {
   pub edge_padding_low: Option<alloc::vec::Vec<i64>>,
@@ -11561,7 +11535,6 @@ impl ::core::fmt::Debug for StablehloIotaOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloIotaOptionsT {
   pub iota_dimension: i64,
@@ -11789,7 +11762,6 @@ impl ::core::fmt::Debug for StablehloCustomCallOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloCustomCallOptionsT {
   pub call_target_name: Option<alloc::string::String>,
@@ -11963,7 +11935,6 @@ impl ::core::fmt::Debug for StablehloReduceOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloReduceOptionsT {
   pub dimensions: Option<alloc::vec::Vec<i64>>,
@@ -12138,7 +12109,6 @@ impl ::core::fmt::Debug for StablehloSliceOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloSliceOptionsT {
   pub start_indices: Option<alloc::vec::Vec<i64>>,
@@ -12599,7 +12569,6 @@ impl ::core::fmt::Debug for StablehloConvolutionOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloConvolutionOptionsT {
   pub window_strides: Option<alloc::vec::Vec<i64>>,
@@ -12926,7 +12895,6 @@ impl ::core::fmt::Debug for StablehloScatterOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloScatterOptionsT {
   pub indices_are_sorted: bool,
@@ -13083,7 +13051,6 @@ impl ::core::fmt::Debug for StablehloCaseOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloCaseOptionsT {
   pub branch_subgraph_indices: Option<alloc::vec::Vec<i32>>,
@@ -13210,7 +13177,6 @@ impl ::core::fmt::Debug for StablehloRngBitGeneratorOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloRngBitGeneratorOptionsT {
   pub algorithm: RngAlgorithm,
@@ -13449,7 +13415,6 @@ impl ::core::fmt::Debug for Conv2DOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct Conv2DOptionsT {
   pub padding: Padding,
@@ -13731,7 +13696,6 @@ impl ::core::fmt::Debug for Conv3DOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct Conv3DOptionsT {
   pub padding: Padding,
@@ -13979,7 +13943,6 @@ impl ::core::fmt::Debug for Pool2DOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pool2DOptionsT {
   pub padding: Padding,
@@ -14238,7 +14201,6 @@ impl ::core::fmt::Debug for DepthwiseConv2DOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct DepthwiseConv2DOptionsT {
   pub padding: Padding,
@@ -14429,7 +14391,6 @@ impl ::core::fmt::Debug for ConcatEmbeddingsOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConcatEmbeddingsOptionsT {
   pub num_channels: i32,
@@ -14566,7 +14527,6 @@ impl ::core::fmt::Debug for LSHProjectionOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct LSHProjectionOptionsT {
   pub type_: LSHProjectionType,
@@ -14729,7 +14689,6 @@ impl ::core::fmt::Debug for SVDFOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SVDFOptionsT {
   pub rank: i32,
@@ -14881,7 +14840,6 @@ impl ::core::fmt::Debug for RNNOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct RNNOptionsT {
   pub fused_activation_function: ActivationFunctionType,
@@ -15048,7 +15006,6 @@ impl ::core::fmt::Debug for SequenceRNNOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SequenceRNNOptionsT {
   pub time_major: bool,
@@ -15238,7 +15195,6 @@ impl ::core::fmt::Debug for BidirectionalSequenceRNNOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct BidirectionalSequenceRNNOptionsT {
   pub time_major: bool,
@@ -15472,7 +15428,6 @@ impl ::core::fmt::Debug for FullyConnectedOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct FullyConnectedOptionsT {
   pub fused_activation_function: ActivationFunctionType,
@@ -15619,7 +15574,6 @@ impl ::core::fmt::Debug for SoftmaxOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SoftmaxOptionsT {
   pub beta: f32,
@@ -15763,7 +15717,6 @@ impl ::core::fmt::Debug for ConcatenationOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConcatenationOptionsT {
   pub axis: i32,
@@ -15911,7 +15864,6 @@ impl ::core::fmt::Debug for AddOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct AddOptionsT {
   pub fused_activation_function: ActivationFunctionType,
@@ -16040,7 +15992,6 @@ impl ::core::fmt::Debug for MulOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct MulOptionsT {
   pub fused_activation_function: ActivationFunctionType,
@@ -16165,7 +16116,6 @@ impl ::core::fmt::Debug for L2NormOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct L2NormOptionsT {
   pub fused_activation_function: ActivationFunctionType,
@@ -16347,7 +16297,6 @@ impl ::core::fmt::Debug for LocalResponseNormalizationOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct LocalResponseNormalizationOptionsT {
   pub radius: i32,
@@ -16560,7 +16509,6 @@ impl ::core::fmt::Debug for LSTMOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct LSTMOptionsT {
   pub fused_activation_function: ActivationFunctionType,
@@ -16796,7 +16744,6 @@ impl ::core::fmt::Debug for UnidirectionalSequenceLSTMOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnidirectionalSequenceLSTMOptionsT {
   pub fused_activation_function: ActivationFunctionType,
@@ -17036,7 +16983,6 @@ impl ::core::fmt::Debug for BidirectionalSequenceLSTMOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct BidirectionalSequenceLSTMOptionsT {
   pub fused_activation_function: ActivationFunctionType,
@@ -17200,7 +17146,6 @@ impl ::core::fmt::Debug for ResizeBilinearOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResizeBilinearOptionsT {
   pub align_corners: bool,
@@ -17348,7 +17293,6 @@ impl ::core::fmt::Debug for ResizeNearestNeighborOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResizeNearestNeighborOptionsT {
   pub align_corners: bool,
@@ -17477,7 +17421,6 @@ impl ::core::fmt::Debug for CallOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallOptionsT {
   pub subgraph: u32,
@@ -17582,7 +17525,6 @@ impl ::core::fmt::Debug for PadOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PadOptionsT {
 }
@@ -17683,7 +17625,6 @@ impl ::core::fmt::Debug for PadV2Options<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PadV2OptionsT {
 }
@@ -17806,7 +17747,6 @@ impl ::core::fmt::Debug for ReshapeOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReshapeOptionsT {
   pub new_shape: Option<alloc::vec::Vec<i32>>,
@@ -17913,7 +17853,6 @@ impl ::core::fmt::Debug for SpaceToBatchNDOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpaceToBatchNDOptionsT {
 }
@@ -18014,7 +17953,6 @@ impl ::core::fmt::Debug for BatchToSpaceNDOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct BatchToSpaceNDOptionsT {
 }
@@ -18173,7 +18111,6 @@ impl ::core::fmt::Debug for SkipGramOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SkipGramOptionsT {
   pub ngram_size: i32,
@@ -18306,7 +18243,6 @@ impl ::core::fmt::Debug for SpaceToDepthOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpaceToDepthOptionsT {
   pub block_size: i32,
@@ -18431,7 +18367,6 @@ impl ::core::fmt::Debug for DepthToSpaceOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct DepthToSpaceOptionsT {
   pub block_size: i32,
@@ -18575,7 +18510,6 @@ impl ::core::fmt::Debug for SubOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubOptionsT {
   pub fused_activation_function: ActivationFunctionType,
@@ -18704,7 +18638,6 @@ impl ::core::fmt::Debug for DivOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct DivOptionsT {
   pub fused_activation_function: ActivationFunctionType,
@@ -18809,7 +18742,6 @@ impl ::core::fmt::Debug for TopKV2Options<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopKV2OptionsT {
 }
@@ -18930,7 +18862,6 @@ impl ::core::fmt::Debug for EmbeddingLookupSparseOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct EmbeddingLookupSparseOptionsT {
   pub combiner: CombinerType,
@@ -19074,7 +19005,6 @@ impl ::core::fmt::Debug for GatherOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GatherOptionsT {
   pub axis: i32,
@@ -19183,7 +19113,6 @@ impl ::core::fmt::Debug for TransposeOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct TransposeOptionsT {
 }
@@ -19284,7 +19213,6 @@ impl ::core::fmt::Debug for ExpOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExpOptionsT {
 }
@@ -19385,7 +19313,6 @@ impl ::core::fmt::Debug for CosOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CosOptionsT {
 }
@@ -19506,7 +19433,6 @@ impl ::core::fmt::Debug for ReducerOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReducerOptionsT {
   pub keep_dims: bool,
@@ -19633,7 +19559,6 @@ impl ::core::fmt::Debug for SqueezeOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SqueezeOptionsT {
   pub squeeze_dims: Option<alloc::vec::Vec<i32>>,
@@ -19760,7 +19685,6 @@ impl ::core::fmt::Debug for SplitOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SplitOptionsT {
   pub num_splits: i32,
@@ -19885,7 +19809,6 @@ impl ::core::fmt::Debug for SplitVOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SplitVOptionsT {
   pub num_splits: i32,
@@ -20105,7 +20028,6 @@ impl ::core::fmt::Debug for StridedSliceOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StridedSliceOptionsT {
   pub begin_mask: i32,
@@ -20230,7 +20152,6 @@ impl ::core::fmt::Debug for LogSoftmaxOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogSoftmaxOptionsT {
 }
@@ -20370,7 +20291,6 @@ impl ::core::fmt::Debug for CastOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CastOptionsT {
   pub in_data_type: TensorType,
@@ -20479,7 +20399,6 @@ impl ::core::fmt::Debug for DequantizeOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct DequantizeOptionsT {
 }
@@ -20580,7 +20499,6 @@ impl ::core::fmt::Debug for MaximumMinimumOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct MaximumMinimumOptionsT {
 }
@@ -20681,7 +20599,6 @@ impl ::core::fmt::Debug for TileOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct TileOptionsT {
 }
@@ -20802,7 +20719,6 @@ impl ::core::fmt::Debug for ArgMaxOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArgMaxOptionsT {
   pub output_type: TensorType,
@@ -20927,7 +20843,6 @@ impl ::core::fmt::Debug for ArgMinOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArgMinOptionsT {
   pub output_type: TensorType,
@@ -21032,7 +20947,6 @@ impl ::core::fmt::Debug for GreaterOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GreaterOptionsT {
 }
@@ -21133,7 +21047,6 @@ impl ::core::fmt::Debug for GreaterEqualOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GreaterEqualOptionsT {
 }
@@ -21234,7 +21147,6 @@ impl ::core::fmt::Debug for LessOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct LessOptionsT {
 }
@@ -21335,7 +21247,6 @@ impl ::core::fmt::Debug for LessEqualOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct LessEqualOptionsT {
 }
@@ -21436,7 +21347,6 @@ impl ::core::fmt::Debug for NegOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct NegOptionsT {
 }
@@ -21537,7 +21447,6 @@ impl ::core::fmt::Debug for SelectOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SelectOptionsT {
 }
@@ -21638,7 +21547,6 @@ impl ::core::fmt::Debug for SliceOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SliceOptionsT {
 }
@@ -21835,7 +21743,6 @@ impl ::core::fmt::Debug for TransposeConvOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct TransposeConvOptionsT {
   pub padding: Padding,
@@ -21956,7 +21863,6 @@ impl ::core::fmt::Debug for ExpandDimsOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExpandDimsOptionsT {
 }
@@ -22077,7 +21983,6 @@ impl ::core::fmt::Debug for SparseToDenseOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SparseToDenseOptionsT {
   pub validate_indices: bool,
@@ -22182,7 +22087,6 @@ impl ::core::fmt::Debug for EqualOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct EqualOptionsT {
 }
@@ -22283,7 +22187,6 @@ impl ::core::fmt::Debug for NotEqualOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotEqualOptionsT {
 }
@@ -22404,7 +22307,6 @@ impl ::core::fmt::Debug for ShapeOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShapeOptionsT {
   pub out_type: TensorType,
@@ -22509,7 +22411,6 @@ impl ::core::fmt::Debug for RankOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct RankOptionsT {
 }
@@ -22610,7 +22511,6 @@ impl ::core::fmt::Debug for PowOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PowOptionsT {
 }
@@ -22788,7 +22688,6 @@ impl ::core::fmt::Debug for FakeQuantOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct FakeQuantOptionsT {
   pub min: f32,
@@ -22944,7 +22843,6 @@ impl ::core::fmt::Debug for PackOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PackOptionsT {
   pub values_count: i32,
@@ -23053,7 +22951,6 @@ impl ::core::fmt::Debug for LogicalOrOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogicalOrOptionsT {
 }
@@ -23174,7 +23071,6 @@ impl ::core::fmt::Debug for OneHotOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct OneHotOptionsT {
   pub axis: i32,
@@ -23279,7 +23175,6 @@ impl ::core::fmt::Debug for AbsOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct AbsOptionsT {
 }
@@ -23380,7 +23275,6 @@ impl ::core::fmt::Debug for HardSwishOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct HardSwishOptionsT {
 }
@@ -23481,7 +23375,6 @@ impl ::core::fmt::Debug for LogicalAndOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogicalAndOptionsT {
 }
@@ -23582,7 +23475,6 @@ impl ::core::fmt::Debug for LogicalNotOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogicalNotOptionsT {
 }
@@ -23722,7 +23614,6 @@ impl ::core::fmt::Debug for UnpackOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnpackOptionsT {
   pub num: i32,
@@ -23831,7 +23722,6 @@ impl ::core::fmt::Debug for FloorDivOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct FloorDivOptionsT {
 }
@@ -23932,7 +23822,6 @@ impl ::core::fmt::Debug for SquareOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SquareOptionsT {
 }
@@ -24033,7 +23922,6 @@ impl ::core::fmt::Debug for ZerosLikeOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ZerosLikeOptionsT {
 }
@@ -24134,7 +24022,6 @@ impl ::core::fmt::Debug for FillOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct FillOptionsT {
 }
@@ -24235,7 +24122,6 @@ impl ::core::fmt::Debug for FloorModOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct FloorModOptionsT {
 }
@@ -24336,7 +24222,6 @@ impl ::core::fmt::Debug for RangeOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct RangeOptionsT {
 }
@@ -24457,7 +24342,6 @@ impl ::core::fmt::Debug for LeakyReluOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct LeakyReluOptionsT {
   pub alpha: f32,
@@ -24562,7 +24446,6 @@ impl ::core::fmt::Debug for SquaredDifferenceOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SquaredDifferenceOptionsT {
 }
@@ -24683,7 +24566,6 @@ impl ::core::fmt::Debug for MirrorPadOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct MirrorPadOptionsT {
   pub mode: MirrorPadMode,
@@ -24808,7 +24690,6 @@ impl ::core::fmt::Debug for UniqueOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct UniqueOptionsT {
   pub idx_out_type: TensorType,
@@ -24913,7 +24794,6 @@ impl ::core::fmt::Debug for ReverseV2Options<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReverseV2OptionsT {
 }
@@ -25014,7 +24894,6 @@ impl ::core::fmt::Debug for AddNOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct AddNOptionsT {
 }
@@ -25115,7 +24994,6 @@ impl ::core::fmt::Debug for GatherNdOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GatherNdOptionsT {
 }
@@ -25216,7 +25094,6 @@ impl ::core::fmt::Debug for WhereOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct WhereOptionsT {
 }
@@ -25356,7 +25233,6 @@ impl ::core::fmt::Debug for ReverseSequenceOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReverseSequenceOptionsT {
   pub seq_dim: i32,
@@ -25465,7 +25341,6 @@ impl ::core::fmt::Debug for MatrixDiagOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct MatrixDiagOptionsT {
 }
@@ -25566,7 +25441,6 @@ impl ::core::fmt::Debug for QuantizeOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct QuantizeOptionsT {
 }
@@ -25667,7 +25541,6 @@ impl ::core::fmt::Debug for MatrixSetDiagOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct MatrixSetDiagOptionsT {
 }
@@ -25807,7 +25680,6 @@ impl ::core::fmt::Debug for IfOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct IfOptionsT {
   pub then_subgraph_index: i32,
@@ -25936,7 +25808,6 @@ impl ::core::fmt::Debug for CallOnceOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallOnceOptionsT {
   pub init_subgraph_index: i32,
@@ -26080,7 +25951,6 @@ impl ::core::fmt::Debug for WhileOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct WhileOptionsT {
   pub cond_subgraph_index: i32,
@@ -26189,7 +26059,6 @@ impl ::core::fmt::Debug for NonMaxSuppressionV4Options<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct NonMaxSuppressionV4OptionsT {
 }
@@ -26290,7 +26159,6 @@ impl ::core::fmt::Debug for NonMaxSuppressionV5Options<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct NonMaxSuppressionV5OptionsT {
 }
@@ -26391,7 +26259,6 @@ impl ::core::fmt::Debug for ScatterNdOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScatterNdOptionsT {
 }
@@ -26492,7 +26359,6 @@ impl ::core::fmt::Debug for SelectV2Options<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SelectV2OptionsT {
 }
@@ -26593,7 +26459,6 @@ impl ::core::fmt::Debug for DensifyOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct DensifyOptionsT {
 }
@@ -26694,7 +26559,6 @@ impl ::core::fmt::Debug for SegmentSumOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SegmentSumOptionsT {
 }
@@ -26853,7 +26717,6 @@ impl ::core::fmt::Debug for BatchMatMulOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct BatchMatMulOptionsT {
   pub adj_x: bool,
@@ -27005,7 +26868,6 @@ impl ::core::fmt::Debug for CumsumOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CumsumOptionsT {
   pub exclusive: bool,
@@ -27114,7 +26976,6 @@ impl ::core::fmt::Debug for BroadcastToOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct BroadcastToOptionsT {
 }
@@ -27215,7 +27076,6 @@ impl ::core::fmt::Debug for Rfft2dOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rfft2dOptionsT {
 }
@@ -27374,7 +27234,6 @@ impl ::core::fmt::Debug for HashtableOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct HashtableOptionsT {
   pub table_id: i32,
@@ -27487,7 +27346,6 @@ impl ::core::fmt::Debug for HashtableFindOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct HashtableFindOptionsT {
 }
@@ -27588,7 +27446,6 @@ impl ::core::fmt::Debug for HashtableImportOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct HashtableImportOptionsT {
 }
@@ -27689,7 +27546,6 @@ impl ::core::fmt::Debug for HashtableSizeOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct HashtableSizeOptionsT {
 }
@@ -27833,7 +27689,6 @@ impl ::core::fmt::Debug for VarHandleOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct VarHandleOptionsT {
   pub container: Option<alloc::string::String>,
@@ -27946,7 +27801,6 @@ impl ::core::fmt::Debug for ReadVariableOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadVariableOptionsT {
 }
@@ -28047,7 +27901,6 @@ impl ::core::fmt::Debug for AssignVariableOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct AssignVariableOptionsT {
 }
@@ -28187,7 +28040,6 @@ impl ::core::fmt::Debug for RandomOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct RandomOptionsT {
   pub seed: i64,
@@ -28318,7 +28170,6 @@ impl ::core::fmt::Debug for BucketizeOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct BucketizeOptionsT {
   pub boundaries: Option<alloc::vec::Vec<f32>>,
@@ -28445,7 +28296,6 @@ impl ::core::fmt::Debug for GeluOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GeluOptionsT {
   pub approximate: bool,
@@ -28550,7 +28400,6 @@ impl ::core::fmt::Debug for DynamicUpdateSliceOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct DynamicUpdateSliceOptionsT {
 }
@@ -28651,7 +28500,6 @@ impl ::core::fmt::Debug for UnsortedSegmentProdOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnsortedSegmentProdOptionsT {
 }
@@ -28752,7 +28600,6 @@ impl ::core::fmt::Debug for UnsortedSegmentMaxOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnsortedSegmentMaxOptionsT {
 }
@@ -28853,7 +28700,6 @@ impl ::core::fmt::Debug for UnsortedSegmentSumOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnsortedSegmentSumOptionsT {
 }
@@ -28954,7 +28800,6 @@ impl ::core::fmt::Debug for ATan2Options<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ATan2OptionsT {
 }
@@ -29055,7 +28900,6 @@ impl ::core::fmt::Debug for UnsortedSegmentMinOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnsortedSegmentMinOptionsT {
 }
@@ -29156,7 +29000,6 @@ impl ::core::fmt::Debug for SignOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SignOptionsT {
 }
@@ -29257,7 +29100,6 @@ impl ::core::fmt::Debug for BitcastOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct BitcastOptionsT {
 }
@@ -29358,7 +29200,6 @@ impl ::core::fmt::Debug for BitwiseXorOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct BitwiseXorOptionsT {
 }
@@ -29459,7 +29300,6 @@ impl ::core::fmt::Debug for RightShiftOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct RightShiftOptionsT {
 }
@@ -29560,7 +29400,6 @@ impl ::core::fmt::Debug for DilateOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct DilateOptionsT {
 }
@@ -29681,7 +29520,6 @@ impl ::core::fmt::Debug for ReduceWindowOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReduceWindowOptionsT {
   pub reduce_function: ReduceWindowFunction,
@@ -29865,7 +29703,6 @@ impl ::core::fmt::Debug for OperatorCode<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct OperatorCodeT {
   pub deprecated_builtin_code: i8,
@@ -30084,7 +29921,6 @@ impl ::core::fmt::Debug for StableHLOCompositeOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StableHLOCompositeOptionsT {
   pub name: Option<alloc::string::String>,
@@ -30209,7 +30045,6 @@ impl ::core::fmt::Debug for StablehloShiftLeftOptions<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StablehloShiftLeftOptionsT {
 }
@@ -34777,7 +34612,6 @@ impl ::core::fmt::Debug for Operator<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct OperatorT {
   pub opcode_index: u32,
@@ -35065,7 +34899,6 @@ impl ::core::fmt::Debug for SubGraph<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubGraphT {
   pub tensors: Option<alloc::vec::Vec<TensorT>>,
@@ -35260,7 +35093,6 @@ impl ::core::fmt::Debug for Buffer<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct BufferT {
   pub data: Option<alloc::vec::Vec<u8>>,
@@ -35397,7 +35229,6 @@ impl ::core::fmt::Debug for ExternalBufferGroup<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExternalBufferGroupT {
   pub name: Option<alloc::string::String>,
@@ -35602,7 +35433,6 @@ impl ::core::fmt::Debug for ExternalBuffer<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExternalBufferT {
   pub id: u32,
@@ -35766,7 +35596,6 @@ impl ::core::fmt::Debug for Metadata<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct MetadataT {
   pub name: Option<alloc::string::String>,
@@ -35918,7 +35747,6 @@ impl ::core::fmt::Debug for TensorMap<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct TensorMapT {
   pub name: Option<alloc::string::String>,
@@ -36112,7 +35940,6 @@ impl ::core::fmt::Debug for SignatureDef<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SignatureDefT {
   pub inputs: Option<alloc::vec::Vec<TensorMapT>>,
@@ -36444,7 +36271,6 @@ impl ::core::fmt::Debug for Model<'_> {
       ds.finish()
   }
 }
-#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelT {
   pub version: u32,
