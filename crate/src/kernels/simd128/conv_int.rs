@@ -27,7 +27,7 @@
 //!
 //! Scratch memory (packed input chunk, im2col rows) is allocated at prepare time.
 
-use super::requant::ChannelRequant;
+use super::requant::{ChannelRequant, ChannelRq, Fp32Clamp};
 use super::v128::V128;
 use crate::kernels::PackedKernel;
 use crate::kernels::reference::conv::ConvParams;
@@ -108,14 +108,21 @@ fn pack_rows(rows: [&[i8]; 4], k: usize, dst: &mut [[i16; 8]]) {
 #[inline(always)]
 fn requant_tile(
     acc: [[V128; 4]; 2],
-    rq: &[ChannelRequant],
+    rq: &[ChannelRq],
+    clamp: Fp32Clamp,
     zp: V128,
     lo: V128,
     hi: V128,
 ) -> [V128; 2] {
     let mut v = [[V128::zero(); 4]; 2];
     for j in 0..4 {
-        let [a, b] = rq[j].apply2(acc[0][j], acc[1][j]);
+        let [a, b] = match rq[j] {
+            ChannelRq::Fixed(c) => c.apply2(acc[0][j], acc[1][j]),
+            ChannelRq::Fp32(scale) => {
+                let s = V128::splat_f32(scale);
+                [clamp.apply(acc[0][j], s), clamp.apply(acc[1][j], s)]
+            }
+        };
         v[0][j] = a.i32x4_add(zp);
         v[1][j] = b.i32x4_add(zp);
     }
@@ -200,7 +207,9 @@ pub struct Conv2dInt8 {
     k: usize,
     gemm: Gemm,
     bias: Vec<i32>,
-    rq: Vec<ChannelRequant>,
+    rq: Vec<ChannelRq>,
+    /// The clamp of XNNPACK's requantization (unused by [`ChannelRq::Fixed`]).
+    clamp: Fp32Clamp,
     zero_point: i8,
     out_zp: i32,
     act: (i8, i8),
@@ -405,6 +414,7 @@ impl Conv2dInt8 {
                 gemm,
                 bias: folded_bias(filter, bias, p.out_c, k, q.input_offset),
                 rq,
+                clamp: fp32_clamp(q),
                 zero_point,
                 out_zp: q.output_offset,
                 act,
@@ -573,7 +583,7 @@ impl PackedKernel for Conv2dInt8 {
                             tile_8x4_quads(xa, xb, w, init)
                         }
                     };
-                    let [a, b] = requant_tile(acc, rq, zp, lo, hi);
+                    let [a, b] = requant_tile(acc, rq, self.clamp, zp, lo, hi);
                     let first = start + 8 * t;
                     let valid = n - 8 * t;
                     store_block(a, output, first, valid.min(4), p.out_c, cb * 4);
@@ -621,18 +631,36 @@ fn pack_rows_padded(rows: [&[i8]; 4], k: usize, dst: &mut [[i16; 8]]) {
     }
 }
 
-/// Per-channel [`ChannelRequant`]s padded to a multiple of 4, or `None` for an `i32::MIN`
-/// multiplier.
-pub(crate) fn channel_requants(q: &RequantParams, channels: usize) -> Option<Vec<ChannelRequant>> {
+/// Per-channel requantizations padded to a multiple of 4: XNNPACK's `f32` scales when `q`
+/// carries them, else [`ChannelRequant`]s (`None` for an `i32::MIN` multiplier).
+pub(crate) fn channel_requants(q: &RequantParams, channels: usize) -> Option<Vec<ChannelRq>> {
+    let mut rq = Vec::with_capacity(channels.div_ceil(4) * 4);
+    if let Some(x) = &q.xnnpack {
+        rq.extend(
+            x.scales
+                .get(..channels)?
+                .iter()
+                .map(|&s| ChannelRq::Fp32(s)),
+        );
+        rq.resize(channels.div_ceil(4) * 4, ChannelRq::Fp32(0.0));
+        return Some(rq);
+    }
     if q.multipliers.len() < channels || q.shifts.len() < channels {
         return None;
     }
-    let mut rq = Vec::with_capacity(channels.div_ceil(4) * 4);
     for c in 0..channels {
-        rq.push(ChannelRequant::new(q.multipliers[c], q.shifts[c])?);
+        rq.push(ChannelRq::Fixed(ChannelRequant::new(
+            q.multipliers[c],
+            q.shifts[c],
+        )?));
     }
-    rq.resize(channels.div_ceil(4) * 4, ChannelRequant::default());
+    rq.resize(channels.div_ceil(4) * 4, ChannelRq::default());
     Some(rq)
+}
+
+/// The `f32` clamp of XNNPACK's requantization for `q` (its activation range and zero point).
+pub(crate) fn fp32_clamp(q: &RequantParams) -> Fp32Clamp {
+    Fp32Clamp::new(q.act_min, q.act_max, q.output_offset)
 }
 
 /// The activation clamp as int8, or `None` when it is not inside the int8 range.
@@ -651,10 +679,19 @@ pub struct FullyConnectedInt8 {
     units: usize,
     weights: Vec<[i16; 8]>,
     bias: Vec<i32>,
-    /// Per unit, padded to a multiple of 4, as pairs for `f64x2`.
-    real: Vec<[f64; 2]>,
+    rescale: FcRescale,
     out_zp: i32,
     act: (i8, i8),
+}
+
+/// How [`FullyConnectedInt8`] rescales its accumulators.
+#[derive(Debug, Clone)]
+enum FcRescale {
+    /// LiteRT's reference: the double-precision multiplier per unit, padded to a multiple of
+    /// 4, as pairs for `f64x2`.
+    Double(Vec<[f64; 2]>),
+    /// XNNPACK's `f32` scales per unit, padded to a multiple of 4, and the clamp.
+    Fp32(Vec<[f32; 4]>, Fp32Clamp),
 }
 
 /// Scratch of [`FullyConnectedInt8`]: one row's pairs as `i32` (two int16 each).
@@ -682,10 +719,22 @@ impl FullyConnectedInt8 {
             return None;
         }
         let act = act_range(q)?;
-        let mut real = vec![[0f64; 2]; units.div_ceil(4) * 2];
-        for (u, &r) in q.real_multipliers.iter().enumerate().take(units) {
-            real[u / 2][u % 2] = r;
-        }
+        let rescale = match &q.xnnpack {
+            Some(x) => {
+                let mut scales = vec![[0f32; 4]; units.div_ceil(4)];
+                for (u, &s) in x.scales.get(..units)?.iter().enumerate() {
+                    scales[u / 4][u % 4] = s;
+                }
+                FcRescale::Fp32(scales, fp32_clamp(q))
+            }
+            None => {
+                let mut real = vec![[0f64; 2]; units.div_ceil(4) * 2];
+                for (u, &r) in q.real_multipliers.iter().enumerate().take(units) {
+                    real[u / 2][u % 2] = r;
+                }
+                FcRescale::Double(real)
+            }
+        };
         Some((
             FullyConnectedInt8 {
                 batches,
@@ -693,7 +742,7 @@ impl FullyConnectedInt8 {
                 units,
                 weights: pack_weights(weights, units, depth),
                 bias: folded_bias(weights, bias, units, depth, q.input_offset),
-                real,
+                rescale,
                 out_zp: q.output_offset,
                 act,
             },
@@ -753,7 +802,11 @@ impl PackedKernel for FullyConnectedInt8 {
                 for (&x, w) in s.pairs.iter().zip(w) {
                     acc = acc.i32x4_add(V128::load_i16(w).i32x4_dot_i16x8(V128::splat_i32(x)));
                 }
-                let v = Self::rescale(acc, &self.real[cb * 2..cb * 2 + 2]).i32x4_add(zp);
+                let v = match &self.rescale {
+                    FcRescale::Double(real) => Self::rescale(acc, &real[cb * 2..cb * 2 + 2]),
+                    FcRescale::Fp32(scales, clamp) => clamp.apply(acc, V128::load_f32(&scales[cb])),
+                }
+                .i32x4_add(zp);
                 let bytes = v
                     .i16x8_narrow_i32x4(v)
                     .i8x16_narrow_i16x8(v.i16x8_narrow_i32x4(v))

@@ -134,6 +134,7 @@ fn quant(rng: &mut fastrand::Rng, channels: usize) -> RequantParams {
         multipliers,
         shifts,
         real_multipliers,
+        xnnpack: None,
     }
 }
 

@@ -21,7 +21,6 @@ use self::int::{
 use super::fast::Fast;
 use super::{PrepareCtx, PrepareResult, Prepared, dims4, options, out_size_and_pad, positive_hw};
 use crate::graph::TensorType;
-use crate::kernels::KernelSet;
 use crate::kernels::litert_optimized;
 use crate::kernels::litert_optimized::simd::depthwise::DepthwiseTf;
 use crate::kernels::litert_optimized::simd::gebp::Conv2dTf;
@@ -30,6 +29,7 @@ use crate::kernels::reference::hybrid::QuantizedBatches;
 use crate::kernels::simd128::conv_float::{Conv2dF32, DepthwiseF32};
 use crate::kernels::simd128::conv_int::Conv2dInt8;
 use crate::kernels::simd128::depthwise_int::DepthwiseInt8;
+use crate::kernels::{Arithmetic, KernelSet};
 use crate::tflite::schema::{
     Conv2DOptionsT, DepthwiseConv2DOptionsT, Padding, TransposeConvOptionsT,
 };
@@ -223,6 +223,7 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         0,
         oc,
         o.fused_activation_function,
+        ctx.arithmetic == Arithmetic::Xnnpack,
     )?;
     if ctx.kernels == KernelSet::Fast
         && scheme == IntScheme::Int8
@@ -349,6 +350,7 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
         3,
         oc,
         o.fused_activation_function,
+        ctx.arithmetic == Arithmetic::Xnnpack,
     )?;
     if scheme == IntScheme::Int16BiasI32
         && let Some(b) = bias
@@ -500,6 +502,7 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         0,
         oc,
         o.fused_activation_function,
+        false,
     )?;
     Ok(int_kernel!(scheme, out, QTransposeConv2d { p: p, q: q }))
 }
@@ -693,6 +696,7 @@ mod tests {
         }];
         let ctx = PrepareCtx {
             kernels: crate::kernels::KernelSet::Reference,
+            arithmetic: Arithmetic::Reference,
             op_index: 0,
             op_name: "CONV_2D",
             op: &op,
