@@ -2,15 +2,18 @@
 """Our engine's `--arithmetic xnnpack` against LiteRT's default interpreter on random inputs.
 
 The goldens hold a few samples per case (tests/rust/xnnpack_goldens.rs compares them); this
-script draws many more. For every golden case whose `int8` model (int8 I/O) holds only operators
-`--arithmetic xnnpack` covers (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, and RESHAPE, which
-moves no value) it
+script draws many more. For every golden case whose `int8` model (int8 I/O) or `int8_floatio`
+model (QUANTIZE / DEQUANTIZE at the edges) holds only operators `--arithmetic xnnpack` covers
+(CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, QUANTIZE from float; RESHAPE and DEQUANTIZE, whose
+XNNPACK result is the reference one) it
 
   * loads the model in LiteRT with `OpResolverType.AUTO` (the default: XNNPACK delegate, one
     thread) and checks that the delegate took every operator (the nodes each DELEGATE node
     replaced are found by walking back from its outputs to its inputs);
-  * runs `--samples` random int8 inputs (uniform over -128..127, seeded per case), one
-    invocation each, with AUTO and with BUILTIN_REF;
+  * runs `--samples` random inputs (seeded per case), one invocation each, with AUTO and with
+    BUILTIN_REF: int8 inputs uniform over -128..127; float inputs `(q + f) · scale` in the
+    first QUANTIZE's units, `q` uniform over -140..140 and `f` 0.5 for half of them (ties, where
+    XNNPACK rounds to even and the reference away from zero), else uniform in [0, 1);
   * runs our CLI (`--zeropoint BIN`: `BIN run --arithmetic xnnpack`, with `--kernels reference`
     and `--kernels fast`) on the same inputs, and requires both to equal AUTO bit for bit.
 
@@ -41,7 +44,8 @@ import numpy as np  # noqa: E402
 import case_filter  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
-COVERED = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "RESHAPE"}
+COMPUTING = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"}
+COVERED = {"int8": COMPUTING | {"RESHAPE"}, "int8_floatio": COMPUTING | {"RESHAPE", "QUANTIZE", "DEQUANTIZE"}}
 
 
 def interpreter(model: Path, resolver: str):
@@ -103,9 +107,20 @@ def check(case: str, model: Path, zeropoint: Path, samples: int) -> str:
     left = undelegated(interpreter(model, "AUTO"))
     if left:
         raise RuntimeError(f"XNNPACK did not take {left}")
-    rng = np.random.default_rng(zlib.crc32(case.encode()))
-    details = interpreter(model, "AUTO").get_input_details()
-    inputs = [rng.integers(-128, 128, size=(samples, *d["shape"]), dtype=np.int8) for d in details]
+    rng = np.random.default_rng(zlib.crc32(str(model).encode()))
+    it = interpreter(model, "AUTO")
+    inputs = []
+    for d in it.get_input_details():
+        size = (samples, *d["shape"])
+        if d["dtype"] == np.int8:
+            inputs.append(rng.integers(-128, 128, size=size, dtype=np.int8))
+            continue
+        readers = [o for o in it._get_ops_details() if d["index"] in o["inputs"] and o["op_name"] == "QUANTIZE"]
+        tensors = {t["index"]: t for t in it.get_tensor_details()}
+        scale, zp = tensors[int(readers[0]["outputs"][0])]["quantization"]
+        q = rng.integers(-140, 141, size=size).astype(np.float32) - np.float32(zp)
+        f = np.where(rng.random(size) < 0.5, np.float32(0.5), rng.random(size).astype(np.float32))
+        inputs.append(((q + f) * np.float32(scale)).astype(np.float32))
     auto = litert_run(model, "AUTO", inputs)
     ref = litert_run(model, "BUILTIN_REF", inputs)
     with tempfile.TemporaryDirectory() as tmp:
@@ -116,7 +131,7 @@ def check(case: str, model: Path, zeropoint: Path, samples: int) -> str:
         for kernels in ("reference", "fast"):
             got = ours(zeropoint, model, files, kernels, len(auto))
             for k, (g, e) in enumerate(zip(got, auto)):
-                if g.dtype != e.dtype or g.shape != e.shape or not np.array_equal(g, e):
+                if g.dtype != e.dtype or g.shape != e.shape or g.tobytes() != e.tobytes():
                     n = int(np.count_nonzero(g != e)) if g.shape == e.shape else -1
                     raise RuntimeError(f"--kernels {kernels}: output {k}: {n} of {e.size} elements differ from AUTO")
     total = sum(a.size for a in auto)
@@ -134,9 +149,10 @@ def main() -> int:
     for toml in sorted(GOLDEN.glob("*/case.toml")):
         meta = tomllib.loads(toml.read_text())
         for v in meta.get("variant", []):
-            if v["name"] == "int8" and set(v["ops"]) <= COVERED and set(v["ops"]) & (COVERED - {"RESHAPE"}):
-                cases.append((meta["name"], toml.parent / v["model"]))
-    cases = case_filter.select(cases, lambda c: c[0], args.only, "int8 models with covered ops only")
+            ops = set(v["ops"])
+            if v["name"] in COVERED and ops <= COVERED[v["name"]] and ops & COMPUTING:
+                cases.append((f"{meta['name']}/{v['name']}", toml.parent / v["model"]))
+    cases = case_filter.select(cases, lambda c: c[0].split("/")[0], args.only, "int8 models with covered ops only")
     if not cases:
         return 1
     passed = failed = 0

@@ -1,6 +1,7 @@
 //! The arithmetic of LiteRT's default CPU path, the XNNPACK delegate, for the int8 operators it
 //! takes ([`Arithmetic::Xnnpack`](super::Arithmetic::Xnnpack)): CONV_2D, DEPTHWISE_CONV_2D and
-//! FULLY_CONNECTED with int8 activations, int8 weights (per tensor or per channel) and int32 bias.
+//! FULLY_CONNECTED with int8 activations, int8 weights (per tensor or per channel) and int32 bias,
+//! and QUANTIZE float32 → int8 ([`quantize`]).
 //!
 //! XNNPACK's qs8 / qc8 kernels accumulate exactly as LiteRT's reference kernels do (the wrapping
 //! int32 sum of `w · (x − input_zero_point)` plus the bias; XNNPACK folds `−zp · Σw` into the
@@ -82,6 +83,41 @@ pub fn requantize_lanes(acc: V128, scale: V128, lo: V128, hi: V128) -> V128 {
         .f32x4_pmin(hi)
         .f32x4_add(V128::splat_f32(MAGIC))
         .i32x4_sub(V128::splat_i32(MAGIC_BITS))
+}
+
+/// XNNPACK's float32 → int8 conversion (QUANTIZE), per tensor: `x · inv_scale` in `f32`, where
+/// `inv_scale = 1.0f / scale` ([`inverse_scale`]), clamped to `[−128 − zp, 127 − zp]`, rounded
+/// to nearest even, plus `zp`. LiteRT's reference divides by the scale and rounds ties away
+/// from zero instead. NaN inputs give an unspecified int8 (XNNPACK's own result for NaN differs
+/// between its CPU variants).
+pub fn quantize(inv_scale: f32, zero_point: i32, input: &[f32], output: &mut [i8]) {
+    let s = V128::splat_f32(inv_scale);
+    let lo = V128::splat_f32((-128 - zero_point) as f32);
+    let hi = V128::splat_f32((127 - zero_point) as f32);
+    let (ic, it) = input.as_chunks::<4>();
+    let (oc, ot) = output.as_chunks_mut::<4>();
+    for (x, o) in ic.iter().zip(oc.iter_mut()) {
+        let v = V128::load_f32(x)
+            .f32x4_mul(s)
+            .f32x4_pmax(lo)
+            .f32x4_pmin(hi)
+            .f32x4_add(V128::splat_f32(MAGIC))
+            .i32x4_sub(V128::splat_i32(MAGIC_BITS))
+            .to_i32();
+        // In [−128 − zp, 127 − zp]: the sum is an int8.
+        *o = v.map(|q| (q + zero_point) as i8);
+    }
+    for (x, o) in it.iter().zip(ot.iter_mut()) {
+        let lo = (-128 - zero_point) as f32;
+        let hi = (127 - zero_point) as f32;
+        let v = (x * inv_scale).max(lo).min(hi).round_ties_even();
+        *o = (v as i32 + zero_point) as i8;
+    }
+}
+
+/// `1.0f / scale` in `f32`, the multiplier XNNPACK's float → int8 conversion uses.
+pub fn inverse_scale(scale: f32) -> f32 {
+    1.0 / scale
 }
 
 /// The XNNPACK requantization constants of an int8 conv-like operator: one scale per output

@@ -92,3 +92,17 @@ proptest! {
         prop_assert_eq!(got, want as i32);
     }
 }
+
+#[test]
+fn quantize_rounds_ties_to_even_and_clamps() {
+    // scale 0.5 (inverse 2): 1.25 → 2.5 → 2, −1.25 → −2, 1.75 → 3.5 → 4; the zero point 10 is
+    // added after rounding; ±1000 clamp. Six values: one vector of four and a tail of two.
+    let x = [1.25, -1.25, 1.75, 1000.0, -1000.0, 0.25];
+    let mut out = [0i8; 6];
+    quantize(inverse_scale(0.5), 10, &x, &mut out);
+    assert_eq!(out, [12, 8, 14, 127, -128, 10]);
+    // The tail uses the same arithmetic as the vector part.
+    let mut tail = [0i8; 2];
+    quantize(inverse_scale(0.5), 10, &x[..2], &mut tail);
+    assert_eq!(tail, [12, 8]);
+}
