@@ -75,6 +75,7 @@ mod native {
             multipliers: vec![m; channels],
             shifts: vec![s; channels],
             real_multipliers: vec![0.0123; channels],
+            xnnpack: None,
         }
     }
 
