@@ -24,7 +24,7 @@ use crate::kernels::reference::fully_connected::{self as fc, FullyConnectedParam
 use crate::kernels::reference::fully_connected_int;
 use crate::kernels::reference::hybrid::{self, QuantizedBatches};
 use crate::kernels::simd128::conv_float::FullyConnectedF32;
-use crate::kernels::simd128::conv_int::FullyConnectedInt8;
+use crate::kernels::simd128::fully_connected_int::FullyConnectedInt8;
 use crate::kernels::{Arithmetic, KernelSet};
 use crate::tflite::schema::{
     ActivationFunctionType, FullyConnectedOptionsT, FullyConnectedOptionsWeightsFormat,

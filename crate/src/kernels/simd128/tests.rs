@@ -9,9 +9,10 @@
 //! Fixed edge cases run on both.
 
 use super::conv_float::{Conv2dF32, DepthwiseF32, FullyConnectedF32};
-use super::conv_int::{Conv2dInt8, FullyConnectedInt8, QUADS_AVAILABLE};
+use super::conv_int::{Conv2dInt8, QUADS_AVAILABLE};
 use super::depthwise_int::DepthwiseInt8;
 use super::elementwise_int::{AddSubInt8, MulInt8, max_min_int8};
+use super::fully_connected_int::FullyConnectedInt8;
 use super::pool_int::PoolInt8;
 use super::quantize::{RequantizeInt8, affine_quantize_int8, dequantize_int8};
 use crate::fixedpoint::quantize_multiplier;
