@@ -44,6 +44,7 @@ import numpy as np  # noqa: E402
 import case_filter  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+TOTALS = [0, 0]  # elements compared, of which BUILTIN_REF differs (models that passed)
 COMPUTING = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"}
 COVERED = {"int8": COMPUTING | {"RESHAPE"}, "int8_floatio": COMPUTING | {"RESHAPE", "QUANTIZE", "DEQUANTIZE"}}
 
@@ -136,6 +137,8 @@ def check(case: str, model: Path, zeropoint: Path, samples: int) -> str:
                     raise RuntimeError(f"--kernels {kernels}: output {k}: {n} of {e.size} elements differ from AUTO")
     total = sum(a.size for a in auto)
     differ = sum(int(np.count_nonzero(a != r)) for a, r in zip(auto, ref))
+    TOTALS[0] += total
+    TOTALS[1] += differ
     return f"{total} elements equal AUTO (BUILTIN_REF differs on {differ})"
 
 
@@ -163,7 +166,7 @@ def main() -> int:
         except Exception as e:  # noqa: BLE001 - reported per model
             print(f"{name}: FAILED: {e}")
             failed += 1
-    print(f"{passed} passed, {failed} failed")
+    print(f"{passed} passed, {failed} failed; {TOTALS[0]} elements equal AUTO, BUILTIN_REF differs on {TOTALS[1]}")
     return 1 if failed or not passed else 0
 
 

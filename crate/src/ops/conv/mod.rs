@@ -627,6 +627,25 @@ mod tests {
         bias_dtype: TensorType,
         filter_shape: &[usize],
     ) -> PrepareResult<Prepared> {
+        prepare_in(
+            code,
+            act,
+            zp,
+            (filter_dtype, filter_shape, &[0.25, 0.125]),
+            bias_dtype,
+            Arithmetic::Reference,
+        )
+    }
+
+    /// [`prepare_with`] with the filter's per-channel scales and the engine's arithmetic given.
+    fn prepare_in(
+        code: BuiltinOperator,
+        act: TensorType,
+        zp: i64,
+        (filter_dtype, filter_shape, w_scales): (TensorType, &[usize], &[f32]),
+        bias_dtype: TensorType,
+        arithmetic: Arithmetic,
+    ) -> PrepareResult<Prepared> {
         let options = match code {
             BuiltinOperator::DEPTHWISE_CONV_2D => {
                 BuiltinOptionsT::DepthwiseConv2DOptions(Box::new(DepthwiseConv2DOptionsT {
@@ -649,11 +668,7 @@ mod tests {
         };
         let op = operator(code, options, 3);
         let q_act = quant(&[0.5], &[zp], 0);
-        let q_w = quant(
-            &[0.25, 0.125],
-            &[0, 0],
-            if filter_shape[0] == 1 { 3 } else { 0 },
-        );
+        let q_w = quant(w_scales, &[0, 0], if filter_shape[0] == 1 { 3 } else { 0 });
         let q_b = quant(&[0.125, 0.0625], &[0, 0], 0);
         let inputs = [
             Some(TensorInfo {
@@ -696,7 +711,7 @@ mod tests {
         }];
         let ctx = PrepareCtx {
             kernels: crate::kernels::KernelSet::Reference,
-            arithmetic: Arithmetic::Reference,
+            arithmetic,
             op_index: 0,
             op_name: "CONV_2D",
             op: &op,
@@ -772,5 +787,36 @@ mod tests {
             &[2, 1, 1, 1],
         ));
         assert_eq!((kind, t.as_str()), (IssueKind::Unsupported, "input 1 'w'"));
+    }
+
+    #[test]
+    fn xnnpack_arithmetic_refuses_a_scale_xnnpack_refuses() {
+        let conv_w: &[usize] = &[2, 1, 1, 2];
+        let int8 = TensorType::INT8;
+        // s_in 0.5 · s_w 1024 / s_out 0.5 = 1024: XNNPACK takes scales below 256 only.
+        let big = (int8, conv_w, &[1024.0f32, 0.125][..]);
+        let in_arith = |a| {
+            prepare_in(
+                BuiltinOperator::CONV_2D,
+                int8,
+                -128,
+                big,
+                TensorType::INT32,
+                a,
+            )
+        };
+        assert!(in_arith(Arithmetic::Reference).is_ok());
+        let (kind, t) = issue(in_arith(Arithmetic::Xnnpack));
+        assert_eq!((kind, t.as_str()), (IssueKind::Unsupported, "input 1 'w'"));
+        // 16x8 keeps the reference arithmetic under `xnnpack` (XNNPACK has no 16x8 kernels).
+        let p = prepare_in(
+            BuiltinOperator::CONV_2D,
+            TensorType::INT16,
+            0,
+            big,
+            TensorType::INT64,
+            Arithmetic::Xnnpack,
+        );
+        assert!(p.is_ok());
     }
 }
