@@ -38,8 +38,8 @@ pub struct RunArgs {
     kernels: KernelSet,
     /// Whose integer results to reproduce bit for bit: `reference` (LiteRT's BUILTIN_REF
     /// kernels) or `xnnpack` (LiteRT's default interpreter, XNNPACK delegate: int8 CONV_2D,
-    /// DEPTHWISE_CONV_2D and FULLY_CONNECTED requantize in f32 as XNNPACK does; every other op,
-    /// QUANTIZE / DEQUANTIZE included, keeps the reference arithmetic).
+    /// DEPTHWISE_CONV_2D and FULLY_CONNECTED requantize in f32 as XNNPACK does, and QUANTIZE
+    /// float → int8 is XNNPACK's convert; every other op keeps the reference arithmetic).
     #[arg(long, default_value = "reference")]
     arithmetic: Arithmetic,
     /// For a model that keeps state between calls (resource variables): reset the state before
