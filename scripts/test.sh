@@ -96,6 +96,10 @@ step "LiteRT check of our quantized models (BUILTIN_REF): load, run, equal to TF
 run litert-quantized target/py-check/bin/python tests/tools/check_quantized.py --zeropoint target/debug/zeropoint
 count "litert quantized models" "$(plain_passed "$logs/litert-quantized.log")"
 
+step "LiteRT default path (XNNPACK delegate): --arithmetic xnnpack equal to LiteRT AUTO on random inputs"
+run litert-xnnpack target/py-check/bin/python tests/tools/check_xnnpack.py --zeropoint target/debug/zeropoint
+count "litert xnnpack models" "$(plain_passed "$logs/litert-xnnpack.log")"
+
 step "Mutation harness: hostile variants of the shipped models, LiteRT (BUILTIN_REF) beside us"
 # A fixed seed and a bounded count (about a minute). Fails on any panic, abort or timeout of
 # ours, on any wrong answer (both ran, outputs not bit-identical) and on any quantized file

@@ -24,9 +24,10 @@ mod native {
     use zeropoint::kernels::reference::quantize;
     use zeropoint::kernels::reference::{ActivationRange, fully_connected_int};
     use zeropoint::kernels::simd128::conv_float::{Conv2dF32, DepthwiseF32, FullyConnectedF32};
-    use zeropoint::kernels::simd128::conv_int::{Conv2dInt8, FullyConnectedInt8};
+    use zeropoint::kernels::simd128::conv_int::Conv2dInt8;
     use zeropoint::kernels::simd128::depthwise_int::DepthwiseInt8;
     use zeropoint::kernels::simd128::elementwise_int::AddSubInt8;
+    use zeropoint::kernels::simd128::fully_connected_int::FullyConnectedInt8;
     use zeropoint::kernels::simd128::pool_int::PoolInt8;
     use zeropoint::kernels::simd128::quantize as fast_quantize;
 
@@ -75,6 +76,7 @@ mod native {
             multipliers: vec![m; channels],
             shifts: vec![s; channels],
             real_multipliers: vec![0.0123; channels],
+            xnnpack: None,
         }
     }
 

@@ -443,6 +443,60 @@ fn run_and_compare_with_either_kernel_set_give_the_same_bytes() {
     );
 }
 
+#[test]
+fn run_reproduces_either_litert_path_with_arithmetic() {
+    // A golden whose LiteRT BUILTIN_REF and default (XNNPACK) outputs differ: `--arithmetic
+    // reference` (the default) writes the one, `--arithmetic xnnpack` the other.
+    let case =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/op_conv2d_1x1_nobias_neg");
+    let model = case.join("model_int8.tflite");
+    let input = case.join("input_int8_0.npy");
+    let run = |extra: &[&str], dir: &str| {
+        let dir = scratch(dir);
+        let mut args = vec![
+            "run",
+            model.to_str().expect("utf-8"),
+            "--input",
+            input.to_str().expect("utf-8"),
+            "--out-dir",
+            dir.to_str().expect("utf-8"),
+        ];
+        args.extend_from_slice(extra);
+        let out = zeropoint(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        npy_data(&dir.join("output_0.npy"))
+    };
+    let reference = npy_data(&case.join("expected_int8_output_0.npy"));
+    let xnnpack = npy_data(&case.join("expected_int8_xnnpack_output_0.npy"));
+    assert_ne!(reference, xnnpack, "the golden tells the two paths apart");
+    assert_eq!(run(&[], "arith_default"), reference);
+    assert_eq!(run(&["--arithmetic", "reference"], "arith_ref"), reference);
+    for kernels in ["reference", "fast"] {
+        let got = run(
+            &["--arithmetic", "xnnpack", "--kernels", kernels],
+            &format!("arith_xnn_{kernels}"),
+        );
+        assert_eq!(got, xnnpack, "--kernels {kernels}");
+    }
+    // An unknown arithmetic is a usage error naming the choices.
+    let bad = zeropoint(&[
+        "run",
+        model.to_str().expect("utf-8"),
+        "--input",
+        input.to_str().expect("utf-8"),
+        "--out-dir",
+        scratch("arith_bad").to_str().expect("utf-8"),
+        "--arithmetic",
+        "gpu",
+    ]);
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad.stderr).contains("reference | xnnpack"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
+
 /// The data of an `.npy` file (element bytes) and its shape.
 fn npy_data(path: &Path) -> (Vec<usize>, Vec<u8>) {
     let f = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

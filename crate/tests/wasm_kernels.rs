@@ -15,7 +15,7 @@
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::wasm_bindgen_test;
 use zeropoint::engine::{Interpreter, Limits};
-use zeropoint::kernels::KernelSet;
+use zeropoint::kernels::{Arithmetic, KernelSet};
 use zeropoint::tflite;
 
 #[wasm_bindgen(module = "node:fs")]
@@ -47,9 +47,19 @@ fn npy(bytes: &[u8]) -> Option<(usize, Vec<u8>)> {
 
 /// Every sample's outputs and every tensor computed, for one kernel set.
 fn run(model: &[u8], inputs: &[(usize, Vec<u8>)], kernels: KernelSet) -> (Vec<u8>, Vec<Vec<u8>>) {
+    run_in(model, inputs, kernels, Arithmetic::Reference)
+}
+
+/// [`run`] reproducing `arithmetic`.
+fn run_in(
+    model: &[u8],
+    inputs: &[(usize, Vec<u8>)],
+    kernels: KernelSet,
+    arithmetic: Arithmetic,
+) -> (Vec<u8>, Vec<Vec<u8>>) {
     let model = tflite::read(model).expect("golden model reads");
-    let mut interp =
-        Interpreter::with_options(&model, &Limits::default(), kernels).expect("prepares");
+    let mut interp = Interpreter::with_arithmetic(&model, &Limits::default(), kernels, arithmetic)
+        .expect("prepares");
     let samples = inputs.first().map_or(0, |i| i.0);
     let (mut outputs, mut tensors) = (Vec::new(), Vec::new());
     for s in 0..samples {
@@ -128,5 +138,81 @@ fn fast_kernels_give_the_reference_bits_on_every_golden_model() {
     wasm_bindgen_test::console_log!(
         "{variants} golden variants: fast == reference in wasm ({tensors} tensors); {litert} int8 \
          variants == LiteRT"
+    );
+}
+
+/// The inputs of `variant` in `dir` (files `<prefix><k>.npy`).
+fn inputs_of(dir: &str, prefix: &str) -> Vec<(usize, Vec<u8>)> {
+    (0..)
+        .map(|k| format!("{dir}/{prefix}{k}.npy"))
+        .take_while(|p| exists_sync(p))
+        .map(|p| npy(&read_file_sync(&p).expect("input file")).expect("input .npy parses"))
+        .collect()
+}
+
+#[wasm_bindgen_test]
+fn xnnpack_arithmetic_fast_kernels_give_the_scalar_bits_on_every_int8_golden_model() {
+    // `Arithmetic::Xnnpack` with the real intrinsics (f32x4 convert, multiply, pmin/pmax, the
+    // magic-bias rounding) against the scalar kernels; where the golden stores its own LiteRT
+    // XNNPACK output of a model made of covered ops only, that too (tests/rust/xnnpack_goldens.rs
+    // has the full comparison natively).
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/golden");
+    let mut cases = readdir_sync(root);
+    cases.sort();
+    let (mut variants, mut litert) = (0usize, 0usize);
+    for case in &cases {
+        let dir = format!("{root}/{case}");
+        for (variant, prefix) in &VARIANTS[..2] {
+            let model_path = format!("{dir}/model_{variant}.tflite");
+            if !exists_sync(&model_path) {
+                continue;
+            }
+            let model = read_file_sync(&model_path).expect("model file");
+            let inputs = inputs_of(&dir, prefix);
+            let scalar = run_in(&model, &inputs, KernelSet::Reference, Arithmetic::Xnnpack);
+            let fast = run_in(&model, &inputs, KernelSet::Fast, Arithmetic::Xnnpack);
+            assert_eq!(scalar, fast, "{case}/{variant}: xnnpack fast != scalar");
+            variants += 1;
+            let parsed = tflite::read(&model).expect("reads");
+            let covered = parsed.subgraphs.iter().all(|sg| {
+                sg.operators.iter().all(|op| {
+                    let name = op.code.name();
+                    let float_in = op
+                        .inputs
+                        .first()
+                        .and_then(|&t| sg.tensors.get(usize::try_from(t).ok()?))
+                        .is_some_and(|t| t.dtype == zeropoint::graph::TensorType::FLOAT32);
+                    matches!(
+                        name.as_str(),
+                        "CONV_2D"
+                            | "DEPTHWISE_CONV_2D"
+                            | "FULLY_CONNECTED"
+                            | "RESHAPE"
+                            | "DEQUANTIZE"
+                    ) || (name == "QUANTIZE" && float_in)
+                })
+            });
+            let expected = format!("{dir}/expected_{variant}_xnnpack_output_0.npy");
+            if covered
+                && exists_sync(&expected)
+                && !exists_sync(&format!("{dir}/expected_{variant}_xnnpack_output_1.npy"))
+            {
+                let (_, want) = npy(&read_file_sync(&expected).expect("file")).expect("parses");
+                assert_eq!(
+                    fast.0, want,
+                    "{case}/{variant}: differs from LiteRT XNNPACK"
+                );
+                litert += 1;
+            }
+        }
+    }
+    assert!(variants > 100, "only {variants} int8 golden variants found");
+    assert!(
+        litert > 5,
+        "only {litert} variants compared with LiteRT XNNPACK"
+    );
+    wasm_bindgen_test::console_log!(
+        "xnnpack arithmetic: {variants} int8 variants fast == scalar in wasm; {litert} == LiteRT \
+         XNNPACK"
     );
 }

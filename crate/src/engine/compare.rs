@@ -18,7 +18,7 @@ use super::{Interpreter, Limits, TensorId, TensorView};
 use crate::error::{Error, Result};
 use crate::graph::dtype::dtype_name;
 use crate::graph::{Model, TensorType};
-use crate::kernels::KernelSet;
+use crate::kernels::{Arithmetic, KernelSet};
 
 /// The error of one tensor of the quantized model against the float model (what the CLI's
 /// `compare --json` writes, with `sqnr_db` `null` for identical tensors, and what the page's
@@ -198,6 +198,20 @@ pub fn compare_models_with(
     kernels: KernelSet,
 ) -> Result<Vec<TensorError>> {
     compare_models_kernels(float, quant, samples, kernels, kernels)
+}
+
+/// [`compare_models_with`] running the quantized model with `arithmetic` (whose integer results
+/// it reproduces: LiteRT's reference kernels or its default XNNPACK path).
+pub fn compare_models_in(
+    float: &Model,
+    quant: &Model,
+    samples: &[Vec<Vec<f32>>],
+    kernels: KernelSet,
+    arithmetic: Arithmetic,
+) -> Result<Vec<TensorError>> {
+    let fi = Interpreter::with_options(float, &Limits::default(), kernels)?;
+    let qi = Interpreter::with_arithmetic(quant, &Limits::default(), kernels, arithmetic)?;
+    compare_prepared(fi, qi, float, quant, samples)
 }
 
 /// [`compare_models`] with one [`KernelSet`] for the float model and one for the quantized

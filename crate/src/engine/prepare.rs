@@ -10,7 +10,7 @@ use super::{Interpreter, Limits, Slot, Step, TensorDesc, TensorId, plan};
 use crate::error::{Error, IssueKind, OpIssue, Result};
 use crate::graph::dtype::{dtype_name, element_size};
 use crate::graph::{Model, TensorType};
-use crate::kernels::KernelSet;
+use crate::kernels::{Arithmetic, KernelSet};
 use crate::ops::control_flow::{Subgraph, SubgraphLoader};
 use crate::ops::variables::SharedVariables;
 use crate::ops::{Node, OutputSpec, PrepareCtx, Region, Role, TensorInfo, registry};
@@ -21,6 +21,7 @@ struct Loader<'m> {
     model: &'m Model,
     limits: &'m Limits,
     kernels: KernelSet,
+    arithmetic: Arithmetic,
     /// The subgraphs being prepared, outermost first.
     stack: &'m [usize],
     /// How many more subgraph interpreters the model may prepare.
@@ -68,6 +69,7 @@ impl SubgraphLoader for Loader<'_> {
             Some(inputs),
             self.limits,
             self.kernels,
+            self.arithmetic,
             self.stack,
             self.budget,
             self.variables,
@@ -101,6 +103,18 @@ impl Interpreter {
 
     /// [`Interpreter::new`] with explicit size [`Limits`] and [`KernelSet`].
     pub fn with_options(model: &Model, limits: &Limits, kernels: KernelSet) -> Result<Self> {
+        Self::with_arithmetic(model, limits, kernels, Arithmetic::default())
+    }
+
+    /// [`Interpreter::with_options`] reproducing the integer results of `arithmetic`
+    /// (LiteRT's reference kernels, or its default XNNPACK path for the ops
+    /// [`Arithmetic::Xnnpack`] covers).
+    pub fn with_arithmetic(
+        model: &Model,
+        limits: &Limits,
+        kernels: KernelSet,
+        arithmetic: Arithmetic,
+    ) -> Result<Self> {
         let budget = Cell::new(MAX_SUBGRAPH_INSTANCES);
         let variables = SharedVariables::default();
         Self::prepare_subgraph(
@@ -109,6 +123,7 @@ impl Interpreter {
             None,
             limits,
             kernels,
+            arithmetic,
             &[],
             &budget,
             &variables,
@@ -132,6 +147,7 @@ impl Interpreter {
             None,
             limits,
             KernelSet::default(),
+            Arithmetic::default(),
             &[],
             &budget,
             &SharedVariables::default(),
@@ -164,6 +180,7 @@ impl Interpreter {
         given: Option<&[OutputSpec]>,
         limits: &Limits,
         kernels: KernelSet,
+        arithmetic: Arithmetic,
         stack: &[usize],
         budget: &Cell<usize>,
         variables: &SharedVariables,
@@ -198,6 +215,7 @@ impl Interpreter {
             model,
             limits,
             kernels,
+            arithmetic,
             stack: &stack,
             budget,
             variables,
@@ -458,6 +476,7 @@ impl Interpreter {
                 .collect();
             let ctx = PrepareCtx {
                 kernels,
+                arithmetic,
                 op_index,
                 op_name: &op_name,
                 op,

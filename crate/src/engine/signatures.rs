@@ -19,7 +19,7 @@ use super::prepare::MAX_SUBGRAPH_INSTANCES;
 use super::{Interpreter, Limits, TensorDesc, TensorId};
 use crate::error::{Error, Result};
 use crate::graph::{Model, SignatureDef, TensorMap, TensorType};
-use crate::kernels::KernelSet;
+use crate::kernels::{Arithmetic, KernelSet};
 use crate::ops::variables::SharedVariables;
 
 /// One named input or output of a signature.
@@ -177,6 +177,20 @@ impl Interpreter {
         limits: &Limits,
         kernels: KernelSet,
     ) -> Result<Self> {
+        Self::for_signature_with(model, key, limits, kernels, Arithmetic::default())
+    }
+
+    /// [`Interpreter::for_signature`] reproducing the integer results of `arithmetic`.
+    ///
+    /// # Errors
+    /// As [`Interpreter::for_signature`].
+    pub fn for_signature_with(
+        model: &Model,
+        key: &str,
+        limits: &Limits,
+        kernels: KernelSet,
+        arithmetic: Arithmetic,
+    ) -> Result<Self> {
         let sig = resolve(model, key)?;
         let budget = Cell::new(MAX_SUBGRAPH_INSTANCES);
         let mut it = Self::prepare_subgraph(
@@ -185,6 +199,7 @@ impl Interpreter {
             None,
             limits,
             kernels,
+            arithmetic,
             &[],
             &budget,
             &SharedVariables::default(),

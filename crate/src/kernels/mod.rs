@@ -7,6 +7,8 @@
 //!   [`KernelSet::Fast`].
 //! - [`litert_optimized`]: float kernels with the arithmetic of LiteRT's optimized kernels as TF's
 //!   calibrator runs them ([`KernelSet::LiteRtOptimized`]).
+//! - [`xnnpack`]: the requantization of LiteRT's default CPU path (the XNNPACK delegate), for
+//!   [`Arithmetic::Xnnpack`]: the int8 accumulators of the kernels above, requantized in `f32`.
 //!
 //! [`KernelSet`] names the three sets; the ops pick their kernels by it at prepare time, so
 //! `engine` depends on `ops` and `ops` on `kernels`, never back.
@@ -22,6 +24,7 @@
 pub mod litert_optimized;
 pub mod reference;
 pub mod simd128;
+pub mod xnnpack;
 
 /// Which kernel set prepare picks for each operator. Both give the same bits for integer ops (the
 /// fast set is checked against the reference on every golden); float kernels in the fast set keep
@@ -52,6 +55,32 @@ impl std::str::FromStr for KernelSet {
             "litert-optimized" | "tf" => Ok(KernelSet::LiteRtOptimized),
             other => Err(format!(
                 "unknown kernel set '{other}' (reference | fast | litert-optimized)"
+            )),
+        }
+    }
+}
+
+/// Whose integer results the engine reproduces, bit for bit. Orthogonal to [`KernelSet`] (which
+/// only chooses between implementations of the same bits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Arithmetic {
+    /// LiteRT's reference kernels (`BUILTIN_REF`): fixed-point double-rounding requantization.
+    #[default]
+    Reference,
+    /// LiteRT's default interpreter, which hands int8 operators to the XNNPACK delegate:
+    /// int8 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED requantize in `f32` as XNNPACK does
+    /// ([`xnnpack`]); every other operator keeps the reference arithmetic.
+    Xnnpack,
+}
+
+impl std::str::FromStr for Arithmetic {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "reference" | "ref" => Ok(Arithmetic::Reference),
+            "xnnpack" => Ok(Arithmetic::Xnnpack),
+            other => Err(format!(
+                "unknown arithmetic '{other}' (reference | xnnpack)"
             )),
         }
     }

@@ -236,6 +236,7 @@ fn prepare_int<T: QuantElem + 'static, A: Accumulator + 'static>(
         multipliers: vec![mult],
         shifts: vec![shift],
         real_multipliers: vec![real],
+        xnnpack: None,
     };
     Ok(Prepared::new(
         shape,

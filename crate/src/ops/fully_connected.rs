@@ -17,7 +17,6 @@ use super::conv::int::{IntScheme, KernelTypes, const_weights, int_params};
 use super::fast::Fast;
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
 use crate::graph::TensorType;
-use crate::kernels::KernelSet;
 use crate::kernels::litert_optimized;
 use crate::kernels::litert_optimized::simd::gebp::FullyConnectedTf;
 use crate::kernels::reference::conv_int::{Accumulator, QuantElem, RequantParams};
@@ -25,7 +24,8 @@ use crate::kernels::reference::fully_connected::{self as fc, FullyConnectedParam
 use crate::kernels::reference::fully_connected_int;
 use crate::kernels::reference::hybrid::{self, QuantizedBatches, VectorFunction};
 use crate::kernels::simd128::conv_float::FullyConnectedF32;
-use crate::kernels::simd128::conv_int::FullyConnectedInt8;
+use crate::kernels::simd128::fully_connected_int::FullyConnectedInt8;
+use crate::kernels::{Arithmetic, KernelSet};
 use crate::tflite::schema::{
     ActivationFunctionType, FullyConnectedOptionsT, FullyConnectedOptionsWeightsFormat,
 };
@@ -248,6 +248,7 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
         0,
         units,
         o.fused_activation_function,
+        ctx.arithmetic == Arithmetic::Xnnpack,
     )?;
     if ctx.kernels == KernelSet::Fast
         && scheme == IntScheme::Int8

@@ -101,6 +101,8 @@ impl TensorInfo<'_> {
 pub struct PrepareCtx<'a> {
     /// Which kernel set to prepare for.
     pub kernels: crate::kernels::KernelSet,
+    /// Whose integer arithmetic to reproduce (the int8 conv-like ops read it).
+    pub arithmetic: crate::kernels::Arithmetic,
     /// Operator index in execution order.
     pub op_index: usize,
     /// Operator name (`CONV_2D`, …).

@@ -10,9 +10,9 @@ use super::elementwise::multiplier;
 use super::{Kernel, Node, OpIo, PrepareCtx, PrepareResult, Prepared};
 use crate::graph::dtype::dtype_name;
 use crate::graph::{TensorType, litert_zero_point};
-use crate::kernels::KernelSet;
 use crate::kernels::reference::quantize::{self as q, QuantInt};
 use crate::kernels::simd128::quantize as fast;
+use crate::kernels::{Arithmetic, KernelSet, xnnpack};
 
 /// How to turn the input into floats.
 enum Dequantize {
@@ -220,6 +220,19 @@ impl<O: QuantInt> Kernel for AffineQuantize<O> {
     }
 }
 
+/// QUANTIZE float → int8 with XNNPACK's arithmetic ([`xnnpack::quantize`]).
+struct XnnpackQuantize {
+    inv_scale: f32,
+    zero_point: i32,
+}
+
+impl Kernel for XnnpackQuantize {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.f32_in(0);
+        xnnpack::quantize(self.inv_scale, self.zero_point, input, io.out_as::<i8>());
+    }
+}
+
 /// QUANTIZE integer → integer.
 struct Requantize<I, O> {
     multiplier: i32,
@@ -266,7 +279,8 @@ fn requantize_kernel<I: QuantInt, O: QuantInt>(
 /// QUANTIZE: float32 → int8 / uint8 / int16 with one scale and zero point (LiteRT's
 /// `AffineQuantize`), or a requantization between integer types (LiteRT's `Requantize`, double
 /// rounding; the multiplier is `in_scale / out_scale` in double). Per-channel output parameters
-/// and int32 inputs/outputs are unsupported.
+/// and int32 inputs/outputs are unsupported. With [`Arithmetic::Xnnpack`], float32 → int8 is
+/// XNNPACK's conversion instead ([`xnnpack::quantize`]).
 pub fn prepare_quantize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(1, 1)?;
     let input = ctx.input(0)?;
@@ -282,6 +296,16 @@ pub fn prepare_quantize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     let shape = input.shape.to_vec();
     let dtype = output.dtype;
     if input.dtype == TensorType::FLOAT32 {
+        if ctx.arithmetic == Arithmetic::Xnnpack && dtype == TensorType::INT8 {
+            return Ok(Prepared::new(
+                shape,
+                dtype,
+                XnnpackQuantize {
+                    inv_scale: xnnpack::inverse_scale(out_q.scale),
+                    zero_point: out_q.zero_point,
+                },
+            ));
+        }
         if ctx.kernels == KernelSet::Fast && dtype == TensorType::INT8 {
             return Ok(Prepared::new(
                 shape,

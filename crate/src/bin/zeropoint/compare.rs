@@ -7,7 +7,7 @@ use clap::Args;
 use zeropoint::engine::Interpreter;
 use zeropoint::graph::dtype::dtype_name;
 use zeropoint::graph::{Model, TensorType};
-use zeropoint::kernels::KernelSet;
+use zeropoint::kernels::{Arithmetic, KernelSet};
 use zeropoint::limits::UserLimits;
 use zeropoint::{Error, Result};
 
@@ -32,6 +32,11 @@ pub struct CompareArgs {
     /// Kernel set: `fast` (the same bits) or `reference`.
     #[arg(long, default_value = "fast")]
     kernels: KernelSet,
+    /// The quantized model's integer arithmetic: `reference` (LiteRT's BUILTIN_REF) or
+    /// `xnnpack` (LiteRT's default XNNPACK path for int8 CONV_2D, DEPTHWISE_CONV_2D,
+    /// FULLY_CONNECTED and float → int8 QUANTIZE; every other op stays reference), as `run`.
+    #[arg(long, default_value = "reference")]
+    arithmetic: Arithmetic,
     /// Input shapes, applied to both models.
     #[command(flatten)]
     shapes: ShapeArgs,
@@ -46,6 +51,7 @@ pub fn compare(args: CompareArgs, limits: &UserLimits) -> Result<()> {
         json,
         top,
         kernels,
+        arithmetic,
         shapes,
     } = args;
     let f = shapes.apply(load(&float_model, limits)?)?;
@@ -54,7 +60,8 @@ pub fn compare(args: CompareArgs, limits: &UserLimits) -> Result<()> {
     Interpreter::with_limits(&q, &limits.engine)?;
     let per_sample = float_samples(&f, &inputs, limits)?;
     let samples = per_sample.len();
-    let mut rows = zeropoint::engine::compare::compare_models_with(&f, &q, &per_sample, kernels)?;
+    let mut rows =
+        zeropoint::engine::compare::compare_models_in(&f, &q, &per_sample, kernels, arithmetic)?;
     if let Some(path) = json {
         let text = serde_json::to_string_pretty(&rows).map_err(|e| Error::Io {
             path: path.display().to_string(),

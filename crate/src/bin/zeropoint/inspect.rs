@@ -136,7 +136,13 @@ pub fn inspect(args: InspectArgs, limits: &UserLimits) -> Result<()> {
     let sigs = signature_table(&m);
     // Prepared once, at the resolved input shapes (or as the chosen signature): the output
     // shapes the engine derives from them, or every operator it cannot run.
-    let prepared = match signature.prepare(m, &shapes, &limits.engine, KernelSet::default()) {
+    let prepared = match signature.prepare(
+        m,
+        &shapes,
+        &limits.engine,
+        KernelSet::default(),
+        zeropoint::kernels::Arithmetic::default(),
+    ) {
         // An unknown or broken signature is the answer, not something to list.
         Err(e @ (Error::UnknownSignature { .. } | Error::Signature { .. })) => return Err(e),
         p => p,

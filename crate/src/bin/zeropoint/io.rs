@@ -139,9 +139,15 @@ impl SignatureArg {
         shapes: &ShapeArgs,
         limits: &zeropoint::engine::Limits,
         kernels: zeropoint::kernels::KernelSet,
+        arithmetic: zeropoint::kernels::Arithmetic,
     ) -> Result<Interpreter> {
         let Some(key) = &self.signature else {
-            return Interpreter::with_options(&shapes.apply(model)?, limits, kernels);
+            return Interpreter::with_arithmetic(
+                &shapes.apply(model)?,
+                limits,
+                kernels,
+                arithmetic,
+            );
         };
         if !shapes.shapes.is_empty() || shapes.batch.is_some() {
             return Err(Error::Signature {
@@ -151,6 +157,6 @@ impl SignatureArg {
                     .to_string(),
             });
         }
-        Interpreter::for_signature(&model, key, limits, kernels)
+        Interpreter::for_signature_with(&model, key, limits, kernels, arithmetic)
     }
 }

@@ -11,7 +11,7 @@ use clap::Args;
 use zeropoint::engine::{Interpreter, shape_text};
 use zeropoint::graph::TensorType;
 use zeropoint::graph::dtype::dtype_name;
-use zeropoint::kernels::KernelSet;
+use zeropoint::kernels::{Arithmetic, KernelSet};
 use zeropoint::limits::UserLimits;
 use zeropoint::{Error, Result};
 
@@ -36,6 +36,12 @@ pub struct RunArgs {
     /// Kernel set: `fast` (SIMD128 in the browser, the same bits) or `reference`.
     #[arg(long, default_value = "fast")]
     kernels: KernelSet,
+    /// Whose integer results to reproduce bit for bit: `reference` (LiteRT's BUILTIN_REF
+    /// kernels) or `xnnpack` (LiteRT's default interpreter, XNNPACK delegate: int8 CONV_2D,
+    /// DEPTHWISE_CONV_2D and FULLY_CONNECTED requantize in f32 as XNNPACK does, and QUANTIZE
+    /// float → int8 is XNNPACK's convert; every other op keeps the reference arithmetic).
+    #[arg(long, default_value = "reference")]
+    arithmetic: Arithmetic,
     /// For a model that keeps state between calls (resource variables): reset the state before
     /// every N-th sample, so the samples are streams of N consecutive frames (default: one
     /// stream, state carried through all samples in order).
@@ -55,12 +61,13 @@ pub fn run(args: RunArgs, limits: &UserLimits) -> Result<()> {
         out_dir,
         dump,
         kernels,
+        arithmetic,
         reset_every,
         shapes,
         signature,
     } = args;
     let m = load(&model, limits)?;
-    let mut interp = signature.prepare(m, &shapes, &limits.engine, kernels)?;
+    let mut interp = signature.prepare(m, &shapes, &limits.engine, kernels, arithmetic)?;
     if let Some(key) = &signature.signature {
         let names = |d: &[zeropoint::engine::TensorDesc]| {
             d.iter()

@@ -257,6 +257,7 @@ mod tests {
             multipliers: vec![mult],
             shifts: vec![shift],
             real_multipliers: vec![0.5],
+            xnnpack: None,
         };
         let mut out = [0i8; 1];
         batch_matmul_int::<i8, i32>(

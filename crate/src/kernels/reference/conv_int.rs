@@ -17,6 +17,7 @@
 use super::conv::ConvParams;
 use super::quantize::round_f64_to_i32_x86;
 use crate::fixedpoint::{multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_i64};
+use crate::kernels::xnnpack::{Fp32Requant, requantize};
 
 /// Everything an integer kernel needs besides geometry, fixed at prepare time.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,12 +37,19 @@ pub struct RequantParams {
     /// The real multiplier per output channel, `(double)s_in · (double)s_w / (double)s_out`
     /// (the kernels that rescale in double precision use it instead of `multipliers`).
     pub real_multipliers: Vec<f64>,
+    /// XNNPACK's `f32` requantization ([`crate::kernels::Arithmetic::Xnnpack`], int8 only):
+    /// when present, [`RequantParams::finish`] and [`RequantParams::finish_double`] requantize
+    /// with it instead (and `act_min..=act_max` is XNNPACK's clamp).
+    pub xnnpack: Option<Fp32Requant>,
 }
 
 impl RequantParams {
     /// Requantizes channel `c`'s accumulator: multiply, add the output zero point, clamp.
     #[inline(always)]
     pub fn finish<A: Accumulator>(&self, acc: A, c: usize) -> i32 {
+        if let Some(x) = &self.xnnpack {
+            return self.finish_xnnpack(x, acc, c);
+        }
         let scaled = acc.requantize(self.multipliers[c], self.shifts[c]);
         scaled
             .wrapping_add(self.output_offset)
@@ -54,12 +62,30 @@ impl RequantParams {
     /// point, clamp.
     #[inline(always)]
     pub fn finish_double<A: Accumulator>(&self, acc: A, c: usize) -> i32 {
+        if let Some(x) = &self.xnnpack {
+            return self.finish_xnnpack(x, acc, c);
+        }
         // Out of `i32` (an absurd output scale) it is `i32::MIN`, as LiteRT's x86 build casts.
         let scaled = round_f64_to_i32_x86(acc.to_f64() * self.real_multipliers[c]);
         scaled
             .wrapping_add(self.output_offset)
             .max(self.act_min)
             .min(self.act_max)
+    }
+}
+
+impl RequantParams {
+    /// XNNPACK's requantization of channel `c`'s (int32) accumulator, clamped to
+    /// `act_min..=act_max`.
+    #[inline(always)]
+    fn finish_xnnpack<A: Accumulator>(&self, x: &Fp32Requant, acc: A, c: usize) -> i32 {
+        requantize(
+            acc.low_i32(),
+            x.scales[c],
+            self.output_offset,
+            self.act_min,
+            self.act_max,
+        )
     }
 }
 
@@ -103,6 +129,8 @@ pub trait Accumulator: Copy + Default {
     fn requantize(self, multiplier: i32, shift: i32) -> i32;
     /// The value as a double (exact below 2^53).
     fn to_f64(self) -> f64;
+    /// The low 32 bits (the value itself for `i32`).
+    fn low_i32(self) -> i32;
 }
 
 impl Accumulator for i32 {
@@ -122,6 +150,10 @@ impl Accumulator for i32 {
     fn to_f64(self) -> f64 {
         f64::from(self)
     }
+    #[inline(always)]
+    fn low_i32(self) -> i32 {
+        self
+    }
 }
 
 impl Accumulator for i64 {
@@ -140,6 +172,10 @@ impl Accumulator for i64 {
     #[inline(always)]
     fn to_f64(self) -> f64 {
         self as f64
+    }
+    #[inline(always)]
+    fn low_i32(self) -> i32 {
+        self as i32
     }
 }
 
@@ -375,6 +411,7 @@ mod tests {
             multipliers: vec![m; channels],
             shifts: vec![s; channels],
             real_multipliers: vec![real; channels],
+            xnnpack: None,
         }
     }
 

@@ -64,6 +64,7 @@ mod tests {
             multipliers: vec![0; reals.len()],
             shifts: vec![0; reals.len()],
             real_multipliers: reals.to_vec(),
+            xnnpack: None,
         }
     }
 

@@ -22,12 +22,12 @@
 //! channel's requantization constants are uniform across its lanes. The 4×4 tile of int8 results
 //! is transposed back to NHWC with one byte shuffle.
 //!
-//! FULLY_CONNECTED (usually one row) runs the other way round: lanes are four output units, the
-//! row's pair is broadcast, sixteen units per step.
+//! FULLY_CONNECTED (usually one row, [`super::fully_connected_int`]) runs the other way round:
+//! lanes are four output units, the row's pair is broadcast.
 //!
 //! Scratch memory (packed input chunk, im2col rows) is allocated at prepare time.
 
-use super::requant::ChannelRequant;
+use super::requant::{ChannelRequant, ChannelRq, Fp32Clamp};
 use super::v128::V128;
 use crate::kernels::PackedKernel;
 use crate::kernels::reference::conv::ConvParams;
@@ -37,13 +37,13 @@ use crate::kernels::reference::conv_int::RequantParams;
 const CHUNK: usize = 64;
 
 /// `k` rounded up to a multiple of 8.
-fn k_padded(k: usize) -> usize {
+pub(super) fn k_padded(k: usize) -> usize {
     k.div_ceil(8) * 8
 }
 
 /// Weights `[oc, k]` packed as `[oc / 4][k8 / 2]` vectors (four channels × one pair, int16),
 /// zero-padded in both directions.
-fn pack_weights(weights: &[i8], oc: usize, k: usize) -> Vec<[i16; 8]> {
+pub(super) fn pack_weights(weights: &[i8], oc: usize, k: usize) -> Vec<[i16; 8]> {
     let kp = k_padded(k) / 2;
     let blocks = oc.div_ceil(4);
     let mut packed = vec![[0i16; 8]; blocks * kp];
@@ -57,7 +57,13 @@ fn pack_weights(weights: &[i8], oc: usize, k: usize) -> Vec<[i16; 8]> {
 }
 
 /// `bias[c] + input_offset · Σ_k w[c][k]` (wrapping), padded to `blocks · 4`.
-fn folded_bias(weights: &[i8], bias: Option<&[i32]>, oc: usize, k: usize, offset: i32) -> Vec<i32> {
+pub(super) fn folded_bias(
+    weights: &[i8],
+    bias: Option<&[i32]>,
+    oc: usize,
+    k: usize,
+    offset: i32,
+) -> Vec<i32> {
     let mut out = vec![0i32; oc.div_ceil(4) * 4];
     for (c, o) in out.iter_mut().enumerate().take(oc) {
         let sum = weights[c * k..(c + 1) * k]
@@ -108,14 +114,21 @@ fn pack_rows(rows: [&[i8]; 4], k: usize, dst: &mut [[i16; 8]]) {
 #[inline(always)]
 fn requant_tile(
     acc: [[V128; 4]; 2],
-    rq: &[ChannelRequant],
+    rq: &[ChannelRq],
+    clamp: Fp32Clamp,
     zp: V128,
     lo: V128,
     hi: V128,
 ) -> [V128; 2] {
     let mut v = [[V128::zero(); 4]; 2];
     for j in 0..4 {
-        let [a, b] = rq[j].apply2(acc[0][j], acc[1][j]);
+        let [a, b] = match rq[j] {
+            ChannelRq::Fixed(c) => c.apply2(acc[0][j], acc[1][j]),
+            ChannelRq::Fp32(scale) => {
+                let s = V128::splat_f32(scale);
+                [clamp.apply(acc[0][j], s), clamp.apply(acc[1][j], s)]
+            }
+        };
         v[0][j] = a.i32x4_add(zp);
         v[1][j] = b.i32x4_add(zp);
     }
@@ -200,7 +213,9 @@ pub struct Conv2dInt8 {
     k: usize,
     gemm: Gemm,
     bias: Vec<i32>,
-    rq: Vec<ChannelRequant>,
+    rq: Vec<ChannelRq>,
+    /// The clamp of XNNPACK's requantization (unused by [`ChannelRq::Fixed`]).
+    clamp: Fp32Clamp,
     zero_point: i8,
     out_zp: i32,
     act: (i8, i8),
@@ -405,6 +420,7 @@ impl Conv2dInt8 {
                 gemm,
                 bias: folded_bias(filter, bias, p.out_c, k, q.input_offset),
                 rq,
+                clamp: fp32_clamp(q),
                 zero_point,
                 out_zp: q.output_offset,
                 act,
@@ -573,7 +589,7 @@ impl PackedKernel for Conv2dInt8 {
                             tile_8x4_quads(xa, xb, w, init)
                         }
                     };
-                    let [a, b] = requant_tile(acc, rq, zp, lo, hi);
+                    let [a, b] = requant_tile(acc, rq, self.clamp, zp, lo, hi);
                     let first = start + 8 * t;
                     let valid = n - 8 * t;
                     store_block(a, output, first, valid.min(4), p.out_c, cb * 4);
@@ -621,18 +637,36 @@ fn pack_rows_padded(rows: [&[i8]; 4], k: usize, dst: &mut [[i16; 8]]) {
     }
 }
 
-/// Per-channel [`ChannelRequant`]s padded to a multiple of 4, or `None` for an `i32::MIN`
-/// multiplier.
-pub(crate) fn channel_requants(q: &RequantParams, channels: usize) -> Option<Vec<ChannelRequant>> {
+/// Per-channel requantizations padded to a multiple of 4: XNNPACK's `f32` scales when `q`
+/// carries them, else [`ChannelRequant`]s (`None` for an `i32::MIN` multiplier).
+pub(crate) fn channel_requants(q: &RequantParams, channels: usize) -> Option<Vec<ChannelRq>> {
+    let mut rq = Vec::with_capacity(channels.div_ceil(4) * 4);
+    if let Some(x) = &q.xnnpack {
+        rq.extend(
+            x.scales
+                .get(..channels)?
+                .iter()
+                .map(|&s| ChannelRq::Fp32(s)),
+        );
+        rq.resize(channels.div_ceil(4) * 4, ChannelRq::Fp32(0.0));
+        return Some(rq);
+    }
     if q.multipliers.len() < channels || q.shifts.len() < channels {
         return None;
     }
-    let mut rq = Vec::with_capacity(channels.div_ceil(4) * 4);
     for c in 0..channels {
-        rq.push(ChannelRequant::new(q.multipliers[c], q.shifts[c])?);
+        rq.push(ChannelRq::Fixed(ChannelRequant::new(
+            q.multipliers[c],
+            q.shifts[c],
+        )?));
     }
-    rq.resize(channels.div_ceil(4) * 4, ChannelRequant::default());
+    rq.resize(channels.div_ceil(4) * 4, ChannelRq::default());
     Some(rq)
+}
+
+/// The `f32` clamp of XNNPACK's requantization for `q` (its activation range and zero point).
+pub(crate) fn fp32_clamp(q: &RequantParams) -> Fp32Clamp {
+    Fp32Clamp::new(q.act_min, q.act_max, q.output_offset)
 }
 
 /// The activation clamp as int8, or `None` when it is not inside the int8 range.
@@ -640,130 +674,4 @@ pub(crate) fn act_range(q: &RequantParams) -> Option<(i8, i8)> {
     let lo = i8::try_from(q.act_min).ok()?;
     let hi = i8::try_from(q.act_max).ok()?;
     (lo <= hi).then_some((lo, hi))
-}
-
-/// A prepared int8 FULLY_CONNECTED: packed weights, folded bias, the double-precision
-/// multipliers.
-#[derive(Debug, Clone)]
-pub struct FullyConnectedInt8 {
-    batches: usize,
-    depth: usize,
-    units: usize,
-    weights: Vec<[i16; 8]>,
-    bias: Vec<i32>,
-    /// Per unit, padded to a multiple of 4, as pairs for `f64x2`.
-    real: Vec<[f64; 2]>,
-    out_zp: i32,
-    act: (i8, i8),
-}
-
-/// Scratch of [`FullyConnectedInt8`]: one row's pairs as `i32` (two int16 each).
-#[derive(Debug, Clone)]
-pub struct FullyConnectedScratch {
-    pairs: Vec<i32>,
-}
-
-impl FullyConnectedInt8 {
-    /// Packs an int8 FULLY_CONNECTED: `weights` `[units, depth]`, `bias` `[units]`. `None` when
-    /// the data does not match the shapes or the clamp is outside int8.
-    pub fn new(
-        batches: usize,
-        depth: usize,
-        units: usize,
-        q: &RequantParams,
-        weights: &[i8],
-        bias: Option<&[i32]>,
-    ) -> Option<(Self, FullyConnectedScratch)> {
-        if depth == 0
-            || weights.len() != depth.checked_mul(units)?
-            || bias.is_some_and(|b| b.len() != units)
-            || q.real_multipliers.len() < units
-        {
-            return None;
-        }
-        let act = act_range(q)?;
-        let mut real = vec![[0f64; 2]; units.div_ceil(4) * 2];
-        for (u, &r) in q.real_multipliers.iter().enumerate().take(units) {
-            real[u / 2][u % 2] = r;
-        }
-        Some((
-            FullyConnectedInt8 {
-                batches,
-                depth,
-                units,
-                weights: pack_weights(weights, units, depth),
-                bias: folded_bias(weights, bias, units, depth, q.input_offset),
-                real,
-                out_zp: q.output_offset,
-                act,
-            },
-            FullyConnectedScratch {
-                pairs: vec![0; k_padded(depth) / 2],
-            },
-        ))
-    }
-
-    /// `(int32)round((double)acc · real)` lane-wise as LiteRT's x86 build casts (half away from
-    /// zero; a value outside `i32`, or NaN, becomes `i32::MIN`, as
-    /// [`round_f64_to_i32_x86`](crate::kernels::reference::quantize::round_f64_to_i32_x86)), for
-    /// four units whose multipliers are `real[0..2]`.
-    #[inline(always)]
-    fn rescale(acc: V128, real: &[[f64; 2]]) -> V128 {
-        const LIMIT: f64 = 2_147_483_648.0;
-        let lowest = V128::load_f64(&[-LIMIT; 2]);
-        let limit = V128::load_f64(&[LIMIT; 2]);
-        let round = |v: V128| {
-            let t = v.f64x2_trunc();
-            let d = v.f64x2_sub(t);
-            // |d| < 1 exactly; trunc(2d) is ±1 when |d| ≥ 0.5, else 0.
-            let r = t.f64x2_add(d.f64x2_add(d).f64x2_trunc());
-            let fits = r.f64x2_ge(lowest).and(r.f64x2_lt(limit));
-            r.bitselect(lowest, fits).i32x4_trunc_sat_f64x2_zero()
-        };
-        let r0 = V128::load_f64(&real[0]);
-        let r1 = V128::load_f64(&real[1]);
-        let lo = round(acc.f64x2_convert_low_i32x4().f64x2_mul(r0));
-        let hi = round(acc.high_i64s(acc).f64x2_convert_low_i32x4().f64x2_mul(r1));
-        lo.low_i32_pairs(hi)
-    }
-}
-
-impl PackedKernel for FullyConnectedInt8 {
-    type Elem = i8;
-    type Scratch = FullyConnectedScratch;
-
-    /// Runs the layer over `batches` rows of `depth` int8 values.
-    fn run(&self, input: &[i8], output: &mut [i8], s: &mut FullyConnectedScratch) {
-        let kp = k_padded(self.depth) / 2;
-        let zp = V128::splat_i32(self.out_zp);
-        let lo = V128::splat_i8(self.act.0);
-        let hi = V128::splat_i8(self.act.1);
-        for b in 0..self.batches {
-            let row = &input[b * self.depth..(b + 1) * self.depth];
-            for (i, pair) in s.pairs.iter_mut().enumerate() {
-                let x0 = row.get(2 * i).copied().unwrap_or(0);
-                let x1 = row.get(2 * i + 1).copied().unwrap_or(0);
-                // x0 as i16 then as u16 keeps the low half's two's-complement bits.
-                *pair = i32::from(i16::from(x0) as u16) | (i32::from(x1) << 16);
-            }
-            let out = &mut output[b * self.units..(b + 1) * self.units];
-            for (cb, w) in self.weights.chunks_exact(kp).enumerate() {
-                let mut acc =
-                    V128::load_i32(self.bias[cb * 4..].first_chunk::<4>().unwrap_or(&[0; 4]));
-                for (&x, w) in s.pairs.iter().zip(w) {
-                    acc = acc.i32x4_add(V128::load_i16(w).i32x4_dot_i16x8(V128::splat_i32(x)));
-                }
-                let v = Self::rescale(acc, &self.real[cb * 2..cb * 2 + 2]).i32x4_add(zp);
-                let bytes = v
-                    .i16x8_narrow_i32x4(v)
-                    .i8x16_narrow_i16x8(v.i16x8_narrow_i32x4(v))
-                    .i8x16_max(lo)
-                    .i8x16_min(hi)
-                    .to_i8();
-                let c0 = cb * 4;
-                let n = (self.units - c0).min(4);
-                out[c0..c0 + n].copy_from_slice(&bytes[..n]);
-            }
-        }
-    }
 }

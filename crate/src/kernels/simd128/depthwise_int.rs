@@ -18,8 +18,8 @@
 //! multiple of 8 in the scratch (zero point) and the weights (zero). The requantization
 //! constants differ per lane ([`LaneRequant`]).
 
-use super::conv_int::{act_range, channel_requants};
-use super::requant::LaneRequant;
+use super::conv_int::{act_range, channel_requants, fp32_clamp};
+use super::requant::{ChannelRq, Fp32Clamp, LaneRequant};
 use super::v128::V128;
 use crate::kernels::PackedKernel;
 use crate::kernels::reference::conv::ConvParams;
@@ -46,10 +46,51 @@ pub struct DepthwiseInt8 {
     pairs: Vec<[i16; 8]>,
     /// Folded bias per four channels.
     bias: Vec<[i32; 4]>,
-    rq: Vec<LaneRequant>,
+    rq: Vec<LaneRq>,
     any_left: bool,
+    /// The clamp of XNNPACK's requantization (unused by [`LaneRq::Fixed`]).
+    clamp: Fp32Clamp,
     out_zp: i32,
     act: (i8, i8),
+}
+
+/// Four channels' requantization, one per lane: LiteRT's reference fixed point or XNNPACK's
+/// `f32` scales.
+#[derive(Debug, Clone, Copy)]
+enum LaneRq {
+    Fixed(LaneRequant),
+    Fp32([f32; 4]),
+}
+
+impl LaneRq {
+    /// The four channels' constants, or `None` when they mix arithmetics or the fixed-point
+    /// lanes cannot be vectorised ([`LaneRequant::from_channels`]).
+    fn new(c: [ChannelRq; 4]) -> Option<Self> {
+        match c {
+            [
+                ChannelRq::Fp32(a),
+                ChannelRq::Fp32(b),
+                ChannelRq::Fp32(x),
+                ChannelRq::Fp32(y),
+            ] => Some(LaneRq::Fp32([a, b, x, y])),
+            [
+                ChannelRq::Fixed(a),
+                ChannelRq::Fixed(b),
+                ChannelRq::Fixed(x),
+                ChannelRq::Fixed(y),
+            ] => LaneRequant::from_channels([a, b, x, y]).map(LaneRq::Fixed),
+            _ => None,
+        }
+    }
+
+    /// Requantizes four channels' accumulators (before the zero point is added).
+    #[inline(always)]
+    fn apply(&self, acc: V128, any_left: bool, clamp: Fp32Clamp) -> V128 {
+        match self {
+            LaneRq::Fixed(l) => l.apply(acc, any_left),
+            LaneRq::Fp32(s) => clamp.apply(acc, V128::load_f32(s)),
+        }
+    }
 }
 
 /// Scratch of [`DepthwiseInt8`]: the zero-point-padded input image, `[b][hp][wp][cp]`.
@@ -101,11 +142,13 @@ impl DepthwiseInt8 {
         let chans = channel_requants(q, p.out_c)?;
         let mut padded = chans;
         padded.resize(cp, padded.last().copied().unwrap_or_default());
-        let rq: Vec<LaneRequant> = padded
+        let rq: Vec<LaneRq> = padded
             .chunks_exact(4)
-            .map(|c| LaneRequant::from_channels([c[0], c[1], c[2], c[3]]))
+            .map(|c| LaneRq::new([c[0], c[1], c[2], c[3]]))
             .collect::<Option<_>>()?;
-        let any_left = rq.iter().any(LaneRequant::any_left);
+        let any_left = rq
+            .iter()
+            .any(|r| matches!(r, LaneRq::Fixed(l) if l.any_left()));
         let blocks = cp / 8;
         let mut weights = vec![[0i16; 8]; taps * blocks];
         let mut sums = vec![0i32; cp];
@@ -158,6 +201,7 @@ impl DepthwiseInt8 {
                 bias: folded,
                 rq,
                 any_left,
+                clamp: fp32_clamp(q),
                 out_zp: q.output_offset,
                 act,
             },
@@ -203,6 +247,7 @@ impl DepthwiseInt8 {
         Block {
             rq: [self.rq[2 * cb], self.rq[2 * cb + 1]],
             any_left: self.any_left,
+            clamp: self.clamp,
             zp: V128::splat_i32(self.out_zp),
             lo: V128::splat_i8(self.act.0),
             hi: V128::splat_i8(self.act.1),
@@ -272,7 +317,7 @@ impl DepthwiseInt8 {
                         }
                         let v = [0, 1, 2, 3].map(|j| {
                             self.rq[2 * cb + j]
-                                .apply(acc[j], self.any_left)
+                                .apply(acc[j], self.any_left, self.clamp)
                                 .i32x4_add(zp)
                         });
                         let bytes = v[0]
@@ -378,8 +423,9 @@ impl PackedKernel for DepthwiseInt8 {
 
 /// One block of eight channels' output constants.
 struct Block {
-    rq: [LaneRequant; 2],
+    rq: [LaneRq; 2],
     any_left: bool,
+    clamp: Fp32Clamp,
     zp: V128,
     lo: V128,
     hi: V128,
@@ -389,8 +435,12 @@ impl Block {
     /// Requantizes two accumulators (channels 0..4, 4..8) and stores `n_c ≤ 8` bytes at `at`.
     #[inline(always)]
     fn store(&self, a0: V128, a1: V128, output: &mut [i8], at: usize, n_c: usize) {
-        let v0 = self.rq[0].apply(a0, self.any_left).i32x4_add(self.zp);
-        let v1 = self.rq[1].apply(a1, self.any_left).i32x4_add(self.zp);
+        let v0 = self.rq[0]
+            .apply(a0, self.any_left, self.clamp)
+            .i32x4_add(self.zp);
+        let v1 = self.rq[1]
+            .apply(a1, self.any_left, self.clamp)
+            .i32x4_add(self.zp);
         let n = v0.i16x8_narrow_i32x4(v1);
         let bytes = n
             .i8x16_narrow_i16x8(n)

@@ -17,6 +17,7 @@ pub mod conv_float;
 pub mod conv_int;
 pub mod depthwise_int;
 pub mod elementwise_int;
+pub mod fully_connected_int;
 pub mod pool_int;
 pub mod quantize;
 pub mod requant;

@@ -128,6 +128,53 @@ impl ChannelRequant {
     }
 }
 
+/// One output channel's requantization in a kernel that runs either arithmetic
+/// ([`crate::kernels::Arithmetic`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ChannelRq {
+    /// LiteRT's reference double-rounding fixed point.
+    Fixed(ChannelRequant),
+    /// XNNPACK's `f32` requantization: the channel's scale (the clamp is the kernel's, see
+    /// [`Fp32Clamp`]).
+    Fp32(f32),
+}
+
+impl Default for ChannelRq {
+    fn default() -> Self {
+        ChannelRq::Fixed(ChannelRequant::default())
+    }
+}
+
+/// The `f32` clamp of XNNPACK's requantization, `[act_min − zp, act_max − zp]`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fp32Clamp {
+    /// Lowest value before the zero point is added.
+    pub lo: f32,
+    /// Highest value before the zero point is added.
+    pub hi: f32,
+}
+
+impl Fp32Clamp {
+    /// The clamp for output zero point `zp` and activation range `[min, max]`.
+    pub fn new(min: i32, max: i32, zp: i32) -> Self {
+        Fp32Clamp {
+            lo: (min - zp) as f32,
+            hi: (max - zp) as f32,
+        }
+    }
+
+    /// [`crate::kernels::xnnpack::requantize_lanes`] of `acc` with per-lane `scales`.
+    #[inline(always)]
+    pub fn apply(&self, acc: V128, scales: V128) -> V128 {
+        crate::kernels::xnnpack::requantize_lanes(
+            acc,
+            scales,
+            V128::splat_f32(self.lo),
+            V128::splat_f32(self.hi),
+        )
+    }
+}
+
 /// Four channels' requantization constants, one per lane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct LaneRequant {

@@ -9,9 +9,10 @@
 //! Fixed edge cases run on both.
 
 use super::conv_float::{Conv2dF32, DepthwiseF32, FullyConnectedF32};
-use super::conv_int::{Conv2dInt8, FullyConnectedInt8, QUADS_AVAILABLE};
+use super::conv_int::{Conv2dInt8, QUADS_AVAILABLE};
 use super::depthwise_int::DepthwiseInt8;
 use super::elementwise_int::{AddSubInt8, MulInt8, max_min_int8};
+use super::fully_connected_int::FullyConnectedInt8;
 use super::pool_int::PoolInt8;
 use super::quantize::{RequantizeInt8, affine_quantize_int8, dequantize_int8};
 use crate::fixedpoint::quantize_multiplier;
@@ -24,6 +25,7 @@ use crate::kernels::reference::fully_connected::FullyConnectedParams;
 use crate::kernels::reference::pool::{self, PoolParams};
 use crate::kernels::reference::quantize as ref_quantize;
 use crate::kernels::reference::{fully_connected, fully_connected_int};
+use crate::kernels::xnnpack::Fp32Requant;
 
 /// A convolution geometry (CONV_2D or DEPTHWISE_CONV_2D) and the seed of its data.
 #[derive(Debug, Clone, Copy)]
@@ -117,9 +119,25 @@ fn multipliers(rng: &mut fastrand::Rng, n: usize) -> (Vec<i32>, Vec<i32>, Vec<f6
     out
 }
 
-/// Random zero points, multipliers and clamp for `channels`.
+/// Random zero points, multipliers and clamp for `channels`; one time in three with XNNPACK's
+/// `f32` requantization ([`Arithmetic::Xnnpack`](crate::kernels::Arithmetic::Xnnpack)), its
+/// scales the real multipliers within the range XNNPACK accepts, or powers of two (whose
+/// products land on ties, where the rounding direction shows).
 fn quant(rng: &mut fastrand::Rng, channels: usize) -> RequantParams {
     let (multipliers, shifts, real_multipliers) = multipliers(rng, channels);
+    let ties = rng.bool();
+    let xnnpack = (rng.u8(0..3) == 0).then(|| Fp32Requant {
+        scales: real_multipliers
+            .iter()
+            .map(|&r| {
+                if ties {
+                    2f32.powi(-rng.i32(1..=8))
+                } else {
+                    (r as f32).clamp(2f32.powi(-32), 255.0)
+                }
+            })
+            .collect(),
+    });
     let (act_min, act_max) = if rng.bool() {
         (-128, 127)
     } else {
@@ -134,6 +152,7 @@ fn quant(rng: &mut fastrand::Rng, channels: usize) -> RequantParams {
         multipliers,
         shifts,
         real_multipliers,
+        xnnpack,
     }
 }
 

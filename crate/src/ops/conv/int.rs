@@ -9,6 +9,7 @@ use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
 use crate::kernels::reference::conv::ConvParams;
 use crate::kernels::reference::conv_int::{self, Accumulator, QuantElem, RequantParams};
+use crate::kernels::xnnpack as xnn;
 use crate::ops::{Kernel, OpIo, PrepareCtx, PrepareResult, TensorInfo};
 use crate::tflite::schema::ActivationFunctionType;
 
@@ -121,6 +122,13 @@ pub(crate) enum IntScheme {
 /// channels along `axis`, output 0): checks types, zero points and scales, computes the
 /// per-channel multipliers and the activation clamp, and picks the kernel instantiation from the
 /// input and bias types.
+///
+/// With `xnnpack` (the op has XNNPACK kernels and the engine runs
+/// [`Arithmetic::Xnnpack`](crate::kernels::Arithmetic::Xnnpack)), int8 activations requantize as
+/// XNNPACK does ([`crate::kernels::xnnpack`]): `f32` scales, XNNPACK's activation clamp; a scale
+/// XNNPACK refuses is "unsupported". int16 activations keep the reference arithmetic (XNNPACK has
+/// no 16x8 kernels).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn int_params(
     ctx: &PrepareCtx<'_>,
     input: &TensorInfo<'_>,
@@ -129,6 +137,7 @@ pub(crate) fn int_params(
     axis: usize,
     channels: usize,
     act: ActivationFunctionType,
+    xnnpack: bool,
 ) -> PrepareResult<(IntScheme, RequantParams)> {
     // INT4 weights reach the kernels unpacked to one byte each (the engine's constants), as
     // LiteRT's `UnpackDenseInt4IntoInt8` gives them to the int8 kernels.
@@ -213,7 +222,30 @@ pub(crate) fn int_params(
     } else {
         (i32::from(i8::MIN), i32::from(i8::MAX))
     };
-    let (act_min, act_max) = ctx.quantized_activation_range(act, out_q, qmin, qmax)?;
+    let (mut act_min, mut act_max) = ctx.quantized_activation_range(act, out_q, qmin, qmax)?;
+    let xnnpack = if xnnpack && scheme == IntScheme::Int8 {
+        let scales: Vec<f32> = w_scales
+            .iter()
+            .map(|&ws| xnn::requantization_scale(in_q.scale, ws, out_q.scale))
+            .collect();
+        if let Some((c, s)) = scales
+            .iter()
+            .enumerate()
+            .find(|(_, s)| !xnn::scale_supported(**s))
+        {
+            return Err(ctx.unsupported(
+                filter.describe(),
+                format!(
+                    "XNNPACK requantization scale {s:e} in channel {c} (XNNPACK takes \
+                     2^-32 <= scale < 256; use --arithmetic reference)"
+                ),
+            ));
+        }
+        (act_min, act_max) = xnn::output_range(ctx.activation(act)?, out_q.scale, out_q.zero_point);
+        Some(xnn::Fp32Requant { scales })
+    } else {
+        None
+    };
     Ok((
         scheme,
         RequantParams {
@@ -224,6 +256,7 @@ pub(crate) fn int_params(
             multipliers,
             shifts,
             real_multipliers,
+            xnnpack,
         },
     ))
 }

@@ -21,7 +21,6 @@ use self::int::{
 use super::fast::Fast;
 use super::{PrepareCtx, PrepareResult, Prepared, dims4, options, out_size_and_pad, positive_hw};
 use crate::graph::TensorType;
-use crate::kernels::KernelSet;
 use crate::kernels::litert_optimized;
 use crate::kernels::litert_optimized::simd::depthwise::DepthwiseTf;
 use crate::kernels::litert_optimized::simd::gebp::Conv2dTf;
@@ -30,6 +29,7 @@ use crate::kernels::reference::hybrid::QuantizedBatches;
 use crate::kernels::simd128::conv_float::{Conv2dF32, DepthwiseF32};
 use crate::kernels::simd128::conv_int::Conv2dInt8;
 use crate::kernels::simd128::depthwise_int::DepthwiseInt8;
+use crate::kernels::{Arithmetic, KernelSet};
 use crate::tflite::schema::{
     Conv2DOptionsT, DepthwiseConv2DOptionsT, Padding, TransposeConvOptionsT,
 };
@@ -223,6 +223,7 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         0,
         oc,
         o.fused_activation_function,
+        ctx.arithmetic == Arithmetic::Xnnpack,
     )?;
     if ctx.kernels == KernelSet::Fast
         && scheme == IntScheme::Int8
@@ -349,6 +350,7 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
         3,
         oc,
         o.fused_activation_function,
+        ctx.arithmetic == Arithmetic::Xnnpack,
     )?;
     if scheme == IntScheme::Int16BiasI32
         && let Some(b) = bias
@@ -500,6 +502,7 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         0,
         oc,
         o.fused_activation_function,
+        false,
     )?;
     Ok(int_kernel!(scheme, out, QTransposeConv2d { p: p, q: q }))
 }
@@ -624,6 +627,25 @@ mod tests {
         bias_dtype: TensorType,
         filter_shape: &[usize],
     ) -> PrepareResult<Prepared> {
+        prepare_in(
+            code,
+            act,
+            zp,
+            (filter_dtype, filter_shape, &[0.25, 0.125]),
+            bias_dtype,
+            Arithmetic::Reference,
+        )
+    }
+
+    /// [`prepare_with`] with the filter's per-channel scales and the engine's arithmetic given.
+    fn prepare_in(
+        code: BuiltinOperator,
+        act: TensorType,
+        zp: i64,
+        (filter_dtype, filter_shape, w_scales): (TensorType, &[usize], &[f32]),
+        bias_dtype: TensorType,
+        arithmetic: Arithmetic,
+    ) -> PrepareResult<Prepared> {
         let options = match code {
             BuiltinOperator::DEPTHWISE_CONV_2D => {
                 BuiltinOptionsT::DepthwiseConv2DOptions(Box::new(DepthwiseConv2DOptionsT {
@@ -646,11 +668,7 @@ mod tests {
         };
         let op = operator(code, options, 3);
         let q_act = quant(&[0.5], &[zp], 0);
-        let q_w = quant(
-            &[0.25, 0.125],
-            &[0, 0],
-            if filter_shape[0] == 1 { 3 } else { 0 },
-        );
+        let q_w = quant(w_scales, &[0, 0], if filter_shape[0] == 1 { 3 } else { 0 });
         let q_b = quant(&[0.125, 0.0625], &[0, 0], 0);
         let inputs = [
             Some(TensorInfo {
@@ -693,6 +711,7 @@ mod tests {
         }];
         let ctx = PrepareCtx {
             kernels: crate::kernels::KernelSet::Reference,
+            arithmetic,
             op_index: 0,
             op_name: "CONV_2D",
             op: &op,
@@ -768,5 +787,36 @@ mod tests {
             &[2, 1, 1, 1],
         ));
         assert_eq!((kind, t.as_str()), (IssueKind::Unsupported, "input 1 'w'"));
+    }
+
+    #[test]
+    fn xnnpack_arithmetic_refuses_a_scale_xnnpack_refuses() {
+        let conv_w: &[usize] = &[2, 1, 1, 2];
+        let int8 = TensorType::INT8;
+        // s_in 0.5 · s_w 1024 / s_out 0.5 = 1024: XNNPACK takes scales below 256 only.
+        let big = (int8, conv_w, &[1024.0f32, 0.125][..]);
+        let in_arith = |a| {
+            prepare_in(
+                BuiltinOperator::CONV_2D,
+                int8,
+                -128,
+                big,
+                TensorType::INT32,
+                a,
+            )
+        };
+        assert!(in_arith(Arithmetic::Reference).is_ok());
+        let (kind, t) = issue(in_arith(Arithmetic::Xnnpack));
+        assert_eq!((kind, t.as_str()), (IssueKind::Unsupported, "input 1 'w'"));
+        // 16x8 keeps the reference arithmetic under `xnnpack` (XNNPACK has no 16x8 kernels).
+        let p = prepare_in(
+            BuiltinOperator::CONV_2D,
+            TensorType::INT16,
+            0,
+            big,
+            TensorType::INT64,
+            Arithmetic::Xnnpack,
+        );
+        assert!(p.is_ok());
     }
 }

@@ -40,6 +40,33 @@ impl V128 {
         return map_f32(self, b, |x, y| x - y);
     }
 
+    /// `f32x4.convert_i32x4_s`: each lane as `f32`, rounded to nearest even (Rust's `as f32`).
+    #[inline(always)]
+    pub fn f32x4_convert_i32x4(self) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::f32x4_convert_i32x4(self.0));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v(i32s(self).map(|x| x as f32));
+    }
+
+    /// `f32x4.pmin`: `b < a ? b : a` lane-wise (no NaN handling beyond that comparison).
+    #[inline(always)]
+    pub fn f32x4_pmin(self, b: Self) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::f32x4_pmin(self.0, b.0));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return map_f32(self, b, |x, y| if y < x { y } else { x });
+    }
+
+    /// `f32x4.pmax`: `a < b ? b : a` lane-wise.
+    #[inline(always)]
+    pub fn f32x4_pmax(self, b: Self) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::f32x4_pmax(self.0, b.0));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return map_f32(self, b, |x, y| if x < y { y } else { x });
+    }
+
     /// `f32x4.abs`.
     #[inline(always)]
     pub fn f32x4_abs(self) -> Self {

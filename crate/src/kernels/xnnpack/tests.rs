@@ -1,0 +1,157 @@
+use super::*;
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn ties_round_to_even_not_away_from_zero() {
+    // acc · 0.5: 5 → 2.5 → 2, 7 → 3.5 → 4, −5 → −2.5 → −2 (LiteRT's reference gives 3 / −3).
+    for (acc, want) in [(5, 2), (7, 4), (-5, -2), (-7, -4), (1, 0), (3, 2)] {
+        assert_eq!(requantize(acc, 0.5, 0, -128, 127), want, "acc {acc}");
+    }
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn clamps_after_the_multiply_then_adds_the_zero_point() {
+    // 1000 · 0.5 = 500 → clamp to 127 − 10 = 117 → 127; −1000 · 0.5 → −128 − 10 → −128.
+    assert_eq!(requantize(1000, 0.5, 10, -128, 127), 127);
+    assert_eq!(requantize(-1000, 0.5, 10, -128, 127), -128);
+    // An activation clamp [zp, 127] (RELU): negative products give the zero point.
+    assert_eq!(requantize(-3, 1.0, -20, -20, 127), -20);
+    // The accumulator goes through f32 first: 2^24 + 1 is not representable, becomes 2^24.
+    assert_eq!(requantize((1 << 24) + 1, 2f32.powi(-24), 0, -128, 127), 1);
+    // i32::MIN and MAX saturate in the clamp, not in an integer conversion.
+    assert_eq!(requantize(i32::MIN, 1.0, 5, -128, 127), -128);
+    assert_eq!(requantize(i32::MAX, 1.0, 5, -128, 127), 127);
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn scale_is_three_f32_operations() {
+    // 0.1 · 0.3 rounds in f32 before the division by 0.7 (double precision gives a different
+    // f32 here).
+    let (a, b, c) = (0.1f32, 0.3f32, 0.7f32);
+    assert_eq!(requantization_scale(a, b, c), (a * b) / c);
+    let double = (f64::from(a) * f64::from(b) / f64::from(c)) as f32;
+    assert_ne!(requantization_scale(a, b, c).to_bits(), double.to_bits());
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn activation_bounds_round_to_even_in_float() {
+    // RELU6 with scale 0.04 and zero point −128: 6 / 0.04 = 150 (f32: 150.0) − 128 = 22.
+    assert_eq!(output_range(ActivationRange::RELU6, 0.04, -128), (-128, 22));
+    // A bound at .5 after the zero point: 2.5 / 1 + 0 → 2 (reference: 3).
+    assert_eq!(output_bound(2.5, 1.0, 0), 2);
+    assert_eq!(output_bound(3.5, 1.0, 0), 4);
+    // NONE: the engine's f32::MIN / MAX, and ±∞ as LiteRT's delegate passes them.
+    assert_eq!(output_range(ActivationRange::NONE, 0.01, 3), (-128, 127));
+    assert_eq!(
+        output_range(ActivationRange::UNBOUNDED, 0.01, 3),
+        (-128, 127)
+    );
+    assert_eq!(output_range(ActivationRange::RELU, 0.01, 3), (3, 127));
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn scale_limits() {
+    assert!(scale_supported(255.9));
+    assert!(!scale_supported(256.0));
+    assert!(scale_supported(2f32.powi(-32)));
+    assert!(!scale_supported(2f32.powi(-33)));
+    assert!(!scale_supported(f32::NAN));
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn quantize_rounds_ties_to_even_and_clamps() {
+    // scale 0.5 (inverse 2): 1.25 → 2.5 → 2, −1.25 → −2, 1.75 → 3.5 → 4; the zero point 10 is
+    // added after rounding; ±1000 clamp. Six values: one vector of four and a tail of two.
+    let x = [1.25, -1.25, 1.75, 1000.0, -1000.0, 0.25];
+    let mut out = [0i8; 6];
+    quantize(inverse_scale(0.5), 10, &x, &mut out);
+    assert_eq!(out, [12, 8, 14, 127, -128, 10]);
+    // The tail uses the same arithmetic as the vector part.
+    let mut tail = [0i8; 2];
+    quantize(inverse_scale(0.5), 10, &x[..2], &mut tail);
+    assert_eq!(tail, [12, 8]);
+}
+
+/// The SIMD form against the scalar one on a seeded sample (natively the lane emulation; in
+/// wasm the real `f32x4` intrinsics), including power-of-two scales, whose products tie.
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn seeded_lanes_equal_scalar() {
+    let mut rng = fastrand::Rng::with_seed(20);
+    for i in 0..20_000 {
+        let acc = [0; 4].map(|_| match rng.u8(0..4) {
+            0 => rng.i32(..),
+            _ => rng.i32(-5000..5000),
+        });
+        let scale = if i % 2 == 0 {
+            2f32.powi(-rng.i32(0..=12))
+        } else {
+            rng.f32() * 2.0 + 2f32.powi(-32)
+        };
+        let zp = rng.i32(-128..=127);
+        let (a, b) = (rng.i32(-128..=127), rng.i32(-128..=127));
+        let (min, max) = (a.min(b), a.max(b));
+        let got = requantize_lanes(
+            V128::from_i32(acc),
+            V128::splat_f32(scale),
+            V128::splat_f32((min - zp) as f32),
+            V128::splat_f32((max - zp) as f32),
+        )
+        .to_i32();
+        for (g, &x) in got.iter().zip(&acc) {
+            assert_eq!(
+                g + zp,
+                requantize(x, scale, zp, min, max),
+                "acc {x} scale {scale}"
+            );
+        }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The SIMD form (magic-bias rounding) equals the scalar definition for every
+        /// accumulator, scale XNNPACK accepts, zero point and clamp.
+        #[test]
+        fn lanes_equal_scalar(
+            acc in any::<[i32; 4]>(),
+            scale in prop_oneof![2f32.powi(-32)..1.0f32, 1.0f32..256.0],
+            zp in -128i32..=127,
+            a in -128i32..=127,
+            b in -128i32..=127,
+        ) {
+            let (min, max) = (a.min(b), a.max(b));
+            let lo = V128::splat_f32((min - zp) as f32);
+            let hi = V128::splat_f32((max - zp) as f32);
+            let got = requantize_lanes(V128::from_i32(acc), V128::splat_f32(scale), lo, hi).to_i32();
+            for (g, &x) in got.iter().zip(&acc) {
+                prop_assert_eq!(g + zp, requantize(x, scale, zp, min, max));
+            }
+        }
+
+        /// Small accumulators near ties: the rounding is to even in both forms.
+        #[test]
+        fn near_ties(x in -600i32..600, zp in -128i32..=127) {
+            let got = requantize_lanes(
+                V128::splat_i32(x),
+                V128::splat_f32(0.5),
+                V128::splat_f32((-128 - zp) as f32),
+                V128::splat_f32((127 - zp) as f32),
+            )
+            .to_i32()[0];
+            let want = (f64::from(x) / 2.0)
+                .round_ties_even()
+                .clamp(f64::from(-128 - zp), f64::from(127 - zp));
+            prop_assert_eq!(got, want as i32);
+        }
+    }
+}

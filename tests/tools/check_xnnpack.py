@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Our engine's `--arithmetic xnnpack` against LiteRT's default interpreter on random inputs.
+
+The goldens hold a few samples per case (tests/rust/xnnpack_goldens.rs compares them); this
+script draws many more. For every golden case whose `int8` model (int8 I/O) or `int8_floatio`
+model (QUANTIZE / DEQUANTIZE at the edges) holds only operators `--arithmetic xnnpack` covers
+(CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, QUANTIZE from float; RESHAPE and DEQUANTIZE, whose
+XNNPACK result is the reference one) it
+
+  * loads the model in LiteRT with `OpResolverType.AUTO` (the default: XNNPACK delegate, one
+    thread) and checks that the delegate took every operator (the nodes each DELEGATE node
+    replaced are found by walking back from its outputs to its inputs);
+  * runs `--samples` random inputs (seeded per case), one invocation each, with AUTO and with
+    BUILTIN_REF: int8 inputs uniform over -128..127; float inputs `(q + f) · scale` in the
+    first QUANTIZE's units, `q` uniform over -140..140 and `f` 0.5 for half of them (ties, where
+    XNNPACK rounds to even and the reference away from zero), else uniform in [0, 1);
+  * runs our CLI (`--zeropoint BIN`: `BIN run --arithmetic xnnpack`, with `--kernels reference`
+    and `--kernels fast`) on the same inputs, and requires both to equal AUTO bit for bit.
+
+It prints one line per model (elements, and how many of them BUILTIN_REF gets differently: the
+elements that tell the arithmetics apart), then `N passed, M failed`; exit status 1 on any
+failure or when no model was checked.
+
+Usage:
+    python tests/tools/check_xnnpack.py --zeropoint target/debug/zeropoint [--samples 200]
+        [--only PART[,PART…]]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import tomllib
+import zlib
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import numpy as np  # noqa: E402
+
+import case_filter  # noqa: E402
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+TOTALS = [0, 0]  # elements compared, of which BUILTIN_REF differs (models that passed)
+COMPUTING = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"}
+COVERED = {"int8": COMPUTING | {"RESHAPE"}, "int8_floatio": COMPUTING | {"RESHAPE", "QUANTIZE", "DEQUANTIZE"}}
+
+
+def interpreter(model: Path, resolver: str):
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    it = Interpreter(
+        model_path=str(model),
+        experimental_op_resolver_type=getattr(OpResolverType, resolver),
+        num_threads=1,
+    )
+    it.allocate_tensors()
+    return it
+
+
+def undelegated(it) -> list[str]:
+    """The operators of the model LiteRT still runs itself (not inside a DELEGATE node)."""
+    ops = it._get_ops_details()
+    by_index = {o["index"]: o for o in ops}
+    nodes = [o for o in ops if o["op_name"] != "DELEGATE"]
+    producer = {int(t): o["index"] for o in nodes for t in o["outputs"]}
+    taken: set[int] = set()
+    for d in (o for o in ops if o["op_name"] == "DELEGATE"):
+        boundary = {int(t) for t in d["inputs"]}
+        stack = [int(t) for t in d["outputs"]]
+        while stack:
+            t = stack.pop()
+            if t in boundary or t not in producer or producer[t] in taken:
+                continue
+            taken.add(producer[t])
+            stack += [int(x) for x in by_index[producer[t]]["inputs"] if x >= 0]
+    return [o["op_name"] for o in nodes if o["index"] not in taken]
+
+
+def litert_run(model: Path, resolver: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    it = interpreter(model, resolver)
+    ins, outs = it.get_input_details(), it.get_output_details()
+    res: list[list[np.ndarray]] = [[] for _ in outs]
+    for s in range(inputs[0].shape[0]):
+        for d, a in zip(ins, inputs):
+            it.set_tensor(d["index"], a[s])
+        it.invoke()
+        for k, d in enumerate(outs):
+            res[k].append(it.get_tensor(d["index"]).copy())
+    return [np.stack(r) for r in res]
+
+
+def ours(zeropoint: Path, model: Path, files: list[Path], kernels: str, n_out: int) -> list[np.ndarray]:
+    with tempfile.TemporaryDirectory() as out:
+        cmd = [str(zeropoint), "run", str(model), "--out-dir", out, "--arithmetic", "xnnpack", "--kernels", kernels]
+        for f in files:
+            cmd += ["--input", str(f)]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"zeropoint run failed: {r.stderr.strip()}")
+        return [np.load(Path(out) / f"output_{k}.npy") for k in range(n_out)]
+
+
+def check(case: str, model: Path, zeropoint: Path, samples: int) -> str:
+    left = undelegated(interpreter(model, "AUTO"))
+    if left:
+        raise RuntimeError(f"XNNPACK did not take {left}")
+    rng = np.random.default_rng(zlib.crc32(str(model).encode()))
+    it = interpreter(model, "AUTO")
+    inputs = []
+    for d in it.get_input_details():
+        size = (samples, *d["shape"])
+        if d["dtype"] == np.int8:
+            inputs.append(rng.integers(-128, 128, size=size, dtype=np.int8))
+            continue
+        readers = [o for o in it._get_ops_details() if d["index"] in o["inputs"] and o["op_name"] == "QUANTIZE"]
+        tensors = {t["index"]: t for t in it.get_tensor_details()}
+        scale, zp = tensors[int(readers[0]["outputs"][0])]["quantization"]
+        q = rng.integers(-140, 141, size=size).astype(np.float32) - np.float32(zp)
+        f = np.where(rng.random(size) < 0.5, np.float32(0.5), rng.random(size).astype(np.float32))
+        inputs.append(((q + f) * np.float32(scale)).astype(np.float32))
+    auto = litert_run(model, "AUTO", inputs)
+    ref = litert_run(model, "BUILTIN_REF", inputs)
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for k, a in enumerate(inputs):
+            files.append(Path(tmp) / f"input_{k}.npy")
+            np.save(files[-1], a)
+        for kernels in ("reference", "fast"):
+            got = ours(zeropoint, model, files, kernels, len(auto))
+            for k, (g, e) in enumerate(zip(got, auto)):
+                if g.dtype != e.dtype or g.shape != e.shape or g.tobytes() != e.tobytes():
+                    n = int(np.count_nonzero(g != e)) if g.shape == e.shape else -1
+                    raise RuntimeError(f"--kernels {kernels}: output {k}: {n} of {e.size} elements differ from AUTO")
+    total = sum(a.size for a in auto)
+    differ = sum(int(np.count_nonzero(a != r)) for a, r in zip(auto, ref))
+    TOTALS[0] += total
+    TOTALS[1] += differ
+    return f"{total} elements equal AUTO (BUILTIN_REF differs on {differ})"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--zeropoint", type=Path, required=True, help="our CLI")
+    ap.add_argument("--samples", type=int, default=200)
+    case_filter.add_argument(ap)
+    args = ap.parse_args()
+    cases = []
+    for toml in sorted(GOLDEN.glob("*/case.toml")):
+        meta = tomllib.loads(toml.read_text())
+        for v in meta.get("variant", []):
+            ops = set(v["ops"])
+            if v["name"] in COVERED and ops <= COVERED[v["name"]] and ops & COMPUTING:
+                cases.append((f"{meta['name']}/{v['name']}", toml.parent / v["model"]))
+    cases = case_filter.select(cases, lambda c: c[0].split("/")[0], args.only, "int8 models with covered ops only")
+    if not cases:
+        return 1
+    passed = failed = 0
+    for name, model in cases:
+        try:
+            print(f"{name}: {check(name, model, args.zeropoint, args.samples)}")
+            passed += 1
+        except Exception as e:  # noqa: BLE001 - reported per model
+            print(f"{name}: FAILED: {e}")
+            failed += 1
+    print(f"{passed} passed, {failed} failed; {TOTALS[0]} elements equal AUTO, BUILTIN_REF differs on {TOTALS[1]}")
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
