@@ -4,7 +4,7 @@
 The goldens hold a few samples per case (tests/rust/xnnpack_goldens.rs compares them); this
 script draws many more. For every golden case whose `int8` model (int8 I/O) or `int8_floatio`
 model (QUANTIZE / DEQUANTIZE at the edges) holds only operators `--arithmetic xnnpack` covers
-(CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, QUANTIZE from float; RESHAPE and DEQUANTIZE, whose
+(CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL, QUANTIZE from float; RESHAPE and DEQUANTIZE, whose
 XNNPACK result is the reference one) it
 
   * loads the model in LiteRT with `OpResolverType.AUTO` (the default: XNNPACK delegate, one
@@ -45,7 +45,7 @@ import case_filter  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 TOTALS = [0, 0]  # elements compared, of which BUILTIN_REF differs (models that passed)
-COMPUTING = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"}
+COMPUTING = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "SUB", "MUL"}
 COVERED = {"int8": COMPUTING | {"RESHAPE"}, "int8_floatio": COMPUTING | {"RESHAPE", "QUANTIZE", "DEQUANTIZE"}}
 
 

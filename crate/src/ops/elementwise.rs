@@ -14,6 +14,8 @@ use crate::kernels::reference::elementwise::{self, BinaryOp, Broadcast, QuantAdd
 use crate::kernels::reference::fixedpoint_math::checked_log2;
 use crate::kernels::reference::quantize::{QuantInt, quantized_activation_range};
 use crate::kernels::simd128::elementwise_int::{AddSubInt8, MulInt8, max_min_int8};
+use crate::kernels::xnnpack::{self, binary as xnn};
+use crate::kernels::{Arithmetic, KernelSet};
 use crate::tflite::schema::{AddOptionsT, DivOptionsT, MulOptionsT, SubOptionsT};
 
 struct Binary {
@@ -59,6 +61,10 @@ enum IntOp {
     MaxMin {
         maximum: bool,
     },
+    /// int8 ADD / SUB in XNNPACK's arithmetic ([`Arithmetic::Xnnpack`]).
+    XnnAdd(xnn::AddParams),
+    /// int8 MUL in XNNPACK's arithmetic.
+    XnnMul(xnn::MulParams),
 }
 
 struct IntBinary<T> {
@@ -100,6 +106,15 @@ impl<T: QuantInt> Kernel for IntBinary<T> {
             }
             IntOp::MaxMin { maximum } => {
                 elementwise::quantized_max_min(*maximum, &self.shape, a, b, out)
+            }
+            IntOp::XnnAdd(p) => {
+                // Prepare chose this only for int8 tensors.
+                let (a, b) = (io.in_as::<i8>(0), io.in_as::<i8>(1));
+                xnn::add(p, &self.shape, a, b, io.out_as::<i8>())
+            }
+            IntOp::XnnMul(p) => {
+                let (a, b) = (io.in_as::<i8>(0), io.in_as::<i8>(1));
+                xnn::mul(p, &self.shape, a, b, io.out_as::<i8>())
             }
         }
     }
@@ -215,6 +230,21 @@ fn prepare_int_binary(
     let (qmin, qmax) = int_range(a.dtype).unwrap_or((0, 0));
     let (act_min, act_max) = quantized_activation_range(act, qo.scale, qo.zero_point, qmin, qmax);
     let int16 = a.dtype == TensorType::INT16;
+    if ctx.arithmetic == Arithmetic::Xnnpack
+        && a.dtype == TensorType::INT8
+        && matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul)
+        && let Some(int_op) = xnnpack_int8(op, act, [qa, qb, qo])
+    {
+        return Ok(Prepared::new(
+            shape.dims().to_vec(),
+            a.dtype,
+            IntBinary::<i8> {
+                op: int_op,
+                shape,
+                _t: PhantomData,
+            },
+        ));
+    }
     let int_op = match op {
         BinaryOp::Add | BinaryOp::Sub => {
             if int16 {
@@ -350,15 +380,15 @@ fn prepare_int_binary(
         }
     };
     let dims = shape.dims().to_vec();
-    if ctx.kernels == crate::kernels::KernelSet::Fast
-        && a.dtype == TensorType::INT8
-        && a.shape == b.shape
-    {
+    if ctx.kernels == KernelSet::Fast && a.dtype == TensorType::INT8 && a.shape == b.shape {
         let fast = match &int_op {
             IntOp::AddSub(p) => AddSubInt8::new(p).map(FastIntBinary::AddSub),
             IntOp::Mul(p) => MulInt8::new(p).map(FastIntBinary::Mul),
             IntOp::MaxMin { maximum } => Some(FastIntBinary::MaxMin(*maximum)),
-            IntOp::PotAddSub16 { .. } | IntOp::SquaredDifference(_) => None,
+            IntOp::PotAddSub16 { .. }
+            | IntOp::SquaredDifference(_)
+            | IntOp::XnnAdd(_)
+            | IntOp::XnnMul(_) => None,
         };
         if let Some(k) = fast {
             return Ok(Prepared::new(dims, a.dtype, k));
@@ -382,6 +412,37 @@ fn prepare_int_binary(
         TensorType::UINT8 => kernel!(u8),
         _ => kernel!(i16),
     })
+}
+
+/// int8 ADD / SUB / MUL as LiteRT's XNNPACK delegate computes them ([`xnn`]), the clamp the
+/// fused activation quantized as XNNPACK does. `None` for scales the delegate refuses: it leaves
+/// such an operator to LiteRT's builtin kernel, whose int8 ADD / SUB / MUL compute what the
+/// reference kernels do, so the caller prepares those.
+fn xnnpack_int8(
+    op: BinaryOp,
+    act: ActivationRange,
+    [qa, qb, qo]: [QuantParams; 3],
+) -> Option<IntOp> {
+    let (min, max) = xnnpack::output_range(act, qo.scale, qo.zero_point);
+    if op == BinaryOp::Mul {
+        let scale = xnn::mul_scale(qa.scale, qb.scale, qo.scale);
+        return xnn::mul_scale_supported(scale).then_some(IntOp::XnnMul(xnn::MulParams {
+            a_zero_point: qa.zero_point,
+            b_zero_point: qb.zero_point,
+            scale,
+            zero_point: qo.zero_point,
+            min,
+            max,
+        }));
+    }
+    xnn::AddParams::new(
+        (qa.scale, qa.zero_point),
+        (qb.scale, qb.zero_point),
+        (qo.scale, qo.zero_point),
+        op == BinaryOp::Sub,
+        (min, max),
+    )
+    .map(IntOp::XnnAdd)
 }
 
 /// Prepares any of the binary ops: float32 inputs (all ops), or int8 / uint8 / int16 inputs
