@@ -161,14 +161,16 @@ mod tests {
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn add_multipliers_share_the_larger_scales_shift() {
         // Ratios 0.5 and 0.25: exponent −1, shift 21; multipliers 2^20 and 2^19.
-        let p = AddParams::new((0.5, 3), (0.25, -2), (1.0, 0), false, (-128, 127)).unwrap();
+        let p = AddParams::new((0.5, 3), (0.25, -2), (1.0, 0), false, (-128, 127))
+            .expect("supported scales");
         assert_eq!(
             (p.a_multiplier, p.b_multiplier, p.shift),
             (1 << 20, 1 << 19, 21)
         );
         assert_eq!(p.bias, (1 << 20) - 3 * (1 << 20) + 2 * (1 << 19));
         // SUB: the second multiplier negative, same shift.
-        let s = AddParams::new((0.5, 3), (0.25, -2), (1.0, 0), true, (-128, 127)).unwrap();
+        let s = AddParams::new((0.5, 3), (0.25, -2), (1.0, 0), true, (-128, 127))
+            .expect("supported scales");
         assert_eq!(
             (s.a_multiplier, s.b_multiplier, s.shift),
             (1 << 20, -(1 << 19), 21)
@@ -179,12 +181,14 @@ mod tests {
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn add_rounds_half_up_not_away_from_zero() {
         // 0.5·a + 0·b: a = 1 → 0.5 → 1; a = −1 → −0.5 → 0 (half up); a = −3 → −1.5 → −1.
-        let p = AddParams::new((0.5, 0), (0.5, 0), (1.0, 0), false, (-128, 127)).unwrap();
+        let p = AddParams::new((0.5, 0), (0.5, 0), (1.0, 0), false, (-128, 127))
+            .expect("supported scales");
         for (a, want) in [(1, 1), (-1, 0), (-3, -1), (3, 2), (2, 1)] {
             assert_eq!(p.apply(a, 0), want, "a {a}");
         }
         // The clamp applies after the zero point.
-        let p = AddParams::new((1.0, 0), (1.0, 0), (1.0, 10), false, (-128, 127)).unwrap();
+        let p = AddParams::new((1.0, 0), (1.0, 0), (1.0, 10), false, (-128, 127))
+            .expect("supported scales");
         assert_eq!(p.apply(127, 127), 127);
         assert_eq!(p.apply(-128, -128), -128);
     }
