@@ -11,7 +11,8 @@ XNNPACK result is the reference one) it
     thread) and checks that the delegate took every operator (the nodes each DELEGATE node
     replaced are found by walking back from its outputs to its inputs);
   * runs `--samples` random inputs (seeded per case), one invocation each, with AUTO and with
-    BUILTIN_REF: int8 inputs uniform over -128..127; float inputs `(q + f) · scale` in the
+    BUILTIN_REF: int8 inputs uniform over -128..127 (and, for a model with two int8 inputs of
+    one shape, as many more samples as put every pair of int8 values side by side); float inputs `(q + f) · scale` in the
     first QUANTIZE's units, `q` uniform over -140..140 and `f` 0.5 for half of them (ties, where
     XNNPACK rounds to even and the reference away from zero), else uniform in [0, 1);
   * runs our CLI (`--zeropoint BIN`: `BIN run --arithmetic xnnpack`, with `--kernels reference`
@@ -104,6 +105,17 @@ def ours(zeropoint: Path, model: Path, files: list[Path], kernels: str, n_out: i
         return [np.load(Path(out) / f"output_{k}.npy") for k in range(n_out)]
 
 
+def all_pairs(shape: tuple[int, ...]) -> list[np.ndarray]:
+    """Samples for a model with two int8 inputs of one shape that put every (a, b) pair of int8
+    values (65,536) at some element: the rare pairs where the two arithmetics of ADD / SUB round
+    differently are not left to chance."""
+    a, b = np.meshgrid(np.arange(-128, 128), np.arange(-128, 128), indexing="ij")
+    size = int(np.prod(shape))
+    n = -(-a.size // size)
+    flat = [np.resize(v.ravel().astype(np.int8), n * size) for v in (a, b)]
+    return [f.reshape(n, *shape) for f in flat]
+
+
 def check(case: str, model: Path, zeropoint: Path, samples: int) -> str:
     left = undelegated(interpreter(model, "AUTO"))
     if left:
@@ -122,6 +134,9 @@ def check(case: str, model: Path, zeropoint: Path, samples: int) -> str:
         q = rng.integers(-140, 141, size=size).astype(np.float32) - np.float32(zp)
         f = np.where(rng.random(size) < 0.5, np.float32(0.5), rng.random(size).astype(np.float32))
         inputs.append(((q + f) * np.float32(scale)).astype(np.float32))
+    details = it.get_input_details()
+    if len(details) == 2 and all(d["dtype"] == np.int8 for d in details) and list(details[0]["shape"]) == list(details[1]["shape"]):
+        inputs = [np.concatenate([x, p]) for x, p in zip(inputs, all_pairs(tuple(details[0]["shape"])))]
     auto = litert_run(model, "AUTO", inputs)
     ref = litert_run(model, "BUILTIN_REF", inputs)
     with tempfile.TemporaryDirectory() as tmp:
