@@ -554,4 +554,56 @@ mod tests {
             "{e}"
         );
     }
+
+    /// `m` run with XNNPACK's arithmetic.
+    fn run_xnnpack(m: &crate::Model, inputs: &[&[u8]]) -> Vec<u8> {
+        use crate::engine::{Interpreter, Limits};
+        use crate::kernels::{Arithmetic, KernelSet};
+        let mut it = Interpreter::with_arithmetic(
+            m,
+            &Limits::default(),
+            KernelSet::Fast,
+            Arithmetic::Xnnpack,
+        )
+        .expect("prepares");
+        for (i, b) in inputs.iter().enumerate() {
+            it.set_input(i, b).expect("input fits");
+        }
+        it.invoke().expect("the model runs");
+        it.output(0).expect("output").bytes.to_vec()
+    }
+
+    fn add_model(a_scale: f32, out_scale: f32) -> crate::Model {
+        single_op(
+            Op::ADD,
+            BuiltinOptionsT::AddOptions(Box::default()),
+            vec![
+                act(TensorType::INT8, &[4], Some((a_scale, 0))),
+                act(TensorType::INT8, &[1], Some((0.5, 0))),
+                act(TensorType::INT8, &[4], Some((out_scale, 0))),
+            ],
+        )
+    }
+
+    #[test]
+    fn xnnpack_add_rounds_half_up_where_the_reference_rounds_away_from_zero() {
+        // Scales 0.5, 0.5 → 1: a + b halved; −1 + 0 → −0.5: the reference −1, XNNPACK 0;
+        // −3 → −1.5: −2 and −1; positive ties agree (1.5 → 2).
+        let m = add_model(0.5, 1.0);
+        let (a, b) = (i8s(&[-1, -3, 3, 4]), i8s(&[0]));
+        assert_eq!(run(&m, &[&a, &b]), i8s(&[-1, -2, 2, 2]));
+        assert_eq!(run_xnnpack(&m, &[&a, &b]), i8s(&[0, -1, 2, 2]));
+    }
+
+    #[test]
+    fn xnnpack_add_with_a_scale_the_delegate_refuses_stays_on_the_reference() {
+        // Input 0's scale over the output's is 2^-11 (the delegate takes 2^-10 and above), so
+        // LiteRT runs its builtin kernel: 0 + (−1 · 0.5) is the tie −0.5, −1 as the reference
+        // rounds it (XNNPACK's formula would give 0).
+        let m = add_model(2f32.powi(-11), 1.0);
+        let (a, b) = (i8s(&[-128, 0, 3, 127]), i8s(&[-1]));
+        let reference = run(&m, &[&a, &b]);
+        assert_eq!(reference[1] as i8, -1);
+        assert_eq!(run_xnnpack(&m, &[&a, &b]), reference);
+    }
 }
