@@ -187,6 +187,9 @@ fn xnnpack_arithmetic_fast_kernels_give_the_scalar_bits_on_every_int8_golden_mod
                         "CONV_2D"
                             | "DEPTHWISE_CONV_2D"
                             | "FULLY_CONNECTED"
+                            | "ADD"
+                            | "SUB"
+                            | "MUL"
                             | "RESHAPE"
                             | "DEQUANTIZE"
                     ) || (name == "QUANTIZE" && float_in)
