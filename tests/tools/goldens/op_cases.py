@@ -173,6 +173,18 @@ op_case(
     "SUB with broadcasting [1,4,4,5] - [1,4,1,1]; x <= 0 (zero point 127), y >= 0 (-128), output <= 0 (127).",
 )
 op_case(
+    "op_sub_ties", "SUB", 5307,
+    [
+        In("x", (8, 32), -1.0, 127 / 128, calib_edges=(-1.0, 127 / 128)),
+        In("y", (8, 32), -1.0, 127 / 128, calib_edges=(127 / 128, -1.0)),
+    ],
+    lambda x, y: K.subtract(x, y),
+    "SUB on power-of-two scales: calibration pins x and y to [-1, 127/128] (int8 scale 2^-7, zero "
+    "point 0) and x - y to [-255/128, 255/128] (scale 2^-6), so half the "
+    "differences fall near a rounding tie, where XNNPACK's qs8 ADD/SUB (rounding half up) and "
+    "LiteRT's reference (half away from zero) part.",
+)
+op_case(
     "op_squared_difference", "SQUARED_DIFFERENCE", 5306,
     [In("x", (4, 6, 8), -3.0, 2.0), In("m", (4, 6, 1), -1.0, 1.0)],
     lambda x, m: K.square(K.subtract(x, m)),

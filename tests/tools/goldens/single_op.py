@@ -42,6 +42,9 @@ class In:
     noise: float = 0.0
     calib_shrink: float = 0.0
     values: tuple[float, ...] = ()
+    # calibration only: the first samples filled with these values, one sample each (pins the
+    # calibrated range, e.g. to power-of-two scales), the rest drawn as above
+    calib_edges: tuple[float, ...] = ()
 
     def draw(self, rng: np.random.Generator, n: int, calibration: bool) -> np.ndarray:
         shape = (n, 1, *self.shape)
@@ -49,7 +52,11 @@ class In:
             lo, hi = self.lo, self.hi
             if self.dist == "grid":
                 lo, hi = lo + self.calib_shrink, hi - self.calib_shrink
-            return rng.uniform(lo, hi, shape).astype(np.float32)
+            x = rng.uniform(lo, hi, shape).astype(np.float32)
+            if calibration:
+                for k, v in enumerate(self.calib_edges):
+                    x[k] = np.float32(v)
+            return x
         if self.dist == "smooth":
             level = rng.uniform(self.lo, self.hi, (n, 1, *(1 for _ in self.shape)))
             x = level + rng.uniform(-self.noise, self.noise, shape)
