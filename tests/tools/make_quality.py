@@ -177,7 +177,9 @@ def table(rows: list[dict]) -> str:
             f"`--auto` − TF over {len(deltas)} models: median {statistics.median(deltas):+.2f} dB, "
             f"min {min(deltas):+.2f} dB, max {max(deltas):+.2f} dB; below TF on "
             f"{sum(d < 0 for d in deltas)} of them (held-out samples never given to the quantizer; "
-            "`--auto` searches on 3 of every 4 of the first 64 calibration samples and guards on the 4th)."
+            "`--auto` searches on 3 of every 4 of the first 64 calibration samples and guards on the 4th; with "
+            "fewer than 16 search samples it cross-validates: 4 searches, each without a quarter of the samples, "
+            "every sample scored by the search that did not see it, and writes the search on all samples)."
         )
     real = [r for r in rows if math.isnan(r["tf_db"]) and math.isfinite(r["auto_db"]) and math.isfinite(r["ours_db"])]
     if real:
@@ -215,9 +217,12 @@ def main() -> int:
             ours_db = sqnr_db(ref, litert_outputs(tmp / f"{name}_ours.tflite", heldout))
             auto_db = sqnr_db(ref, litert_outputs(tmp / f"{name}_auto.tflite", heldout))
             a = rep.get("auto", {})
+            # Which guard decided, and on how many held-out samples the result had less error.
+            guard = (f"{'cross-validated' if a.get('cross_validated') else 'held-out'} "
+                     f"{a.get('held_out_better')} of {a.get('held_out_samples')}")
             if a.get("fell_back"):
                 # The guard wrote the TF-compatible model: say what the search had found.
-                changed = (f"none: TF-compatible kept (held-out {fmt_db(a.get('held_out_sqnr_db'))} vs "
+                changed = (f"none: TF-compatible kept ({guard}: {fmt_db(a.get('held_out_sqnr_db'))} vs "
                            f"{fmt_db(a.get('held_out_tf_compatible_sqnr_db'))} dB)")
             else:
                 changed = f"{len(a.get('ranges', []))} ranges, bias {len(a.get('bias_corrected', []))} ops"
@@ -225,12 +230,14 @@ def main() -> int:
                     changed += " (range search dropped by the guard)"
                 if a.get("equalized"):
                     changed += f", CLE {len(a['equalized'])} pairs"
+                changed += f" ({guard})"
             row = dict(model=name, source=kind, samples=int(len(heldout)), tf_db=tf_db, ours_db=ours_db,
                        auto_db=auto_db, ours_s=ours_s, auto_s=auto_s, changed=changed,
                        auto_calib_db=a.get("sqnr_db"), tf_compatible_calib_db=a.get("tf_compatible_sqnr_db"),
                        auto_guard_db=a.get("held_out_sqnr_db"),
                        tf_compatible_guard_db=a.get("held_out_tf_compatible_sqnr_db"),
-                       equalized=a.get("equalized", []), fell_back=bool(a.get("fell_back")))
+                       equalized=a.get("equalized", []), fell_back=bool(a.get("fell_back")),
+                       cross_validated=bool(a.get("cross_validated")), held_out_better=a.get("held_out_better"))
             print(f"{name}: TF {tf_db:.2f}  ours {ours_db:.2f}  auto {auto_db:.2f} dB  ({ours_s:.2f} s / {auto_s:.2f} s)",
                   flush=True)
             rows.append(row)

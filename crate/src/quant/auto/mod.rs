@@ -22,12 +22,24 @@
 //! **The final guard:** the result is scored on the held-out samples (never used to choose) next
 //! to the TF-compatible model; unless it is better there by [`GUARD_MARGIN_DB`] in total, has less
 //! output error on enough single held-out samples to pass a one-sided sign test at
-//! [`score::GUARD_SIGN_P`] (so at least 4 held-out samples, i.e. 16 samples given; fewer cannot
-//! tell a real gain from noise: the TF-compatible model is written) and is better on every
+//! [`score::GUARD_SIGN_P`] (so at least 4 held-out samples; fewer cannot tell a real gain from
+//! noise: the TF-compatible model is written) and is better on every
 //! search fold, the result of steps 1–2 alone (without the range search and mixed precision,
 //! the steps most prone to overfitting) is tried the same way (`guard_dropped_search`), and if
 //! that fails too the TF-compatible model is written and the report says so (`fell_back`). Without held-out
-//! samples (fewer than 4 given) the guard is the search samples, each its own fold. Everything
+//! samples (fewer than 4 given) the guard is the search samples, each its own fold.
+//!
+//! **Cross-validation** (with fewer than [`MIN_SEARCH_SAMPLES_TO_SPLIT`] search samples, i.e. 4
+//! to 20 samples given, where a single split holds out 1–5): the search runs [`CV_FOLDS`]
+//! times, search `q` on the samples `k` with `k mod 4 != q`, and each sample of quarter `q` is
+//! scored by search `q`'s result (the TF-compatible model where that search found nothing better
+//! on every fold); the sign test and margin above apply to those N held-out results, which
+//! estimate how the *procedure* does on samples it did not see. The model written is the search's
+//! on all N samples (also required to beat the TF-compatible model on every fold of them): the
+//! usual cross-validation practice — it is the procedure that was validated, and the search on
+//! all samples has a third more data than any fold's; picking one fold's model would choose on
+//! a held-out score again. Five searches instead of one: `--auto` takes about 5 times as long
+//! there. Everything
 //! written is an ordinary int8 (or int8 + 16x8) model the same passes make, so it loads in stock
 //! LiteRT.
 
@@ -51,7 +63,7 @@ use crate::quant::passes::{Mode, QuantizeOptions, Ranges, quantize};
 use crate::quant::report::Report;
 use mixed::Sensitivity;
 use ranges::{Best, RangeChoice};
-use score::Scorer;
+use score::{Score, Scorer};
 
 /// Default budget of candidate models scored.
 pub const DEFAULT_BUDGET: usize = 400;
@@ -129,6 +141,11 @@ pub struct AutoReport {
     /// The range search (and mixed precision) did not hold up on the held-out samples and was
     /// dropped; equalization and bias correction were kept.
     pub guard_dropped_search: bool,
+    /// The guard cross-validated: the search ran once per quarter of the samples without it,
+    /// and `held_out_*` count every sample, each scored by the result chosen without it (the
+    /// model written is the search's on all samples, `samples`).
+    #[serde(default)]
+    pub cross_validated: bool,
 }
 
 fn finite(v: f64) -> Option<f64> {
@@ -145,6 +162,16 @@ pub const MIN_SAMPLES_TO_HOLD_OUT: usize = 4;
 /// The final guard's margin: `--auto`'s result must beat the TF-compatible model by this many dB
 /// on the held-out samples (a smaller difference on a few samples is noise).
 pub const GUARD_MARGIN_DB: f64 = 0.1;
+
+/// With fewer search samples than this after holding every 4th out (and at least
+/// [`MIN_SAMPLES_TO_HOLD_OUT`] samples), the guard cross-validates instead ([`CV_FOLDS`]
+/// searches, each sample held out once): a single split leaves too few held-out samples for the
+/// sign test.
+pub const MIN_SEARCH_SAMPLES_TO_SPLIT: usize = 16;
+
+/// Searches of the cross-validated guard: search `q` holds out the samples `k` with
+/// `k mod CV_FOLDS == q`.
+pub const CV_FOLDS: usize = 4;
 
 /// Search folds when there are at least [`MIN_SAMPLES_TO_HOLD_OUT`] search samples (fewer: one
 /// fold per sample).
@@ -214,25 +241,179 @@ pub fn auto_quantize(
             reason: format!("{t} is not a finite number of dB"),
         });
     }
-    let (mut minmax, tf_ranges) = minmax_ranges(model, stats)?;
-    let (search, held_out) = split_samples(samples);
+    let (minmax, tf_ranges) = minmax_ranges(model, stats)?;
+    let (tf_model, tf_report) = quantize(model, &tf_ranges, opts)?;
+    let (search_samples, held_out) = split_samples(samples);
+    let cross_validate = !held_out.is_empty() && search_samples.len() < MIN_SEARCH_SAMPLES_TO_SPLIT;
+    let mut recalibrate = recalibrate;
+    // With few samples, cross-validation: the search runs once per quarter of the samples
+    // without it, and each sample is scored by the result chosen without it.
+    let mut cv = None;
+    if cross_validate {
+        cv = Some(cross_validated(
+            model,
+            &minmax,
+            &tf_ranges,
+            &tf_model,
+            samples,
+            opts,
+            auto,
+            &mut recalibrate,
+        )?);
+    }
+    let search_on = if cross_validate {
+        samples.to_vec()
+    } else {
+        search_samples
+    };
+    let Searched {
+        float,
+        mut best,
+        structural,
+        mut final_opts,
+        mut rep,
+        tf_score,
+    } = search(
+        model,
+        &minmax,
+        &tf_ranges,
+        &tf_model,
+        &search_on,
+        opts,
+        auto,
+        recalibrate,
+    )?;
+    // The final guard: better than the TF-compatible model on every search fold and, when there
+    // are held-out samples, by GUARD_MARGIN_DB on them; first the whole result, then the result
+    // without the range search and mixed precision.
+    let mut keep;
+    let mut dropped = false;
+    if let Some(cv) = cv {
+        rep.cross_validated = true;
+        rep.held_out_samples = cv.tf.noise.len();
+        rep.held_out_tf_compatible_sqnr_db = finite(cv.tf.total);
+        let judge = |h: &Score, rep: &mut AutoReport| {
+            rep.held_out_sqnr_db = finite(h.total);
+            rep.held_out_better = Some(wins(h, &cv.tf));
+            h.holds_up_against(&cv.tf, GUARD_MARGIN_DB)
+        };
+        // The held-out scores are reported even when the search on all samples did not beat
+        // the TF-compatible model.
+        keep = judge(&cv.full, &mut rep) && best.score.beats(&tf_score);
+        if !keep && structural.model != best.model {
+            keep = judge(&cv.structural, &mut rep) && structural.score.beats(&tf_score);
+            dropped = keep;
+        }
+    } else {
+        rep.held_out_samples = held_out.len();
+        let mut guard = if held_out.is_empty() {
+            None
+        } else {
+            Some(Scorer::new(model, &held_out, &auto.shapes, 1)?)
+        };
+        let tf_h = match guard.as_mut() {
+            Some(g) => Some(g.score(&tf_model)?),
+            None => None,
+        };
+        rep.held_out_tf_compatible_sqnr_db = tf_h.as_ref().and_then(|s| finite(s.total));
+        let mut passes = |candidate: &Best, rep: &mut AutoReport| -> Result<bool> {
+            if !candidate.score.beats(&tf_score) {
+                return Ok(false);
+            }
+            let (Some(g), Some(tf_h)) = (guard.as_mut(), tf_h.as_ref()) else {
+                return Ok(true);
+            };
+            let h = g.score(&candidate.model)?;
+            rep.held_out_sqnr_db = finite(h.total);
+            rep.held_out_better = Some(wins(&h, tf_h));
+            Ok(h.holds_up_against(tf_h, GUARD_MARGIN_DB))
+        };
+        keep = passes(&best, &mut rep)?;
+        if !keep && structural.model != best.model && passes(&structural, &mut rep)? {
+            keep = true;
+            dropped = true;
+        }
+    }
+    if dropped {
+        // The range search (and any int16 move) did not hold up on the held-out samples.
+        best = structural;
+        final_opts = opts.clone();
+        rep.ranges.clear();
+        rep.int16_ops.clear();
+        rep.sensitivity.iter_mut().for_each(|s| s.moved = false);
+        if let Some(t) = auto.target_sqnr_db {
+            rep.target_reached = Some(best.score.total >= t);
+        }
+        rep.guard_dropped_search = true;
+    }
+    if !keep {
+        rep.fell_back = true;
+        rep.sqnr_db = finite(tf_score.total);
+        let mut report = tf_report;
+        report.warnings.push(summary(&rep));
+        return Ok((tf_model, report, rep));
+    }
+    let (q, mut report) = quantize(&float, &best.ranges, &final_opts)?;
+    if q != best.model {
+        return Err(Error::Quantization {
+            what: "--auto".into(),
+            reason: "the final model differs from the one scored (internal error)".into(),
+        });
+    }
+    rep.sqnr_db = finite(best.score.total);
+    report.warnings.push(summary(&rep));
+    Ok((q, report, rep))
+}
+
+/// On how many samples `h` has less output error than `tf` (the same samples, in order).
+fn wins(h: &Score, tf: &Score) -> usize {
+    h.noise.iter().zip(&tf.noise).filter(|(a, b)| a < b).count()
+}
+
+/// What one search (steps 1–4 of the module docs) found.
+struct Searched {
+    /// The float model the result quantizes (equalized and/or bias-corrected).
+    float: Model,
+    /// The result.
+    best: Best,
+    /// The result of steps 1–2 alone.
+    structural: Best,
+    /// Options for the result (its int16 operators).
+    final_opts: QuantizeOptions,
+    /// The report so far (no guard fields yet).
+    rep: AutoReport,
+    /// The TF-compatible model's score on the search samples.
+    tf_score: Score,
+}
+
+/// Steps 1–4 of the module docs on the search samples `search` (at least 1).
+#[allow(clippy::too_many_arguments)]
+fn search(
+    model: &Model,
+    minmax: &CalibrationStats,
+    tf_ranges: &Ranges,
+    tf_model: &Model,
+    search: &[Vec<Vec<f32>>],
+    opts: &QuantizeOptions,
+    auto: &AutoOptions,
+    recalibrate: Option<Recalibrate<'_>>,
+) -> Result<Searched> {
+    let mut minmax = minmax.clone();
     let folds = if search.len() >= MIN_SAMPLES_TO_HOLD_OUT {
         FOLDS
     } else {
         search.len()
     };
-    let mut scorer = Scorer::new(model, &search, &auto.shapes, folds)?;
-    let (tf_model, tf_report) = quantize(model, &tf_ranges, opts)?;
-    let tf_score = scorer.score(&tf_model)?;
+    let mut scorer = Scorer::new(model, search, &auto.shapes, folds)?;
+    let tf_score = scorer.score(tf_model)?;
     let mut best = Best {
-        ranges: tf_ranges,
+        ranges: tf_ranges.clone(),
         model: tf_model.clone(),
         score: tf_score.clone(),
     };
     let mut rep = AutoReport {
         samples: search.len(),
         folds,
-        held_out_samples: held_out.len(),
         tf_compatible_sqnr_db: finite(tf_score.total),
         target_sqnr_db: auto.target_sqnr_db,
         ..AutoReport::default()
@@ -260,7 +441,7 @@ pub fn auto_quantize(
     }
     // Bias correction on the min/max ranges (its means from the search samples).
     if let Some((corrected, ops)) =
-        bias::bias_corrected(&float, &search, &auto.shapes, opts.per_tensor)?
+        bias::bias_corrected(&float, search, &auto.shapes, opts.per_tensor)?
         && let Ok((q, _)) = quantize(&corrected, &best.ranges, opts)
     {
         let score = scorer.score(&q)?;
@@ -291,68 +472,86 @@ pub fn auto_quantize(
         rep.target_reached = Some(best.score.total >= target);
     }
     rep.evaluations = scorer.evaluations();
-    // The final guard: better than the TF-compatible model on every search fold and, when there
-    // are held-out samples, by GUARD_MARGIN_DB on them; first the whole result, then the result
-    // without the range search and mixed precision.
-    let mut guard = if held_out.is_empty() {
-        None
-    } else {
-        Some(Scorer::new(model, &held_out, &auto.shapes, 1)?)
-    };
-    let tf_h = match guard.as_mut() {
-        Some(g) => Some(g.score(&tf_model)?),
-        None => None,
-    };
-    rep.held_out_tf_compatible_sqnr_db = tf_h.as_ref().and_then(|s| finite(s.total));
-    let mut passes = |candidate: &Best, rep: &mut AutoReport| -> Result<bool> {
-        if !candidate.score.beats(&tf_score) {
-            return Ok(false);
-        }
-        let (Some(g), Some(tf_h)) = (guard.as_mut(), tf_h.as_ref()) else {
-            return Ok(true);
+    Ok(Searched {
+        float,
+        best,
+        structural,
+        final_opts,
+        rep,
+        tf_score,
+    })
+}
+
+/// The held-out scores of cross-validation: every sample scored by the result of a search
+/// without it.
+struct CrossValidated {
+    /// The TF-compatible model, per sample.
+    tf: Score,
+    /// The whole result of each search.
+    full: Score,
+    /// The result of steps 1–2 of each search.
+    structural: Score,
+}
+
+/// [`CV_FOLDS`] searches, search `q` on the samples `k` with `k mod 4 != q` (at least
+/// [`MIN_SAMPLES_TO_HOLD_OUT`] samples), each result scored on the samples it did not see. A
+/// search whose result is not better than the TF-compatible model on every one of its folds
+/// yields the TF-compatible model (as the search on all samples would), so it ties there.
+#[allow(clippy::too_many_arguments)]
+fn cross_validated(
+    model: &Model,
+    minmax: &CalibrationStats,
+    tf_ranges: &Ranges,
+    tf_model: &Model,
+    samples: &[Vec<Vec<f32>>],
+    opts: &QuantizeOptions,
+    auto: &AutoOptions,
+    recalibrate: &mut Option<Recalibrate<'_>>,
+) -> Result<CrossValidated> {
+    let (mut signal, mut tf, mut full, mut structural) = (0.0, vec![], vec![], vec![]);
+    for q in 0..CV_FOLDS {
+        let (held, fit): (Vec<_>, Vec<_>) = samples
+            .iter()
+            .enumerate()
+            .partition(|(k, _)| k % CV_FOLDS == q);
+        let strip = |v: Vec<(usize, &Vec<Vec<f32>>)>| -> Samples {
+            v.into_iter().map(|(_, s)| s.clone()).collect()
         };
-        let h = g.score(&candidate.model)?;
-        rep.held_out_sqnr_db = finite(h.total);
-        rep.held_out_better = Some(
-            h.noise
-                .iter()
-                .zip(&tf_h.noise)
-                .filter(|(a, b)| a < b)
-                .count(),
-        );
-        Ok(h.holds_up_against(tf_h, GUARD_MARGIN_DB))
+        let (held, fit) = (strip(held), strip(fit));
+        let s = search(
+            model,
+            minmax,
+            tf_ranges,
+            tf_model,
+            &fit,
+            opts,
+            auto,
+            recalibrate.as_mut().map(|r| &mut **r as _),
+        )?;
+        let mut guard = Scorer::new(model, &held, &auto.shapes, 1)?;
+        signal += guard.signal();
+        let tf_h = guard.score(tf_model)?;
+        let mut chosen = |b: &Best| -> Result<Vec<f64>> {
+            Ok(if b.score.beats(&s.tf_score) {
+                guard.score(&b.model)?.noise
+            } else {
+                tf_h.noise.clone()
+            })
+        };
+        full.extend(chosen(&s.best)?);
+        structural.extend(chosen(&s.structural)?);
+        tf.extend(tf_h.noise);
+    }
+    let per_sample = |noise: Vec<f64>| Score {
+        total: score::sqnr_db(signal, noise.iter().sum()),
+        folds: Vec::new(),
+        noise,
     };
-    let mut keep = passes(&best, &mut rep)?;
-    if !keep && structural.model != best.model && passes(&structural, &mut rep)? {
-        // The range search (and any int16 move) did not hold up on the held-out samples.
-        keep = true;
-        best = structural;
-        final_opts = opts.clone();
-        rep.ranges.clear();
-        rep.int16_ops.clear();
-        rep.sensitivity.iter_mut().for_each(|s| s.moved = false);
-        if let Some(t) = auto.target_sqnr_db {
-            rep.target_reached = Some(best.score.total >= t);
-        }
-        rep.guard_dropped_search = true;
-    }
-    if !keep {
-        rep.fell_back = true;
-        rep.sqnr_db = finite(tf_score.total);
-        let mut report = tf_report;
-        report.warnings.push(summary(&rep));
-        return Ok((tf_model, report, rep));
-    }
-    let (q, mut report) = quantize(&float, &best.ranges, &final_opts)?;
-    if q != best.model {
-        return Err(Error::Quantization {
-            what: "--auto".into(),
-            reason: "the final model differs from the one scored (internal error)".into(),
-        });
-    }
-    rep.sqnr_db = finite(best.score.total);
-    report.warnings.push(summary(&rep));
-    Ok((q, report, rep))
+    Ok(CrossValidated {
+        tf: per_sample(tf),
+        full: per_sample(full),
+        structural: per_sample(structural),
+    })
 }
 
 /// One line for people: what `--auto` changed and what it measured.
@@ -390,8 +589,13 @@ pub fn summary(r: &AutoReport) -> String {
     }
     if r.held_out_samples > 0 && r.held_out_sqnr_db.is_some() {
         s += &format!(
-            "; on {} held-out samples {} (TF-compatible {}), less error on {} of them",
+            "; on {} held-out samples{} {} (TF-compatible {}), less error on {} of them",
             r.held_out_samples,
+            if r.cross_validated {
+                format!(" (cross-validated: {CV_FOLDS} searches, each without a quarter)")
+            } else {
+                String::new()
+            },
             db(r.held_out_sqnr_db),
             db(r.held_out_tf_compatible_sqnr_db),
             r.held_out_better.unwrap_or(0)

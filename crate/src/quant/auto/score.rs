@@ -157,6 +157,11 @@ impl Scorer {
         self.samples.len()
     }
 
+    /// `Σ f²` over every sample and output of the float model.
+    pub fn signal(&self) -> f64 {
+        self.signal.iter().sum()
+    }
+
     /// Number of candidate models scored so far.
     pub fn evaluations(&self) -> usize {
         self.evaluations
