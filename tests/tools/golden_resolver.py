@@ -13,9 +13,13 @@ from pathlib import Path
 
 DEFAULT = "BUILTIN_REF"
 # Operators LiteRT 2.3's BUILTIN_REF registers but computes wrongly on integer inputs: SUM with
-# rescaling reads int8 / int16 inputs as unsigned (every negative int8 sum comes out -1). The
-# goldens generator runs them on BUILTIN_WITHOUT_DEFAULT_DELEGATES (goldens/litert.py
-# run_per_op) and the mutation harness checks a mismatch on a model holding one against it.
+# rescaling reads int8 / int16 inputs as unsigned (every negative int8 sum comes out -1), and an
+# int16 SUM with the same scale in and out fills only part of each output element (the rest is
+# whatever the arena held, so the result changes from run to run; the optimized kernel saturates
+# the int16 sum, as our engine does). The goldens generator runs them on
+# BUILTIN_WITHOUT_DEFAULT_DELEGATES (goldens/litert.py run_per_op), the mutation harness checks a
+# mismatch on a model holding one against it, and check_quantized.py runs a several-subgraph
+# model holding one (per_op.reference_defect_ops) whole on that resolver.
 REFERENCE_DEFECTS = {"SUM"}
 _KEY = re.compile(r'^expected_resolver = "([A-Z_]+)"$', re.M)
 

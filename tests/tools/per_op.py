@@ -64,6 +64,26 @@ def _integer_input(m: tfl.ModelT, op_index: int) -> bool:
     return op.inputs is not None and len(op.inputs) > 0 and sg.tensors[int(op.inputs[0])].type in (tfl.TensorType.INT8, tfl.TensorType.INT16)
 
 
+def reference_defect_ops(model: bytes) -> list[str]:
+    """Names of the operators, in any subgraph, that BUILTIN_REF computes wrongly on the integer
+    inputs they have here (golden_resolver.REFERENCE_DEFECTS), "subgraph S op I NAME"; [] when
+    none (or when the file does not parse)."""
+    try:
+        m = tfl.ModelT.InitFromPackedBuf(bytearray(model), 0)
+    except Exception:  # noqa: BLE001 - a file that does not parse holds no such operator
+        return []
+    found = []
+    for s, sg in enumerate(m.subgraphs or []):
+        for i, op in enumerate(sg.operators or []):
+            oc = m.operatorCodes[op.opcodeIndex]
+            name = OP_NAMES.get(max(oc.builtinCode, oc.deprecatedBuiltinCode))
+            ins = op.inputs if op.inputs is not None else []
+            integer = len(ins) > 0 and ins[0] >= 0 and sg.tensors[int(ins[0])].type in (tfl.TensorType.INT8, tfl.TensorType.INT16)
+            if name in REFERENCE_DEFECTS and integer:
+                found.append(f"subgraph {s} op {i} {name}")
+    return found
+
+
 def pieces(model: bytes, make: MakeInterpreter) -> tuple[tfl.ModelT, list[tuple[object, str]]]:
     """The parsed model and, per operator of subgraph 0 in order, its one-operator interpreter
     and the resolver it runs on ("reference", or "optimized" for a REFERENCE_DEFECTS operator on
