@@ -16,9 +16,12 @@ use zeropoint::engine::signatures::{self, refuse_full_integer, resolve};
 use zeropoint::engine::{Interpreter, Limits};
 use zeropoint::graph::Model;
 use zeropoint::kernels::KernelSet;
-use zeropoint::quant::calibrate::{Calibrator, Method};
+use zeropoint::quant::calibrate::{
+    CalibrationStats, Calibrator, Method, SignatureStats, StatsFile, parse_stats_file,
+};
 use zeropoint::quant::{
     IoType, Mode, QuantizeOptions, Ranges, quantize, quantize_signatures, signature_model,
+    signature_ranges,
 };
 use zeropoint::tflite;
 use zeropoint_tests::{NpyData, load_npy};
@@ -233,6 +236,18 @@ fn unknown_and_broken_signatures_are_typed_errors() {
 /// dataset of `(key, inputs)` tuples feeds them) and returns `(key, ranges)` for
 /// [`quantize_signatures`].
 fn per_signature_ranges(m: &Model) -> Vec<(String, Ranges)> {
+    per_signature_stats(m)
+        .into_iter()
+        .map(|(key, stats)| {
+            let part = signature_model(m, &key).expect("part");
+            let r = Ranges::from_calibration(&part, &stats).expect("ranges");
+            (key, r)
+        })
+        .collect()
+}
+
+/// Each signature's min/max statistics on its own samples (see [`per_signature_ranges`]).
+fn per_signature_stats(m: &Model) -> Vec<(String, CalibrationStats)> {
     litert_signatures()
         .into_iter()
         .map(|(key, _, ins, _)| {
@@ -260,9 +275,7 @@ fn per_signature_ranges(m: &Model) -> Vec<(String, Ranges)> {
                 }
                 cal.add_sample().unwrap_or_else(|e| panic!("{key}: {e}"));
             }
-            let stats = cal.stats(Method::MinMax).expect("stats");
-            let r = Ranges::from_calibration(&part, &stats).expect("ranges");
-            (key, r)
+            (key, cal.stats(Method::MinMax).expect("stats"))
         })
         .collect()
 }
@@ -430,6 +443,57 @@ fn int8_quantizes_every_signature_with_its_own_ranges_as_tf() {
     assert!(err.to_string().contains("--float-ops"), "{err}");
     let err = signature_model(&m, "serve").expect_err("unknown");
     assert!(matches!(err, Error::UnknownSignature { .. }), "{err}");
+}
+
+#[test]
+fn per_signature_statistics_file_gives_tfs_int8_model() {
+    // The statistics `zeropoint calibrate --signature-data` writes, read back from their JSON,
+    // give the ranges of calibrating directly, and so TF's int8 model.
+    let m = read("model.tflite");
+    let tf = read("model_int8.tflite");
+    let opts = QuantizeOptions {
+        mode: Mode::Int8,
+        io: IoType::Float,
+        per_tensor: false,
+        float_ops: Vec::new(),
+        int16_ops: Vec::new(),
+    };
+    let file = SignatureStats::new(per_signature_stats(&m));
+    let text = serde_json::to_vec(&file).expect("JSON");
+    let StatsFile::Signatures(back) = parse_stats_file(&text).expect("reads") else {
+        panic!("per-signature statistics read as one model's");
+    };
+    assert_eq!(back, file);
+    let ranges = signature_ranges(&m, &back).expect("ranges");
+    let (q, _) = quantize_signatures(&m, &ranges, &opts).expect("quantizes");
+    let (direct, _) = quantize_signatures(&m, &per_signature_ranges(&m), &opts).expect("quantizes");
+    let bytes = tflite::write(&q).expect("write");
+    assert_eq!(
+        bytes,
+        tflite::write(&direct).expect("write"),
+        "file vs direct"
+    );
+    let q = tflite::read(&bytes).expect("re-read");
+    assert_eq!(
+        same_as_tf(&q, &tf, &[]),
+        28,
+        "tensors of TF's three subgraphs"
+    );
+    // A key the model lacks, and one signature's statistics under another's key, are refused
+    // naming the signature.
+    let mut unknown = file.clone();
+    unknown.signatures[0].key = "serve".into();
+    let err = signature_ranges(&m, &unknown).expect_err("unknown key");
+    assert!(matches!(err, Error::UnknownSignature { .. }), "{err}");
+    let mut swapped = file.clone();
+    swapped.signatures[0].stats = file.signatures[1].stats.clone();
+    let err = signature_ranges(&m, &swapped).expect_err("another signature's statistics");
+    assert!(matches!(err, Error::Quantization { .. }), "{err}");
+    let want = format!(
+        "signature '{}': statistics of tensor 0 '{}'",
+        file.signatures[0].key, file.signatures[1].stats.tensors[0].name
+    );
+    assert!(err.to_string().contains(&want), "{err}");
 }
 
 #[test]

@@ -50,6 +50,7 @@ pub mod sqnr;
 
 pub use passes::{
     IoType, Mode, QuantizeOptions, Ranges, quantize, quantize_signatures, signature_model,
+    signature_ranges,
 };
 pub use pipeline::{quantize_to_bytes, ranges_from_stats};
 pub use report::Report;

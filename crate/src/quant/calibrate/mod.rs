@@ -74,7 +74,9 @@
 //! `stats.rs` (one tensor's accumulator and the [`TensorStats`] / [`CalibrationStats`] it
 //! produces), `tf_inplace.rs` ([`tf_inplace_inputs`]), `method.rs` ([`Method`] and the range
 //! choice), `calibrator.rs` ([`Calibrator`], the sample loop) and `profile.rs`
-//! ([`CalibrationProfile`]); `state.rs` ([`CalibrationState`], merging and its bytes).
+//! ([`CalibrationProfile`]); `state.rs` ([`CalibrationState`], merging and its bytes);
+//! `signature_stats.rs` ([`SignatureStats`]: one [`CalibrationStats`] per signature of a model
+//! with several, and the versioned file that holds them).
 //!
 //! # How to add a calibration method
 //!
@@ -102,6 +104,7 @@ mod histogram;
 mod kept_states;
 mod method;
 mod profile;
+mod signature_stats;
 mod state;
 #[cfg(test)]
 mod state_tests;
@@ -115,6 +118,10 @@ pub use histogram::{Grid, GrowingHistogram, HISTOGRAM_BINS, Histogram};
 pub use kept_states::carries_state;
 pub use method::{MSE_CANDIDATES, Method, mse_range};
 pub use profile::{CalibrationProfile, OpTime};
+pub use signature_stats::{
+    SIGNATURE_STATS_FORMAT, SIGNATURE_STATS_VERSION, SignatureCalibration, SignatureStats,
+    StatsFile, parse_stats_file,
+};
 pub use state::{CalibrationState, TensorState};
 pub use stats::{CalibrationStats, InputDesc, MOVING_AVERAGE_SMOOTHING, TF_MAX_START, TensorStats};
 pub use tf_inplace::tf_inplace_inputs;

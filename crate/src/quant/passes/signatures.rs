@@ -30,6 +30,7 @@ use super::{QuantizeOptions, Ranges, quantize};
 use crate::engine::signatures::{keys, resolve};
 use crate::error::{Error, Result};
 use crate::graph::{BuiltinOperator as Op, Model};
+use crate::quant::calibrate::SignatureStats;
 use crate::quant::cleanup::is_tf_quantize_name;
 use crate::quant::report::Report;
 
@@ -94,6 +95,39 @@ pub fn signature_model(model: &Model, key: &str) -> Result<Model> {
         signatures: vec![sig],
         ..model.clone()
     })
+}
+
+/// The ranges of each signature of `model` from its statistics (what `zeropoint calibrate
+/// --signature-data` writes), as [`quantize_signatures`] takes them: each signature's statistics
+/// checked against [`signature_model`] of its key ([`Ranges::from_calibration`]).
+///
+/// # Errors
+/// [`Error::UnknownSignature`] when the statistics name a signature the model lacks; what
+/// [`signature_model`] refuses; what [`Ranges::from_calibration`] refuses, named by signature.
+/// A signature of the model without statistics is left to [`quantize_signatures`] to refuse.
+pub fn signature_ranges(model: &Model, stats: &SignatureStats) -> Result<Vec<(String, Ranges)>> {
+    let known = keys(model);
+    stats
+        .signatures
+        .iter()
+        .map(|s| {
+            if !known.contains(&s.key) {
+                return Err(Error::UnknownSignature {
+                    key: s.key.clone(),
+                    known: known.clone(),
+                });
+            }
+            let part = signature_model(model, &s.key)?;
+            let ranges = Ranges::from_calibration(&part, &s.stats).map_err(|e| match e {
+                Error::Quantization { what, reason } => Error::Quantization {
+                    what: format!("signature '{}': {what}", s.key),
+                    reason,
+                },
+                other => other,
+            })?;
+            Ok((s.key.clone(), ranges))
+        })
+        .collect()
 }
 
 /// Quantizes every signature of `model` (full integer: `int8` or `int16x8`) with its own ranges,
