@@ -231,8 +231,9 @@ impl Interpreter {
 }
 
 /// Refuses full-integer quantization (int8, int16x8) of a model with more than one signature
-/// calibrated as one entry point (`--data`, `--stats`, `calibrate`, the page): each signature needs
-/// samples of its own, as TF's representative dataset gives them (`quantize --signature-data`,
+/// calibrated as one entry point (`--data`, `calibrate --data`, the page): each signature needs
+/// samples of its own, as TF's representative dataset gives them (`--signature-data` on
+/// `quantize` or `calibrate`, whose statistics `quantize --stats` reads;
 /// `quant::quantize_signatures`). Dynamic range and float16 need no calibration and keep every signature. A
 /// model with one signature (or none) passes.
 ///
@@ -250,9 +251,10 @@ pub fn refuse_full_integer(model: &Model) -> Result<()> {
             names.join(", ")
         ),
         reason: "full-integer quantization of several signatures calibrates each on its own \
-                 samples, as TF's representative dataset gives them: `zeropoint quantize \
-                 --signature-data KEY=X.npy` (not yet on the page, nor with --data, --stats or \
-                 `calibrate`); dynamic range and float16 keep every signature"
+                 samples, as TF's representative dataset gives them: `--signature-data \
+                 KEY=X.npy` on `zeropoint quantize`, or on `zeropoint calibrate` and then \
+                 `quantize --stats` (not one --data for all, and not yet on the page); dynamic \
+                 range and float16 keep every signature"
             .to_string(),
     })
 }

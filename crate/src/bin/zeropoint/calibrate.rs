@@ -1,14 +1,17 @@
 //! `zeropoint calibrate`: per-tensor statistics of a float model over samples from `.npy`
-//! files, images or seeded random data, written as JSON. [`collect_stats`] is shared with
-//! `zeropoint quantize --data`. A model with several signatures is refused (calibration runs
-//! one entry point; TF's per-signature representative data is not supported yet).
+//! files, images or seeded random data, written as JSON. A model with several signatures is
+//! calibrated per signature (`--signature-data KEY=X.npy`, each signature on its own samples, as
+//! TF's representative dataset of `(key, inputs)` tuples) into one versioned file
+//! ([`zeropoint::quant::calibrate::SignatureStats`]). [`Setup`] (the model, shapes, limits and
+//! threads), [`collect_stats`] and [`Setup::signature_stats`] are shared with `zeropoint
+//! quantize`.
 
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use zeropoint::limits::UserLimits;
 use zeropoint::quant::calibrate::{
-    CalibrationState, CalibrationStats, Calibrator, Method, carries_state,
+    CalibrationState, CalibrationStats, Calibrator, Method, SignatureStats, carries_state,
 };
 use zeropoint::quant::inputs::Normalization;
 use zeropoint::quant::sqnr::ErrorSamples;
@@ -24,6 +27,11 @@ pub struct CalibrateArgs {
     /// One .npy per model input, in the subgraph's input order (first axis = samples).
     #[arg(long = "data")]
     data: Vec<PathBuf>,
+    /// Samples of one signature of a model with several: `KEY=X.npy`, once per input of that
+    /// signature, in the signature's input order (as `inspect` lists them); every signature
+    /// needs its samples. Writes one statistics file for all signatures.
+    #[arg(long = "signature-data", value_name = "KEY=X.npy")]
+    signature_data: Vec<String>,
     /// A folder of PNG/JPEG images for the (single, NHWC) input, resized to its H×W.
     #[arg(long)]
     images: Option<PathBuf>,
@@ -79,6 +87,7 @@ pub fn calibrate(args: CalibrateArgs, limits: &UserLimits) -> Result<()> {
     let CalibrateArgs {
         model,
         data,
+        signature_data,
         images,
         mean,
         std,
@@ -91,6 +100,7 @@ pub fn calibrate(args: CalibrateArgs, limits: &UserLimits) -> Result<()> {
         threads,
     } = args;
     let given = usize::from(!data.is_empty())
+        + usize::from(!signature_data.is_empty())
         + usize::from(images.is_some())
         + usize::from(random.is_some());
     let usage = |reason: &str| Error::Calibration {
@@ -99,8 +109,30 @@ pub fn calibrate(args: CalibrateArgs, limits: &UserLimits) -> Result<()> {
     if given != 1 {
         return Err(usage(
             "give exactly one source of samples: --data X.npy (one per input), --images \
-             DIR, or --random N --range LO,HI",
+             DIR, --random N --range LO,HI, or --signature-data KEY=X.npy (a model with several \
+             signatures)",
         ));
+    }
+    let setup = Setup::new(&model, &shapes, limits, threads)?;
+    let method = Method::parse(&method)?;
+    if !signature_data.is_empty() {
+        let stats = setup.signature_stats(&signature_data, method)?;
+        for s in &stats.signatures {
+            print_stats(&format!("{} ", s.key), &s.stats);
+        }
+        write_json(&output, &stats)?;
+        let counts: Vec<String> = stats
+            .signatures
+            .iter()
+            .map(|s| format!("'{}' {} samples", s.key, s.stats.samples))
+            .collect();
+        eprintln!(
+            "wrote {} ({} signatures: {}; method {method})",
+            output.display(),
+            stats.signatures.len(),
+            counts.join(", ")
+        );
+        return Ok(());
     }
     let source = if let Some(dir) = images {
         let norm = match (mean.is_empty(), std.is_empty(), range) {
@@ -119,34 +151,24 @@ pub fn calibrate(args: CalibrateArgs, limits: &UserLimits) -> Result<()> {
     } else {
         CalibrationSource::Npy(data)
     };
-    calibrate_model(
-        &model,
-        source,
-        &method,
-        &output,
-        &shapes,
-        limits,
-        threads.count()?,
-    )
+    // The statistics serve full-integer quantization, which a model with several signatures
+    // gets from --signature-data: said now rather than after calibrating one signature.
+    zeropoint::engine::signatures::refuse_full_integer(&setup.model)?;
+    let stats = setup.stats(&setup.model, source, method, None)?;
+    print_stats("", &stats);
+    write_json(&output, &stats)?;
+    eprintln!(
+        "wrote {} ({} tensors, {} samples, method {method})",
+        output.display(),
+        stats.tensors.len() + stats.nested.len(),
+        stats.samples
+    );
+    Ok(())
 }
 
-/// Streams the samples through the calibrator and writes the statistics.
-fn calibrate_model(
-    model: &Path,
-    source: CalibrationSource,
-    method: &str,
-    output: &Path,
-    shapes: &ShapeArgs,
-    limits: &UserLimits,
-    threads: usize,
-) -> Result<()> {
-    let method = Method::parse(method)?;
-    let m = shapes.apply(load(model, limits)?)?;
-    // The statistics serve full-integer quantization, which a model with several signatures
-    // cannot have yet: said now rather than after calibrating one signature.
-    zeropoint::engine::signatures::refuse_full_integer(&m)?;
-    let stats = collect_stats(&m, source, method, limits, None, threads)?;
-    // Tensors inside WHILE / IF subgraphs follow, as "subgraph:index".
+/// Prints each tensor's statistics, one line each, `prefix` first (tensors inside WHILE / IF
+/// subgraphs follow, as "subgraph:index").
+fn print_stats(prefix: &str, stats: &CalibrationStats) {
     for t in stats.tensors.iter().chain(&stats.nested) {
         let at = if t.subgraph == 0 {
             t.index.to_string()
@@ -154,7 +176,7 @@ fn calibrate_model(
             format!("{}:{}", t.subgraph, t.index)
         };
         outln!(
-            "{:>5}  [{:>12.6e}, {:>12.6e}]  chosen [{:>12.6e}, {:>12.6e}]  {}",
+            "{prefix}{:>5}  [{:>12.6e}, {:>12.6e}]  chosen [{:>12.6e}, {:>12.6e}]  {}",
             at,
             t.min,
             t.max,
@@ -163,14 +185,138 @@ fn calibrate_model(
             t.name
         );
     }
-    write_json(output, &stats)?;
-    eprintln!(
-        "wrote {} ({} tensors, {} samples, method {method})",
-        output.display(),
-        stats.tensors.len() + stats.nested.len(),
-        stats.samples
-    );
-    Ok(())
+}
+
+/// What `calibrate` and every path of `quantize` start from: the model read within the limits,
+/// the input shapes to calibrate at, and the number of calibration threads.
+pub struct Setup<'a> {
+    /// The model as stored (the quantizer works on it; calibration applies the shapes).
+    pub model: zeropoint::Model,
+    /// `--shape` / `--batch`.
+    pub shapes: &'a ShapeArgs,
+    /// The limits every read and prepare honours.
+    pub limits: &'a UserLimits,
+    /// `--threads`.
+    pub threads: usize,
+}
+
+impl<'a> Setup<'a> {
+    /// Reads the model at `path` and the thread count.
+    pub fn new(
+        path: &Path,
+        shapes: &'a ShapeArgs,
+        limits: &'a UserLimits,
+        threads: ThreadsArg,
+    ) -> Result<Self> {
+        Ok(Setup {
+            model: load(path, limits)?,
+            shapes,
+            limits,
+            threads: threads.count()?,
+        })
+    }
+
+    /// The statistics of `m` (the model or a part of it, calibrated at the chosen shapes) over
+    /// `source` ([`collect_stats`]).
+    pub fn stats(
+        &self,
+        m: &zeropoint::Model,
+        source: CalibrationSource,
+        method: Method,
+        errors: Option<&mut ErrorSamples>,
+    ) -> Result<CalibrationStats> {
+        let shaped = self.shapes.apply(m.clone())?;
+        collect_stats(&shaped, source, method, self.limits, errors, self.threads)
+    }
+
+    /// `--signature-data KEY=X.npy …`: every signature of the model calibrated on its own
+    /// samples as a model of its own ([`zeropoint::quant::signature_model`]), in the model's
+    /// signature order. The files of a signature come in its input order and are handed to the
+    /// calibrator in its subgraph's.
+    ///
+    /// # Errors
+    /// A model with fewer than two signatures, an item that is not `KEY=X.npy`, a key the model
+    /// lacks ([`Error::UnknownSignature`]), a signature with no or too few files, and what
+    /// calibration refuses (a file of the wrong shape or type), each naming the signature.
+    pub fn signature_stats(&self, items: &[String], method: Method) -> Result<SignatureStats> {
+        use zeropoint::engine::signatures::{keys, resolve};
+        let m = &self.model;
+        let known = keys(m);
+        if known.len() < 2 {
+            return Err(Error::Calibration {
+                reason: format!(
+                    "--signature-data is for a model with several signatures; this one has {} \
+                     (use --data)",
+                    known.len()
+                ),
+            });
+        }
+        let mut files: Vec<(String, Vec<PathBuf>)> =
+            known.iter().map(|k| (k.clone(), Vec::new())).collect();
+        for item in items {
+            let (key, path) = item.split_once('=').ok_or_else(|| Error::Calibration {
+                reason: format!("--signature-data {item}: expected KEY=X.npy"),
+            })?;
+            let slot = files.iter_mut().find(|(k, _)| k == key).ok_or_else(|| {
+                Error::UnknownSignature {
+                    key: key.to_string(),
+                    known: known.clone(),
+                }
+            })?;
+            slot.1.push(PathBuf::from(path));
+        }
+        let mut all = Vec::with_capacity(files.len());
+        for (key, given) in files {
+            let sig = resolve(m, &key)?;
+            if given.len() != sig.inputs.len() {
+                let names: Vec<&str> = sig.inputs.iter().map(|t| t.name.as_str()).collect();
+                return Err(Error::Calibration {
+                    reason: format!(
+                        "signature '{key}' has {} input(s) ({}): give --signature-data \
+                         {key}=X.npy for each, in that order ({} given)",
+                        names.len(),
+                        names.join(", "),
+                        given.len()
+                    ),
+                });
+            }
+            // The calibrator takes the subgraph's inputs in its own order.
+            let mut ordered = given.clone();
+            for (t, path) in sig.inputs.iter().zip(given) {
+                ordered[t.position] = path;
+            }
+            let part = zeropoint::quant::signature_model(m, &key)?;
+            let stats = self
+                .stats(&part, CalibrationSource::Npy(ordered), method, None)
+                .map_err(|e| in_signature(&key, e))?;
+            all.push((key, stats));
+        }
+        Ok(SignatureStats::new(all))
+    }
+}
+
+/// `e`, raised while calibrating signature `key`, with the signature named.
+fn in_signature(key: &str, e: Error) -> Error {
+    let at = |s: String| format!("signature '{key}': {s}");
+    match e {
+        Error::Calibration { reason } => Error::Calibration { reason: at(reason) },
+        Error::Npy { path, reason } => Error::Npy {
+            path,
+            reason: at(reason),
+        },
+        Error::TensorMismatch {
+            what,
+            tensor,
+            expected,
+            got,
+        } => Error::TensorMismatch {
+            what: at(what),
+            tensor,
+            expected,
+            got,
+        },
+        other => other,
+    }
 }
 
 /// `--threads N`: how many calibrators run at once, each on its own slice of the samples.

@@ -11,10 +11,11 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use zeropoint::limits::UserLimits;
 use zeropoint::quant::auto::AutoOptions;
-use zeropoint::quant::{IoType, Mode, QuantizeOptions};
+use zeropoint::quant::calibrate::{Method, StatsFile, parse_stats_file};
+use zeropoint::quant::{IoType, Mode, QuantizeOptions, Report};
 use zeropoint::{Error, Result};
 
-use crate::calibrate::{CalibrationSource, ThreadsArg, collect_stats};
+use crate::calibrate::{CalibrationSource, Setup, ThreadsArg};
 use crate::io::{ShapeArgs, load, read_file, write_file, write_json};
 
 #[derive(Args)]
@@ -115,174 +116,166 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
         float_ops,
         int16_ops,
     };
-    if !signature_data.is_empty() {
-        if !data.is_empty() || stats.is_some() || auto.is_some() {
+    let setup = Setup::new(&model, &shapes, limits, threads)?;
+    let method = calibration.as_deref().map(Method::parse).transpose()?;
+    let signatures = setup.model.signatures.len();
+    if matches!(opts.mode, Mode::Int8 | Mode::Int16x8) && signatures > 1 {
+        if auto.is_some() {
             return Err(Error::Calibration {
-                reason: "--signature-data calibrates each signature itself: give it without \
-                         --data, --stats, --auto or --target-sqnr"
-                    .into(),
+                reason: format!(
+                    "--auto / --target-sqnr on a model with {signatures} signatures: not \
+                     supported yet (the search scores one subgraph's outputs; quantize with \
+                     --signature-data or --stats, which reproduce TF)"
+                ),
             });
         }
-        return quantize_by_signature(
-            &model,
-            &signature_data,
-            calibration.as_deref(),
-            &opts,
-            &output,
-            &shapes,
-            limits,
-            threads.count()?,
-        );
+        if report.is_some() {
+            return Err(Error::Calibration {
+                reason: format!(
+                    "--report on a model with {signatures} signatures: not supported yet (the \
+                     report describes one subgraph)"
+                ),
+            });
+        }
+        if !data.is_empty() {
+            // --data names the inputs of one subgraph: the refusal says what to give instead.
+            zeropoint::engine::signatures::refuse_full_integer(&setup.model)?;
+        }
+        return quantize_by_signature(&setup, &signature_data, stats, method, &opts, &output);
     }
-    quantize_model(
-        &model,
-        data,
-        stats,
-        calibration.as_deref(),
-        opts,
-        auto,
-        report,
-        &output,
-        &shapes,
-        limits,
-        threads.count()?,
-    )
-}
-
-/// `zeropoint quantize --signature-data`: each signature of the model calibrated on its own
-/// samples (as a model of its own, [`zeropoint::quant::signature_model`]), then every signature
-/// quantized with its ranges.
-#[allow(clippy::too_many_arguments)]
-fn quantize_by_signature(
-    model: &Path,
-    signature_data: &[String],
-    calibration: Option<&str>,
-    opts: &QuantizeOptions,
-    output: &Path,
-    shapes: &ShapeArgs,
-    limits: &UserLimits,
-    threads: usize,
-) -> Result<()> {
-    use zeropoint::engine::signatures::{keys, resolve};
-    use zeropoint::quant::calibrate::Method;
-    use zeropoint::quant::{Ranges, quantize_signatures, signature_model};
-    let m = load(model, limits)?;
-    let known = keys(&m);
-    if known.len() < 2 || !matches!(opts.mode, Mode::Int8 | Mode::Int16x8) {
+    if !signature_data.is_empty() {
         return Err(Error::Calibration {
             reason: format!(
                 "--signature-data is for int8 / int16x8 of a model with several signatures; this \
-                 one has {} (use --data) and the mode is {}",
-                known.len(),
+                 one has {signatures} (use --data) and the mode is {}",
                 opts.mode.name()
             ),
         });
     }
-    let mut files: Vec<(String, Vec<PathBuf>)> =
-        known.iter().map(|k| (k.clone(), Vec::new())).collect();
-    for item in signature_data {
-        let (key, path) = item.split_once('=').ok_or_else(|| Error::Calibration {
-            reason: format!("--signature-data {item}: expected KEY=X.npy"),
-        })?;
-        let slot =
-            files
-                .iter_mut()
-                .find(|(k, _)| k == key)
-                .ok_or_else(|| Error::UnknownSignature {
-                    key: key.to_string(),
-                    known: known.clone(),
-                })?;
-        slot.1.push(PathBuf::from(path));
+    quantize_model(&setup, data, stats, method, opts, auto, report, &output)
+}
+
+/// The statistics file at `path`: a STATS.json of either kind, or `None` for anything else
+/// (a calibrated .tflite).
+fn read_stats(path: &Path) -> Result<Option<StatsFile>> {
+    let bytes = read_file(path)?;
+    if !bytes.starts_with(b"{") {
+        return Ok(None);
     }
-    let method = calibration
-        .map(Method::parse)
-        .transpose()?
-        .unwrap_or(Method::MinMax);
-    let mut ranges = Vec::with_capacity(files.len());
-    for (key, given) in files {
-        let sig = resolve(&m, &key)?;
-        if given.len() != sig.inputs.len() {
-            let names: Vec<&str> = sig.inputs.iter().map(|t| t.name.as_str()).collect();
-            return Err(Error::Calibration {
-                reason: format!(
-                    "signature '{key}' has {} input(s) ({}): give --signature-data {key}=X.npy \
-                     for each, in that order ({} given)",
-                    names.len(),
-                    names.join(", "),
-                    given.len()
-                ),
-            });
-        }
-        // The calibrator takes the subgraph's inputs in its own order.
-        let mut ordered = given.clone();
-        for (t, path) in sig.inputs.iter().zip(given) {
-            ordered[t.position] = path;
-        }
-        let part = signature_model(&m, &key)?;
-        let stats = collect_stats(
-            &shapes.apply(part.clone())?,
-            CalibrationSource::Npy(ordered),
-            method,
-            limits,
-            None,
-            threads,
-        )?;
-        ranges.push((key, Ranges::from_calibration(&part, &stats)?));
-    }
-    let (q, rep) = quantize_signatures(&m, &ranges, opts)?;
-    let bytes = zeropoint::tflite::write(&q)?;
-    for w in &rep.warnings {
-        eprintln!("warning: {w}");
-    }
-    write_file(output, &bytes)?;
+    parse_stats_file(&bytes)
+        .map(Some)
+        .map_err(|e| Error::Calibration {
+            reason: format!("{}: {e}", path.display()),
+        })
+}
+
+/// Writes the quantized model and says so (`what` ends the line).
+fn write_quantized(output: &Path, bytes: &[u8], rep: &Report, what: &str) -> Result<()> {
+    write_file(output, bytes)?;
     eprintln!(
-        "wrote {} ({} bytes, mode {}, I/O {}, {} signatures each calibrated on its own samples)",
+        "wrote {} ({} bytes, mode {}, I/O {}{what})",
         output.display(),
         bytes.len(),
         rep.mode,
         rep.io,
-        ranges.len()
     );
     Ok(())
+}
+
+/// int8 / int16x8 of a model with several signatures, each with the ranges of its own samples:
+/// calibrated here (`--signature-data`, [`Setup::signature_stats`]) or read from the file
+/// `zeropoint calibrate --signature-data` wrote (`--stats`); then every signature quantized with
+/// its ranges ([`zeropoint::quant::quantize_signatures`]). Both give the same bytes for the same
+/// samples.
+fn quantize_by_signature(
+    setup: &Setup,
+    signature_data: &[String],
+    stats: Option<PathBuf>,
+    method: Option<Method>,
+    opts: &QuantizeOptions,
+    output: &Path,
+) -> Result<()> {
+    use zeropoint::quant::{quantize_signatures, signature_ranges};
+    let m = &setup.model;
+    let stats = match (stats, signature_data.is_empty()) {
+        (Some(_), false) => {
+            return Err(Error::Calibration {
+                reason: "give either --signature-data or --stats, not both".into(),
+            });
+        }
+        (None, false) => setup.signature_stats(signature_data, method.unwrap_or(Method::MinMax))?,
+        (Some(path), true) => {
+            let file = read_stats(&path)?;
+            let Some(StatsFile::Signatures(s)) = file else {
+                return Err(Error::Calibration {
+                    reason: format!(
+                        "{}: {}; the model has {} signatures, each calibrated on its own \
+                         samples: give the STATS.json of `zeropoint calibrate --signature-data \
+                         KEY=X.npy …`",
+                        path.display(),
+                        if file.is_some() {
+                            "statistics of one subgraph"
+                        } else {
+                            "not a STATS.json (a calibrated .tflite of several signatures is \
+                             not read)"
+                        },
+                        m.signatures.len()
+                    ),
+                });
+            };
+            match method {
+                Some(method) => s.with_method(method)?,
+                None => s,
+            }
+        }
+        // What to give: the refusal names --signature-data.
+        (None, true) => return zeropoint::engine::signatures::refuse_full_integer(m),
+    };
+    let ranges = signature_ranges(m, &stats)?;
+    let (q, rep) = quantize_signatures(m, &ranges, opts)?;
+    let bytes = zeropoint::tflite::write(&q)?;
+    for w in &rep.warnings {
+        eprintln!("warning: {w}");
+    }
+    write_quantized(
+        output,
+        &bytes,
+        &rep,
+        &format!(
+            ", {} signatures each calibrated on its own samples",
+            ranges.len()
+        ),
+    )
 }
 
 /// `zeropoint quantize`: ranges from --data (our calibration) or --stats (STATS.json from
 /// `zeropoint calibrate`, or a calibrated .tflite carrying min/max), then the library quantizer.
 #[allow(clippy::too_many_arguments)]
 fn quantize_model(
-    model: &Path,
+    setup: &Setup,
     data: Vec<PathBuf>,
     stats: Option<PathBuf>,
-    calibration: Option<&str>,
+    method: Option<Method>,
     opts: QuantizeOptions,
     auto: Option<AutoOptions>,
     report: Option<PathBuf>,
     output: &Path,
-    shapes: &ShapeArgs,
-    limits: &UserLimits,
-    threads: usize,
 ) -> Result<()> {
-    use zeropoint::quant::calibrate::{CalibrationStats, Method};
     use zeropoint::quant::{Ranges, quantize_to_bytes};
-    let m = load(model, limits)?;
+    let m = &setup.model;
     // Calibration (and the report's errors) run at the chosen input shapes; the quantizer works
     // on the model as stored.
-    let shaped = shapes.apply(m.clone())?;
-    let method = calibration.map(Method::parse).transpose()?;
+    let shaped = setup.shapes.apply(m.clone())?;
+    // (A model with several signatures gets int8 / int16x8 from `quantize_by_signature`;
+    // dynamic range and float16 keep every signature.)
     let needs_ranges = matches!(opts.mode, Mode::Int8 | Mode::Int16x8);
-    if needs_ranges {
-        // Calibration would run one signature only: refused before anything runs (each
-        // signature is calibrated with --signature-data). Dynamic range and float16 keep every
-        // signature.
-        zeropoint::engine::signatures::refuse_full_integer(&m)?;
-    }
     // The first calibration samples (with --data), for the report's errors.
     let mut errors = if auto.is_some() {
         zeropoint::quant::sqnr::ErrorSamples::with_limit(zeropoint::quant::auto::AUTO_SAMPLES)
     } else {
         zeropoint::quant::sqnr::ErrorSamples::new()
     };
-    if auto.is_some() && (stats.is_some() || data.is_empty() || calibration.is_some()) {
+    if auto.is_some() && (stats.is_some() || data.is_empty() || method.is_some()) {
         return Err(Error::Calibration {
             reason: "--auto (and --target-sqnr) measure the output error on calibration samples \
                      and choose the ranges themselves: give --data, without --stats or \
@@ -297,19 +290,27 @@ fn quantize_model(
                 reason: "give either --data or --stats, not both".into(),
             });
         }
-        (Some(path), true) => {
-            let bytes = read_file(&path)?;
-            if bytes.starts_with(b"{") {
-                let s: CalibrationStats =
-                    serde_json::from_slice(&bytes).map_err(|e| Error::Calibration {
-                        reason: format!("{}: not a STATS.json: {e}", path.display()),
-                    })?;
+        (Some(path), true) => match read_stats(&path)? {
+            Some(StatsFile::Model(s)) => {
                 let s = match method {
                     Some(method) => s.with_method(method)?,
                     None => s,
                 };
-                Ranges::from_calibration(&m, &s)?
-            } else {
+                Ranges::from_calibration(m, &s)?
+            }
+            Some(StatsFile::Signatures(_)) => {
+                return Err(Error::Calibration {
+                    reason: format!(
+                        "{}: statistics per signature (calibrate --signature-data), for \
+                             int8 / int16x8 of a model with several signatures; this one has \
+                             {} and the mode is {}",
+                        path.display(),
+                        m.signatures.len(),
+                        opts.mode.name()
+                    ),
+                });
+            }
+            None => {
                 if let Some(method) = method.filter(|&m| m != Method::MinMax) {
                     return Err(Error::Calibration {
                         reason: format!(
@@ -319,21 +320,19 @@ fn quantize_model(
                         ),
                     });
                 }
-                let cal = load(&path, limits)?;
-                Ranges::from_calibrated_model(&m, &cal)?
+                let cal = load(&path, setup.limits)?;
+                Ranges::from_calibrated_model(m, &cal)?
             }
-        }
+        },
         (None, false) => {
             let method = method.unwrap_or(Method::MinMax);
-            let s = collect_stats(
-                &shaped,
+            let s = setup.stats(
+                m,
                 CalibrationSource::Npy(data.clone()),
                 method,
-                limits,
                 Some(&mut errors),
-                threads,
             )?;
-            let r = Ranges::from_calibration(&m, &s)?;
+            let r = Ranges::from_calibration(m, &s)?;
             auto_stats = Some(s);
             r
         }
@@ -354,18 +353,15 @@ fn quantize_model(
             // Cross-layer equalization changes weights: the changed model is calibrated again
             // on the same --data.
             let mut recalibrate = |changed: &zeropoint::Model| {
-                let shaped = shapes.apply(changed.clone())?;
-                collect_stats(
-                    &shaped,
+                setup.stats(
+                    changed,
                     CalibrationSource::Npy(data.clone()),
                     Method::MinMax,
-                    limits,
                     None,
-                    threads,
                 )
             };
             let (q, mut rep, summary) = zeropoint::quant::auto::auto_quantize(
-                &m,
+                m,
                 s,
                 errors.samples(),
                 &opts,
@@ -375,10 +371,10 @@ fn quantize_model(
             rep.auto = Some(summary);
             (zeropoint::tflite::write(&q)?, rep)
         }
-        _ => quantize_to_bytes(&m, &ranges, &opts)?,
+        _ => quantize_to_bytes(m, &ranges, &opts)?,
     };
     if report.is_some() && !errors.samples().is_empty() {
-        let q = shapes.apply(zeropoint::tflite::read(&bytes)?)?;
+        let q = setup.shapes.apply(zeropoint::tflite::read(&bytes)?)?;
         errors.measure(&shaped, &q, &mut rep)?;
     }
     for w in &rep.warnings {
@@ -411,17 +407,9 @@ fn quantize_model(
             eprintln!("{line}");
         }
     }
-    write_file(output, &bytes)?;
     if let Some(r) = report {
         write_json(&r, &rep)?;
         eprintln!("wrote {}", r.display());
     }
-    eprintln!(
-        "wrote {} ({} bytes, mode {}, I/O {})",
-        output.display(),
-        bytes.len(),
-        rep.mode,
-        rep.io
-    );
-    Ok(())
+    write_quantized(output, &bytes, &rep, "")
 }

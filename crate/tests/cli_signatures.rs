@@ -1,0 +1,388 @@
+//! Full-integer quantization of a model with several signatures as a user runs it
+//! (tests/realworld/signatures: encode / decode / score, one subgraph each, TF 2.21's int8 model
+//! calibrated per signature): `quantize --signature-data`, and `calibrate --signature-data` then
+//! `quantize --stats`, which write the same bytes; what is refused, by name.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn zeropoint(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zeropoint"))
+        .args(args)
+        .output()
+        .expect("the zeropoint binary runs")
+}
+
+fn case(file: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/realworld/signatures")
+        .join(file)
+        .to_str()
+        .expect("utf-8 path")
+        .to_string()
+}
+
+fn scratch(name: &str) -> String {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_signatures");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir.join(name).to_str().expect("utf-8 path").to_string()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn npy_data(path: &Path) -> (Vec<usize>, Vec<u8>) {
+    let f = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let a = zeropoint::npy::read(&path.display().to_string(), f).expect("npy reads");
+    (a.shape, a.data)
+}
+
+/// Each signature's calibration inputs, in the signature's input order.
+const INPUTS: [(&str, &str); 4] = [
+    ("decode", "code"),
+    ("encode", "features"),
+    ("score", "candidate"),
+    ("score", "query"),
+];
+
+/// `--signature-data KEY=sig_KEY_calib_NAME.npy` for each of `inputs`.
+fn signature_data(inputs: &[(&str, &str)]) -> Vec<String> {
+    inputs
+        .iter()
+        .map(|(key, name)| format!("{key}={}", case(&format!("sig_{key}_calib_{name}.npy"))))
+        .collect()
+}
+
+/// `zeropoint <args…> --signature-data …` for each of `data`.
+fn with_data(args: &[&str], data: &[String]) -> Output {
+    let mut all: Vec<&str> = args.to_vec();
+    for d in data {
+        all.extend(["--signature-data", d.as_str()]);
+    }
+    zeropoint(&all)
+}
+
+/// The outputs of signature `key` of the model at `m` on `sig_KEY_in_*.npy` (one sample), as
+/// `run --signature` writes them.
+fn run_signature(m: &str, key: &str, tag: &str) -> Vec<(Vec<usize>, Vec<u8>)> {
+    let mut files = Vec::new();
+    for (_, name) in INPUTS.iter().filter(|(k, _)| *k == key) {
+        let (shape, values) = npy_data(Path::new(&case(&format!("sig_{key}_in_{name}.npy"))));
+        let path = scratch(&format!("{tag}_{key}_{name}.npy"));
+        let mut with_samples = vec![1];
+        with_samples.extend(shape);
+        let f = std::fs::File::create(&path).expect("create");
+        zeropoint::npy::write(f, zeropoint::npy::Dtype::F32, &with_samples, &values).expect("npy");
+        files.push(path);
+    }
+    let dir = PathBuf::from(scratch(&format!("{tag}_{key}_out")));
+    let mut args = vec!["run", m, "--signature", key];
+    for p in &files {
+        args.extend(["--input", p.as_str()]);
+    }
+    args.extend(["--out-dir", dir.to_str().expect("utf-8")]);
+    let out = zeropoint(&args);
+    assert!(out.status.success(), "{key}: {}", text(&out.stderr));
+    let mut got = Vec::new();
+    for k in 0.. {
+        let p = dir.join(format!("output_{k}.npy"));
+        if !p.is_file() {
+            break;
+        }
+        got.push(npy_data(&p));
+    }
+    got
+}
+
+#[test]
+fn int8_of_several_signatures_calibrates_each_on_its_own_samples() {
+    // Each signature's calibration samples, and TF's int8 model calibrated on them (a
+    // representative dataset of (key, inputs) tuples).
+    let model = case("model.tflite");
+    let q = scratch("sig_int8.tflite");
+    let data = signature_data(&INPUTS);
+    let quantize = |data: &[String]| {
+        with_data(
+            &["quantize", &model, "--io", "float", "-o", q.as_str()],
+            data,
+        )
+    };
+    let out = quantize(&data);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Every signature of ours gives the outputs TF's int8 model gives on our engine (the library
+    // test, tests/rust/signatures.rs, compares the two models tensor by tensor, and TF's with
+    // LiteRT).
+    let tf = case("model_int8.tflite");
+    for key in ["decode", "encode", "score"] {
+        let ours = run_signature(&q, key, "ours");
+        assert!(!ours.is_empty(), "{key}");
+        assert_eq!(
+            ours,
+            run_signature(&tf, key, "tf"),
+            "{key}: ours vs TF's int8"
+        );
+    }
+    // A signature without samples and an unknown key are refused by name.
+    let out = quantize(&data[..2]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains(
+            "signature 'score' has 2 input(s) (candidate, query): give --signature-data \
+             score=X.npy for each, in that order (0 given)"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = quantize(&["serve=x.npy".to_string()]);
+    assert!(
+        text(&out.stderr).contains("no signature 'serve'"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn calibrate_per_signature_then_quantize_with_stats_writes_the_same_bytes() {
+    let model = case("model.tflite");
+    let data = signature_data(&INPUTS);
+    let stats = scratch("sig_stats.json");
+    let out = with_data(&["calibrate", &model, "-o", &stats], &data);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // One line per tensor, the signature first; the file is the versioned per-signature format.
+    let lines = text(&out.stdout);
+    assert!(
+        lines.contains("encode     0  [") && lines.contains("encode_features:0"),
+        "{lines}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&stats).expect("stats")).expect("JSON");
+    assert_eq!(json["format"], "zeropoint-signature-stats");
+    assert_eq!(json["version"], 1);
+    let keys: Vec<&str> = json["signatures"]
+        .as_array()
+        .expect("signatures")
+        .iter()
+        .map(|s| s["key"].as_str().expect("key"))
+        .collect();
+    assert_eq!(keys, ["decode", "encode", "score"]);
+    assert!(
+        json["signatures"]
+            .as_array()
+            .expect("signatures")
+            .iter()
+            .all(|s| s["stats"]["samples"] == 8),
+        "8 samples each"
+    );
+    for mode in ["int8", "int16x8"] {
+        let direct = scratch(&format!("sig_direct_{mode}.tflite"));
+        let out = with_data(
+            &[
+                "quantize", &model, "--mode", mode, "--io", "float", "-o", &direct,
+            ],
+            &data,
+        );
+        assert!(out.status.success(), "{mode}: {}", text(&out.stderr));
+        let via = scratch(&format!("sig_stats_{mode}.tflite"));
+        let out = zeropoint(&[
+            "quantize", &model, "--mode", mode, "--io", "float", "--stats", &stats, "-o", &via,
+        ]);
+        assert!(out.status.success(), "{mode}: {}", text(&out.stderr));
+        assert_eq!(
+            std::fs::read(&via).expect("via stats"),
+            std::fs::read(&direct).expect("direct"),
+            "{mode}: --stats vs --signature-data"
+        );
+        if mode == "int8" {
+            // So the model from the statistics gives TF's int8 outputs too.
+            for key in ["decode", "encode", "score"] {
+                assert_eq!(
+                    run_signature(&via, key, "via"),
+                    run_signature(&case("model_int8.tflite"), key, "tf_via"),
+                    "{key}"
+                );
+            }
+        }
+    }
+    // A range method chosen again from the file equals calibrating with it.
+    let direct = scratch("sig_direct_pct.tflite");
+    let out = with_data(
+        &[
+            "quantize",
+            &model,
+            "--calibration",
+            "percentile:99",
+            "--io",
+            "float",
+            "-o",
+            &direct,
+        ],
+        &data,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let via = scratch("sig_stats_pct.tflite");
+    let out = zeropoint(&[
+        "quantize",
+        &model,
+        "--stats",
+        &stats,
+        "--calibration",
+        "percentile:99",
+        "--io",
+        "float",
+        "-o",
+        &via,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let (direct, via) = (std::fs::read(&direct), std::fs::read(&via));
+    let via = via.expect("via");
+    assert_eq!(via, direct.expect("direct"), "percentile:99");
+    let minmax = std::fs::read(scratch("sig_stats_int8.tflite")).expect("min/max model");
+    assert_ne!(
+        via, minmax,
+        "percentile:99 chooses other ranges than min/max"
+    );
+}
+
+#[test]
+fn per_signature_calibration_refuses_bad_input_by_name() {
+    let model = case("model.tflite");
+    let data = signature_data(&INPUTS);
+    let out_path = scratch("sig_bad.json");
+    let refused = |args: &[&str], data: &[String]| {
+        let out = with_data(args, data);
+        assert!(!out.status.success(), "{args:?} {data:?}");
+        text(&out.stderr)
+    };
+    let calibrate = ["calibrate", model.as_str(), "-o", out_path.as_str()];
+    // A key the model lacks.
+    let mut unknown = data.clone();
+    unknown.push(format!("serve={}", case("sig_decode_calib_code.npy")));
+    let e = refused(&calibrate, &unknown);
+    assert!(
+        e.contains("no signature 'serve': the model has signatures 'decode', 'encode', 'score'"),
+        "{e}"
+    );
+    // A signature with no data.
+    let e = refused(&calibrate, &data[1..]);
+    assert!(
+        e.contains("signature 'decode' has 1 input(s) (code): give --signature-data"),
+        "{e}"
+    );
+    // Data of the wrong shape: encode's samples given to decode.
+    let mut wrong = data.clone();
+    wrong[0] = format!("decode={}", case("sig_encode_calib_features.npy"));
+    let e = refused(&calibrate, &wrong);
+    assert!(
+        e.contains("signature 'decode': input 0")
+            && e.contains("'decode_code:0'")
+            && e.contains("got shape 8×1×32"),
+        "{e}"
+    );
+    // Not KEY=X.npy; with another source; one --data for all.
+    let e = refused(&calibrate, &["decode".to_string()]);
+    assert!(
+        e.contains("--signature-data decode: expected KEY=X.npy"),
+        "{e}"
+    );
+    let e = refused(
+        &[
+            "calibrate",
+            &model,
+            "--data",
+            &case("sig_decode_calib_code.npy"),
+            "-o",
+            &out_path,
+        ],
+        &data,
+    );
+    assert!(e.contains("exactly one source of samples"), "{e}");
+    let e = refused(
+        &[
+            "calibrate",
+            &model,
+            "--data",
+            &case("sig_decode_calib_code.npy"),
+            "-o",
+            &out_path,
+        ],
+        &[],
+    );
+    assert!(
+        e.contains("3 signatures ('decode', 'encode', 'score')")
+            && e.contains("`zeropoint calibrate` and then `quantize --stats`"),
+        "{e}"
+    );
+    // A model with one subgraph has no signatures to calibrate apart.
+    let single = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/example_cnn");
+    let single_model = single.join("model_float.tflite");
+    let single_model = single_model.to_str().expect("utf-8");
+    let e = refused(
+        &["calibrate", single_model, "-o", &out_path],
+        &["serving_default=x.npy".to_string()],
+    );
+    assert!(
+        e.contains("--signature-data is for a model with several signatures; this one has"),
+        "{e}"
+    );
+
+    // quantize: statistics of one subgraph, --stats with --signature-data, --auto, --report.
+    let q = scratch("sig_bad.tflite");
+    let one = scratch("sig_one_subgraph.json");
+    std::fs::write(&one, "{\"samples\":1,\"tensors\":[]}\n").expect("write");
+    let e = refused(&["quantize", &model, "--stats", &one, "-o", &q], &[]);
+    assert!(
+        e.contains("statistics of one subgraph; the model has 3 signatures"),
+        "{e}"
+    );
+    let stats = scratch("sig_good.json");
+    let out = with_data(&["calibrate", &model, "-o", &stats], &data);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let e = refused(&["quantize", &model, "--stats", &stats, "-o", &q], &data);
+    assert!(
+        e.contains("give either --signature-data or --stats, not both"),
+        "{e}"
+    );
+    let e = refused(&["quantize", &model, "--auto", "-o", &q], &data);
+    assert!(
+        e.contains("--auto / --target-sqnr on a model with 3 signatures: not supported yet"),
+        "{e}"
+    );
+    let e = refused(
+        &["quantize", &model, "--report", &scratch("r.json"), "-o", &q],
+        &data,
+    );
+    assert!(e.contains("--report on a model with 3 signatures"), "{e}");
+    // Per-signature statistics for a model of one subgraph, or for dynamic range.
+    let e = refused(
+        &["quantize", single_model, "--stats", &stats, "-o", &q],
+        &[],
+    );
+    assert!(
+        e.contains("statistics per signature (calibrate --signature-data)"),
+        "{e}"
+    );
+    // Statistics of another file format version.
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&stats).expect("stats")).expect("JSON");
+    json["version"] = 2.into();
+    let v2 = scratch("sig_v2.json");
+    std::fs::write(&v2, json.to_string()).expect("write");
+    let e = refused(&["quantize", &model, "--stats", &v2, "-o", &q], &[]);
+    assert!(
+        e.contains("zeropoint-signature-stats version 2: this zeropoint reads version 1"),
+        "{e}"
+    );
+    // Statistics of the wrong signature under a key: the tensors are not that subgraph's.
+    json["version"] = 1.into();
+    let swapped = json["signatures"][1]["stats"].clone();
+    json["signatures"][0]["stats"] = swapped;
+    let mixed = scratch("sig_mixed.json");
+    std::fs::write(&mixed, json.to_string()).expect("write");
+    let e = refused(&["quantize", &model, "--stats", &mixed, "-o", &q], &[]);
+    assert!(
+        e.contains("signature 'decode': statistics of tensor"),
+        "{e}"
+    );
+}
