@@ -20,8 +20,8 @@ use zeropoint::quant::calibrate::{
     CalibrationStats, Calibrator, Method, SignatureStats, StatsFile, parse_stats_file,
 };
 use zeropoint::quant::{
-    IoType, Mode, QuantizeOptions, Ranges, quantize, quantize_signatures, signature_model,
-    signature_ranges,
+    IoType, Mode, QuantizeOptions, Ranges, assemble_signatures, quantize, quantize_signatures,
+    signature_model, signature_ranges,
 };
 use zeropoint::tflite;
 use zeropoint_tests::{NpyData, load_npy};
@@ -494,6 +494,58 @@ fn per_signature_statistics_file_gives_tfs_int8_model() {
         file.signatures[0].key, file.signatures[1].stats.tensors[0].name
     );
     assert!(err.to_string().contains(&want), "{err}");
+}
+
+#[test]
+fn assembled_signatures_keep_a_shared_constant_one_part_changed() {
+    // The parts `quantize --auto` assembles may change a constant the signatures share (an
+    // equalized weight, a corrected bias); here `encode` has per-tensor weights and the others
+    // per-channel ones, so the weight `encode` and `score` share is quantized two ways. Each
+    // signature of the assembled model must still compute exactly what its part computes alone.
+    let m = read("model.tflite");
+    let opts = |per_tensor| QuantizeOptions {
+        mode: Mode::Int8,
+        io: IoType::Float,
+        per_tensor,
+        float_ops: Vec::new(),
+        int16_ops: Vec::new(),
+    };
+    let ranges = per_signature_ranges(&m);
+    let parts: Vec<_> = ranges
+        .iter()
+        .map(|(key, r)| {
+            let part = signature_model(&m, key).expect("part");
+            let (q, rep) = quantize(&part, r, &opts(key == "encode")).expect("quantizes");
+            (key.clone(), q, rep)
+        })
+        .collect();
+    let (q, _) = assemble_signatures(&m, parts.clone()).expect("assembles");
+    let q = tflite::read(&tflite::write(&q).expect("write")).expect("re-read");
+    let (same, _) = quantize_signatures(&m, &ranges, &opts(false)).expect("quantizes");
+    assert!(
+        q.buffers.len() > same.buffers.len(),
+        "the shared weight is stored twice ({} vs {} buffers)",
+        q.buffers.len(),
+        same.buffers.len()
+    );
+    let mut differs = false;
+    for (key, _, ins, _) in litert_signatures() {
+        let part = &parts.iter().find(|(k, ..)| *k == key).expect("part").1;
+        let got = run_signature(&q, &key, &ins);
+        assert_eq!(got, run_signature(part, &key, &ins), "{key}: as its part");
+        differs |= got != run_signature(&same, &key, &ins);
+    }
+    assert!(
+        differs,
+        "per-tensor encode computes otherwise than per-channel"
+    );
+    // A signature without a part, and a part of a signature the model lacks, are refused.
+    let err = assemble_signatures(&m, parts[1..].to_vec()).expect_err("one missing");
+    assert!(err.to_string().contains("was not quantized"), "{err}");
+    let mut renamed = parts.clone();
+    renamed[0].0 = "serve".into();
+    let err = assemble_signatures(&m, renamed).expect_err("unknown");
+    assert!(matches!(err, Error::UnknownSignature { .. }), "{err}");
 }
 
 #[test]

@@ -231,14 +231,31 @@ impl<'a> Setup<'a> {
 
     /// `--signature-data KEY=X.npy …`: every signature of the model calibrated on its own
     /// samples as a model of its own ([`zeropoint::quant::signature_model`]), in the model's
-    /// signature order. The files of a signature come in its input order and are handed to the
-    /// calibrator in its subgraph's.
+    /// signature order ([`Setup::signature_files`]).
+    ///
+    /// # Errors
+    /// What [`Setup::signature_files`] refuses, and what calibration refuses (a file of the
+    /// wrong shape or type), naming the signature.
+    pub fn signature_stats(&self, items: &[String], method: Method) -> Result<SignatureStats> {
+        let mut all = Vec::new();
+        for (key, files) in self.signature_files(items)? {
+            let part = zeropoint::quant::signature_model(&self.model, &key)?;
+            let stats = self
+                .stats(&part, CalibrationSource::Npy(files), method, None)
+                .map_err(|e| in_signature(&key, e))?;
+            all.push((key, stats));
+        }
+        Ok(SignatureStats::new(all))
+    }
+
+    /// `--signature-data KEY=X.npy …` checked against the model's signatures: `(key, files)`
+    /// for every signature, in the model's order, the files given in the signature's input
+    /// order and returned in its subgraph's (the order the calibrator takes them in).
     ///
     /// # Errors
     /// A model with fewer than two signatures, an item that is not `KEY=X.npy`, a key the model
-    /// lacks ([`Error::UnknownSignature`]), a signature with no or too few files, and what
-    /// calibration refuses (a file of the wrong shape or type), each naming the signature.
-    pub fn signature_stats(&self, items: &[String], method: Method) -> Result<SignatureStats> {
+    /// lacks ([`Error::UnknownSignature`]), a signature with no or too few files.
+    pub fn signature_files(&self, items: &[String]) -> Result<Vec<(String, Vec<PathBuf>)>> {
         use zeropoint::engine::signatures::{keys, resolve};
         let m = &self.model;
         let known = keys(m);
@@ -265,9 +282,8 @@ impl<'a> Setup<'a> {
             })?;
             slot.1.push(PathBuf::from(path));
         }
-        let mut all = Vec::with_capacity(files.len());
-        for (key, given) in files {
-            let sig = resolve(m, &key)?;
+        for (key, given) in &mut files {
+            let sig = resolve(m, key)?;
             if given.len() != sig.inputs.len() {
                 let names: Vec<&str> = sig.inputs.iter().map(|t| t.name.as_str()).collect();
                 return Err(Error::Calibration {
@@ -282,21 +298,17 @@ impl<'a> Setup<'a> {
             }
             // The calibrator takes the subgraph's inputs in its own order.
             let mut ordered = given.clone();
-            for (t, path) in sig.inputs.iter().zip(given) {
-                ordered[t.position] = path;
+            for (t, path) in sig.inputs.iter().zip(given.iter()) {
+                ordered[t.position] = path.clone();
             }
-            let part = zeropoint::quant::signature_model(m, &key)?;
-            let stats = self
-                .stats(&part, CalibrationSource::Npy(ordered), method, None)
-                .map_err(|e| in_signature(&key, e))?;
-            all.push((key, stats));
+            *given = ordered;
         }
-        Ok(SignatureStats::new(all))
+        Ok(files)
     }
 }
 
 /// `e`, raised while calibrating signature `key`, with the signature named.
-fn in_signature(key: &str, e: Error) -> Error {
+pub fn in_signature(key: &str, e: Error) -> Error {
     let at = |s: String| format!("signature '{key}': {s}");
     match e {
         Error::Calibration { reason } => Error::Calibration { reason: at(reason) },

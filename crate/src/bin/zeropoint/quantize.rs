@@ -15,7 +15,7 @@ use zeropoint::quant::calibrate::{Method, StatsFile, parse_stats_file};
 use zeropoint::quant::{IoType, Mode, QuantizeOptions, Report};
 use zeropoint::{Error, Result};
 
-use crate::calibrate::{CalibrationSource, Setup, ThreadsArg};
+use crate::calibrate::{CalibrationSource, Setup, ThreadsArg, in_signature};
 use crate::io::{ShapeArgs, load, read_file, write_file, write_json};
 
 #[derive(Args)]
@@ -58,8 +58,9 @@ pub struct QuantizeArgs {
     int16_ops: Vec<String>,
     /// Beyond TF: choose each activation's range (min/max, percentile, MSE, KL), correct the
     /// bias of CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED, each kept only when the output SQNR
-    /// on the first calibration samples improves (needs --data, --mode int8). Never scores below
-    /// the TF-compatible model on those samples.
+    /// on the first calibration samples improves (needs --data, or --signature-data for a model
+    /// with several signatures, each searched on its own; --mode int8). Never scores below the
+    /// TF-compatible model on those samples.
     #[arg(long)]
     auto: bool,
     /// With --auto: move the fewest operators to int16 activations (16x8) until the output
@@ -120,15 +121,6 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
     let method = calibration.as_deref().map(Method::parse).transpose()?;
     let signatures = setup.model.signatures.len();
     if matches!(opts.mode, Mode::Int8 | Mode::Int16x8) && signatures > 1 {
-        if auto.is_some() {
-            return Err(Error::Calibration {
-                reason: format!(
-                    "--auto / --target-sqnr on a model with {signatures} signatures: not \
-                     supported yet (the search scores one subgraph's outputs; quantize with \
-                     --signature-data or --stats, which reproduce TF)"
-                ),
-            });
-        }
         if report.is_some() {
             return Err(Error::Calibration {
                 reason: format!(
@@ -140,6 +132,17 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
         if !data.is_empty() {
             // --data names the inputs of one subgraph: the refusal says what to give instead.
             zeropoint::engine::signatures::refuse_full_integer(&setup.model)?;
+        }
+        if let Some(a) = &auto {
+            if stats.is_some() || signature_data.is_empty() || method.is_some() {
+                return Err(Error::Calibration {
+                    reason: "--auto (and --target-sqnr) measure the output error on calibration \
+                             samples and choose the ranges themselves: give --signature-data, \
+                             without --stats or --calibration"
+                        .into(),
+                });
+            }
+            return auto_by_signature(&setup, &signature_data, &opts, a, &output);
         }
         return quantize_by_signature(&setup, &signature_data, stats, method, &opts, &output);
     }
@@ -245,6 +248,73 @@ fn quantize_by_signature(
             ", {} signatures each calibrated on its own samples",
             ranges.len()
         ),
+    )
+}
+
+/// `--auto` on a model with several signatures: the search of [`auto_quantize`] run on each
+/// signature as a model of its own, on that signature's `--signature-data` samples (the first
+/// [`AUTO_SAMPLES`] of them scored, every sample calibrated; cross-layer equalization
+/// recalibrates on the same files), with its guard against the signature's TF-compatible
+/// model; the quantized signatures put back together
+/// ([`zeropoint::quant::assemble_signatures`]). A constant two signatures share stays shared
+/// unless the search changed it in one of them (equalized weights, corrected biases): then each
+/// subgraph carries its own.
+///
+/// [`auto_quantize`]: zeropoint::quant::auto::auto_quantize
+/// [`AUTO_SAMPLES`]: zeropoint::quant::auto::AUTO_SAMPLES
+fn auto_by_signature(
+    setup: &Setup,
+    signature_data: &[String],
+    opts: &QuantizeOptions,
+    auto: &AutoOptions,
+    output: &Path,
+) -> Result<()> {
+    use zeropoint::quant::auto::{AUTO_SAMPLES, auto_quantize};
+    use zeropoint::quant::sqnr::ErrorSamples;
+    use zeropoint::quant::{assemble_signatures, signature_model};
+    let mut parts = Vec::new();
+    for (key, files) in setup.signature_files(signature_data)? {
+        let part = signature_model(&setup.model, &key)?;
+        let mut samples = ErrorSamples::with_limit(AUTO_SAMPLES);
+        let stats = setup
+            .stats(
+                &part,
+                CalibrationSource::Npy(files.clone()),
+                Method::MinMax,
+                Some(&mut samples),
+            )
+            .map_err(|e| in_signature(&key, e))?;
+        let mut recalibrate = |changed: &zeropoint::Model| {
+            setup.stats(
+                changed,
+                CalibrationSource::Npy(files.clone()),
+                Method::MinMax,
+                None,
+            )
+        };
+        // The report's warnings say what the search chose and what the guard kept.
+        let (q, rep, _) = auto_quantize(
+            &part,
+            &stats,
+            samples.samples(),
+            opts,
+            auto,
+            Some(&mut recalibrate),
+        )
+        .map_err(|e| in_signature(&key, e))?;
+        parts.push((key, q, rep));
+    }
+    let n = parts.len();
+    let (q, rep) = assemble_signatures(&setup.model, parts)?;
+    let bytes = zeropoint::tflite::write(&q)?;
+    for w in &rep.warnings {
+        eprintln!("warning: {w}");
+    }
+    write_quantized(
+        output,
+        &bytes,
+        &rep,
+        &format!(", {n} signatures each searched on its own samples"),
     )
 }
 

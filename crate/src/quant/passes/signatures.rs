@@ -9,8 +9,12 @@
 //! Here each signature is a model of its own ([`signature_model`]: its subgraph alone as
 //! subgraph 0, the same tensor indices, all buffers), calibrated and quantized as a one-subgraph
 //! model; [`quantize_signatures`] quantizes each with its signature's [`Ranges`] and puts the
-//! subgraphs back in their places, the buffers concatenated and then stored once per content
-//! (`compact_buffers`, as TF's writer does across subgraphs too).
+//! subgraphs back in their places ([`assemble_signatures`]), the buffers concatenated and then
+//! stored once per content (`compact_buffers`, as TF's writer does across subgraphs too).
+//! [`signature_ranges`] reads the ranges from per-signature statistics (`zeropoint calibrate
+//! --signature-data`); `quantize --auto` searches each signature's part on its own samples and
+//! assembles the parts the same way (a constant the search changed in one part is then stored
+//! once per content, so each subgraph keeps its own).
 //!
 //! TF's exporter names tensors uniquely across the whole model, subgraph after subgraph: the
 //! QUANTIZE results of the float inputs go on counting (`tfl.quantize` in subgraph 0,
@@ -132,8 +136,8 @@ pub fn signature_ranges(model: &Model, stats: &SignatureStats) -> Result<Vec<(St
 
 /// Quantizes every signature of `model` (full integer: `int8` or `int16x8`) with its own ranges,
 /// `ranges` being `(key, ranges of [`signature_model`] of that key)` for each signature, in any
-/// order. The report is that of the signature running subgraph 0, with the warnings of the others
-/// added, each prefixed by its signature.
+/// order. The report is that of the signature running subgraph 0, with the warnings of every
+/// signature, each prefixed by its signature ([`assemble_signatures`]).
 ///
 /// # Errors
 /// What [`signature_model`] and [`quantize`] refuse; [`Error::Quantization`] when a signature has
@@ -144,7 +148,7 @@ pub fn quantize_signatures(
     ranges: &[(String, Ranges)],
     opts: &QuantizeOptions,
 ) -> Result<(Model, Report)> {
-    let subgraphs = signature_subgraphs(model)?;
+    signature_subgraphs(model)?;
     let named = |ops: &[String]| ops.iter().any(|s| !s.trim().is_empty());
     if named(&opts.float_ops) || named(&opts.int16_ops) {
         return Err(refuse(
@@ -161,6 +165,45 @@ pub fn quantize_signatures(
             known: keys,
         });
     }
+    let mut parts = Vec::with_capacity(keys.len());
+    for key in &keys {
+        let r = ranges.iter().find(|(k, _)| k == key).ok_or_else(|| {
+            refuse(
+                model,
+                format!("signature '{key}' has no calibration ranges: calibrate every signature"),
+            )
+        })?;
+        let (q, rep) = quantize(&signature_model(model, key)?, &r.1, opts)?;
+        parts.push((key.clone(), q, rep));
+    }
+    assemble_signatures(model, parts)
+}
+
+/// Puts the quantized signatures of `model` back into one model: `parts` holds, for every
+/// signature, `(key, the quantized model of [`signature_model`] of that key, its report)`, in any
+/// order (how [`quantize_signatures`] ends, and `quantize --auto` with signatures, whose parts
+/// come from the search). Each part's subgraph goes to its signature's place, the buffers are
+/// concatenated and then stored once per content (constants two parts changed alike, or left
+/// alone, are shared again), and the names made unique as TF's exporter does. The report is that
+/// of the signature running subgraph 0, with the warnings of every signature, each prefixed by
+/// its signature.
+///
+/// # Errors
+/// What [`signature_model`] refuses; [`Error::Quantization`] when a signature has no part or a
+/// part is not one subgraph; [`Error::UnknownSignature`] when a part names a signature the model
+/// lacks.
+pub fn assemble_signatures(
+    model: &Model,
+    mut parts: Vec<(String, Model, Report)>,
+) -> Result<(Model, Report)> {
+    let subgraphs = signature_subgraphs(model)?;
+    let keys = keys(model);
+    if let Some((k, ..)) = parts.iter().find(|(k, ..)| !keys.contains(k)) {
+        return Err(Error::UnknownSignature {
+            key: k.clone(),
+            known: keys,
+        });
+    }
     let mut out = Model {
         subgraphs: vec![Default::default(); model.subgraphs.len()],
         buffers: Vec::new(),
@@ -170,13 +213,20 @@ pub fn quantize_signatures(
     let mut report = None;
     let mut warnings = Vec::new();
     for (key, &s) in keys.iter().zip(&subgraphs) {
-        let r = ranges.iter().find(|(k, _)| k == key).ok_or_else(|| {
-            refuse(
+        let at = parts
+            .iter()
+            .position(|(k, ..)| k == key)
+            .ok_or_else(|| refuse(model, format!("signature '{key}' was not quantized")))?;
+        let (_, mut q, rep) = parts.swap_remove(at);
+        if q.subgraphs.len() != 1 {
+            return Err(refuse(
                 model,
-                format!("signature '{key}' has no calibration ranges: calibrate every signature"),
-            )
-        })?;
-        let (mut q, rep) = quantize(&signature_model(model, key)?, &r.1, opts)?;
+                format!(
+                    "the quantized signature '{key}' has {} subgraphs, not one",
+                    q.subgraphs.len()
+                ),
+            ));
+        }
         // The first part keeps its buffer indices (and its metadata's); the others follow.
         let offset = u32::try_from(out.buffers.len())
             .map_err(|_| refuse(model, "more than 2^32 buffers".to_string()))?;
@@ -196,20 +246,19 @@ pub fn quantize_signatures(
             sig.subgraph = u32::try_from(s).unwrap_or(u32::MAX);
             out.signatures.push(sig);
         }
+        warnings.extend(
+            rep.warnings
+                .iter()
+                .map(|w| format!("signature '{key}': {w}")),
+        );
         if s == 0 {
             report = Some(rep);
-        } else {
-            warnings.extend(
-                rep.warnings
-                    .into_iter()
-                    .map(|w| format!("signature '{key}': {w}")),
-            );
         }
     }
     module_names(&mut out, model);
     compact_buffers(&mut out);
     let mut report = report.unwrap_or_default();
-    report.warnings.extend(warnings);
+    report.warnings = warnings;
     Ok((out, report))
 }
 
