@@ -460,6 +460,32 @@ fn auto_searches_each_signature_on_its_own_samples() {
         );
     }
     assert_eq!(auto, plain, "8 samples: the TF-compatible model");
+    // --target-sqnr moves operators of each signature to int16 on its own (decode reaches 45 dB
+    // with one); every signature of the mixed model runs.
+    let mixed = scratch("auto_target.tflite");
+    let out = with_data(
+        &[
+            "quantize",
+            &model,
+            "--target-sqnr",
+            "45",
+            "--io",
+            "float",
+            "-o",
+            &mixed,
+        ],
+        &data,
+    );
+    let said = text(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("warning: signature 'decode': operators 0 run with int16 activations")
+            && said.contains("1 operators moved to int16 for target 45 dB (reached)"),
+        "{said}"
+    );
+    for key in ["decode", "encode", "score"] {
+        assert!(!run_signature(&mixed, key, "mixed").is_empty(), "{key}");
+    }
 
     // 64 heavy-tailed samples per signature: where a signature's search holds up, its subgraph
     // changes; where its guard falls back, that signature computes exactly what the

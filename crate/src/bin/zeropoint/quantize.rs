@@ -3,8 +3,10 @@
 //!
 //! A model with several signatures is quantized in dynamic range and float16 with every
 //! signature kept; int8 / int16x8 calibrate each signature on its own samples
-//! (`--signature-data KEY=X.npy`, as TF's representative dataset of `(key, inputs)` tuples) and
-//! quantize every signature's subgraph with its ranges ([`zeropoint::quant::quantize_signatures`]).
+//! (`--signature-data KEY=X.npy`, as TF's representative dataset of `(key, inputs)` tuples) or
+//! read the per-signature statistics `zeropoint calibrate --signature-data` wrote (`--stats`), and
+//! quantize every signature's subgraph with its ranges ([`zeropoint::quant::quantize_signatures`]);
+//! `--auto` searches each signature on its own samples. Every path starts from one [`Setup`].
 
 use std::path::{Path, PathBuf};
 
