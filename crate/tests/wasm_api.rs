@@ -134,7 +134,7 @@ fn limits_reach_every_prepare_and_name_what_is_too_large() {
     assert_eq!(by_calibrator, msg);
     let sample = vec![0.5f32; 32 * 32 * 3];
     let by_compare = message(
-        wasm::run::compare_models(EXAMPLE, EXAMPLE, &sample, tiny(), None, None)
+        wasm::run::compare_models(EXAMPLE, EXAMPLE, &sample, tiny(), None, None, None)
             .expect_err("refused"),
     );
     assert_eq!(by_compare, msg);
