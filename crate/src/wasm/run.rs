@@ -279,7 +279,7 @@ fn arithmetic_or_default(v: Option<JsValue>) -> Result<Arithmetic, JsError> {
 }
 
 /// Reads `bytes` and prepares subgraph 0 at `shapes`, or signature `key` at its stored shapes,
-/// with kernel set and arithmetic `how`.
+/// with the given kernel set and arithmetic.
 fn prepare(
     bytes: &[u8],
     shapes: &ShapeOverrides,
