@@ -125,6 +125,7 @@ async function arithmetic({ context, base, exampleFile }) {
     assert(await page.locator(testId('compare-arithmetic-reference')).isChecked(), 'the reference arithmetic is not the default');
     const why = await text(page, 'compare-arithmetic-why');
     assert(why.includes('f32 with one rounding') && why.includes('fixed point with two roundings'), `the explanation: ${why}`);
+    assert(await page.locator(testId('compare-arithmetic-coverage')).isHidden(), 'the XNNPACK coverage note shows with the reference chosen');
     await page.locator(testId('compare-sample-npy')).check({ timeout: STEP_TIMEOUT_MS });
     await page.locator(testId('compare-npy')).setInputFiles(inputPath);
     await page.locator(testId('compare-index')).fill('0');
@@ -139,6 +140,7 @@ async function arithmetic({ context, base, exampleFile }) {
     // Switching marks the results stale at once and runs the sample again.
     const at = await choose(page, 'xnnpack');
     assert(at.stale && at.note.startsWith('Stale: these results are from the reference kernels'), `after the switch: ${JSON.stringify(at)}`);
+    assert(await page.locator(testId('compare-arithmetic-coverage')).isVisible(), 'with XNNPACK chosen, what it does not cover is not said');
     await waitForResults(page, 'xnnpack');
     const xnn = await shown(page);
     assert(xnn.usedText.includes('Same bits as LiteRT’s default CPU path (XNNPACK)') && xnn.latencyArithmetic === 'xnnpack' && xnn.latencyText.includes('quantized (XNNPACK arithmetic)'), `shown: ${xnn.usedText} / ${xnn.latencyText}`);

@@ -36,6 +36,10 @@ export const ARITHMETIC_TAG: Readonly<Record<Arithmetic, string>> = {
 export const ARITHMETIC_DIFFERENCE =
   'XNNPACK requantizes an int8 convolution’s or fully connected layer’s sum in f32 with one rounding; the reference kernels do it in fixed point with two roundings, so a few int8 values may differ by one step.';
 
+/** What the XNNPACK choice does not (yet) cover, said next to the control. */
+export const XNNPACK_COVERAGE =
+  'Operators not yet made XNNPACK-exact (README “Two exact arithmetics” lists the covered ones) keep the reference arithmetic, so a model holding them may differ from LiteRT’s default path there.';
+
 /** Whether `value` names an arithmetic. */
 export function isArithmetic(value: string): value is Arithmetic {
   return (ARITHMETICS as readonly string[]).includes(value);
