@@ -121,7 +121,7 @@ fn limits_reach_every_prepare_and_name_what_is_too_large() {
         "{msg}"
     );
     let by_runner = message(
-        wasm::run::Runner::new(EXAMPLE, None, tiny(), None, None)
+        wasm::run::Runner::new(EXAMPLE, None, tiny(), None, None, None)
             .err()
             .expect("refused"),
     );
@@ -134,7 +134,7 @@ fn limits_reach_every_prepare_and_name_what_is_too_large() {
     assert_eq!(by_calibrator, msg);
     let sample = vec![0.5f32; 32 * 32 * 3];
     let by_compare = message(
-        wasm::run::compare_models(EXAMPLE, EXAMPLE, &sample, tiny(), None, None)
+        wasm::run::compare_models(EXAMPLE, EXAMPLE, &sample, tiny(), None, None, None)
             .expect_err("refused"),
     );
     assert_eq!(by_compare, msg);
@@ -186,6 +186,7 @@ fn input_shapes_resize_a_dynamic_batch() {
         None,
         Some(shapes(vec![2, 12, 12, 3])),
         None,
+        None,
     )
     .expect("batch 2 prepares");
     r.set_input(0, &vec![0.25f32; 2 * 12 * 12 * 3])
@@ -207,6 +208,7 @@ fn input_shapes_resize_a_dynamic_batch() {
             None,
             Some(shapes(vec![2, 13, 12, 3])),
             None,
+            None,
         )
         .err()
         .expect("a fixed dim"),
@@ -220,8 +222,8 @@ const SIGNATURES: &[u8] = include_bytes!("../../tests/realworld/signatures/model
 #[wasm_bindgen_test]
 fn a_runner_runs_the_signature_it_is_given() {
     let key = |k: &str| Some(JsValue::from_str(k));
-    let mut r =
-        wasm::run::Runner::new(SIGNATURES, None, None, None, key("score")).expect("score prepares");
+    let mut r = wasm::run::Runner::new(SIGNATURES, None, None, None, key("score"), None)
+        .expect("score prepares");
     r.set_input(0, &[0.5f32; 64]).expect("candidate");
     r.set_input(1, &[0.5f32; 64]).expect("query");
     r.invoke().expect("score runs");
@@ -233,7 +235,7 @@ fn a_runner_runs_the_signature_it_is_given() {
     let norm: f32 = code[..48].iter().map(|c| c * c).sum();
     assert!((sim[0] - norm).abs() <= 1e-4 * norm, "{} vs {norm}", sim[0]);
     let msg = message(
-        wasm::run::Runner::new(SIGNATURES, None, None, None, key("serve"))
+        wasm::run::Runner::new(SIGNATURES, None, None, None, key("serve"), None)
             .err()
             .expect("no such key"),
     );
@@ -249,6 +251,7 @@ fn a_runner_runs_the_signature_it_is_given() {
         &zeropoint::engine::Limits::default(),
         &zeropoint::graph::ShapeOverrides::default(),
         Some("score"),
+        zeropoint::kernels::Arithmetic::Reference,
     )
     .expect("compares");
     assert!(

@@ -88,7 +88,7 @@ fn while_models_run_through_the_page_runner() {
     ];
     for (k, (model, input, expected)) in cases.into_iter().enumerate() {
         let mut runner =
-            zeropoint::wasm::run::Runner::new(model, Some("fast".into()), None, None, None)
+            zeropoint::wasm::run::Runner::new(model, Some("fast".into()), None, None, None, None)
                 .expect("prepares");
         // The token ids (int32) or features (float32) as little-endian bytes, 3 samples.
         let input = zeropoint::npy::read("input", input).expect(".npy parses");
@@ -129,7 +129,7 @@ fn streaming_model_keeps_state_in_the_page_runner_until_reset() {
         "../../tests/realworld/streaming_kws/expected_reset_output_0.npy"
     ));
     let mut runner =
-        zeropoint::wasm::run::Runner::new(model, Some("fast".into()), None, None, None)
+        zeropoint::wasm::run::Runner::new(model, Some("fast".into()), None, None, None, None)
             .expect("prepares");
     assert!(runner.is_stateful());
     let (per_in, per_out) = (input.len() / 10, stream.len() / 10);

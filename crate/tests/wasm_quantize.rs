@@ -252,7 +252,7 @@ fn errors_are_readable() {
 
 #[wasm_bindgen_test]
 fn the_runner_reproduces_litert_int8_outputs() {
-    let mut r = Runner::new(TF_INT8, None, None, None, None).expect("prepares");
+    let mut r = Runner::new(TF_INT8, None, None, None, None, None).expect("prepares");
     let inputs = npy_payload(INPUT_INT8);
     let expected = npy_payload(EXPECTED_INT8);
     let (n_in, n_out) = (32 * 32 * 3, 5);
@@ -262,10 +262,10 @@ fn the_runner_reproduces_litert_int8_outputs() {
         r.invoke().expect("the model runs");
         assert_eq!(r.output_bytes(0).expect("output"), want);
     }
-    assert!(Runner::new(TF_INT8, Some("fast".into()), None, None, None).is_ok());
+    assert!(Runner::new(TF_INT8, Some("fast".into()), None, None, None, None).is_ok());
     assert!(
         message(
-            Runner::new(TF_INT8, Some("turbo".into()), None, None, None)
+            Runner::new(TF_INT8, Some("turbo".into()), None, None, None, None)
                 .err()
                 .expect("error")
         )
@@ -273,11 +273,64 @@ fn the_runner_reproduces_litert_int8_outputs() {
     );
 }
 
+/// An int8 depthwise convolution (ReLU6) with LiteRT's outputs on both of its paths: BUILTIN_REF
+/// and the default interpreter (XNNPACK delegate), which differ on some elements.
+const DW: &[u8] = include_bytes!("../../tests/golden/op_depthwise_m1_relu6/model_int8.tflite");
+const DW_INPUT: &[u8] = include_bytes!("../../tests/golden/op_depthwise_m1_relu6/input_int8_0.npy");
+const DW_REF: &[u8] =
+    include_bytes!("../../tests/golden/op_depthwise_m1_relu6/expected_int8_output_0.npy");
+const DW_XNNPACK: &[u8] =
+    include_bytes!("../../tests/golden/op_depthwise_m1_relu6/expected_int8_xnnpack_output_0.npy");
+
+#[wasm_bindgen_test]
+fn the_runner_reproduces_the_litert_path_its_arithmetic_names() {
+    let (inputs, reference, xnnpack) = (
+        npy_payload(DW_INPUT),
+        npy_payload(DW_REF),
+        npy_payload(DW_XNNPACK),
+    );
+    // The two paths differ here, so a runner that ignored its arithmetic would fail below.
+    assert_ne!(reference, xnnpack);
+    let (n_in, n_out) = (inputs.len() / 2, reference.len() / 2);
+    for (arithmetic, expected) in [
+        (None, &reference),
+        (Some("reference"), &reference),
+        (Some("xnnpack"), &xnnpack),
+    ] {
+        for kernels in ["reference", "fast"] {
+            let mut r = Runner::new(
+                DW,
+                Some(kernels.into()),
+                None,
+                None,
+                None,
+                arithmetic.map(JsValue::from_str),
+            )
+            .expect("prepares");
+            for (x, want) in inputs.chunks_exact(n_in).zip(expected.chunks_exact(n_out)) {
+                r.set_input_bytes(0, x).expect("input fits");
+                r.invoke().expect("the model runs");
+                assert_eq!(
+                    r.output_bytes(0).expect("output"),
+                    want,
+                    "{arithmetic:?} {kernels}"
+                );
+            }
+        }
+    }
+    let msg = message(
+        Runner::new(DW, None, None, None, None, Some(JsValue::from_str("fixed")))
+            .err()
+            .expect("error"),
+    );
+    assert_eq!(msg, "unknown arithmetic 'fixed' (reference | xnnpack)");
+}
+
 #[wasm_bindgen_test]
 fn float_inputs_to_an_int8_model_match_tfs_float_io_model() {
     // LiteRT's QUANTIZE op and DEQUANTIZE op in TF's float-I/O model do what the runner does at
     // the edges of the int8 model: the outputs must be identical.
-    let mut r = Runner::new(TF_INT8, None, None, None, None).expect("prepares");
+    let mut r = Runner::new(TF_INT8, None, None, None, None, None).expect("prepares");
     let inputs = npy_f32(INPUT);
     let expected = npy_f32(EXPECTED_FLOATIO);
     for (x, want) in inputs

@@ -21,6 +21,7 @@ import { loadNodeEngine } from './lib/expected.mjs';
 import { ARTIFACTS, ROOT, TARGET_SHOTS, assert, finish, installWatchdog, log, parseArgs, runCases, selectCases } from './lib/harness.mjs';
 import { isLocal, watch } from './lib/page.mjs';
 import { launchBrowser, startServer } from './lib/servers.mjs';
+import { cases as arithmeticCases } from './steps/arithmetic.mjs';
 import { cases as bigGraphCases } from './steps/biggraph.mjs';
 import { cases as buildCases } from './steps/builds.mjs';
 import { cases as calibrateCases } from './steps/calibrate.mjs';
@@ -55,6 +56,7 @@ function allCases() {
     ...builds.values(),
     quantize.get('quantize'),
     ...compareCases,
+    ...arithmeticCases,
     ...kindsCases,
     ...realCases,
     quantize.get('quantize-ops'),

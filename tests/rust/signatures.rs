@@ -15,7 +15,7 @@ use zeropoint::engine::compare::compare_signature;
 use zeropoint::engine::signatures::{self, refuse_full_integer, resolve};
 use zeropoint::engine::{Interpreter, Limits};
 use zeropoint::graph::Model;
-use zeropoint::kernels::KernelSet;
+use zeropoint::kernels::{Arithmetic, KernelSet};
 use zeropoint::quant::calibrate::{
     CalibrationStats, Calibrator, Method, SignatureStats, StatsFile, parse_stats_file,
 };
@@ -165,7 +165,15 @@ fn float_and_tfs_dynamic_model_compare_by_signature() {
         }
     };
     let sample = vec![load("candidate"), load("query")];
-    let rows = compare_signature(&f, &q, "score", &[sample], &Limits::default()).expect("compares");
+    let rows = compare_signature(
+        &f,
+        &q,
+        "score",
+        &[sample],
+        &Limits::default(),
+        Arithmetic::Reference,
+    )
+    .expect("compares");
     // Every tensor of subgraph 2 both models name alike, in TF's dynamic model's order; the
     // hybrid FULLY_CONNECTEDs make the outputs differ a little from the float ones.
     let sim = rows
@@ -173,7 +181,15 @@ fn float_and_tfs_dynamic_model_compare_by_signature() {
         .find(|r| r.name == "PartitionedCall_2:1")
         .expect("the similarity output");
     assert!(sim.sqnr_db.is_finite() && sim.sqnr_db > 20.0, "{rows:?}");
-    let err = compare_signature(&f, &q, "serve", &[], &Limits::default()).expect_err("unknown");
+    let err = compare_signature(
+        &f,
+        &q,
+        "serve",
+        &[],
+        &Limits::default(),
+        Arithmetic::Reference,
+    )
+    .expect_err("unknown");
     assert!(matches!(err, Error::UnknownSignature { .. }), "{err}");
 }
 

@@ -14,6 +14,12 @@ initializers give the weights; the landmark heads' biases are a hand-shaped temp
 (wrist, then four joints per finger) and their kernels are scaled so the input moves each point by
 a few pixels, as a real model's output moves with the image.
 
+xnnpack_refused.tflite (tests/e2e/steps/arithmetic.mjs): a float model whose int8 version the
+XNNPACK arithmetic refuses while the reference arithmetic runs it. Input x [1, 4, 4, 1]; x is
+concatenated with itself and a 1x1 CONV_2D with weights (+1000, -1000) and bias 0.01 gives 0.01
+everywhere: calibrated on inputs in [0, 1], its requantization scale s_in * s_w / s_out is about
+1/255 * 1000/127 / (0.01/255) = 787, and XNNPACK takes scales below 256 only.
+
 Same pinned toolchain and determinism knobs as tests/tools/make_goldens.py (goldens.env; TF 2.21,
 keras 3). A second run gives byte-identical files.
 
@@ -78,13 +84,25 @@ def hand_like() -> keras.Model:
     return model
 
 
+def xnnpack_refused() -> keras.Model:
+    keras.utils.set_random_seed(SEED)
+    i = keras.Input((4, 4, 1), batch_size=1, name="x")
+    c = L.Concatenate(name="twice")([i, i])
+    conv = L.Conv2D(1, 1, name="cancel")
+    y = conv(c)
+    model = keras.Model(i, y, name="xnnpack_refused")
+    conv.set_weights([np.array([1000.0, -1000.0], np.float32).reshape(1, 1, 2, 1), np.array([0.01], np.float32)])
+    return model
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    with quiet():
-        data = bytes(tf.lite.TFLiteConverter.from_keras_model(hand_like()).convert())
-    path = OUT / "hand_like.tflite"
-    path.write_bytes(data)
-    print(f"{path.relative_to(REPO)}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()}")
+    for name, make in (("hand_like", hand_like), ("xnnpack_refused", xnnpack_refused)):
+        with quiet():
+            data = bytes(tf.lite.TFLiteConverter.from_keras_model(make()).convert())
+        path = OUT / f"{name}.tflite"
+        path.write_bytes(data)
+        print(f"{path.relative_to(REPO)}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()}")
 
 
 if __name__ == "__main__":

@@ -134,12 +134,12 @@ const quantize = new QuantizePanel(required('[data-testid="quantize"]', HTMLElem
 });
 
 const compare = new ComparePanel(required('[data-testid="compare"]', HTMLElement), store, {
-  run: (bytes, sample, runs) => client.run(bytes, sample, runs, shapesToSend(store.get().inputShapes), store.get().signature),
-  stream: (key, bytes, sample, start) => {
+  run: (bytes, sample, runs, arithmetic) => client.run(bytes, sample, runs, shapesToSend(store.get().inputShapes), store.get().signature, arithmetic),
+  stream: (key, bytes, sample, start, arithmetic) => {
     const { inputShapes, signature } = store.get();
-    return client.stream(streamKey(key, signature), bytes, sample, start, shapesToSend(inputShapes), signature);
+    return client.stream(streamKey(key, signature), bytes, sample, start, shapesToSend(inputShapes), signature, arithmetic);
   },
-  compare: (float, quant, sample) => client.compare(float, quant, sample, shapesToSend(store.get().inputShapes), store.get().signature),
+  compare: (float, quant, sample, arithmetic) => client.compare(float, quant, sample, shapesToSend(store.get().inputShapes), store.get().signature, arithmetic),
   showError: (message) => {
     errorBanner.show(message);
   },

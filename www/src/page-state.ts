@@ -16,11 +16,15 @@
  * - `signature`: the summary panel's signature picker, for a model with several signatures
  *   (model/signatures.ts); back to the default when a new model loads. Sent with every run,
  *   stream and compare request; the Model tab shows that signature's subgraph.
+ * - `arithmetic`: the Compare panel's arithmetic control (compare/arithmetic.ts): the integer
+ *   arithmetic the quantized model runs with (LiteRT's reference kernels or its default XNNPACK
+ *   path), sent with its run, stream and compare requests. Kept when another model loads.
  *
  * Everything the user made lives here on the main thread and is sent with each request, so a
  * restarted engine worker loses nothing.
  */
 import type { CalibrationSource, CalibrationStats } from './calibration/types';
+import { DEFAULT_ARITHMETIC, type Arithmetic } from './compare/arithmetic';
 import type { InputShapes, ModelSummary } from './engine/types';
 import { storedShapes } from './model/input-shapes';
 import { Store } from './store';
@@ -57,6 +61,8 @@ export interface PageState {
   inputShapes: InputShapes;
   /** The signature key runs use (`undefined`: subgraph 0, for a model with at most one). */
   signature: string | undefined;
+  /** The integer arithmetic the quantized model runs with. */
+  arithmetic: Arithmetic;
 }
 
 export type PageStore = Store<PageState>;
@@ -70,5 +76,6 @@ export function createPageStore(): PageStore {
     selection: undefined,
     inputShapes: storedShapes(),
     signature: undefined,
+    arithmetic: DEFAULT_ARITHMETIC,
   });
 }

@@ -89,13 +89,14 @@ describe('Store', () => {
     expect(heard).toEqual([2]);
   });
 
-  it('the page store starts empty (inputs at their stored shapes)', () => {
+  it('the page store starts empty (inputs at their stored shapes, the reference arithmetic)', () => {
     expect(createPageStore().get()).toEqual({
       model: undefined,
       calibration: undefined,
       quantized: undefined,
       selection: undefined,
       inputShapes: { shapes: [] },
+      arithmetic: 'reference',
     });
   });
 

@@ -17,7 +17,7 @@ import { SliceWorkers } from './calibration/slice-client';
 import type { CalibratorLike } from './calibration/types';
 import { timeInvokes } from './compare/timing';
 import { loadEngine, type EngineModule, type LoadedEngine } from './engine/loader';
-import type { InputShapes } from './engine/types';
+import type { Arithmetic, InputShapes } from './engine/types';
 import type { WorkerLimits } from './limits';
 import type { UnrunnableOp } from './engine/types';
 import {
@@ -58,7 +58,7 @@ console.error = (...args: unknown[]): void => {
  * with the frames it ran since its state was fresh: a model with resource variables carries its
  * state from one frame to the next.
  */
-const streams = new Map<string, { runner: InstanceType<EngineModule['Runner']>; frames: number }>();
+const streams = new Map<string, { runner: InstanceType<EngineModule['Runner']>; frames: number; arithmetic: Arithmetic | undefined }>();
 
 /** Longest series of timed runs one request may ask for. */
 const MAX_RUNS = 100;
@@ -85,10 +85,11 @@ async function runModel(
   limits: WorkerLimits,
   shapes: InputShapes | undefined,
   signature: string | undefined,
+  arithmetic: Arithmetic | undefined,
 ): Promise<RunResult> {
   if (!Number.isInteger(runs) || runs < 1 || runs > MAX_RUNS) throw new Error(`runs must be a whole number from 1 to ${String(MAX_RUNS)}`);
-  // The fast kernel set where an op has one (same bits as the reference for integer ops).
-  const runner = new api.Runner(bytes, 'fast', limits.engine, shapes, signature);
+  // The fast kernel set where an op has one (same bits as the reference kernels in either arithmetic).
+  const runner = new api.Runner(bytes, 'fast', limits.engine, shapes, signature, arithmetic);
   try {
     const inputs = runner.inputs();
     const data = await resolveSample(api, inputs, sample, limits);
@@ -258,16 +259,17 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
     }
     case 'run': {
       const { api } = await requireEngine();
-      const result = await runModel(api, request.bytes, request.sample, request.runs, request.limits, request.shapes, request.signature);
+      const result = await runModel(api, request.bytes, request.sample, request.runs, request.limits, request.shapes, request.signature, request.arithmetic);
       return [{ type: 'ran', id: request.id, ...result }, result.outputs.map((o) => o.values.buffer)];
     }
     case 'stream': {
       const { api } = await requireEngine();
       let kept = streams.get(request.key);
-      if (!kept || request.start === 'load') {
+      // A runner of another arithmetic cannot go on: the stream starts again with a fresh state.
+      if (!kept || request.start === 'load' || kept.arithmetic !== request.arithmetic) {
         kept?.runner.free();
         streams.delete(request.key);
-        kept = { runner: new api.Runner(request.bytes, 'fast', request.limits.engine, request.shapes, request.signature), frames: 0 };
+        kept = { runner: new api.Runner(request.bytes, 'fast', request.limits.engine, request.shapes, request.signature, request.arithmetic), frames: 0, arithmetic: request.arithmetic };
         streams.set(request.key, kept);
       } else if (request.start === 'reset') {
         kept.runner.resetState();
@@ -299,7 +301,7 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
         joined.set(a, at);
         at += a.length;
       }
-      return [{ type: 'compared', id: request.id, tensors: api.compareModels(request.float, request.quant, joined, request.limits.engine, request.shapes, request.signature) }, []];
+      return [{ type: 'compared', id: request.id, tensors: api.compareModels(request.float, request.quant, joined, request.limits.engine, request.shapes, request.signature, request.arithmetic) }, []];
     }
     case 'debug-panic': {
       const { api } = await requireEngine();

@@ -229,7 +229,8 @@ pub fn compare_models_kernels(
 }
 
 /// [`compare_models`] for signature `key` of both models (each prepared with
-/// [`Interpreter::for_signature`]; `samples[s][i]` is input `i` in the signature's order).
+/// [`Interpreter::for_signature_with`]; `samples[s][i]` is input `i` in the signature's order),
+/// the quantized model with `arithmetic`.
 ///
 /// # Errors
 /// An unknown or broken signature in either model, and what [`compare_models`] refuses.
@@ -239,9 +240,10 @@ pub fn compare_signature(
     key: &str,
     samples: &[Vec<Vec<f32>>],
     limits: &Limits,
+    arithmetic: Arithmetic,
 ) -> Result<Vec<TensorError>> {
     let fi = Interpreter::for_signature(float, key, limits, KernelSet::default())?;
-    let qi = Interpreter::for_signature(quant, key, limits, KernelSet::default())?;
+    let qi = Interpreter::for_signature_with(quant, key, limits, KernelSet::default(), arithmetic)?;
     compare_prepared(fi, qi, float, quant, samples)
 }
 

@@ -13,7 +13,7 @@ use crate::engine::{Interpreter, Limits, TensorDesc};
 use crate::error::Error;
 use crate::graph::dtype::dtype_name;
 use crate::graph::{Model, ShapeOverrides, TensorType};
-use crate::kernels::KernelSet;
+use crate::kernels::{Arithmetic, KernelSet};
 use crate::tflite;
 
 /// A model input or output as the page sees it, with its per-tensor quantization.
@@ -97,7 +97,9 @@ impl Runner {
     /// dynamic dims (the stored shapes if absent); `signature` a signature key to run instead
     /// of subgraph 0 ([`Interpreter::for_signature`]: its subgraph, its inputs and outputs in
     /// its order, named by its keys), which runs at its stored shapes (`shapes` must then be
-    /// absent or choose nothing).
+    /// absent or choose nothing); `arithmetic` the integer arithmetic whose bits the run
+    /// reproduces, `reference` (LiteRT's BUILTIN_REF, the default) or `xnnpack` (LiteRT's
+    /// default XNNPACK path), as `zeropoint run --arithmetic`.
     #[wasm_bindgen(constructor)]
     pub fn new(
         model: &[u8],
@@ -105,16 +107,24 @@ impl Runner {
         #[wasm_bindgen(unchecked_optional_param_type = "EngineLimits")] limits: Option<JsValue>,
         #[wasm_bindgen(unchecked_optional_param_type = "InputShapes")] shapes: Option<JsValue>,
         #[wasm_bindgen(unchecked_optional_param_type = "string")] signature: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "Arithmetic")] arithmetic: Option<JsValue>,
     ) -> Result<Runner, JsError> {
         let signature = signature_key(signature)?;
+        let arithmetic = arithmetic_or_default(arithmetic)?;
         let limits = limits_or_default(limits)?;
         let kernels: KernelSet = match kernels.as_deref() {
             None => KernelSet::default(),
             Some(name) => name.parse().map_err(|e: String| JsError::new(&e))?,
         };
         let shapes = shapes_or_default(shapes)?;
-        let (model, interp) =
-            prepare(model, &shapes, &limits, kernels, signature.as_deref()).map_err(js_error)?;
+        let (model, interp) = prepare(
+            model,
+            &shapes,
+            &limits,
+            (kernels, arithmetic),
+            signature.as_deref(),
+        )
+        .map_err(js_error)?;
         Ok(Runner { model, interp })
     }
 
@@ -250,18 +260,37 @@ fn signature_key(v: Option<JsValue>) -> Result<Option<String>, JsError> {
     }
 }
 
-/// Reads `bytes` and prepares subgraph 0 at `shapes`, or signature `key` at its stored shapes.
+#[wasm_bindgen(typescript_custom_section)]
+const ARITHMETIC_TS: &str = r#"
+/** The integer arithmetic a run reproduces: LiteRT's reference kernels (`BUILTIN_REF`) or its default XNNPACK path. */
+export type Arithmetic = "reference" | "xnnpack";
+"#;
+
+/// An optional arithmetic name from JS (`undefined` / `null`: [`Arithmetic::default`]).
+fn arithmetic_or_default(v: Option<JsValue>) -> Result<Arithmetic, JsError> {
+    match v {
+        Some(v) if !v.is_undefined() && !v.is_null() => v
+            .as_string()
+            .ok_or_else(|| JsError::new("arithmetic: 'reference' or 'xnnpack' was expected"))?
+            .parse()
+            .map_err(|e: String| JsError::new(&e)),
+        _ => Ok(Arithmetic::default()),
+    }
+}
+
+/// Reads `bytes` and prepares subgraph 0 at `shapes`, or signature `key` at its stored shapes,
+/// with the given kernel set and arithmetic.
 fn prepare(
     bytes: &[u8],
     shapes: &ShapeOverrides,
     limits: &Limits,
-    kernels: KernelSet,
+    (kernels, arithmetic): (KernelSet, Arithmetic),
     key: Option<&str>,
 ) -> crate::Result<(Model, Interpreter)> {
     let mut model = tflite::read(bytes)?;
     let Some(key) = key else {
         shapes.apply(&mut model)?;
-        let interp = Interpreter::with_options(&model, limits, kernels)?;
+        let interp = Interpreter::with_arithmetic(&model, limits, kernels, arithmetic)?;
         return Ok((model, interp));
     };
     if !shapes.shapes.is_empty() || shapes.batch.is_some() {
@@ -272,7 +301,7 @@ fn prepare(
                 .to_string(),
         });
     }
-    let interp = Interpreter::for_signature(&model, key, limits, kernels)?;
+    let interp = Interpreter::for_signature_with(&model, key, limits, kernels, arithmetic)?;
     Ok((model, interp))
 }
 
@@ -300,16 +329,19 @@ pub fn compare_with(
         &Limits::default(),
         &ShapeOverrides::default(),
         None,
+        Arithmetic::default(),
     )
 }
 
 /// [`compare_with`] with the user's size [`Limits`] and input shapes (applied to both models),
-/// or for signature `signature` of both: both models are prepared first, so a model over a
-/// limit is refused naming the tensor (or the arena) before the comparison.
+/// or for signature `signature` of both, the quantized model run with `arithmetic`: both models
+/// are prepared first, so a model over a limit (or an operator `arithmetic` refuses) is refused
+/// naming the tensor (or the arena) before the comparison.
 ///
 /// # Errors
 /// As [`compare_with`], [`Error::TooLarge`] / [`Error::CannotRun`] for a model over the limits,
-/// [`Error::InputShape`] for shapes a model does not allow, an unknown or broken signature.
+/// [`Error::InputShape`] for shapes a model does not allow, an unknown or broken signature,
+/// an operator `arithmetic` cannot run.
 pub fn compare_with_limits(
     float_model: &[u8],
     quant_model: &[u8],
@@ -317,9 +349,23 @@ pub fn compare_with_limits(
     limits: &Limits,
     shapes: &ShapeOverrides,
     signature: Option<&str>,
+    arithmetic: Arithmetic,
 ) -> crate::Result<Vec<TensorError>> {
-    let (f, fi) = prepare(float_model, shapes, limits, KernelSet::default(), signature)?;
-    let (q, _) = prepare(quant_model, shapes, limits, KernelSet::default(), signature)?;
+    let kernels = KernelSet::default();
+    let (f, fi) = prepare(
+        float_model,
+        shapes,
+        limits,
+        (kernels, Arithmetic::default()),
+        signature,
+    )?;
+    let (q, _) = prepare(
+        quant_model,
+        shapes,
+        limits,
+        (kernels, arithmetic),
+        signature,
+    )?;
     let sizes: Vec<usize> = fi.inputs().iter().map(TensorDesc::num_elements).collect();
     let per_sample: usize = sizes.iter().sum();
     if per_sample == 0 || data.is_empty() || !data.len().is_multiple_of(per_sample) {
@@ -345,8 +391,10 @@ pub fn compare_with_limits(
         })
         .collect();
     match signature {
-        Some(key) => crate::engine::compare::compare_signature(&f, &q, key, &samples, limits),
-        None => crate::engine::compare::compare_models(&f, &q, &samples),
+        Some(key) => {
+            crate::engine::compare::compare_signature(&f, &q, key, &samples, limits, arithmetic)
+        }
+        None => crate::engine::compare::compare_models_in(&f, &q, &samples, kernels, arithmetic),
     }
 }
 
@@ -354,7 +402,8 @@ pub fn compare_with_limits(
 /// tensor present in both (matched by name, in the quantized model's execution order), the SQNR
 /// and the largest error, as `zeropoint compare --json`. `data` holds whole samples, each the
 /// float model's inputs one after the other (at `shapes`, when given; or the inputs of
-/// signature `signature`, in its order, when given).
+/// signature `signature`, in its order, when given). The quantized model runs with
+/// `arithmetic` (`reference`, the default, or `xnnpack`), as `zeropoint compare --arithmetic`.
 #[wasm_bindgen(js_name = compareModels, unchecked_return_type = "TensorError[]")]
 pub fn compare_models(
     float_model: &[u8],
@@ -363,10 +412,12 @@ pub fn compare_models(
     #[wasm_bindgen(unchecked_optional_param_type = "EngineLimits")] limits: Option<JsValue>,
     #[wasm_bindgen(unchecked_optional_param_type = "InputShapes")] shapes: Option<JsValue>,
     #[wasm_bindgen(unchecked_optional_param_type = "string")] signature: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "Arithmetic")] arithmetic: Option<JsValue>,
 ) -> Result<JsValue, JsError> {
     let limits = limits_or_default(limits)?;
     let shapes = shapes_or_default(shapes)?;
     let signature = signature_key(signature)?;
+    let arithmetic = arithmetic_or_default(arithmetic)?;
     let rows = compare_with_limits(
         float_model,
         quant_model,
@@ -374,6 +425,7 @@ pub fn compare_models(
         &limits,
         &shapes,
         signature.as_deref(),
+        arithmetic,
     )
     .map_err(js_error)?;
     to_js(&rows, "comparison")

@@ -24,7 +24,7 @@ import {
 import type { CalibrationConfig, CalibrationStats } from '../calibration/types';
 import { DEFAULT_LIMITS, workerLimits, type WorkerLimits } from '../limits';
 import type { Progress } from '../calibration/progress';
-import type { InputShapes, ModelSummary, MultiplierSteps, QuantSteps, QuantizeSettings, TensorComparison, UnrunnableOp } from './types';
+import type { Arithmetic, InputShapes, ModelSummary, MultiplierSteps, QuantSteps, QuantizeSettings, TensorComparison, UnrunnableOp } from './types';
 
 /** An error reported by the engine (e.g. a malformed model), as opposed to a dead worker. */
 export class EngineError extends Error {
@@ -214,32 +214,33 @@ export class EngineClient {
 
   /**
    * Run a model on one sample `runs` times (each invoke timed in the worker), at `shapes`, or
-   * its signature `signature`.
+   * its signature `signature`, with integer arithmetic `arithmetic` (`reference` when absent).
    */
-  async run(bytes: Uint8Array, sample: SampleSpec, runs: number, shapes?: InputShapes, signature?: string): Promise<RunResult> {
+  async run(bytes: Uint8Array, sample: SampleSpec, runs: number, shapes?: InputShapes, signature?: string, arithmetic?: Arithmetic): Promise<RunResult> {
     await this.init();
-    const { inputs, outputs, timesMs, firstMs, batch } = await this.request('run', { type: 'run', bytes, sample, runs, limits: this.limits, shapes, signature });
+    const { inputs, outputs, timesMs, firstMs, batch } = await this.request('run', { type: 'run', bytes, sample, runs, limits: this.limits, shapes, signature, arithmetic });
     return { inputs, outputs, timesMs, firstMs, batch };
   }
 
   /**
    * One frame of a stream on the runner the worker keeps for `key` (state carried from the last
    * frame unless `start` resets it or loads the model anew), at `shapes`, or its signature
-   * `signature`.
+   * `signature`, with integer arithmetic `arithmetic` (a kept runner of another arithmetic is
+   * loaded anew).
    */
-  async stream(key: string, bytes: Uint8Array, sample: SampleSpec, start: StreamStart, shapes?: InputShapes, signature?: string): Promise<StreamResult> {
+  async stream(key: string, bytes: Uint8Array, sample: SampleSpec, start: StreamStart, shapes?: InputShapes, signature?: string, arithmetic?: Arithmetic): Promise<StreamResult> {
     await this.init();
-    const { outputs, frame } = await this.request('stream', { type: 'stream', key, bytes, sample, start, limits: this.limits, shapes, signature });
+    const { outputs, frame } = await this.request('stream', { type: 'stream', key, bytes, sample, start, limits: this.limits, shapes, signature, arithmetic });
     return { outputs, frame };
   }
 
   /**
    * Float vs quantized on one sample: every tensor present in both, as `zeropoint compare` (of
-   * signature `signature` of both, when given).
+   * signature `signature` of both, when given), the quantized model with `arithmetic`.
    */
-  async compare(float: Uint8Array, quant: Uint8Array, sample: SampleSpec, shapes?: InputShapes, signature?: string): Promise<TensorComparison[]> {
+  async compare(float: Uint8Array, quant: Uint8Array, sample: SampleSpec, shapes?: InputShapes, signature?: string, arithmetic?: Arithmetic): Promise<TensorComparison[]> {
     await this.init();
-    return (await this.request('compare', { type: 'compare', float, quant, sample, limits: this.limits, shapes, signature })).tensors;
+    return (await this.request('compare', { type: 'compare', float, quant, sample, limits: this.limits, shapes, signature, arithmetic })).tensors;
   }
 
   /**

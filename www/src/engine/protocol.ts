@@ -10,7 +10,7 @@
 import type { CalibrationConfig, CalibrationSource, CalibrationStats } from '../calibration/types';
 import type { Progress } from '../calibration/progress';
 import type { WorkerLimits } from '../limits';
-import type { InputShapes, IoInfo, ModelSummary, MultiplierSteps, QuantSteps, QuantizeSettings, Report, TensorComparison, UnrunnableOp } from './types';
+import type { Arithmetic, InputShapes, IoInfo, ModelSummary, MultiplierSteps, QuantSteps, QuantizeSettings, Report, TensorComparison, UnrunnableOp } from './types';
 
 /** One input sample for a run or a comparison: sample `index` of a calibration-style source. */
 export interface SampleSpec {
@@ -118,16 +118,18 @@ export type WorkerRequest =
   /** Run a model on one sample `runs` times; outputs of the last run. `shapes` (here, in
    * `calibrate` and in `compare`): the input shapes of a model with dynamic dims. `signature`
    * (here, in `stream` and in `compare`): the signature key to run instead of subgraph 0 (its
-   * inputs and outputs, in its order, named by its keys). */
-  | { type: 'run'; id: number; bytes: Uint8Array; sample: SampleSpec; runs: number; limits: WorkerLimits; shapes?: InputShapes | undefined; signature?: string | undefined }
+   * inputs and outputs, in its order, named by its keys). `arithmetic` (here and in `stream`: of
+   * the model run; in `compare`: of the quantized model): the integer arithmetic whose bits the
+   * run reproduces, `reference` when absent. */
+  | { type: 'run'; id: number; bytes: Uint8Array; sample: SampleSpec; runs: number; limits: WorkerLimits; shapes?: InputShapes | undefined; signature?: string | undefined; arithmetic?: Arithmetic | undefined }
   /**
    * One frame of a stream: sample `sample` through the runner the worker keeps for `key` (the
    * page's float or quantized model), so a model with resource variables carries its state from
    * one frame to the next, as `zeropoint run` does over the samples of a file.
    */
-  | { type: 'stream'; id: number; key: string; bytes: Uint8Array; sample: SampleSpec; start: StreamStart; limits: WorkerLimits; shapes?: InputShapes | undefined; signature?: string | undefined }
+  | { type: 'stream'; id: number; key: string; bytes: Uint8Array; sample: SampleSpec; start: StreamStart; limits: WorkerLimits; shapes?: InputShapes | undefined; signature?: string | undefined; arithmetic?: Arithmetic | undefined }
   /** Float vs quantized on one sample, per tensor (as `zeropoint compare`). */
-  | { type: 'compare'; id: number; float: Uint8Array; quant: Uint8Array; sample: SampleSpec; limits: WorkerLimits; shapes?: InputShapes | undefined; signature?: string | undefined }
+  | { type: 'compare'; id: number; float: Uint8Array; quant: Uint8Array; sample: SampleSpec; limits: WorkerLimits; shapes?: InputShapes | undefined; signature?: string | undefined; arithmetic?: Arithmetic | undefined }
   /** Test hook: make the worker die with an uncaught error, to exercise the restart path. */
   | { type: 'crash'; id: number }
   /** Test hook: make the engine panic (a wasm trap), to exercise crash recovery. */

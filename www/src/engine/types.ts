@@ -4,6 +4,7 @@
  * (simd / nosimd) export the same types.
  */
 export type {
+  Arithmetic,
   DefaultLimits,
   EngineLimits,
   InputShape,

@@ -13,8 +13,16 @@
  * both models (runners the worker keeps), the sample number moves on by one, and "Reset state"
  * starts the stream again from sample 0 with a fresh state — as `zeropoint run` goes through
  * the samples of a file.
+ *
+ * The quantized model runs (and is timed) with the arithmetic the page store's `arithmetic`
+ * holds (ui/arithmetic.ts: LiteRT's reference kernels or its default XNNPACK path, as `zeropoint
+ * run / compare --arithmetic`); the results say which. Choosing the other one runs the sample
+ * again (in a stream: marks the results stale and starts both models again from frame 1); until
+ * new results arrive, or when the run fails (an operator the XNNPACK arithmetic refuses), the
+ * results shown stay, marked stale.
  */
 import type { CalibrationSource } from '../calibration/types';
+import { ARITHMETIC_TAG, failureMessage, ranWith, staleNote, type Arithmetic } from '../compare/arithmetic';
 import { isImageFile } from '../calibration/preprocess';
 import { inferKind } from '../compare/kinds';
 import { HIGH_DB, LOW_DB, formatDb, median, speedRatio, sqnrByOp, sqnrColor, worstFirst } from '../compare/outputs';
@@ -25,6 +33,7 @@ import { formatFloat, formatMs } from '../format';
 import type { PageStore } from '../page-state';
 import { latest } from '../store';
 import { SHOWN_ELEMENTS, outputBlock, type OutputView } from './compare-outputs';
+import { arithmeticControl } from './arithmetic';
 import { h, table, type Child } from './dom';
 import { GraphView } from './graph';
 import { verdictBox } from './warnings';
@@ -40,10 +49,12 @@ export interface CompareModel {
 }
 
 export interface CompareDeps {
-  run: (bytes: Uint8Array, sample: SampleSpec, runs: number) => Promise<RunResult>;
+  /** Runs a model `runs` times, with `arithmetic` (the reference kernels' when absent). */
+  run: (bytes: Uint8Array, sample: SampleSpec, runs: number, arithmetic?: Arithmetic) => Promise<RunResult>;
   /** The next frame of the stream of `key` (`float` / `quant`): see the protocol's `stream`. */
-  stream: (key: string, bytes: Uint8Array, sample: SampleSpec, start: StreamStart) => Promise<StreamResult>;
-  compare: (float: Uint8Array, quant: Uint8Array, sample: SampleSpec) => Promise<TensorComparison[]>;
+  stream: (key: string, bytes: Uint8Array, sample: SampleSpec, start: StreamStart, arithmetic?: Arithmetic) => Promise<StreamResult>;
+  /** Every tensor of both models, the quantized one run with `arithmetic`. */
+  compare: (float: Uint8Array, quant: Uint8Array, sample: SampleSpec, arithmetic: Arithmetic) => Promise<TensorComparison[]>;
   showError: (message: string) => void;
   hideError: () => void;
   showQuantize: () => void;
@@ -52,6 +63,8 @@ export interface CompareDeps {
 type PanelState = 'empty' | 'idle' | 'running' | 'done' | 'error';
 type SampleKind = 'calibration' | 'npy' | 'image';
 
+/** Values of each output kept in data attributes of its block, for checks against the CLI. */
+const CHECKED_ELEMENTS = 1024;
 
 function radio(value: SampleKind, label: string, checked: boolean): [HTMLLabelElement, HTMLInputElement] {
   const input = h('input', { type: 'radio', name: 'compare-sample', value, 'data-testid': `compare-sample-${value}`, checked });
@@ -100,6 +113,9 @@ export class ComparePanel {
   /** How the next stream frame starts (a new model or the first frame: `load`). */
   private streamStart: StreamStart = 'load';
   private readonly results = h('div', { class: 'compare-results', 'data-testid': 'compare-results', hidden: true });
+  /** The arithmetic of the quantized model's results shown (`undefined`: none shown). */
+  private shownArithmetic: Arithmetic | undefined;
+  private readonly staleBox = h('p', { class: 'stale-note', 'data-testid': 'compare-stale', 'aria-live': 'polite', hidden: true });
   private readonly graph: GraphView;
   private readonly controls: HTMLElement;
 
@@ -144,6 +160,7 @@ export class ComparePanel {
         this.imageLabels,
       ),
       this.streamRow,
+      arithmeticControl(store),
       h('div', { class: 'fields' }, h('label', { class: 'field' }, h('span', {}, 'timed runs'), this.runs), this.start, this.status),
     );
     for (const r of Object.values(this.radios)) {
@@ -152,7 +169,7 @@ export class ComparePanel {
         this.sync();
       });
     }
-    root.replaceChildren(this.title, this.intro, this.controls, this.results);
+    root.replaceChildren(this.title, this.intro, this.controls, this.staleBox, this.results);
     this.sync();
     store.subscribe('model', (model) => {
       if (model) this.setFloat(model);
@@ -163,6 +180,39 @@ export class ComparePanel {
     store.subscribe('calibration', () => {
       this.calibrationChanged();
     });
+    store.subscribe('arithmetic', () => {
+      this.arithmeticChanged();
+    });
+  }
+
+  /**
+   * The user chose the other arithmetic: results of the old one are marked stale; a shown (or
+   * running) single run is run again; a stream starts again from frame 1 with both models loaded
+   * anew (the float model's state must not run ahead of the quantized model's).
+   */
+  private arithmeticChanged(): void {
+    this.markStale();
+    if (!this.float || !this.quant) return;
+    if (this.streamBox.checked) {
+      if (this.streamStart !== 'load') {
+        this.streamStart = 'load';
+        this.index.value = '0';
+        this.frameInfo.textContent = 'arithmetic changed: the next run is frame 1 of both models, from sample 0';
+      }
+      return;
+    }
+    const state = this.root.dataset['state'];
+    if (state === 'running' || (this.shownArithmetic !== undefined && !this.results.hidden)) this.run();
+  }
+
+  /** Shows or hides the stale mark of the results (their arithmetic is not the one chosen). */
+  private markStale(): void {
+    const note = staleNote(this.results.hidden ? undefined : this.shownArithmetic, this.store.get().arithmetic);
+    this.staleBox.hidden = note === undefined;
+    this.staleBox.textContent = note ?? '';
+    this.results.classList.toggle('stale', note !== undefined);
+    if (note === undefined) delete this.results.dataset['stale'];
+    else this.results.dataset['stale'] = 'true';
   }
 
   /** The float model changed: the quantized one is gone. */
@@ -180,6 +230,8 @@ export class ComparePanel {
     this.frameInfo.textContent = '';
     this.results.hidden = true;
     this.results.replaceChildren();
+    this.shownArithmetic = undefined;
+    this.markStale();
     this.status.textContent = '';
     this.sync();
   }
@@ -282,14 +334,15 @@ export class ComparePanel {
     }
     this.deps.hideError();
     const isLatest = this.comparisons.next();
+    const arithmetic = this.store.get().arithmetic;
     this.setState('running');
     this.status.textContent = 'running the float model…';
     const work = async (): Promise<[RunResult, RunResult, TensorComparison[]]> => {
       const f = await this.deps.run(float.bytes, sample, runs);
       if (isLatest()) this.status.textContent = 'running the quantized model…';
-      const q = await this.deps.run(quant.bytes, sample, runs);
+      const q = await this.deps.run(quant.bytes, sample, runs, arithmetic);
       if (isLatest()) this.status.textContent = 'comparing every tensor…';
-      const rows = await this.deps.compare(float.bytes, quant.bytes, sample);
+      const rows = await this.deps.compare(float.bytes, quant.bytes, sample, arithmetic);
       return [f, q, rows];
     };
     work().then(
@@ -297,13 +350,14 @@ export class ComparePanel {
         if (!isLatest()) return;
         this.setState('done');
         this.status.textContent = `Sample ${sample.source.kind === 'images' ? (sample.source.files[0]?.name ?? '') : `#${String(sample.index)}`}: done.`;
-        this.render(float, f, q, rows);
+        this.render(float, f, q, rows, arithmetic);
       },
       (error: unknown) => {
         if (!isLatest()) return;
         this.setState('error');
         this.status.textContent = 'comparison failed';
-        this.deps.showError(`Compare failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.markStale();
+        this.deps.showError(failureMessage(arithmetic, error instanceof Error ? error.message : String(error)));
       },
     );
   }
@@ -320,11 +374,12 @@ export class ComparePanel {
     this.deps.hideError();
     const isLatest = this.comparisons.next();
     const start = this.streamStart;
+    const arithmetic = this.store.get().arithmetic;
     this.setState('running');
     this.status.textContent = 'running the next frame of both models…';
     const work = async (): Promise<[StreamResult, StreamResult]> => {
       const f = await this.deps.stream('float', float.bytes, sample, start);
-      const q = await this.deps.stream('quant', quant.bytes, sample, start);
+      const q = await this.deps.stream('quant', quant.bytes, sample, start, arithmetic);
       return [f, q];
     };
     work().then(
@@ -346,33 +401,48 @@ export class ComparePanel {
             block.dataset['quant'] = JSON.stringify(Array.from(qo?.values.slice(0, SHOWN_ELEMENTS) ?? []));
           });
         });
-        this.results.replaceChildren(h('h4', {}, `Outputs of frame ${String(f.frame)} (state carried)`), ...outputs);
+        this.results.replaceChildren(this.arithmeticUsed(arithmetic), h('h4', {}, `Outputs of frame ${String(f.frame)} (state carried)`), ...outputs);
         this.results.hidden = false;
+        this.shownArithmetic = arithmetic;
+        this.markStale();
       },
       (error: unknown) => {
         if (!isLatest()) return;
         this.streamStart = 'load';
         this.setState('error');
         this.status.textContent = 'the frame failed';
-        this.deps.showError(`Compare failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.markStale();
+        this.deps.showError(failureMessage(arithmetic, error instanceof Error ? error.message : String(error)));
       },
     );
   }
 
-  private render(float: CompareModel, f: RunResult, q: RunResult, rows: TensorComparison[]): void {
+  /** The line next to results saying which arithmetic the quantized model ran with. */
+  private arithmeticUsed(arithmetic: Arithmetic): HTMLElement {
+    return h('p', { class: 'arithmetic-used', 'data-testid': 'compare-arithmetic-used', 'data-arithmetic': arithmetic }, ranWith(arithmetic));
+  }
+
+  private render(float: CompareModel, f: RunResult, q: RunResult, rows: TensorComparison[], arithmetic: Arithmetic): void {
     const fMed = median(f.timesMs);
     const qMed = median(q.timesMs);
     const ratio = speedRatio(fMed, qMed);
     const batches = (r: RunResult): string => (r.batch > 1 ? `${String(r.batch)} calls` : 'one call');
     const latency = h(
       'p',
-      { class: 'latency', 'data-testid': 'compare-latency', 'data-float-ms': fMed, 'data-quant-ms': qMed, 'data-runs': f.timesMs.length },
+      { class: 'latency', 'data-testid': 'compare-latency', 'data-float-ms': fMed, 'data-quant-ms': qMed, 'data-runs': f.timesMs.length, 'data-arithmetic': arithmetic },
       h('strong', {}, 'Latency '),
-      `(median of ${String(f.timesMs.length)} timed runs of invoke() in the worker; a run is ${batches(f)} / ${batches(q)}): float ${formatMs(fMed)} · quantized ${formatMs(qMed)}`,
+      `(median of ${String(f.timesMs.length)} timed runs of invoke() in the worker; a run is ${batches(f)} / ${batches(q)}): float ${formatMs(fMed)} · quantized (${ARITHMETIC_TAG[arithmetic]}) ${formatMs(qMed)}`,
       ratio === undefined ? '' : ` · quantized ${ratio}`,
       h('span', { class: 'muted' }, ` · first call ${formatMs(f.firstMs)} / ${formatMs(q.firstMs)}`),
     );
-    const outputs = f.outputs.map((fo, k) => this.outputBlock(fo, q.outputs[k], k, rows));
+    const outputs = f.outputs.map((fo, k) => {
+      const qo = q.outputs[k];
+      return this.outputBlock(fo, qo, k, rows, (block) => {
+        // The values of both models (up to CHECKED_ELEMENTS), exactly, for checks against the CLI.
+        block.dataset['float'] = JSON.stringify(Array.from(fo.values.slice(0, CHECKED_ELEMENTS)));
+        block.dataset['quant'] = JSON.stringify(Array.from(qo?.values.slice(0, CHECKED_ELEMENTS) ?? []));
+      });
+    });
     const sg = float.summary.subgraphs[0];
     const verdict = sg ? sqnrVerdict(layersFromComparison(rows, sg.operators, sg.outputs), this.quant?.calibration === 'random') : undefined;
     const byOp = sg ? sqnrByOp(sg.operators, rows) : new Map<number, TensorComparison>();
@@ -413,6 +483,7 @@ export class ComparePanel {
     );
     this.results.replaceChildren(
       ...(verdict ? [verdictBox(verdict, 'compare-verdict')] : []),
+      this.arithmeticUsed(arithmetic),
       latency,
       h('h4', {}, 'Outputs'),
       ...outputs,
@@ -429,6 +500,8 @@ export class ComparePanel {
       ),
     );
     this.results.hidden = false;
+    this.shownArithmetic = arithmetic;
+    this.markStale();
     requestAnimationFrame(() => {
       this.graph.refit();
     });
