@@ -8,6 +8,7 @@
  * details, and the focused box is panned into view.
  */
 import type { SubgraphSummary, UnrunnableOp } from '../engine/types';
+import { formatMs } from '../format';
 import { fitView, layoutGraph, pathData, zoomAt, type GraphLayout, type PlacedNode } from '../graph/layout';
 import { initialView, neighbour, resizedView, revealNode, searchNodes, type NavKey, type View, type ViewOrigin } from '../graph/navigate';
 import { cannotRunSummary } from '../model/ops';
@@ -216,7 +217,7 @@ export class GraphView {
     const ops = subgraph.operators.length;
     const folded = layout.nodes.reduce((sum, n) => sum + (n.folded?.length ?? 0), 0);
     const foldNote = folded > 0 ? ` (${folded.toLocaleString('en-US')} weight DEQUANTIZE folded into their consumers)` : '';
-    this.info.textContent = `${ops.toLocaleString('en-US')} operators${foldNote} · ${layout.edges.length.toLocaleString('en-US')} edges · laid out in ${(performance.now() - started).toFixed(0)} ms · drag to pan, Ctrl+wheel to zoom`;
+    this.info.textContent = `${ops.toLocaleString('en-US')} operators${foldNote} · ${layout.edges.length.toLocaleString('en-US')} edges · laid out in ${formatMs(performance.now() - started)} · drag to pan, Ctrl+wheel to zoom`;
     // The container may not be laid out yet (hidden tab): fit once it has a size.
     requestAnimationFrame(() => {
       this.fit('first');
