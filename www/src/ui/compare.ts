@@ -362,7 +362,7 @@ export class ComparePanel {
   private render(float: CompareModel, f: RunResult, q: RunResult, rows: TensorComparison[]): void {
     const fMed = median(f.timesMs);
     const qMed = median(q.timesMs);
-    const ratio = speedRatio(fMed, qMed);
+    const ratio = speedRatio(f.timesMs, q.timesMs);
     const batches = (r: RunResult): string => (r.batch > 1 ? `${String(r.batch)} calls` : 'one call');
     const latency = h(
       'p',
