@@ -9,7 +9,8 @@
 //    a failing one (poor or ruined, shown as an alert; screenshot) — the CLI gives 13–16 dB on
 //    random uniform data (face_landmark's random calibration stays above 20 dB);
 //  - MediaPipe's face_detection_full_range_sparse (388 operators, DENSIFY) at first open: ≥ 300
-//    operators as read by the engine, labels ≥ 10 px on screen (screenshot), and at 400 px wide no
+//    operators as read by the engine, its sparse float16 weights (DENSIFY, DEQUANTIZE) folded into
+//    their consumers, labels ≥ 10 px on screen (screenshot), and at 400 px wide no
 //    sideways scrolling, its inputs / outputs and tensor tables as cards (screenshot);
 //  - face_landmark's quantize result (113 float16 weights behind DEQUANTIZE) at 1280×800: the
 //    folded-DEQUANTIZE warning one closed line, the page short, the download in view; its compare
@@ -121,6 +122,27 @@ async function realModels(ctx) {
       return label ? Number.parseFloat(getComputedStyle(label).fontSize) * label.getScreenCTM().a : 0;
     });
     assert(px >= 10, `op labels ${String(px)} px on screen at first open`);
+    // Its weights are sparse float16: DENSIFY of a constant, then DEQUANTIZE. Both are folded
+    // into the op reading them (46 DENSIFY and 46 DEQUANTIZE were drawn before).
+    const sg = api.inspectModel(new Uint8Array(bytes)).subgraphs[0];
+    const constant = new Set(sg.tensors.filter((t) => t.is_constant).map((t) => t.index));
+    const densify = sg.operators.filter((o) => o.op === 'DENSIFY' && constant.has(o.inputs[0]));
+    const dense = new Set(densify.map((o) => o.outputs[0]));
+    const weights = sg.operators.filter((o) => o.op === 'DEQUANTIZE' && (constant.has(o.inputs[0]) || dense.has(o.inputs[0])));
+    assert(densify.length > 0, 'the model has no DENSIFY of a constant');
+    const drawn = await page.evaluate(() => [...document.querySelectorAll('[data-testid="graph-op"]')].map((g) => g.querySelector('text.graph-node-label')?.textContent));
+    // The Model tab's line (the Quantize and Compare graphs have one each).
+    const info = (await page.locator(testId('graph-info')).allTextContents()).find((t) => t.startsWith(`${String(ops)} operators`)) ?? '';
+    assert(drawn.length === ops - densify.length - weights.length && !drawn.includes('DENSIFY') && !drawn.includes('DEQUANTIZE'), `${String(drawn.length)} boxes for ${String(ops)} ops, ${String(densify.length)} weight DENSIFY, ${String(weights.length)} weight DEQUANTIZE; ${String(drawn.filter((d) => d === 'DENSIFY' || d === 'DEQUANTIZE').length)} of them drawn`);
+    assert(info.includes(`${String(weights.length)} weight DEQUANTIZE, ${String(densify.length)} of them after a DENSIFY, folded`), `info line: ${info}`);
+    // The details of an op reading such weights name both folded ops.
+    const d = densify[0];
+    const dq = weights.find((o) => o.inputs[0] === d.outputs[0]);
+    const consumer = sg.operators.find((o) => o.inputs.includes(dq.outputs[0]));
+    await page.locator(`${testId('graph-op')}[data-op="${String(consumer.index)}"]`).click({ timeout: STEP_TIMEOUT_MS });
+    const notes = await page.locator(testId('details-folded')).allTextContents();
+    const from = sg.tensors.find((t) => t.index === d.inputs[0]).name;
+    assert(notes.some((n) => n.includes(`densified from the sparse float16 constant #${String(d.inputs[0])} ${from} by DENSIFY #${String(d.index)}, dequantized by DEQUANTIZE #${String(dq.index)}`)), `details of ${consumer.op} #${String(consumer.index)}: ${notes.join(' | ')}`);
     await screenshot(page, '62-real-big-graph-first-open');
     await page.setViewportSize({ width: 400, height: 800 });
     await page.waitForTimeout(100);
