@@ -102,6 +102,12 @@ async function realModels(ctx) {
     assert((await verdict.getAttribute('role')) === 'alert', 'the failing verdict is not an alert');
     await numbersRead(page, 5);
     await screenshot(page, '61-real-failing-sqnr');
+    // At 400 px the alert is whole: inside the viewport's width, its words not cut.
+    await at400(page, '61b-real-failing-sqnr-400px', async () => {
+      const box = await verdict.boundingBox();
+      assert(box && box.x >= 0 && box.x + box.width <= 400, `the verdict is at ${JSON.stringify(box)} at 400 px`);
+      assert(await verdict.evaluate((el) => el.scrollWidth <= el.clientWidth + 1), 'the verdict\'s words overflow its box at 400 px');
+    });
   });
 
   await check('real: face_detection_full_range_sparse (≥ 300 ops) opens legible, and fits 400 px', async () => {
@@ -218,7 +224,10 @@ async function staleChoices(ctx) {
     const made = page.locator(testId('quant-made-with'));
     assert(file.name === 'hand_recrop_int8.tflite' && ioOfFile(file.bytes) === 'int8', `int8: ${file.name}, I/O ${ioOfFile(file.bytes)}`);
     assert((await made.getAttribute('data-mode')) === 'int8' && (await made.getAttribute('data-file-io')) === 'int8', `shown: ${String(await made.textContent())}`);
+    const errors = await text(page, 'quant-errors');
+    assert(/ on the first (?:calibration sample|\d+ calibration samples):/.test(errors) && !errors.includes('first 1 '), `the report's errors read: ${errors}`);
     await screenshot(page, '68-real-stale-choices');
+    await at400(page, '68b-real-stale-choices-400px');
   });
 }
 
@@ -244,6 +253,10 @@ async function errorWords(ctx) {
       assert(said.includes('this is a PNG image, not a TFLite model') && times === 1 && !said.includes('is it a .tflite'), `${name}: ${said}`);
     }
     await screenshot(page, '69-real-error-png');
+    await at400(page, '69b-real-error-png-400px', async () => {
+      const box = await page.locator(testId('error-banner')).boundingBox();
+      assert(box && box.x >= 0 && box.x + box.width <= 400, `the error banner is at ${JSON.stringify(box)} at 400 px`);
+    });
   });
 }
 
