@@ -1,6 +1,6 @@
 // Issue 21 item 6: every tab at a 400×800 viewport (a context of its own) on the example model,
 // calibrated, quantized and compared: no sideways page scroll, Ranges labels ≥ 10 px, the
-// requantization table's shift column reachable (the table may scroll inside its own box), the
+// requantization table whole in its box with its shift column on screen, the
 // Compare per-layer table, the calibration statistics and the Model tab's inputs / outputs and
 // tensor tables read as cards (a row a card, each value after its column's name) that need no
 // sideways scrolling, no cell wrapped a letter per line. A screenshot of each tab (target/e2e/).
@@ -345,19 +345,21 @@ export async function readsAsTable(page, id) {
   assert(r.display === 'table' && r.row === 'table-row' && r.head > 8, `${id} at desktop width: ${JSON.stringify(r)}`);
 }
 
-/** The shift column of the requantization table is on screen, or its box scrolls to it. */
-async function shiftColumnReachable(page, where) {
+/** The requantization table fits its box at 400 px (no sideways scrolling); its shift column is on screen. */
+export async function shiftColumnReachable(page, where) {
   const r = await page.evaluate((vw) => {
     const table = document.querySelector('[data-testid="requant-table"]');
     const th = [...(table?.querySelectorAll('th') ?? [])].find((h) => h.textContent === 'shift');
     if (!table || !th) return { found: false };
     const box = table.parentElement;
     const scrolls = box !== null && getComputedStyle(box).overflowX !== 'visible' && box.getBoundingClientRect().right <= vw + 1;
+    const sideways = box ? box.scrollWidth - box.clientWidth : 0;
     box?.scrollTo({ left: box.scrollWidth });
     const right = th.getBoundingClientRect().right;
-    return { found: true, right, scrolls };
+    return { found: true, right, scrolls, sideways };
   }, VIEWPORT.width);
   assert(r.found, `${where}: no requantization table with a shift column`);
+  assert(r.sideways <= 1, `${where}: the requantization table scrolls ${String(r.sideways)} px sideways in its box`);
   assert(r.right <= VIEWPORT.width + 1, `${where}: the shift column ends at ${String(Math.round(r.right))} px${r.scrolls ? ' even scrolled' : ', its box does not scroll'}`);
 }
 

@@ -29,7 +29,7 @@ import { cli } from '../lib/expected.mjs';
 import { ROOT, STEP_TIMEOUT_MS, assert, check } from '../lib/harness.mjs';
 import { calibrateRandom, downloadOf, dropFile, graphOpsInView, quantizeOnPage, screenshot, showTab, testId, text, waitForModel } from '../lib/page.mjs';
 import { env as kindsEnv, noSidewaysScroll, quantizeAndCompare, sampleFor } from './kinds.mjs';
-import { readsAsCards } from './narrow.mjs';
+import { readsAsCards, shiftColumnReachable } from './narrow.mjs';
 import { numbersRead } from './newuser.mjs';
 
 const REAL = join(ROOT, 'tests/real');
@@ -92,6 +92,24 @@ async function realModels(ctx) {
       const found = await graphOpsInView(page, 'quant-graph');
       assert(found.seen > 0, `no operator box of the quantize graph is in view at 400 px (after 5 s): ${JSON.stringify(found)}`);
     });
+  });
+
+  await check('real: face_landmark\'s int8 model in the Model tab at 400 px: a CONV_2D\'s and a DEPTHWISE_CONV_2D\'s requantization tables whole, no sideways scroll', async () => {
+    await page.setViewportSize({ width: 400, height: 800 });
+    await showTab(page, 'model');
+    await page.locator(testId('show-quantized')).click({ timeout: STEP_TIMEOUT_MS });
+    await page.waitForFunction(() => document.querySelector('[data-testid="show-quantized"]')?.getAttribute('aria-pressed') === 'true', null, { timeout: STEP_TIMEOUT_MS });
+    for (const op of ['DEPTHWISE_CONV_2D', 'CONV_2D']) {
+      await page.locator(testId('graph-search')).fill(op);
+      const title = await text(page, 'details-title');
+      assert(title.startsWith(`${op} #`), `searching ${op} selected "${title}"`);
+      await page.waitForSelector(testId('requant-table'), { timeout: STEP_TIMEOUT_MS });
+      await shiftColumnReachable(page, `face_landmark int8 ${title}`);
+      await noSidewaysScroll(page);
+    }
+    await page.locator(testId('requant-table')).scrollIntoViewIfNeeded();
+    await screenshot(page, '66b-real-model-int8-requant-400px');
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   await check('real: random calibration on face_detection_short_range gets a failing SQNR verdict, shown as an alert', async () => {
@@ -176,6 +194,11 @@ async function aeqOutput(ctx) {
     assert(words.includes(AEQ_METADATA_WARNING) && words.includes('ignored, as LiteRT does'), `warnings: ${words}`);
     await warnings.scrollIntoViewIfNeeded();
     await screenshot(page, '67-real-aeq-warning');
+    await at400(page, '67b-real-aeq-warning-400px', async () => {
+      const box = await warnings.boundingBox();
+      assert(box && box.x >= 0 && box.x + box.width <= 400, `the warnings are at ${JSON.stringify(box)} at 400 px`);
+      assert(await warnings.evaluate((el) => el.scrollWidth <= el.clientWidth + 1), 'the warning\'s words overflow its card at 400 px');
+    });
     // It runs: random calibration runs the float model on the page.
     await calibrateRandom(page, { count: 2, lo: -1, hi: 1, seed: 4 });
     // The page's rewritten download: same warning (the entry kept), same model, same outputs.
