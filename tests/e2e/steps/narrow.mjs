@@ -1,10 +1,12 @@
 // Issue 21 item 6: every tab at a 400×800 viewport (a context of its own) on the example model,
 // calibrated, quantized and compared: no sideways page scroll, Ranges labels ≥ 10 px, the
-// requantization table's shift column reachable (the table may scroll inside its own box), the
-// Compare per-layer and Model tensor tables not wrapped a letter per line. A screenshot of each
-// tab (target/e2e/).
+// requantization table whole in its box with its shift column on screen, the
+// Compare per-layer table, the calibration statistics and the Model tab's inputs / outputs and
+// tensor tables read as cards (a row a card, each value after its column's name) that need no
+// sideways scrolling, no cell wrapped a letter per line. A screenshot of each tab (target/e2e/).
 // Case narrow-resize: the same flow at 1280 px, then the window narrowed to 400 px: every graph
-// keeps operator boxes in view (the heat map its worst op) and the panels above hold too.
+// keeps operator boxes in view (the heat map its worst op) and the panels above hold too; the
+// per-layer table is a table at 1280 px and cards at 400 px.
 import { STEP_TIMEOUT_MS, assert, check, onCleanup } from '../lib/harness.mjs';
 import { dropFile, fillRandom, graphOpsInView, isLocal, quantizeOnPage, screenshot, showTab, testId, text, waitForCalibration, waitForModel, waitForPanel, watch } from '../lib/page.mjs';
 
@@ -72,7 +74,7 @@ async function narrow(ctx) {
     await page.locator(testId('calibrate-start')).click({ timeout: STEP_TIMEOUT_MS });
     await waitForCalibration(page, 'done');
     await noSideScroll(page, 'calibrate (done)');
-    await notSqueezed(page, 'stats-table');
+    await readsAsCards(page, 'stats-table');
     await screenshot(page, '50-narrow-calibrate', { target: true });
     const conv = mainGraph.operators.find((o) => o.op === 'CONV_2D');
     await showTab(page, 'ranges');
@@ -86,7 +88,7 @@ async function narrow(ctx) {
     await screenshot(page, '51-narrow-ranges', { target: true });
   });
 
-  await check('400 px: Quantize and Compare after a quantization: no sideways scroll, per-layer table words whole', async () => {
+  await check('400 px: Quantize and Compare after a quantization: no sideways scroll, the per-layer table as cards', async () => {
     await showTab(page, 'quantize');
     await page.locator(testId('quant-mode')).selectOption('int8');
     await quantizeOnPage(page);
@@ -96,10 +98,10 @@ async function narrow(ctx) {
     await noSideScroll(page, 'compare (done)');
     await worstOpInView(page, 'at first');
     await screenshot(page, '53-narrow-compare', { target: true });
-    await notSqueezed(page, 'compare-table');
+    await readsAsCards(page, 'compare-table');
   });
 
-  await check('400 px: the Model tab on the quantized model: the requantization shift column reachable, no sideways scroll', async () => {
+  await check('400 px: the Model tab on the quantized model: the requantization shift column reachable, I/O and tensor tables as cards, no sideways scroll', async () => {
     await showTab(page, 'model');
     await page.locator(testId('show-quantized')).click({ timeout: STEP_TIMEOUT_MS });
     await page.waitForFunction(() => document.querySelector('[data-testid="show-quantized"]')?.getAttribute('aria-pressed') === 'true', null, { timeout: STEP_TIMEOUT_MS });
@@ -110,7 +112,8 @@ async function narrow(ctx) {
     assert(title.startsWith('CONV_2D #'), `searching CONV_2D selected "${title}" (${await text(page, 'graph-search-status')})`);
     await page.waitForSelector(testId('requant-table'), { timeout: STEP_TIMEOUT_MS });
     await noSideScroll(page, 'model');
-    await notSqueezed(page, 'tensor-table');
+    await readsAsCards(page, 'tensor-table');
+    await readsAsCards(page, 'io-table', 8);
     await screenshot(page, '54-narrow-model', { target: true });
     await shiftColumnReachable(page, 'model details');
     assert(record.pageErrors.length === 0 && record.consoleErrors.length === 0, `errors: ${[...record.pageErrors, ...record.consoleErrors].join('; ')}`);
@@ -205,23 +208,28 @@ async function narrowedWindow(ctx) {
     }
   });
 
-  await check('1280 → 400 px after calibrating, quantizing and comparing at 1280 px: every graph keeps boxes in view (the heat map its worst op), Ranges legible, per-layer and tensor tables whole, no sideways scroll', async () => {
+  await check('1280 → 400 px after calibrating, quantizing and comparing at 1280 px: every graph keeps boxes in view (the heat map its worst op), Ranges legible, per-layer, I/O and tensor tables a table at 1280 px and cards at 400 px, no sideways scroll', async () => {
+    await showTab(page, 'model');
+    await readsAsTable(page, 'io-table');
+    await readsAsTable(page, 'tensor-table');
     await showTab(page, 'calibrate');
     await fillRandom(page, { count: 4, lo: 0, hi: 1, seed: 7 });
     await page.locator(testId('calibrate-start')).click({ timeout: STEP_TIMEOUT_MS });
     await waitForCalibration(page, 'done');
+    await readsAsTable(page, 'stats-table');
     await showTab(page, 'ranges');
     await page.waitForFunction(() => document.querySelector('[data-testid="ranges"]')?.getAttribute('data-state') === 'ready', null, { timeout: STEP_TIMEOUT_MS });
     await quantizeOnPage(page);
     await graphSeen(page, 'quant-graph', 'quantize at 1280 px');
     await compareFirstSample(page);
     await worstOpInView(page, 'at 1280 px');
+    await readsAsTable(page, 'compare-table');
     // Narrowed on the Compare tab; the other tabs are shown after the resize.
     await page.setViewportSize(VIEWPORT);
     await noSideScroll(page, 'compare (narrowed)');
     await worstOpInView(page, 'after narrowing to 400 px');
     await graphSeen(page, 'compare-graph', 'compare narrowed to 400 px');
-    await notSqueezed(page, 'compare-table');
+    await readsAsCards(page, 'compare-table');
     await screenshot(page, '55-narrowed-compare', { target: true });
     await showTab(page, 'quantize');
     await noSideScroll(page, 'quantize (narrowed)');
@@ -231,7 +239,8 @@ async function narrowedWindow(ctx) {
     await showTab(page, 'model');
     await noSideScroll(page, 'model (narrowed)');
     await graphSeen(page, 'graph', 'model shown after narrowing to 400 px');
-    await notSqueezed(page, 'tensor-table');
+    await readsAsCards(page, 'tensor-table');
+    await readsAsCards(page, 'io-table', 8);
     await page.locator(testId('tensor-table')).scrollIntoViewIfNeeded();
     await screenshot(page, '58-narrowed-model-tensors', { target: true });
     await showTab(page, 'ranges');
@@ -258,35 +267,99 @@ async function rangesLegible(page) {
  * No header or cell of table `id` is squeezed into a column of letters: a cell whose text wraps
  * keeps at least 8 characters a line (lines counted from its own line boxes).
  */
-async function notSqueezed(page, id) {
+async function notSqueezed(page, id, minCells = 21) {
   const squeezed = await page.evaluate((tableId) =>
     [...document.querySelectorAll(`[data-testid="${tableId}"] th, [data-testid="${tableId}"] td`)]
       .map((c) => {
         const range = document.createRange();
         range.selectNodeContents(c);
-        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
-        return { text: (c.textContent ?? '').trim(), lines: tops.size };
+        // Line boxes: rect tops more than 4 px apart (a tag's border box and its text share a line).
+        const tops = [...range.getClientRects()].filter((r) => r.width > 0).map((r) => r.top).sort((a, b) => a - b);
+        const lines = tops.filter((t, i) => i === 0 || t - tops[i - 1] > 4).length;
+        return { text: (c.textContent ?? '').trim(), lines };
       })
       .filter((c) => c.lines > 1 && c.text.length / c.lines < 8),
   id);
   const cells = await page.locator(`${testId(id)} td`).count();
-  assert(cells > 20, `${id} has ${String(cells)} cells`);
+  assert(cells >= minCells, `${id} has ${String(cells)} cells`);
   assert(squeezed.length === 0, `${id}: cells squeezed: ${squeezed.slice(0, 4).map((c) => `"${c.text.slice(0, 24)}" on ${String(c.lines)} lines`).join(', ')}`);
 }
 
-/** The shift column of the requantization table is on screen, or its box scrolls to it. */
-async function shiftColumnReachable(page, where) {
+/**
+ * Table `id` reads at 400 px without sideways scrolling (issue 21 item 6): each row is a card,
+ * nothing of it past the right edge of the table's box nor of the viewport, the box not
+ * scrollable sideways, every non-empty cell but the tensor's name headed by its column's name
+ * (the cell's ::before), and no cell squeezed a letter a line. Fails with the old layout (the
+ * columns kept whole, the table scrolling in its box).
+ */
+export async function readsAsCards(page, id, minCells = 21) {
+  const r = await page.evaluate(
+    ({ tableId, vw }) => {
+      const table = document.querySelector(`[data-testid="${tableId}"]`);
+      if (!table) return { found: false };
+      const box = table.closest('.table-scroll, .card') ?? table.parentElement;
+      const b = box.getBoundingClientRect();
+      const cells = [...table.querySelectorAll('tbody td')].filter((td) => td.getClientRects().length > 0);
+      const past = cells
+        .filter((td) => {
+          const c = td.getBoundingClientRect();
+          return c.right > Math.min(b.right, vw) + 1 || c.left < b.left - 1;
+        })
+        .map((td) => `${td.dataset.label ?? ''} "${(td.textContent ?? '').slice(0, 20)}" right=${String(Math.round(td.getBoundingClientRect().right))}`);
+      const unlabelled = cells
+        .filter((td) => (td.dataset.label ?? '') !== '' && (td.textContent ?? '').trim() !== '' && !td.querySelector('code.name'))
+        .filter((td) => ['none', 'normal', ''].includes(getComputedStyle(td, '::before').content))
+        .map((td) => `${td.dataset.label ?? '?'} "${(td.textContent ?? '').slice(0, 20)}"`);
+      const head = table.querySelector('thead')?.getBoundingClientRect();
+      return {
+        found: true,
+        cells: cells.length,
+        sideways: box.scrollWidth - box.clientWidth,
+        past: past.slice(0, 4),
+        unlabelled: unlabelled.slice(0, 4),
+        display: getComputedStyle(table.querySelector('tbody tr') ?? table).display,
+        headHeight: head ? head.height : 0,
+      };
+    },
+    { tableId: id, vw: VIEWPORT.width },
+  );
+  assert(r.found, `no table ${id}`);
+  assert(r.cells >= minCells, `${id} has ${String(r.cells)} cells shown`);
+  assert(r.display === 'flex' && r.headHeight <= 1, `${id}: rows are not cards (row display ${r.display}, header ${String(r.headHeight)} px tall)`);
+  assert(r.sideways <= 1, `${id}: its box scrolls ${String(r.sideways)} px sideways`);
+  assert(r.past.length === 0, `${id}: cells past the edge: ${r.past.join(', ')}`);
+  assert(r.unlabelled.length === 0, `${id}: values without their column's name: ${r.unlabelled.join(', ')}`);
+  await notSqueezed(page, id, minCells);
+}
+
+/** At desktop width table `id` is a table: its header row shown, one row a line. */
+export async function readsAsTable(page, id) {
+  const r = await page.evaluate((tableId) => {
+    const table = document.querySelector(`[data-testid="${tableId}"]`);
+    const th = table?.querySelector('thead th:nth-child(2)');
+    const row = table?.querySelector('tbody tr');
+    if (!table || !th || !row) return { found: false };
+    return { found: true, display: getComputedStyle(table).display, row: getComputedStyle(row).display, head: th.getBoundingClientRect().height };
+  }, id);
+  assert(r.found, `no table ${id} with rows`);
+  assert(r.display === 'table' && r.row === 'table-row' && r.head > 8, `${id} at desktop width: ${JSON.stringify(r)}`);
+}
+
+/** The requantization table fits its box at 400 px (no sideways scrolling); its shift column is on screen. */
+export async function shiftColumnReachable(page, where) {
   const r = await page.evaluate((vw) => {
     const table = document.querySelector('[data-testid="requant-table"]');
     const th = [...(table?.querySelectorAll('th') ?? [])].find((h) => h.textContent === 'shift');
     if (!table || !th) return { found: false };
     const box = table.parentElement;
     const scrolls = box !== null && getComputedStyle(box).overflowX !== 'visible' && box.getBoundingClientRect().right <= vw + 1;
+    const sideways = box ? box.scrollWidth - box.clientWidth : 0;
     box?.scrollTo({ left: box.scrollWidth });
     const right = th.getBoundingClientRect().right;
-    return { found: true, right, scrolls };
+    return { found: true, right, scrolls, sideways };
   }, VIEWPORT.width);
   assert(r.found, `${where}: no requantization table with a shift column`);
+  assert(r.sideways <= 1, `${where}: the requantization table scrolls ${String(r.sideways)} px sideways in its box`);
   assert(r.right <= VIEWPORT.width + 1, `${where}: the shift column ends at ${String(Math.round(r.right))} px${r.scrolls ? ' even scrolled' : ', its box does not scroll'}`);
 }
 

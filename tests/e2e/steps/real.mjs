@@ -2,13 +2,16 @@
 // in a context of its own (issue 21, "What it must show"):
 //  - MediaPipe's face_landmark (468 points, [1,1,1,1404]) quantized on the page (int8, random
 //    calibration) and compared on a sample: the output reads as 468 landmarks of 3, the overlay
-//    draws every point of both models (screenshot);
+//    draws every point of both models (screenshot); at 400 px the per-layer table reads as cards;
+//    the times shown (point 8) are medians in the unit their size needs, as measured (also on
+//    face_detection_short_range);
 //  - MediaPipe's face_detection_short_range quantized with random calibration: its SQNR verdict is
 //    a failing one (poor or ruined, shown as an alert; screenshot) — the CLI gives 13–16 dB on
 //    random uniform data (face_landmark's random calibration stays above 20 dB);
 //  - MediaPipe's face_detection_full_range_sparse (388 operators, DENSIFY) at first open: ≥ 300
-//    operators as read by the engine, labels ≥ 10 px on screen (screenshot), and at 400 px wide no
-//    sideways scrolling (screenshot);
+//    operators as read by the engine, its sparse float16 weights (DENSIFY, DEQUANTIZE) folded into
+//    their consumers, labels ≥ 10 px on screen (screenshot), and at 400 px wide no
+//    sideways scrolling, its inputs / outputs and tensor tables as cards (screenshot);
 //  - face_landmark's quantize result (113 float16 weights behind DEQUANTIZE) at 1280×800: the
 //    folded-DEQUANTIZE warning one closed line, the page short, the download in view; its compare
 //    and quantize views at 400 px wide without sideways scrolling (screenshots);
@@ -26,6 +29,8 @@ import { cli } from '../lib/expected.mjs';
 import { ROOT, STEP_TIMEOUT_MS, assert, check } from '../lib/harness.mjs';
 import { calibrateRandom, downloadOf, dropFile, graphOpsInView, quantizeOnPage, screenshot, showTab, testId, text, waitForModel } from '../lib/page.mjs';
 import { env as kindsEnv, noSidewaysScroll, quantizeAndCompare, sampleFor } from './kinds.mjs';
+import { readsAsCards, shiftColumnReachable } from './narrow.mjs';
+import { numbersRead } from './newuser.mjs';
 
 const REAL = join(ROOT, 'tests/real');
 const LANDMARK = join(REAL, 'face_landmark.tflite');
@@ -59,7 +64,13 @@ async function realModels(ctx) {
     const drawn = [await overlay.locator('circle.float').count(), await overlay.locator('circle.quant').count()];
     assert(drawn[0] === 468 && drawn[1] === 468, `the overlay draws ${JSON.stringify(drawn)} points`);
     await screenshot(page, '60-real-face-landmark-compare');
-    await at400(page, '64-real-face-landmark-compare-400px');
+    await at400(page, '64-real-face-landmark-compare-400px', async () => {
+      await readsAsCards(page, 'compare-table');
+    });
+  });
+
+  await check('real: numbers on face_landmark (issue 21 point 8): medians of 5 runs shown in the unit their size needs, as measured, no zero time, the ratio the medians\'', async () => {
+    await numbersRead(page, 5);
   });
 
   await check('real: face_landmark\'s 113 folded DEQUANTIZE are one closed warning; at 1280×800 the page is short and the download in view; 400 px fits', async () => {
@@ -83,13 +94,38 @@ async function realModels(ctx) {
     });
   });
 
+  await check('real: face_landmark\'s int8 model in the Model tab at 400 px: a CONV_2D\'s and a DEPTHWISE_CONV_2D\'s requantization tables whole, no sideways scroll', async () => {
+    await page.setViewportSize({ width: 400, height: 800 });
+    await showTab(page, 'model');
+    await page.locator(testId('show-quantized')).click({ timeout: STEP_TIMEOUT_MS });
+    await page.waitForFunction(() => document.querySelector('[data-testid="show-quantized"]')?.getAttribute('aria-pressed') === 'true', null, { timeout: STEP_TIMEOUT_MS });
+    for (const op of ['DEPTHWISE_CONV_2D', 'CONV_2D']) {
+      await page.locator(testId('graph-search')).fill(op);
+      const title = await text(page, 'details-title');
+      assert(title.startsWith(`${op} #`), `searching ${op} selected "${title}"`);
+      await page.waitForSelector(testId('requant-table'), { timeout: STEP_TIMEOUT_MS });
+      await shiftColumnReachable(page, `face_landmark int8 ${title}`);
+      await noSidewaysScroll(page);
+    }
+    await page.locator(testId('requant-table')).scrollIntoViewIfNeeded();
+    await screenshot(page, '66b-real-model-int8-requant-400px');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
   await check('real: random calibration on face_detection_short_range gets a failing SQNR verdict, shown as an alert', async () => {
     await quantizeAndCompare(page, work, DETECTOR, 'face_detection_short_range.tflite', sampleFor(api, DETECTOR, work));
     const verdict = page.locator(testId('compare-verdict'));
     const level = await verdict.getAttribute('data-level', { timeout: STEP_TIMEOUT_MS });
     assert(level === 'poor' || level === 'ruined', `verdict level ${String(level)}: ${await verdict.textContent()}`);
     assert((await verdict.getAttribute('role')) === 'alert', 'the failing verdict is not an alert');
+    await numbersRead(page, 5);
     await screenshot(page, '61-real-failing-sqnr');
+    // At 400 px the alert is whole: inside the viewport's width, its words not cut.
+    await at400(page, '61b-real-failing-sqnr-400px', async () => {
+      const box = await verdict.boundingBox();
+      assert(box && box.x >= 0 && box.x + box.width <= 400, `the verdict is at ${JSON.stringify(box)} at 400 px`);
+      assert(await verdict.evaluate((el) => el.scrollWidth <= el.clientWidth + 1), 'the verdict\'s words overflow its box at 400 px');
+    });
   });
 
   await check('real: face_detection_full_range_sparse (≥ 300 ops) opens legible, and fits 400 px', async () => {
@@ -110,10 +146,33 @@ async function realModels(ctx) {
       return label ? Number.parseFloat(getComputedStyle(label).fontSize) * label.getScreenCTM().a : 0;
     });
     assert(px >= 10, `op labels ${String(px)} px on screen at first open`);
+    // Its weights are sparse float16: DENSIFY of a constant, then DEQUANTIZE. Both are folded
+    // into the op reading them (46 DENSIFY and 46 DEQUANTIZE were drawn before).
+    const sg = api.inspectModel(new Uint8Array(bytes)).subgraphs[0];
+    const constant = new Set(sg.tensors.filter((t) => t.is_constant).map((t) => t.index));
+    const densify = sg.operators.filter((o) => o.op === 'DENSIFY' && constant.has(o.inputs[0]));
+    const dense = new Set(densify.map((o) => o.outputs[0]));
+    const weights = sg.operators.filter((o) => o.op === 'DEQUANTIZE' && (constant.has(o.inputs[0]) || dense.has(o.inputs[0])));
+    assert(densify.length > 0, 'the model has no DENSIFY of a constant');
+    const drawn = await page.evaluate(() => [...document.querySelectorAll('[data-testid="graph-op"]')].map((g) => g.querySelector('text.graph-node-label')?.textContent));
+    // The Model tab's line (the Quantize and Compare graphs have one each).
+    const info = (await page.locator(testId('graph-info')).allTextContents()).find((t) => t.startsWith(`${String(ops)} operators`)) ?? '';
+    assert(drawn.length === ops - densify.length - weights.length && !drawn.includes('DENSIFY') && !drawn.includes('DEQUANTIZE'), `${String(drawn.length)} boxes for ${String(ops)} ops, ${String(densify.length)} weight DENSIFY, ${String(weights.length)} weight DEQUANTIZE; ${String(drawn.filter((d) => d === 'DENSIFY' || d === 'DEQUANTIZE').length)} of them drawn`);
+    assert(info.includes(`${String(weights.length)} weight DEQUANTIZE, ${String(densify.length)} of them after a DENSIFY, folded`), `info line: ${info}`);
+    // The details of an op reading such weights name both folded ops.
+    const d = densify[0];
+    const dq = weights.find((o) => o.inputs[0] === d.outputs[0]);
+    const consumer = sg.operators.find((o) => o.inputs.includes(dq.outputs[0]));
+    await page.locator(`${testId('graph-op')}[data-op="${String(consumer.index)}"]`).click({ timeout: STEP_TIMEOUT_MS });
+    const notes = await page.locator(testId('details-folded')).allTextContents();
+    const from = sg.tensors.find((t) => t.index === d.inputs[0]).name;
+    assert(notes.some((n) => n.includes(`densified from the sparse float16 constant #${String(d.inputs[0])} ${from} by DENSIFY #${String(d.index)}, dequantized by DEQUANTIZE #${String(dq.index)}`)), `details of ${consumer.op} #${String(consumer.index)}: ${notes.join(' | ')}`);
     await screenshot(page, '62-real-big-graph-first-open');
     await page.setViewportSize({ width: 400, height: 800 });
     await page.waitForTimeout(100);
     await noSidewaysScroll(page);
+    await readsAsCards(page, 'io-table', 12);
+    await readsAsCards(page, 'tensor-table');
     await screenshot(page, '63-real-big-graph-400px');
     await page.setViewportSize({ width: 1280, height: 900 }); // the shared context's size again
   });
@@ -126,6 +185,8 @@ async function aeqOutput(ctx) {
     const bytes = readFileSync(AEQ);
     await dropFile(page, 'aeq_dynamic.tflite', bytes);
     await waitForModel(page, 'aeq_dynamic.tflite');
+    // The Model tab (a case run before may have left another one shown: kinds-narrow, Compare).
+    await showTab(page, 'model');
     assert(!(await page.locator(testId('error-banner')).isVisible()), `an error is shown: ${await text(page, 'error-banner')}`);
     const warnings = page.locator(testId('model-warnings'));
     assert(await warnings.isVisible(), 'no warnings section');
@@ -133,6 +194,11 @@ async function aeqOutput(ctx) {
     assert(words.includes(AEQ_METADATA_WARNING) && words.includes('ignored, as LiteRT does'), `warnings: ${words}`);
     await warnings.scrollIntoViewIfNeeded();
     await screenshot(page, '67-real-aeq-warning');
+    await at400(page, '67b-real-aeq-warning-400px', async () => {
+      const box = await warnings.boundingBox();
+      assert(box && box.x >= 0 && box.x + box.width <= 400, `the warnings are at ${JSON.stringify(box)} at 400 px`);
+      assert(await warnings.evaluate((el) => el.scrollWidth <= el.clientWidth + 1), 'the warning\'s words overflow its card at 400 px');
+    });
     // It runs: random calibration runs the float model on the page.
     await calibrateRandom(page, { count: 2, lo: -1, hi: 1, seed: 4 });
     // The page's rewritten download: same warning (the entry kept), same model, same outputs.
@@ -181,7 +247,10 @@ async function staleChoices(ctx) {
     const made = page.locator(testId('quant-made-with'));
     assert(file.name === 'hand_recrop_int8.tflite' && ioOfFile(file.bytes) === 'int8', `int8: ${file.name}, I/O ${ioOfFile(file.bytes)}`);
     assert((await made.getAttribute('data-mode')) === 'int8' && (await made.getAttribute('data-file-io')) === 'int8', `shown: ${String(await made.textContent())}`);
+    const errors = await text(page, 'quant-errors');
+    assert(/ on the first (?:calibration sample|\d+ calibration samples):/.test(errors) && !errors.includes('first 1 '), `the report's errors read: ${errors}`);
     await screenshot(page, '68-real-stale-choices');
+    await at400(page, '68b-real-stale-choices-400px');
   });
 }
 
@@ -207,6 +276,10 @@ async function errorWords(ctx) {
       assert(said.includes('this is a PNG image, not a TFLite model') && times === 1 && !said.includes('is it a .tflite'), `${name}: ${said}`);
     }
     await screenshot(page, '69-real-error-png');
+    await at400(page, '69b-real-error-png-400px', async () => {
+      const box = await page.locator(testId('error-banner')).boundingBox();
+      assert(box && box.x >= 0 && box.x + box.width <= 400, `the error banner is at ${JSON.stringify(box)} at 400 px`);
+    });
   });
 }
 

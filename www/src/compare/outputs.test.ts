@@ -38,12 +38,19 @@ describe('outputs', () => {
     expect(median([5, 1, 3])).toBe(3);
     expect(median([4, 1, 3, 2])).toBe(2.5);
     expect(median([])).toBeNaN();
-    expect(speedRatio(3, 1)).toBe('×3.00 faster');
-    expect(speedRatio(1, 1.3)).toBe('×1.30 slower');
+    expect(speedRatio([3], [1])).toBe('×3.00 faster');
+    expect(speedRatio([1], [1.3])).toBe('×1.30 slower');
+    // Medians of the runs; runs apart give the plain ratio.
+    expect(speedRatio([2.9, 3.1, 3, 9], [1, 1.2, 0.9])).toBe('×3.05 faster');
+    // Overlapping runs do not settle the ratio (face_landmark: 23.4 / 23.0 ms; a loaded machine).
+    expect(speedRatio([23.4, 23.9, 23.1], [23.0, 23.5, 22.8])).toBe('×1.02 faster (uncertain: the runs overlap)');
+    expect(speedRatio([1, 1.5], [1.4, 2])).toBe('×1.36 slower (uncertain: the runs overlap)');
+    expect(speedRatio([2, 2], [2])).toBe('as fast');
     // Zeros (a timer that did not move) or missing times give no ratio, never "×3.00" from zeros.
-    expect(speedRatio(0, 0)).toBeUndefined();
-    expect(speedRatio(0.3, 0)).toBeUndefined();
-    expect(speedRatio(NaN, 1)).toBeUndefined();
+    expect(speedRatio([0], [0])).toBeUndefined();
+    expect(speedRatio([0.3], [0])).toBeUndefined();
+    expect(speedRatio([NaN], [1])).toBeUndefined();
+    expect(speedRatio([], [1])).toBeUndefined();
     expect(formatDb(Infinity)).toBe('∞');
     expect(formatDb(23.456)).toBe('23.5 dB');
   });

@@ -55,12 +55,19 @@ export function median(values: readonly number[]): number {
 }
 
 /**
- * "×2.41 faster" / "×1.30 slower" for a float and a quantized time, or undefined when either
- * is not a positive finite time (a ratio of zeros or of unmeasured times says nothing).
+ * The quantized model's speed against the float one from their timed runs (medians): "×2.41
+ * faster" / "×1.30 slower"; when the two sets of runs overlap (the slowest run of the faster
+ * model is slower than the fastest run of the other) the ratio is not settled by them: "×1.02
+ * faster (uncertain: the runs overlap)"; equal medians: "as fast". Undefined when a median is
+ * not a positive finite time (a ratio of zeros or of unmeasured times says nothing).
  */
-export function speedRatio(floatMs: number, quantMs: number): string | undefined {
-  if (!(floatMs > 0 && quantMs > 0 && Number.isFinite(floatMs) && Number.isFinite(quantMs))) return undefined;
-  return floatMs >= quantMs ? `\u00d7${(floatMs / quantMs).toFixed(2)} faster` : `\u00d7${(quantMs / floatMs).toFixed(2)} slower`;
+export function speedRatio(floatTimes: readonly number[], quantTimes: readonly number[]): string | undefined {
+  const [f, q] = [median(floatTimes), median(quantTimes)];
+  if (!(f > 0 && q > 0 && Number.isFinite(f) && Number.isFinite(q))) return undefined;
+  const ratio = f >= q ? `\u00d7${(f / q).toFixed(2)} faster` : `\u00d7${(q / f).toFixed(2)} slower`;
+  const overlap = Math.max(...floatTimes) >= Math.min(...quantTimes) && Math.max(...quantTimes) >= Math.min(...floatTimes);
+  if (f === q) return 'as fast';
+  return overlap ? `${ratio} (uncertain: the runs overlap)` : ratio;
 }
 
 /** SQNR in dB as text: "inf" when the tensors are identical. */

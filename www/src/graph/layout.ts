@@ -2,7 +2,8 @@
  * The operator graph of one subgraph as a laid-out DAG: one box per operator, one per graph input
  * and output, and one edge per (producer → consumer) tensor, labelled with its shape and dtype.
  * Constant tensors (weights, biases) are not drawn as edges; they are listed in the op's details.
- * A DEQUANTIZE of a constant (fp16 weights) is folded into the op(s) reading it (graph/fold.ts).
+ * A DEQUANTIZE of a constant (fp16 weights; sparse ones after a DENSIFY) is folded into the op(s)
+ * reading it (graph/fold.ts).
  *
  * `graphOf` is the pure adapter from the engine's summary; `layoutGraph` runs dagre on it. No DOM:
  * both are unit-tested in Node (layout.test.ts).
@@ -10,7 +11,7 @@
 import { Graph, layout } from '@dagrejs/dagre';
 import type { SubgraphSummary, TensorSummary } from '../engine/types';
 import { formatDtype, formatShape } from '../format';
-import { constantDequantize, foldedInto } from './fold';
+import { constantDequantize, foldedInto, foldedOps } from './fold';
 
 export type NodeKind = 'op' | 'input' | 'output';
 
@@ -26,7 +27,7 @@ export interface GraphNode {
   op?: number;
   /** Tensor index (I/O nodes only). */
   tensor?: number;
-  /** Constant-weight DEQUANTIZE ops folded into this op (not drawn themselves). */
+  /** Constant-weight DEQUANTIZE ops (and the DENSIFY before one) folded into this op (not drawn themselves). */
   folded?: number[];
   /** Lower-case text the graph's search box matches: op name, `#index`, tensor names. */
   search: string;
@@ -102,12 +103,14 @@ function box(id: string, kind: NodeKind, label: string, sub: string, search: str
  * Nodes and edges of a subgraph. An edge runs from the op (or graph input) that produces a tensor
  * to each op (or graph output) that reads it; tensors nobody produces (constants, omitted
  * optional inputs, variables) give no edge. With `fold` (the default), constant-weight DEQUANTIZE
- * ops get no box: their consumers' boxes say "+N dequantized" and carry their indices in `folded`.
+ * ops (with the DENSIFY of sparse weights before one) get no box: their consumers' boxes say "+N
+ * dequantized" and carry their indices in `folded`.
  */
 export function graphOf(subgraph: SubgraphSummary, fold = true): { nodes: GraphNode[]; edges: GraphEdge[] } {
   const byIndex = new Map<number, TensorSummary>(subgraph.tensors.map((t) => [t.index, t]));
   const folded = fold ? constantDequantize(subgraph) : new Map<number, never>();
   const into = foldedInto(folded);
+  const hidden = new Set([...folded.values()].flatMap(foldedOps));
   const nameOf = (t: number): string => byIndex.get(t)?.name ?? '';
   const nodes: GraphNode[] = [];
   const producer = new Map<number, string>();
@@ -118,14 +121,14 @@ export function graphOf(subgraph: SubgraphSummary, fold = true): { nodes: GraphN
     producer.set(index, id);
   }
   for (const op of subgraph.operators) {
-    if (folded.has(op.index)) continue;
+    if (hidden.has(op.index)) continue;
     const id = `op:${String(op.index)}`;
     const mine = into.get(op.index) ?? [];
     const sub = `#${String(op.index)}${mine.length > 0 ? ` \u00b7 +${String(mine.length)} dequantized` : ''}`;
     const name = op.custom_code ?? op.op;
     const search = [name, `#${String(op.index)}`, ...op.outputs.map(nameOf), ...mine.map((f) => nameOf(f.from))].join('\n');
     const node: GraphNode = { ...box(id, 'op', name, sub, search), op: op.index };
-    if (mine.length > 0) node.folded = mine.map((f) => f.op);
+    if (mine.length > 0) node.folded = mine.flatMap(foldedOps);
     nodes.push(node);
     for (const out of op.outputs) if (out >= 0 && !producer.has(out)) producer.set(out, id);
   }

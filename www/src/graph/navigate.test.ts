@@ -60,6 +60,49 @@ describe('constantDequantize', () => {
     expect(edges.some((e) => e.from === 'op:0' || e.to === 'op:0')).toBe(false);
   });
 
+  it('folds a DENSIFY of sparse constant weights with the DEQUANTIZE reading it (face_detection_full_range_sparse)', () => {
+    // x → CONV(x, DEQUANTIZE(DENSIFY(s16))) → y; a DENSIFY read by two ops and one of a
+    // computed tensor stay drawn, and so does the DEQUANTIZE after each.
+    const sparse: SubgraphSummary = {
+      name: undefined,
+      inputs: [0],
+      outputs: [4, 8, 11],
+      tensors: [
+        tensor(0, 'x'),
+        tensor(1, 's16', { dtype: 'FLOAT16', is_constant: true, data_bytes: 16 }),
+        tensor(2, 'w16'),
+        tensor(3, 'w'),
+        tensor(4, 'y'),
+        tensor(5, 't16', { dtype: 'FLOAT16', is_constant: true, data_bytes: 16 }),
+        tensor(6, 'v16'),
+        tensor(7, 'v'),
+        tensor(8, 'z'),
+        tensor(9, 'u16'),
+        tensor(10, 'u'),
+        tensor(11, 'o'),
+      ],
+      operators: [
+        { index: 0, op: 'DENSIFY', version: 1, custom_code: undefined, inputs: [1], outputs: [2] },
+        { index: 1, op: 'DEQUANTIZE', version: 1, custom_code: undefined, inputs: [2], outputs: [3] },
+        { index: 2, op: 'CONV_2D', version: 1, custom_code: undefined, inputs: [0, 3], outputs: [4] },
+        { index: 3, op: 'DENSIFY', version: 1, custom_code: undefined, inputs: [5], outputs: [6] },
+        { index: 4, op: 'DEQUANTIZE', version: 1, custom_code: undefined, inputs: [6], outputs: [7] },
+        { index: 5, op: 'ADD', version: 1, custom_code: undefined, inputs: [7, 6], outputs: [8] },
+        { index: 6, op: 'DENSIFY', version: 1, custom_code: undefined, inputs: [0], outputs: [9] },
+        { index: 7, op: 'DEQUANTIZE', version: 1, custom_code: undefined, inputs: [9], outputs: [10] },
+        { index: 8, op: 'ADD', version: 1, custom_code: undefined, inputs: [10, 0], outputs: [11] },
+      ],
+    };
+    const folded = constantDequantize(sparse);
+    expect([...folded.values()]).toEqual([{ op: 1, from: 1, densify: 0, to: 3, consumers: [2] }]);
+    const { nodes, edges } = graphOf(sparse);
+    expect(nodes.filter((n) => n.kind === 'op').map((n) => n.op)).toEqual([2, 3, 4, 5, 6, 7, 8]);
+    expect(nodes.find((n) => n.op === 2)?.folded).toEqual([0, 1]);
+    expect(nodes.find((n) => n.op === 2)?.sub).toBe('#2 \u00b7 +1 dequantized');
+    expect(edges.some((e) => e.from === 'op:0' || e.to === 'op:0' || e.from === 'op:1' || e.to === 'op:1')).toBe(false);
+    expect(edges.filter((e) => e.to === 'op:2').map((e) => e.from)).toEqual(['in:0']);
+  });
+
   it('draws every DEQUANTIZE when folding is off', () => {
     const { nodes, edges } = graphOf(SG, false);
     expect(nodes.filter((n) => n.kind === 'op')).toHaveLength(6);

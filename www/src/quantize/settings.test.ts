@@ -63,7 +63,7 @@ describe('quantize settings', () => {
       'SQNR against the float model on the first 16 calibration samples: worst operator output 30.0 dB (FULLY_CONNECTED #2), last operator 35.0 dB (SOFTMAX #3).',
     );
     expect(errorSummary({ ...report, error_samples: 1, op_errors: [op(0, 'RESHAPE', undefined)] })).toBe(
-      'SQNR against the float model on the first 1 calibration sample: worst operator output identical (RESHAPE #0), last operator identical (RESHAPE #0).',
+      'SQNR against the float model on the first calibration sample: worst operator output identical (RESHAPE #0), last operator identical (RESHAPE #0).',
     );
   });
 

@@ -146,6 +146,6 @@ export function errorSummary(report: Report): string | undefined {
   if (samples === 0 || !last) return undefined;
   const db = (v: number | undefined): string => (v === undefined ? 'identical' : `${v.toFixed(1)} dB`);
   const worst = ops.reduce((w, o) => ((o.sqnr_db ?? Infinity) < (w.sqnr_db ?? Infinity) ? o : w), last);
-  const plural = samples === 1 ? '' : 's';
-  return `SQNR against the float model on the first ${String(samples)} calibration sample${plural}: worst operator output ${db(worst.sqnr_db)} (${worst.op} #${String(worst.index)}), last operator ${db(last.sqnr_db)} (${last.op} #${String(last.index)}).`;
+  const which = samples === 1 ? 'the first calibration sample' : `the first ${String(samples)} calibration samples`;
+  return `SQNR against the float model on ${which}: worst operator output ${db(worst.sqnr_db)} (${worst.op} #${String(worst.index)}), last operator ${db(last.sqnr_db)} (${last.op} #${String(last.index)}).`;
 }

@@ -425,7 +425,7 @@ export class ComparePanel {
   private render(float: CompareModel, f: RunResult, q: RunResult, rows: TensorComparison[], arithmetic: Arithmetic): void {
     const fMed = median(f.timesMs);
     const qMed = median(q.timesMs);
-    const ratio = speedRatio(fMed, qMed);
+    const ratio = speedRatio(f.timesMs, q.timesMs);
     const batches = (r: RunResult): string => (r.batch > 1 ? `${String(r.batch)} calls` : 'one call');
     const latency = h(
       'p',

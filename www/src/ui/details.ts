@@ -135,15 +135,14 @@ export class DetailsPanel {
       const f = folded.find((d) => d.to === t);
       if (!f) return null;
       const from = this.tensor(f.from);
+      const dtype = formatDtype(from?.dtype ?? '?');
       return h(
         'div',
         { class: 'small folded-dq', 'data-testid': 'details-folded' },
         h('span', { class: 'badge' }, 'folded'),
-        ` dequantized from the ${formatDtype(from?.dtype ?? '?')} constant `,
-        this.tensorLink(f.from),
-        ' by ',
-        this.opLink(f.op),
-        ' (not drawn as a box)',
+        ...(f.densify === undefined
+          ? [` dequantized from the ${dtype} constant `, this.tensorLink(f.from), ' by ', this.opLink(f.op), ' (not drawn as a box)']
+          : [` densified from the sparse ${dtype} constant `, this.tensorLink(f.from), ' by ', this.opLink(f.densify), ', dequantized by ', this.opLink(f.op), ' (neither drawn as a box)']),
       );
     };
     const row = (role: string, t: number): HTMLElement => {
@@ -158,13 +157,13 @@ export class DetailsPanel {
         foldedNote(t),
       );
     };
-    const self = folded.find((d) => d.op === index);
+    const self = folded.find((d) => d.op === index || d.densify === index);
     const requant = h('div', { class: 'requant', 'data-testid': 'op-requant' });
     this.element.append(
       h('h3', { 'data-testid': 'details-title' }, `${op.custom_code ?? op.op} #${String(index)}`),
       h('p', { class: 'muted' }, `operator ${String(index + 1)} of ${String(sg.operators.length)} in execution order · version ${String(op.version)}`),
       h('p', { class: 'muted small', 'data-testid': 'op-support' }, opSupport(op.op)),
-      self ? h('p', { class: 'small', 'data-testid': 'details-folded-into' }, 'Weights DEQUANTIZE: folded in the graph into ', ...self.consumers.map((c) => this.opLink(c))) : '',
+      self ? h('p', { class: 'small', 'data-testid': 'details-folded-into' }, `Weights ${op.op}: folded in the graph into `, ...self.consumers.map((c) => this.opLink(c))) : '',
       h('h4', {}, 'Inputs'),
       h('ul', { class: 'io-list', 'data-testid': 'details-inputs' }, op.inputs.map((t, k) => row(inputRole(op.op, k), t))),
       h('h4', {}, 'Outputs'),

@@ -44,7 +44,11 @@ export function required<T extends HTMLElement>(selector: string, type: new () =
   return el;
 }
 
-/** A table with a header row; `numeric` columns are right-aligned. */
+/**
+ * A table with a header row; `numeric` columns are right-aligned. Each cell carries its column's
+ * header as `data-label`, so a narrow screen can show a row as a stacked card, each value under
+ * its label (styles/narrow.css).
+ */
 export function table(
   testId: string,
   headers: readonly string[],
@@ -60,7 +64,7 @@ export function table(
     h(
       'tbody',
       {},
-      rows.map((cells, r) => h('tr', rowAttrs?.(r) ?? {}, cells.map((cell, i) => h('td', { class: cls(i) }, cell)))),
+      rows.map((cells, r) => h('tr', rowAttrs?.(r) ?? {}, cells.map((cell, i) => h('td', { class: cls(i), 'data-label': headers[i] }, cell)))),
     ),
   );
 }

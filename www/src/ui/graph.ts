@@ -2,12 +2,14 @@
  * The operator graph as SVG: boxes for operators (and the graph's inputs and outputs), edges
  * labelled with tensor shape and dtype. Drag to pan, wheel to scroll, Ctrl/⌘ + wheel (or the
  * buttons) to zoom. Clicking a box selects the op, clicking an edge (or its label) the tensor.
- * A big graph opens at a legible zoom at its top; constant-weight DEQUANTIZE ops are folded into
- * their consumers; the search box selects and pans to matching ops. The graph is one Tab stop:
+ * A big graph opens at a legible zoom at its top; constant-weight DEQUANTIZE ops (with the DENSIFY
+ * of sparse weights) are folded into their consumers; the search box selects and pans to matching
+ * ops. The graph is one Tab stop:
  * arrow keys move the focus between boxes (roving tabindex), Enter opens the focused box's
  * details, and the focused box is panned into view.
  */
 import type { SubgraphSummary, UnrunnableOp } from '../engine/types';
+import { formatMs } from '../format';
 import { fitView, layoutGraph, pathData, zoomAt, type GraphLayout, type PlacedNode } from '../graph/layout';
 import { initialView, neighbour, resizedView, revealNode, searchNodes, type NavKey, type View, type ViewOrigin } from '../graph/navigate';
 import { cannotRunSummary } from '../model/ops';
@@ -214,9 +216,15 @@ export class GraphView {
     }
     this.viewport.append(edges, labels, nodes);
     const ops = subgraph.operators.length;
-    const folded = layout.nodes.reduce((sum, n) => sum + (n.folded?.length ?? 0), 0);
-    const foldNote = folded > 0 ? ` (${folded.toLocaleString('en-US')} weight DEQUANTIZE folded into their consumers)` : '';
-    this.info.textContent = `${ops.toLocaleString('en-US')} operators${foldNote} · ${layout.edges.length.toLocaleString('en-US')} edges · laid out in ${(performance.now() - started).toFixed(0)} ms · drag to pan, Ctrl+wheel to zoom`;
+    // Each folded op once (a weight read by two ops is folded into both boxes).
+    const foldedOps = [...new Set(layout.nodes.flatMap((n) => n.folded ?? []))];
+    const dequantize = foldedOps.filter((i) => subgraph.operators[i]?.op === 'DEQUANTIZE').length;
+    const densify = foldedOps.length - dequantize;
+    const foldNote =
+      dequantize > 0
+        ? ` (${dequantize.toLocaleString('en-US')} weight DEQUANTIZE${densify > 0 ? `, ${densify.toLocaleString('en-US')} of them after a DENSIFY,` : ''} folded into their consumers)`
+        : '';
+    this.info.textContent = `${ops.toLocaleString('en-US')} operators${foldNote} · ${layout.edges.length.toLocaleString('en-US')} edges · laid out in ${formatMs(performance.now() - started)} · drag to pan, Ctrl+wheel to zoom`;
     // The container may not be laid out yet (hidden tab): fit once it has a size.
     requestAnimationFrame(() => {
       this.fit('first');

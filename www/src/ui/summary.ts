@@ -120,7 +120,7 @@ function ioSection(summary: ModelSummary, shapes: SummaryActions['shapes']): HTM
           ['', 'name', 'shape', 'dtype', 'quantization'],
           rows.map((r) => [
             h('span', { class: `tag tag-${r.role}` }, r.role),
-            h('code', {}, r.name),
+            h('code', { class: 'name' }, r.name),
             dimsControl(r.shape, r.role === 'input' ? dynamic.find((d) => d.name === r.name) : undefined, shapes),
             r.dtype,
             r.quant,
