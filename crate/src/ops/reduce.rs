@@ -10,12 +10,14 @@ use super::shape::require_same_quantization;
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::{BuiltinOperator, TensorType};
+use crate::kernels::Arithmetic;
 use crate::kernels::litert_optimized::reduce as litert_reduce;
 use crate::kernels::reference::int_elem::IntElem;
 use crate::kernels::reference::reduce::{
     self, ArgParams, PlainInt, PlainReduce, QuantizedProd, QuantizedReduce, QuantizedSum,
     ReduceParams,
 };
+use crate::kernels::xnnpack::reduce::{self as xnn_reduce, MeanParams};
 use crate::tflite::schema::{ArgMaxOptionsT, ArgMinOptionsT, CumsumOptionsT, ReducerOptionsT};
 
 #[derive(Clone, Copy)]
@@ -98,6 +100,19 @@ impl<T: IntElem> Kernel for IntReduce<T> {
             IntOp::Min => reduce::min_int(&self.p, input, out),
             IntOp::Prod(q) => reduce::quantized_prod(&self.p, q, input, out),
         }
+    }
+}
+
+/// int8 MEAN in XNNPACK's arithmetic ([`Arithmetic::Xnnpack`], [`xnn_reduce`]).
+struct XnnMean {
+    q: MeanParams,
+    p: ReduceParams,
+}
+
+impl Kernel for XnnMean {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.in_as::<i8>(0);
+        xnn_reduce::mean(&self.p, &self.q, input, io.out_as::<i8>());
     }
 }
 
@@ -277,6 +292,18 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                         return Err(ctx.invalid(t.describe(), "INT16 zero point must be 0"));
                     }
                 }
+            }
+            if matches!(reducer, Reducer::Mean)
+                && input.dtype == TensorType::INT8
+                && ctx.arithmetic == Arithmetic::Xnnpack
+                && p.count() > 0
+            {
+                let q = MeanParams::new(
+                    (iq.scale, iq.zero_point),
+                    (oq.scale, oq.zero_point),
+                    p.count(),
+                );
+                return Ok(Prepared::new(shape, input.dtype, XnnMean { q, p }));
             }
             if matches!(reducer, Reducer::Sum) && input.dtype != TensorType::INT16 {
                 IntOp::Sum8(QuantizedSum::new(
