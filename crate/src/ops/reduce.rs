@@ -530,7 +530,7 @@ pub fn prepare_cumsum(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::shape::test_model::{act, error, i8s, ints, run, single_op};
+    use super::super::shape::test_model::{act, error, i8s, ints, run, run_xnnpack, single_op};
     use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, TensorType};
     use crate::tflite::schema::ReducerOptionsT;
 
@@ -552,6 +552,25 @@ mod tests {
             ],
         );
         assert_eq!(run(&m, &[&i8s(&[1, 2, 4, -1, -2, -2])]), i8s(&[5, -3]));
+    }
+
+    #[test]
+    fn int8_mean_under_xnnpack_rounds_the_sum_and_the_zero_point_term_apart() {
+        // in (1, 1) → out (1, 0), n = 2: XNNPACK computes sum · 0.5 − 1 and rounds to even; the
+        // reference (sum − 2) · 0.5 in fixed point, rounding positive halves up. Rows [1, 2]:
+        // 0.5 → 0 and 1; [5, 6]: 4.5 → 4 and 5; [3, 4]: 2.5 → 2 and 3.
+        let m = single_op(
+            Op::MEAN,
+            reducer(),
+            vec![
+                act(TensorType::INT8, &[3, 2], Some((1.0, 1))),
+                ints(&[1], &[1]),
+                act(TensorType::INT8, &[3], Some((1.0, 0))),
+            ],
+        );
+        let x = i8s(&[1, 2, 5, 6, 3, 4]);
+        assert_eq!(run(&m, &[&x]), i8s(&[1, 5, 3]));
+        assert_eq!(run_xnnpack(&m, &[&x]), i8s(&[0, 4, 2]));
     }
 
     #[test]
