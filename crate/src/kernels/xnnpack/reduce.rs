@@ -63,6 +63,7 @@ mod tests {
     use super::*;
 
     #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn the_zero_point_term_is_rounded_apart_from_the_sum() {
         // s_in = s_out, n = 2: scale 0.5; zp_in 1, zp_out 0 → bias −1. Sum 3 → 1.5 − 1 = 0.5,
         // rounded to even 0 (the exact mean (3 − 2) / 2 rounded half away from zero is 1).
@@ -75,6 +76,7 @@ mod tests {
     }
 
     #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn means_each_group() {
         let p = ReduceParams::new(&[2, 3], &[1]).expect("valid axes");
         let q = MeanParams::new((0.5, 0), (0.25, 0), 3);
