@@ -190,6 +190,9 @@ fn xnnpack_arithmetic_fast_kernels_give_the_scalar_bits_on_every_int8_golden_mod
                             | "ADD"
                             | "SUB"
                             | "MUL"
+                            | "MEAN"
+                            | "BATCH_MATMUL"
+                            | "TRANSPOSE_CONV"
                             | "RESHAPE"
                             | "DEQUANTIZE"
                     ) || (name == "QUANTIZE" && float_in)

@@ -1,15 +1,16 @@
 //! The engine with [`Arithmetic::Xnnpack`] against LiteRT's default interpreter (the XNNPACK
 //! delegate applied), on every int8 golden model holding an operator that arithmetic covers
-//! (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL; QUANTIZE from float32 too).
+//! (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL, MEAN, BATCH_MATMUL,
+//! TRANSPOSE_CONV; QUANTIZE from float32 too).
 //!
 //! The expected outputs are the goldens' `expected_<variant>_xnnpack_output_<k>.npy`: LiteRT
 //! 2.3's `OpResolverType.AUTO` (XNNPACK delegate, one thread), written by
 //! `tests/tools/make_goldens.py` beside the `BUILTIN_REF` ones. Each variant runs with the
 //! reference and the fast kernels; both must give the same bytes.
 //!
-//! A model whose every operator is covered (the six ops, and ops whose XNNPACK result equals
+//! A model whose every operator is covered (the nine ops, and ops whose XNNPACK result equals
 //! the reference by construction: see [`SAME_BITS`]) must match element for element. A model
-//! with other operators XNNPACK delegates (MEAN, LOGISTIC, …: their XNNPACK arithmetic is
+//! with other operators XNNPACK delegates (LOGISTIC, TANH, …: their XNNPACK arithmetic is
 //! not implemented yet) is reported with its count of equal elements and the uncovered ops; it
 //! does not fail the test, but it must still equal the reference goldens (the default
 //! arithmetic) where `int_goldens` says so.
@@ -21,7 +22,7 @@ use zeropoint_tests::{Case, NpyArray, Variant, catch_panic, load_npy, selected_c
 
 /// The operators whose XNNPACK arithmetic `Arithmetic::Xnnpack` implements (QUANTIZE: from
 /// float32 only, see [`uncovered`]).
-const COVERED: [&str; 7] = [
+const COVERED: [&str; 10] = [
     "CONV_2D",
     "DEPTHWISE_CONV_2D",
     "FULLY_CONNECTED",
@@ -29,16 +30,22 @@ const COVERED: [&str; 7] = [
     "SUB",
     "MUL",
     "QUANTIZE",
+    "MEAN",
+    "BATCH_MATMUL",
+    "TRANSPOSE_CONV",
 ];
 
 /// The operators a variant needs for the comparison to be complete.
-const COMPUTING: [&str; 6] = [
+const COMPUTING: [&str; 9] = [
     "CONV_2D",
     "DEPTHWISE_CONV_2D",
     "FULLY_CONNECTED",
     "ADD",
     "SUB",
     "MUL",
+    "MEAN",
+    "BATCH_MATMUL",
+    "TRANSPOSE_CONV",
 ];
 
 /// Operators whose XNNPACK result equals LiteRT's reference one by definition, so a model

@@ -12,9 +12,11 @@ use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo, optio
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
 use crate::graph::dtype::dtype_name;
+use crate::kernels::Arithmetic;
 use crate::kernels::reference::batch_matmul::{self as bmm, BatchMatMulParams};
 use crate::kernels::reference::conv_int::{Accumulator, QuantElem, RequantParams};
 use crate::kernels::reference::hybrid::QuantizedBatches;
+use crate::kernels::xnnpack as xnn;
 use crate::tflite::schema::BatchMatMulOptionsT;
 
 /// Float kernel. Also what calibration runs: LiteRT's optimized float BATCH_MATMUL gives the
@@ -228,6 +230,17 @@ fn prepare_int<T: QuantElem + 'static, A: Accumulator + 'static>(
     }
     let real = f64::from(ql.scale * qr.scale) / f64::from(qo.scale);
     let (mult, shift) = quantize_multiplier(real);
+    // The delegate takes an int8 BATCH_MATMUL whose rhs is symmetric (zero point 0) and runs
+    // it as XNNPACK's qs8 × qc8w batch matrix multiply: the conv-like fp32 requantization.
+    // Any other stays on LiteRT's builtin kernel, whose int8 arithmetic is the reference's.
+    let scale = xnn::requantization_scale(ql.scale, qr.scale, qo.scale);
+    let xnnpack = (ctx.arithmetic == Arithmetic::Xnnpack
+        && dtype == TensorType::INT8
+        && qr.zero_point == 0
+        && xnn::scale_supported(scale))
+    .then(|| xnn::Fp32Requant {
+        scales: vec![scale],
+    });
     let q = RequantParams {
         input_offset: -ql.zero_point,
         output_offset: qo.zero_point,
@@ -236,7 +249,7 @@ fn prepare_int<T: QuantElem + 'static, A: Accumulator + 'static>(
         multipliers: vec![mult],
         shifts: vec![shift],
         real_multipliers: vec![real],
-        xnnpack: None,
+        xnnpack,
     };
     Ok(Prepared::new(
         shape,
@@ -314,9 +327,35 @@ fn prepare_hybrid(
 
 #[cfg(test)]
 mod tests {
-    use super::super::shape::test_model::{T, act, error, i8s, run, single_op};
+    use super::super::shape::test_model::{T, act, error, i8s, run, run_xnnpack, single_op};
     use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, TensorType};
     use crate::tflite::schema::BatchMatMulOptionsT;
+
+    /// int8 `[1, 3] × [3, 1]`, scales 1 · 1 / 2, the rhs zero point `rhs_zp`.
+    fn int8_half(rhs_zp: i64) -> crate::Model {
+        single_op(
+            Op::BATCH_MATMUL,
+            opts(false, false),
+            vec![
+                act(TensorType::INT8, &[1, 3], Some((1.0, 0))),
+                act(TensorType::INT8, &[3, 1], Some((1.0, rhs_zp))),
+                act(TensorType::INT8, &[1, 1], Some((2.0, 0))),
+            ],
+        )
+    }
+
+    #[test]
+    fn int8_under_xnnpack_requantizes_in_f32_only_with_a_symmetric_rhs() {
+        // Accumulator 1 halved: XNNPACK rounds 0.5 to even (0), the reference up (1). The
+        // delegate takes the op only when the rhs zero point is 0; otherwise LiteRT's builtin
+        // kernel (the reference arithmetic) runs it.
+        let lhs = i8s(&[1, 0, 0]);
+        let sym = int8_half(0);
+        assert_eq!(run(&sym, &[&lhs, &i8s(&[1, 5, 5])]), i8s(&[1]));
+        assert_eq!(run_xnnpack(&sym, &[&lhs, &i8s(&[1, 5, 5])]), i8s(&[0]));
+        let asym = int8_half(1);
+        assert_eq!(run_xnnpack(&asym, &[&lhs, &i8s(&[2, 5, 5])]), i8s(&[1]));
+    }
 
     fn opts(adj_x: bool, adj_y: bool) -> BuiltinOptionsT {
         BuiltinOptionsT::BatchMatMulOptions(Box::new(BatchMatMulOptionsT {

@@ -514,7 +514,7 @@ pub fn prepare_binary(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::shape::test_model::{act, error, i8s, run, single_op};
+    use super::super::shape::test_model::{act, error, i8s, run, run_xnnpack, single_op};
     use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, TensorType};
 
     #[test]
@@ -553,24 +553,6 @@ mod tests {
             e.contains("SquaredDifference") && e.contains("INT16"),
             "{e}"
         );
-    }
-
-    /// `m` run with XNNPACK's arithmetic.
-    fn run_xnnpack(m: &crate::Model, inputs: &[&[u8]]) -> Vec<u8> {
-        use crate::engine::{Interpreter, Limits};
-        use crate::kernels::{Arithmetic, KernelSet};
-        let mut it = Interpreter::with_arithmetic(
-            m,
-            &Limits::default(),
-            KernelSet::Fast,
-            Arithmetic::Xnnpack,
-        )
-        .expect("prepares");
-        for (i, b) in inputs.iter().enumerate() {
-            it.set_input(i, b).expect("input fits");
-        }
-        it.invoke().expect("the model runs");
-        it.output(0).expect("output").bytes.to_vec()
     }
 
     fn add_model(a_scale: f32, out_scale: f32) -> crate::Model {

@@ -10,12 +10,14 @@ use super::shape::require_same_quantization;
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::{BuiltinOperator, TensorType};
+use crate::kernels::Arithmetic;
 use crate::kernels::litert_optimized::reduce as litert_reduce;
 use crate::kernels::reference::int_elem::IntElem;
 use crate::kernels::reference::reduce::{
     self, ArgParams, PlainInt, PlainReduce, QuantizedProd, QuantizedReduce, QuantizedSum,
     ReduceParams,
 };
+use crate::kernels::xnnpack::reduce::{self as xnn_reduce, MeanParams};
 use crate::tflite::schema::{ArgMaxOptionsT, ArgMinOptionsT, CumsumOptionsT, ReducerOptionsT};
 
 #[derive(Clone, Copy)]
@@ -98,6 +100,19 @@ impl<T: IntElem> Kernel for IntReduce<T> {
             IntOp::Min => reduce::min_int(&self.p, input, out),
             IntOp::Prod(q) => reduce::quantized_prod(&self.p, q, input, out),
         }
+    }
+}
+
+/// int8 MEAN in XNNPACK's arithmetic ([`Arithmetic::Xnnpack`], [`xnn_reduce`]).
+struct XnnMean {
+    q: MeanParams,
+    p: ReduceParams,
+}
+
+impl Kernel for XnnMean {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.in_as::<i8>(0);
+        xnn_reduce::mean(&self.p, &self.q, input, io.out_as::<i8>());
     }
 }
 
@@ -277,6 +292,18 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                         return Err(ctx.invalid(t.describe(), "INT16 zero point must be 0"));
                     }
                 }
+            }
+            if matches!(reducer, Reducer::Mean)
+                && input.dtype == TensorType::INT8
+                && ctx.arithmetic == Arithmetic::Xnnpack
+                && p.count() > 0
+            {
+                let q = MeanParams::new(
+                    (iq.scale, iq.zero_point),
+                    (oq.scale, oq.zero_point),
+                    p.count(),
+                );
+                return Ok(Prepared::new(shape, input.dtype, XnnMean { q, p }));
             }
             if matches!(reducer, Reducer::Sum) && input.dtype != TensorType::INT16 {
                 IntOp::Sum8(QuantizedSum::new(
@@ -503,7 +530,7 @@ pub fn prepare_cumsum(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::shape::test_model::{act, error, i8s, ints, run, single_op};
+    use super::super::shape::test_model::{act, error, i8s, ints, run, run_xnnpack, single_op};
     use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, TensorType};
     use crate::tflite::schema::ReducerOptionsT;
 
@@ -525,6 +552,25 @@ mod tests {
             ],
         );
         assert_eq!(run(&m, &[&i8s(&[1, 2, 4, -1, -2, -2])]), i8s(&[5, -3]));
+    }
+
+    #[test]
+    fn int8_mean_under_xnnpack_rounds_the_sum_and_the_zero_point_term_apart() {
+        // in (1, 1) → out (1, 0), n = 2: XNNPACK computes sum · 0.5 − 1 and rounds to even; the
+        // reference (sum − 2) · 0.5 in fixed point, rounding positive halves up. Rows [1, 2]:
+        // 0.5 → 0 and 1; [5, 6]: 4.5 → 4 and 5; [3, 4]: 2.5 → 2 and 3.
+        let m = single_op(
+            Op::MEAN,
+            reducer(),
+            vec![
+                act(TensorType::INT8, &[3, 2], Some((1.0, 1))),
+                ints(&[1], &[1]),
+                act(TensorType::INT8, &[3], Some((1.0, 0))),
+            ],
+        );
+        let x = i8s(&[1, 2, 5, 6, 3, 4]);
+        assert_eq!(run(&m, &[&x]), i8s(&[1, 5, 3]));
+        assert_eq!(run_xnnpack(&m, &[&x]), i8s(&[0, 4, 2]));
     }
 
     #[test]

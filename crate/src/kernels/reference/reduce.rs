@@ -64,7 +64,7 @@ impl ReduceParams {
     /// from `init` and hands the result to `emit(output_index, value)`. The group is visited in
     /// row-major order, the order in which LiteRT's `ReduceGeneric` meets them (which matters for
     /// the quantized product, whose every step rounds). An empty group emits `init`.
-    fn fold_groups<T: Copy, A: Copy>(
+    pub(crate) fn fold_groups<T: Copy, A: Copy>(
         &self,
         input: &[T],
         init: A,

@@ -502,7 +502,7 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         0,
         oc,
         o.fused_activation_function,
-        false,
+        ctx.arithmetic == Arithmetic::Xnnpack,
     )?;
     Ok(int_kernel!(scheme, out, QTransposeConv2d { p: p, q: q }))
 }

@@ -93,6 +93,20 @@ pub(crate) fn run(m: &Model, inputs: &[&[u8]]) -> Vec<u8> {
     it.output(0).expect("output").bytes.to_vec()
 }
 
+/// Runs `m` (fast kernels) with XNNPACK's arithmetic on `inputs`; output 0's bytes.
+pub(crate) fn run_xnnpack(m: &Model, inputs: &[&[u8]]) -> Vec<u8> {
+    use crate::engine::Limits;
+    use crate::kernels::{Arithmetic, KernelSet};
+    let mut it =
+        Interpreter::with_arithmetic(m, &Limits::default(), KernelSet::Fast, Arithmetic::Xnnpack)
+            .expect("prepares");
+    for (i, b) in inputs.iter().enumerate() {
+        it.set_input(i, b).expect("input fits");
+    }
+    it.invoke().expect("the model runs");
+    it.output(0).expect("output").bytes.to_vec()
+}
+
 /// The prepare error of `m`, as text.
 pub(crate) fn error(m: &Model) -> String {
     match Interpreter::new(m) {
