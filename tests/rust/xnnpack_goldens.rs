@@ -1,6 +1,7 @@
 //! The engine with [`Arithmetic::Xnnpack`] against LiteRT's default interpreter (the XNNPACK
 //! delegate applied), on every int8 golden model holding an operator that arithmetic covers
-//! (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL; QUANTIZE from float32 too).
+//! (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL, LEAKY_RELU, RESIZE_BILINEAR,
+//! ROUND, ELU, SOFTMAX; QUANTIZE from float32 too).
 //!
 //! The expected outputs are the goldens' `expected_<variant>_xnnpack_output_<k>.npy`: LiteRT
 //! 2.3's `OpResolverType.AUTO` (XNNPACK delegate, one thread), written by
@@ -20,25 +21,37 @@ use zeropoint::tflite;
 use zeropoint_tests::{Case, NpyArray, Variant, catch_panic, load_npy, selected_cases};
 
 /// The operators whose XNNPACK arithmetic `Arithmetic::Xnnpack` implements (QUANTIZE: from
-/// float32 only, see [`uncovered`]).
-const COVERED: [&str; 7] = [
+/// float32 only, see [`uncovered`]; SOFTMAX: LiteRT's optimized builtin kernel, which runs it
+/// when the delegate leaves it; ELU: float as XNNPACK's, int8 the reference table, which gives
+/// LiteRT AUTO's bytes).
+const COVERED: [&str; 12] = [
     "CONV_2D",
     "DEPTHWISE_CONV_2D",
     "FULLY_CONNECTED",
     "ADD",
     "SUB",
     "MUL",
+    "LEAKY_RELU",
+    "RESIZE_BILINEAR",
+    "ROUND",
+    "ELU",
+    "SOFTMAX",
     "QUANTIZE",
 ];
 
 /// The operators a variant needs for the comparison to be complete.
-const COMPUTING: [&str; 6] = [
+const COMPUTING: [&str; 11] = [
     "CONV_2D",
     "DEPTHWISE_CONV_2D",
     "FULLY_CONNECTED",
     "ADD",
     "SUB",
     "MUL",
+    "LEAKY_RELU",
+    "RESIZE_BILINEAR",
+    "ROUND",
+    "ELU",
+    "SOFTMAX",
 ];
 
 /// Operators whose XNNPACK result equals LiteRT's reference one by definition, so a model
