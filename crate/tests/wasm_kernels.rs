@@ -190,6 +190,11 @@ fn xnnpack_arithmetic_fast_kernels_give_the_scalar_bits_on_every_int8_golden_mod
                             | "ADD"
                             | "SUB"
                             | "MUL"
+                            | "LEAKY_RELU"
+                            | "RESIZE_BILINEAR"
+                            | "ROUND"
+                            | "ELU"
+                            | "SOFTMAX"
                             | "RESHAPE"
                             | "DEQUANTIZE"
                     ) || (name == "QUANTIZE" && float_in)
