@@ -195,6 +195,7 @@ fn xnnpack_arithmetic_fast_kernels_give_the_scalar_bits_on_every_int8_golden_mod
                             | "ROUND"
                             | "ELU"
                             | "SOFTMAX"
+                            | "LOG_SOFTMAX"
                             | "RESHAPE"
                             | "DEQUANTIZE"
                     ) || (name == "QUANTIZE" && float_in)

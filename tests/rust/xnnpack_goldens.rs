@@ -1,7 +1,7 @@
 //! The engine with [`Arithmetic::Xnnpack`] against LiteRT's default interpreter (the XNNPACK
 //! delegate applied), on every int8 golden model holding an operator that arithmetic covers
 //! (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL, LEAKY_RELU, RESIZE_BILINEAR,
-//! ROUND, ELU, SOFTMAX; QUANTIZE from float32 too).
+//! ROUND, ELU, SOFTMAX, LOG_SOFTMAX; QUANTIZE from float32 too).
 //!
 //! The expected outputs are the goldens' `expected_<variant>_xnnpack_output_<k>.npy`: LiteRT
 //! 2.3's `OpResolverType.AUTO` (XNNPACK delegate, one thread), written by
@@ -21,10 +21,10 @@ use zeropoint::tflite;
 use zeropoint_tests::{Case, NpyArray, Variant, catch_panic, load_npy, selected_cases};
 
 /// The operators whose XNNPACK arithmetic `Arithmetic::Xnnpack` implements (QUANTIZE: from
-/// float32 only, see [`uncovered`]; SOFTMAX: LiteRT's optimized builtin kernel, which runs it
-/// when the delegate leaves it; ELU: float as XNNPACK's, int8 the reference table, which gives
+/// float32 only, see [`uncovered`]; SOFTMAX and LOG_SOFTMAX: LiteRT's optimized builtin kernels,
+/// which run them as the delegate leaves them; ELU: float as XNNPACK's, int8 the reference table, which gives
 /// LiteRT AUTO's bytes).
-const COVERED: [&str; 12] = [
+const COVERED: [&str; 13] = [
     "CONV_2D",
     "DEPTHWISE_CONV_2D",
     "FULLY_CONNECTED",
@@ -36,11 +36,12 @@ const COVERED: [&str; 12] = [
     "ROUND",
     "ELU",
     "SOFTMAX",
+    "LOG_SOFTMAX",
     "QUANTIZE",
 ];
 
 /// The operators a variant needs for the comparison to be complete.
-const COMPUTING: [&str; 11] = [
+const COMPUTING: [&str; 12] = [
     "CONV_2D",
     "DEPTHWISE_CONV_2D",
     "FULLY_CONNECTED",
@@ -52,6 +53,7 @@ const COMPUTING: [&str; 11] = [
     "ROUND",
     "ELU",
     "SOFTMAX",
+    "LOG_SOFTMAX",
 ];
 
 /// Operators whose XNNPACK result equals LiteRT's reference one by definition, so a model

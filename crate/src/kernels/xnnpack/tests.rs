@@ -250,3 +250,19 @@ fn resize_bilinear_weights_have_eleven_bits_and_round_half_up() {
     resize::resize_bilinear(&p(4, false, false), &[10, 20], &mut out);
     assert_eq!(out, [10, 15, 20, 20]);
 }
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn log_softmax_rounds_float_log_probabilities_to_even() {
+    use super::unary::{LogSoftmax, log_softmax};
+    // Output scale 1/16, zero point 127. Equal inputs: ln(1/4) · 16 = −22.18 → −22 + 127.
+    let p = LogSoftmax::new(0.5, 1.0 / 16.0, 127);
+    let mut out = [0i8; 4];
+    log_softmax(&p, 4, &[3, 3, 3, 3], &mut out);
+    assert_eq!(out, [105; 4]);
+    // Input scale ln 2: probabilities 2/3 and 1/3, ln · 16 = −6.49 → −6 and −17.58 → −18.
+    let p = LogSoftmax::new(std::f32::consts::LN_2, 1.0 / 16.0, 127);
+    let mut out = [0i8; 2];
+    log_softmax(&p, 2, &[1, 0], &mut out);
+    assert_eq!(out, [121, 109]);
+}

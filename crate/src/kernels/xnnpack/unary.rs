@@ -10,7 +10,8 @@
 //!   with fused multiply-adds;
 //! - int8 SOFTMAX, which the delegate leaves to LiteRT: its *optimized* builtin kernel on x86-64
 //!   ([`Softmax`]): a 256-entry float table of `expf(−s_in · β · d)`, a float sum per row, one
-//!   float reciprocal, each probability rounded half away from zero.
+//!   float reciprocal, each probability rounded half away from zero; int8 LOG_SOFTMAX likewise
+//!   ([`LogSoftmax`]: the same table, `logf` of the sum, rounding to even).
 
 use crate::kernels::reference::expf::expf;
 
@@ -132,6 +133,26 @@ pub fn elu(x: f32) -> f32 {
     fma(p, ALPHA, s)
 }
 
+/// `PopulateSoftmaxLookupTable`: `table[255 − d] = expf((−s_in · β) · d)`, `d = 0..=255`, each
+/// product in `f32`.
+fn exp_table(input_scale: f32, beta: f32) -> Box<[f32; 256]> {
+    let scale = -input_scale * beta;
+    let mut table = Box::new([0f32; 256]);
+    for d in 0..=255u8 {
+        table[255 - usize::from(d)] = expf(scale * f32::from(d));
+    }
+    table
+}
+
+/// A row's largest value and `Σ table[255 − (max − x)]`, summed in `f32` in order.
+fn max_and_sum(table: &[f32; 256], input: &[i8]) -> (i8, f32) {
+    let max = input.iter().copied().max().unwrap_or(0);
+    let sum = input.iter().fold(0f32, |s, &x| {
+        s + table[255 - (i32::from(max) - i32::from(x)) as usize]
+    });
+    (max, sum)
+}
+
 /// LiteRT's optimized int8 SOFTMAX (`optimized_ops::Softmax` with the float table of
 /// `PopulateSoftmaxLookupTable`, the x86-64 build without `TFLITE_SOFTMAX_USE_UINT16_LUT`).
 #[derive(Debug, Clone, PartialEq)]
@@ -147,13 +168,8 @@ pub struct Softmax {
 impl Softmax {
     /// The table for input scale `s_in` and `beta`.
     pub fn new(input_scale: f32, beta: f32, output_scale: f32, output_zero_point: i32) -> Self {
-        let scale = -input_scale * beta;
-        let mut table = Box::new([0f32; 256]);
-        for d in 0..=255u8 {
-            table[255 - usize::from(d)] = expf(scale * f32::from(d));
-        }
         Self {
-            table,
+            table: exp_table(input_scale, beta),
             output_scale,
             output_zero_point,
         }
@@ -163,9 +179,8 @@ impl Softmax {
     /// in order, `inv = 1 / (sum · s_out)`, `out_j = round(e_j · inv) + zp_out` (half away from
     /// zero), clamped to int8.
     pub fn row(&self, input: &[i8], output: &mut [i8]) {
-        let max = input.iter().copied().max().unwrap_or(0);
+        let (max, sum) = max_and_sum(&self.table, input);
         let e = |x: i8| self.table[255 - (i32::from(max) - i32::from(x)) as usize];
-        let sum = input.iter().fold(0f32, |s, &x| s + e(x));
         let inv = 1.0 / (sum * self.output_scale);
         for (o, &x) in output.iter_mut().zip(input) {
             // The product is in [0, 256 / (1 + …)]: the cast cannot overflow (NaN gives 0).
@@ -177,6 +192,60 @@ impl Softmax {
 
 /// int8 SOFTMAX over rows of `depth` elements ([`Softmax::row`]).
 pub fn softmax(p: &Softmax, depth: usize, input: &[i8], output: &mut [i8]) {
+    if depth == 0 {
+        return;
+    }
+    for (i, o) in input
+        .chunks_exact(depth)
+        .zip(output.chunks_exact_mut(depth))
+    {
+        p.row(i, o);
+    }
+}
+
+/// LiteRT's optimized int8 LOG_SOFTMAX (`optimized_ops::LogSoftmax` over the table of
+/// [`Softmax`], β = 1), which LiteRT's default path runs (the delegate does not take it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogSoftmax {
+    /// As [`Softmax::table`], β = 1.
+    pub table: Box<[f32; 256]>,
+    /// Input scale.
+    pub input_scale: f32,
+    /// Output scale (LiteRT requires 16 / 256).
+    pub output_scale: f32,
+    /// Output zero point (LiteRT requires 127).
+    pub output_zero_point: i32,
+}
+
+impl LogSoftmax {
+    /// The table and scales.
+    pub fn new(input_scale: f32, output_scale: f32, output_zero_point: i32) -> Self {
+        Self {
+            table: exp_table(input_scale, 1.0),
+            input_scale,
+            output_scale,
+            output_zero_point,
+        }
+    }
+
+    /// One row: `lse = logf(Σ e_j)` (the sum as [`Softmax::row`]), `k = (s_in · max + lse) /
+    /// s_out`, `out_j = rint((s_in / s_out) · x_j − k) + zp_out` (ties to even), clamped to int8;
+    /// every operation in `f32`.
+    pub fn row(&self, input: &[i8], output: &mut [i8]) {
+        let (max, sum) = max_and_sum(&self.table, input);
+        let lse = sum.ln();
+        let scale = self.input_scale / self.output_scale;
+        let k = (self.input_scale * f32::from(max) + lse) / self.output_scale;
+        for (o, &x) in output.iter_mut().zip(input) {
+            // Finite and below 2^31 in magnitude for int8 inputs (NaN would give 0).
+            let q = (scale * f32::from(x) - k).round_ties_even() as i32 + self.output_zero_point;
+            *o = q.clamp(-128, 127) as i8;
+        }
+    }
+}
+
+/// int8 LOG_SOFTMAX over rows of `depth` elements ([`LogSoftmax::row`]).
+pub fn log_softmax(p: &LogSoftmax, depth: usize, input: &[i8], output: &mut [i8]) {
     if depth == 0 {
         return;
     }
