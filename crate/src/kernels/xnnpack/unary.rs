@@ -11,9 +11,10 @@
 //! - int8 SOFTMAX, which the delegate leaves to LiteRT: its *optimized* builtin kernel on x86-64
 //!   ([`Softmax`]): a 256-entry float table of `expf(−s_in · β · d)`, a float sum per row, one
 //!   float reciprocal, each probability rounded half away from zero; int8 LOG_SOFTMAX likewise
-//!   ([`LogSoftmax`]: the same table, `logf` of the sum, rounding to even).
+//!   ([`LogSoftmax`]: the same table, glibc's `logf` of the sum, rounding to even).
 
 use crate::kernels::reference::expf::expf;
+use crate::kernels::reference::logf::logf;
 
 /// XNNPACK's qs8 LEAKY_RELU parameters (`xnn_create_leaky_relu_nc_qs8` and its microkernels).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,7 +234,7 @@ impl LogSoftmax {
     /// every operation in `f32`.
     pub fn row(&self, input: &[i8], output: &mut [i8]) {
         let (max, sum) = max_and_sum(&self.table, input);
-        let lse = sum.ln();
+        let lse = logf(sum);
         let scale = self.input_scale / self.output_scale;
         let k = (self.input_scale * f32::from(max) + lse) / self.output_scale;
         for (o, &x) in output.iter_mut().zip(input) {
