@@ -200,6 +200,9 @@ fn elu_follows_expm1_and_saturates() {
         );
     }
     assert_eq!(elu(-100.0), elu(-17.5));
+    // Subnormal inputs are flushed to a zero of their sign.
+    assert_eq!(elu(-1e-40).to_bits(), (-0.0f32).to_bits());
+    assert_eq!(elu(1e-40).to_bits(), 0);
     assert_eq!([elu(0.0), elu(3.25)], [0.0, 3.25]);
     assert!(elu(f32::NAN).is_nan());
 }

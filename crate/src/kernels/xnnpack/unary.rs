@@ -104,7 +104,13 @@ fn fma(a: f32, b: f32, c: f32) -> f32 {
 /// `t = fma(n, −ln2, z)`; `p = ((((c6·t + c5)·t + c4)·t + c3)·t + c2)·t` (each step one fma, the
 /// last a plain product); `t ← t·s`; `s ← fma(s, α, −α)`; `p ← fma(p, t, t)`;
 /// `y = fma(p, α, s)`; an input not below zero (NaN included) gives `x · β = x` (β = 1).
+///
+/// XNNPACK runs with denormals flushed (its threadpool sets DAZ / FTZ): a subnormal input counts
+/// as a zero of its sign, which ELU returns.
 pub fn elu(x: f32) -> f32 {
+    if x.is_subnormal() {
+        return 0f32.copysign(x);
+    }
     if x.is_nan() || x >= 0.0 {
         return x;
     }
