@@ -193,6 +193,12 @@ fn xnnpack_arithmetic_fast_kernels_give_the_scalar_bits_on_every_int8_golden_mod
                             | "MEAN"
                             | "BATCH_MATMUL"
                             | "TRANSPOSE_CONV"
+                            | "LEAKY_RELU"
+                            | "RESIZE_BILINEAR"
+                            | "ROUND"
+                            | "ELU"
+                            | "SOFTMAX"
+                            | "LOG_SOFTMAX"
                             | "RESHAPE"
                             | "DEQUANTIZE"
                     ) || (name == "QUANTIZE" && float_in)

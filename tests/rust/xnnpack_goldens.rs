@@ -1,7 +1,8 @@
 //! The engine with [`Arithmetic::Xnnpack`] against LiteRT's default interpreter (the XNNPACK
 //! delegate applied), on every int8 golden model holding an operator that arithmetic covers
 //! (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL, MEAN, BATCH_MATMUL,
-//! TRANSPOSE_CONV; QUANTIZE from float32 too).
+//! TRANSPOSE_CONV, LEAKY_RELU, RESIZE_BILINEAR, ROUND, ELU, SOFTMAX, LOG_SOFTMAX; QUANTIZE from
+//! float32 too).
 //!
 //! The expected outputs are the goldens' `expected_<variant>_xnnpack_output_<k>.npy`: LiteRT
 //! 2.3's `OpResolverType.AUTO` (XNNPACK delegate, one thread), written by
@@ -21,14 +22,22 @@ use zeropoint::tflite;
 use zeropoint_tests::{Case, NpyArray, Variant, catch_panic, load_npy, selected_cases};
 
 /// The operators whose XNNPACK arithmetic `Arithmetic::Xnnpack` implements (QUANTIZE: from
-/// float32 only, see [`uncovered`]).
-const COVERED: [&str; 10] = [
+/// float32 only, see [`uncovered`]; SOFTMAX and LOG_SOFTMAX: LiteRT's optimized builtin kernels,
+/// which run them as the delegate leaves them; ELU: float as XNNPACK's, int8 the reference table, which gives
+/// LiteRT AUTO's bytes).
+const COVERED: [&str; 16] = [
     "CONV_2D",
     "DEPTHWISE_CONV_2D",
     "FULLY_CONNECTED",
     "ADD",
     "SUB",
     "MUL",
+    "LEAKY_RELU",
+    "RESIZE_BILINEAR",
+    "ROUND",
+    "ELU",
+    "SOFTMAX",
+    "LOG_SOFTMAX",
     "QUANTIZE",
     "MEAN",
     "BATCH_MATMUL",
@@ -36,7 +45,7 @@ const COVERED: [&str; 10] = [
 ];
 
 /// The operators a variant needs for the comparison to be complete.
-const COMPUTING: [&str; 9] = [
+const COMPUTING: [&str; 15] = [
     "CONV_2D",
     "DEPTHWISE_CONV_2D",
     "FULLY_CONNECTED",
@@ -46,6 +55,12 @@ const COMPUTING: [&str; 9] = [
     "MEAN",
     "BATCH_MATMUL",
     "TRANSPOSE_CONV",
+    "LEAKY_RELU",
+    "RESIZE_BILINEAR",
+    "ROUND",
+    "ELU",
+    "SOFTMAX",
+    "LOG_SOFTMAX",
 ];
 
 /// Operators whose XNNPACK result equals LiteRT's reference one by definition, so a model
@@ -218,6 +233,81 @@ fn xnnpack_arithmetic_matches_litert_default_interpreter() {
             ref_differs > 0,
             "no covered element where BUILTIN_REF and XNNPACK differ: the goldens cannot tell \
              the two arithmetics apart"
+        );
+    }
+}
+
+/// Float operators whose XNNPACK arithmetic `Arithmetic::Xnnpack` implements (LiteRT's delegate
+/// takes float models too): ROUND (`vrndne`, the sign kept) and ELU (AVX-512F `velu`,
+/// denormals flushed).
+const FLOAT_COVERED: [&str; 2] = ["ROUND", "ELU"];
+
+#[test]
+fn xnnpack_float_round_and_elu_match_litert_default_interpreter() {
+    let selection = selected_cases("xnnpack_goldens");
+    let (mut checked, mut ref_differs) = (0usize, 0usize);
+    let mut problems = Vec::new();
+    let panics = selection.each(|case| {
+        for v in case.variants.iter().filter(|v| {
+            v.name == "float"
+                && !v.ops.is_empty()
+                && v.ops.iter().all(|o| FLOAT_COVERED.contains(&o.as_str()))
+        }) {
+            let who = format!("{}/{}", case.name, v.name);
+            let (reference, fast) = match (
+                catch_panic(|| run(case, v, KernelSet::Reference)).and_then(|r| r),
+                catch_panic(|| run(case, v, KernelSet::Fast)).and_then(|r| r),
+            ) {
+                (Ok(r), Ok(f)) => (r, f),
+                (Err(e), _) | (_, Err(e)) => {
+                    problems.push(format!("{who}: FAILED TO RUN: {e}"));
+                    continue;
+                }
+            };
+            if reference != fast {
+                problems.push(format!(
+                    "{who}: fast kernels differ from the reference kernels"
+                ));
+            }
+            let expected: Vec<NpyArray> = v.expected_xnnpack.iter().map(|p| load_npy(p)).collect();
+            for (o, (bytes, exp)) in reference.iter().zip(&expected).enumerate() {
+                match NpyArray::from_le_bytes(exp.dtype(), exp.shape.clone(), bytes) {
+                    Ok(got) => {
+                        let equal = equal_elements(&got, exp);
+                        if equal != exp.data.len() {
+                            problems.push(format!(
+                                "{who}: output {o}: {equal}/{} elements (bits) equal LiteRT \
+                                 XNNPACK",
+                                exp.data.len()
+                            ));
+                        }
+                    }
+                    Err(e) => problems.push(format!("{who}: output {o}: {e}")),
+                }
+            }
+            let reference_golden = v.load_expected();
+            ref_differs += reference_golden
+                .iter()
+                .zip(&expected)
+                .map(|(r, x)| x.data.len() - equal_elements(r, x))
+                .sum::<usize>();
+            checked += 1;
+        }
+    });
+    problems.extend(panics);
+    println!(
+        "float ROUND / ELU variants: {checked} checked; LiteRT's reference differs on {ref_differs} elements"
+    );
+    assert!(
+        problems.is_empty(),
+        "{} problem(s):\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+    if selection.expect_checked(checked, "float ROUND / ELU variant") && selection.is_complete() {
+        assert!(
+            ref_differs > 0,
+            "no element where the reference and XNNPACK differ"
         );
     }
 }

@@ -10,6 +10,7 @@ use crate::fixedpoint::quantize_multiplier;
 use crate::graph::dtype::dtype_name;
 use crate::graph::lint::sci;
 use crate::graph::{BuiltinOperator, TensorType};
+use crate::kernels::Arithmetic;
 use crate::kernels::litert_optimized::activations as litert;
 use crate::kernels::reference::ActivationRange;
 use crate::kernels::reference::activations::{
@@ -19,6 +20,7 @@ use crate::kernels::reference::activations::{
 use crate::kernels::reference::elementwise::{self, Broadcast, QuantPrelu};
 use crate::kernels::reference::fixedpoint_math::{checked_log2, lut_int8, lut_int16};
 use crate::kernels::reference::quantize::{QuantInt, round_to_i32};
+use crate::kernels::xnnpack::unary as xnnpack;
 use crate::tflite::schema::{LeakyReluOptionsT, SoftmaxOptionsT};
 
 #[derive(Clone, Copy)]
@@ -85,6 +87,13 @@ enum IntUnary {
         params: QuantSoftmaxInt16,
         depth: usize,
     },
+    /// int8 LEAKY_RELU under [`Arithmetic::Xnnpack`] (XNNPACK's qs8 `vlrelu`).
+    XnnpackLeakyRelu(xnnpack::LeakyRelu),
+    /// int8 SOFTMAX under [`Arithmetic::Xnnpack`] (LiteRT's optimized builtin kernel).
+    XnnpackSoftmax {
+        params: xnnpack::Softmax,
+        depth: usize,
+    },
 }
 
 struct IntUnaryKernel<T> {
@@ -126,6 +135,12 @@ impl<T: QuantInt> Kernel for IntUnaryKernel<T> {
             }
             IntUnary::Softmax16 { params, depth } => {
                 act::softmax_int16(params, *depth, io.in_as::<i16>(0), io.out_as::<i16>())
+            }
+            IntUnary::XnnpackLeakyRelu(p) => {
+                xnnpack::leaky_relu(p, io.in_as::<i8>(0), io.out_as::<i8>())
+            }
+            IntUnary::XnnpackSoftmax { params, depth } => {
+                xnnpack::softmax(params, *depth, io.in_as::<i8>(0), io.out_as::<i8>())
             }
         }
     }
@@ -245,6 +260,22 @@ fn prepare_int_unary(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResu
         }
         BuiltinOperator::LEAKY_RELU => {
             let alpha = options!(ctx, LeakyReluOptions, LeakyReluOptionsT)?.alpha;
+            // Scales XNNPACK refuses stay on the reference arithmetic.
+            let xnn = (ctx.arithmetic == Arithmetic::Xnnpack && dtype == TensorType::INT8)
+                .then(|| {
+                    xnnpack::LeakyRelu::new(qi.scale, qi.zero_point, qo.scale, qo.zero_point, alpha)
+                })
+                .flatten();
+            if let Some(p) = xnn {
+                return Ok(Prepared::new(
+                    input.shape.to_vec(),
+                    dtype,
+                    IntUnaryKernel::<i8> {
+                        op: IntUnary::XnnpackLeakyRelu(p),
+                        _t: PhantomData,
+                    },
+                ));
+            }
             if int16 && (qi.zero_point != 0 || qo.zero_point != 0) {
                 return Err(ctx.invalid(
                     output.describe(),
@@ -409,6 +440,20 @@ fn prepare_int_unary(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResu
                             "scale {} must be 1/256 (LiteRT refuses others)",
                             sci(qo.scale)
                         ),
+                    ));
+                }
+                if ctx.arithmetic == Arithmetic::Xnnpack && dtype == TensorType::INT8 {
+                    // The delegate takes float SOFTMAX only: LiteRT's optimized kernel runs it
+                    // (it checks the output parameters as above, not the
+                    // fixed-point input scaling below).
+                    let params = xnnpack::Softmax::new(qi.scale, beta, qo.scale, qo.zero_point);
+                    return Ok(Prepared::new(
+                        input.shape.to_vec(),
+                        dtype,
+                        IntUnaryKernel::<i8> {
+                            op: IntUnary::XnnpackSoftmax { params, depth },
+                            _t: PhantomData,
+                        },
                     ));
                 }
                 // PreprocessSoftmaxScaling with 5 integer bits, double rounding build.

@@ -110,11 +110,11 @@ impl<T: QuantInt> Kernel for IntBinary<T> {
             IntOp::XnnAdd(p) => {
                 // Prepare chose this only for int8 tensors.
                 let (a, b) = (io.in_as::<i8>(0), io.in_as::<i8>(1));
-                xnn::add(p, &self.shape, a, b, io.out_as::<i8>())
+                xnn::binary(p, &self.shape, a, b, io.out_as::<i8>())
             }
             IntOp::XnnMul(p) => {
                 let (a, b) = (io.in_as::<i8>(0), io.in_as::<i8>(1));
-                xnn::mul(p, &self.shape, a, b, io.out_as::<i8>())
+                xnn::binary(p, &self.shape, a, b, io.out_as::<i8>())
             }
         }
     }

@@ -11,10 +11,12 @@ use super::elementwise::{int_qparams, int_range, multiplier};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo, options};
 use crate::graph::dtype::dtype_name;
 use crate::graph::{BuiltinOperator, QuantParams, TensorType};
+use crate::kernels::Arithmetic;
 use crate::kernels::reference::activations::lookup_u8;
 use crate::kernels::reference::fixedpoint_math::{lut_int8, lut_int16_f32};
 use crate::kernels::reference::math::{self, QuantAbs, QuantRsqrt, QuantSqrt, UnaryMath};
 use crate::kernels::reference::quantize::QuantInt;
+use crate::kernels::xnnpack::unary as xnnpack;
 use crate::tflite::schema::GeluOptionsT;
 
 /// Float32 unary math.
@@ -24,6 +26,19 @@ impl Kernel for FloatMath {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.f32_in(0);
         math::float_unary(self.0, input, io.f32_out());
+    }
+}
+
+/// Float32 ROUND / ELU under [`Arithmetic::Xnnpack`]: XNNPACK's `vrndne` / `velu`
+/// ([`xnnpack::round`], [`xnnpack::elu`]), which LiteRT's delegate runs for them.
+struct XnnpackFloat(fn(f32) -> f32);
+
+impl Kernel for XnnpackFloat {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.f32_in(0);
+        for (o, &x) in io.f32_out().iter_mut().zip(input) {
+            *o = (self.0)(x);
+        }
     }
 }
 
@@ -236,6 +251,16 @@ pub fn prepare_unary_math(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     let Some(f) = float_fn(ctx.op.code.op()) else {
         return Err(ctx.unsupported(String::new(), "not a unary math op"));
     };
+    if ctx.arithmetic == Arithmetic::Xnnpack {
+        let xnn = match f {
+            UnaryMath::Round => Some(xnnpack::round as fn(f32) -> f32),
+            UnaryMath::Elu => Some(xnnpack::elu as fn(f32) -> f32),
+            _ => None,
+        };
+        if let Some(g) = xnn {
+            return Ok(Prepared::f32(input.shape.to_vec(), XnnpackFloat(g)));
+        }
+    }
     Ok(Prepared::f32(input.shape.to_vec(), FloatMath(f)))
 }
 

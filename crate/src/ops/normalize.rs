@@ -7,10 +7,12 @@ use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
 use crate::graph::dtype::dtype_name;
 use crate::graph::lint::sci;
+use crate::kernels::Arithmetic;
 use crate::kernels::reference::log_softmax::{
     LogSoftmaxParams, log_softmax_f32, log_softmax_f32_optimized, log_softmax_int8,
 };
 use crate::kernels::reference::normalize::{l2_normalize_f32, l2_normalize_int8};
+use crate::kernels::xnnpack::unary as xnnpack;
 use crate::tflite::schema::{ActivationFunctionType, L2NormOptionsT};
 
 struct L2Float {
@@ -119,6 +121,20 @@ impl Kernel for LogSoftmaxInt8 {
     }
 }
 
+/// int8 LOG_SOFTMAX under [`Arithmetic::Xnnpack`]: LiteRT's optimized kernel
+/// ([`xnnpack::LogSoftmax`]), which its default path runs.
+struct XnnpackLogSoftmax {
+    depth: usize,
+    params: xnnpack::LogSoftmax,
+}
+
+impl Kernel for XnnpackLogSoftmax {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.in_as::<i8>(0);
+        xnnpack::log_softmax(&self.params, self.depth, input, io.out_as::<i8>());
+    }
+}
+
 /// The int8 LOG_SOFTMAX parameters for `input_scale`, as LiteRT's `LogSoftmaxPrepare` computes
 /// them (`PreprocessLogSoftmaxScalingExp`, beta 1, 5 integer bits; `CalculateInputRadius`), or
 /// `None` when LiteRT's checks would refuse the scale.
@@ -181,6 +197,15 @@ pub fn prepare_log_softmax(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                         "scale {} zero point {} (the INT8 kernel writes scale 16/256, zero point 127)",
                         qo.scale, qo.zero_point
                     ),
+                ));
+            }
+            if ctx.arithmetic == Arithmetic::Xnnpack {
+                // The optimized kernel's prepare checks the output parameters only.
+                let params = xnnpack::LogSoftmax::new(qi.scale, qo.scale, qo.zero_point);
+                return Ok(Prepared::new(
+                    shape,
+                    TensorType::INT8,
+                    XnnpackLogSoftmax { depth, params },
                 ));
             }
             let params = log_softmax_params(qi.scale).ok_or_else(|| {

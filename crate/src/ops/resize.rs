@@ -5,9 +5,9 @@
 use super::shape::require_same_quantization;
 use super::{Kernel, Node, OpIo, PrepareCtx, PrepareResult, Prepared, elem_size, options};
 use crate::graph::{BuiltinOperator, TensorType};
-use crate::kernels::litert_optimized;
 use crate::kernels::reference::int_elem::IntElem;
 use crate::kernels::reference::resize::{self, ResizeParams};
+use crate::kernels::{Arithmetic, litert_optimized, xnnpack};
 use crate::tflite::schema::{ResizeBilinearOptionsT, ResizeNearestNeighborOptionsT};
 
 struct Bilinear {
@@ -37,6 +37,16 @@ impl<T: IntElem> Kernel for IntBilinear<T> {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.in_as::<T>(0);
         resize::resize_bilinear_int(&self.p, input, io.out_as::<T>());
+    }
+}
+
+/// int8 bilinear resize under [`Arithmetic::Xnnpack`] (XNNPACK's `s8_ibilinear`).
+struct XnnpackBilinear(ResizeParams);
+
+impl Kernel for XnnpackBilinear {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.in_as::<i8>(0);
+        xnnpack::resize::resize_bilinear(&self.0, input, io.out_as::<i8>());
     }
 }
 
@@ -141,7 +151,16 @@ pub fn prepare_resize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                 },
             ));
         }
-        require_same_quantization(ctx, &input, &ctx.output(0)?)?;
+        let output = ctx.output(0)?;
+        require_same_quantization(ctx, &input, &output)?;
+        // XNNPACK does not requantize: the delegate takes an int8 resize whose input and
+        // output parameters are equal (others stay on the reference arithmetic).
+        if ctx.arithmetic == Arithmetic::Xnnpack
+            && input.dtype == TensorType::INT8
+            && ctx.per_tensor_qparams(&input)? == ctx.per_tensor_qparams(&output)?
+        {
+            return Ok(Prepared::new(shape, input.dtype, XnnpackBilinear(p)));
+        }
         if !resize::resize_bilinear_int_supported(&p) {
             return Err(ctx.unsupported(
                 size_t.describe(),

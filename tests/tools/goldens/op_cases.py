@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .frameworks import keras
+from .frameworks import keras, tf
 from .single_op import (
     In,
     op_case,
@@ -380,6 +380,23 @@ op_case(
     [In("x", (4, 5, 3), 0.0, 1.0)],
     lambda x: L.Resizing(7, 9, "bilinear", name="resize")(x),
     "RESIZE_BILINEAR 4x5 -> 7x9 (non-integer factors; Keras Resizing), half_pixel_centers true.",
+)
+op_case(
+    "op_resize_bilinear_align", "RESIZE_BILINEAR", 5807,
+    [In("x", (4, 5, 3), -1.0, 1.0)],
+    lambda x: L.Lambda(
+        lambda t: tf.compat.v1.image.resize_bilinear(t, [7, 9], align_corners=True), name="resize"
+    )(x),
+    "RESIZE_BILINEAR 4x5 -> 7x9 with align_corners true (tf.compat.v1.image.resize_bilinear).",
+)
+op_case(
+    "op_resize_bilinear_legacy", "RESIZE_BILINEAR", 5808,
+    [In("x", (4, 5, 3), -1.0, 1.0)],
+    lambda x: L.Lambda(
+        lambda t: tf.compat.v1.image.resize_bilinear(t, [7, 9], half_pixel_centers=False), name="resize"
+    )(x),
+    "RESIZE_BILINEAR 4x5 -> 7x9 with align_corners and half_pixel_centers false (the legacy "
+    "coordinates, tf.compat.v1.image.resize_bilinear).",
 )
 op_case(
     "op_resize_nearest_x2", "RESIZE_NEAREST_NEIGHBOR", 5803,

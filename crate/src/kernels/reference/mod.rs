@@ -23,6 +23,7 @@ pub mod int_elem;
 pub mod landmarks;
 pub mod layout;
 pub mod log_softmax;
+pub mod logf;
 pub mod lstm;
 pub mod lstm_int;
 pub mod math;

@@ -98,10 +98,11 @@ impl AddParams {
             max,
         })
     }
+}
 
-    /// One element.
+impl ElementOp for AddParams {
     #[inline(always)]
-    pub fn apply(&self, a: i32, b: i32) -> i32 {
+    fn apply(&self, a: i32, b: i32) -> i32 {
         let acc = self
             .bias
             .wrapping_add(a.wrapping_mul(self.a_multiplier))
@@ -128,25 +129,22 @@ pub struct MulParams {
     pub max: i32,
 }
 
-impl MulParams {
-    /// One element.
+impl ElementOp for MulParams {
     #[inline(always)]
-    pub fn apply(&self, a: i32, b: i32) -> i32 {
+    fn apply(&self, a: i32, b: i32) -> i32 {
         let acc = (a - self.a_zero_point) * (b - self.b_zero_point);
         requantize(acc, self.scale, self.zero_point, self.min, self.max)
     }
 }
 
-/// XNNPACK's int8 ADD / SUB with broadcasting.
-pub fn add(p: &AddParams, shape: &Broadcast, a: &[i8], b: &[i8], output: &mut [i8]) {
-    shape.walk(|o, ai, bi| {
-        // In [min, max] ⊆ [−128, 127].
-        output[o] = p.apply(a[ai].into(), b[bi].into()) as i8;
-    });
+/// One of XNNPACK's int8 binary operators ([`AddParams`]: ADD / SUB, [`MulParams`]: MUL).
+pub trait ElementOp {
+    /// The output of one pair of int8 inputs, in `[min, max]` ⊆ `[−128, 127]`.
+    fn apply(&self, a: i32, b: i32) -> i32;
 }
 
-/// XNNPACK's int8 MUL with broadcasting.
-pub fn mul(p: &MulParams, shape: &Broadcast, a: &[i8], b: &[i8], output: &mut [i8]) {
+/// XNNPACK's int8 ADD / SUB / MUL (`p`) with broadcasting.
+pub fn binary(p: &impl ElementOp, shape: &Broadcast, a: &[i8], b: &[i8], output: &mut [i8]) {
     shape.walk(|o, ai, bi| {
         // In [min, max] ⊆ [−128, 127].
         output[o] = p.apply(a[ai].into(), b[bi].into()) as i8;

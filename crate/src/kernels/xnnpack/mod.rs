@@ -1,8 +1,9 @@
 //! The arithmetic of LiteRT's default CPU path, the XNNPACK delegate, for the int8 operators it
 //! takes ([`Arithmetic::Xnnpack`](super::Arithmetic::Xnnpack)): CONV_2D, DEPTHWISE_CONV_2D and
 //! FULLY_CONNECTED with int8 activations, int8 weights (per tensor or per channel) and int32 bias,
-//! QUANTIZE float32 → int8 ([`quantize`]), int8 ADD / SUB / MUL ([`binary`]) and int8 MEAN
-//! ([`reduce`]).
+//! QUANTIZE float32 → int8 ([`quantize`]), int8 ADD / SUB / MUL ([`binary`]), int8 MEAN ([`reduce`]),
+//! int8 LEAKY_RELU, float ROUND and ELU ([`unary`]), int8 RESIZE_BILINEAR ([`resize`]); and int8 SOFTMAX, which the
+//! delegate leaves to LiteRT's optimized builtin kernel ([`unary::Softmax`]).
 //!
 //! XNNPACK's qs8 / qc8 kernels accumulate exactly as LiteRT's reference kernels do (the wrapping
 //! int32 sum of `w · (x − input_zero_point)` plus the bias; XNNPACK folds `−zp · Σw` into the
@@ -27,6 +28,8 @@
 
 pub mod binary;
 pub mod reduce;
+pub mod resize;
+pub mod unary;
 
 use super::reference::ActivationRange;
 use super::simd128::v128::V128;

@@ -155,3 +155,117 @@ mod props {
         }
     }
 }
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn leaky_relu_multipliers_have_eight_fraction_bits_and_round_half_up() {
+    use super::unary::LeakyRelu;
+    // s_in / s_out = 1, α = 0.25: multipliers −256 and −64.
+    let p = LeakyRelu::new(1.0, 0, 1.0, 0, 0.25).expect("supported");
+    assert_eq!((p.positive_multiplier, p.negative_multiplier), (-256, -64));
+    // 3 → 3; −3 · 0.25 = −0.75 → −1; −2 · 0.25 = −0.5 → 0 (half up; LiteRT's reference gives −1).
+    assert_eq!([p.apply(3), p.apply(-3), p.apply(-2)], [3, -1, 0]);
+    // Zero points: x − zp_in = 4 → 4 + 10, clamped at 127 for large values.
+    let p = LeakyRelu::new(1.0, -4, 1.0, 10, 0.25).expect("supported");
+    assert_eq!([p.apply(0), p.apply(127)], [14, 127]);
+    // XNNPACK refuses s_in / s_out above 2^7 or a negative-side scale below 2^-8.
+    assert!(LeakyRelu::new(1000.0, 0, 1.0, 0, 0.25).is_none());
+    assert!(LeakyRelu::new(1.0, 0, 1.0, 0, 0.001).is_none());
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn round_keeps_the_sign_and_rounds_ties_to_even() {
+    use super::unary::round;
+    assert_eq!(round(-0.3).to_bits(), (-0.0f32).to_bits());
+    assert_eq!(round(-0.5).to_bits(), (-0.0f32).to_bits());
+    assert_eq!(
+        [round(2.5), round(-2.5), round(1.5), round(0.7)],
+        [2.0, -2.0, 2.0, 1.0]
+    );
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn elu_follows_expm1_and_saturates() {
+    use super::unary::elu;
+    // Within 2 ulp of the C library's expm1 on negative inputs (the polynomial is not
+    // correctly rounded); identity from zero up, NaN through.
+    for i in 1..=2000 {
+        let x = -(i as f32) * 0.008;
+        let (got, want) = (elu(x), x.exp_m1());
+        assert!(
+            (got - want).abs() <= 2.0 * f32::EPSILON * want.abs(),
+            "{x}: {got} vs {want}"
+        );
+    }
+    assert_eq!(elu(-100.0), elu(-17.5));
+    // Subnormal inputs are flushed to a zero of their sign.
+    assert_eq!(elu(-1e-40).to_bits(), (-0.0f32).to_bits());
+    assert_eq!(elu(1e-40).to_bits(), 0);
+    assert_eq!([elu(0.0), elu(3.25)], [0.0, 3.25]);
+    assert!(elu(f32::NAN).is_nan());
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn softmax_rounds_float_probabilities() {
+    use super::unary::{Softmax, softmax};
+    let p = Softmax::new(0.25, 1.0, 1.0 / 256.0, -128);
+    // Equal inputs: 1/4 each → 64 − 128.
+    let mut out = [0i8; 4];
+    softmax(&p, 4, &[5, 5, 5, 5], &mut out);
+    assert_eq!(out, [-64; 4]);
+    // Input scale ln 2: e = 1 and 1/2 (d = 1), probabilities 2/3 and 1/3 of 256 = 170.7, 85.3.
+    let p = Softmax::new(std::f32::consts::LN_2, 1.0, 1.0 / 256.0, -128);
+    let mut out = [0i8; 2];
+    softmax(&p, 2, &[7, 6], &mut out);
+    assert_eq!(out, [43, -43]);
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn resize_bilinear_weights_have_eleven_bits_and_round_half_up() {
+    use crate::kernels::reference::resize::ResizeParams;
+    let p = |out_w, align_corners, half_pixel_centers| ResizeParams {
+        batches: 1,
+        in_h: 1,
+        in_w: 2,
+        channels: 1,
+        out_h: 1,
+        out_w,
+        align_corners,
+        half_pixel_centers,
+    };
+    // Half-pixel 2 → 4: x = clamp(o · 0.5 − 0.25, 0, 1) = 0, 0.25, 0.75, 1:
+    // 101 · 0.25 = 25.25 → 25, 101 · 0.75 = 75.75 → 76.
+    let mut out = [0i8; 4];
+    resize::resize_bilinear(&p(4, false, true), &[0, 101], &mut out);
+    assert_eq!(out, [0, 25, 76, 101]);
+    // Aligned corners 2 → 3: x = 0, 0.5, 1; the midpoint of 0 and ±1 is a tie, rounded up.
+    let mut out = [0i8; 3];
+    resize::resize_bilinear(&p(3, true, false), &[0, 1], &mut out);
+    assert_eq!(out, [0, 1, 1]);
+    resize::resize_bilinear(&p(3, true, false), &[0, -1], &mut out);
+    assert_eq!(out, [0, 0, -1]);
+    // Legacy 2 → 4: x = 0, 0.5, 1, 1.5 (the right neighbour clamped to the last pixel).
+    let mut out = [0i8; 4];
+    resize::resize_bilinear(&p(4, false, false), &[10, 20], &mut out);
+    assert_eq!(out, [10, 15, 20, 20]);
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn log_softmax_rounds_float_log_probabilities_to_even() {
+    use super::unary::{LogSoftmax, log_softmax};
+    // Output scale 1/16, zero point 127. Equal inputs: ln(1/4) · 16 = −22.18 → −22 + 127.
+    let p = LogSoftmax::new(0.5, 1.0 / 16.0, 127);
+    let mut out = [0i8; 4];
+    log_softmax(&p, 4, &[3, 3, 3, 3], &mut out);
+    assert_eq!(out, [105; 4]);
+    // Input scale ln 2: probabilities 2/3 and 1/3, ln · 16 = −6.49 → −6 and −17.58 → −18.
+    let p = LogSoftmax::new(std::f32::consts::LN_2, 1.0 / 16.0, 127);
+    let mut out = [0i8; 2];
+    log_softmax(&p, 2, &[1, 0], &mut out);
+    assert_eq!(out, [121, 109]);
+}
