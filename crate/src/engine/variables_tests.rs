@@ -284,6 +284,39 @@ fn recurrent_operators_sharing_a_state_tensor_run_as_litert_runs_them() {
     }
 }
 
+/// The integer LSTM the same way: realworld `lstm_fused`'s int8 edge model with a copy of its
+/// first LSTM sharing the int8 output state and the int16 cell state
+/// (`tests/tools/make_shared_state_int8.py`: LiteRT 2.3 BUILTIN_REF over the 3 samples on one
+/// interpreter). Ours equal its outputs bit for bit at every sample.
+#[test]
+fn integer_lstms_sharing_states_run_as_litert_runs_them() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/shared_state_int8");
+    let read = |name: &str| std::fs::read(dir.join(name)).expect("fixture");
+    let npy = |name: &str| crate::npy::read(name, &read(name)[..]).expect("npy");
+    let m = crate::tflite::read(&read("model.tflite")).expect("model");
+    let mut it = Interpreter::new(&m).expect("prepares");
+    let input = npy("input_0.npy");
+    let samples = input.shape[0];
+    let per_in = input.data.len() / samples;
+    let expected: Vec<_> = (0..2)
+        .map(|k| npy(&format!("litert_output_{k}.npy")))
+        .collect();
+    for s in 0..samples {
+        it.set_input(0, &input.data[s * per_in..(s + 1) * per_in])
+            .expect("input");
+        it.invoke().expect("invoke");
+        for (k, e) in expected.iter().enumerate() {
+            let per_out = e.data.len() / samples;
+            assert_eq!(
+                it.output(k).expect("output").bytes,
+                &e.data[s * per_out..(s + 1) * per_out],
+                "sample {s}, output {k} bit for bit with LiteRT"
+            );
+        }
+    }
+}
+
 /// One operator naming one tensor at two of its state positions: LiteRT would read and write
 /// both states through one buffer within a step; refused, naming the operator and the tensor.
 #[test]
