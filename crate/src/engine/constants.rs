@@ -158,11 +158,12 @@ pub(super) fn initial_data<'m>(
     for &t in overwritten {
         data[t] = None;
     }
-    // Variable tensors without data that one stateful operator reads at its state
-    // positions (UNIDIRECTIONAL_SEQUENCE_LSTM's output and cell states): their initial
+    // Variable tensors without data that stateful operators alone read, at their state
+    // positions (UNIDIRECTIONAL_SEQUENCE_LSTM's output and cell states, …): their initial
     // value as constant data, what LiteRT's `ResetVariableTensor` writes (zeros; for int8
-    // every byte the zero point); the operator keeps the state
-    // itself (`ops::lstm`). Other variable tensors stay undefined (prepare refuses them).
+    // every byte the zero point). The operators keep the state per tensor
+    // (`ops::recurrent_state`: several operators naming one tensor share it, as in LiteRT).
+    // Other variable tensors stay undefined (prepare refuses them).
     for (t, tensor) in sg.tensors.iter().enumerate() {
         if !tensor.is_variable || data[t].is_some() {
             continue;
@@ -172,15 +173,10 @@ pub(super) fn initial_data<'m>(
                 tensor_index(i) != Some(t) || crate::ops::lstm::is_state_input(&op.code, k)
             }) && op.outputs.iter().all(|&o| tensor_index(o) != Some(t))
         };
-        // Exactly one reader: each stateful kernel keeps its own copy of the state, so two
-        // operators sharing one state tensor (LiteRT carries the first one's final state into
-        // the second) stay undefined and are refused rather than answered wrongly.
-        let readers = sg
+        let read = sg
             .operators
             .iter()
-            .filter(|op| op.inputs.iter().any(|&i| tensor_index(i) == Some(t)))
-            .count();
-        let read = readers == 1;
+            .any(|op| op.inputs.iter().any(|&i| tensor_index(i) == Some(t)));
         let len = shapes[t]
             .as_deref()
             .and_then(|s| byte_len(s, tensor.dtype, max_tensor));

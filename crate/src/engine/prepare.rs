@@ -2,7 +2,7 @@
 //! the arena plan and the constant store ([`Interpreter::with_options`]).
 
 use std::borrow::Cow;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use super::constants::{fold_shape_arithmetic, graph_issue, initial_data, pack, zeroed_words};
 use super::declared::{byte_len, declared_shape, held_shape, quantization_problem, unholdable};
@@ -24,10 +24,32 @@ struct Loader<'m> {
     arithmetic: Arithmetic,
     /// The subgraphs being prepared, outermost first.
     stack: &'m [usize],
-    /// How many more subgraph interpreters the model may prepare.
-    budget: &'m Cell<usize>,
+    /// What all subgraph interpreters of the model share while they are prepared.
+    shared: &'m Shared,
     /// The resource variables all subgraphs share.
     variables: &'m SharedVariables,
+}
+
+/// What every subgraph interpreter of one model shares while it is prepared.
+pub(super) struct Shared {
+    /// How many more subgraph interpreters the model may prepare.
+    budget: Cell<usize>,
+    /// The shape each operator output is computed at, as (subgraph, tensor, shape), one entry
+    /// per prepared instance ([`Interpreter::check`] collects them; `None`: not collected).
+    computed: Option<RefCell<ComputedShapes>>,
+}
+
+/// (subgraph, tensor, computed shape) of operator outputs, one entry per prepared instance.
+type ComputedShapes = Vec<(usize, usize, Vec<usize>)>;
+
+impl Shared {
+    /// A fresh budget; `collect`: record the computed shapes.
+    pub(super) fn new(collect: bool) -> Self {
+        Shared {
+            budget: Cell::new(MAX_SUBGRAPH_INSTANCES),
+            computed: collect.then(|| RefCell::new(Vec::new())),
+        }
+    }
 }
 
 /// How deep WHILE / IF subgraphs may nest.
@@ -54,12 +76,13 @@ impl SubgraphLoader for Loader<'_> {
                 self.stack
             ));
         }
-        if self.budget.get() == 0 {
+        let budget = &self.shared.budget;
+        if budget.get() == 0 {
             return Err(format!(
                 "the model prepares more than {MAX_SUBGRAPH_INSTANCES} subgraph instances"
             ));
         }
-        self.budget.set(self.budget.get() - 1);
+        budget.set(budget.get() - 1);
         if self.stack.len() >= MAX_NESTING {
             return Err(format!("subgraphs nest deeper than {MAX_NESTING} levels"));
         }
@@ -71,7 +94,7 @@ impl SubgraphLoader for Loader<'_> {
             self.kernels,
             self.arithmetic,
             self.stack,
-            self.budget,
+            self.shared,
             self.variables,
             true,
         )
@@ -85,6 +108,10 @@ impl SubgraphLoader for Loader<'_> {
 
     fn max_while_iterations(&self) -> u64 {
         self.limits.max_while_iterations
+    }
+
+    fn subgraph_index(&self) -> Option<usize> {
+        self.stack.last().copied()
     }
 }
 
@@ -115,7 +142,6 @@ impl Interpreter {
         kernels: KernelSet,
         arithmetic: Arithmetic,
     ) -> Result<Self> {
-        let budget = Cell::new(MAX_SUBGRAPH_INSTANCES);
         let variables = SharedVariables::default();
         Self::prepare_subgraph(
             model,
@@ -125,7 +151,7 @@ impl Interpreter {
             kernels,
             arithmetic,
             &[],
-            &budget,
+            &Shared::new(false),
             &variables,
             true,
         )
@@ -134,13 +160,15 @@ impl Interpreter {
     /// Every check [`Interpreter::new`] makes (model, operators, shapes, types, limits), without
     /// allocating the activation arena of subgraph 0: what the quantizer runs before writing
     /// anything in the modes that do not calibrate. Returns the shape each operator output of
-    /// subgraph 0 is computed at, as (tensor index, shape): what LiteRT resizes it to at
-    /// prepare, whatever its declared shape.
+    /// every subgraph the engine prepares (subgraph 0, and the WHILE / IF bodies it runs) is
+    /// computed at, as (subgraph, tensor index, shape): what LiteRT resizes it to at prepare,
+    /// whatever its declared shape. A subgraph prepared several times (two loops running one
+    /// body) gives one entry per instance.
     ///
     /// # Errors
     /// What [`Interpreter::with_limits`] refuses.
-    pub fn check(model: &Model, limits: &Limits) -> Result<Vec<(usize, Vec<usize>)>> {
-        let budget = Cell::new(MAX_SUBGRAPH_INSTANCES);
+    pub fn check(model: &Model, limits: &Limits) -> Result<ComputedShapes> {
+        let shared = Shared::new(true);
         Self::prepare_subgraph(
             model,
             0,
@@ -149,28 +177,17 @@ impl Interpreter {
             KernelSet::default(),
             Arithmetic::default(),
             &[],
-            &budget,
+            &shared,
             &SharedVariables::default(),
             false,
-        )
-        .map(|it| {
-            // Slots of the model's tensors come first (`graph::rewrites` appends the others).
-            let ops = model
-                .subgraphs
-                .first()
-                .map_or(&[][..], |sg| &sg.operators[..]);
-            ops.iter()
-                .flat_map(|op| op.outputs.iter())
-                .filter_map(|&t| usize::try_from(t).ok())
-                .filter_map(|t| it.slots.get(t).map(|slot| (t, slot.shape.clone())))
-                .collect()
-        })
+        )?;
+        Ok(shared.computed.map(RefCell::into_inner).unwrap_or_default())
     }
 
     /// Prepares subgraph `index` of `model` (its declared input shapes, or `given` ones for a
     /// subgraph a WHILE or IF runs); `stack` lists the subgraphs being prepared around it, so a
-    /// subgraph that runs itself is refused; `budget` counts the subgraph interpreters the whole
-    /// model may still prepare; `variables` is the resource-variable store all of them share.
+    /// subgraph that runs itself is refused; `shared` counts the subgraph interpreters the whole
+    /// model may still prepare (and collects computed shapes for [`Interpreter::check`]); `variables` is the resource-variable store all of them share.
     /// Without `allocate` the interpreter has no arena and must not run
     /// ([`Interpreter::check`]).
     #[allow(clippy::too_many_arguments)]
@@ -182,11 +199,12 @@ impl Interpreter {
         kernels: KernelSet,
         arithmetic: Arithmetic,
         stack: &[usize],
-        budget: &Cell<usize>,
+        shared: &Shared,
         variables: &SharedVariables,
         allocate: bool,
     ) -> Result<Self> {
         let max_tensor = limits.max_tensor_bytes;
+        let original = model;
         // A tensor written twice: each later write gets its own tensor (graph::rewrites).
         let split = crate::graph::rewrites::split(model, index);
         let (model, rewrites) = split
@@ -217,7 +235,7 @@ impl Interpreter {
             kernels,
             arithmetic,
             stack: &stack,
-            budget,
+            shared,
             variables,
         };
         let n = sg.tensors.len();
@@ -359,7 +377,7 @@ impl Interpreter {
                 let tensor = &sg.tensors[t];
                 if !defined[t] {
                     let why = if tensor.is_variable {
-                        "variable (stateful) tensors are supported only as the state of one LSTM/RNN operator that alone reads them"
+                        "variable (stateful) tensors are supported only as the state of LSTM/RNN operators that alone read them"
                     } else {
                         "no operator before this one computes it and it has no data"
                     };
@@ -796,6 +814,16 @@ impl Interpreter {
         } else {
             Vec::new()
         };
+        // Slots of the model's tensors come first (`graph::rewrites` appends the others).
+        if let (Some(computed), Some(sg)) = (&shared.computed, original.subgraphs.get(index)) {
+            computed.borrow_mut().extend(
+                sg.operators
+                    .iter()
+                    .flat_map(|op| op.outputs.iter())
+                    .filter_map(|&t| usize::try_from(t).ok())
+                    .filter_map(|t| slots.get(t).map(|slot| (index, t, slot.shape.clone()))),
+            );
+        }
         Ok(Interpreter {
             subgraph: index,
             arena,

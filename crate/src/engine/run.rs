@@ -95,18 +95,13 @@ impl Interpreter {
         Ok(())
     }
 
-    /// The float states stateful kernels keep between invocations ([`crate::ops::Kernel::kept_states`]):
-    /// operator index in the subgraph, input position of the variable tensor, current values.
-    pub fn kept_states(&self) -> Vec<(usize, usize, &[f32])> {
-        self.steps
-            .iter()
-            .flat_map(|s| {
-                s.kernel
-                    .kept_states()
-                    .into_iter()
-                    .map(move |(k, v)| (s.op_index, k, v))
-            })
-            .collect()
+    /// Reports to `f` the float states stateful kernels keep between invocations
+    /// ([`crate::ops::Kernel::kept_states`]): operator index in the subgraph, input position of
+    /// the variable tensor, current values.
+    pub fn kept_states(&self, f: &mut dyn FnMut(usize, usize, &[f32])) {
+        for s in &self.steps {
+            s.kernel.kept_states(&mut |k, v| f(s.op_index, k, v));
+        }
     }
 
     /// What each step of an invocation runs, in execution order (the indices of

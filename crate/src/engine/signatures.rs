@@ -13,9 +13,6 @@
 //! caller of [`Interpreter::inputs`] / [`Interpreter::set_input`] / [`Interpreter::output`]
 //! runs the signature unchanged.
 
-use std::cell::Cell;
-
-use super::prepare::MAX_SUBGRAPH_INSTANCES;
 use super::{Interpreter, Limits, TensorDesc, TensorId};
 use crate::error::{Error, Result};
 use crate::graph::{Model, SignatureDef, TensorMap, TensorType};
@@ -192,7 +189,6 @@ impl Interpreter {
         arithmetic: Arithmetic,
     ) -> Result<Self> {
         let sig = resolve(model, key)?;
-        let budget = Cell::new(MAX_SUBGRAPH_INSTANCES);
         let mut it = Self::prepare_subgraph(
             model,
             sig.subgraph,
@@ -201,7 +197,7 @@ impl Interpreter {
             kernels,
             arithmetic,
             &[],
-            &budget,
+            &super::prepare::Shared::new(false),
             &SharedVariables::default(),
             true,
         )?;

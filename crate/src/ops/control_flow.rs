@@ -54,6 +54,12 @@ pub trait SubgraphLoader {
 
     /// Most iterations one WHILE may run per invocation (the engine's limits).
     fn max_while_iterations(&self) -> u64;
+
+    /// The index of the subgraph whose operators are being prepared, or `None` without an
+    /// interpreter (the key of its recurrent states, [`super::recurrent_state`]).
+    fn subgraph_index(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// A loader for contexts without a model (unit tests of single operators): every subgraph is

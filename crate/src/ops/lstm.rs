@@ -14,15 +14,14 @@
 //! typed error naming the feature.
 //!
 //! State: as in LiteRT, the two state tensors start at their initial value (zeros when they
-//! have no data: the engine gives such variable tensors, read only by this operator, their
+//! have no data: the engine gives such variable tensors, read only at recurrent operators' state positions, their
 //! zeros as constant data) and keep the last step's state from one invocation to the next;
 //! [`crate::engine::Interpreter::reset_variables`] brings them back to the initial value (what
-//! LiteRT's `ResetVariableTensors` does). The kernel keeps the state itself.
+//! LiteRT's `ResetVariableTensors` does). The states are held per tensor
+//! ([`super::recurrent_state`]): operators naming the same state tensor update one buffer, in
+//! execution order, as in LiteRT.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
-use super::variables::Variables;
+use super::recurrent_state::{self, State};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo, options};
 use crate::graph::dtype::dtype_name;
 use crate::graph::{OpCode, TensorType};
@@ -252,7 +251,7 @@ pub(super) fn initial_state(
     k: usize,
     n_batch: usize,
     n_cell: usize,
-) -> PrepareResult<Vec<f32>> {
+) -> PrepareResult<State<f32>> {
     let t = ctx.input(k)?;
     if t.num_elements() != n_batch * n_cell {
         return Err(ctx.invalid(
@@ -266,13 +265,14 @@ pub(super) fn initial_state(
     if t.dtype != TensorType::FLOAT32 {
         return Err(ctx.invalid(t.describe(), "the state must be float32"));
     }
-    super::conv::float::const_f32(&t).ok_or_else(|| {
+    let initial = super::conv::float::const_f32(&t).ok_or_else(|| {
         ctx.unsupported(
             t.describe(),
-            "a state computed by another operator (it must be a variable tensor only this \
-             operator reads)",
+            "a state computed by another operator (it must be a variable tensor that \
+             recurrent operators alone read)",
         )
-    })
+    })?;
+    recurrent_state::state(ctx, k, initial)
 }
 
 /// Refuses a float time-major sequence of several rows (LiteRT steps them together through
@@ -390,45 +390,37 @@ pub fn prepare_unidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResu
         vec![d0, d1, n_cell],
         LstmF32 {
             dir: LstmDirection::new(p, walk, (output0, cell0)),
-            resets: ResetWatch::new(ctx),
         },
     ))
 }
 
 /// One direction of a float or hybrid LSTM: its step, how it walks the sequence, and the
-/// states it keeps between invocations.
+/// states it keeps between invocations (shared with any other operator naming the same state
+/// tensors, [`recurrent_state`]).
 pub(super) struct LstmDirection {
     p: LstmParams,
     walk: Walk,
-    output_state: Vec<f32>,
-    cell_state: Vec<f32>,
-    /// The states' initial values (output, cell).
-    initial: (Vec<f32>, Vec<f32>),
+    output_state: State<f32>,
+    cell_state: State<f32>,
     scratch: LstmScratch,
 }
 
 impl LstmDirection {
-    /// A direction starting from the `initial` (output, cell) states.
-    pub(super) fn new(p: LstmParams, walk: Walk, initial: (Vec<f32>, Vec<f32>)) -> Self {
+    /// A direction keeping the (output, cell) `states`.
+    pub(super) fn new(p: LstmParams, walk: Walk, states: (State<f32>, State<f32>)) -> Self {
         Self {
             scratch: LstmScratch::new(p.dims),
             p,
             walk,
-            output_state: initial.0.clone(),
-            cell_state: initial.1.clone(),
-            initial,
+            output_state: states.0,
+            cell_state: states.1,
         }
     }
 
-    /// Brings the states back to their initial values.
-    pub(super) fn reset(&mut self) {
-        self.output_state.copy_from_slice(&self.initial.0);
-        self.cell_state.copy_from_slice(&self.initial.1);
-    }
-
-    /// The kept (output, cell) states.
-    pub(super) fn states(&self) -> (&[f32], &[f32]) {
-        (&self.output_state, &self.cell_state)
+    /// Reports the current (output, cell) states to `f`, after the input positions `at`.
+    pub(super) fn report(&self, at: (usize, usize), f: &mut dyn FnMut(usize, &[f32])) {
+        f(at.0, &self.output_state.values());
+        f(at.1, &self.cell_state.values());
     }
 
     /// Runs the sequence `x`, writing this direction's part of `out`.
@@ -439,8 +431,8 @@ impl LstmDirection {
             self.walk,
             x,
             out,
-            &mut self.output_state,
-            &mut self.cell_state,
+            &mut self.output_state.values_mut(),
+            &mut self.cell_state.values_mut(),
             |row, x, h, c| lstm_step_f32(p, row, x, h, c, scratch),
         );
     }
@@ -448,49 +440,14 @@ impl LstmDirection {
 
 struct LstmF32 {
     dir: LstmDirection,
-    resets: ResetWatch,
-}
-
-/// Tells a stateful LSTM kernel when the interpreter's variables were reset (when to restore
-/// the states' initial values).
-pub(super) struct ResetWatch {
-    /// The interpreter's variable store.
-    store: Option<Rc<RefCell<Variables>>>,
-    /// Its reset count when last seen.
-    seen: u64,
-}
-
-impl ResetWatch {
-    /// Registers the operator as stateful with the interpreter's variable store.
-    pub(super) fn new(ctx: &PrepareCtx<'_>) -> Self {
-        let store = ctx.subgraphs.variables();
-        if let Some(s) = &store {
-            s.borrow_mut().add_stateful_op();
-        }
-        let seen = store.as_ref().map_or(0, |s| s.borrow().resets());
-        Self { store, seen }
-    }
-
-    /// Whether a reset happened since the last call.
-    pub(super) fn take(&mut self) -> bool {
-        let Some(s) = &self.store else { return false };
-        let r = s.borrow().resets();
-        let reset = r != self.seen;
-        self.seen = r;
-        reset
-    }
 }
 
 impl Kernel for LstmF32 {
-    fn kept_states(&self) -> Vec<(usize, &[f32])> {
-        let (h, c) = self.dir.states();
-        vec![(OUTPUT_STATE, h), (CELL_STATE, c)]
+    fn kept_states(&self, f: &mut dyn FnMut(usize, &[f32])) {
+        self.dir.report((OUTPUT_STATE, CELL_STATE), f);
     }
 
     fn eval(&mut self, io: &mut OpIo<'_>) {
-        if self.resets.take() {
-            self.dir.reset();
-        }
         let x = io.f32_in(0);
         self.dir.run(x, io.f32_out());
     }

@@ -22,12 +22,13 @@
 //! row's output state by the merged row width (`b * output_batch_leading_dim`), so rows after
 //! the first read and write outside the state (undefined behaviour, not reproducible).
 //!
-//! State: kept across invocations and brought back to the initial values by
+//! State: kept across invocations per tensor (shared with other operators naming the same
+//! state tensors) and brought back to the initial values by
 //! [`crate::engine::Interpreter::reset_variables`], as for the unidirectional LSTM.
 
 use super::lstm::{
-    GateInputs, LstmDirection, ResetWatch, Walk, cell_activation, initial_state, load_gates,
-    peephole_inputs, require_cell_clip, require_float_rows, require_plain_lstm,
+    GateInputs, LstmDirection, Walk, cell_activation, initial_state, load_gates, peephole_inputs,
+    require_cell_clip, require_float_rows, require_plain_lstm,
 };
 use super::{Kernel, OpIo, OutputSpec, PrepareCtx, PrepareResult, Prepared, options};
 use crate::graph::TensorType;
@@ -167,7 +168,6 @@ pub fn prepare_bidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResul
         fw,
         bw,
         merged: o.merge_outputs,
-        resets: ResetWatch::new(ctx),
     };
     let spec = |n| OutputSpec {
         shape: vec![d0, d1, n],
@@ -185,22 +185,15 @@ struct BidiLstm {
     bw: LstmDirection,
     /// One output holding both directions (else output 0 forward, output 1 backward).
     merged: bool,
-    resets: ResetWatch,
 }
 
 impl Kernel for BidiLstm {
-    fn kept_states(&self) -> Vec<(usize, &[f32])> {
-        let (fh, fc) = self.fw.states();
-        let (bh, bc) = self.bw.states();
-        STATES.into_iter().zip([fh, fc, bh, bc]).collect()
+    fn kept_states(&self, f: &mut dyn FnMut(usize, &[f32])) {
+        self.fw.report((STATES[0], STATES[1]), f);
+        self.bw.report((STATES[2], STATES[3]), f);
     }
 
     fn eval(&mut self, io: &mut OpIo<'_>) {
-        // Evaluated once per output: the first evaluation of an invocation looks for a reset.
-        if io.output_index() == 0 && self.resets.take() {
-            self.fw.reset();
-            self.bw.reset();
-        }
         let k = io.output_index();
         let x = io.f32_in(0);
         let out = io.f32_out();

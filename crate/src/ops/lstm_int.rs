@@ -10,10 +10,11 @@
 //! (`s_w · s_x / 2^-12`; the hidden one `2^-15 / s_hidden · 2^-15` in double, stored in float)
 //! and split by `QuantizeMultiplier`. Supported: the plain LSTM TF's converter emits (checked
 //! by the caller: all four gates, no peephole, projection or layer norm); batch-major and
-//! time-major sequences. The states are kept across invocations until the interpreter's
-//! variables are reset, as for the float kernel.
+//! time-major sequences. The states are kept across invocations (per tensor, shared with other
+//! operators naming them) until the interpreter's variables are reset, as for the float kernel.
 
-use super::lstm::{ResetWatch, Walk, const_i8, require_shape, walk_sequence};
+use super::lstm::{Walk, const_i8, require_shape, walk_sequence};
+use super::recurrent_state::{self, State};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo};
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
@@ -61,7 +62,7 @@ fn effective_bias(weights: &[i8], cols: usize, zero_point: i32, bias: Option<&[i
 }
 
 /// The state at input `k`: its type and per-tensor parameters checked, its initial value (the
-/// zeros the engine gives a variable tensor only this operator reads).
+/// zeros the engine gives a variable tensor that recurrent operators alone read).
 fn state<'a>(
     ctx: &PrepareCtx<'a>,
     k: usize,
@@ -92,8 +93,8 @@ fn state<'a>(
     let data = t.data.ok_or_else(|| {
         ctx.unsupported(
             t.describe(),
-            "a state computed by another operator (it must be a variable tensor only this \
-             operator reads)",
+            "a state computed by another operator (it must be a variable tensor that \
+             recurrent operators alone read)",
         )
     })?;
     Ok((t, q, data))
@@ -215,6 +216,8 @@ pub fn prepare_integer(
         .chunks_exact(2)
         .map(|b| i16::from_le_bytes([b[0], b[1]]))
         .collect();
+    let output_state = recurrent_state::state(ctx, OUTPUT_STATE, output0)?;
+    let cell_state = recurrent_state::state(ctx, CELL_STATE, cell0)?;
     // Batch-major sequences are stepped one batch row at a time (as LiteRT does).
     let rows = if o.time_major { n_batch } else { 1 };
     Ok(Prepared::new(
@@ -232,11 +235,9 @@ pub fn prepare_integer(
                 out_row: n_cell,
                 out_offset: 0,
             },
-            output_state: output0.clone(),
-            cell_state: cell0.clone(),
-            initial: (output0, cell0),
+            output_state,
+            cell_state,
             scratch: IntLstmScratch::new(rows, n_cell),
-            resets: ResetWatch::new(ctx),
         },
     ))
 }
@@ -244,20 +245,14 @@ pub fn prepare_integer(
 struct LstmInt {
     p: IntLstmParams,
     walk: Walk,
-    output_state: Vec<i8>,
-    cell_state: Vec<i16>,
-    /// The states' initial values (output, cell).
-    initial: (Vec<i8>, Vec<i16>),
+    /// The output and cell states (shared with any other operator naming their tensors).
+    output_state: State<i8>,
+    cell_state: State<i16>,
     scratch: IntLstmScratch,
-    resets: ResetWatch,
 }
 
 impl Kernel for LstmInt {
     fn eval(&mut self, io: &mut OpIo<'_>) {
-        if self.resets.take() {
-            self.output_state.copy_from_slice(&self.initial.0);
-            self.cell_state.copy_from_slice(&self.initial.1);
-        }
         let x: &[i8] = io.in_as(0);
         let out: &mut [i8] = io.out_as();
         let p = &self.p;
@@ -266,8 +261,8 @@ impl Kernel for LstmInt {
             self.walk,
             x,
             out,
-            &mut self.output_state,
-            &mut self.cell_state,
+            &mut self.output_state.values_mut(),
+            &mut self.cell_state.values_mut(),
             |_, x, h, c| lstm_step_int(p, x, h, c, scratch),
         );
     }

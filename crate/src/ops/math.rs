@@ -9,6 +9,7 @@ use std::marker::PhantomData;
 
 use super::elementwise::{int_qparams, int_range, multiplier};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo, options};
+use crate::error::{Error, IssueKind, OpIssue};
 use crate::graph::dtype::dtype_name;
 use crate::graph::{BuiltinOperator, QuantParams, TensorType};
 use crate::kernels::Arithmetic;
@@ -76,11 +77,47 @@ enum IntMath {
 
 struct IntMathKernel<T> {
     op: IntMath,
+    /// RSQRT's domain check: inputs below the zero point stop the invocation.
+    domain: Option<BelowZeroPoint>,
     _t: PhantomData<T>,
+}
+
+/// RSQRT's domain, as LiteRT's `elementwise.cc` checks it at eval (int8 and int16 alike): an
+/// input value below the input zero point fails the invocation ("Rsqrt is only defined for
+/// positive values"). The engine stops with a typed error naming the operator and the input,
+/// rather than making up a value.
+struct BelowZeroPoint {
+    zero_point: i32,
+    /// The issue reported, naming the operator and its input; the reason gets the element.
+    issue: OpIssue,
+}
+
+impl BelowZeroPoint {
+    /// The error for the first input below the zero point, if any.
+    fn check<T: QuantInt>(&self, input: &[T]) -> Option<Error> {
+        let (at, &q) = input
+            .iter()
+            .enumerate()
+            .find(|&(_, &q)| q.to_i32() < self.zero_point)?;
+        let mut issue = self.issue.clone();
+        issue.reason = format!(
+            "element {at} is {}, below the zero point {}: RSQRT is defined for inputs ≥ 0 only \
+             (LiteRT fails the invoke: \"Rsqrt is only defined for positive values\")",
+            q.to_i32(),
+            self.zero_point
+        );
+        Some(Error::CannotRun {
+            issues: vec![issue],
+        })
+    }
 }
 
 impl<T: QuantInt> Kernel for IntMathKernel<T> {
     fn eval(&mut self, io: &mut OpIo<'_>) {
+        if let Some(e) = self.domain.as_ref().and_then(|d| d.check(io.in_as::<T>(0))) {
+            io.fail(e);
+            return;
+        }
         match &self.op {
             IntMath::Abs(p) => math::quantized_abs(p, io.in_as::<T>(0), io.out_as::<T>()),
             IntMath::Rsqrt8(p) => {
@@ -213,6 +250,10 @@ fn prepare_int_math(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResul
             table(int16, qi, qo, log)
         }
     };
+    let domain = (code == BuiltinOperator::RSQRT).then(|| BelowZeroPoint {
+        zero_point: qi.zero_point,
+        issue: ctx.issue(IssueKind::Invalid, input.describe(), String::new()),
+    });
     let shape = input.shape.to_vec();
     Ok(if int16 {
         Prepared::new(
@@ -220,6 +261,7 @@ fn prepare_int_math(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResul
             dtype,
             IntMathKernel::<i16> {
                 op,
+                domain,
                 _t: PhantomData,
             },
         )
@@ -229,6 +271,7 @@ fn prepare_int_math(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResul
             dtype,
             IntMathKernel::<i8> {
                 op,
+                domain,
                 _t: PhantomData,
             },
         )
@@ -314,6 +357,45 @@ mod tests {
             run(&m, &[&i8s(&[-112, -124, -128, -127])]),
             i8s(&[-96, -64, 127, 0])
         );
+    }
+
+    /// The invoke error of `m` on `input`, as text (prepare must succeed).
+    fn invoke_error(m: &crate::graph::Model, input: &[u8]) -> String {
+        let mut it = crate::engine::Interpreter::new(m).expect("prepares");
+        it.set_input(0, input).expect("input fits");
+        match it.invoke() {
+            Ok(()) => panic!("expected an invoke error"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn rsqrt_below_the_zero_point_stops_the_invoke_as_litert_does() {
+        // LiteRT's int8 and int16 RSQRT fail the invoke on an input below the input zero point
+        // (`i >= input_offset` checked per element; int16 checked with ai_edge_litert 2.3 on
+        // op_rsqrt's 16x8 model: -0.0001 → -1 fails, 0 runs). At the zero point it runs (127).
+        let m = int8(Op::RSQRT, (0.25, -100), (1.0 / 64.0, -128));
+        assert_eq!(run(&m, &[&i8s(&[-100, -99, -84, 0])])[0], 127);
+        let e = invoke_error(&m, &i8s(&[-100, -99, -101, 0]));
+        assert!(e.contains("operator 0 (RSQRT)"), "{e}");
+        assert!(e.contains("input 0"), "{e}");
+        assert!(
+            e.contains("element 2 is -101, below the zero point -100"),
+            "{e}"
+        );
+        let m16 = single_op(
+            Op::RSQRT,
+            BuiltinOptionsT::NONE,
+            vec![
+                act(TensorType::INT16, &[1, 4], Some((1.0 / 1024.0, 0))),
+                act(TensorType::INT16, &[1, 4], Some((1.0 / 1024.0, 0))),
+            ],
+        );
+        let ok: Vec<u8> = bytemuck::cast_slice(&[0i16, 1, 1024, 32767]).to_vec();
+        run(&m16, &[&ok]);
+        let bad: Vec<u8> = bytemuck::cast_slice(&[1024i16, -1, 4, 5]).to_vec();
+        let e = invoke_error(&m16, &bad);
+        assert!(e.contains("element 1 is -1, below the zero point 0"), "{e}");
     }
 
     #[test]

@@ -30,6 +30,7 @@ pub mod normalize;
 pub mod pool;
 pub mod properties;
 pub mod quantize;
+pub mod recurrent_state;
 pub mod reduce;
 pub mod registry;
 pub mod resize;
@@ -556,12 +557,12 @@ pub trait Kernel {
         self.eval(io);
     }
 
-    /// The float states a stateful kernel keeps itself between invocations, by the input
-    /// position of the variable tensor each one stands for (UNIDIRECTIONAL_SEQUENCE_LSTM's
+    /// Reports to `f` the float states a stateful kernel keeps between invocations, by the
+    /// input position of the variable tensor each one stands for (UNIDIRECTIONAL_SEQUENCE_LSTM's
     /// output and cell states): what the calibrator records as those tensors after a run, as
-    /// TF's calibrator logs the variable tensors LiteRT updates in place. Empty for the others.
-    fn kept_states(&self) -> Vec<(usize, &[f32])> {
-        Vec::new()
+    /// TF's calibrator logs the variable tensors LiteRT updates in place. None for the others.
+    fn kept_states(&self, f: &mut dyn FnMut(usize, &[f32])) {
+        let _ = f;
     }
 
     /// The kernel's type name (`zeropoint::ops::fast::Fast<…::Conv2dInt8>`, …): what the per-operator

@@ -14,13 +14,11 @@
 //!
 //! State: as for the LSTM ([`super::lstm`]), the hidden state starts at its initial value
 //! (zeros for a variable tensor without data), carries from one invocation to the next, and
-//! [`crate::engine::Interpreter::reset_variables`] restores it. The kernel keeps it itself.
-
-use std::cell::RefCell;
-use std::rc::Rc;
+//! [`crate::engine::Interpreter::reset_variables`] restores it. It is held per tensor
+//! ([`super::recurrent_state`]), shared with any other operator naming the same tensor.
 
 use super::lstm::{const_f32, const_i8, require_shape};
-use super::variables::Variables;
+use super::recurrent_state::{self, State};
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
 use crate::graph::TensorType;
 use crate::graph::dtype::dtype_name;
@@ -107,14 +105,11 @@ pub fn prepare_unidirectional_sequence_rnn(ctx: &PrepareCtx<'_>) -> PrepareResul
         return Err(ctx.unsupported(
             state.describe(),
             "a hidden state given at run time (a graph input, or computed by another \
-             operator): the engine starts it from a variable tensor only this operator reads",
+             operator): the engine starts it from a variable tensor that recurrent operators \
+             alone read",
         ));
     };
-    let store = ctx.subgraphs.variables();
-    if let Some(s) = &store {
-        s.borrow_mut().add_stateful_op();
-    }
-    let resets = store.as_ref().map_or(0, |s| s.borrow().resets());
+    let state = recurrent_state::state(ctx, HIDDEN_STATE, initial)?;
     Ok(Prepared::f32(
         vec![d0, d1, units],
         Rnn {
@@ -124,10 +119,7 @@ pub fn prepare_unidirectional_sequence_rnn(ctx: &PrepareCtx<'_>) -> PrepareResul
             n_batch,
             n_input,
             time_major: o.time_major,
-            state: initial.clone(),
-            initial,
-            store,
-            resets,
+            state,
         },
     ))
 }
@@ -139,22 +131,13 @@ struct Rnn {
     n_batch: usize,
     n_input: usize,
     time_major: bool,
-    state: Vec<f32>,
-    initial: Vec<f32>,
-    /// The interpreter's variable store (its reset count says when to restore `initial`).
-    store: Option<Rc<RefCell<Variables>>>,
-    resets: u64,
+    /// The hidden state (shared with any other operator naming its tensor).
+    state: State<f32>,
 }
 
 impl Kernel for Rnn {
     fn eval(&mut self, io: &mut OpIo<'_>) {
-        if let Some(s) = &self.store {
-            let r = s.borrow().resets();
-            if r != self.resets {
-                self.resets = r;
-                self.state.copy_from_slice(&self.initial);
-            }
-        }
+        let mut state = self.state.values_mut();
         let x = io.f32_in(0);
         let out = io.f32_out();
         let (n_in, units) = (self.n_input, self.w.bias.len());
@@ -169,7 +152,7 @@ impl Kernel for Rnn {
                 rnn_step(
                     &self.w,
                     &x[row * n_in..(row + 1) * n_in],
-                    &mut self.state[b * units..(b + 1) * units],
+                    &mut state[b * units..(b + 1) * units],
                     &mut out[row * units..(row + 1) * units],
                     &mut self.scratch,
                 );

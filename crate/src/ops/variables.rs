@@ -40,12 +40,9 @@ pub struct Variables {
     values: Vec<Option<(OutputSpec, Vec<u8>)>>,
     /// Init subgraphs CALL_ONCE has run since the interpreter was prepared or reset.
     initialized: Vec<usize>,
-    /// Operators that keep their own state in variable tensors (UNIDIRECTIONAL_SEQUENCE_LSTM's
-    /// output and cell states), registered at prepare.
-    stateful_ops: usize,
-    /// How many times [`Variables::reset`] ran: a stateful operator restores its initial state
-    /// when this differs from the count it last saw.
-    resets: u64,
+    /// The states recurrent operators keep in variable tensors (LSTM / RNN), one cell per
+    /// (subgraph, tensor), shared by every operator naming it ([`super::recurrent_state`]).
+    pub(super) states: Vec<((usize, usize), super::recurrent_state::AnyState)>,
 }
 
 /// The one [`Variables`] store an interpreter and its nested subgraphs share.
@@ -74,18 +71,7 @@ impl Variables {
     /// Whether the model keeps no state: it names no variable and no operator keeps its own
     /// state in variable tensors.
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty() && self.stateful_ops == 0
-    }
-
-    /// Registers an operator that keeps its own state between invocations (in the variable
-    /// tensors LiteRT gives it); it watches [`Variables::resets`] to restore its initial state.
-    pub fn add_stateful_op(&mut self) {
-        self.stateful_ops += 1;
-    }
-
-    /// How many times the store was reset.
-    pub fn resets(&self) -> u64 {
-        self.resets
+        self.names.is_empty() && self.states.is_empty()
     }
 
     /// The variable's shared name, for messages.
@@ -97,13 +83,15 @@ impl Variables {
 
     /// Back to the state of a freshly prepared interpreter: every init subgraph runs again at
     /// the next invocation (and gives the variables their initial values; the bytes are zeroed
-    /// until then).
+    /// until then), and every recurrent state is back at its initial value.
     pub fn reset(&mut self) {
         for (_, bytes) in self.values.iter_mut().flatten() {
             bytes.iter_mut().for_each(|b| *b = 0);
         }
         self.initialized.clear();
-        self.resets += 1;
+        for (_, state) in &self.states {
+            state.reset();
+        }
     }
 }
 

@@ -14,10 +14,12 @@ Hybrid cases have int8 weights (one symmetric scale each: max|w|/127, round(w / 
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from .frameworks import tfl_schema
-from .op_cases_more import _pack
+from .op_cases_more import _pack, rnn_model
 from .single_op import In, op_case
 from .variants import ALL_VARIANTS
 
@@ -178,4 +180,91 @@ for _name, _seed, (_t, _b, _i, _u), _tm, _clip, _hy, _pp in (
         float_rewrite=bidi_model(_t, _b, _i, _u, _tm, False, _clip, "TANH", _seed, _hy, _pp, uni=True),
         variants=ALL_VARIANTS,
         skip=dict(_SKIP),
+    )
+
+
+# Two recurrent operators sharing their variable state tensors (issue 22): `share_state` edits one
+# of the hand-built models above (or op_cases_more's RNN) so that a copy of the recurrent operator
+# runs right after it, on the same sequence, with the same weights and the same state tensors, and
+# writes a second graph output. LiteRT updates a state tensor in place, so the copy starts from the
+# first operator's final state, and at the next invocation (sample) the first one starts from the
+# copy's: every run continues the state the previous one left, over all samples.
+_RECURRENT = (
+    BOP.UNIDIRECTIONAL_SEQUENCE_LSTM,
+    BOP.UNIDIRECTIONAL_SEQUENCE_RNN,
+    BOP.BIDIRECTIONAL_SEQUENCE_LSTM,
+)
+
+
+def share_state(base):
+    """The rewrite `base` followed by the edit above."""
+
+    def rewrite(blob: bytes) -> bytes:
+        m = tfl_schema.ModelT.InitFromPackedBuf(base(blob), 0)
+        sg = m.subgraphs[0]
+        k = next(
+            i for i, op in enumerate(sg.operators)
+            if m.operatorCodes[op.opcodeIndex].builtinCode in _RECURRENT
+        )
+        twin = copy.deepcopy(sg.operators[k])
+        outs = []
+        for o in sg.operators[k].outputs:
+            t = copy.deepcopy(sg.tensors[o])
+            t.name = b"second_" + t.name
+            sg.tensors.append(t)
+            outs.append(len(sg.tensors) - 1)
+        twin.outputs = np.array(outs, np.int32)
+        sg.operators.insert(k + 1, twin)
+        sg.outputs = np.array(list(sg.outputs) + outs, np.int32)
+        return _pack(m)
+
+    return rewrite
+
+
+_SHARED_SKIP = {
+    v: "not produced: the float variant is a hand-built model edited so that two operators share "
+    "their state tensors (TF's converter never writes that; the _hybrid case's float variant is "
+    "the hand-built hybrid model)"
+    for v in ALL_VARIANTS if v != "float"
+}
+for _name, _seed, _op, _base, _what in (
+    (
+        "op_lstm_shared_state", 6331, "UNIDIRECTIONAL_SEQUENCE_LSTM",
+        bidi_model(4, 2, 3, 5, False, False, 0.0, "TANH", 6331, "", False, uni=True),
+        "UNIDIRECTIONAL_SEQUENCE_LSTM (op_lstm_units5's shape: 4 steps x batch 2 x 3 inputs -> 5 "
+        "units, batch-major)",
+    ),
+    (
+        "op_lstm_shared_state_hybrid", 6332, "UNIDIRECTIONAL_SEQUENCE_LSTM",
+        bidi_model(4, 3, 5, 7, True, False, 0.0, "TANH", 6332, "asym", True, uni=True),
+        "hybrid UNIDIRECTIONAL_SEQUENCE_LSTM (op_lstm_peephole_hybrid_time_major's shape: 4 steps "
+        "x batch 3 x 5 inputs -> 7 units, time-major, peephole, asymmetric inputs)",
+    ),
+    (
+        "op_bidi_lstm_shared_state", 6333, "BIDIRECTIONAL_SEQUENCE_LSTM",
+        bidi_model(4, 2, 5, 3, False, False, 0.0, "TANH", 6333, ""),
+        "BIDIRECTIONAL_SEQUENCE_LSTM (op_bidi_lstm_split's shape: 4 steps x batch 2 x 5 inputs -> "
+        "3 units each way, two outputs each)",
+    ),
+    (
+        "op_rnn_shared_state", 6334, "UNIDIRECTIONAL_SEQUENCE_RNN",
+        rnn_model(5, 2, 3, 4, False, "TANH", 6334),
+        "UNIDIRECTIONAL_SEQUENCE_RNN (op_rnn_tanh's shape: 5 steps x batch 2 x 3 inputs -> 4 "
+        "units, batch-major, TANH)",
+    ),
+):
+    _t_b, _i = {
+        "op_lstm_shared_state": (8, 3), "op_lstm_shared_state_hybrid": (12, 5),
+        "op_bidi_lstm_shared_state": (8, 5), "op_rnn_shared_state": (10, 3),
+    }[_name]
+    op_case(
+        _name, _op, _seed,
+        [In("x", (_t_b, _i), -1.5, 1.5)],
+        lambda x: x * 2.0,
+        f"Two {_what} operators, the second a copy of the first that shares its variable state "
+        "tensors (share_state in goldens/op_cases_bidi.py): the copy starts from the first one's "
+        "final state, and each invocation from the state the previous one left.",
+        float_rewrite=share_state(_base),
+        variants=ALL_VARIANTS,
+        skip=dict(_SHARED_SKIP),
     )

@@ -302,7 +302,8 @@ pub struct QuantRsqrt {
 
 /// Int8 RSQRT: `q − z_in = 0` gives 127; otherwise `1/sqrt(q − z_in)` in fixed point scaled by
 /// `2^20` (`MBQM(1, inv_sqrt, shift + 20)`), then `MBQM(·, multiplier, shift − 20) + z_out`,
-/// clamped. LiteRT refuses inputs below the zero point at eval; here they give 127 too.
+/// clamped. LiteRT fails the invoke on inputs below the zero point; the operator
+/// (`ops::math`) checks that before calling this, which maps them to 127.
 pub fn quantized_rsqrt_int8(p: &QuantRsqrt, input: &[i8], output: &mut [i8]) {
     const K_SHIFT: i32 = 20;
     for (o, &x) in output.iter_mut().zip(input) {

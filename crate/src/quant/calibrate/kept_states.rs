@@ -57,8 +57,10 @@ impl KeptStates {
             .flat_map(|sg| sg.operators.iter().enumerate())
         {
             for (k, &t) in op.inputs.iter().enumerate() {
+                // A tensor several operators keep (one shared state): recorded once per run.
                 if let Ok(t) = usize::try_from(t)
                     && is_state_input(&op.code, k)
+                    && !tensors.values().any(|&u| u == t)
                 {
                     tensors.insert((o, k), t);
                 }
@@ -76,12 +78,12 @@ impl KeptStates {
         if self.tensors.is_empty() {
             return;
         }
-        for (o, k, values) in interp.kept_states() {
+        interp.kept_states(&mut |o, k, values| {
             let Some(&t) = self.tensors.get(&(o, k)) else {
-                continue;
+                return;
             };
             let Some(like) = interp.tensor(TensorId(t)) else {
-                continue;
+                return;
             };
             record(
                 t,
@@ -92,6 +94,6 @@ impl KeptStates {
                     bytes: bytemuck::cast_slice(values),
                 },
             );
-        }
+        });
     }
 }

@@ -186,7 +186,7 @@ pub struct QuantizeOptions {
 /// invalid (or whose schema or operator versions LiteRT refuses) is not quantized. Operators
 /// without a kernel are no obstacle (the quantizer keeps them float), nor are the engine's size
 /// limits (dynamic-range and float16 quantization never run the model).
-fn check_graph(model: &Model) -> Result<Vec<(usize, Vec<usize>)>> {
+fn check_graph(model: &Model) -> Result<Vec<(usize, usize, Vec<usize>)>> {
     use crate::engine::{Interpreter, Limits};
     use crate::error::IssueKind;
     crate::graph::rewrites::refuse(model)?;
@@ -212,42 +212,56 @@ fn check_graph(model: &Model) -> Result<Vec<(usize, Vec<usize>)>> {
 /// `graph::lint` warning), or `None` when nothing differs: a constant an operator overwrites
 /// loses its data (nothing reads it), a DEQUANTIZE output declared with another type than
 /// FLOAT32 is declared FLOAT32 (LiteRT's DEQUANTIZE writes FLOAT32 whatever the declaration),
-/// and an operator output of subgraph 0 declared with another shape than the one it is
-/// `computed` at ([`crate::engine::Interpreter::check`]) is declared that shape, unless its
-/// signature marks those dimensions dynamic (−1): LiteRT's reference kernels resize it at
-/// prepare, but its XNNPACK delegate (the default resolver) takes the declared shape and
-/// refuses the model.
-fn as_litert_reads(model: &Model, computed: &[(usize, Vec<usize>)]) -> Option<Model> {
+/// and an operator output declared with another shape than the one it is `computed` at
+/// ([`crate::engine::Interpreter::check`]: subgraph 0 and every WHILE / IF body the engine
+/// prepares) is declared that shape, unless its signature marks those dimensions dynamic (−1):
+/// LiteRT's reference kernels resize it at prepare, but its XNNPACK delegate (the default
+/// resolver) takes the declared shape and refuses the model. A tensor of a subgraph prepared
+/// several times at different shapes (two loops running one body on other shapes) keeps its
+/// declaration.
+fn as_litert_reads(model: &Model, computed: &[(usize, usize, Vec<usize>)]) -> Option<Model> {
     let mut m = model.clone();
     let mut changed = false;
-    if let Some(sg) = m.subgraphs.first_mut() {
-        for (t, shape) in computed {
-            let (Some(tensor), Ok(dims)) = (
-                sg.tensors.get_mut(*t),
-                shape
-                    .iter()
-                    .map(|&d| i32::try_from(d))
-                    .collect::<Result<Vec<i32>, _>>(),
-            ) else {
-                continue;
-            };
-            if tensor.dims() == dims.as_slice() {
-                continue;
-            }
-            // Dynamic dimensions (−1 in a signature the computed shape fits) keep the shape TF
-            // declares for them; a signature that does not fit (another rank, or a fixed
-            // dimension that differs) becomes the shape.
-            let fits = |sig: &[i32]| {
-                sig.len() == dims.len() && sig.iter().zip(&dims).all(|(&s, &d)| s == -1 || s == d)
-            };
-            match tensor.shape_signature.as_deref() {
-                Some(sig) if fits(sig) && sig.contains(&-1) => continue,
-                Some(sig) if !fits(sig) => tensor.shape_signature = Some(dims.clone()),
-                _ => {}
-            }
-            tensor.shape = Some(dims);
-            changed = true;
+    // One shape per (subgraph, tensor), `None` where its instances disagree.
+    let mut shapes: std::collections::BTreeMap<(usize, usize), Option<&Vec<usize>>> =
+        std::collections::BTreeMap::new();
+    for (g, t, shape) in computed {
+        shapes
+            .entry((*g, *t))
+            .and_modify(|s| {
+                if *s != Some(shape) {
+                    *s = None;
+                }
+            })
+            .or_insert(Some(shape));
+    }
+    for ((g, t), shape) in shapes {
+        let Some(shape) = shape else { continue };
+        let (Some(tensor), Ok(dims)) = (
+            m.subgraphs.get_mut(g).and_then(|sg| sg.tensors.get_mut(t)),
+            shape
+                .iter()
+                .map(|&d| i32::try_from(d))
+                .collect::<Result<Vec<i32>, _>>(),
+        ) else {
+            continue;
+        };
+        if tensor.dims() == dims.as_slice() {
+            continue;
         }
+        // Dynamic dimensions (−1 in a signature the computed shape fits) keep the shape TF
+        // declares for them; a signature that does not fit (another rank, or a fixed
+        // dimension that differs) becomes the shape.
+        let fits = |sig: &[i32]| {
+            sig.len() == dims.len() && sig.iter().zip(&dims).all(|(&s, &d)| s == -1 || s == d)
+        };
+        match tensor.shape_signature.as_deref() {
+            Some(sig) if fits(sig) && sig.contains(&-1) => continue,
+            Some(sig) if !fits(sig) => tensor.shape_signature = Some(dims.clone()),
+            _ => {}
+        }
+        tensor.shape = Some(dims);
+        changed = true;
     }
     for (si, sg) in m.subgraphs.iter_mut().enumerate() {
         for (t, _) in crate::graph::lint::overwritten_constants(model, si) {

@@ -551,3 +551,57 @@ fn operator_outputs_are_written_at_their_computed_shape() {
         (&[1, 1][..], Some(&[-1, -1][..]))
     );
 }
+
+/// The same inside WHILE / IF bodies: realworld `control_flow` (an IF, then a WHILE whose body
+/// computes `while/mul` at [1, 4]) with that body output declared a garbage [3, 5, 2], and
+/// `while/add_1` declared [1, 1] with the signature [-1, -1] (dynamic: kept as declared). Every
+/// mode that writes without calibrating writes the body's computed shape, and the file runs.
+#[test]
+fn body_outputs_are_written_at_their_computed_shape() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/realworld/control_flow/model.tflite");
+    let mut m = crate::tflite::read(&std::fs::read(path).expect("realworld model")).expect("reads");
+    let body = m
+        .subgraphs
+        .iter()
+        .position(|sg| sg.name.as_deref() == Some("while_body"))
+        .expect("the WHILE body");
+    let at = |m: &Model, name: &str| {
+        m.subgraphs[body]
+            .tensors
+            .iter()
+            .position(|t| t.name == name)
+            .expect(name)
+    };
+    let (mul, add) = (at(&m, "while/mul"), at(&m, "while/add_1"));
+    assert_eq!(
+        m.subgraphs[body].tensors[mul].dims(),
+        [1, 4],
+        "the model as TF wrote it"
+    );
+    m.subgraphs[body].tensors[mul].shape = Some(vec![3, 5, 2]);
+    let a = &mut m.subgraphs[body].tensors[add];
+    a.shape = Some(vec![1, 1]);
+    a.shape_signature = Some(vec![-1, -1]);
+    for mode in [Mode::Dynamic, Mode::Float16] {
+        let opts = QuantizeOptions {
+            mode,
+            ..QuantizeOptions::default()
+        };
+        let (out, _) = quantize(&m, &Ranges::new(), &opts).expect("quantizes");
+        assert_eq!(
+            out.subgraphs[body].tensors[at(&out, "while/mul")].dims(),
+            [1, 4],
+            "{mode:?}"
+        );
+        let a = &out.subgraphs[body].tensors[at(&out, "while/add_1")];
+        assert_eq!(
+            (a.dims(), a.shape_signature.as_deref()),
+            (&[1, 1][..], Some(&[-1, -1][..])),
+            "{mode:?}"
+        );
+        let written = crate::tflite::write(&out).expect("writes");
+        let back = crate::tflite::read(&written).expect("reads back");
+        crate::engine::Interpreter::new(&back).expect("the written file runs");
+    }
+}
