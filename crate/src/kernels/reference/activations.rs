@@ -252,11 +252,11 @@ fn scale_int16_input(x: i16, input_multiplier: i32, input_left_shift: i32) -> i3
     } else {
         (input_multiplier, input_left_shift.clamp(0, 31))
     };
-    let round = if shift > 0 { 1i64 << (shift - 1) } else { 0 };
-    // In 64 bits: identical to LiteRT's int32 arithmetic wherever that does not overflow (input
-    // scales up to ~5), saturating where the C++ would overflow (undefined behaviour there).
-    let v = (i64::from(x) * i64::from(m) + round) >> shift;
-    v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+    let round = if shift > 0 { 1i32 << (shift - 1) } else { 0 };
+    // In int32, wrapping where it overflows (input scales above ~5, or a denormal scale, whose
+    // multiplier rounds to 0 and becomes `3 << 31`): the C++ overflow is undefined behaviour,
+    // and LiteRT's compiled kernel wraps, as its BUILTIN_REF outputs on such files show.
+    i32::from(x).wrapping_mul(m).wrapping_add(round) >> shift
 }
 
 /// int16 LOGISTIC. Mirrors LiteRT `reference_integer_ops::Logistic` (int16): the input on a
