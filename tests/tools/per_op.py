@@ -34,7 +34,8 @@ def code_of(m: tfl.ModelT, op_index: int) -> int:
 
 def single_op_model(m: tfl.ModelT, op_index: int) -> bytes:
     """Operator `op_index` of subgraph 0 alone: the model with only that operator (and its
-    operator code), its non-constant inputs as the subgraph inputs and its outputs as the
+    operator code; every operator code when the model has other subgraphs, which are kept whole
+    for an IF / WHILE to call), its non-constant inputs as the subgraph inputs and its outputs as the
     subgraph outputs (every tensor and buffer kept; signatures dropped, they name the whole
     graph's tensors)."""
     mm = copy.deepcopy(m)
@@ -46,9 +47,11 @@ def single_op_model(m: tfl.ModelT, op_index: int) -> bytes:
         return data is not None and len(data) > 0
 
     ins = [int(t) for t in op.inputs if t >= 0 and not constant(int(t))]
-    # LiteRT resolves every operator code of the file, used or not: keep only this op's.
-    mm.operatorCodes = [mm.operatorCodes[op.opcodeIndex]]
-    op.opcodeIndex = 0
+    # LiteRT resolves every operator code of the file, used or not: keep only this op's, unless
+    # other subgraphs (IF / WHILE bodies, kept whole) use the others.
+    if len(mm.subgraphs) == 1:
+        mm.operatorCodes = [mm.operatorCodes[op.opcodeIndex]]
+        op.opcodeIndex = 0
     sg.operators = [op]
     sg.inputs = np.array(ins, dtype=np.int32)
     sg.outputs = np.array([int(t) for t in op.outputs], dtype=np.int32)
