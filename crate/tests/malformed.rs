@@ -590,3 +590,40 @@ fn a_while_that_never_ends_stops_at_the_iteration_limit() {
         eprintln!("{args:?}: {:.2} s", started.elapsed().as_secs_f64());
     }
 }
+
+/// Mutants 558 and 708 of the mutation harness's seed 4 (round seven): files LiteRT refuses at
+/// prepare, which we ran and quantized into files LiteRT then refused. A SHAPE whose ShapeOptions
+/// name an output type other than INT32 / INT64 ("Unknown shape output data type: 7"), and a
+/// BROADCAST_TO whose shape tensor is not 1-D ("NumDimensions(op_context->shape) != 1").
+#[test]
+fn shape_out_type_and_broadcast_to_shape_rank_are_refused_as_litert_refuses_them() {
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests");
+    let read =
+        |p: &str| tflite::read(&std::fs::read(golden.join(p)).expect("model")).expect("reads");
+
+    let mut m = read("realworld/dynamic_batch/model.tflite");
+    let shape_op = m.subgraphs[0]
+        .operators
+        .iter_mut()
+        .find(|op| op.code.op() == BuiltinOperator::SHAPE)
+        .expect("a SHAPE");
+    let BuiltinOptionsT::ShapeOptions(o) = &mut shape_op.options else {
+        panic!("SHAPE with ShapeOptions")
+    };
+    o.out_type = TensorType::INT16;
+    let e = Interpreter::new(&m).err().expect("refused").to_string();
+    assert!(e.contains("SHAPE") && e.contains("out_type INT16"), "{e}");
+
+    let mut m = read("golden/op_broadcast_to/model_float.tflite");
+    let sg = &mut m.subgraphs[0];
+    let op = sg
+        .operators
+        .iter()
+        .find(|op| op.code.op() == BuiltinOperator::BROADCAST_TO)
+        .expect("a BROADCAST_TO");
+    let t = op.inputs[1] as usize;
+    let n = sg.tensors[t].shape.as_ref().expect("declared shape")[0];
+    sg.tensors[t].shape = Some(vec![n, 1]);
+    let e = Interpreter::new(&m).err().expect("refused").to_string();
+    assert!(e.contains("BROADCAST_TO") && e.contains("1-D"), "{e}");
+}

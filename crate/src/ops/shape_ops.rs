@@ -62,6 +62,19 @@ pub fn prepare_shape(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(1, 1)?;
     let input = ctx.input(0)?;
     let out = ctx.output(0)?;
+    // LiteRT's prepare reads the type from ShapeOptions and refuses any but INT32 / INT64
+    // ("Unknown shape output data type"), whatever the output tensor declares.
+    if let crate::tflite::schema::BuiltinOptionsT::ShapeOptions(o) = &ctx.op.options
+        && !matches!(o.out_type, TensorType::INT32 | TensorType::INT64)
+    {
+        return Err(ctx.invalid(
+            String::new(),
+            format!(
+                "out_type {} in ShapeOptions (LiteRT refuses any but INT32 / INT64)",
+                dtype_name(o.out_type)
+            ),
+        ));
+    }
     let data: Vec<u8> = match out.dtype {
         TensorType::INT32 => {
             let mut v = Vec::with_capacity(input.shape.len() * 4);

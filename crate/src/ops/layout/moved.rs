@@ -132,6 +132,16 @@ pub fn prepare_tile(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
 pub fn prepare_broadcast_to(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.expect_inputs(2, 2)?;
     let (input, shape_t) = (ctx.input(0)?, ctx.input(1)?);
+    // LiteRT's prepare: "NumDimensions(op_context->shape) != 1".
+    if shape_t.shape.len() != 1 {
+        return Err(ctx.invalid(
+            shape_t.describe(),
+            format!(
+                "the shape tensor is {:?} (LiteRT needs it 1-D)",
+                shape_t.shape
+            ),
+        ));
+    }
     let shape = sizes(ctx, &shape_t)?;
     if shape.len() > MAX_RANK {
         return Err(ctx.unsupported(
