@@ -627,3 +627,26 @@ fn shape_out_type_and_broadcast_to_shape_rank_are_refused_as_litert_refuses_them
     let e = Interpreter::new(&m).err().expect("refused").to_string();
     assert!(e.contains("BROADCAST_TO") && e.contains("1-D"), "{e}");
 }
+
+/// Mutant 1752 of seed 4 (round seven): a CONV_2D with two inputs. LiteRT refuses it at prepare
+/// ("has_bias was not true"; a conv without a bias gives -1 as its third input), on the float and
+/// the int8 model alike; we ran it and wrote a float16 copy LiteRT refused.
+#[test]
+fn conv2d_with_two_inputs_is_refused_as_litert_refuses_it() {
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/fuse_conv_relu");
+    for variant in ["model_float.tflite", "model_int8.tflite"] {
+        let bytes = std::fs::read(golden.join(variant)).expect("model");
+        let mut m = tflite::read(&bytes).expect("reads");
+        let conv = m.subgraphs[0]
+            .operators
+            .iter_mut()
+            .find(|op| op.code.op() == BuiltinOperator::CONV_2D)
+            .expect("a CONV_2D");
+        conv.inputs.truncate(2);
+        let e = Interpreter::new(&m).err().expect("refused").to_string();
+        assert!(
+            e.contains("CONV_2D") && e.contains("needs 3"),
+            "{variant}: {e}"
+        );
+    }
+}

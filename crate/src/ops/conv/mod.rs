@@ -108,10 +108,19 @@ macro_rules! int_kernel {
     };
 }
 
-/// CONV_2D: input `[n, h, w, c]`, filter `[oc, fh, fw, c / groups]`, optional bias `[oc]`.
+/// CONV_2D: input `[n, h, w, c]`, filter `[oc, fh, fw, c / groups]`, bias `[oc]` (or -1).
 /// Float32, integer (int8 / 16x8) or hybrid (int8 weights, float32 activations).
 pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
-    ctx.expect_inputs(2, 3)?;
+    // LiteRT's CONV_2D prepare refuses two inputs ("has_bias was not true"): a conv without a
+    // bias names input -1 in the bias slot (DEPTHWISE_CONV_2D and FULLY_CONNECTED take two).
+    if ctx.inputs.len() == 2 {
+        return Err(ctx.invalid(
+            String::new(),
+            "2 inputs: LiteRT's CONV_2D needs 3 (a conv without a bias gives -1 as input 2)"
+                .to_string(),
+        ));
+    }
+    ctx.expect_inputs(3, 3)?;
     let o = options!(ctx, Conv2DOptions, Conv2DOptionsT)?;
     let (input, filter) = (ctx.input(0)?, ctx.input(1)?);
     // INT4 weights (two to a byte, unpacked by the engine) run where int8 weights do, as in
