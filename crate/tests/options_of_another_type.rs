@@ -2,7 +2,8 @@
 //! `ParseOpData` reads options through `builtin_options_as_X()`, null for a table of another
 //! type, and then runs with its zeroed params struct. The engine does the same
 //! (`ops::litert_options`), the lint names the operator and both types, and the file's options
-//! are kept as found when written back.
+//! are kept as found when written back (except a FULLY_CONNECTED's in a 16x8 quantization, which
+//! LiteRT's integer prepare reads: it gets its own table, last test).
 //!
 //! The expected outputs were checked with `ai_edge_litert` 2.3 (`BUILTIN_REF`) on the files
 //! these tests write (`target/tmp/options_of_another_type/*.tflite`): the ADD with a RELU in its
@@ -245,4 +246,54 @@ fn int16_softmax_with_reshape_options_runs_with_beta_zero() {
         .map(|b| i16::from_le_bytes([b[0], b[1]]))
         .collect();
     assert_eq!(y, [8192i16; 4], "LiteRT BUILTIN_REF's output");
+}
+
+/// Mutant 7828 of seed 4 (round seven): a FULLY_CONNECTED given options of another type. LiteRT
+/// runs the float model with its zeroed params (the table's defaults), but its 16x8 prepare reads
+/// `quantized_bias_type` from a FullyConnectedOptions table ("params->quantized_bias_type ==
+/// kTfLiteInt32 || … kTfLiteInt64 was not true"), so our 16x8 copy gives the operator its own
+/// table, as TF's 16x8 converter writes it (int64 bias declared); checked with ai_edge_litert
+/// 2.3, which loads and runs the file this test writes.
+#[test]
+fn int16x8_quantization_gives_a_fully_connected_its_own_options() {
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/mlp");
+    let bytes = std::fs::read(golden.join("model_float.tflite")).expect("model");
+    let mut model = tflite::read(&bytes).expect("reads");
+    let fc = model.subgraphs[0]
+        .operators
+        .iter_mut()
+        .find(|op| op.code.op() == BuiltinOperator::FULLY_CONNECTED)
+        .expect("a FULLY_CONNECTED");
+    fc.options = reshape_options();
+    let (input, output) = (
+        scratch("fc_reshape_options.tflite"),
+        scratch("fc_reshape_options_16x8.tflite"),
+    );
+    std::fs::write(&input, tflite::write(&model).expect("writes")).expect("write model");
+    let calib = golden.join("calib.npy");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_zeropoint"))
+        .args(["quantize", "--mode", "int16x8", "--data"])
+        .arg(&calib)
+        .arg("-o")
+        .arg(&output)
+        .arg(&input)
+        .status()
+        .expect("zeropoint runs");
+    assert!(status.success());
+    let q = tflite::read(&std::fs::read(&output).expect("quantized")).expect("reads");
+    let fcs: Vec<_> = q.subgraphs[0]
+        .operators
+        .iter()
+        .filter(|op| op.code.op() == BuiltinOperator::FULLY_CONNECTED)
+        .collect();
+    assert!(!fcs.is_empty());
+    for op in fcs {
+        let BuiltinOptionsT::FullyConnectedOptions(o) = &op.options else {
+            panic!(
+                "FULLY_CONNECTED written with {:?}",
+                op.options.builtin_options_type()
+            );
+        };
+        assert_eq!(o.quantized_bias_type, TensorType::INT64);
+    }
 }

@@ -397,6 +397,14 @@ impl<'a> FullInteger<'a> {
                 };
                 op.code.version = op.code.version.max(v);
                 if self.int16 {
+                    // A FULLY_CONNECTED given options of another type (or none) ran with LiteRT's
+                    // zeroed params, which are its own table's defaults; its 16x8 prepare needs
+                    // `quantized_bias_type` from that table, so it gets its own.
+                    if op.code.op() == Op::FULLY_CONNECTED
+                        && !matches!(op.options, BuiltinOptionsT::FullyConnectedOptions(_))
+                    {
+                        op.options = BuiltinOptionsT::FullyConnectedOptions(Box::default());
+                    }
                     // As TF's 16x8 converter writes them: int64 bias declared in the options,
                     // and ADD/SUB on the general (not power-of-two) int16 scale path.
                     match &mut op.options {
