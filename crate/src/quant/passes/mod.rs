@@ -357,6 +357,28 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
              --mode int8 or --mode int16x8 without --int16-ops",
         ));
     }
+    // A scale the lint calls absurd (denormal, ≤ 1e-30, ≥ 1e12, not finite): its values mean
+    // nothing, and LiteRT's default (XNNPACK) path refuses the file; rewriting it would pass that
+    // on as if it were valid.
+    for (s, sg) in model.subgraphs.iter().enumerate() {
+        for t in &sg.tensors {
+            if let Some(&bad) = t.quantization.as_ref().and_then(|q| {
+                q.scales()
+                    .iter()
+                    .find(|&&v| crate::graph::lint::is_absurd_scale(v))
+            }) {
+                return Err(qerr(
+                    &format!("subgraph {s}, tensor '{}'", t.name),
+                    format!(
+                        "its quantization scale {} is absurd (its values mean nothing, and \
+                         LiteRT's default XNNPACK path refuses the file): fix the file's \
+                         quantization before quantizing it",
+                        crate::graph::lint::sci(bad)
+                    ),
+                ));
+            }
+        }
+    }
     let computed = check_graph(model)?;
     let as_read = as_litert_reads(model, &computed);
     let model = as_read.as_ref().unwrap_or(model);

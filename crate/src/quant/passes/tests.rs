@@ -605,3 +605,34 @@ fn body_outputs_are_written_at_their_computed_shape() {
         crate::engine::Interpreter::new(&back).expect("the written file runs");
     }
 }
+
+/// Mutant 7818 of seed 4 (round seven): an int8 tensor of `int4_weights` given a denormal scale.
+/// LiteRT's reference kernels run the file; its default XNNPACK path refuses it ("unsupported
+/// scale value"), and its values mean nothing: every mode refuses to quantize it, naming the
+/// tensor, rather than writing a copy as if it were valid.
+#[test]
+fn an_absurd_scale_is_refused_by_every_mode() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/realworld/int4_weights/model.tflite");
+    let mut m = crate::tflite::read(&std::fs::read(path).expect("model")).expect("reads");
+    let t = m.subgraphs[0]
+        .tensors
+        .iter_mut()
+        .find(|t| t.dtype == TensorType::INT8 && t.quantization.is_some())
+        .expect("an int8 tensor");
+    let name = t.name.clone();
+    if let Some(q) = t.quantization.as_mut() {
+        q.scale = Some(vec![1e-45]);
+    }
+    for mode in [Mode::Int8, Mode::Int16x8, Mode::Dynamic, Mode::Float16] {
+        let opts = QuantizeOptions {
+            mode,
+            ..QuantizeOptions::default()
+        };
+        let e = quantize(&m, &Ranges::new(), &opts)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(e.contains(&name) && e.contains("absurd"), "{mode:?}: {e}");
+    }
+}
