@@ -342,33 +342,14 @@ mod tests {
     #[test]
     fn hybrid_tanh_and_sign_bit_apply_as_litert_applies_them() {
         for name in ["tanh", "sign_bit"] {
-            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../tests/fixtures/fc_hybrid_functions")
-                .join(name);
-            let read = |f: &str| std::fs::read(dir.join(f)).expect("fixture");
-            let npy = |f: &str| crate::npy::read(f, &read(f)[..]).expect("npy");
-            let m = crate::tflite::read(&read("model.tflite")).expect("model");
+            let m = crate::ops::shape::test_model::equals_litert_fixture(&format!(
+                "fc_hybrid_functions/{name}"
+            ));
             let warnings = crate::graph::lint::warnings(&m);
             assert!(
                 !warnings.iter().any(|w| w.contains("fused activation")),
                 "no 'run as NONE' warning: {warnings:?}"
             );
-            let mut it = crate::engine::Interpreter::new(&m).expect("prepares");
-            let (inputs, expected) = (npy("input_0.npy"), npy("litert_output_0.npy"));
-            let samples = inputs.shape[0];
-            assert_eq!(expected.shape[0], samples);
-            let (n_in, n_out) = (inputs.data.len() / samples, expected.data.len() / samples);
-            for s in 0..samples {
-                it.set_input(0, &inputs.data[s * n_in..(s + 1) * n_in])
-                    .expect("input");
-                it.invoke().expect("invoke");
-                let ours = it.output(0).expect("output").bytes.to_vec();
-                assert_eq!(
-                    ours,
-                    expected.data[s * n_out..(s + 1) * n_out],
-                    "{name}, sample {s}: bit for bit with LiteRT"
-                );
-            }
         }
     }
 }

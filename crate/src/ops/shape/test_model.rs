@@ -119,3 +119,33 @@ pub(crate) fn error(m: &Model) -> String {
 pub(crate) fn i8s(v: &[i8]) -> Vec<u8> {
     bytemuck::cast_slice(v).to_vec()
 }
+
+/// A fixture of `tests/fixtures/<name>` made by a script from LiteRT (`model.tflite`,
+/// `input_0.npy` with samples on the first axis, `litert_output_0.npy` with one output per
+/// sample): runs every sample through the engine on one interpreter and requires LiteRT's bytes.
+/// Returns the model for further checks.
+pub(crate) fn equals_litert_fixture(name: &str) -> Model {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(name);
+    let read = |f: &str| std::fs::read(dir.join(f)).expect("fixture file");
+    let npy = |f: &str| crate::npy::read(f, &read(f)[..]).expect("npy");
+    let m = crate::tflite::read(&read("model.tflite")).expect("model");
+    let mut it = Interpreter::new(&m).expect("prepares");
+    let (inputs, expected) = (npy("input_0.npy"), npy("litert_output_0.npy"));
+    let samples = inputs.shape[0];
+    assert_eq!(expected.shape[0], samples, "{name}");
+    let (n_in, n_out) = (inputs.data.len() / samples, expected.data.len() / samples);
+    for s in 0..samples {
+        it.set_input(0, &inputs.data[s * n_in..(s + 1) * n_in])
+            .expect("input");
+        it.invoke().expect("invoke");
+        let ours = it.output(0).expect("output").bytes.to_vec();
+        assert_eq!(
+            ours,
+            expected.data[s * n_out..(s + 1) * n_out],
+            "{name}, sample {s}: bit for bit with LiteRT"
+        );
+    }
+    m
+}

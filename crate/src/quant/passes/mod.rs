@@ -368,7 +368,7 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
                     .find(|&&v| crate::graph::lint::is_absurd_scale(v))
             }) {
                 return Err(qerr(
-                    &format!("subgraph {s}, tensor '{}'", t.name),
+                    format!("subgraph {s}, tensor '{}'", t.name),
                     format!(
                         "its quantization scale {} is absurd (its values mean nothing, and \
                          LiteRT's default XNNPACK path refuses the file): fix the file's \

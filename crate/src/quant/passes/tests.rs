@@ -630,8 +630,7 @@ fn an_absurd_scale_is_refused_by_every_mode() {
             ..QuantizeOptions::default()
         };
         let e = quantize(&m, &Ranges::new(), &opts)
-            .err()
-            .expect("refused")
+            .expect_err("refused")
             .to_string();
         assert!(e.contains(&name) && e.contains("absurd"), "{mode:?}: {e}");
     }
