@@ -30,6 +30,7 @@ pub mod limits;
 pub mod npy;
 pub mod ops;
 pub mod quant;
+mod sort;
 pub mod tflite;
 #[cfg(feature = "wasm")]
 pub mod wasm;

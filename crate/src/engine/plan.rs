@@ -32,7 +32,7 @@ const LONG_LIVED: usize = 64;
 /// request whose lifetime intersects its own. `None` if sizes overflow.
 pub fn plan(requests: &[Request]) -> Option<(Vec<usize>, usize)> {
     let mut order: Vec<usize> = (0..requests.len()).collect();
-    order.sort_by(|&a, &b| {
+    crate::sort::stable_sort_by(&mut order, |&a, &b| {
         requests[b]
             .size
             .cmp(&requests[a].size)
