@@ -20,6 +20,12 @@ pub(crate) fn stable_sort_by<T>(v: &mut Vec<T>, mut cmp: impl FnMut(&T, &T) -> O
     v.extend(order.into_iter().filter_map(|i| slots[i].take()));
 }
 
+/// Sorts `v` in increasing order, as `v.sort()` does (and `v.sort_unstable()` when equal
+/// elements cannot be told apart, as for integers and tuples of them).
+pub(crate) fn sort<T: Ord>(v: &mut Vec<T>) {
+    stable_sort_by(v, T::cmp);
+}
+
 /// Sorts `v` stably by the key `key` gives, as `v.sort_by_key(key)` does.
 pub(crate) fn stable_sort_by_key<T, K: Ord>(v: &mut Vec<T>, mut key: impl FnMut(&T) -> K) {
     stable_sort_by(v, |a, b| key(a).cmp(&key(b)));
@@ -54,9 +60,14 @@ mod tests {
             // Decreasing by a float, as `quant::auto::mixed` ranks.
             let by = |a: &(u8, u32), b: &(u8, u32)| f32::from(b.0).total_cmp(&f32::from(a.0));
             want.sort_by(by);
-            let mut got = v;
+            let mut got = v.clone();
             stable_sort_by(&mut got, by);
             assert_eq!(got, want, "len {len}, descending");
+            let mut want = v.clone();
+            want.sort_unstable();
+            let mut got = v;
+            sort(&mut got);
+            assert_eq!(got, want, "len {len}, whole elements");
         }
     }
 }

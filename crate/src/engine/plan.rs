@@ -63,7 +63,7 @@ pub fn plan(requests: &[Request]) -> Option<(Vec<usize>, usize)> {
                 )
             })
             .collect();
-        busy.sort_unstable();
+        crate::sort::sort(&mut busy);
         let mut offset = 0usize;
         for (start, end) in busy {
             if offset.checked_add(size)? <= start {
