@@ -1,7 +1,7 @@
 //! The one stable sort of the cold paths (arena planning, model summaries, the quantizer).
 //!
 //! Every `sort_by` / `sort_by_key` instantiates the standard library's stable sort (driftsort:
-//! quicksort, merges, small sorts) for its element type and comparator, about 5 KB of wasm each.
+//! quicksort, merges, small sorts) for its element type and comparator, 3–6 KB of wasm each.
 //! These helpers sort a permutation of indices with a comparator behind `dyn`, so the whole
 //! crate's cold code shares one instantiation. The result is the standard stable sort's: the
 //! elements ordered by the comparator, equal ones in their original order. Not for kernels (the
