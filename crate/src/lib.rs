@@ -16,6 +16,7 @@
 //! | [`limits`] | limits a user sets: model file size, and the engine's size limits |
 //! | `npy` | the one `.npy` reader and writer (feature `npy`, on with `data` and `cli`) |
 //! | [`quant`] | the quantizer: calibration (`quant::calibrate`), TF-exact parameter rules (`quant::params`), the passes (`quant::passes`), one call for both faces (`quant::pipeline`) |
+//! | `sort` | the one sort of the cold paths (planning, summaries, the quantizer): one instantiation of the standard sort for all of them (README "Wasm size") |
 //! | `wasm` | the `#[wasm_bindgen]` face (feature `wasm`) |
 //!
 //! The CLI (`zeropoint`) lives in `src/bin/zeropoint/` (one file per subcommand) and only calls this library.
@@ -30,6 +31,7 @@ pub mod limits;
 pub mod npy;
 pub mod ops;
 pub mod quant;
+mod sort;
 pub mod tflite;
 #[cfg(feature = "wasm")]
 pub mod wasm;

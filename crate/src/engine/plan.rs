@@ -32,7 +32,7 @@ const LONG_LIVED: usize = 64;
 /// request whose lifetime intersects its own. `None` if sizes overflow.
 pub fn plan(requests: &[Request]) -> Option<(Vec<usize>, usize)> {
     let mut order: Vec<usize> = (0..requests.len()).collect();
-    order.sort_by(|&a, &b| {
+    crate::sort::stable_sort_by(&mut order, |&a, &b| {
         requests[b]
             .size
             .cmp(&requests[a].size)
@@ -63,7 +63,7 @@ pub fn plan(requests: &[Request]) -> Option<(Vec<usize>, usize)> {
                 )
             })
             .collect();
-        busy.sort_unstable();
+        crate::sort::sort(&mut busy);
         let mut offset = 0usize;
         for (start, end) in busy {
             if offset.checked_add(size)? <= start {

@@ -216,7 +216,7 @@ impl ModelSummary {
             .map(|(op, count)| OpCount { op, count })
             .collect();
         // Stable sort keeps the BTreeMap's name order among equal counts.
-        operator_counts.sort_by_key(|c| std::cmp::Reverse(c.count));
+        crate::sort::stable_sort_by_key(&mut operator_counts, |c| std::cmp::Reverse(c.count));
         let named = |v: &[super::TensorMap]| {
             v.iter()
                 .map(|m| NamedTensor {

@@ -156,7 +156,7 @@ pub fn compare_quantized(ours: &Model, reference: &Model) -> QuantComparison {
             next += 1;
         }
     }
-    pairs.sort_by_key(|p| (rank[p.0], p.0));
+    crate::sort::stable_sort_by_key(&mut pairs, |p| (rank[p.0], p.0));
     let tensors = pairs
         .into_iter()
         .map(|(i, j, how)| {

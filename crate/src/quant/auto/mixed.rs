@@ -97,7 +97,7 @@ pub(super) fn reach_target(
             moved: false,
         });
     }
-    ranked.sort_by(|a, b| b.sqnr_db.total_cmp(&a.sqnr_db));
+    crate::sort::stable_sort_by(&mut ranked, |a, b| b.sqnr_db.total_cmp(&a.sqnr_db));
     // Prefixes of the ranking, shortest first: the first that reaches the target wins; if none
     // does, the best-scoring prefix (if it beats the start on every fold). A prefix need not improve on the
     // previous one (two int16 neighbours avoid the requantization between them).

@@ -84,7 +84,7 @@ fn execution_order(model: &Model, stats: &CalibrationStats) -> Vec<usize> {
         }
     }
     let mut order: Vec<usize> = (0..stats.tensors.len()).collect();
-    order.sort_by_key(|&k| {
+    crate::sort::stable_sort_by_key(&mut order, |&k| {
         let t = stats.tensors[k].index;
         (producer.get(t).copied().unwrap_or(0), t)
     });

@@ -453,7 +453,7 @@ impl Calibrator {
             .filter(|a| a.state.seen > 0)
             .map(|a| a.state.clone())
             .collect();
-        tensors.sort_by_key(|t| (t.subgraph, t.index));
+        crate::sort::stable_sort_by_key(&mut tensors, |t| (t.subgraph, t.index));
         CalibrationState {
             samples: self.samples,
             tensors,

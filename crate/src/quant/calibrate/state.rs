@@ -335,8 +335,8 @@ pub(super) fn stats_of<'a>(
         .filter(|a| a.seen > 0)
         .map(|a| a.stats(method))
         .partition(|t| t.subgraph == 0);
-    tensors.sort_by_key(|t| t.index);
-    nested.sort_by_key(|t| (t.subgraph, t.index));
+    crate::sort::stable_sort_by_key(&mut tensors, |t| t.index);
+    crate::sort::stable_sort_by_key(&mut nested, |t| (t.subgraph, t.index));
     Ok(CalibrationStats {
         samples,
         tensors,

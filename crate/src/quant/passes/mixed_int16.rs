@@ -125,7 +125,7 @@ pub(super) fn mixed_int16(
         }
     }
     let mut ops16: Vec<usize> = int16.iter().copied().collect();
-    ops16.sort_unstable();
+    crate::sort::sort(&mut ops16);
     let about_int16 = |w: &String| {
         ops16.iter().any(|i| {
             w.starts_with(&format!("operator {i} (")) || w.ends_with(&format!("float operator {i}"))

@@ -426,7 +426,7 @@ impl<'a> FullInteger<'a> {
             ops.push(op);
             ops.append(&mut after[o]);
         }
-        end.sort_by_key(|e| e.0);
+        crate::sort::stable_sort_by_key(&mut end, |e| e.0);
         ops.extend(end.into_iter().map(|e| e.1));
         self.sg.operators = ops;
         for x in &mut self.sg.outputs {

@@ -402,7 +402,7 @@ pub(super) fn rebase_ops(
                 .position(|op| op.outputs.first() == Some(&t))
         })
         .collect();
-    out.sort_unstable();
+    crate::sort::sort(&mut out);
     out.dedup();
     Ok(out.into_iter().map(|i| i.to_string()).collect())
 }
