@@ -650,3 +650,23 @@ fn conv2d_with_two_inputs_is_refused_as_litert_refuses_it() {
         );
     }
 }
+
+/// Mutant 1004 of seed 6: a recurrent operator's state tensor made a graph output. LiteRT gives
+/// the updated state there; our kernels keep the state in their own cells, so the tensor would
+/// read as its initial zeros: refused, naming the tensor, rather than a wrong answer.
+#[test]
+fn a_recurrent_state_tensor_as_graph_output_is_refused() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/golden/op_bidi_lstm_hybrid_asym_time_major_merged/model_float.tflite");
+    let mut m = tflite::read(&std::fs::read(path).expect("model")).expect("reads");
+    let sg = &mut m.subgraphs[0];
+    let state = sg
+        .tensors
+        .iter()
+        .position(|t| t.is_variable)
+        .expect("a state tensor");
+    let name = sg.tensors[state].name.clone();
+    sg.outputs.push(i32::try_from(state).expect("small index"));
+    let e = Interpreter::new(&m).err().expect("refused").to_string();
+    assert!(e.contains(&name) && e.contains("variable"), "{e}");
+}

@@ -163,7 +163,9 @@ pub(super) fn initial_data<'m>(
     // value as constant data, what LiteRT's `ResetVariableTensor` writes (zeros; for int8
     // every byte the zero point). The operators keep the state per tensor
     // (`ops::recurrent_state`: several operators naming one tensor share it, as in LiteRT).
-    // Other variable tensors stay undefined (prepare refuses them).
+    // Other variable tensors stay undefined (prepare refuses them), a state tensor that is also a
+    // graph output among them: LiteRT gives it the updated state there, which the kernels keep
+    // in their cells, not in the tensor.
     for (t, tensor) in sg.tensors.iter().enumerate() {
         if !tensor.is_variable || data[t].is_some() {
             continue;
@@ -184,6 +186,7 @@ pub(super) fn initial_data<'m>(
             && read
             && sg.operators.iter().all(as_state)
             && !sg.inputs.iter().any(|&i| tensor_index(i) == Some(t))
+            && !sg.outputs.iter().any(|&o| tensor_index(o) == Some(t))
         {
             let fill = match (tensor.dtype, &tensor.quantization) {
                 (TensorType::INT8, Some(q)) => q.zero_points().first().map_or(0, |&z| z as u8),
