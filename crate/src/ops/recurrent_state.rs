@@ -7,7 +7,7 @@
 //! until `ResetVariableTensors`. So when two operators name the same state tensor, the second
 //! starts from the first one's final state (and the first, at the next invocation, from the
 //! second's). Here each state tensor of a subgraph is one [`State`] cell in the interpreter's
-//! [`Variables`](super::variables::Variables) store, keyed by (subgraph, tensor): every kernel
+//! [`Variables`] store, keyed by (subgraph, tensor): every kernel
 //! naming the tensor holds the same cell, and [`Variables::reset`] brings all of them back to
 //! their initial values at once.
 //!

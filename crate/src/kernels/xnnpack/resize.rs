@@ -4,7 +4,7 @@
 //! The source coordinate of each output row / column is computed in `f32` as XNNPACK's
 //! `xnn_indirection_init_resize_bilinear2d_hwc_q11`: `o · scale` (align_corners, or the legacy
 //! rule when half_pixel_centers is off) or `o · scale + (0.5 · scale − 0.5)` clamped to
-//! `[0, in − 1]` (half_pixel_centers), `scale` as LiteRT's ([`axis_scale`]); the neighbours are
+//! `[0, in − 1]` (half_pixel_centers), `scale` as LiteRT's (`axis_scale`); the neighbours are
 //! `⌊v⌋` and `min(⌊v⌋ + 1, in − 1)`, the weight `lrintf((v − ⌊v⌋) · 2^11)` (11 fraction bits,
 //! ties to even). The `s8_ibilinear` microkernel then blends in integers: `t = (tl << 11) +
 //! (tr − tl) · αx`, likewise `b`, `acc = (t << 11) + (b − t) · αy`, and the output is
