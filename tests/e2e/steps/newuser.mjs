@@ -157,9 +157,12 @@ async function verdict(ctx) {
 /** A duration of zero ("0 ms", "0.0 s", "0 µs"), not one that merely ends in 0 ("58.0 ms"). */
 const ZERO_TIME = /(?<![\d.,])0(?:\.0+)? (?:s|ms|µs)\b/;
 
-/** "23.4 ms", "420 µs", "1,234 ms" after `label` in `words` → [value, unit, decimals]. */
+/**
+ * "23.4 ms", "420 µs", "1,234 ms" after `label` (and the arithmetic a quantized time is tagged
+ * with, "quantized (reference arithmetic) 19.6 ms") in `words` → [value, unit, decimals].
+ */
 function shownTime(words, label) {
-  const m = new RegExp(`${label} ([\\d,]+(?:\\.(\\d+))?) (µs|ms)`).exec(words);
+  const m = new RegExp(`${label}(?: \\([a-zA-Z]+ arithmetic\\))? ([\\d,]+(?:\\.(\\d+))?) (µs|ms)`).exec(words);
   assert(m, `no ${label} time in: ${words}`);
   return [Number(m[1].replaceAll(',', '')), m[3], m[2]?.length ?? 0];
 }
