@@ -670,3 +670,23 @@ fn a_recurrent_state_tensor_as_graph_output_is_refused() {
     let e = Interpreter::new(&m).err().expect("refused").to_string();
     assert!(e.contains(&name) && e.contains("variable"), "{e}");
 }
+
+/// Mutant 1888 of seed 7: a bidirectional LSTM whose `proj_clip` is −1. LiteRT's (bidirectional
+/// and unidirectional) sequence LSTM prepare refuses a negative `proj_clip` ("params->proj_clip
+/// >= 0"), with or without projection weights; so does ours, rather than run and quantize it.
+#[test]
+fn a_negative_proj_clip_is_refused_as_litert_refuses_it() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/golden/op_bidi_lstm_time_major_merged_clip/model_float.tflite");
+    let mut m = tflite::read(&std::fs::read(path).expect("model")).expect("reads");
+    let mut set = 0;
+    for op in &mut m.subgraphs[0].operators {
+        if let BuiltinOptionsT::BidirectionalSequenceLSTMOptions(o) = &mut op.options {
+            o.proj_clip = -1.0;
+            set += 1;
+        }
+    }
+    assert_eq!(set, 1);
+    let e = Interpreter::new(&m).err().expect("refused").to_string();
+    assert!(e.contains("proj_clip -1 is negative"), "{e}");
+}

@@ -135,10 +135,17 @@ pub(super) fn cell_activation(
     }
 }
 
-/// Refuses a negative or NaN `cell_clip`.
-pub(super) fn require_cell_clip(ctx: &PrepareCtx<'_>, cell_clip: f32) -> PrepareResult<()> {
-    if cell_clip.is_nan() || cell_clip < 0.0 {
-        return Err(ctx.invalid(String::new(), format!("cell_clip {cell_clip} is negative")));
+/// Refuses a negative or NaN `cell_clip` or `proj_clip`, as LiteRT's (bidirectional) sequence
+/// LSTM prepare does (`params->proj_clip >= 0`, with or without projection weights).
+pub(super) fn require_clips(
+    ctx: &PrepareCtx<'_>,
+    cell_clip: f32,
+    proj_clip: f32,
+) -> PrepareResult<()> {
+    for (name, clip) in [("cell_clip", cell_clip), ("proj_clip", proj_clip)] {
+        if clip.is_nan() || clip < 0.0 {
+            return Err(ctx.invalid(String::new(), format!("{name} {clip} is negative")));
+        }
     }
     Ok(())
 }
@@ -326,7 +333,7 @@ pub fn prepare_unidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResu
             "diagonal recurrent weights are not supported yet",
         ));
     }
-    require_cell_clip(ctx, o.cell_clip)?;
+    require_clips(ctx, o.cell_clip, o.proj_clip)?;
     if input.dtype == TensorType::INT8 {
         if peephole.is_some() {
             return Err(ctx.unsupported(

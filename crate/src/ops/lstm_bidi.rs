@@ -28,7 +28,7 @@
 
 use super::lstm::{
     GateInputs, LstmDirection, Walk, cell_activation, initial_state, load_gates, peephole_inputs,
-    require_cell_clip, require_float_rows, require_plain_lstm,
+    require_clips, require_float_rows, require_plain_lstm,
 };
 use super::{Kernel, OpIo, OutputSpec, PrepareCtx, PrepareResult, Prepared, options};
 use crate::graph::TensorType;
@@ -87,7 +87,7 @@ pub fn prepare_bidirectional_sequence_lstm(ctx: &PrepareCtx<'_>) -> PrepareResul
             ),
         ],
     )?;
-    require_cell_clip(ctx, o.cell_clip)?;
+    require_clips(ctx, o.cell_clip, o.proj_clip)?;
     let act = cell_activation(ctx, o.fused_activation_function)?;
     let w_in = ctx.input(1)?;
     ctx.require_rank(&w_in, 2)?;

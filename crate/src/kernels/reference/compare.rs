@@ -79,7 +79,11 @@ impl QuantCompareSide {
     /// The rescaled value of quantized element `x`.
     #[inline(always)]
     pub fn rescale(&self, x: i32) -> i32 {
-        let shifted = (self.offset + x).wrapping_mul(1 << Self::LEFT_SHIFT);
+        // Wrapping, as LiteRT's compiled int32 sum wraps for a zero point near ±2^31.
+        let shifted = self
+            .offset
+            .wrapping_add(x)
+            .wrapping_mul(1 << Self::LEFT_SHIFT);
         multiply_by_quantized_multiplier_smaller_than_one_exp(shifted, self.multiplier, self.shift)
     }
 }
