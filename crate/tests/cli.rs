@@ -1,28 +1,18 @@
 //! The `zeropoint` binary as a user runs it: exit codes, stdout, and error messages.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn zeropoint(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zeropoint"))
-        .args(args)
-        .output()
-        .expect("the zeropoint binary runs")
-}
+use std::path::{Path, PathBuf};
+
+use common::{text, zeropoint};
 
 fn example() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../www/assets/example.tflite")
+    common::repo("www/assets/example.tflite")
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli");
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir.join(name)
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    common::scratch_in("cli", name)
 }
 
 #[test]
@@ -44,8 +34,7 @@ fn inspect_prints_operators_and_io() {
 
 #[test]
 fn inspect_says_from_the_op_table_what_runs_and_what_does_not() {
-    let model =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/realworld/custom_op/model.tflite");
+    let model = common::repo("tests/realworld/custom_op/model.tflite");
     let out = zeropoint(&["inspect", model.to_str().expect("utf-8 path")]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let s = text(&out.stdout);
@@ -64,8 +53,7 @@ fn inspect_says_from_the_op_table_what_runs_and_what_does_not() {
 
 #[test]
 fn inspect_lists_every_operator_it_cannot_run_first() {
-    let model =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/realworld/custom_op/model.tflite");
+    let model = common::repo("tests/realworld/custom_op/model.tflite");
     let path = model.to_str().expect("utf-8 path");
     let out = zeropoint(&["inspect", path]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -156,7 +144,7 @@ fn malformed_files_fail_with_one_clear_line() {
 
 #[test]
 fn run_dump_writes_every_tensor_of_sample_zero() {
-    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/example_cnn");
+    let case = common::repo("tests/golden/example_cnn");
     let dump = scratch("dump");
     let _ = std::fs::remove_dir_all(&dump);
     let out = zeropoint(&[
@@ -198,7 +186,7 @@ fn run_dump_writes_every_tensor_of_sample_zero() {
 
 #[test]
 fn compare_reports_every_shared_tensor_worst_first() {
-    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/example_cnn");
+    let case = common::repo("tests/golden/example_cnn");
     let json = scratch("compare.json");
     let out = zeropoint(&[
         "compare",
@@ -242,7 +230,7 @@ fn refused(args: &[&str]) -> String {
 
 #[test]
 fn limits_apply_to_every_read_and_every_prepare() {
-    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/example_cnn");
+    let case = common::repo("tests/golden/example_cnn");
     let float = case.join("model_float.tflite");
     let float = float.to_str().expect("utf-8");
     let fp16 = case.join("model_fp16.tflite");
@@ -380,7 +368,7 @@ fn limits_apply_to_every_read_and_every_prepare() {
 fn run_and_compare_with_either_kernel_set_give_the_same_bytes() {
     // The int8 MobileNetV2 golden (conv, depthwise, FC: the fast kernels' ops) and its float
     // model; `--kernels reference` and `--kernels fast` must write identical files.
-    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/mobilenet_v2");
+    let case = common::repo("tests/golden/mobilenet_v2");
     let model = case.join("model_int8.tflite");
     let input = case.join("input_int8_0.npy");
     let mut outputs = Vec::new();
@@ -447,8 +435,7 @@ fn run_and_compare_with_either_kernel_set_give_the_same_bytes() {
 fn run_reproduces_either_litert_path_with_arithmetic() {
     // A golden whose LiteRT BUILTIN_REF and default (XNNPACK) outputs differ: `--arithmetic
     // reference` (the default) writes the one, `--arithmetic xnnpack` the other.
-    let case =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/op_conv2d_1x1_nobias_neg");
+    let case = common::repo("tests/golden/op_conv2d_1x1_nobias_neg");
     let model = case.join("model_int8.tflite");
     let input = case.join("input_int8_0.npy");
     let run = |extra: &[&str], dir: &str| {
@@ -509,7 +496,7 @@ fn run_streams_samples_through_a_stateful_model_with_resets() {
     // The streaming keyword spotter (resource variables): 10 frames on one interpreter give
     // LiteRT's outputs of 10 frames on one interpreter; `--reset-every 5` gives, for frames
     // 5..9, what a re-created LiteRT interpreter gave (tests/tools/make_realworld.py).
-    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/realworld/streaming_kws");
+    let case = common::repo("tests/realworld/streaming_kws");
     let model = case.join("model.tflite");
     let input = case.join("input_0.npy");
     for (reset, expected) in [
@@ -566,7 +553,7 @@ fn run_streams_samples_through_a_stateful_model_with_resets() {
 fn signatures_are_listed_run_by_key_and_an_unknown_key_is_refused() {
     // tests/realworld/signatures: encode / decode / score, one subgraph each; LiteRT's outputs
     // through get_signature_runner (tests/tools/realworld/signatures.py).
-    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/realworld/signatures");
+    let case = common::repo("tests/realworld/signatures");
     let model = case.join("model.tflite");
     let model = model.to_str().expect("utf-8");
     let out = zeropoint(&["inspect", model]);

@@ -5,26 +5,18 @@
 //! them in stock LiteRT (BUILTIN_REF) and requires our engine's bits.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn zeropoint(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zeropoint"))
-        .args(args)
-        .output()
-        .expect("the zeropoint binary runs")
-}
+use std::path::PathBuf;
+
+use common::{text, zeropoint};
 
 fn path(p: PathBuf) -> String {
-    p.to_str().expect("utf-8 path").to_string()
+    common::arg(p)
 }
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    common::repo("")
 }
 
 /// The SQNR `zeropoint compare` measures on the last tensor computed (a graph output: the only
@@ -47,11 +39,10 @@ fn check_case(case: &str) {
     let held_out = path(g.join("input_0.npy"));
     let dir = repo().join("target/quantized/auto");
     std::fs::create_dir_all(&dir).expect("target/quantized/auto");
-    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_auto");
-    std::fs::create_dir_all(&scratch).expect("scratch");
-    let default = path(scratch.join(format!("{case}_default.tflite")));
+    let scratch = |name: String| common::scratch_in("cli_auto", &name);
+    let default = path(scratch(format!("{case}_default.tflite")));
     let auto = path(dir.join(format!("{case}_int8_floatio.tflite")));
-    let report = path(scratch.join(format!("{case}_auto.json")));
+    let report = path(scratch(format!("{case}_auto.json")));
     let base = ["quantize", &float, "--data", &calib, "--io", "float"];
     let out = zeropoint(&[&base[..], &["-o", &default]].concat());
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -88,7 +79,7 @@ fn check_case(case: &str) {
         Some(0),
         "int8 only"
     );
-    let cmp = path(scratch.join(format!("{case}_cmp.json")));
+    let cmp = path(scratch(format!("{case}_cmp.json")));
     let (d, x) = (
         output_sqnr(&float, &default, &held_out, &cmp),
         output_sqnr(&float, &auto, &held_out, &cmp),
@@ -123,7 +114,7 @@ fn auto_is_never_below_the_default_on_golden_models() {
 fn auto_needs_data_and_int8() {
     let g = repo().join("tests/golden/mlp");
     let float = path(g.join("model_float.tflite"));
-    let o = path(Path::new(env!("CARGO_TARGET_TMPDIR")).join("auto_refused.tflite"));
+    let o = path(common::scratch_in("cli_auto", "auto_refused.tflite"));
     let out = zeropoint(&[
         "quantize",
         &float,

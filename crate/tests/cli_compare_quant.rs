@@ -2,33 +2,18 @@
 //! tensor, on the standalone-RELU golden (`tests/golden/fuse_residual_block`, TF's own output).
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn zeropoint(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zeropoint"))
-        .args(args)
-        .output()
-        .expect("the zeropoint binary runs")
-}
+use std::path::PathBuf;
+
+use common::{text, zeropoint};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_compare_quant");
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir.join(name)
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    common::scratch_in("cli_compare_quant", name)
 }
 
 fn case(file: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/golden/fuse_residual_block")
-        .join(file)
-        .to_str()
-        .expect("utf-8")
-        .to_string()
+    common::arg(common::repo("tests/golden/fuse_residual_block").join(file))
 }
 
 /// Our int8 model (float I/O) from TF's recorded ranges, `extra` flags added.

@@ -2,8 +2,12 @@
 //! no message, exit code 0, and the rest of the work (files written) still done.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 use std::process::{Command, Output};
+
+use common::text;
 
 /// Runs the binary with stdout a pipe whose reading end is already closed, so every write to
 /// stdout fails with EPIPE (deterministically: nothing can be read before the close).
@@ -18,11 +22,7 @@ fn zeropoint_into_closed_pipe(args: &[&str]) -> Output {
 }
 
 fn example() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../www/assets/example.tflite")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    common::repo("www/assets/example.tflite")
 }
 
 #[test]
@@ -43,9 +43,7 @@ fn inspect_into_a_closed_pipe_is_quiet() {
 
 #[test]
 fn calibrate_into_a_closed_pipe_still_writes_its_statistics() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_pipe");
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let stats = dir.join("stats.json");
+    let stats = common::scratch_in("cli_pipe", "stats.json");
     let _ = std::fs::remove_file(&stats);
     let out = zeropoint_into_closed_pipe(&[
         "calibrate",

@@ -2,33 +2,16 @@
 //! one clear error line for bad input.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn zeropoint(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zeropoint"))
-        .args(args)
-        .output()
-        .expect("the zeropoint binary runs")
-}
+use common::{text, zeropoint};
 
 fn golden(file: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/golden/example_cnn")
-        .join(file)
-        .to_str()
-        .expect("utf-8 path")
-        .to_string()
+    common::arg(common::repo("tests/golden/example_cnn").join(file))
 }
 
 fn scratch(name: &str) -> String {
-    let dir: PathBuf = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_quantize");
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir.join(name).to_str().expect("utf-8 path").to_string()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    common::arg(common::scratch_in("cli_quantize", name))
 }
 
 fn inspect(path: &str) -> String {
@@ -412,7 +395,7 @@ fn report_has_the_errors_compare_measures_on_the_first_samples() {
 /// floats and failed "expected 1×10 INT32").
 #[test]
 fn report_on_token_id_input() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/realworld/lstm_fused");
+    let dir = common::repo("tests/realworld/lstm_fused");
     let (model, report) = (scratch("tokens.tflite"), scratch("tokens.json"));
     let out = zeropoint(&[
         "quantize",

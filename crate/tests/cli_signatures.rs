@@ -4,33 +4,19 @@
 //! `quantize --stats`, which write the same bytes; what is refused, by name.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn zeropoint(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zeropoint"))
-        .args(args)
-        .output()
-        .expect("the zeropoint binary runs")
-}
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::{text, zeropoint};
 
 fn case(file: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/realworld/signatures")
-        .join(file)
-        .to_str()
-        .expect("utf-8 path")
-        .to_string()
+    common::arg(common::repo("tests/realworld/signatures").join(file))
 }
 
 fn scratch(name: &str) -> String {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_signatures");
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir.join(name).to_str().expect("utf-8 path").to_string()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    common::arg(common::scratch_in("cli_signatures", name))
 }
 
 fn npy_data(path: &Path) -> (Vec<usize>, Vec<u8>) {
@@ -315,7 +301,7 @@ fn per_signature_calibration_refuses_bad_input_by_name() {
         "{e}"
     );
     // A model with one subgraph has no signatures to calibrate apart.
-    let single = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/example_cnn");
+    let single = common::repo("tests/golden/example_cnn");
     let single_model = single.join("model_float.tflite");
     let single_model = single_model.to_str().expect("utf-8");
     let e = refused(

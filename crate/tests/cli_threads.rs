@@ -4,39 +4,22 @@
 //! thread).
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn zeropoint(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zeropoint"))
-        .args(args)
-        .output()
-        .expect("the zeropoint binary runs")
-}
+use common::{text, zeropoint};
 
 fn repo(file: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests")
-        .join(file)
-        .to_str()
-        .expect("utf-8 path")
-        .to_string()
+    common::arg(common::repo("tests").join(file))
 }
 
 fn scratch(name: &str) -> String {
-    let dir: PathBuf = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_threads");
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir.join(name).to_str().expect("utf-8 path").to_string()
+    common::arg(common::scratch_in("cli_threads", name))
 }
 
 fn run_ok(args: &[&str]) -> String {
     let out = zeropoint(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+    text(&out.stderr)
 }
 
 fn read(path: &str) -> Vec<u8> {
