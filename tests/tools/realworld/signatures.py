@@ -29,6 +29,10 @@ writes, per signature KEY and per input/output name NAME of it:
                                    about 4 dB there, against 46-49 dB for a correct
                                    quantization); every other tensor is as its 16x8 quantizer
                                    computes it
+    model_calibrated.tflite        TF's calibrated-only model on the same dataset
+                                   (`_experimental_calibrate_only`): the float model, one subgraph
+                                   per signature, each float tensor carrying the min/max TF's
+                                   calibrator recorded running that signature's samples
 
 and signatures.json: per signature its key, subgraph, input and output names in the order LiteRT's
 get_signature_list gives, the resolver of its int8 outputs, and the operators of TF's
@@ -156,6 +160,12 @@ def signature_variants(d: Path) -> None:
 
     int8 = _convert(optimizations=[tf.lite.Optimize.DEFAULT], representative_dataset=representative)
     (d / "model_int8.tflite").write_bytes(int8)
+    calibrated = _convert(
+        optimizations=[tf.lite.Optimize.DEFAULT],
+        representative_dataset=representative,
+        _experimental_calibrate_only=True,
+    )
+    (d / "model_calibrated.tflite").write_bytes(calibrated)
     int16 = _convert(
         optimizations=[tf.lite.Optimize.DEFAULT],
         representative_dataset=representative,
