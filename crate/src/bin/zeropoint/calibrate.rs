@@ -76,6 +76,7 @@ fn parse_range(text: &str) -> std::result::Result<(f32, f32), String> {
 }
 
 /// Where `zeropoint calibrate` takes its samples from.
+#[derive(Clone)]
 pub enum CalibrationSource {
     Npy(Vec<PathBuf>),
     Images(PathBuf, Normalization),
@@ -115,8 +116,32 @@ pub fn calibrate(args: CalibrateArgs, limits: &UserLimits) -> Result<()> {
     }
     let setup = Setup::new(&model, &shapes, limits, threads)?;
     let method = Method::parse(&method)?;
-    if !signature_data.is_empty() {
-        let stats = setup.signature_stats(&signature_data, method)?;
+    let source = if let Some(dir) = images {
+        let norm = match (mean.is_empty(), std.is_empty(), range) {
+            (false, false, None) => Normalization::MeanStd { mean, std },
+            (true, true, Some((lo, hi))) => Normalization::Range { lo, hi },
+            _ => {
+                return Err(usage(
+                    "--images needs either --mean M --std S or --range LO,HI",
+                ));
+            }
+        };
+        Some(CalibrationSource::Images(dir, norm))
+    } else if let Some(n) = random {
+        let (lo, hi) = range.ok_or_else(|| usage("--random needs --range LO,HI"))?;
+        Some(CalibrationSource::Random(n, lo, hi, seed))
+    } else if !data.is_empty() {
+        Some(CalibrationSource::Npy(data))
+    } else {
+        None
+    };
+    if setup.model.signatures.len() > 1 || !signature_data.is_empty() {
+        // Every signature on its own samples, or (one source) on the same samples.
+        let samples = match source {
+            Some(source) => SignatureSamples::Shared(source),
+            None => SignatureSamples::PerKey(&signature_data),
+        };
+        let stats = setup.signature_stats(samples, method, None)?;
         for s in &stats.signatures {
             print_stats(&format!("{} ", s.key), &s.stats);
         }
@@ -134,26 +159,9 @@ pub fn calibrate(args: CalibrateArgs, limits: &UserLimits) -> Result<()> {
         );
         return Ok(());
     }
-    let source = if let Some(dir) = images {
-        let norm = match (mean.is_empty(), std.is_empty(), range) {
-            (false, false, None) => Normalization::MeanStd { mean, std },
-            (true, true, Some((lo, hi))) => Normalization::Range { lo, hi },
-            _ => {
-                return Err(usage(
-                    "--images needs either --mean M --std S or --range LO,HI",
-                ));
-            }
-        };
-        CalibrationSource::Images(dir, norm)
-    } else if let Some(n) = random {
-        let (lo, hi) = range.ok_or_else(|| usage("--random needs --range LO,HI"))?;
-        CalibrationSource::Random(n, lo, hi, seed)
-    } else {
-        CalibrationSource::Npy(data)
+    let Some(source) = source else {
+        return Err(usage("give a source of samples"));
     };
-    // The statistics serve full-integer quantization, which a model with several signatures
-    // gets from --signature-data: said now rather than after calibrating one signature.
-    zeropoint::engine::signatures::refuse_full_integer(&setup.model)?;
     let stats = setup.stats(&setup.model, source, method, None)?;
     print_stats("", &stats);
     write_json(&output, &stats)?;
@@ -229,23 +237,102 @@ impl<'a> Setup<'a> {
         collect_stats(&shaped, source, method, self.limits, errors, self.threads)
     }
 
-    /// `--signature-data KEY=X.npy …`: every signature of the model calibrated on its own
-    /// samples as a model of its own ([`zeropoint::quant::signature_model`]), in the model's
-    /// signature order ([`Setup::signature_files`]).
+    /// Every signature of the model calibrated on its samples ([`Setup::signature_sources`]) as
+    /// a model of its own ([`zeropoint::quant::signature_model`]), in the model's signature
+    /// order. With `errors`, each signature's first samples are kept there too (one
+    /// [`ErrorSamples`] per signature, in the same order), for the report's errors.
     ///
     /// # Errors
-    /// What [`Setup::signature_files`] refuses, and what calibration refuses (a file of the
+    /// What [`Setup::signature_sources`] refuses, and what calibration refuses (a file of the
     /// wrong shape or type), naming the signature.
-    pub fn signature_stats(&self, items: &[String], method: Method) -> Result<SignatureStats> {
+    pub fn signature_stats(
+        &self,
+        samples: SignatureSamples,
+        method: Method,
+        mut errors: Option<&mut Vec<ErrorSamples>>,
+    ) -> Result<SignatureStats> {
         let mut all = Vec::new();
-        for (key, files) in self.signature_files(items)? {
+        for (key, source) in self.signature_sources(samples)? {
             let part = zeropoint::quant::signature_model(&self.model, &key)?;
+            let mut kept = errors.as_ref().map(|_| ErrorSamples::new());
             let stats = self
-                .stats(&part, CalibrationSource::Npy(files), method, None)
+                .stats(&part, source, method, kept.as_mut())
                 .map_err(|e| in_signature(&key, e))?;
+            if let (Some(errors), Some(kept)) = (errors.as_deref_mut(), kept) {
+                errors.push(kept);
+            }
             all.push((key, stats));
         }
         Ok(SignatureStats::new(all))
+    }
+
+    /// `(key, samples)` for every signature, in the model's order: each signature's own files
+    /// ([`Setup::signature_files`]), or one source for all of them when every signature takes
+    /// the same inputs (count, shapes and types, in the signature's input order, as `inspect`
+    /// lists them). `.npy` files of a shared source are given in that order and handed to each
+    /// signature in its subgraph's; random data is drawn in each subgraph's input order.
+    ///
+    /// # Errors
+    /// What [`Setup::signature_files`] refuses; with one source, [`Error::Calibration`] naming
+    /// the first signature whose inputs differ from the first signature's, and saying to give
+    /// each signature its samples with `--signature-data`.
+    pub fn signature_sources(
+        &self,
+        samples: SignatureSamples,
+    ) -> Result<Vec<(String, CalibrationSource)>> {
+        use zeropoint::engine::signatures::{SignatureTensor, keys, resolve};
+        let source = match samples {
+            SignatureSamples::PerKey(items) => {
+                let files = self.signature_files(items)?;
+                return Ok(files
+                    .into_iter()
+                    .map(|(key, files)| (key, CalibrationSource::Npy(files)))
+                    .collect());
+            }
+            SignatureSamples::Shared(source) => source,
+        };
+        let m = &self.model;
+        let describe = |inputs: &[SignatureTensor]| -> Vec<String> {
+            inputs
+                .iter()
+                .map(|t| format!("{} {:?} {:?}", t.name, t.shape, t.dtype))
+                .collect()
+        };
+        let mut first: Option<(String, Vec<String>)> = None;
+        let mut all = Vec::new();
+        for key in keys(m) {
+            let sig = resolve(m, &key)?;
+            let inputs = describe(&sig.inputs);
+            match &first {
+                None => first = Some((key.clone(), inputs)),
+                Some((k0, want)) if *want != inputs => {
+                    return Err(Error::Calibration {
+                        reason: format!(
+                            "one source of samples for all {} signatures needs the same inputs \
+                             in each: signature '{key}' takes ({}), signature '{k0}' takes ({}); \
+                             give each signature its samples with --signature-data KEY=X.npy",
+                            m.signatures.len(),
+                            inputs.join(", "),
+                            want.join(", ")
+                        ),
+                    });
+                }
+                Some(_) => {}
+            }
+            let source = match &source {
+                // Given in the signature's input order; the calibrator takes its subgraph's.
+                CalibrationSource::Npy(paths) if paths.len() == sig.inputs.len() => {
+                    let mut ordered = paths.clone();
+                    for (t, path) in sig.inputs.iter().zip(paths) {
+                        ordered[t.position] = path.clone();
+                    }
+                    CalibrationSource::Npy(ordered)
+                }
+                other => other.clone(),
+            };
+            all.push((key, source));
+        }
+        Ok(all)
     }
 
     /// `--signature-data KEY=X.npy …` checked against the model's signatures: `(key, files)`
@@ -305,6 +392,15 @@ impl<'a> Setup<'a> {
         }
         Ok(files)
     }
+}
+
+/// The samples each signature of a model with several is calibrated on.
+pub enum SignatureSamples<'s> {
+    /// `--signature-data KEY=X.npy …`: each signature its own files.
+    PerKey(&'s [String]),
+    /// One source (`--data`, `--images`, `--random`) for every signature: the same samples run
+    /// through each (their inputs must match).
+    Shared(CalibrationSource),
 }
 
 /// `e`, raised while calibrating signature `key`, with the signature named.

@@ -14,10 +14,10 @@ use clap::Args;
 use zeropoint::limits::UserLimits;
 use zeropoint::quant::auto::AutoOptions;
 use zeropoint::quant::calibrate::{Method, StatsFile, parse_stats_file};
-use zeropoint::quant::{IoType, Mode, QuantizeOptions, Report};
+use zeropoint::quant::{IoType, Mode, QuantizeOptions, Ranges, Report};
 use zeropoint::{Error, Result};
 
-use crate::calibrate::{CalibrationSource, Setup, ThreadsArg, in_signature};
+use crate::calibrate::{CalibrationSource, Setup, SignatureSamples, ThreadsArg, in_signature};
 use crate::io::{ShapeArgs, load, read_file, write_file, write_json};
 
 #[derive(Args)]
@@ -123,30 +123,34 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
     let method = calibration.as_deref().map(Method::parse).transpose()?;
     let signatures = setup.model.signatures.len();
     if matches!(opts.mode, Mode::Int8 | Mode::Int16x8) && signatures > 1 {
-        if report.is_some() {
-            return Err(Error::Calibration {
-                reason: format!(
-                    "--report on a model with {signatures} signatures: not supported yet (the \
-                     report describes one subgraph)"
-                ),
-            });
-        }
-        if !data.is_empty() {
-            // --data names the inputs of one subgraph: the refusal says what to give instead.
-            zeropoint::engine::signatures::refuse_full_integer(&setup.model)?;
-        }
-        if let Some(a) = &auto {
-            if stats.is_some() || signature_data.is_empty() || method.is_some() {
+        let samples = match (data.is_empty(), signature_data.is_empty()) {
+            (false, false) => {
                 return Err(Error::Calibration {
-                    reason: "--auto (and --target-sqnr) measure the output error on calibration \
-                             samples and choose the ranges themselves: give --signature-data, \
-                             without --stats or --calibration"
+                    reason: "give either --data (the same samples for every signature) or \
+                             --signature-data (each signature its own), not both"
                         .into(),
                 });
             }
-            return auto_by_signature(&setup, &signature_data, &opts, a, &output);
+            (false, true) => Some(SignatureSamples::Shared(CalibrationSource::Npy(data))),
+            (true, false) => Some(SignatureSamples::PerKey(&signature_data)),
+            (true, true) => None,
+        };
+        let out = Outputs {
+            report,
+            model: output,
+        };
+        if let Some(a) = &auto {
+            let Some(samples) = samples.filter(|_| stats.is_none() && method.is_none()) else {
+                return Err(Error::Calibration {
+                    reason: "--auto (and --target-sqnr) measure the output error on calibration \
+                             samples and choose the ranges themselves: give --signature-data \
+                             (or --data), without --stats or --calibration"
+                        .into(),
+                });
+            };
+            return auto_by_signature(&setup, samples, &opts, a, &out);
         }
-        return quantize_by_signature(&setup, &signature_data, stats, method, &opts, &output);
+        return quantize_by_signature(&setup, samples, stats, method, &opts, &out);
     }
     if !signature_data.is_empty() {
         return Err(Error::Calibration {
@@ -187,77 +191,130 @@ fn write_quantized(output: &Path, bytes: &[u8], rep: &Report, what: &str) -> Res
     Ok(())
 }
 
-/// int8 / int16x8 of a model with several signatures, each with the ranges of its own samples:
-/// calibrated here (`--signature-data`, [`Setup::signature_stats`]) or read from the file
-/// `zeropoint calibrate --signature-data` wrote (`--stats`); then every signature quantized with
-/// its ranges ([`zeropoint::quant::quantize_signatures`]). Both give the same bytes for the same
-/// samples.
+/// Where a quantization of several signatures writes: the model, and the report if asked for.
+struct Outputs {
+    /// `--report`.
+    report: Option<PathBuf>,
+    /// `-o`.
+    model: PathBuf,
+}
+
+/// int8 / int16x8 of a model with several signatures, each with the ranges of its samples:
+/// calibrated here (`--signature-data`, or one `--data` for signatures that take the same
+/// inputs: [`Setup::signature_stats`]), read from the file `zeropoint calibrate` wrote for such a
+/// model (`--stats STATS.json`), or the min/max TF's calibrator recorded in each signature's
+/// subgraph (`--stats` TF's calibrated-only .tflite); then every signature quantized with its
+/// ranges ([`zeropoint::quant::quantize_signatures`]). The same samples give the same bytes by
+/// every route.
 fn quantize_by_signature(
     setup: &Setup,
-    signature_data: &[String],
+    samples: Option<SignatureSamples>,
     stats: Option<PathBuf>,
     method: Option<Method>,
     opts: &QuantizeOptions,
-    output: &Path,
+    out: &Outputs,
 ) -> Result<()> {
-    use zeropoint::quant::{quantize_signatures, signature_ranges};
+    use zeropoint::quant::{quantize_signatures, signature_model, signature_ranges};
     let m = &setup.model;
-    let stats = match (stats, signature_data.is_empty()) {
-        (Some(_), false) => {
+    // Each signature's first samples, for the report's errors (with samples and --report).
+    let mut errors = Vec::new();
+    let ranges = match (stats, samples) {
+        (Some(_), Some(_)) => {
             return Err(Error::Calibration {
-                reason: "give either --signature-data or --stats, not both".into(),
+                reason: "give either --signature-data (or --data) or --stats, not both".into(),
             });
         }
-        (None, false) => setup.signature_stats(signature_data, method.unwrap_or(Method::MinMax))?,
-        (Some(path), true) => {
-            let file = read_stats(&path)?;
-            let Some(StatsFile::Signatures(s)) = file else {
+        (None, Some(samples)) => {
+            let keep = out.report.is_some().then_some(&mut errors);
+            let stats = setup.signature_stats(samples, method.unwrap_or(Method::MinMax), keep)?;
+            signature_ranges(m, &stats)?
+        }
+        (Some(path), None) => match read_stats(&path)? {
+            Some(StatsFile::Signatures(s)) => {
+                let s = match method {
+                    Some(method) => s.with_method(method)?,
+                    None => s,
+                };
+                signature_ranges(m, &s)?
+            }
+            Some(StatsFile::Model(_)) => {
                 return Err(Error::Calibration {
                     reason: format!(
-                        "{}: {}; the model has {} signatures, each calibrated on its own \
-                         samples: give the STATS.json of `zeropoint calibrate --signature-data \
-                         KEY=X.npy …`",
+                        "{}: statistics of one subgraph; the model has {} signatures, each \
+                         calibrated on its own samples: give the STATS.json of `zeropoint \
+                         calibrate --signature-data KEY=X.npy …` (or of `calibrate --data` for \
+                         signatures that take the same inputs)",
                         path.display(),
-                        if file.is_some() {
-                            "statistics of one subgraph"
-                        } else {
-                            "not a STATS.json (a calibrated .tflite of several signatures is \
-                             not read)"
-                        },
                         m.signatures.len()
                     ),
                 });
-            };
-            match method {
-                Some(method) => s.with_method(method)?,
-                None => s,
             }
+            None => {
+                refuse_method_for_calibrated(&path, method)?;
+                // TF's calibrated-only model keeps one subgraph per signature, each with the
+                // min/max of its signature's samples.
+                let cal = load(&path, setup.limits)?;
+                zeropoint::engine::signatures::keys(m)
+                    .into_iter()
+                    .map(|key| {
+                        let part = signature_model(m, &key)?;
+                        let cal_part =
+                            signature_model(&cal, &key).map_err(|e| Error::Calibration {
+                                reason: format!(
+                                    "{}: not a calibrated model of these signatures: {e}",
+                                    path.display()
+                                ),
+                            })?;
+                        let r = Ranges::from_calibrated_model(&part, &cal_part)?;
+                        Ok((key, r))
+                    })
+                    .collect::<Result<Vec<_>>>()?
+            }
+        },
+        (None, None) => {
+            let keys: Vec<String> = zeropoint::engine::signatures::keys(m)
+                .iter()
+                .map(|k| format!("'{k}'"))
+                .collect();
+            return Err(Error::Calibration {
+                reason: format!(
+                    "--mode {} of a model with {} signatures ({}) needs calibration: \
+                     --signature-data KEY=X.npy for every signature (each on its own samples, as \
+                     TF's representative dataset of (key, inputs) tuples), --data X.npy when \
+                     every signature takes the same inputs, or --stats (the STATS.json of \
+                     `zeropoint calibrate`, or TF's calibrated .tflite)",
+                    opts.mode.name(),
+                    keys.len(),
+                    keys.join(", ")
+                ),
+            });
         }
-        // What to give: the refusal names --signature-data.
-        (None, true) => return zeropoint::engine::signatures::refuse_full_integer(m),
     };
-    let ranges = signature_ranges(m, &stats)?;
     let (q, rep) = quantize_signatures(m, &ranges, opts)?;
-    let bytes = zeropoint::tflite::write(&q)?;
-    for w in &rep.warnings {
-        eprintln!("warning: {w}");
-    }
-    write_quantized(
-        output,
-        &bytes,
-        &rep,
-        &format!(
-            ", {} signatures each calibrated on its own samples",
-            ranges.len()
-        ),
-    )
+    // The report's sections: each signature's part quantized alone gives the subgraph
+    // `quantize_signatures` assembled, and its report.
+    let sections = match out.report {
+        Some(_) => ranges
+            .iter()
+            .map(|(key, r)| {
+                let (_, rep) = zeropoint::quant::quantize(&signature_model(m, key)?, r, opts)?;
+                Ok((key.clone(), rep))
+            })
+            .collect::<Result<Vec<_>>>()?,
+        None => Vec::new(),
+    };
+    let what = format!(
+        ", {} signatures each calibrated on its samples",
+        ranges.len()
+    );
+    finish_signatures(setup, &q, &rep, sections, &errors, out, &what)
 }
 
 /// `--auto` on a model with several signatures: the search of [`auto_quantize`] run on each
-/// signature as a model of its own, on that signature's `--signature-data` samples (the first
-/// [`AUTO_SAMPLES`] of them scored, every sample calibrated; cross-layer equalization
-/// recalibrates on the same files), with its guard against the signature's TF-compatible
-/// model; the quantized signatures put back together
+/// signature as a model of its own, on that signature's samples (`--signature-data`, or the one
+/// `--data` of signatures that take the same inputs; the first [`AUTO_SAMPLES`] of them scored,
+/// every sample calibrated; cross-layer equalization recalibrates on the same samples), with its
+/// guard against the signature's TF-compatible model; the quantized signatures put back together
 /// ([`zeropoint::quant::assemble_signatures`]). A constant two signatures share stays shared
 /// unless the search changed it in one of them (equalized weights, corrected biases): then each
 /// subgraph carries its own.
@@ -266,36 +323,27 @@ fn quantize_by_signature(
 /// [`AUTO_SAMPLES`]: zeropoint::quant::auto::AUTO_SAMPLES
 fn auto_by_signature(
     setup: &Setup,
-    signature_data: &[String],
+    samples: SignatureSamples,
     opts: &QuantizeOptions,
     auto: &AutoOptions,
-    output: &Path,
+    out: &Outputs,
 ) -> Result<()> {
     use zeropoint::quant::auto::{AUTO_SAMPLES, auto_quantize};
     use zeropoint::quant::sqnr::ErrorSamples;
     use zeropoint::quant::{assemble_signatures, signature_model};
     let mut parts = Vec::new();
-    for (key, files) in setup.signature_files(signature_data)? {
+    let mut sections = Vec::new();
+    let mut errors = Vec::new();
+    for (key, source) in setup.signature_sources(samples)? {
         let part = signature_model(&setup.model, &key)?;
         let mut samples = ErrorSamples::with_limit(AUTO_SAMPLES);
         let stats = setup
-            .stats(
-                &part,
-                CalibrationSource::Npy(files.clone()),
-                Method::MinMax,
-                Some(&mut samples),
-            )
+            .stats(&part, source.clone(), Method::MinMax, Some(&mut samples))
             .map_err(|e| in_signature(&key, e))?;
-        let mut recalibrate = |changed: &zeropoint::Model| {
-            setup.stats(
-                changed,
-                CalibrationSource::Npy(files.clone()),
-                Method::MinMax,
-                None,
-            )
-        };
+        let mut recalibrate =
+            |changed: &zeropoint::Model| setup.stats(changed, source.clone(), Method::MinMax, None);
         // The report's warnings say what the search chose and what the guard kept.
-        let (q, rep, _) = auto_quantize(
+        let (q, mut rep, summary) = auto_quantize(
             &part,
             &stats,
             samples.samples(),
@@ -304,20 +352,144 @@ fn auto_by_signature(
             Some(&mut recalibrate),
         )
         .map_err(|e| in_signature(&key, e))?;
+        if out.report.is_some() {
+            rep.auto = Some(summary);
+            sections.push((key.clone(), rep.clone()));
+            errors.push(samples);
+        }
         parts.push((key, q, rep));
     }
     let n = parts.len();
     let (q, rep) = assemble_signatures(&setup.model, parts)?;
-    let bytes = zeropoint::tflite::write(&q)?;
+    let what = format!(", {n} signatures each searched on its own samples");
+    finish_signatures(setup, &q, &rep, sections, &errors, out, &what)
+}
+
+/// The `--report` of a model with several signatures: what [`Report`] says of one subgraph, for
+/// every signature's subgraph.
+#[derive(serde::Serialize)]
+struct SignaturesReport {
+    /// `int8` or `int16x8`.
+    mode: String,
+    /// Input/output type of the quantized model.
+    io: String,
+    /// Every signature's warnings, each prefixed by its signature (as printed).
+    warnings: Vec<String>,
+    /// One section per signature, in the model's signature order.
+    signatures: Vec<SignatureSection>,
+}
+
+/// One signature's section of a [`SignaturesReport`].
+#[derive(serde::Serialize)]
+struct SignatureSection {
+    /// The signature's key.
+    key: String,
+    /// Its subgraph in the quantized model (the report's tensor and operator indices are that
+    /// subgraph's).
+    subgraph: usize,
+    /// The report of that subgraph (its warnings unprefixed).
+    #[serde(flatten)]
+    report: Report,
+}
+
+/// How both signature paths end: the quantized model `q` written, its warnings printed and, with
+/// `--report`, the report of every signature (`sections`: `(key, report of its part)` in the
+/// model's order) written with the tensor names of `q` and, when `errors` holds each signature's
+/// first samples, the error of every operator measured against the float signature (its verdict
+/// printed, prefixed by the signature).
+fn finish_signatures(
+    setup: &Setup,
+    q: &zeropoint::Model,
+    rep: &Report,
+    sections: Vec<(String, Report)>,
+    errors: &[zeropoint::quant::sqnr::ErrorSamples],
+    out: &Outputs,
+    what: &str,
+) -> Result<()> {
+    use zeropoint::quant::signature_model;
+    let bytes = zeropoint::tflite::write(q)?;
     for w in &rep.warnings {
         eprintln!("warning: {w}");
     }
-    write_quantized(
-        output,
-        &bytes,
-        &rep,
-        &format!(", {n} signatures each searched on its own samples"),
-    )
+    if let Some(path) = &out.report {
+        let written = zeropoint::tflite::read(&bytes)?;
+        let mut all = Vec::with_capacity(sections.len());
+        for (k, (key, mut part)) in sections.into_iter().enumerate() {
+            let s = zeropoint::engine::signatures::resolve(&written, &key)?.subgraph;
+            // The assembled model names tensors uniquely across subgraphs (TF's exporter's
+            // names): the report says the names of the model written.
+            let sg = &written.subgraphs[s];
+            for t in &mut part.tensors {
+                if let Some(x) = sg.tensors.get(t.index) {
+                    t.name.clone_from(&x.name);
+                }
+            }
+            if let Some(e) = errors.get(k) {
+                let float = setup.shapes.apply(signature_model(&setup.model, &key)?)?;
+                let quant = setup.shapes.apply(signature_model(&written, &key)?)?;
+                e.measure(&float, &quant, &mut part)?;
+                print_verdict(sg, &part, &format!("signature '{key}': "));
+            }
+            all.push(SignatureSection {
+                key,
+                subgraph: s,
+                report: part,
+            });
+        }
+        let report = SignaturesReport {
+            mode: rep.mode.clone(),
+            io: rep.io.clone(),
+            warnings: rep.warnings.clone(),
+            signatures: all,
+        };
+        write_json(path, &report)?;
+        eprintln!("wrote {}", path.display());
+    }
+    write_quantized(&out.model, &bytes, rep, what)
+}
+
+/// The verdict on the report's measured errors (the worst output, the first and worst layers),
+/// each layer named by its operator in `sg`, the subgraph the report describes; each line
+/// prefixed by `prefix`. Nothing when no errors were measured.
+fn print_verdict(sg: &zeropoint::graph::Subgraph, rep: &Report, prefix: &str) {
+    if rep.error_samples == 0 {
+        return;
+    }
+    let is_output = |name: &str| {
+        sg.outputs.iter().any(|&o| {
+            usize::try_from(o)
+                .ok()
+                .and_then(|o| sg.tensors.get(o))
+                .is_some_and(|t| t.name == name)
+        })
+    };
+    let mut errs: Vec<_> = rep.op_errors.iter().collect();
+    errs.sort_by_key(|e| e.index);
+    let layers: Vec<_> = errs
+        .iter()
+        .map(|e| crate::verdict::Layer {
+            label: format!("{} #{}", e.op, e.index),
+            db: e.sqnr_db.unwrap_or(f64::INFINITY),
+            output: is_output(&e.output),
+        })
+        .collect();
+    for line in crate::verdict::verdict(&layers).unwrap_or_default() {
+        eprintln!("{prefix}{line}");
+    }
+}
+
+/// A calibrated .tflite carries only min/max: another range method is refused, naming the file.
+fn refuse_method_for_calibrated(path: &Path, method: Option<Method>) -> Result<()> {
+    match method.filter(|&m| m != Method::MinMax) {
+        Some(method) => Err(Error::Calibration {
+            reason: format!(
+                "{}: a calibrated .tflite carries only min/max; --calibration {method} needs a \
+                 STATS.json (zeropoint calibrate) or --data",
+                path.display()
+            ),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// `zeropoint quantize`: ranges from --data (our calibration) or --stats (STATS.json from
@@ -333,7 +505,7 @@ fn quantize_model(
     report: Option<PathBuf>,
     output: &Path,
 ) -> Result<()> {
-    use zeropoint::quant::{Ranges, quantize_to_bytes};
+    use zeropoint::quant::quantize_to_bytes;
     let m = &setup.model;
     // Calibration (and the report's errors) run at the chosen input shapes; the quantizer works
     // on the model as stored.
@@ -383,15 +555,7 @@ fn quantize_model(
                 });
             }
             None => {
-                if let Some(method) = method.filter(|&m| m != Method::MinMax) {
-                    return Err(Error::Calibration {
-                        reason: format!(
-                            "{}: a calibrated .tflite carries only min/max; --calibration \
-                             {method} needs a STATS.json (zeropoint calibrate) or --data",
-                            path.display()
-                        ),
-                    });
-                }
+                refuse_method_for_calibrated(&path, method)?;
                 let cal = load(&path, setup.limits)?;
                 Ranges::from_calibrated_model(m, &cal)?
             }
@@ -454,30 +618,8 @@ fn quantize_model(
     }
     // The report's errors (measured with --data): the verdict on the worst output, each layer
     // named by its operator in the quantized model, as the report and the page name it.
-    if rep.error_samples > 0
-        && let Some(sg) = m.subgraphs.first()
-    {
-        let is_output = |name: &str| {
-            sg.outputs.iter().any(|&o| {
-                usize::try_from(o)
-                    .ok()
-                    .and_then(|o| sg.tensors.get(o))
-                    .is_some_and(|t| t.name == name)
-            })
-        };
-        let mut errs: Vec<_> = rep.op_errors.iter().collect();
-        errs.sort_by_key(|e| e.index);
-        let layers: Vec<_> = errs
-            .iter()
-            .map(|e| crate::verdict::Layer {
-                label: format!("{} #{}", e.op, e.index),
-                db: e.sqnr_db.unwrap_or(f64::INFINITY),
-                output: is_output(&e.output),
-            })
-            .collect();
-        for line in crate::verdict::verdict(&layers).unwrap_or_default() {
-            eprintln!("{line}");
-        }
+    if let Some(sg) = m.subgraphs.first() {
+        print_verdict(sg, &rep, "");
     }
     if let Some(r) = report {
         write_json(&r, &rep)?;
