@@ -6,7 +6,9 @@
 //! LiteRT's `get_signature_runner` has them, every output equals LiteRT 2.3 BUILTIN_REF's bit
 //! for bit, for the float model and TF's dynamic-range one, with both kernel sets; our
 //! dynamic-range and float16 quantization keep every signature, and ours in dynamic range runs
-//! each signature with TF's outputs; unknown and broken signatures are typed errors.
+//! each signature with TF's outputs; full integer with each signature's ranges (our calibration,
+//! our statistics file, or TF's calibrated-only model) gives TF's int8 model tensor for tensor;
+//! unknown and broken signatures are typed errors.
 
 use std::path::{Path, PathBuf};
 
@@ -120,15 +122,8 @@ fn every_signature_runs_with_litert_bits() {
 #[test]
 fn dynamic_range_and_float16_keep_every_signature() {
     let m = read("model.tflite");
-    let opts = |mode| QuantizeOptions {
-        mode,
-        io: IoType::Float,
-        per_tensor: false,
-        float_ops: Vec::new(),
-        int16_ops: Vec::new(),
-    };
     for mode in [Mode::Dynamic, Mode::Float16] {
-        let (q, _) = quantize(&m, &Ranges::new(), &opts(mode)).expect("quantizes");
+        let (q, _) = quantize(&m, &Ranges::new(), &options(mode, false)).expect("quantizes");
         let q = tflite::read(&tflite::write(&q).expect("write")).expect("re-read");
         assert_eq!(q.signatures, m.signatures, "{mode:?}");
         for key in signatures::keys(&m) {
@@ -378,17 +373,31 @@ fn same_as_tf(q: &Model, tf: &Model, bad_data: &[(usize, &str)]) -> usize {
     compared
 }
 
-#[test]
-fn int8_quantizes_every_signature_with_its_own_ranges_as_tf() {
-    let m = read("model.tflite");
-    let tf = read("model_int8.tflite");
-    let opts = QuantizeOptions {
-        mode: Mode::Int8,
+/// Options of the tests' quantizations: `mode` with float I/O (TF's models have it), per
+/// channel unless `per_tensor`.
+fn options(mode: Mode, per_tensor: bool) -> QuantizeOptions {
+    QuantizeOptions {
+        mode,
         io: IoType::Float,
-        per_tensor: false,
+        per_tensor,
         float_ops: Vec::new(),
         int16_ops: Vec::new(),
-    };
+    }
+}
+
+/// What the int8 tests start from: the float model, TF's int8 model of it (calibrated per
+/// signature), and the options that give TF's model.
+fn int8_case() -> (Model, Model, QuantizeOptions) {
+    (
+        read("model.tflite"),
+        read("model_int8.tflite"),
+        options(Mode::Int8, false),
+    )
+}
+
+#[test]
+fn int8_quantizes_every_signature_with_its_own_ranges_as_tf() {
+    let (m, tf, opts) = int8_case();
     let ranges = per_signature_ranges(&m);
     let (q, _) = quantize_signatures(&m, &ranges, &opts).expect("quantizes");
     let q = tflite::read(&tflite::write(&q).expect("write")).expect("re-read");
@@ -465,15 +474,7 @@ fn int8_quantizes_every_signature_with_its_own_ranges_as_tf() {
 fn per_signature_statistics_file_gives_tfs_int8_model() {
     // The statistics `zeropoint calibrate --signature-data` writes, read back from their JSON,
     // give the ranges of calibrating directly, and so TF's int8 model.
-    let m = read("model.tflite");
-    let tf = read("model_int8.tflite");
-    let opts = QuantizeOptions {
-        mode: Mode::Int8,
-        io: IoType::Float,
-        per_tensor: false,
-        float_ops: Vec::new(),
-        int16_ops: Vec::new(),
-    };
+    let (m, tf, opts) = int8_case();
     let file = SignatureStats::new(per_signature_stats(&m));
     let text = serde_json::to_vec(&file).expect("JSON");
     let StatsFile::Signatures(back) = parse_stats_file(&text).expect("reads") else {
@@ -513,19 +514,52 @@ fn per_signature_statistics_file_gives_tfs_int8_model() {
 }
 
 #[test]
+fn tfs_calibrated_model_gives_tfs_int8_model() {
+    // TF's calibrated-only model (`model_calibrated.tflite`: its calibrator run on each
+    // signature's samples) keeps one subgraph per signature, each carrying the min/max of its
+    // signature's samples: each signature's ranges from its own subgraph give TF's int8 model,
+    // as `zeropoint quantize --stats model_calibrated.tflite` takes them.
+    let (m, tf, opts) = int8_case();
+    let cal = read("model_calibrated.tflite");
+    assert_eq!(signatures::keys(&cal), signatures::keys(&m));
+    let ranges: Vec<(String, Ranges)> = signatures::keys(&m)
+        .into_iter()
+        .map(|key| {
+            let part = signature_model(&m, &key).expect("part");
+            let recorded = signature_model(&cal, &key).expect("calibrated part");
+            let r = Ranges::from_calibrated_model(&part, &recorded).expect("ranges");
+            (key, r)
+        })
+        .collect();
+    let (q, _) = quantize_signatures(&m, &ranges, &opts).expect("quantizes");
+    let q = tflite::read(&tflite::write(&q).expect("write")).expect("re-read");
+    assert_eq!(
+        same_as_tf(&q, &tf, &[]),
+        28,
+        "tensors of TF's three subgraphs"
+    );
+    // The ranges of one signature's subgraph are not another's: subgraph 0's for every
+    // signature (what reading only the first subgraph would give) is not TF's model.
+    let first = &ranges[0].1;
+    let wrong: Vec<_> = ranges
+        .iter()
+        .map(|(key, _)| (key.clone(), first.clone()))
+        .collect();
+    let other = quantize_signatures(&m, &wrong, &opts);
+    assert!(
+        other.is_err() || other.is_ok_and(|(w, _)| w != q),
+        "another signature's ranges"
+    );
+}
+
+#[test]
 fn assembled_signatures_keep_a_shared_constant_one_part_changed() {
     // The parts `quantize --auto` assembles may change a constant the signatures share (an
     // equalized weight, a corrected bias); here `encode` has per-tensor weights and the others
     // per-channel ones, so the weight `encode` and `score` share is quantized two ways. Each
     // signature of the assembled model must still compute exactly what its part computes alone.
     let m = read("model.tflite");
-    let opts = |per_tensor| QuantizeOptions {
-        mode: Mode::Int8,
-        io: IoType::Float,
-        per_tensor,
-        float_ops: Vec::new(),
-        int16_ops: Vec::new(),
-    };
+    let opts = |per_tensor| options(Mode::Int8, per_tensor);
     let ranges = per_signature_ranges(&m);
     let parts: Vec<_> = ranges
         .iter()
@@ -568,13 +602,7 @@ fn assembled_signatures_keep_a_shared_constant_one_part_changed() {
 fn int16x8_quantizes_every_signature_as_tf_except_tfs_corrupt_shared_weight() {
     let m = read("model.tflite");
     let tf = read("model_16x8.tflite");
-    let opts = QuantizeOptions {
-        mode: Mode::Int16x8,
-        io: IoType::Float,
-        per_tensor: false,
-        float_ops: Vec::new(),
-        int16_ops: Vec::new(),
-    };
+    let opts = options(Mode::Int16x8, false);
     let (q, _) = quantize_signatures(&m, &per_signature_ranges(&m), &opts).expect("quantizes");
     let q = tflite::read(&tflite::write(&q).expect("write")).expect("re-read");
     // TF 2.21's 16x8 model carries the weight `encode` and `score` share, and their int64
