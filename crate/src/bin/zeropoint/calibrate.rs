@@ -1,7 +1,8 @@
 //! `zeropoint calibrate`: per-tensor statistics of a float model over samples from `.npy`
 //! files, images or seeded random data, written as JSON. A model with several signatures is
 //! calibrated per signature (`--signature-data KEY=X.npy`, each signature on its own samples, as
-//! TF's representative dataset of `(key, inputs)` tuples) into one versioned file
+//! TF's representative dataset of `(key, inputs)` tuples; or one source whose samples run through
+//! every signature, when all take the same inputs) into one versioned file
 //! ([`zeropoint::quant::calibrate::SignatureStats`]). [`Setup`] (the model, shapes, limits and
 //! threads), [`collect_stats`] and [`Setup::signature_stats`] are shared with `zeropoint
 //! quantize`.
@@ -24,7 +25,9 @@ use crate::samples::npy_err;
 pub struct CalibrateArgs {
     /// The float .tflite file.
     model: PathBuf,
-    /// One .npy per model input, in the subgraph's input order (first axis = samples).
+    /// One .npy per model input, in the subgraph's input order (first axis = samples); for a
+    /// model with several signatures that all take the same inputs, in the signature's input
+    /// order, run through every signature.
     #[arg(long = "data")]
     data: Vec<PathBuf>,
     /// Samples of one signature of a model with several: `KEY=X.npy`, once per input of that

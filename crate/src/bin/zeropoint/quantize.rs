@@ -3,10 +3,12 @@
 //!
 //! A model with several signatures is quantized in dynamic range and float16 with every
 //! signature kept; int8 / int16x8 calibrate each signature on its own samples
-//! (`--signature-data KEY=X.npy`, as TF's representative dataset of `(key, inputs)` tuples) or
-//! read the per-signature statistics `zeropoint calibrate --signature-data` wrote (`--stats`), and
-//! quantize every signature's subgraph with its ranges ([`zeropoint::quant::quantize_signatures`]);
-//! `--auto` searches each signature on its own samples. Every path starts from one [`Setup`].
+//! (`--signature-data KEY=X.npy`, as TF's representative dataset of `(key, inputs)` tuples; or one
+//! `--data` for signatures that all take the same inputs), or read the per-signature statistics
+//! `zeropoint calibrate` wrote or TF's calibrated-only model (`--stats`), and quantize every
+//! signature's subgraph with its ranges ([`zeropoint::quant::quantize_signatures`]); `--auto`
+//! searches each signature on its own samples; `--report` has a section per signature. Every path
+//! starts from one [`Setup`].
 
 use std::path::{Path, PathBuf};
 
@@ -31,7 +33,9 @@ pub struct QuantizeArgs {
     /// Input/output type: int8 (int16 for int16x8), uint8 or float.
     #[arg(long, default_value = "int8")]
     io: String,
-    /// Calibration samples: one .npy per model input (first axis = samples).
+    /// Calibration samples: one .npy per model input (first axis = samples). For a model with
+    /// several signatures that all take the same inputs: the same samples for each (in the
+    /// signature's input order).
     #[arg(long = "data")]
     data: Vec<PathBuf>,
     /// Calibration samples of one signature of a model with several (int8 / int16x8):
@@ -40,7 +44,8 @@ pub struct QuantizeArgs {
     #[arg(long = "signature-data", value_name = "KEY=X.npy")]
     signature_data: Vec<String>,
     /// Calibration statistics instead of --data: a STATS.json from `zeropoint calibrate`, or
-    /// a calibrated .tflite whose tensors carry min/max (TF's model_calibrated.tflite).
+    /// a calibrated .tflite whose tensors carry min/max (TF's model_calibrated.tflite; with
+    /// several signatures, each signature's from its own subgraph).
     #[arg(long)]
     stats: Option<PathBuf>,
     /// Range selection: minmax, percentile:P, mse or moving-average. With --data it picks the
@@ -72,7 +77,8 @@ pub struct QuantizeArgs {
     /// With --auto: at most this many candidate models are scored.
     #[arg(long, value_name = "N", default_value_t = zeropoint::quant::auto::DEFAULT_BUDGET)]
     auto_budget: usize,
-    /// Write a JSON report (per tensor ranges and parameters, per op multipliers).
+    /// Write a JSON report (per tensor ranges and parameters, per op multipliers); with several
+    /// signatures (int8 / int16x8), one section per signature.
     #[arg(long)]
     report: Option<PathBuf>,
     /// Where to write the quantized model.
