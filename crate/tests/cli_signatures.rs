@@ -1,7 +1,9 @@
 //! Full-integer quantization of a model with several signatures as a user runs it
 //! (tests/realworld/signatures: encode / decode / score, one subgraph each, TF 2.21's int8 model
 //! calibrated per signature): `quantize --signature-data`, and `calibrate --signature-data` then
-//! `quantize --stats`, which write the same bytes; what is refused, by name.
+//! `quantize --stats`, which write the same bytes; TF's calibrated-only model as `--stats`; one
+//! `--data` for signatures that take the same inputs; `--report` with a section per signature;
+//! what is refused, by name.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
@@ -271,7 +273,7 @@ fn per_signature_calibration_refuses_bad_input_by_name() {
             && e.contains("got shape 8×1×32"),
         "{e}"
     );
-    // Not KEY=X.npy; with another source; one --data for all.
+    // Not KEY=X.npy; with another source; one --data for signatures whose inputs differ.
     let e = refused(&calibrate, &["decode".to_string()]);
     assert!(
         e.contains("--signature-data decode: expected KEY=X.npy"),
