@@ -130,6 +130,61 @@ fn run(case: &Case, v: &Variant, kernels: KernelSet) -> Result<Vec<Vec<u8>>, Str
     Ok(got)
 }
 
+/// One variant against its XNNPACK goldens: per output, the elements equal to LiteRT
+/// XNNPACK's and their count; and the goldens themselves.
+struct Compared {
+    /// `(output, equal, total)` for each output whose bytes make an array of the golden's
+    /// dtype and shape.
+    outputs: Vec<(usize, usize, usize)>,
+    /// The `expected_<variant>_xnnpack_output_<k>.npy` arrays.
+    expected: Vec<NpyArray>,
+}
+
+/// Runs `v` with XNNPACK's arithmetic on the reference and on the fast kernels, which must give
+/// the same bytes, and compares the reference run with the XNNPACK goldens. What goes wrong is
+/// pushed to `problems` under `who`; `None` when the variant did not run.
+fn run_and_compare(
+    case: &Case,
+    v: &Variant,
+    who: &str,
+    problems: &mut Vec<String>,
+) -> Option<Compared> {
+    let (reference, fast) = match (
+        catch_panic(|| run(case, v, KernelSet::Reference)).and_then(|r| r),
+        catch_panic(|| run(case, v, KernelSet::Fast)).and_then(|r| r),
+    ) {
+        (Ok(r), Ok(f)) => (r, f),
+        (Err(e), _) | (_, Err(e)) => {
+            problems.push(format!("{who}: FAILED TO RUN: {e}"));
+            return None;
+        }
+    };
+    if reference != fast {
+        problems.push(format!(
+            "{who}: fast kernels differ from the reference kernels"
+        ));
+    }
+    let expected: Vec<NpyArray> = v.expected_xnnpack.iter().map(|p| load_npy(p)).collect();
+    let mut outputs = Vec::new();
+    for (o, (bytes, exp)) in reference.iter().zip(&expected).enumerate() {
+        match NpyArray::from_le_bytes(exp.dtype(), exp.shape.clone(), bytes) {
+            Ok(got) => outputs.push((o, equal_elements(&got, exp), exp.data.len())),
+            Err(e) => problems.push(format!("{who}: output {o}: {e}")),
+        }
+    }
+    Some(Compared { outputs, expected })
+}
+
+/// The elements where `v`'s reference goldens (LiteRT BUILTIN_REF) differ from the XNNPACK
+/// ones, `expected`.
+fn reference_differs(v: &Variant, expected: &[NpyArray]) -> usize {
+    v.load_expected()
+        .iter()
+        .zip(expected)
+        .map(|(r, x)| x.data.len() - equal_elements(r, x))
+        .sum()
+}
+
 #[test]
 fn xnnpack_arithmetic_matches_litert_default_interpreter() {
     let selection = selected_cases("xnnpack_goldens");
@@ -157,39 +212,16 @@ fn xnnpack_arithmetic_matches_litert_default_interpreter() {
                     continue;
                 }
             };
-            let (reference, fast) = match (
-                catch_panic(|| run(case, v, KernelSet::Reference)).and_then(|r| r),
-                catch_panic(|| run(case, v, KernelSet::Fast)).and_then(|r| r),
-            ) {
-                (Ok(r), Ok(f)) => (r, f),
-                (Err(e), _) | (_, Err(e)) => {
-                    problems.push(format!("{who}: FAILED TO RUN: {e}"));
-                    continue;
-                }
+            let Some(Compared { outputs, expected }) =
+                run_and_compare(case, v, &who, &mut problems)
+            else {
+                continue;
             };
-            if reference != fast {
-                problems.push(format!(
-                    "{who}: fast kernels differ from the reference kernels"
-                ));
-            }
-            let expected: Vec<NpyArray> = v.expected_xnnpack.iter().map(|p| load_npy(p)).collect();
-            let (mut equal, mut total) = (0usize, 0usize);
-            for (o, (bytes, exp)) in reference.iter().zip(&expected).enumerate() {
-                match NpyArray::from_le_bytes(exp.dtype(), exp.shape.clone(), bytes) {
-                    Ok(got) => {
-                        equal += equal_elements(&got, exp);
-                        total += exp.data.len();
-                    }
-                    Err(e) => problems.push(format!("{who}: output {o}: {e}")),
-                }
-            }
+            let (equal, total) = outputs
+                .iter()
+                .fold((0, 0), |(e, t), &(_, eq, n)| (e + eq, t + n));
             if others.is_empty() {
-                let reference_golden = v.load_expected();
-                ref_differs += reference_golden
-                    .iter()
-                    .zip(&expected)
-                    .map(|(r, x)| x.data.len() - equal_elements(r, x))
-                    .sum::<usize>();
+                ref_differs += reference_differs(v, &expected);
                 covered_equal += equal;
                 covered_total += total;
                 if equal == total {
@@ -254,43 +286,19 @@ fn xnnpack_float_round_and_elu_match_litert_default_interpreter() {
                 && v.ops.iter().all(|o| FLOAT_COVERED.contains(&o.as_str()))
         }) {
             let who = format!("{}/{}", case.name, v.name);
-            let (reference, fast) = match (
-                catch_panic(|| run(case, v, KernelSet::Reference)).and_then(|r| r),
-                catch_panic(|| run(case, v, KernelSet::Fast)).and_then(|r| r),
-            ) {
-                (Ok(r), Ok(f)) => (r, f),
-                (Err(e), _) | (_, Err(e)) => {
-                    problems.push(format!("{who}: FAILED TO RUN: {e}"));
-                    continue;
-                }
+            let Some(Compared { outputs, expected }) =
+                run_and_compare(case, v, &who, &mut problems)
+            else {
+                continue;
             };
-            if reference != fast {
-                problems.push(format!(
-                    "{who}: fast kernels differ from the reference kernels"
-                ));
-            }
-            let expected: Vec<NpyArray> = v.expected_xnnpack.iter().map(|p| load_npy(p)).collect();
-            for (o, (bytes, exp)) in reference.iter().zip(&expected).enumerate() {
-                match NpyArray::from_le_bytes(exp.dtype(), exp.shape.clone(), bytes) {
-                    Ok(got) => {
-                        let equal = equal_elements(&got, exp);
-                        if equal != exp.data.len() {
-                            problems.push(format!(
-                                "{who}: output {o}: {equal}/{} elements (bits) equal LiteRT \
-                                 XNNPACK",
-                                exp.data.len()
-                            ));
-                        }
-                    }
-                    Err(e) => problems.push(format!("{who}: output {o}: {e}")),
+            for (o, equal, total) in outputs {
+                if equal != total {
+                    problems.push(format!(
+                        "{who}: output {o}: {equal}/{total} elements (bits) equal LiteRT XNNPACK"
+                    ));
                 }
             }
-            let reference_golden = v.load_expected();
-            ref_differs += reference_golden
-                .iter()
-                .zip(&expected)
-                .map(|(r, x)| x.data.len() - equal_elements(r, x))
-                .sum::<usize>();
+            ref_differs += reference_differs(v, &expected);
             checked += 1;
         }
     });

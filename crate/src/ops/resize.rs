@@ -40,8 +40,9 @@ impl<T: IntElem> Kernel for IntBilinear<T> {
     }
 }
 
-/// int8 bilinear resize under [`Arithmetic::Xnnpack`] (XNNPACK's `s8_ibilinear`).
-struct XnnpackBilinear(ResizeParams);
+/// int8 bilinear resize under [`Arithmetic::Xnnpack`] (XNNPACK's `s8_ibilinear`), its
+/// coordinate tables built at prepare.
+struct XnnpackBilinear(xnnpack::resize::ResizeBilinear);
 
 impl Kernel for XnnpackBilinear {
     fn eval(&mut self, io: &mut OpIo<'_>) {
@@ -159,7 +160,11 @@ pub fn prepare_resize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             && input.dtype == TensorType::INT8
             && ctx.per_tensor_qparams(&input)? == ctx.per_tensor_qparams(&output)?
         {
-            return Ok(Prepared::new(shape, input.dtype, XnnpackBilinear(p)));
+            return Ok(Prepared::new(
+                shape,
+                input.dtype,
+                XnnpackBilinear(xnnpack::resize::ResizeBilinear::new(p)),
+            ));
         }
         if !resize::resize_bilinear_int_supported(&p) {
             return Err(ctx.unsupported(

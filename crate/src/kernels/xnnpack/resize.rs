@@ -13,8 +13,11 @@
 
 use crate::kernels::reference::resize::{ResizeParams, axis_scale};
 
-/// One axis: for each output index, the two source indices and the Q11 weight of the second.
-fn axis(out: usize, input: usize, p: &ResizeParams) -> Vec<(usize, usize, i32)> {
+/// One output row or column: the two source indices and the Q11 weight of the second.
+type Tap = (usize, usize, i32);
+
+/// One axis: for each output index, its [`Tap`].
+fn axis(out: usize, input: usize, p: &ResizeParams) -> Vec<Tap> {
     let scale = axis_scale(input, out, p.align_corners);
     let max = (input - 1) as f32;
     let offset = 0.5 * scale - 0.5;
@@ -34,17 +37,41 @@ fn axis(out: usize, input: usize, p: &ResizeParams) -> Vec<(usize, usize, i32)> 
         .collect()
 }
 
+/// An int8 RESIZE_BILINEAR with its row and column tables (XNNPACK's indirection buffer and
+/// weights), computed once when the operator is prepared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResizeBilinear {
+    /// The geometry and coordinate rule.
+    pub p: ResizeParams,
+    /// One [`Tap`] per output row.
+    ys: Vec<Tap>,
+    /// One [`Tap`] per output column.
+    xs: Vec<Tap>,
+}
+
+impl ResizeBilinear {
+    /// The tables of `p` (`in_h` and `in_w` ≥ 1). An output with no element (no batch or no
+    /// channel) gets empty tables: nothing is computed for it.
+    pub fn new(p: ResizeParams) -> Self {
+        let (ys, xs) = if p.batches == 0 || p.channels == 0 {
+            (Vec::new(), Vec::new())
+        } else {
+            (axis(p.out_h, p.in_h, &p), axis(p.out_w, p.in_w, &p))
+        };
+        Self { p, ys, xs }
+    }
+}
+
 /// int8 RESIZE_BILINEAR over an NHWC tensor (input and output share their quantization: XNNPACK
 /// does not requantize).
-pub fn resize_bilinear(p: &ResizeParams, input: &[i8], output: &mut [i8]) {
-    let ys = axis(p.out_h, p.in_h, p);
-    let xs = axis(p.out_w, p.in_w, p);
+pub fn resize_bilinear(r: &ResizeBilinear, input: &[i8], output: &mut [i8]) {
+    let p = &r.p;
     let c = p.channels;
     let at = |b: usize, y: usize, x: usize| ((b * p.in_h + y) * p.in_w + x) * c;
     let mut o = 0;
     for b in 0..p.batches {
-        for &(top, bottom, ay) in &ys {
-            for &(left, right, ax) in &xs {
+        for &(top, bottom, ay) in &r.ys {
+            for &(left, right, ax) in &r.xs {
                 let (tl, tr) = (at(b, top, left), at(b, top, right));
                 let (bl, br) = (at(b, bottom, left), at(b, bottom, right));
                 for k in 0..c {

@@ -226,6 +226,7 @@ fn softmax_rounds_float_probabilities() {
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn resize_bilinear_weights_have_eleven_bits_and_round_half_up() {
+    use super::resize::ResizeBilinear;
     use crate::kernels::reference::resize::ResizeParams;
     let p = |out_w, align_corners, half_pixel_centers| ResizeParams {
         batches: 1,
@@ -240,18 +241,30 @@ fn resize_bilinear_weights_have_eleven_bits_and_round_half_up() {
     // Half-pixel 2 → 4: x = clamp(o · 0.5 − 0.25, 0, 1) = 0, 0.25, 0.75, 1:
     // 101 · 0.25 = 25.25 → 25, 101 · 0.75 = 75.75 → 76.
     let mut out = [0i8; 4];
-    resize::resize_bilinear(&p(4, false, true), &[0, 101], &mut out);
+    resize::resize_bilinear(&ResizeBilinear::new(p(4, false, true)), &[0, 101], &mut out);
     assert_eq!(out, [0, 25, 76, 101]);
     // Aligned corners 2 → 3: x = 0, 0.5, 1; the midpoint of 0 and ±1 is a tie, rounded up.
     let mut out = [0i8; 3];
-    resize::resize_bilinear(&p(3, true, false), &[0, 1], &mut out);
+    resize::resize_bilinear(&ResizeBilinear::new(p(3, true, false)), &[0, 1], &mut out);
     assert_eq!(out, [0, 1, 1]);
-    resize::resize_bilinear(&p(3, true, false), &[0, -1], &mut out);
+    resize::resize_bilinear(&ResizeBilinear::new(p(3, true, false)), &[0, -1], &mut out);
     assert_eq!(out, [0, 0, -1]);
     // Legacy 2 → 4: x = 0, 0.5, 1, 1.5 (the right neighbour clamped to the last pixel).
     let mut out = [0i8; 4];
-    resize::resize_bilinear(&p(4, false, false), &[10, 20], &mut out);
+    resize::resize_bilinear(
+        &ResizeBilinear::new(p(4, false, false)),
+        &[10, 20],
+        &mut out,
+    );
     assert_eq!(out, [10, 15, 20, 20]);
+    // No channel: no element to compute and no table to build (one of `usize::MAX / 16` rows
+    // would not fit in memory).
+    let empty = ResizeBilinear::new(ResizeParams {
+        channels: 0,
+        out_h: usize::MAX >> 4,
+        ..p(4, false, false)
+    });
+    resize::resize_bilinear(&empty, &[], &mut []);
 }
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]

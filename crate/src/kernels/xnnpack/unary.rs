@@ -199,6 +199,11 @@ impl Softmax {
 
 /// int8 SOFTMAX over rows of `depth` elements ([`Softmax::row`]).
 pub fn softmax(p: &Softmax, depth: usize, input: &[i8], output: &mut [i8]) {
+    each_row(depth, input, output, |i, o| p.row(i, o));
+}
+
+/// `row` on each pair of input and output rows of `depth` elements (none when `depth` is 0).
+fn each_row(depth: usize, input: &[i8], output: &mut [i8], row: impl Fn(&[i8], &mut [i8])) {
     if depth == 0 {
         return;
     }
@@ -206,7 +211,7 @@ pub fn softmax(p: &Softmax, depth: usize, input: &[i8], output: &mut [i8]) {
         .chunks_exact(depth)
         .zip(output.chunks_exact_mut(depth))
     {
-        p.row(i, o);
+        row(i, o);
     }
 }
 
@@ -253,13 +258,5 @@ impl LogSoftmax {
 
 /// int8 LOG_SOFTMAX over rows of `depth` elements ([`LogSoftmax::row`]).
 pub fn log_softmax(p: &LogSoftmax, depth: usize, input: &[i8], output: &mut [i8]) {
-    if depth == 0 {
-        return;
-    }
-    for (i, o) in input
-        .chunks_exact(depth)
-        .zip(output.chunks_exact_mut(depth))
-    {
-        p.row(i, o);
-    }
+    each_row(depth, input, output, |i, o| p.row(i, o));
 }

@@ -24,6 +24,7 @@ use crate::graph::TensorType;
 use crate::kernels::litert_optimized;
 use crate::kernels::litert_optimized::simd::depthwise::DepthwiseTf;
 use crate::kernels::litert_optimized::simd::gebp::Conv2dTf;
+use crate::kernels::reference::ActivationRange;
 use crate::kernels::reference::conv::ConvParams;
 use crate::kernels::reference::hybrid::QuantizedBatches;
 use crate::kernels::simd128::conv_float::{Conv2dF32, DepthwiseF32};
@@ -85,6 +86,37 @@ fn spatial(
     }
 }
 
+/// The geometry of a CONV_2D or DEPTHWISE_CONV_2D: an NHWC `input`, `out_c` output channels
+/// from an `fh × fw` filter, the output size and padding from [`spatial`].
+fn conv_params(
+    ctx: &PrepareCtx<'_>,
+    padding: Padding,
+    [n, ih, iw, ic]: [usize; 4],
+    (out_c, (fh, fw)): (usize, (usize, usize)),
+    (stride, dilation): ((usize, usize), (usize, usize)),
+    act: ActivationRange,
+) -> PrepareResult<ConvParams> {
+    let ((oh, ow), (ph, pw)) = spatial(ctx, padding, (ih, iw), (fh, fw), stride, dilation)?;
+    Ok(ConvParams {
+        batches: n,
+        in_h: ih,
+        in_w: iw,
+        in_c: ic,
+        out_h: oh,
+        out_w: ow,
+        out_c,
+        filter_h: fh,
+        filter_w: fw,
+        stride_h: stride.0,
+        stride_w: stride.1,
+        dilation_h: dilation.0,
+        dilation_w: dilation.1,
+        pad_top: ph,
+        pad_left: pw,
+        act,
+    })
+}
+
 /// Builds the integer kernel `$kernel { p, <extra>, q }` for `scheme`, output dtype = input's.
 macro_rules! int_kernel {
     ($scheme:expr, $shape:expr, $kernel:ident { $($field:ident: $value:expr),* $(,)? }) => {
@@ -142,26 +174,15 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             format!("filter input depth {fic} does not divide input depth {ic} into groups of {oc} filters"),
         ));
     }
-    let ((oh, ow), (ph, pw)) = spatial(ctx, o.padding, (ih, iw), (fh, fw), stride, dilation)?;
-    let p = ConvParams {
-        batches: n,
-        in_h: ih,
-        in_w: iw,
-        in_c: ic,
-        out_h: oh,
-        out_w: ow,
-        out_c: oc,
-        filter_h: fh,
-        filter_w: fw,
-        stride_h: stride.0,
-        stride_w: stride.1,
-        dilation_h: dilation.0,
-        dilation_w: dilation.1,
-        pad_top: ph,
-        pad_left: pw,
+    let p = conv_params(
+        ctx,
+        o.padding,
+        [n, ih, iw, ic],
+        (oc, (fh, fw)),
+        (stride, dilation),
         act,
-    };
-    let shape = vec![n, oh, ow, oc];
+    )?;
+    let shape = vec![n, p.out_h, p.out_w, oc];
     if input.dtype == TensorType::FLOAT32 {
         check_bias(ctx, 2, oc)?;
         if quantized_filter {
@@ -284,26 +305,15 @@ pub fn prepare_depthwise_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared>
         ));
     }
     let depth_multiplier = oc / ic;
-    let ((oh, ow), (ph, pw)) = spatial(ctx, o.padding, (ih, iw), (fh, fw), stride, dilation)?;
-    let p = ConvParams {
-        batches: n,
-        in_h: ih,
-        in_w: iw,
-        in_c: ic,
-        out_h: oh,
-        out_w: ow,
-        out_c: oc,
-        filter_h: fh,
-        filter_w: fw,
-        stride_h: stride.0,
-        stride_w: stride.1,
-        dilation_h: dilation.0,
-        dilation_w: dilation.1,
-        pad_top: ph,
-        pad_left: pw,
+    let p = conv_params(
+        ctx,
+        o.padding,
+        [n, ih, iw, ic],
+        (oc, (fh, fw)),
+        (stride, dilation),
         act,
-    };
-    let shape = vec![n, oh, ow, oc];
+    )?;
+    let shape = vec![n, p.out_h, p.out_w, oc];
     if input.dtype == TensorType::FLOAT32 {
         check_bias(ctx, 2, oc)?;
         if filter.dtype == TensorType::INT8 {

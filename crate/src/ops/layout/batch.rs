@@ -4,9 +4,9 @@
 
 use super::moved::moved;
 use super::sizes;
-use crate::graph::{TensorType, litert_zero_point};
+use crate::graph::TensorType;
 use crate::kernels::reference::layout::{self, AxisMap, SpaceToBatchParams};
-use crate::ops::shape::{by_size, movable_size, same_type};
+use crate::ops::shape::{by_size, movable_size, same_type, zero_point_pad_value};
 use crate::ops::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo};
 
 /// The input as 4-D NHWC (a rank-3 `[b, h, c]` gets a width of 1), the block shape `[bh, bw]`
@@ -102,23 +102,7 @@ pub fn prepare_space_to_batch(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         input.dtype,
         TensorType::INT8 | TensorType::UINT8 | TensorType::INT16
     ) {
-        let out = ctx.output(0)?;
-        let zp = out
-            .quantization
-            .and_then(|q| q.zero_points().first().copied())
-            .map_or(0, |z| i64::from(litert_zero_point(z)));
-        let fits = match input.dtype {
-            TensorType::INT8 => i8::try_from(zp).is_ok(),
-            TensorType::UINT8 => u8::try_from(zp).is_ok(),
-            _ => i16::try_from(zp).is_ok(),
-        };
-        if !fits {
-            return Err(ctx.invalid(
-                out.describe(),
-                format!("zero point {zp} outside the type's range"),
-            ));
-        }
-        value = zp.to_le_bytes();
+        value = zero_point_pad_value(ctx, input.dtype, &ctx.output(0)?)?;
     }
     let shape = in_rank(&input, p.out_dims());
     same_type(ctx, &input, shape, SpaceToBatch { size, p, value })

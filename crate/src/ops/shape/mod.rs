@@ -22,6 +22,7 @@ use crate::graph::{BuiltinOperator, TensorType, litert_zero_point};
 
 pub use concat::prepare_concatenation;
 pub use pad::prepare_pad;
+pub(crate) use pad::zero_point_pad_value;
 pub use reshape::{prepare_densify, prepare_expand_dims, prepare_reshape, prepare_squeeze};
 pub use slice::{canonical_strided_slice, prepare_slice, prepare_strided_slice};
 pub use transpose::prepare_transpose;

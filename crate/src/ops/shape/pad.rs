@@ -4,7 +4,7 @@
 use super::{by_size, is_quantized_type, movable_size, quant_key, same_type};
 use crate::graph::{TensorType, litert_zero_point};
 use crate::kernels::reference::shape::{self, PadParams};
-use crate::ops::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared};
+use crate::ops::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo};
 
 struct Pad {
     size: usize,
@@ -71,27 +71,36 @@ pub fn prepare_pad(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             value[..size].copy_from_slice(data);
         }
         None if quantized => {
-            // LiteRT pads with the output's zero point, which must fit the type.
-            let zp = out
-                .quantization
-                .and_then(|q| q.zero_points().first().copied())
-                .map_or(0, |z| i64::from(litert_zero_point(z)));
-            let fits = match input.dtype {
-                TensorType::INT8 => i8::try_from(zp).is_ok(),
-                TensorType::UINT8 => u8::try_from(zp).is_ok(),
-                _ => i16::try_from(zp).is_ok(),
-            };
-            if !fits {
-                return Err(ctx.invalid(
-                    out.describe(),
-                    format!("zero point {zp} outside the type's range"),
-                ));
-            }
-            value = zp.to_le_bytes();
+            value = zero_point_pad_value(ctx, input.dtype, &out)?;
         }
         None => {}
     }
     same_type(ctx, &input, p.out_dims().to_vec(), Pad { size, p, value })
+}
+
+/// The pad value of a quantized `dtype` (INT8, UINT8 or INT16) as LiteRT takes it: the zero
+/// point of `out` (0 when it has none), which must fit the type, as little-endian bytes.
+pub(crate) fn zero_point_pad_value(
+    ctx: &PrepareCtx<'_>,
+    dtype: TensorType,
+    out: &TensorInfo<'_>,
+) -> PrepareResult<[u8; 8]> {
+    let zp = out
+        .quantization
+        .and_then(|q| q.zero_points().first().copied())
+        .map_or(0, |z| i64::from(litert_zero_point(z)));
+    let fits = match dtype {
+        TensorType::INT8 => i8::try_from(zp).is_ok(),
+        TensorType::UINT8 => u8::try_from(zp).is_ok(),
+        _ => i16::try_from(zp).is_ok(),
+    };
+    if !fits {
+        return Err(ctx.invalid(
+            out.describe(),
+            format!("zero point {zp} outside the type's range"),
+        ));
+    }
+    Ok(zp.to_le_bytes())
 }
 
 #[cfg(test)]
