@@ -8,7 +8,7 @@
 // keeps operator boxes in view (the heat map its worst op) and the panels above hold too; the
 // per-layer table is a table at 1280 px and cards at 400 px.
 import { STEP_TIMEOUT_MS, assert, check, onCleanup } from '../lib/harness.mjs';
-import { dropFile, fillRandom, graphOpsInView, isLocal, quantizeOnPage, screenshot, showTab, testId, text, waitForCalibration, waitForModel, waitForPanel, watch } from '../lib/page.mjs';
+import { dropFile, fillRandom, graphOpsInView, isLocal, quantizeOnPage, screenshot, showTab, testId, text, waitForCalibration, waitForModel, waitForPanel, watch, wrapsAtSpaces } from '../lib/page.mjs';
 
 const VIEWPORT = { width: 400, height: 800 };
 const WIDE = { width: 1280, height: 800 };
@@ -104,6 +104,7 @@ async function narrow(ctx) {
     await page.locator(testId('quant-mode')).selectOption('int8');
     await quantizeOnPage(page);
     await noSideScroll(page, 'quantize (done)');
+    await wrapsAtSpaces(page, 'quant-cli');
     await screenshot(page, '52-narrow-quantize', { target: true });
     await compareFirstSample(page);
     await noSideScroll(page, 'compare (done)');
