@@ -187,3 +187,33 @@ export async function graphOpsInView(page, prefix) {
   }
   return found;
 }
+
+/**
+ * The text of element `id` wraps between words: every word (split at spaces) narrower than the
+ * element's box is drawn on one line. Fails when a line breaks inside a file name that would fit
+ * on the next line ("face_landmark_int8_floatio.tflit" / "e").
+ */
+export async function wrapsAtSpaces(page, id) {
+  const split = await page.evaluate((tid) => {
+    const el = document.querySelector(`[data-testid="${tid}"]`);
+    if (!el) return null;
+    const box = el.getBoundingClientRect().width - 24;
+    const broken = [];
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const textNode = node;
+      for (const m of (textNode.textContent ?? '').matchAll(/\S+/g)) {
+        const range = document.createRange();
+        range.setStart(textNode, m.index);
+        range.setEnd(textNode, m.index + m[0].length);
+        const rects = [...range.getClientRects()].filter((r) => r.width > 0);
+        const tops = new Set(rects.map((r) => Math.round(r.top)));
+        const width = rects.reduce((w, r) => w + r.width, 0);
+        if (tops.size > 1 && width < box) broken.push(m[0]);
+      }
+    }
+    return broken;
+  }, id);
+  assert(split !== null, `no element ${id}`);
+  assert(split.length === 0, `${id}: words broken across lines though they fit on one: ${split.slice(0, 3).join(', ')}`);
+}

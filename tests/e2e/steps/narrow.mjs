@@ -8,7 +8,7 @@
 // keeps operator boxes in view (the heat map its worst op) and the panels above hold too; the
 // per-layer table is a table at 1280 px and cards at 400 px.
 import { STEP_TIMEOUT_MS, assert, check, onCleanup } from '../lib/harness.mjs';
-import { dropFile, fillRandom, graphOpsInView, isLocal, quantizeOnPage, screenshot, showTab, testId, text, waitForCalibration, waitForModel, waitForPanel, watch } from '../lib/page.mjs';
+import { dropFile, fillRandom, graphOpsInView, isLocal, quantizeOnPage, screenshot, showTab, testId, text, waitForCalibration, waitForModel, waitForPanel, watch, wrapsAtSpaces } from '../lib/page.mjs';
 
 const VIEWPORT = { width: 400, height: 800 };
 const WIDE = { width: 1280, height: 800 };
@@ -86,6 +86,17 @@ async function narrow(ctx) {
     await rangesLegible(page);
     await shiftColumnReachable(page, 'ranges');
     await screenshot(page, '51-narrow-ranges', { target: true });
+    // A percentile range clips: the clipped shares are labelled too, inside the box.
+    await page.locator(testId('ranges-method')).selectOption('percentile');
+    await page.locator(testId('ranges-percentile')).fill('99');
+    await page.locator(testId('ranges-percentile')).dispatchEvent('change');
+    await page.waitForFunction(() => document.querySelector('[data-testid="ranges-summary"]')?.textContent?.includes('percentile:99 ') && document.querySelector('[data-testid="ranges"]')?.getAttribute('data-state') === 'ready', null, { timeout: STEP_TIMEOUT_MS });
+    assert((await page.locator('[data-testid="ranges-plot"] .clip-label').count()) > 0, 'percentile 99 clips nothing on the plot');
+    await rangesLegible(page);
+    await page.locator(testId('ranges-plot')).scrollIntoViewIfNeeded();
+    await screenshot(page, '51b-narrow-ranges-percentile', { target: true });
+    await page.locator(testId('ranges-method')).selectOption('minmax');
+    await page.waitForFunction(() => document.querySelector('[data-testid="ranges-summary"]')?.textContent?.includes('minmax') && document.querySelector('[data-testid="ranges"]')?.getAttribute('data-state') === 'ready', null, { timeout: STEP_TIMEOUT_MS });
   });
 
   await check('400 px: Quantize and Compare after a quantization: no sideways scroll, the per-layer table as cards', async () => {
@@ -93,6 +104,7 @@ async function narrow(ctx) {
     await page.locator(testId('quant-mode')).selectOption('int8');
     await quantizeOnPage(page);
     await noSideScroll(page, 'quantize (done)');
+    await wrapsAtSpaces(page, 'quant-cli');
     await screenshot(page, '52-narrow-quantize', { target: true });
     await compareFirstSample(page);
     await noSideScroll(page, 'compare (done)');
@@ -219,6 +231,7 @@ async function narrowedWindow(ctx) {
     await readsAsTable(page, 'stats-table');
     await showTab(page, 'ranges');
     await page.waitForFunction(() => document.querySelector('[data-testid="ranges"]')?.getAttribute('data-state') === 'ready', null, { timeout: STEP_TIMEOUT_MS });
+    await rangesLegible(page, 'wide');
     await quantizeOnPage(page);
     await graphSeen(page, 'quant-graph', 'quantize at 1280 px');
     await compareFirstSample(page);
@@ -251,16 +264,53 @@ async function narrowedWindow(ctx) {
   });
 }
 
-/** The Ranges plot has text labels, none under 10 px on screen. */
-async function rangesLegible(page) {
-  const labels = await page.evaluate(() =>
-    [...document.querySelectorAll('[data-testid="ranges"] svg text')]
-      .filter((t) => t.getBoundingClientRect().width > 0)
-      .map((t) => ({ text: t.textContent, px: Number.parseFloat(getComputedStyle(t).fontSize) * (t.getScreenCTM()?.a ?? 0) })),
-  );
-  assert(labels.length > 0, 'the Ranges plot has no text labels');
-  const small = labels.filter((l) => l.px < 10);
+/**
+ * The Ranges plot reads at this width: laid out as `layout` ('stacked' in a narrow box, 'wide' on
+ * a desktop), text labels none under 10 px on screen, and (issue 21 item 6) the plot's box does
+ * not scroll sideways, the plot and every label lie inside the box, no two labels overlap. Fails
+ * with the old 660 px plot scrolling in its box at 400 px.
+ */
+export async function rangesLegible(page, layout = 'stacked') {
+  // The plot is drawn again for its box's width after a resize or when its tab is shown.
+  await page
+    .waitForFunction((l) => document.querySelector('[data-testid="ranges-plot"] svg')?.getAttribute('data-layout') === l, layout, { timeout: 5000 })
+    .catch(() => {});
+  const r = await page.evaluate(() => {
+    const box = document.querySelector('[data-testid="ranges-plot"]');
+    const svg = box?.querySelector('svg');
+    if (!box || !svg) return { found: false };
+    const b = box.getBoundingClientRect();
+    const texts = [...svg.querySelectorAll('text')].filter((t) => t.getBoundingClientRect().width > 0);
+    const rects = texts.map((t) => ({ text: t.textContent ?? '', r: t.getBoundingClientRect(), px: Number.parseFloat(getComputedStyle(t).fontSize) * (t.getScreenCTM()?.a ?? 0) }));
+    const outside = rects.filter(({ r }) => r.left < b.left - 1 || r.right > b.right + 1).map(({ text, r }) => `"${text}" ${String(Math.round(r.left))}–${String(Math.round(r.right))}`);
+    const overlaps = [];
+    rects.forEach((a, i) =>
+      rects.slice(i + 1).forEach((c) => {
+        const w = Math.min(a.r.right, c.r.right) - Math.max(a.r.left, c.r.left);
+        const h = Math.min(a.r.bottom, c.r.bottom) - Math.max(a.r.top, c.r.top);
+        if (w > 1 && h > 2) overlaps.push(`"${a.text}" / "${c.text}"`);
+      }),
+    );
+    const s = svg.getBoundingClientRect();
+    return {
+      found: true,
+      layout: svg.getAttribute('data-layout'),
+      sideways: box.scrollWidth - box.clientWidth,
+      svgPast: s.right > b.right + 1 || s.left < b.left - 1,
+      labels: rects.map(({ text, px }) => ({ text, px })),
+      outside: outside.slice(0, 4),
+      overlaps: overlaps.slice(0, 4),
+      box: `${String(Math.round(b.left))}–${String(Math.round(b.right))}`,
+    };
+  });
+  assert(r.found, 'no Ranges plot');
+  assert(r.layout === layout, `the Ranges plot is laid out '${String(r.layout)}', not '${layout}'`);
+  assert(r.labels.length > 0, 'the Ranges plot has no text labels');
+  const small = r.labels.filter((l) => l.px < 10);
   assert(small.length === 0, `Ranges labels under 10 px on screen: ${small.slice(0, 4).map((l) => `"${l.text}" ${l.px.toFixed(1)} px`).join(', ')}`);
+  assert(r.sideways <= 1 && !r.svgPast, `the Ranges plot scrolls ${String(r.sideways)} px sideways in its box${r.svgPast ? ' (the plot is wider than its box)' : ''}`);
+  assert(r.outside.length === 0, `Ranges labels past the plot's box (${r.box}): ${r.outside.join(', ')}`);
+  assert(r.overlaps.length === 0, `Ranges labels overlap: ${r.overlaps.join(', ')}`);
 }
 
 /**
@@ -330,6 +380,69 @@ export async function readsAsCards(page, id, minCells = 21) {
   assert(r.past.length === 0, `${id}: cells past the edge: ${r.past.join(', ')}`);
   assert(r.unlabelled.length === 0, `${id}: values without their column's name: ${r.unlabelled.join(', ')}`);
   await notSqueezed(page, id, minCells);
+  await cardsReadInOrder(page, id);
+}
+
+/**
+ * What a screen reader reads of card table `id` (Chromium's own accessibility tree, over CDP):
+ * a table whose column headers are its columns' names, and whose first rows are rows (inside a
+ * row group) of cells in the page's order, each labelled cell read as "label: value" (the card's
+ * visible label, then its value), the tensor's name as itself. Fails with the label run into the
+ * value ("minmin-1.5") and with the body's row group dropped (rows laid out as cards).
+ */
+export async function cardsReadInOrder(page, id, rowsChecked = 4) {
+  const want = await page.evaluate(
+    ({ tableId, n }) => {
+      const table = document.querySelector(`[data-testid="${tableId}"]`);
+      const norm = (t) => (t ?? '').replace(/\s+/g, ' ').trim();
+      return {
+        headers: [...(table?.querySelectorAll('thead th') ?? [])].map((th) => norm(th.textContent)),
+        rows: [...(table?.querySelectorAll('tbody tr') ?? [])].slice(0, n).map((tr) =>
+          [...tr.querySelectorAll('td')]
+            .filter((td) => td.getClientRects().length > 0)
+            .map((td) => ({ label: td.querySelector('code.name') ? '' : (td.dataset.label ?? ''), text: norm(td.textContent), named: td.querySelector('[aria-label]') !== null })),
+        ),
+      };
+    },
+    { tableId: id, n: rowsChecked },
+  );
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
+    const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: `[data-testid="${id}"]` });
+    const { node } = await cdp.send('DOM.describeNode', { nodeId });
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+    const byId = new Map(nodes.map((n) => [n.nodeId, n]));
+    // The tree's nodes that count (roles, not layout boxes or text runs), children flattened.
+    const skip = (n) => n.ignored || ['generic', 'none', 'InlineTextBox', 'StaticText', 'LineBreak'].includes(n.role?.value);
+    const kids = (n) => (n.childIds ?? []).map((c) => byId.get(c)).filter(Boolean).flatMap((c) => (skip(c) ? kids(c) : [c]));
+    const role = (n) => n.role?.value;
+    const name = (n) => String(n.name?.value ?? '').replace(/\s+/g, ' ').trim();
+    const table = nodes.find((n) => n.backendDOMNodeId === node.backendNodeId);
+    assert(table && role(table) === 'table', `${id}: a screen reader does not get a table (role ${table ? role(table) : 'none'})`);
+    const groups = kids(table);
+    assert(groups.length === 2 && groups.every((g) => role(g) === 'rowgroup'), `${id}: the table's children read as ${groups.map(role).join(', ')}, not a header and a body row group`);
+    const headers = kids(groups[0]).flatMap(kids).filter((c) => role(c) === 'columnheader').map(name);
+    assert(JSON.stringify(headers) === JSON.stringify(want.headers), `${id}: column headers read ${JSON.stringify(headers)}, shown ${JSON.stringify(want.headers)}`);
+    const rows = kids(groups[1]);
+    assert(rows.length >= want.rows.length && rows.every((r) => role(r) === 'row'), `${id}: the body reads as ${String(rows.length)} ${[...new Set(rows.map(role))].join('/')}`);
+    want.rows.forEach((cells, r) => {
+      const read = kids(rows[r]).filter((c) => role(c) === 'cell').map(name);
+      const expected = cells.map((c) => (c.label !== '' && c.text !== '' ? `${c.label}: ${c.text}` : c.text));
+      assert(read.length === expected.length, `${id} row ${String(r)}: ${String(read.length)} cells read, ${String(expected.length)} shown`);
+      read.forEach((got, i) => {
+        const w = expected[i];
+        const { label, text, named } = cells[i];
+        // Spaces aside (a name and its tag read as two words); a cell holding a named picture (the
+        // calibration range bar) reads its label, then the picture's name.
+        const same = got.replace(/ /g, '') === w.replace(/ /g, '');
+        const picture = named && text === '' && label !== '' && got.startsWith(`${label}: `) && got.length > label.length + 3;
+        assert(same || picture, `${id} row ${String(r)} cell ${String(i)}: read "${got}", shown "${w}"`);
+      });
+    });
+  } finally {
+    await cdp.detach();
+  }
 }
 
 /** At desktop width table `id` is a table: its header row shown, one row a line. */

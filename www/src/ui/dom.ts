@@ -47,7 +47,10 @@ export function required<T extends HTMLElement>(selector: string, type: new () =
 /**
  * A table with a header row; `numeric` columns are right-aligned. Each cell carries its column's
  * header as `data-label`, so a narrow screen can show a row as a stacked card, each value under
- * its label (styles/narrow.css).
+ * its label (styles/narrow.css). The table, row, header and cell roles are written out: a table
+ * whose rows are laid out as cards (display: flex / block) would otherwise lose its table
+ * semantics in the browser's accessibility tree, and a screen reader would no longer pair each
+ * value with its column's name.
  */
 export function table(
   testId: string,
@@ -59,12 +62,12 @@ export function table(
   const cls = (i: number): string | undefined => (numeric.includes(i) ? 'num' : undefined);
   return h(
     'table',
-    { 'data-testid': testId },
-    h('thead', {}, h('tr', {}, headers.map((text, i) => h('th', { scope: 'col', class: cls(i) }, text)))),
+    { 'data-testid': testId, role: 'table' },
+    h('thead', { role: 'rowgroup' }, h('tr', { role: 'row' }, headers.map((text, i) => h('th', { scope: 'col', role: 'columnheader', class: cls(i) }, text)))),
     h(
       'tbody',
-      {},
-      rows.map((cells, r) => h('tr', rowAttrs?.(r) ?? {}, cells.map((cell, i) => h('td', { class: cls(i), 'data-label': headers[i] }, cell)))),
+      { role: 'rowgroup' },
+      rows.map((cells, r) => h('tr', { ...(rowAttrs?.(r) ?? {}), role: 'row' }, cells.map((cell, i) => h('td', { class: cls(i), role: 'cell', 'data-label': headers[i] }, cell)))),
     ),
   );
 }

@@ -463,7 +463,8 @@ export class QuantizePanel {
         withStats ? ' (with the statistics downloaded above)' : '',
         ':',
       ),
-      h('pre', { class: 'cli', 'data-testid': 'quant-cli' }, cliCommand(model.name, q.settings, withStats)),
+      // One span a word: a line breaks between words, never after a word's leading '-' ("-" / "o").
+      h('pre', { class: 'cli', 'data-testid': 'quant-cli' }, ...cliCommand(model.name, q.settings, withStats).split(' ').flatMap((word, i) => [...(i > 0 ? [' '] : []), h('span', {}, word)])),
     );
     this.resultBox.hidden = false;
     // The result in view (its downloads), without moving a page whose result already shows.

@@ -16,6 +16,9 @@ import { formatInt } from '../format';
 import { quantScales, requantOperands, requantOps } from '../model/ops';
 import type { PageStore } from '../page-state';
 import { dequantize, domainOf, formatShare, gridLevels, gridStride, linear, massOutside, rebin } from '../ranges/geometry';
+import type { Mass } from '../ranges/geometry';
+import { besideMark, placeLabel, plotLayout, textWidth } from '../ranges/layout';
+import type { PlotLayout } from '../ranges/layout';
 import { num, stepLines } from '../ranges/steps';
 import { latest } from '../store';
 import { multiplierBlock } from './details';
@@ -37,15 +40,12 @@ interface RangesModel {
   summary: ModelSummary;
 }
 
-const W = 900;
-const H = 330;
-const LEFT = 120;
-const RIGHT = 120;
-const HIST_TOP = 28;
-const HIST_BOTTOM = 170;
-const GRID_Y = 196;
-const ROWS_Y = [238, 262, 286, 310];
-
+/** What the plot shows: kept so that a change of the box's width can draw it again. */
+interface Drawn {
+  t: TensorStats;
+  steps: QuantSteps;
+  mass: Mass;
+}
 
 export class RangesView {
   private model: RangesModel | undefined;
@@ -78,6 +78,9 @@ export class RangesView {
   private readonly opBox = h('div', { class: 'ranges-op', 'data-testid': 'ranges-op-result' });
   private readonly body: HTMLElement;
   private readonly empty: HTMLElement;
+  private drawn: Drawn | undefined;
+  /** The layout the plot was last drawn with (a narrow box redraws on every width change). */
+  private drawnLayout: PlotLayout | undefined;
 
   constructor(
     private readonly root: HTMLElement,
@@ -139,6 +142,11 @@ export class RangesView {
       this.renderOp();
     });
     this.setState('empty');
+    // The plot is laid out for its box's width: drawn again when the box changes width (window
+    // resized, phone turned, the tab shown after a draw while hidden).
+    new ResizeObserver(() => {
+      this.redrawPlot();
+    }).observe(this.plot);
     store.subscribe('model', (model) => {
       if (model) this.setModel(model);
     });
@@ -243,6 +251,7 @@ export class RangesView {
         this.setState('ready');
       },
       (error: unknown) => {
+        this.drawn = undefined;
         this.plot.replaceChildren();
         this.stepsList.replaceChildren();
         this.summaryLine.textContent = `Cannot quantize this range: ${error instanceof Error ? error.message : String(error)}`;
@@ -282,7 +291,23 @@ export class RangesView {
         `${formatShare(mass.below, mass.total)} of the calibration values lie more than half a step below ${num(steps.nudged_min)} and ${formatShare(mass.above, mass.total)} more than half a step above ${num(steps.nudged_max)}: they saturate to the end levels instead of rounding to their nearest one.`,
       ),
     );
-    this.plot.replaceChildren(plotSvg(t, steps, mass));
+    this.drawn = { t, steps, mass };
+    this.drawnLayout = undefined;
+    this.redrawPlot();
+  }
+
+  /** Draws the plot for its box's width, unless it is drawn already with the same layout. */
+  private redrawPlot(): void {
+    if (!this.drawn) return;
+    const width = this.plot.clientWidth;
+    // Hidden (width 0): keep what is drawn; the observer calls again once the box has a width.
+    if (width === 0 && this.drawnLayout) return;
+    const layout = plotLayout(width);
+    const old = this.drawnLayout;
+    if (old?.stacked === layout.stacked && old.width === layout.width) return;
+    this.drawnLayout = layout;
+    const { t, steps, mass } = this.drawn;
+    this.plot.replaceChildren(plotSvg(t, steps, mass, layout));
   }
 
   private renderOp(): void {
@@ -346,21 +371,30 @@ function defaultTensor(stats: CalibrationStats): number | undefined {
   return (stats.tensors[1] ?? stats.tensors[0])?.index;
 }
 
-function plotSvg(t: TensorStats, steps: QuantSteps, mass: { below: number; above: number; total: number }): SVGSVGElement {
+function plotSvg(t: TensorStats, steps: QuantSteps, mass: Mass, L: PlotLayout): SVGSVGElement {
   const hist = t.histogram;
+  const { width: W, left: LEFT, right: RIGHT, histTop: HIST_TOP, histBottom: HIST_BOTTOM, gridY: GRID_Y, stacked, fontSize: fs } = L;
   const [d0, d1] = domainOf([hist.lo, hist.hi, t.min, t.max, t.chosen_min, t.chosen_max, steps.nudged_min, steps.nudged_max, 0]);
-  const x = linear(d0, d1, LEFT, W - RIGHT);
-  const svg = s('svg', { viewBox: `0 0 ${String(W)} ${String(H)}`, class: 'ranges-svg', role: 'img', 'aria-label': `Histogram and quantization grid of ${t.name}` });
+  const x = linear(d0, d1, LEFT, RIGHT);
+  const svg = s('svg', {
+    viewBox: `0 0 ${String(W)} ${String(L.height)}`,
+    class: stacked ? 'ranges-svg stacked' : 'ranges-svg',
+    role: 'img',
+    'aria-label': `Histogram and quantization grid of ${t.name}`,
+    'data-layout': stacked ? 'stacked' : 'wide',
+  });
+  // Text kept inside the canvas (stacked: the box's own edges).
+  const [edgeLo, edgeHi] = [4, W - 4];
 
   // Clipped regions (outside the represented range), shaded over the histogram.
   const clipLeft = x(steps.nudged_min);
   const clipRight = x(steps.nudged_max);
   svg.append(
     s('rect', { x: LEFT, y: HIST_TOP, width: Math.max(0, clipLeft - LEFT), height: HIST_BOTTOM - HIST_TOP, class: 'clip-shade', 'data-testid': 'ranges-clip-low' }),
-    s('rect', { x: clipRight, y: HIST_TOP, width: Math.max(0, W - RIGHT - clipRight), height: HIST_BOTTOM - HIST_TOP, class: 'clip-shade', 'data-testid': 'ranges-clip-high' }),
+    s('rect', { x: clipRight, y: HIST_TOP, width: Math.max(0, RIGHT - clipRight), height: HIST_BOTTOM - HIST_TOP, class: 'clip-shade', 'data-testid': 'ranges-clip-high' }),
   );
   if (mass.below > 0) svg.append(s('text', { x: LEFT + 4, y: HIST_TOP + 12, class: 'clip-label' }, `clipped ${formatShare(mass.below, mass.total)}`));
-  if (mass.above > 0) svg.append(s('text', { x: W - RIGHT - 4, y: HIST_TOP + 12, class: 'clip-label', 'text-anchor': 'end' }, `clipped ${formatShare(mass.above, mass.total)}`));
+  if (mass.above > 0) svg.append(s('text', { x: RIGHT - 4, y: HIST_TOP + 12, class: 'clip-label', 'text-anchor': 'end' }, `clipped ${formatShare(mass.above, mass.total)}`));
 
   // Histogram, thinned to about one bar per 2 px, heights ∝ √count (ReLU spikes stay readable).
   const bars = rebin(hist, Math.floor((x(hist.hi) - x(hist.lo)) / 2) || 1);
@@ -373,16 +407,18 @@ function plotSvg(t: TensorStats, steps: QuantSteps, mass: { below: number; above
     const height = ((HIST_BOTTOM - HIST_TOP - 16) * Math.sqrt(c)) / peak;
     histGroup.append(s('rect', { x: a, y: HIST_BOTTOM - height, width: Math.max(0.8, b - a), height }));
   });
-  svg.append(histGroup, s('line', { x1: LEFT, x2: W - RIGHT, y1: HIST_BOTTOM, y2: HIST_BOTTOM, class: 'axis' }));
+  svg.append(histGroup, s('line', { x1: LEFT, x2: RIGHT, y1: HIST_BOTTOM, y2: HIST_BOTTOM, class: 'axis' }));
 
-  // Observed min / max.
-  for (const [v, label, id] of [
-    [t.min, 'min', 'ranges-marker-min'],
-    [t.max, 'max', 'ranges-marker-max'],
+  // Observed min / max (stacked: each on a line of its own, so close ones never collide).
+  for (const [v, label, id, y] of [
+    [t.min, 'min', 'ranges-marker-min', L.markerLabelY[0]],
+    [t.max, 'max', 'ranges-marker-max', L.markerLabelY[1]],
   ] as const) {
+    const text = `${label} ${num(v, 4)}`;
+    const at = stacked ? placeLabel(x(v), text, fs, edgeLo, edgeHi) : { x: x(v), anchor: 'middle' };
     svg.append(
       s('line', { x1: x(v), x2: x(v), y1: HIST_TOP - 6, y2: HIST_BOTTOM, class: 'marker-observed', 'data-testid': id }),
-      s('text', { x: x(v), y: HIST_TOP - 10, 'text-anchor': 'middle', class: 'marker-label' }, `${label} ${num(v, 4)}`),
+      s('text', { x: at.x, y, 'text-anchor': at.anchor, class: 'marker-label' }, text),
     );
   }
 
@@ -394,38 +430,73 @@ function plotSvg(t: TensorStats, steps: QuantSteps, mass: { below: number; above
     const gx = x(dequantize(q, steps.scale, steps.zero_point));
     grid.append(s('line', { x1: gx, x2: gx, y1: GRID_Y - 7, y2: GRID_Y + 7, class: q === steps.zero_point ? 'grid-zero' : 'grid-level' }));
   }
+  const gridTitle = stride > 1 ? `grid (every ${String(stride)})` : 'grid (every level)';
   svg.append(
-    s('text', { x: 8, y: GRID_Y + 4, class: 'row-label' }, stride > 1 ? `grid (every ${String(stride)})` : 'grid (every level)'),
+    s('text', { x: stacked ? edgeLo : 8, y: L.gridTitleY, class: 'row-label' }, stacked ? `quantization ${gridTitle}` : gridTitle),
     s('line', { x1: clipLeft, x2: clipRight, y1: GRID_Y, y2: GRID_Y, class: 'grid-base' }),
     grid,
-    s('text', { x: clipLeft, y: GRID_Y + 20, 'text-anchor': 'middle', class: 'grid-label' }, `q ${formatInt(steps.storage_min)}`),
-    s('text', { x: clipRight, y: GRID_Y + 20, 'text-anchor': 'middle', class: 'grid-label' }, `q ${formatInt(steps.qmax)}`),
+    ...gridEndLabels(steps, clipLeft, clipRight, L),
   );
 
   // 0.0 and the zero point.
   const zx = x(0);
+  const zeroText = `0.0 = q ${formatInt(steps.zero_point)} (zero point)`;
+  const zeroAt: { x: number; anchor: string } = stacked
+    ? besideMark(zx, zeroText, fs, edgeLo, edgeHi)
+    : zx < (LEFT + RIGHT) / 2
+      ? { x: zx + 5, anchor: 'start' }
+      : { x: zx - 5, anchor: 'end' };
   svg.append(
     s('line', { x1: zx, x2: zx, y1: HIST_TOP - 6, y2: GRID_Y + 9, class: 'zero-line', 'data-testid': 'ranges-zero-marker' }),
-    s(
-      'text',
-      { x: zx < (LEFT + W - RIGHT) / 2 ? zx + 5 : zx - 5, y: GRID_Y - 12, 'text-anchor': zx < (LEFT + W - RIGHT) / 2 ? 'start' : 'end', class: 'zero-label' },
-      `0.0 = q ${formatInt(steps.zero_point)} (zero point)`,
-    ),
+    s('text', { x: zeroAt.x, y: GRID_Y - 12, 'text-anchor': zeroAt.anchor, class: 'zero-label' }, zeroText),
   );
 
-  // Range rows: observed, chosen, widened, represented.
+  // Range rows: observed, chosen, widened, represented (stacked: name and range on a line above).
   const row = (y: number, lo: number, hi: number, label: string, cls: string, testId: string): void => {
+    const range = `[${num(lo, 4)}, ${num(hi, 4)}]`;
     svg.append(
-      s('text', { x: 8, y: y + 4, class: 'row-label' }, label),
+      stacked
+        ? s('text', { x: edgeLo, y: y - 9, class: 'row-label' }, `${label} `, s('tspan', { class: 'row-value' }, range))
+        : s('text', { x: 8, y: y + 4, class: 'row-label' }, label),
       s('line', { x1: x(lo), x2: x(hi), y1: y, y2: y, class: `range-row ${cls}`, 'data-testid': testId, 'data-min': lo, 'data-max': hi }),
       s('line', { x1: x(lo), x2: x(lo), y1: y - 5, y2: y + 5, class: `range-row ${cls}` }),
       s('line', { x1: x(hi), x2: x(hi), y1: y - 5, y2: y + 5, class: `range-row ${cls}` }),
-      s('text', { x: x(hi) + 6, y: y + 4, class: 'row-value' }, `[${num(lo, 4)}, ${num(hi, 4)}]`),
     );
+    if (!stacked) svg.append(s('text', { x: x(hi) + 6, y: y + 4, class: 'row-value' }, range));
   };
-  row(ROWS_Y[0] ?? 0, t.min, t.max, 'observed', 'row-observed', 'ranges-row-observed');
-  row(ROWS_Y[1] ?? 0, t.chosen_min, t.chosen_max, 'chosen', 'row-chosen', 'ranges-row-chosen');
-  row(ROWS_Y[2] ?? 0, steps.rmin, steps.rmax, 'with 0', 'row-widened', 'ranges-row-widened');
-  row(ROWS_Y[3] ?? 0, steps.nudged_min, steps.nudged_max, 'represented', 'row-nudged', 'ranges-row-nudged');
+  row(L.rowsY[0], t.min, t.max, 'observed', 'row-observed', 'ranges-row-observed');
+  row(L.rowsY[1], t.chosen_min, t.chosen_max, 'chosen', 'row-chosen', 'ranges-row-chosen');
+  row(L.rowsY[2], steps.rmin, steps.rmax, 'with 0', 'row-widened', 'ranges-row-widened');
+  row(L.rowsY[3], steps.nudged_min, steps.nudged_max, 'represented', 'row-nudged', 'ranges-row-nudged');
   return svg;
+}
+
+/**
+ * The q labels at both ends of the grid. Desktop: centred under each end. Stacked: kept inside
+ * the box, and one label "q lo … hi" when the two would collide (a represented range much
+ * narrower than the data's).
+ */
+function gridEndLabels(steps: QuantSteps, clipLeft: number, clipRight: number, L: PlotLayout): SVGTextElement[] {
+  const lo = `q ${formatInt(steps.storage_min)}`;
+  const hi = `q ${formatInt(steps.qmax)}`;
+  const y = L.gridLabelY;
+  if (!L.stacked) {
+    return [
+      s('text', { x: clipLeft, y, 'text-anchor': 'middle', class: 'grid-label' }, lo),
+      s('text', { x: clipRight, y, 'text-anchor': 'middle', class: 'grid-label' }, hi),
+    ];
+  }
+  const [edgeLo, edgeHi] = [4, L.width - 4];
+  const a = placeLabel(clipLeft, lo, L.fontSize, edgeLo, edgeHi);
+  const b = placeLabel(clipRight, hi, L.fontSize, edgeLo, edgeHi);
+  const extent = (p: { x: number; anchor: string }, text: string): [number, number] => {
+    const w = textWidth(text, L.fontSize);
+    return p.anchor === 'start' ? [p.x, p.x + w] : p.anchor === 'end' ? [p.x - w, p.x] : [p.x - w / 2, p.x + w / 2];
+  };
+  if (extent(a, lo)[1] + 8 <= extent(b, hi)[0]) {
+    return [s('text', { x: a.x, y, 'text-anchor': a.anchor, class: 'grid-label' }, lo), s('text', { x: b.x, y, 'text-anchor': b.anchor, class: 'grid-label' }, hi)];
+  }
+  const both = `q ${formatInt(steps.storage_min)} … ${formatInt(steps.qmax)}`;
+  const at = placeLabel((clipLeft + clipRight) / 2, both, L.fontSize, edgeLo, edgeHi);
+  return [s('text', { x: at.x, y, 'text-anchor': at.anchor, class: 'grid-label' }, both)];
 }
