@@ -35,3 +35,4 @@ pub fn scratch_in(dir: &str, name: &str) -> PathBuf {
 pub fn arg(p: impl AsRef<Path>) -> String {
     p.as_ref().to_str().expect("utf-8 path").to_string()
 }
+pub mod signatures;
