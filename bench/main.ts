@@ -2,7 +2,7 @@
  * The benchmark page: one runtime, one model per page load (a fresh page, so nothing is shared
  * between runtimes), single-threaded, driven by scripts/bench.mjs through the query string:
  *
- *   ?runtime=zp-fast|zp-reference|litert|tflite|calibrate&model=ID&warmup=5&iters=50
+ *   ?runtime=zp-fast|zp-xnnpack|zp-reference|litert|tflite|calibrate&model=ID&warmup=5&iters=50
  *   ?runtime=calibrate-workers&model=ID&samples=100&workers=2   (the page's split calibration)
  *
  * which runs models/ID.tflite on inputs/ID.bin (the query holds no '/': tfjs-tflite builds the URL
@@ -122,14 +122,23 @@ async function time(fn: () => unknown): Promise<number> {
 
 // --- Zeropoint -----------------------------------------------------------------------------------
 
-async function zeropoint(kernels: 'fast' | 'reference', model: Uint8Array, input: Uint8Array): Promise<Runner> {
+/**
+ * Zeropoint's SIMD128 build with `kernels` in `arithmetic`: `reference` reproduces LiteRT's
+ * `BUILTIN_REF`, `xnnpack` LiteRT's default XNNPACK path (the page's `--arithmetic` choice).
+ */
+async function zeropoint(
+  kernels: 'fast' | 'reference',
+  arithmetic: 'reference' | 'xnnpack',
+  model: Uint8Array,
+  input: Uint8Array,
+): Promise<Runner> {
   const t0 = performance.now();
   const zp = await import('../www/pkg/simd/zeropoint.js');
   await zp.default();
   const initMs = performance.now() - t0;
   zp.start();
   const t1 = performance.now();
-  const session = new zp.BenchSession(model, kernels);
+  const session = new zp.BenchSession(model, kernels, arithmetic);
   const loadMs = performance.now() - t1;
   const inputs = session.inputs();
   const outputs = session.outputs();
@@ -143,6 +152,7 @@ async function zeropoint(kernels: 'fast' | 'reference', model: Uint8Array, input
       build: 'www/pkg/simd (SIMD128)',
       simd: zp.simdEnabled(),
       kernels: session.kernels(),
+      arithmetic: session.arithmetic(),
       threads: 1,
       kernelsPerInference: session.numKernels(),
     },
@@ -408,10 +418,13 @@ async function run(): Promise<BenchResult> {
   let runner: Runner;
   switch (runtime) {
     case 'zp-fast':
-      runner = await zeropoint('fast', model, input);
+      runner = await zeropoint('fast', 'reference', model, input);
+      break;
+    case 'zp-xnnpack':
+      runner = await zeropoint('fast', 'xnnpack', model, input);
       break;
     case 'zp-reference':
-      runner = await zeropoint('reference', model, input);
+      runner = await zeropoint('reference', 'reference', model, input);
       break;
     case 'litert':
       runner = await litert(model, input);

@@ -5,13 +5,16 @@
 // browser context loads bench/index.html?runtime=…, which times wasm init, model load + prepare,
 // the first inference and ≥ 50 inferences after ≥ 5 warm-ups, single-threaded. Every runtime gets
 // the same input bytes; outputs are compared with Zeropoint's reference kernels (Zeropoint fast
-// must be bit-identical: the run fails otherwise). Writes bench/results.md (the committed table)
-// and target/bench/results.json (every sample).
+// must be bit-identical: the run fails otherwise) and, through bench/check_outputs.py, with
+// LiteRT's Python interpreter (Zeropoint fast and reference must equal BUILTIN_REF, Zeropoint
+// XNNPACK-exact LiteRT's XNNPACK path; a full run fails when that check cannot run). Writes
+// bench/results.md (the committed table) and target/bench/results.json (every sample).
 //
 //   npm run bench                      full run (all models, all runtimes, calibration row)
 //   npm run bench -- --quick           self-check: one model, few iterations (→ target/bench/results-quick.md)
 //   npm run bench -- --no-build        reuse www/pkg/ and target/bench/dist/ as built
 //   options: --iters N --warmup N --models a,b --out FILE      (CHROMIUM_PATH overrides /usr/bin/chromium)
+//            --runtimes a,b (a subset; zp-reference always runs)  --no-calibration (skip the calibration rows)
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -51,24 +54,32 @@ const MODELS = [
   {
     id: 'mnv2-035-int8',
     file: 'tests/golden/mobilenet_v2/model_int8.tflite',
+    int8: true,
     title: 'MobileNetV2-style \u03b1 0.35 96\u00d796 (golden, cut after block 12), int8 with int8 I/O',
   },
   {
     id: 'mnv2-035-int8-floatio',
     file: 'tests/golden/mobilenet_v2/model_int8_floatio.tflite',
+    int8: true,
     title: 'MobileNetV2-style \u03b1 0.35 96\u00d796 (golden, cut after block 12), int8 with float I/O',
   },
   {
     id: 'mnv2-100-224-int8-floatio',
     file: 'bench/models/mobilenet_v2_1.0_224_int8_floatio.tflite',
+    int8: true,
     title: 'MobileNetV2 \u03b1 1.0 224\u00d7224 (bench/models, untrained), int8 with float I/O',
     /** Keras' own count (bench/models/README.md): the engine's count must agree. */
     expectedMacs: 300_774_272,
   },
 ];
 const CALIBRATION_MODEL = 'tests/golden/mobilenet_v2/model_float.tflite';
-const RUNTIMES = [
+/**
+ * `int8Only`: runs on the int8 models only (XNNPACK-exact covers int8 arithmetic; a float model
+ * runs the same float kernels as Zeropoint fast, whose sums are not XNNPACK's).
+ */
+const ALL_RUNTIMES = [
   { id: 'zp-fast', name: 'Zeropoint fast', anchor: false },
+  { id: 'zp-xnnpack', name: 'Zeropoint XNNPACK-exact', anchor: false, int8Only: true },
   { id: 'zp-reference', name: 'Zeropoint reference', anchor: false },
   { id: 'litert', name: 'LiteRT.js 2.5.3 (wasm, XNNPACK)', anchor: true },
   { id: 'tflite', name: 'tfjs-tflite 0.0.1-alpha.10', anchor: true },
@@ -83,6 +94,8 @@ const { values: opts } = parseArgs({
     models: { type: 'string' },
     out: { type: 'string' },
     'calibration-samples': { type: 'string' },
+    runtimes: { type: 'string' },
+    'no-calibration': { type: 'boolean', default: false },
   },
 });
 const quick = opts.quick;
@@ -91,6 +104,16 @@ const warmup = Number(opts.warmup ?? (quick ? 2 : 5));
 const calibrationSamples = Number(opts['calibration-samples'] ?? (quick ? 10 : 100));
 const modelIds = opts.models ? opts.models.split(',') : quick ? ['mnv2-035-int8-floatio'] : MODELS.map((m) => m.id);
 const outFile = resolve(ROOT, opts.out ?? (quick ? 'target/bench/results-quick.md' : 'bench/results.md'));
+const runtimeIds = opts.runtimes ? new Set([...opts.runtimes.split(','), 'zp-reference']) : undefined;
+for (const id of runtimeIds ?? []) {
+  if (!ALL_RUNTIMES.some((r) => r.id === id)) throw new Error(`unknown runtime '${id}' (${ALL_RUNTIMES.map((r) => r.id).join(', ')})`);
+}
+const RUNTIMES = ALL_RUNTIMES.filter((r) => runtimeIds?.has(r.id) ?? true);
+/** A filtered run (a subset of runtimes or no calibration) checks the rows work; it writes no committed table. */
+const partial = runtimeIds !== undefined || opts['no-calibration'];
+if (partial && !opts.out && !quick) throw new Error('--runtimes / --no-calibration: give --out (bench/results.md is the full run)');
+/** Whether runtime `rt` runs on model `m`. */
+const runsOn = (rt, m) => !rt.int8Only || m.int8 === true;
 
 let server;
 let browser;
@@ -301,7 +324,7 @@ async function main() {
   const results = [];
   let failures = 0;
   for (const m of models) {
-    for (const rt of RUNTIMES) {
+    for (const rt of RUNTIMES.filter((r) => runsOn(r, m))) {
       const t0 = Date.now();
       const r = await runPage(base, { runtime: rt.id, model: m.id, warmup: String(warmup), iters: String(iters) });
       const stats = summarize(r.samplesMs);
@@ -323,7 +346,16 @@ async function main() {
       }
       if (x.runtime !== 'zp-reference') log(`  ${x.runtime}: max |diff| vs Zeropoint reference ${String(x.compare.maxAbs)}${x.compare.unit ?? ''}${x.compare.identical ? ' (bit-identical)' : ''}`);
     }
-    for (const rt of ['zp-fast', 'zp-reference']) {
+    // XNNPACK-exact against the browser anchors, which run XNNPACK too (for the log; the check
+    // that fails the run is against LiteRT's own interpreter, below).
+    const xnn = results.find((y) => y.model === m.id && y.runtime === 'zp-xnnpack');
+    for (const anchor of ['litert', 'tflite']) {
+      const a = results.find((y) => y.model === m.id && y.runtime === anchor);
+      if (!xnn?.result.ok || !a?.result.ok) continue;
+      const c = compareOutputs(a.result.outputs, xnn.result.outputs);
+      log(`  zp-xnnpack: max |diff| vs ${anchor} ${String(c.maxAbs)}${c.unit ?? ''}${c.identical ? ' (bit-identical)' : ''}`);
+    }
+    for (const rt of RUNTIMES.filter((r) => r.id.startsWith('zp-') && runsOn(r, m)).map((r) => r.id)) {
       const x = results.find((y) => y.model === m.id && y.runtime === rt);
       if (!x?.result.ok) {
         failures++;
@@ -335,8 +367,12 @@ async function main() {
     }
   }
 
-  const calibration = await runPage(base, { runtime: 'calibrate', model: 'calibration', samples: String(calibrationSamples) });
-  if (calibration.ok) {
+  const calibration = opts['no-calibration']
+    ? { ok: false, skipped: true, error: 'skipped (--no-calibration)' }
+    : await runPage(base, { runtime: 'calibrate', model: 'calibration', samples: String(calibrationSamples) });
+  if (calibration.skipped) {
+    log('calibration: skipped (--no-calibration)');
+  } else if (calibration.ok) {
     log(`calibration: ${String(calibrationSamples)} samples in ${ms(calibration.detail.calibrateMs)} ms (load ${ms(calibration.loadMs)} ms); quantize ${ms(calibration.detail.quantizeMs)} ms; total ${ms(calibration.detail.totalMs)} ms`);
   } else {
     failures++;
@@ -345,7 +381,7 @@ async function main() {
 
   // The page's calibration path (calibrateParallel) on 1 and 2 Web Workers, same samples.
   const workerRuns = [];
-  for (const workers of [1, 2]) {
+  for (const workers of calibration.skipped ? [] : [1, 2]) {
     const r = await runPage(base, { runtime: 'calibrate-workers', model: 'calibration', samples: String(calibrationSamples), workers: String(workers) });
     if (r.ok) {
       log(`calibration on ${String(workers)} worker(s): ${ms(r.detail.calibrateMs)} ms + quantize ${ms(r.detail.quantizeMs)} ms = ${ms(r.detail.totalMs)} ms`);
@@ -402,13 +438,20 @@ async function main() {
   const litertCheck = crossCheck(jsonFile);
   if (litertCheck.ok) {
     for (const [id, rows] of Object.entries(litertCheck.report)) {
-      for (const rt of ['zp-fast', 'zp-reference']) {
-        if (rows[rt] && rows[rt].litert_ref !== 0) {
+      // Each Zeropoint row against the LiteRT path it reproduces: 0, or the run fails.
+      for (const [rt, want] of [['zp-fast', 'litert_ref'], ['zp-reference', 'litert_ref'], ['zp-xnnpack', 'litert_xnnpack']]) {
+        if (rows[rt] && rows[rt][want] !== 0) {
           failures++;
-          log(`FAIL ${id}: ${rt} differs from LiteRT BUILTIN_REF by ${String(rows[rt].litert_ref)}`);
+          const what = want === 'litert_ref' ? 'LiteRT BUILTIN_REF' : 'LiteRT XNNPACK';
+          log(`FAIL ${id}: ${rt} differs from ${what} by ${String(rows[rt][want] ?? 'an output of another shape')}`);
         }
       }
     }
+  } else if (!quick && !partial) {
+    failures++;
+    log(`FAIL the LiteRT Python cross-check did not run (${litertCheck.why}): Zeropoint's exactness, XNNPACK-exact's included, is unchecked`);
+  } else {
+    log(`WARNING the LiteRT Python cross-check did not run (${litertCheck.why}): Zeropoint's exactness is unchecked in this run`);
   }
   writeFileSync(outFile, report({ machine, versions, models, results, calibration, sizes, litertCheck, seconds: (Date.now() - started) / 1000 }));
   log(`wrote ${relative(ROOT, outFile)} (${String(Math.round((Date.now() - started) / 1000))} s)`);
@@ -445,15 +488,17 @@ function report({ machine, versions, models, results, calibration, sizes, litert
   L.push('');
   L.push('Median single-threaded inference (input in, run, outputs out); ratio = Zeropoint / the best anchor (< 1: Zeropoint faster).');
   L.push('');
-  L.push('| model | M MACs | Zeropoint fast ms | Zeropoint reference ms | best anchor | anchor ms | fast / anchor |');
-  L.push('|---|---:|---:|---:|---|---:|---:|');
+  L.push('| model | M MACs | Zeropoint fast ms | Zeropoint XNNPACK-exact ms | Zeropoint reference ms | best anchor | anchor ms | fast / anchor | XNNPACK-exact / anchor |');
+  L.push('|---|---:|---:|---:|---:|---|---:|---:|---:|');
   for (const m of models) {
     const rows = results.filter((x) => x.model === m.id && x.result.ok);
     const get = (id) => rows.find((x) => x.runtime === id);
     const anchors = rows.filter((x) => RUNTIMES.find((r) => r.id === x.runtime)?.anchor).sort((a, b) => a.stats.median - b.stats.median);
     const best = anchors[0];
     const fast = get('zp-fast');
-    L.push(`| ${m.id} | ${(m.macs / 1e6).toFixed(1)} | ${ms(fast?.stats.median)} | ${ms(get('zp-reference')?.stats.median)} | ${best ? RUNTIMES.find((r) => r.id === best.runtime)?.name ?? '' : '—'} | ${ms(best?.stats.median)} | ${fast && best ? fmt(fast.stats.median / best.stats.median, 2) : '—'} |`);
+    const xnn = get('zp-xnnpack');
+    const ratio = (x) => (x && best ? fmt(x.stats.median / best.stats.median, 2) : '—');
+    L.push(`| ${m.id} | ${(m.macs / 1e6).toFixed(1)} | ${ms(fast?.stats.median)} | ${ms(xnn?.stats.median)} | ${ms(get('zp-reference')?.stats.median)} | ${best ? RUNTIMES.find((r) => r.id === best.runtime)?.name ?? '' : '—'} | ${ms(best?.stats.median)} | ${ratio(fast)} | ${ratio(xnn)} |`);
   }
   L.push('');
   L.push('## Machine and conditions');
@@ -469,7 +514,7 @@ function report({ machine, versions, models, results, calibration, sizes, litert
   L.push('- **init**: wasm download from 127.0.0.1 + compile + instantiate (Zeropoint: `import()` of the wasm-bindgen glue + `init()`; LiteRT.js: `loadLiteRt()`; tfjs-tflite loads its wasm inside the first model load, so its init is part of **load**).');
   L.push('- **load**: model load + prepare from bytes already in memory (Zeropoint: `new BenchSession(bytes, kernels)` = read + `Interpreter::with_options`; LiteRT.js: `loadAndCompile(bytes, {accelerator: "wasm"})`; tfjs-tflite: `loadTFLiteModel(buffer, {numThreads: 1})`).');
   L.push('- **inference** = what an application does per call: copy the input in, run, copy every output out (Zeropoint: `setInputBytes` + `invoke` + `outputBytes`; LiteRT.js: `new Tensor` + `await run()` + `toTypedArray()` + `delete()`; tfjs-tflite: its `TFLiteWebModelRunner` — the object `TFLiteModel.predict` drives — `data().set()` + `infer()` + copy of `data()`, without predict\u2019s conversion to tfjs tensors). Without cross-origin isolation `performance.now()` is coarsened to 0.1 ms, so each sample times enough back-to-back inferences to last ≥ 5 ms (column ×, counted after the warm-ups) and reports the mean.');
-  L.push('- **Zeropoint fast** = `KernelSet::Fast` (`Interpreter::with_options`): the SIMD128 kernels where an operator has one, the reference kernels elsewhere; **Zeropoint reference** = `KernelSet::Reference`, the scalar kernels that reproduce LiteRT\u2019s `BUILTIN_REF` bit for bit. Both from the SIMD128 build (`www/pkg/simd`).');
+  L.push('- **Zeropoint fast** = `KernelSet::Fast` (`Interpreter::with_options`): the SIMD128 kernels where an operator has one, the reference kernels elsewhere; **Zeropoint reference** = `KernelSet::Reference`, the scalar kernels that reproduce LiteRT\u2019s `BUILTIN_REF` bit for bit. **Zeropoint XNNPACK-exact** = `KernelSet::Fast` with `Arithmetic::Xnnpack` (`BenchSession(bytes, "fast", "xnnpack")`, the engine the page runs with arithmetic `xnnpack` and the CLI with `--arithmetic xnnpack`): the same SIMD128 kernels requantizing in `f32` as XNNPACK does, so its outputs are LiteRT\u2019s default XNNPACK path\u2019s bit for bit (int8 models only: a float model would run the fast float kernels, whose sums are not XNNPACK\u2019s). All three from the SIMD128 build (`www/pkg/simd`).');
   L.push('- **GMAC/s** = MACs / median; MACs of CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV and FULLY_CONNECTED as the engine counts them (`crate/src/engine/macs.rs`).');
   L.push('- **vs best anchor** = median / the better median of LiteRT.js and tfjs-tflite on that model (< 1: faster than the best anchor).');
   L.push('- **max |diff|**: largest element difference of the outputs against Zeropoint reference on the same input bytes (uniform [−1, 1), seed 42, quantized with the input\u2019s scale and zero point for int8 inputs); float outputs in float units, int8 outputs in LSB. XNNPACK requantizes in fp32 and may differ by ±1 LSB from the reference kernels in int8 intermediates. Zeropoint fast must be bit-identical to reference, or the run fails.');
@@ -508,7 +553,7 @@ function report({ machine, versions, models, results, calibration, sizes, litert
   L.push('## Outputs against LiteRT\u2019s own interpreter');
   L.push('');
   if (litertCheck.ok) {
-    L.push('The same input bytes through LiteRT 2.3\u2019s Python interpreter (`bench/check_outputs.py`), single-threaded, with the reference kernels (`BUILTIN_REF`, the target Zeropoint reproduces) and with the default XNNPACK delegate: largest element difference of each browser runtime\u2019s output (float units / LSB). The run fails if Zeropoint differs from `BUILTIN_REF`. LiteRT.js and tfjs-tflite give exactly LiteRT\u2019s XNNPACK outputs; XNNPACK requantizes in fp32, so intermediates differ from the reference kernels by ±1 LSB here and there, and on the untrained 224×224 net those differences compound through 17 blocks (0.129 = 33 LSB of the softmax output\u2019s 1/256 scale).');
+    L.push('The same input bytes through LiteRT 2.3\u2019s Python interpreter (`bench/check_outputs.py`), single-threaded, with the reference kernels (`BUILTIN_REF`, the target Zeropoint reproduces) and with the default XNNPACK delegate: largest element difference of each browser runtime\u2019s output (float units / LSB). The run fails if Zeropoint fast or reference differs from `BUILTIN_REF`, or Zeropoint XNNPACK-exact from XNNPACK. LiteRT.js and tfjs-tflite give exactly LiteRT\u2019s XNNPACK outputs; XNNPACK requantizes in fp32, so intermediates differ from the reference kernels by ±1 LSB here and there, and on the untrained 224×224 net those differences compound through 17 blocks (0.129 = 33 LSB of the softmax output\u2019s 1/256 scale).');
     L.push('');
     L.push('| model | runtime | vs LiteRT BUILTIN_REF | vs LiteRT XNNPACK |');
     L.push('|---|---|---:|---:|');

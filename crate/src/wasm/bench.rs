@@ -1,5 +1,5 @@
 //! The benchmark's binding (`npm run bench`, `bench/main.ts`): one prepared interpreter with a
-//! chosen kernel set, inputs set from bytes or floats, `invoke()` timed by the page, outputs read
+//! chosen kernel set and integer arithmetic (as the page's `Runner`), inputs set from bytes or floats, `invoke()` timed by the page, outputs read
 //! back as bytes for the cross-runtime comparison, and the model's MAC count
 //! ([`crate::engine::macs`]) for GMAC/s.
 //!
@@ -9,11 +9,12 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+use super::run::arithmetic_or_default;
 use super::{js_error, to_js};
 use crate::engine::{Interpreter, Limits, TensorDesc, macs};
 use crate::graph::Model;
 use crate::graph::dtype::dtype_name;
-use crate::kernels::KernelSet;
+use crate::kernels::{Arithmetic, KernelSet};
 use crate::tflite;
 
 /// A graph input or output as the benchmark sees it: name, shape, element type and, for a
@@ -83,7 +84,8 @@ extern "C" {
     fn performance_now() -> f64;
 }
 
-/// One model prepared for timing with the reference or the fast kernel set.
+/// One model prepared for timing with the reference or the fast kernel set, in the reference or
+/// the XNNPACK integer arithmetic.
 #[wasm_bindgen]
 pub struct BenchSession {
     interpreter: Interpreter,
@@ -91,18 +93,27 @@ pub struct BenchSession {
     outputs: Vec<BenchTensor>,
     macs: u64,
     kernels: KernelSet,
+    arithmetic: Arithmetic,
 }
 
 #[wasm_bindgen]
 impl BenchSession {
     /// Reads and prepares `model` with `kernels` = `"reference"` or `"fast"` (or any other name
-    /// [`KernelSet`] parses), with the default size limits.
+    /// [`KernelSet`] parses) and `arithmetic` = `"reference"` (LiteRT's `BUILTIN_REF`, the
+    /// default when absent) or `"xnnpack"` (LiteRT's default XNNPACK path), as the page's
+    /// `Runner` takes it, with the default size limits.
     #[wasm_bindgen(constructor)]
-    pub fn new(model: &[u8], kernels: &str) -> Result<BenchSession, JsError> {
+    pub fn new(
+        model: &[u8],
+        kernels: &str,
+        #[wasm_bindgen(unchecked_optional_param_type = "Arithmetic")] arithmetic: Option<JsValue>,
+    ) -> Result<BenchSession, JsError> {
         let kernels: KernelSet = kernels.parse().map_err(|e: String| JsError::new(&e))?;
+        let arithmetic = arithmetic_or_default(arithmetic)?;
         let model = tflite::read(model).map_err(js_error)?;
         let interpreter =
-            Interpreter::with_options(&model, &Limits::default(), kernels).map_err(js_error)?;
+            Interpreter::with_arithmetic(&model, &Limits::default(), kernels, arithmetic)
+                .map_err(js_error)?;
         let inputs = interpreter
             .inputs()
             .iter()
@@ -120,7 +131,16 @@ impl BenchSession {
             outputs,
             macs,
             kernels,
+            arithmetic,
         })
+    }
+
+    /// The integer arithmetic in use: `"reference"` or `"xnnpack"`.
+    pub fn arithmetic(&self) -> String {
+        match self.arithmetic {
+            Arithmetic::Reference => "reference".into(),
+            Arithmetic::Xnnpack => "xnnpack".into(),
+        }
     }
 
     /// The kernel set in use: `"reference"`, `"fast"` or `"litert-optimized"`.
@@ -237,8 +257,8 @@ mod tests {
 
     #[wasm_bindgen_test]
     fn reference_and_fast_give_the_same_bytes() {
-        let mut r = BenchSession::new(EXAMPLE, "reference").expect("prepares");
-        let mut f = BenchSession::new(EXAMPLE, "fast").expect("prepares");
+        let mut r = BenchSession::new(EXAMPLE, "reference", None).expect("prepares");
+        let mut f = BenchSession::new(EXAMPLE, "fast", None).expect("prepares");
         assert!(r.macs() > 0.0);
         assert_eq!(r.macs(), f.macs());
         let n = r.inputs[0].byte_len / 4;
@@ -249,6 +269,20 @@ mod tests {
         f.invoke_times(2).expect("runs");
         let (a, b) = (r.output_bytes(0), f.output_bytes(0));
         assert_eq!(a.ok(), b.ok());
-        assert!(BenchSession::new(EXAMPLE, "turbo").is_err());
+        assert!(BenchSession::new(EXAMPLE, "turbo", None).is_err());
+    }
+
+    #[wasm_bindgen_test]
+    fn the_arithmetic_is_chosen_by_name() {
+        let r = BenchSession::new(EXAMPLE, "fast", None).expect("prepares");
+        assert_eq!(r.arithmetic(), "reference");
+        let x = BenchSession::new(EXAMPLE, "fast", Some(JsValue::from_str("xnnpack")))
+            .expect("prepares");
+        assert_eq!(
+            (x.kernels(), x.arithmetic()),
+            ("fast".into(), "xnnpack".into())
+        );
+        assert!(BenchSession::new(EXAMPLE, "fast", Some(JsValue::from_str("fp32"))).is_err());
+        assert!(BenchSession::new(EXAMPLE, "fast", Some(JsValue::from_f64(1.0))).is_err());
     }
 }

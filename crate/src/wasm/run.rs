@@ -267,7 +267,7 @@ export type Arithmetic = "reference" | "xnnpack";
 "#;
 
 /// An optional arithmetic name from JS (`undefined` / `null`: [`Arithmetic::default`]).
-fn arithmetic_or_default(v: Option<JsValue>) -> Result<Arithmetic, JsError> {
+pub(super) fn arithmetic_or_default(v: Option<JsValue>) -> Result<Arithmetic, JsError> {
     match v {
         Some(v) if !v.is_undefined() && !v.is_null() => v
             .as_string()

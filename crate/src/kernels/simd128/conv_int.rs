@@ -110,7 +110,9 @@ fn pack_rows(rows: [&[i8]; 4], k: usize, dst: &mut [[i16; 8]]) {
 /// Requantizes an 8-pixel × 4-channel tile (`acc[h][j]`: pixels `4h..4h + 4` of channel `j`)
 /// into two 4-pixel × 4-channel blocks of int8 results, each transposed to pixel-major order
 /// (byte `4i + j` is pixel `i`, channel `j`). Each channel's constants are loaded once for
-/// both halves.
+/// both halves. Under XNNPACK's arithmetic this is its whole requantization, fused into the
+/// store: one multiply, the lower clamp, the magic-bias rounding with the zero point folded
+/// in, then the narrowing and the int8 clamp every path shares.
 #[inline(always)]
 fn requant_tile(
     acc: [[V128; 4]; 2],
@@ -123,14 +125,15 @@ fn requant_tile(
     let mut v = [[V128::zero(); 4]; 2];
     for j in 0..4 {
         let [a, b] = match rq[j] {
-            ChannelRq::Fixed(c) => c.apply2(acc[0][j], acc[1][j]),
+            ChannelRq::Fixed(c) => c.apply2(acc[0][j], acc[1][j]).map(|x| x.i32x4_add(zp)),
+            // The zero point is folded into the magic-bias subtraction.
             ChannelRq::Fp32(scale) => {
                 let s = V128::splat_f32(scale);
                 [clamp.apply(acc[0][j], s), clamp.apply(acc[1][j], s)]
             }
         };
-        v[0][j] = a.i32x4_add(zp);
-        v[1][j] = b.i32x4_add(zp);
+        v[0][j] = a;
+        v[1][j] = b;
     }
     v.map(|v| {
         v[0].i16x8_narrow_i32x4(v[1])
@@ -664,9 +667,10 @@ pub(crate) fn channel_requants(q: &RequantParams, channels: usize) -> Option<Vec
     Some(rq)
 }
 
-/// The `f32` clamp of XNNPACK's requantization for `q` (its activation range and zero point).
+/// The constants of XNNPACK's requantization for `q` (its lowest output and zero point; the
+/// highest output is the kernels' int8 clamp, [`act_range`]).
 pub(crate) fn fp32_clamp(q: &RequantParams) -> Fp32Clamp {
-    Fp32Clamp::new(q.act_min, q.act_max, q.output_offset)
+    Fp32Clamp::new(q.act_min, q.output_offset)
 }
 
 /// The activation clamp as int8, or `None` when it is not inside the int8 range.

@@ -83,11 +83,13 @@ impl LaneRq {
         }
     }
 
-    /// Requantizes four channels' accumulators (before the zero point is added).
+    /// Requantizes four channels' accumulators, the zero point `zp` added (under XNNPACK's
+    /// arithmetic it is folded into the magic-bias subtraction; the caller's narrowing and int8
+    /// clamp finish both forms).
     #[inline(always)]
-    fn apply(&self, acc: V128, any_left: bool, clamp: Fp32Clamp) -> V128 {
+    fn apply(&self, acc: V128, any_left: bool, clamp: Fp32Clamp, zp: V128) -> V128 {
         match self {
-            LaneRq::Fixed(l) => l.apply(acc, any_left),
+            LaneRq::Fixed(l) => l.apply(acc, any_left).i32x4_add(zp),
             LaneRq::Fp32(s) => clamp.apply(acc, V128::load_f32(s)),
         }
     }
@@ -316,9 +318,7 @@ impl DepthwiseInt8 {
                             acc[3] = acc[3].i32x4_add(xh.i32x4_extmul_high_i16x8(wh));
                         }
                         let v = [0, 1, 2, 3].map(|j| {
-                            self.rq[2 * cb + j]
-                                .apply(acc[j], self.any_left, self.clamp)
-                                .i32x4_add(zp)
+                            self.rq[2 * cb + j].apply(acc[j], self.any_left, self.clamp, zp)
                         });
                         let bytes = v[0]
                             .i16x8_narrow_i32x4(v[1])
@@ -435,12 +435,8 @@ impl Block {
     /// Requantizes two accumulators (channels 0..4, 4..8) and stores `n_c ≤ 8` bytes at `at`.
     #[inline(always)]
     fn store(&self, a0: V128, a1: V128, output: &mut [i8], at: usize, n_c: usize) {
-        let v0 = self.rq[0]
-            .apply(a0, self.any_left, self.clamp)
-            .i32x4_add(self.zp);
-        let v1 = self.rq[1]
-            .apply(a1, self.any_left, self.clamp)
-            .i32x4_add(self.zp);
+        let v0 = self.rq[0].apply(a0, self.any_left, self.clamp, self.zp);
+        let v1 = self.rq[1].apply(a1, self.any_left, self.clamp, self.zp);
         let n = v0.i16x8_narrow_i32x4(v1);
         let bytes = n
             .i8x16_narrow_i16x8(n)

@@ -144,10 +144,12 @@ impl PackedKernel for FullyConnectedInt8 {
                     acc = acc.i32x4_add(V128::load_i16(w).i32x4_dot_i16x8(V128::splat_i32(x)));
                 }
                 let v = match &self.rescale {
-                    FcRescale::Double(real) => Self::rescale(acc, &real[cb * 2..cb * 2 + 2]),
+                    FcRescale::Double(real) => {
+                        Self::rescale(acc, &real[cb * 2..cb * 2 + 2]).i32x4_add(zp)
+                    }
+                    // The zero point is folded into the magic-bias subtraction.
                     FcRescale::Fp32(scales, clamp) => clamp.apply(acc, V128::load_f32(&scales[cb])),
-                }
-                .i32x4_add(zp);
+                };
                 let bytes = v
                     .i16x8_narrow_i32x4(v)
                     .i8x16_narrow_i16x8(v.i16x8_narrow_i32x4(v))

@@ -145,32 +145,36 @@ impl Default for ChannelRq {
     }
 }
 
-/// The `f32` clamp of XNNPACK's requantization, `[act_min − zp, act_max − zp]`.
+/// The constants of XNNPACK's `f32` requantization besides the scale, in its "fp32 magic"
+/// form ([`crate::kernels::xnnpack::requantize_lanes`]): the lower clamp `act_min − zp` and the
+/// magic bias less the zero point. The upper clamp is the kernels' int8 clamp after narrowing.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Fp32Clamp {
-    /// Lowest value before the zero point is added.
+    /// Lowest value before the zero point is added, `act_min − zp`.
     pub lo: f32,
-    /// Highest value before the zero point is added.
-    pub hi: f32,
+    /// [`crate::kernels::xnnpack::magic_less_zero_point`] of the output zero point.
+    pub magic_less_zp: i32,
 }
 
 impl Fp32Clamp {
-    /// The clamp for output zero point `zp` and activation range `[min, max]`.
-    pub fn new(min: i32, max: i32, zp: i32) -> Self {
+    /// The constants for output zero point `zp` and lowest output `min`.
+    pub fn new(min: i32, zp: i32) -> Self {
         Fp32Clamp {
             lo: (min - zp) as f32,
-            hi: (max - zp) as f32,
+            magic_less_zp: crate::kernels::xnnpack::magic_less_zero_point(zp),
         }
     }
 
-    /// [`crate::kernels::xnnpack::requantize_lanes`] of `acc` with per-lane `scales`.
+    /// [`crate::kernels::xnnpack::requantize_lanes`] of `acc` with per-lane `scales`: the
+    /// requantized values with the zero point added, exact once narrowed with saturation and
+    /// clamped to the activation range.
     #[inline(always)]
     pub fn apply(&self, acc: V128, scales: V128) -> V128 {
         crate::kernels::xnnpack::requantize_lanes(
             acc,
             scales,
             V128::splat_f32(self.lo),
-            V128::splat_f32(self.hi),
+            V128::splat_i32(self.magic_less_zp),
         )
     }
 }

@@ -79,17 +79,28 @@ const MAGIC: f32 = 12_582_912.0;
 /// The bit pattern of [`MAGIC`].
 const MAGIC_BITS: i32 = 0x4B40_0000;
 
-/// [`requantize`] on four lanes, before the zero point is added: `(f32)acc · scale`, clamped to
-/// `[lo, hi]` (= `[min − zp, max − zp]`, magnitudes below `2^22`), rounded to nearest even.
-/// `scale` is per lane (one channel per lane, or one channel broadcast).
+/// `MAGIC`'s bit pattern minus the output zero point `zp`: subtracted from the bits of
+/// `v + MAGIC`, it gives `rne(v) + zp` (XNNPACK's `magic_bias_less_output_zero_point`).
+pub fn magic_less_zero_point(zp: i32) -> i32 {
+    MAGIC_BITS - zp
+}
+
+/// [`requantize`] on four lanes in XNNPACK's "fp32 magic" form, the zero point included:
+/// `(f32)acc · scale`, raised to `lo` (= `min − zp`), plus [`MAGIC`] (rounds to nearest even),
+/// its bits minus `magic_less_zp` ([`magic_less_zero_point`]`(zp)`). The upper clamp is left to
+/// the caller's narrowing: each lane, saturated to int8 (`i16x8.narrow` then `i8x16.narrow`) and
+/// clamped to `[min, max]`, is `requantize(acc, scale, zp, min, max)`. Lanes are at least `min`;
+/// a lane whose product is above `2^22` is not `rne + zp` but is above 127, so it saturates like
+/// the exact value would: the sum is positive (the product is at least `lo > −2^22`), and the
+/// bits of a positive `f32` grow with its value. `scale` is per lane (one channel per lane, or
+/// one channel broadcast).
 #[inline(always)]
-pub fn requantize_lanes(acc: V128, scale: V128, lo: V128, hi: V128) -> V128 {
+pub fn requantize_lanes(acc: V128, scale: V128, lo: V128, magic_less_zp: V128) -> V128 {
     acc.f32x4_convert_i32x4()
         .f32x4_mul(scale)
         .f32x4_pmax(lo)
-        .f32x4_pmin(hi)
         .f32x4_add(V128::splat_f32(MAGIC))
-        .i32x4_sub(V128::splat_i32(MAGIC_BITS))
+        .i32x4_sub(magic_less_zp)
 }
 
 /// XNNPACK's float32 → int8 conversion (QUANTIZE), per tensor: `x · inv_scale` in `f32`, where

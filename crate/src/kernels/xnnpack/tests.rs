@@ -77,6 +77,74 @@ fn quantize_rounds_ties_to_even_and_clamps() {
     assert_eq!(tail, [12, 8]);
 }
 
+/// [`requantize_lanes`] of `acc` with one `scale`, zero point `zp` and lower bound `min`.
+fn lanes(acc: [i32; 4], scale: f32, zp: i32, min: i32) -> [i32; 4] {
+    requantize_lanes(
+        V128::from_i32(acc),
+        V128::splat_f32(scale),
+        V128::splat_f32((min - zp) as f32),
+        V128::splat_i32(magic_less_zero_point(zp)),
+    )
+    .to_i32()
+}
+
+/// What the kernels do with a lane of [`requantize_lanes`]: saturate to int8 (the two narrowing
+/// steps), then clamp to `[min, max]`.
+fn narrow(lane: i32, min: i32, max: i32) -> i32 {
+    lane.clamp(-128, 127).clamp(min, max)
+}
+
+/// Accumulators around the points where the magic-bias form changes regime (products near
+/// `±2^22`, `±1.5 · 2^23`, `±2^24`, the int32 extremes), at the largest and smallest scales
+/// XNNPACK accepts and at scales near 1: every one narrows to the scalar definition.
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn regime_boundaries_equal_scalar() {
+    let scales = [
+        2f32.powi(-32),
+        2f32.powi(-20),
+        0.37,
+        1.0,
+        1.0 + f32::EPSILON,
+        3.0,
+        255.99,
+    ];
+    let mut points = vec![i32::MIN, i32::MIN + 1, i32::MAX, i32::MAX - 1, 0];
+    for p in [1i64 << 22, 3 << 22, 1 << 24, 1 << 30] {
+        for s in scales {
+            let at = (p as f64 / f64::from(s)) as i64;
+            for d in -3..=3 {
+                for v in [at + d, -(at + d)] {
+                    points.push(v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32);
+                }
+            }
+        }
+    }
+    for &scale in &scales {
+        for zp in [-128, -1, 0, 5, 127] {
+            for (min, max) in [
+                (-128, 127),
+                (zp.max(-128), 127),
+                (-128, -128),
+                (127, 127),
+                (-3, 6),
+            ] {
+                for acc in points.chunks(4) {
+                    let acc: [i32; 4] = std::array::from_fn(|i| acc.get(i).copied().unwrap_or(0));
+                    for (g, &x) in lanes(acc, scale, zp, min).iter().zip(&acc) {
+                        assert!(*g >= min, "acc {x} scale {scale} zp {zp}");
+                        assert_eq!(
+                            narrow(*g, min, max),
+                            requantize(x, scale, zp, min, max),
+                            "acc {x} scale {scale} zp {zp} [{min}, {max}]"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The SIMD form against the scalar one on a seeded sample (natively the lane emulation; in
 /// wasm the real `f32x4` intrinsics), including power-of-two scales, whose products tie.
 #[cfg_attr(not(target_arch = "wasm32"), test)]
@@ -96,16 +164,10 @@ fn seeded_lanes_equal_scalar() {
         let zp = rng.i32(-128..=127);
         let (a, b) = (rng.i32(-128..=127), rng.i32(-128..=127));
         let (min, max) = (a.min(b), a.max(b));
-        let got = requantize_lanes(
-            V128::from_i32(acc),
-            V128::splat_f32(scale),
-            V128::splat_f32((min - zp) as f32),
-            V128::splat_f32((max - zp) as f32),
-        )
-        .to_i32();
+        let got = lanes(acc, scale, zp, min);
         for (g, &x) in got.iter().zip(&acc) {
             assert_eq!(
-                g + zp,
+                narrow(*g, min, max),
                 requantize(x, scale, zp, min, max),
                 "acc {x} scale {scale}"
             );
@@ -130,28 +192,21 @@ mod props {
             b in -128i32..=127,
         ) {
             let (min, max) = (a.min(b), a.max(b));
-            let lo = V128::splat_f32((min - zp) as f32);
-            let hi = V128::splat_f32((max - zp) as f32);
-            let got = requantize_lanes(V128::from_i32(acc), V128::splat_f32(scale), lo, hi).to_i32();
+            let got = lanes(acc, scale, zp, min);
             for (g, &x) in got.iter().zip(&acc) {
-                prop_assert_eq!(g + zp, requantize(x, scale, zp, min, max));
+                prop_assert!(*g >= min);
+                prop_assert_eq!(narrow(*g, min, max), requantize(x, scale, zp, min, max));
             }
         }
 
         /// Small accumulators near ties: the rounding is to even in both forms.
         #[test]
         fn near_ties(x in -600i32..600, zp in -128i32..=127) {
-            let got = requantize_lanes(
-                V128::splat_i32(x),
-                V128::splat_f32(0.5),
-                V128::splat_f32((-128 - zp) as f32),
-                V128::splat_f32((127 - zp) as f32),
-            )
-            .to_i32()[0];
+            let got = narrow(lanes([x; 4], 0.5, zp, -128)[0], -128, 127);
             let want = (f64::from(x) / 2.0)
                 .round_ties_even()
                 .clamp(f64::from(-128 - zp), f64::from(127 - zp));
-            prop_assert_eq!(got, want as i32);
+            prop_assert_eq!(got, want as i32 + zp);
         }
     }
 }
