@@ -690,3 +690,52 @@ fn a_negative_proj_clip_is_refused_as_litert_refuses_it() {
     let e = Interpreter::new(&m).err().expect("refused").to_string();
     assert!(e.contains("proj_clip -1 is negative"), "{e}");
 }
+
+/// Mutant 1629 of seed 11: a bidirectional LSTM whose variable `bw_cell_state` was pointed at a
+/// weight buffer. LiteRT refuses such a file at load ("Tensor 30 is a variable tensor with
+/// buffer … not supported now"); we ran it, and `quantize --mode int8` wrote a file LiteRT
+/// refuses. Refused now, by `run` and by `quantize`.
+#[test]
+fn a_variable_tensor_with_data_is_refused_as_litert_refuses_it() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/golden/op_bidi_lstm_merged/model_float.tflite");
+    let mut m = tflite::read(&std::fs::read(path).expect("model")).expect("reads");
+    let sg = &mut m.subgraphs[0];
+    let t = sg
+        .tensors
+        .iter()
+        .position(|t| t.name == "bw_cell_state")
+        .expect("the state tensor");
+    assert!(sg.tensors[t].is_variable);
+    let weights = sg
+        .tensors
+        .iter()
+        .find(|t| t.name == "fw_input_to_forget")
+        .expect("weights")
+        .buffer;
+    sg.tensors[t].buffer = weights;
+    let needle = format!("variable tensor {t} 'bw_cell_state' has data (48 bytes in buffer");
+    let e = Interpreter::new(&m).err().expect("refused").to_string();
+    assert!(e.contains(&needle), "{e}");
+    let bytes = tflite::write(&m).expect("writes");
+    let model = scratch("variable_with_data.tflite");
+    std::fs::write(&model, &bytes).expect("write model");
+    let out = scratch("variable_with_data.int8.tflite");
+    let _ = std::fs::remove_file(&out);
+    let data =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/op_bidi_lstm_merged/calib.npy");
+    for mode in ["int8", "dynamic", "float16"] {
+        let (ok, err) = cli(&[
+            "quantize",
+            "--mode",
+            mode,
+            model.to_str().expect("utf-8"),
+            "-o",
+            out.to_str().expect("utf-8"),
+            "--data",
+            data.to_str().expect("utf-8"),
+        ]);
+        assert!(!ok && err.contains(&needle), "{mode}: {err}");
+        assert!(!out.exists(), "{mode}: a file was written");
+    }
+}

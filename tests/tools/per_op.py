@@ -32,12 +32,15 @@ def code_of(m: tfl.ModelT, op_index: int) -> int:
     return max(oc.builtinCode, oc.deprecatedBuiltinCode)
 
 
-def single_op_model(m: tfl.ModelT, op_index: int) -> bytes:
+def single_op_model(m: tfl.ModelT, op_index: int, shapes: dict[int, list[int]] | None = None) -> bytes:
     """Operator `op_index` of subgraph 0 alone: the model with only that operator (and its
     operator code; every operator code when the model has other subgraphs, which are kept whole
     for an IF / WHILE to call), its non-constant inputs as the subgraph inputs and its outputs as the
     subgraph outputs (every tensor and buffer kept; signatures dropped, they name the whole
-    graph's tensors)."""
+    graph's tensors). `shapes` (tensor index → shape) replaces the declared shape of those
+    inputs: the shape the whole model's interpreter computed for them, which LiteRT resizes an
+    operator output to at prepare whatever was declared (a graph input is allocated at its
+    declared shape, which may be absurd: [2^31 − 1, 3, 4, 9])."""
     mm = copy.deepcopy(m)
     sg = mm.subgraphs[0]
     op = sg.operators[op_index]
@@ -47,6 +50,9 @@ def single_op_model(m: tfl.ModelT, op_index: int) -> bytes:
         return data is not None and len(data) > 0
 
     ins = [int(t) for t in op.inputs if t >= 0 and not constant(int(t))]
+    for t in ins:
+        if shapes is not None and t in shapes:
+            sg.tensors[t].shape = np.array(shapes[t], dtype=np.int32)
     # LiteRT resolves every operator code of the file, used or not: keep only this op's, unless
     # other subgraphs (IF / WHILE bodies, kept whole) use the others.
     if len(mm.subgraphs) == 1:
@@ -87,14 +93,27 @@ def reference_defect_ops(model: bytes) -> list[str]:
     return found
 
 
+def computed_shapes(model: bytes, make: MakeInterpreter) -> dict[int, list[int]] | None:
+    """The shape of every tensor of subgraph 0 as the whole model's interpreter computes it at
+    prepare (BUILTIN_REF, else the optimized resolver); None when neither prepares it."""
+    for resolver in ("reference", "optimized"):
+        try:
+            it = make(model, resolver)
+        except Exception:  # noqa: BLE001 - an op the resolver lacks, or a prepare it refuses
+            continue
+        return {int(d["index"]): [int(x) for x in d["shape"]] for d in it.get_tensor_details()}
+    return None
+
+
 def pieces(model: bytes, make: MakeInterpreter) -> tuple[tfl.ModelT, list[tuple[object, str]]]:
     """The parsed model and, per operator of subgraph 0 in order, its one-operator interpreter
     and the resolver it runs on ("reference", or "optimized" for a REFERENCE_DEFECTS operator on
     integer inputs and for an operator BUILTIN_REF does not register)."""
     m = tfl.ModelT.InitFromPackedBuf(bytearray(model), 0)
+    shapes = computed_shapes(model, make)
     out: list[tuple[object, str]] = []
     for i in range(len(m.subgraphs[0].operators)):
-        blob = single_op_model(m, i)
+        blob = single_op_model(m, i, shapes)
         if OP_NAMES.get(code_of(m, i)) in REFERENCE_DEFECTS and _integer_input(m, i):
             out.append((make(blob, "optimized"), "optimized"))
             continue

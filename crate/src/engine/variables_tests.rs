@@ -364,3 +364,27 @@ fn a_nan_cell_is_clipped_as_litert_clips_it() {
     );
     assert_eq!(ours, litert, "bit for bit with LiteRT");
 }
+
+/// Mutation harness 7-8622 (issue 22): a hybrid bidirectional LSTM (asymmetric inputs) whose
+/// backward recurrent-to-output weights were overwritten with the bytes of extreme floats, so
+/// that int8 buffer holds −128s. LiteRT's x86 `MatrixBatchVectorMultiplyAccumulate` (SSSE3
+/// sign transfer) negates a −128 weight's product with a negative input; we multiplied exactly
+/// (62 of 192 outputs differed, every backward step after the first). The fixture holds the
+/// kept mutant, the harness's input and LiteRT 2.3 BUILTIN_REF's output
+/// (`tests/tools/mutation/make_fixture.py`).
+#[test]
+fn a_minus_128_hybrid_weight_multiplies_as_litert_x86_does() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/mutants/7-8622");
+    let read = |name: &str| std::fs::read(dir.join(name)).expect("fixture");
+    let npy = |name: &str| crate::npy::read(name, &read(name)[..]).expect("npy").data;
+    let m = crate::tflite::read(&read("model.tflite")).expect("model");
+    let mut it = Interpreter::new(&m).expect("prepares");
+    it.set_input(0, &npy("input_0.npy")).expect("input");
+    it.invoke().expect("invoke");
+    assert_eq!(
+        it.output(0).expect("output").bytes.to_vec(),
+        npy("litert_output_0.npy"),
+        "bit for bit with LiteRT"
+    );
+}

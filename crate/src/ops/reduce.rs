@@ -703,4 +703,29 @@ mod tests {
             "bit for bit with LiteRT"
         );
     }
+
+    /// Mutation harness 7-3929 (issue 22): int8 SUM after a QUANTIZE whose output was declared
+    /// [2^31 − 1, 3, 4, 9]. LiteRT's QUANTIZE resizes its output to its input's shape at
+    /// prepare (the interpreter reports [1, 3, 4, 9]) and the SUM reduces that; so do we. The
+    /// fixture holds the kept mutant, the harness's input and LiteRT 2.3's output
+    /// (`tests/tools/mutation/make_fixture.py`: the model run per operator, SUM on the optimized
+    /// kernels, each one-operator model's inputs at the shape the whole model computed).
+    #[test]
+    fn a_declared_quantize_output_shape_gives_way_to_the_computed_one() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/mutants/7-3929");
+        let read = |name: &str| std::fs::read(dir.join(name)).expect("fixture");
+        let npy = |name: &str| crate::npy::read(name, &read(name)[..]).expect("npy").data;
+        let m = crate::tflite::read(&read("model.tflite")).expect("model");
+        let mut it = crate::engine::Interpreter::new(&m).expect("prepares");
+        it.set_input(0, &npy("input_0.npy")).expect("input");
+        it.invoke().expect("invoke");
+        let out = it.output(0).expect("output");
+        assert_eq!(out.shape, [1, 3, 4]);
+        assert_eq!(
+            out.bytes,
+            npy("litert_output_0.npy"),
+            "bit for bit with LiteRT"
+        );
+    }
 }

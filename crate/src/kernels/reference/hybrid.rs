@@ -413,11 +413,29 @@ pub fn fully_connected(
     }
 }
 
-/// LiteRT's `MatrixBatchVectorMultiplyAccumulate` (int8 weights, quantized batches): per batch
-/// row `b` and weight row `r`, `acc = Σ w · q − rowsum(w) · zp_b` in int32 and
-/// `out[b, r] += (float)acc · scale`, with `scale = scales[b] · per_channel[r]` for per-channel
-/// weights or `scales[b]` otherwise. `weights` is row-major with rows of `depth`; `output` has
-/// one row of `weights.len() / depth` per batch.
+/// One product `q · w` of LiteRT's x86 `MatrixBatchVectorMultiplyAccumulate` in a whole block of
+/// 16 columns (`sse_tensor_utils.cc` `DotProdInt8x4x4`, SSSE3): the weight takes the input's
+/// sign in int8 (`_mm_sign_epi8`), then meets the input's magnitude (`_mm_abs_epi8`, read
+/// unsigned by `_mm_maddubs_epi16`). A weight of −128 against a negative input stays −128
+/// (−(−128) wraps in int8), so that product comes out negated; every other product is exact.
+/// (The pair sums `_mm_maddubs_epi16` saturates to int16 stay within [−32768, 32512] here.)
+fn ssse3_block_product(q: i8, w: i8) -> i32 {
+    let signed_w = match q.signum() {
+        -1 => w.wrapping_neg(),
+        0 => 0,
+        _ => w,
+    };
+    i32::from(q.unsigned_abs()) * i32::from(signed_w)
+}
+
+/// LiteRT's `MatrixBatchVectorMultiplyAccumulate` (int8 weights, quantized batches) as its x86
+/// build computes it: per batch row `b` and weight row `r`, `acc = Σ w · q − rowsum(w) · zp_b`
+/// in int32 and `out[b, r] += (float)acc · scale`, with `scale = scales[b] · per_channel[r]`
+/// for per-channel weights or `scales[b]` otherwise. The columns in whole blocks of 16 multiply
+/// as [`ssse3_block_product`] does (a weight of −128, which no converter writes, against a
+/// negative input gives the negated product there, as LiteRT's SSSE3 kernel does); the rest,
+/// and the row sums, exactly. `weights` is row-major with rows of `depth`; `output` has one row
+/// of `weights.len() / depth` per batch.
 pub fn matrix_batch_vector_accumulate(
     weights: &[i8],
     depth: usize,
@@ -432,10 +450,16 @@ pub fn matrix_batch_vector_accumulate(
         let row = &input.values[b * depth..(b + 1) * depth];
         for oc in 0..out_c {
             let w = &weights[oc * depth..(oc + 1) * depth];
+            let blocked = depth & !15;
             let mut dot = 0i32;
             let mut row_sum = 0i32;
-            for (&x, &wv) in row.iter().zip(w) {
-                dot = dot.wrapping_add(i32::from(wv) * i32::from(x));
+            for (i, (&x, &wv)) in row.iter().zip(w).enumerate() {
+                let product = if i < blocked {
+                    ssse3_block_product(x, wv)
+                } else {
+                    i32::from(wv) * i32::from(x)
+                };
+                dot = dot.wrapping_add(product);
                 row_sum = row_sum.wrapping_add(i32::from(wv));
             }
             dot = dot.wrapping_sub(row_sum.wrapping_mul(zp));
@@ -565,6 +589,30 @@ mod tests {
             let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&out), bits(&want), "{act:?}: {out:?}");
         }
+    }
+
+    /// LiteRT's SSSE3 16-column blocks: every product exact but a −128 weight against a negative
+    /// input, whose int8 sign transfer wraps (−1 · −128 gives −128 there); the columns past the
+    /// last whole block multiply exactly (mutant 7-8622 of issue 22, checked against LiteRT
+    /// through `a_minus_128_hybrid_weight_multiplies_as_litert_x86_does`).
+    #[test]
+    fn a_minus_128_weight_in_a_16_column_block_gives_the_negated_product() {
+        for q in i8::MIN..=i8::MAX {
+            for w in i8::MIN..=i8::MAX {
+                let exact = i32::from(q) * i32::from(w);
+                let want = if w == -128 && q < 0 { -exact } else { exact };
+                assert_eq!(ssse3_block_product(q, w), want, "{q} · {w}");
+            }
+        }
+        // 17 columns of −1 · −128: 16 in the block (−128 each), one exact (+128).
+        let input = QuantizedBatches {
+            values: vec![-1; 17],
+            scales: vec![1.0],
+            offsets: vec![0],
+        };
+        let mut out = [0.0f32];
+        matrix_batch_vector_accumulate(&[-128; 17], 17, &input, &[1.0], None, &mut out);
+        assert_eq!(out, [-16.0 * 128.0 + 128.0]);
     }
 
     #[test]
