@@ -9,8 +9,8 @@ use wasm_bindgen::prelude::*;
 
 use super::{js_error, to_js};
 use crate::graph::Model;
-use crate::quant::calibrate::CalibrationStats;
-use crate::quant::pipeline::{self, json_text, parse_stats_json};
+use crate::quant::calibrate::{CalibrationStats, SignatureStats, StatsFile, parse_stats_file};
+use crate::quant::pipeline::{self, json_text};
 use crate::quant::sqnr::ErrorSamples;
 use crate::quant::{IoType, Mode, QuantizeOptions, Report};
 use crate::tflite;
@@ -98,7 +98,8 @@ impl QuantizedModel {
 
 /// Quantizes the float model `model` as `zeropoint quantize MODEL --stats STATS.json` does:
 /// `stats_json` is the statistics JSON (`zeropoint calibrate`'s output, or the page's; may be
-/// absent for `dynamic` and `float16`), `settings` the CLI's options.
+/// absent for `dynamic` and `float16`; for a model with several signatures, the per-signature
+/// file of [`super::signature_stats_json`]), `settings` the CLI's options.
 #[wasm_bindgen(js_name = quantizeModel)]
 pub fn quantize_model(
     model: &[u8],
@@ -108,10 +109,42 @@ pub fn quantize_model(
     let settings: QuantizeSettings = serde_wasm_bindgen::from_value(settings)
         .map_err(|e| JsError::new(&format!("quantize settings: {e}")))?;
     let stats = stats_json
-        .map(|text| parse_stats_json(text.as_bytes()))
+        .map(|text| parse_stats_file(text.as_bytes()))
         .transpose()
         .map_err(js_error)?;
-    quantize_with(model, stats.as_ref(), &settings).map_err(js_error)
+    match stats {
+        Some(StatsFile::Signatures(s)) => quantize_signatures_with(model, &s, &settings),
+        Some(StatsFile::Model(s)) => quantize_with(model, Some(&s), &settings),
+        None => quantize_with(model, None, &settings),
+    }
+    .map_err(js_error)
+}
+
+/// [`quantize_model`] of a model with several signatures from per-signature statistics
+/// ([`super::signature_stats_json`]), as `zeropoint quantize --stats SIGNATURE_STATS.json` does
+/// ([`pipeline::quantize_signatures_to_bytes`]). The report is that of the signature running
+/// subgraph 0, with every signature's warnings.
+///
+/// # Errors
+/// An unreadable model, unknown options, a mode other than int8 / int16x8 (dynamic range and
+/// float16 take no statistics), or what [`pipeline::quantize_signatures_to_bytes`] refuses.
+pub fn quantize_signatures_with(
+    model: &[u8],
+    stats: &SignatureStats,
+    settings: &QuantizeSettings,
+) -> crate::Result<QuantizedModel> {
+    let opts = settings.options()?;
+    if !matches!(opts.mode, Mode::Int8 | Mode::Int16x8) {
+        return Err(crate::Error::Quantization {
+            what: format!("mode {}", opts.mode.name()),
+            reason: "per-signature calibration statistics are for int8 / int16x8 (dynamic range \
+                     and float16 take none)"
+                .into(),
+        });
+    }
+    let model = tflite::read(model)?;
+    let (bytes, report) = pipeline::quantize_signatures_to_bytes(&model, stats, &opts)?;
+    Ok(QuantizedModel { bytes, report })
 }
 
 /// [`quantize_model`] without the JS conversions.

@@ -200,7 +200,7 @@ fn quantize_by_signature(
     opts: &QuantizeOptions,
     output: &Path,
 ) -> Result<()> {
-    use zeropoint::quant::{quantize_signatures, signature_ranges};
+    use zeropoint::quant::pipeline::quantize_signatures_to_bytes;
     let m = &setup.model;
     let stats = match (stats, signature_data.is_empty()) {
         (Some(_), false) => {
@@ -236,9 +236,7 @@ fn quantize_by_signature(
         // What to give: the refusal names --signature-data.
         (None, true) => return zeropoint::engine::signatures::refuse_full_integer(m),
     };
-    let ranges = signature_ranges(m, &stats)?;
-    let (q, rep) = quantize_signatures(m, &ranges, opts)?;
-    let bytes = zeropoint::tflite::write(&q)?;
+    let (bytes, rep) = quantize_signatures_to_bytes(m, &stats, opts)?;
     for w in &rep.warnings {
         eprintln!("warning: {w}");
     }
@@ -248,7 +246,7 @@ fn quantize_by_signature(
         &rep,
         &format!(
             ", {} signatures each calibrated on its own samples",
-            ranges.len()
+            stats.signatures.len()
         ),
     )
 }
