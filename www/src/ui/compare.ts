@@ -34,6 +34,7 @@ import type { PageStore } from '../page-state';
 import { latest } from '../store';
 import { SHOWN_ELEMENTS, outputBlock, type OutputView } from './compare-outputs';
 import { arithmeticControl } from './arithmetic';
+import { signatureControl } from './signature-picker';
 import { h, table, type Child } from './dom';
 import { GraphView } from './graph';
 import { verdictBox } from './warnings';
@@ -150,6 +151,7 @@ export class ComparePanel {
     this.controls = h(
       'div',
       {},
+      signatureControl(store, 'compare-signature-picker', 'run, stream and compare this signature (its inputs and outputs)'),
       h('div', { class: 'fields', role: 'radiogroup', 'aria-label': 'Sample' }, h('strong', {}, 'Sample:'), calLabel, npyLabel, imageLabel),
       h(
         'div',
