@@ -264,9 +264,10 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
     case 'quantize': {
       const { api } = await requireEngine();
       const started = performance.now();
-      // Several signatures: the per-signature file `zeropoint calibrate --signature-data` writes.
+      // Several signatures: each signature's statistics (the statistics download is the
+      // per-signature file `zeropoint calibrate --signature-data` writes).
       const statsJson = request.signatures ? api.signatureStatsJson(request.signatures) : request.stats ? api.statsJson(request.stats) : undefined;
-      const q = api.quantizeModel(request.bytes, statsJson, request.settings);
+      const q = request.signatures ? api.quantizeSignatures(request.bytes, request.signatures, request.settings) : api.quantizeModel(request.bytes, statsJson, request.settings);
       try {
         // The report's errors on the first calibration samples, as `zeropoint quantize --data
         // … --report` adds them (when the last calibration in this engine ran this model; a

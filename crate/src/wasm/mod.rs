@@ -113,8 +113,8 @@ impl Calibrator {
     /// A model with several signatures is calibrated one signature at a time, as `zeropoint
     /// calibrate --signature-data` does: `signature` names the one whose samples this
     /// calibrator records ([`crate::quant::signature_model`]: its subgraph as a model of its
-    /// own; its inputs in the subgraph's order), and [`signature_stats_json`] gathers the
-    /// statistics of every signature into the file `quantizeModel` takes. Without `signature`
+    /// own; its inputs in the subgraph's order), and `quantizeSignatures`
+    /// ([`quantize::quantize_signatures`]) quantizes from every signature's statistics. Without `signature`
     /// such a model is refused, naming what to do.
     #[wasm_bindgen(constructor)]
     pub fn new(
@@ -282,17 +282,22 @@ impl Calibrator {
 /// The statistics of every signature of a model with several, each recorded by a [`Calibrator`]
 /// made for that signature: `signatures` is `{ key, stats }[]` in the model's signature order.
 /// Returns the file `zeropoint calibrate --signature-data` writes
-/// ([`calibrate::SignatureStats`]), which `quantizeModel` takes as its statistics.
+/// ([`calibrate::SignatureStats`]; `zeropoint quantize --stats` reads it).
 #[wasm_bindgen(js_name = signatureStatsJson)]
 pub fn signature_stats_json(
     #[wasm_bindgen(unchecked_param_type = "{ key: string; stats: CalibrationStats }[]")]
     signatures: JsValue,
 ) -> Result<String, JsError> {
+    crate::quant::pipeline::json_text(&signature_stats_of(signatures)?).map_err(js_error)
+}
+
+/// Per-signature statistics from JS `{ key, stats }[]`.
+fn signature_stats_of(signatures: JsValue) -> Result<calibrate::SignatureStats, JsError> {
     let parts: Vec<calibrate::SignatureCalibration> = serde_wasm_bindgen::from_value(signatures)
         .map_err(|e| JsError::new(&format!("per-signature calibration statistics: {e}")))?;
-    let stats =
-        calibrate::SignatureStats::new(parts.into_iter().map(|p| (p.key, p.stats)).collect());
-    crate::quant::pipeline::json_text(&stats).map_err(js_error)
+    Ok(calibrate::SignatureStats::new(
+        parts.into_iter().map(|p| (p.key, p.stats)).collect(),
+    ))
 }
 
 /// Seeded random calibration data: `n` values uniform in [lo, hi).

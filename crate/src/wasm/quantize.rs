@@ -9,8 +9,8 @@ use wasm_bindgen::prelude::*;
 
 use super::{js_error, to_js};
 use crate::graph::Model;
-use crate::quant::calibrate::{CalibrationStats, SignatureStats, StatsFile, parse_stats_file};
-use crate::quant::pipeline::{self, json_text};
+use crate::quant::calibrate::{CalibrationStats, SignatureStats};
+use crate::quant::pipeline::{self, json_text, parse_stats_json};
 use crate::quant::sqnr::ErrorSamples;
 use crate::quant::{IoType, Mode, QuantizeOptions, Report};
 use crate::tflite;
@@ -98,8 +98,8 @@ impl QuantizedModel {
 
 /// Quantizes the float model `model` as `zeropoint quantize MODEL --stats STATS.json` does:
 /// `stats_json` is the statistics JSON (`zeropoint calibrate`'s output, or the page's; may be
-/// absent for `dynamic` and `float16`; for a model with several signatures, the per-signature
-/// file of [`super::signature_stats_json`]), `settings` the CLI's options.
+/// absent for `dynamic` and `float16`; a model with several signatures takes
+/// [`quantize_signatures`]), `settings` the CLI's options.
 #[wasm_bindgen(js_name = quantizeModel)]
 pub fn quantize_model(
     model: &[u8],
@@ -109,21 +109,32 @@ pub fn quantize_model(
     let settings: QuantizeSettings = serde_wasm_bindgen::from_value(settings)
         .map_err(|e| JsError::new(&format!("quantize settings: {e}")))?;
     let stats = stats_json
-        .map(|text| parse_stats_file(text.as_bytes()))
+        .map(|text| parse_stats_json(text.as_bytes()))
         .transpose()
         .map_err(js_error)?;
-    match stats {
-        Some(StatsFile::Signatures(s)) => quantize_signatures_with(model, &s, &settings),
-        Some(StatsFile::Model(s)) => quantize_with(model, Some(&s), &settings),
-        None => quantize_with(model, None, &settings),
-    }
-    .map_err(js_error)
+    quantize_with(model, stats.as_ref(), &settings).map_err(js_error)
 }
 
-/// [`quantize_model`] of a model with several signatures from per-signature statistics
-/// ([`super::signature_stats_json`]), as `zeropoint quantize --stats SIGNATURE_STATS.json` does
-/// ([`pipeline::quantize_signatures_to_bytes`]). The report is that of the signature running
-/// subgraph 0, with every signature's warnings.
+/// Quantizes the float model `model` with several signatures from each signature's statistics
+/// (`signatures`: `{ key, stats }[]`, each recorded by a `Calibrator` made for that signature),
+/// as `zeropoint quantize --signature-data` / `--stats SIGNATURE_STATS.json` does
+/// ([`quantize_signatures_with`]); `settings` the CLI's options (int8 or int16x8).
+#[wasm_bindgen(js_name = quantizeSignatures)]
+pub fn quantize_signatures(
+    model: &[u8],
+    #[wasm_bindgen(unchecked_param_type = "{ key: string; stats: CalibrationStats }[]")]
+    signatures: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "QuantizeSettings")] settings: JsValue,
+) -> Result<QuantizedModel, JsError> {
+    let settings: QuantizeSettings = serde_wasm_bindgen::from_value(settings)
+        .map_err(|e| JsError::new(&format!("quantize settings: {e}")))?;
+    let stats = super::signature_stats_of(signatures)?;
+    quantize_signatures_with(model, &stats, &settings).map_err(js_error)
+}
+
+/// [`quantize_signatures`] without the JS conversions: what `zeropoint quantize --stats
+/// SIGNATURE_STATS.json` does ([`pipeline::quantize_signatures_to_bytes`]). The report is that
+/// of the signature running subgraph 0, with every signature's warnings.
 ///
 /// # Errors
 /// An unreadable model, unknown options, a mode other than int8 / int16x8 (dynamic range and

@@ -2,8 +2,8 @@
  * A model with several signatures on the real wasm package in Node, as the worker drives it
  * (tests/realworld/signatures: decode / encode / score): each signature calibrated by the page's
  * `calibrate` on its own `.npy` samples (the golden's calibration files, inputs in the subgraph's
- * order as the Calibrate tab lists them), the statistics gathered with `signatureStatsJson` and
- * quantized to int8 by `quantizeModel`; every signature of the result then gives, on the
+ * order as the Calibrate tab lists them), and quantized to int8 from every signature's
+ * statistics by `quantizeSignatures`; every signature of the result then gives, on the
  * golden's inputs, exactly the outputs of TF 2.21's int8 model run the same way (the e2e case
  * `signatures-calibrate` checks the bytes against `zeropoint quantize --signature-data`).
  * Needs `bash scripts/build-wasm.sh`.
@@ -69,7 +69,7 @@ describe('a model with several signatures, calibrated and quantized by signature
     }
     const json = api.signatureStatsJson(signatures);
     expect(JSON.parse(json)).toMatchObject({ format: 'zeropoint-signature-stats', version: 1 });
-    const q = api.quantizeModel(model, json, { mode: 'int8', io: 'float', per_tensor: false, float_ops: [], int16_ops: [] });
+    const q = api.quantizeSignatures(model, signatures, { mode: 'int8', io: 'float', per_tensor: false, float_ops: [], int16_ops: [] });
     let bytes: Uint8Array;
     try {
       bytes = q.bytes();
@@ -79,8 +79,7 @@ describe('a model with several signatures, calibrated and quantized by signature
     const tf = new Uint8Array(readFileSync(`${DIR}/model_int8.tflite`));
     for (const key of KEYS) expect(run(bytes, key), key).toEqual(run(tf, key));
     // One signature's statistics alone: the others are named as missing.
-    const one = api.signatureStatsJson(signatures.slice(0, 1));
-    expect(() => api.quantizeModel(model, one, { mode: 'int8', io: 'float', per_tensor: false, float_ops: [], int16_ops: [] })).toThrow(/signature 'encode' has no calibration ranges/);
+    expect(() => api.quantizeSignatures(model, signatures.slice(0, 1), { mode: 'int8', io: 'float', per_tensor: false, float_ops: [], int16_ops: [] })).toThrow(/signature 'encode' has no calibration ranges/);
     expect(() => new api.Calibrator(model)).toThrow(/Calibrate tab takes samples for each signature/);
     expect(() => new api.Calibrator(model, undefined, undefined, 'nope')).toThrow(/nope/);
   });
