@@ -196,6 +196,29 @@ async function signaturesCalibrate({ page, example }) {
       }
     }
     await screenshot(page, '12-signatures-compare');
+  });
+
+  await check('At 400 px the signature groups, their result tables and the Compare picker need no sideways scroll; the pickers are reached with Tab', async () => {
+    const before = page.viewportSize();
+    await page.setViewportSize({ width: 400, height: 800 });
+    try {
+      for (const tab of ['calibrate', 'ranges', 'compare']) {
+        await showTab(page, tab);
+        const width = await page.evaluate(() => document.scrollingElement?.scrollWidth ?? 0);
+        assert(width <= 401, `${tab}: the page is ${String(width)} px wide at 400 px`);
+      }
+      await screenshot(page, '12-signatures-narrow');
+      // Keyboard: Tab from the sample radio's row back lands on the picker (a native select).
+      await page.locator(testId('compare-signature-picker')).focus();
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Shift+Tab');
+      assert(await page.evaluate(() => document.activeElement?.getAttribute('data-testid') === 'compare-signature-picker'), 'the Compare picker is not in the Tab order');
+    } finally {
+      if (before) await page.setViewportSize(before);
+    }
+  });
+
+  await check('A model with one signature afterwards: no picker in Compare, no signature groups in Calibrate', async () => {
     await dropFile(page, 'dropped.tflite', example);
     await waitForModel(page, 'dropped.tflite');
     assert(!(await page.locator(testId('compare-signature-picker')).isVisible()), 'a signature picker in Compare for a model with one signature');
