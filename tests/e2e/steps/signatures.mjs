@@ -12,9 +12,9 @@
 // --signature-data` on the same files byte for byte; the Ranges view lists every signature's
 // tensors; and each signature, chosen in the Compare tab's picker, runs on its calibration sample
 // 0 with the float outputs LiteRT gave for it (the golden's sig_KEY_out_NAME.npy).
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { npyRows } from '../lib/data.mjs';
+import { npyBytes, npyRows } from '../lib/data.mjs';
 import { cli } from '../lib/expected.mjs';
 import { ARTIFACTS, ROOT, STEP_TIMEOUT_MS, assert, check } from '../lib/harness.mjs';
 import { downloadOf, dropFile, quantizeOnPage, screenshot, showTab, testId, text, waitForModel, waitForPanel } from '../lib/page.mjs';
@@ -106,7 +106,16 @@ async function signaturesCalibrate({ page, example }) {
   const work = join(ARTIFACTS, 'signatures');
   mkdirSync(work, { recursive: true });
   const model = join(DIR, 'model.tflite');
-  const file = (key, name) => join(DIR, `sig_${key}_in_${name}.npy`);
+  // Each input's samples: the golden's input (sample 0, whose LiteRT outputs the golden has)
+  // followed by its 8 calibration samples, with a samples axis.
+  const file = (key, name) => {
+    const path = join(work, `sig_${key}_${name}.npy`);
+    const first = npyRows(join(DIR, `sig_${key}_in_${name}.npy`));
+    const rest = npyRows(join(DIR, `sig_${key}_calib_${name}.npy`));
+    const shape = /'shape': \(([^)]*)\)/.exec(readFileSync(join(DIR, `sig_${key}_in_${name}.npy`)).subarray(10, 138).toString('latin1'))?.[1].split(',').map((d) => d.trim()).filter((d) => d !== '').map(Number) ?? [];
+    writeFileSync(path, npyBytes([1 + rest.length, ...shape], Float32Array.from([...first.flat(), ...rest.flat()])));
+    return path;
+  };
   const data = SIGNATURES.flatMap(({ key, inputs }) => inputs.flatMap((name) => ['--signature-data', `${key}=${file(key, name)}`]));
 
   await check('Calibrate tab on a model with three signatures: one group of .npy pickers per signature (its inputs, named by the signature), calibrated each on its own samples', async () => {
@@ -146,7 +155,7 @@ async function signaturesCalibrate({ page, example }) {
     await page.locator(testId('ranges-tensor')).selectOption((await option.getAttribute('value')) ?? '');
     await page.waitForFunction(() => document.querySelector('[data-testid="ranges"]')?.getAttribute('data-state') === 'ready', undefined, { timeout: STEP_TIMEOUT_MS });
     const steps = await text(page, 'ranges-steps');
-    assert(steps.includes('The 2 calibration samples'), `score has 2 samples: ${steps.slice(0, 200)}`);
+    assert(steps.includes('The 9 calibration samples'), `score has 9 samples: ${steps.slice(0, 200)}`);
   });
 
   await check('Quantize int8: the downloaded model and statistics equal zeropoint quantize / calibrate --signature-data on the same files, byte for byte', async () => {
@@ -186,7 +195,8 @@ async function signaturesCalibrate({ page, example }) {
         const block = blocks.nth(k);
         await block.locator(testId('compare-kind-select')).selectOption('values');
         const cells = await page.locator(testId('compare-output')).nth(k).locator(`${testId('compare-values')} tbody tr td:nth-child(2)`).allTextContents();
-        const litert = npyRows(join(DIR, `sig_${key}_out_${name}.npy`))[0];
+        // The golden holds the one sample (no samples axis).
+        const litert = npyRows(join(DIR, `sig_${key}_out_${name}.npy`)).flat();
         assert(cells.length > 0 && cells.length <= litert.length, `${key}/${name}: ${String(cells.length)} values shown`);
         // The page prints 4 significant digits: equal to LiteRT's value within that rounding.
         cells.forEach((cell, i) => {
