@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelSummary } from '../engine/types';
-import { defaultSignature, forSignature, signatureInputs, signatureLabel, signatureSubgraph, streamKey } from './signatures';
+import { defaultSignature, forSignature, runSubgraph, signatureInputs, signatureLabel, signatureSubgraph, streamKey } from './signatures';
 
 /** A summary with `n` subgraphs and the given signatures (key, subgraph). */
 function summary(n: number, sigs: [string, number][]): ModelSummary {
@@ -60,6 +60,16 @@ describe('signature inputs, labels and calibrations', () => {
     ]);
     expect(signatureInputs(model, 'decode').map((i) => i.name)).toEqual(['code']);
     expect(signatureInputs(model, 'nope')).toEqual([]);
+  });
+
+  it('gives the subgraph a run shows, its outputs in the signature\'s order', () => {
+    const s: ModelSummary = {
+      ...model,
+      subgraphs: model.subgraphs.map((sg, i) => (i === 1 ? { ...sg, outputs: [7, 6] } : { ...sg, outputs: [9] })),
+      signatures: [...model.signatures.slice(0, 1), { key: 'score', subgraph: 1, inputs: [], outputs: [{ name: 'a', tensor: 6 }, { name: 'b', tensor: 7 }] }],
+    };
+    expect(runSubgraph(s, 'score')).toEqual({ subgraph: s.subgraphs[1], outputs: [6, 7] });
+    expect(runSubgraph(s, undefined)).toEqual({ subgraph: s.subgraphs[0], outputs: [9] });
   });
 
   it('names a signature by its key, inputs and outputs', () => {

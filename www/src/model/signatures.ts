@@ -4,7 +4,7 @@
  * `get_signature_runner(key)` does: its subgraph, its inputs and outputs in its order, named by
  * its keys. No DOM: unit-tested in Node (signatures.test.ts).
  */
-import type { ModelSummary } from '../engine/types';
+import type { ModelSummary, SubgraphSummary } from '../engine/types';
 
 /**
  * The signature a newly loaded model runs: none for a model with at most one signature (subgraph 0,
@@ -75,4 +75,14 @@ export function forSignature<C extends BySignature<unknown, unknown>>(calibratio
 export function signatureLabel(signature: { key: string; inputs: { name: string }[]; outputs: { name: string }[] }): string {
   const names = (items: { name: string }[]): string => items.map((i) => i.name).join(', ') || '—';
   return `${signature.key} (${names(signature.inputs)} → ${names(signature.outputs)})`;
+}
+
+/**
+ * The subgraph a run with signature `key` shows, with its outputs in the run's order (the
+ * signature's order, which need not be the subgraph's; subgraph 0's own without a signature).
+ */
+export function runSubgraph(summary: ModelSummary, key: string | undefined): { subgraph: SubgraphSummary | undefined; outputs: number[] } {
+  const subgraph = summary.subgraphs[signatureSubgraph(summary, key)];
+  const sig = key === undefined ? undefined : summary.signatures.find((s) => s.key === key);
+  return { subgraph, outputs: sig ? sig.outputs.map((o) => o.tensor) : (subgraph?.outputs ?? []) };
 }
