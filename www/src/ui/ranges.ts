@@ -127,8 +127,8 @@ export class RangesView {
     );
     root.replaceChildren(h('h3', {}, 'Ranges and zero points'), this.empty, this.body);
     this.tensorSelect.addEventListener('change', () => {
-      const [group, index] = this.tensorSelect.value.split(':').map(Number);
-      this.group = group ?? 0;
+      const [group, index] = parseTensorValue(this.tensorSelect.value);
+      this.group = group;
       this.tensorIndex = index;
       this.render();
     });
@@ -164,6 +164,11 @@ export class RangesView {
     return Math.max(0, this.groups.findIndex((g) => g.key === key));
   }
 
+  /** A tensor's option value: its index, `group:index` when the list has several groups. */
+  private tensorValue(group: number, index: number): string {
+    return this.groups.length > 1 ? `${String(group)}:${String(index)}` : String(index);
+  }
+
   /** The statistics of the tensor shown. */
   private shownStats(): CalibrationStats | undefined {
     return this.groups[this.group]?.stats;
@@ -196,7 +201,7 @@ export class RangesView {
     this.methodSelect.value = current.kind;
     if (current.kind === 'percentile') this.percentile.value = String(current.percentile);
     this.percentileLabel.hidden = current.kind !== 'percentile';
-    const options = (g: number, list: CalibrationStats): HTMLOptionElement[] => list.tensors.map((t) => h('option', { value: `${String(g)}:${String(t.index)}` }, `#${String(t.index)} ${t.name}`));
+    const options = (g: number, list: CalibrationStats): HTMLOptionElement[] => list.tensors.map((t) => h('option', { value: this.tensorValue(g, t.index) }, `#${String(t.index)} ${t.name}`));
     this.tensorSelect.replaceChildren(
       ...(this.groups.length > 1
         ? this.groups.map((g, k) => h('optgroup', { label: `signature ${g.key ?? ''}` }, ...options(k, g.stats)))
@@ -208,7 +213,7 @@ export class RangesView {
       this.group = this.groupOf('chosen');
       this.tensorIndex = defaultTensor(this.shownStats() ?? stats);
     }
-    this.tensorSelect.value = `${String(this.group)}:${String(this.tensorIndex)}`;
+    this.tensorSelect.value = this.tensorValue(this.group, this.tensorIndex ?? 0);
     this.render();
     this.renderOp();
   }
@@ -222,7 +227,7 @@ export class RangesView {
     if (!this.hasTensor(index)) return;
     this.group = this.groupOf('chosen');
     this.tensorIndex = index;
-    this.tensorSelect.value = `${String(this.group)}:${String(index)}`;
+    this.tensorSelect.value = this.tensorValue(this.group, index);
     this.render();
   }
 
@@ -373,6 +378,12 @@ export class RangesView {
       }
     })();
   }
+}
+
+/** `[group, index]` of a tensor option's value (`index`, or `group:index`). */
+function parseTensorValue(value: string): [number, number] {
+  const [a, b] = value.split(':').map(Number);
+  return b === undefined ? [0, a ?? 0] : [a ?? 0, b];
 }
 
 /** The tensor shown first: the first one that is computed (not a graph input), else the first. */
