@@ -127,7 +127,7 @@ fn limits_reach_every_prepare_and_name_what_is_too_large() {
     );
     assert_eq!(by_runner, msg);
     let by_calibrator = message(
-        wasm::Calibrator::new(EXAMPLE, tiny(), None)
+        wasm::Calibrator::new(EXAMPLE, tiny(), None, None)
             .err()
             .expect("refused"),
     );
@@ -199,7 +199,7 @@ fn input_shapes_resize_a_dynamic_batch() {
         out[10..],
         "the same row twice gives the same probabilities"
     );
-    let cal = wasm::Calibrator::new(DYNAMIC_BATCH, None, Some(shapes(vec![2, 12, 12, 3])));
+    let cal = wasm::Calibrator::new(DYNAMIC_BATCH, None, Some(shapes(vec![2, 12, 12, 3])), None);
     assert!(cal.is_ok(), "the calibrator prepares at batch 2");
     let msg = message(
         wasm::run::Runner::new(
@@ -260,9 +260,23 @@ fn a_runner_runs_the_signature_it_is_given() {
     );
     assert!(rows.iter().all(|r| r.sqnr_db == f64::INFINITY), "{rows:?}");
     let msg = message(
-        wasm::Calibrator::new(SIGNATURES, None, None)
+        wasm::Calibrator::new(SIGNATURES, None, None, None)
             .err()
             .expect("several signatures"),
     );
     assert!(msg.contains("3 signatures"), "{msg}");
+    // One signature at a time: its subgraph's inputs (query before candidate in `score`'s).
+    let cal = wasm::Calibrator::new(SIGNATURES, None, None, Some("score".into()))
+        .expect("a signature calibrates");
+    let inputs: Vec<zeropoint::quant::calibrate::InputDesc> =
+        serde_wasm_bindgen::from_value(cal.inputs().expect("inputs")).expect("InputDesc[]");
+    let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names.iter().all(|n| n.starts_with("score_")), "{names:?}");
+    let msg = message(
+        wasm::Calibrator::new(SIGNATURES, None, None, Some("serve".into()))
+            .err()
+            .expect("an unknown key"),
+    );
+    assert!(msg.contains("serve") && msg.contains("encode"), "{msg}");
 }

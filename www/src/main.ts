@@ -24,7 +24,7 @@ import type { UnrunnableOp } from './engine/types';
 import { formatBytesExact, looksLikeTflite, rewrittenFileName } from './format';
 import { loadLimits, saveLimits, workerLimits } from './limits';
 import { shapesToSend, storedShapes } from './model/input-shapes';
-import { defaultSignature, signatureSubgraph, streamKey } from './model/signatures';
+import { defaultSignature, forSignature, signatureSubgraph, streamKey } from './model/signatures';
 import { createPageStore, type PageModel } from './page-state';
 import { latest } from './store';
 import { Banner } from './ui/banner';
@@ -82,9 +82,12 @@ store.subscribe('model', () => {
   shown = 'float';
   showModel('float');
 });
-// Another signature: the Model tab shows its subgraph (and the picker its choice).
-store.subscribe('signature', () => {
+// Another signature: the Model tab shows its subgraph (and the picker its choice); a calibration
+// by signature gives the panels that signature's statistics and samples.
+store.subscribe('signature', (signature) => {
   if (modelOf(shown)) showModel(shown);
+  const { calibration } = store.get();
+  if (calibration?.signatures) store.set({ calibration: forSignature(calibration, signature) });
 });
 store.subscribe('quantized', () => {
   updateSwitch();
@@ -113,7 +116,12 @@ const calibration = new CalibrationPanel(required('[data-testid="calibration"]',
 });
 
 const quantize = new QuantizePanel(required('[data-testid="quantize"]', HTMLElement), store, {
-  quantize: (bytes, stats, settings) => client.quantize(bytes, stats, settings),
+  // A calibration by signature quantizes every signature with its own statistics (the modes
+  // that take statistics: `stats` is absent for the others).
+  quantize: (bytes, stats, settings) => {
+    const signatures = stats ? store.get().calibration?.signatures?.map((s) => ({ key: s.key, stats: s.stats })) : undefined;
+    return client.quantize(bytes, stats, settings, signatures);
+  },
   setMethod: (method) => {
     calibration.selectMethod(method);
   },

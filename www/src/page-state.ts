@@ -5,7 +5,8 @@
  * - `model`: main.ts, when a dropped model loads (not a model that cannot run: that one is only
  *   shown). Every panel resets what belonged to the old model.
  * - `calibration`: the Calibrate panel, after a run or a method change; `undefined` when a new
- *   model clears it. The Ranges, Quantize and Compare panels and the details panel follow.
+ *   model clears it; main.ts when another signature is chosen (its statistics become `stats`).
+ *   The Ranges, Quantize and Compare panels and the details panel follow.
  * - `quantized`: the Quantize panel, after a run; `undefined` when a new model clears it. The
  *   Model tab's switch and the Compare panel follow.
  * - `selection`: main.ts (a click in the graph, the tensor table or the details panel); cleared
@@ -51,6 +52,13 @@ export interface Calibration {
   method: string;
   /** Where the samples came from (Compare can take one of them again). */
   source: CalibrationSource;
+  /**
+   * A model with several signatures, calibrated by signature: each signature's statistics and
+   * samples, in the model's order (quantization takes them all). `stats` and `source` are then
+   * those of the chosen `signature` (model/signatures.ts `forSignature`), so the panels that show
+   * one subgraph's tensors follow the picker.
+   */
+  signatures?: { key: string; stats: CalibrationStats; source: CalibrationSource }[] | undefined;
 }
 
 export interface PageState {

@@ -14,7 +14,7 @@ import { calibrateParallel, workerCount, type SliceEngine } from './calibration/
 import type { Progress } from './calibration/progress';
 import { calibrate, sampleSource, type CalibrationEngine } from './calibration/run';
 import { SliceWorkers } from './calibration/slice-client';
-import type { CalibratorLike } from './calibration/types';
+import { type CalibrationConfig, type CalibrationStats, type CalibratorLike } from './calibration/types';
 import { timeInvokes } from './compare/timing';
 import { loadEngine, type EngineModule, type LoadedEngine } from './engine/loader';
 import type { Arithmetic, InputShapes } from './engine/types';
@@ -41,8 +41,17 @@ let engine: Promise<LoadedEngine> | undefined;
 /** Ids of calibrate requests in progress, and those asked to stop. */
 const calibrating = new Set<number>();
 const cancelled = new Set<number>();
-/** The last finished calibration, for `calibration-stats` (replaced when the next one finishes). */
-let lastCalibrator: CalibratorLike | undefined;
+/**
+ * The last finished calibration, for `calibration-stats` (replaced when the next one finishes):
+ * one calibrator, or one per signature (`key`) of a model calibrated by signature.
+ */
+let lastCalibrators: { key: string | undefined; calibrator: CalibratorLike }[] = [];
+
+/** Frees the kept calibrators and keeps `next` instead. */
+function keepCalibrators(next: { key: string | undefined; calibrator: CalibratorLike }[]): void {
+  for (const c of lastCalibrators) c.calibrator.free();
+  lastCalibrators = next;
+}
 
 /** The last Rust panic console_error_panic_hook reported (its message names what failed). */
 let lastPanic: string | undefined;
@@ -168,37 +177,59 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       // one worker otherwise (calibrateParallel also falls back to it for stateful models).
       const workers = typeof Worker === 'undefined' ? 1 : workerCount(navigator.hardwareConcurrency, Number.POSITIVE_INFINITY);
       const helpers = new SliceWorkers(info.build);
+      // One calibration, or one per signature in turn (each on its own samples), as
+      // `zeropoint calibrate --signature-data` does; all are kept only if every one finishes.
+      const parts: { key: string | undefined; config: CalibrationConfig }[] = request.config.signatures
+        ? request.config.signatures.map((s) => ({ key: s.key, config: { source: s.source, method: request.config.method } }))
+        : [{ key: undefined, config: request.config }];
+      const done: { key: string | undefined; calibrator: CalibratorLike; stats: CalibrationStats }[] = [];
       try {
-        const env = {
-          engine: api satisfies CalibrationEngine,
-          decodeImage,
-          onProgress: (progress: Progress) => {
-            scope.postMessage({ type: 'progress', id: request.id, ...progress }, []);
-          },
-          isCancelled: () => cancelled.has(request.id),
-          limits: request.limits.engine,
-          shapes: request.shapes,
-          maxSamples: request.limits.maxCalibrationSamples,
-        };
-        const outcome =
-          workers > 1
-            ? await calibrateParallel(request.bytes, request.config, {
-                ...env,
-                engine: api satisfies SliceEngine,
-                workers,
-                runSlice: (slice, onProgress) => helpers.run(slice, onProgress),
-                stop: () => {
-                  helpers.stop();
-                },
-              })
-            : await calibrate(request.bytes, request.config, env);
-        if (outcome.calibrator) {
-          lastCalibrator?.free();
-          lastCalibrator = outcome.calibrator;
+        let samples = 0;
+        let elapsedMs = 0;
+        for (const part of parts) {
+          const env = {
+            engine: api satisfies CalibrationEngine,
+            decodeImage,
+            onProgress: (progress: Progress) => {
+              scope.postMessage({ type: 'progress', id: request.id, ...progress }, []);
+            },
+            isCancelled: () => cancelled.has(request.id),
+            limits: request.limits.engine,
+            shapes: request.shapes,
+            signature: part.key,
+            maxSamples: request.limits.maxCalibrationSamples,
+          };
+          const run =
+            workers > 1
+              ? calibrateParallel(request.bytes, part.config, {
+                  ...env,
+                  engine: api satisfies SliceEngine,
+                  workers,
+                  runSlice: (slice, onProgress) => helpers.run(slice, onProgress),
+                  stop: () => {
+                    helpers.stop();
+                  },
+                })
+              : calibrate(request.bytes, part.config, env);
+          // A signature's error names it (a trap stays a trap: fatal).
+          const outcome = await run.catch((error: unknown) => {
+            if (part.key === undefined || error instanceof WebAssembly.RuntimeError) throw error;
+            throw new Error(`signature '${part.key}': ${errorMessage(error)}`, { cause: error });
+          });
+          samples += outcome.samples;
+          elapsedMs += outcome.elapsedMs;
+          if (outcome.status === 'cancelled' || !outcome.calibrator || !outcome.stats) {
+            return [{ type: 'calibrated', id: request.id, status: 'cancelled', samples, elapsedMs, stats: undefined }, []];
+          }
+          done.push({ key: part.key, calibrator: outcome.calibrator, stats: outcome.stats });
         }
-        const { status, samples, elapsedMs, stats } = outcome;
-        return [{ type: 'calibrated', id: request.id, status, samples, elapsedMs, stats }, []];
+        const results = done.map(({ key, stats }) => ({ key, stats }));
+        keepCalibrators(done.map(({ key, calibrator }) => ({ key, calibrator })));
+        done.length = 0; // kept: not freed below
+        const signatures = request.config.signatures ? results.flatMap(({ key, stats }) => (key === undefined ? [] : [{ key, stats }])) : undefined;
+        return [{ type: 'calibrated', id: request.id, status: 'done', samples, elapsedMs, stats: results[0]?.stats, signatures }, []];
       } finally {
+        for (const d of done) d.calibrator.free();
         helpers.stop();
         calibrating.delete(request.id);
         cancelled.delete(request.id);
@@ -210,8 +241,11 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       return [{ type: 'cancel-ack', id: request.id, found }, []];
     }
     case 'calibration-stats': {
-      if (!lastCalibrator) throw new Error('no finished calibration in this engine: run Calibrate again');
-      return [{ type: 'calibration-stats', id: request.id, stats: lastCalibrator.stats(request.method) }, []];
+      const all = lastCalibrators.map(({ key, calibrator }) => ({ key, stats: calibrator.stats(request.method) }));
+      const first = all[0];
+      if (!first) throw new Error('no finished calibration in this engine: run Calibrate again');
+      const signatures = first.key === undefined ? undefined : all.flatMap(({ key, stats }) => (key === undefined ? [] : [{ key, stats }]));
+      return [{ type: 'calibration-stats', id: request.id, stats: first.stats, signatures }, []];
     }
     case 'quant-params': {
       const { api } = await requireEngine();
@@ -230,12 +264,16 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
     case 'quantize': {
       const { api } = await requireEngine();
       const started = performance.now();
-      const statsJson = request.stats ? api.statsJson(request.stats) : undefined;
-      const q = api.quantizeModel(request.bytes, statsJson, request.settings);
+      // Several signatures: each signature's statistics (the statistics download is the
+      // per-signature file `zeropoint calibrate --signature-data` writes).
+      const statsJson = request.signatures ? api.signatureStatsJson(request.signatures) : request.stats ? api.statsJson(request.stats) : undefined;
+      const q = request.signatures ? api.quantizeSignatures(request.bytes, request.signatures, request.settings) : api.quantizeModel(request.bytes, statsJson, request.settings);
       try {
         // The report's errors on the first calibration samples, as `zeropoint quantize --data
-        // … --report` adds them (when the last calibration in this engine ran this model).
-        lastCalibrator?.measureErrors?.(request.bytes, q);
+        // … --report` adds them (when the last calibration in this engine ran this model; a
+        // calibration by signature measures none, as the CLI's --report refuses several).
+        const [only, ...others] = lastCalibrators;
+        if (only && others.length === 0) only.calibrator.measureErrors?.(request.bytes, q);
         const bytes = q.bytes();
         const response: WorkerResponse = {
           type: 'quantized',

@@ -22,8 +22,10 @@
 //! 3. **Clean up**: redundant DEQUANTIZE → QUANTIZE pairs removed ([`super::cleanup`]), unread
 //!    buffers dropped.
 
-use super::calibrate::CalibrationStats;
-use super::passes::{Mode, QuantizeOptions, Ranges, quantize};
+use super::calibrate::{CalibrationStats, SignatureStats};
+use super::passes::{
+    Mode, QuantizeOptions, Ranges, quantize, quantize_signatures, signature_ranges,
+};
 use super::report::Report;
 use crate::error::{Error, Result};
 use crate::graph::Model;
@@ -62,6 +64,24 @@ pub fn quantize_to_bytes(
     opts: &QuantizeOptions,
 ) -> Result<(Vec<u8>, Report)> {
     let (q, report) = quantize(model, ranges, opts)?;
+    let bytes = tflite::write(&q)?;
+    Ok((bytes, report))
+}
+
+/// Quantizes a model with several signatures (full integer) from per-signature statistics, as
+/// `zeropoint quantize --signature-data` / `--stats SIGNATURE_STATS.json` does: each signature's
+/// ranges from its own statistics ([`signature_ranges`]), every signature quantized with them
+/// ([`quantize_signatures`]), then written.
+///
+/// # Errors
+/// What [`signature_ranges`], [`quantize_signatures`] or [`tflite::write()`] refuse.
+pub fn quantize_signatures_to_bytes(
+    model: &Model,
+    stats: &SignatureStats,
+    opts: &QuantizeOptions,
+) -> Result<(Vec<u8>, Report)> {
+    let ranges = signature_ranges(model, stats)?;
+    let (q, report) = quantize_signatures(model, &ranges, opts)?;
     let bytes = tflite::write(&q)?;
     Ok((bytes, report))
 }

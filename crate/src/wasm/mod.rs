@@ -108,26 +108,46 @@ impl Calibrator {
     /// Reads a float `.tflite` model and prepares the float engine for it with `limits` (the
     /// engine's size limits; default if absent) and `shapes` (the input shapes for a model with
     /// dynamic dims; the stored shapes if absent). The statistics are by tensor, so they quantize
-    /// the model as stored whatever the shapes. A model with several signatures is refused
-    /// (full-integer quantization of it is not supported yet).
+    /// the model as stored whatever the shapes.
+    ///
+    /// A model with several signatures is calibrated one signature at a time, as `zeropoint
+    /// calibrate --signature-data` does: `signature` names the one whose samples this
+    /// calibrator records ([`crate::quant::signature_model`]: its subgraph as a model of its
+    /// own; its inputs in the subgraph's order), and `quantizeSignatures`
+    /// ([`quantize::quantize_signatures`]) quantizes from every signature's statistics. Without `signature`
+    /// such a model is refused, naming what to do.
     #[wasm_bindgen(constructor)]
     pub fn new(
         model: &[u8],
         #[wasm_bindgen(unchecked_optional_param_type = "EngineLimits")] limits: Option<JsValue>,
         #[wasm_bindgen(unchecked_optional_param_type = "InputShapes")] shapes: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "string")] signature: Option<String>,
     ) -> Result<Calibrator, JsError> {
         let limits = limits::limits_or_default(limits)?;
         let shapes = limits::shapes_or_default(shapes)?;
-        // Measured errors compare the float and quantized models at the stored shapes: a
-        // calibration at other shapes records none (see `measure_errors`).
-        let fp = if shapes.is_empty() {
+        // Measured errors compare the float and quantized models at the stored shapes, for a
+        // model of one signature: a calibration at other shapes, or of one signature of several
+        // (the CLI's --report refuses those), records none (see `measure_errors`).
+        let fp = if shapes.is_empty() && signature.is_none() {
             fingerprint(model)
         } else {
             (0, usize::MAX)
         };
-        let model = limits::read_shaped(model, &shapes)?;
-        // The statistics serve full-integer quantization, refused for several signatures.
-        crate::engine::signatures::refuse_full_integer(&model).map_err(js_error)?;
+        let model = match &signature {
+            None => {
+                let model = limits::read_shaped(model, &shapes)?;
+                // The statistics serve full-integer quantization: several signatures are
+                // calibrated one by one.
+                crate::engine::signatures::refuse_full_integer(&model).map_err(js_error)?;
+                model
+            }
+            Some(key) => {
+                let whole = tflite::read(model).map_err(js_error)?;
+                let mut part = crate::quant::signature_model(&whole, key).map_err(js_error)?;
+                shapes.apply(&mut part).map_err(js_error)?;
+                part
+            }
+        };
         let inner = calibrate::Calibrator::with_limits(&model, &limits).map_err(js_error)?;
         Ok(Calibrator {
             inner,
@@ -257,6 +277,27 @@ impl Calibrator {
             }
         }
     }
+}
+
+/// The statistics of every signature of a model with several, each recorded by a [`Calibrator`]
+/// made for that signature: `signatures` is `{ key, stats }[]` in the model's signature order.
+/// Returns the file `zeropoint calibrate --signature-data` writes
+/// ([`calibrate::SignatureStats`]; `zeropoint quantize --stats` reads it).
+#[wasm_bindgen(js_name = signatureStatsJson)]
+pub fn signature_stats_json(
+    #[wasm_bindgen(unchecked_param_type = "{ key: string; stats: CalibrationStats }[]")]
+    signatures: JsValue,
+) -> Result<String, JsError> {
+    crate::quant::pipeline::json_text(&signature_stats_of(signatures)?).map_err(js_error)
+}
+
+/// Per-signature statistics from JS `{ key, stats }[]`.
+fn signature_stats_of(signatures: JsValue) -> Result<calibrate::SignatureStats, JsError> {
+    let parts: Vec<calibrate::SignatureCalibration> = serde_wasm_bindgen::from_value(signatures)
+        .map_err(|e| JsError::new(&format!("per-signature calibration statistics: {e}")))?;
+    Ok(calibrate::SignatureStats::new(
+        parts.into_iter().map(|p| (p.key, p.stats)).collect(),
+    ))
 }
 
 /// Seeded random calibration data: `n` values uniform in [lo, hi).

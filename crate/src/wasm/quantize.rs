@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 
 use super::{js_error, to_js};
 use crate::graph::Model;
-use crate::quant::calibrate::CalibrationStats;
+use crate::quant::calibrate::{CalibrationStats, SignatureStats};
 use crate::quant::pipeline::{self, json_text, parse_stats_json};
 use crate::quant::sqnr::ErrorSamples;
 use crate::quant::{IoType, Mode, QuantizeOptions, Report};
@@ -98,7 +98,8 @@ impl QuantizedModel {
 
 /// Quantizes the float model `model` as `zeropoint quantize MODEL --stats STATS.json` does:
 /// `stats_json` is the statistics JSON (`zeropoint calibrate`'s output, or the page's; may be
-/// absent for `dynamic` and `float16`), `settings` the CLI's options.
+/// absent for `dynamic` and `float16`; a model with several signatures takes
+/// [`quantize_signatures`]), `settings` the CLI's options.
 #[wasm_bindgen(js_name = quantizeModel)]
 pub fn quantize_model(
     model: &[u8],
@@ -112,6 +113,49 @@ pub fn quantize_model(
         .transpose()
         .map_err(js_error)?;
     quantize_with(model, stats.as_ref(), &settings).map_err(js_error)
+}
+
+/// Quantizes the float model `model` with several signatures from each signature's statistics
+/// (`signatures`: `{ key, stats }[]`, each recorded by a `Calibrator` made for that signature),
+/// as `zeropoint quantize --signature-data` / `--stats SIGNATURE_STATS.json` does
+/// ([`quantize_signatures_with`]); `settings` the CLI's options (int8 or int16x8).
+#[wasm_bindgen(js_name = quantizeSignatures)]
+pub fn quantize_signatures(
+    model: &[u8],
+    #[wasm_bindgen(unchecked_param_type = "{ key: string; stats: CalibrationStats }[]")]
+    signatures: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "QuantizeSettings")] settings: JsValue,
+) -> Result<QuantizedModel, JsError> {
+    let settings: QuantizeSettings = serde_wasm_bindgen::from_value(settings)
+        .map_err(|e| JsError::new(&format!("quantize settings: {e}")))?;
+    let stats = super::signature_stats_of(signatures)?;
+    quantize_signatures_with(model, &stats, &settings).map_err(js_error)
+}
+
+/// [`quantize_signatures`] without the JS conversions: what `zeropoint quantize --stats
+/// SIGNATURE_STATS.json` does ([`pipeline::quantize_signatures_to_bytes`]). The report is that
+/// of the signature running subgraph 0, with every signature's warnings.
+///
+/// # Errors
+/// An unreadable model, unknown options, a mode other than int8 / int16x8 (dynamic range and
+/// float16 take no statistics), or what [`pipeline::quantize_signatures_to_bytes`] refuses.
+pub fn quantize_signatures_with(
+    model: &[u8],
+    stats: &SignatureStats,
+    settings: &QuantizeSettings,
+) -> crate::Result<QuantizedModel> {
+    let opts = settings.options()?;
+    if !matches!(opts.mode, Mode::Int8 | Mode::Int16x8) {
+        return Err(crate::Error::Quantization {
+            what: format!("mode {}", opts.mode.name()),
+            reason: "per-signature calibration statistics are for int8 / int16x8 (dynamic range \
+                     and float16 take none)"
+                .into(),
+        });
+    }
+    let model = tflite::read(model)?;
+    let (bytes, report) = pipeline::quantize_signatures_to_bytes(&model, stats, &opts)?;
+    Ok(QuantizedModel { bytes, report })
 }
 
 /// [`quantize_model`] without the JS conversions.

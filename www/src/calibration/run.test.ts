@@ -5,7 +5,7 @@ import { calibrate, type CalibrationEngine, type RunEnv } from './run';
 import { imageSource, npySource, randomSource, sampleSeed } from './sources';
 import type { CalibrationConfig, InputDesc } from './types';
 import { describeSource, methodString, validateMethod, validateRandom } from './types';
-import { isClipped, rangeBar, statsExport, statsFileName } from './view';
+import { isClipped, rangeBar, signatureStatsExport, statsExport, statsFileName } from './view';
 
 const X: InputDesc = { name: 'x', shape: [1, 4], dtype: 'FLOAT32' };
 
@@ -35,6 +35,28 @@ function env(overrides: Partial<RunEnv> = {}): RunEnv & { progress: number[] } {
     ...overrides,
   };
 }
+
+describe('calibrate one signature', () => {
+  it('makes the Calibrator for the signature asked for', async () => {
+    const made: (string | undefined)[] = [];
+    const e = env({ signature: 'encode' });
+    e.engine = {
+      ...e.engine,
+      Calibrator: class extends FakeCalibrator {
+        constructor(_model: Uint8Array, _limits?: unknown, _shapes?: unknown, signature?: string) {
+          super();
+          made.push(signature);
+        }
+      },
+    };
+    const out = await calibrate(new Uint8Array([1]), { source: { kind: 'random', count: 2, lo: 0, hi: 1, seed: 0 }, method: { kind: 'minmax' } }, e);
+    expect(out.status).toBe('done');
+    expect(made).toEqual(['encode']);
+    const plain = await calibrate(new Uint8Array([1]), { source: { kind: 'random', count: 1, lo: 0, hi: 1, seed: 0 }, method: { kind: 'minmax' } }, { ...e, signature: undefined });
+    expect(plain.status).toBe('done');
+    expect(made).toEqual(['encode', undefined]);
+  });
+});
 
 const npyFile = (name: string, shape: number[], data?: Float32Array): File =>
   new File([writeNpy(shape, data ?? new Float32Array(shape.reduce((a, b) => a * b, 1)))], name);
@@ -209,6 +231,18 @@ describe('settings and view helpers', () => {
       source: 'src',
       samples: 2,
       tensors: [],
+    });
+    // A calibration by signature: the CLI's per-signature format, each signature's stats whole.
+    const other = { samples: 3, tensors: [], nested: [] };
+    expect(signatureStatsExport('m.tflite', 'minmax', [{ key: 'a', source: 'sa', stats }, { key: 'b', source: 'sb', stats: other }])).toEqual({
+      format: 'zeropoint-signature-stats',
+      version: 1,
+      model: 'm.tflite',
+      method: 'minmax',
+      signatures: [
+        { key: 'a', source: 'sa', stats },
+        { key: 'b', source: 'sb', stats: other },
+      ],
     });
     expect(statsFileName('example.tflite')).toBe('example.calibration.json');
     expect(statsFileName('.tflite')).toBe('model.calibration.json');

@@ -23,7 +23,7 @@ import {
 
 /** The wasm API slice calibration needs (Calibrator class + randomData). */
 export interface CalibrationEngine {
-  Calibrator: new (model: Uint8Array, limits?: EngineLimits, shapes?: InputShapes) => CalibratorLike;
+  Calibrator: new (model: Uint8Array, limits?: EngineLimits, shapes?: InputShapes, signature?: string) => CalibratorLike;
   randomData: RandomData;
 }
 
@@ -38,6 +38,8 @@ export interface RunEnv {
   limits?: EngineLimits;
   /** The input shapes of a model with dynamic dims; the stored shapes when absent. */
   shapes?: InputShapes | undefined;
+  /** The signature to calibrate, of a model with several (its subgraph as a model of its own). */
+  signature?: string | undefined;
   /** Most samples a source decoded whole in memory (a `.npy`) may hold; no limit when absent. */
   maxSamples?: number;
 }
@@ -99,7 +101,7 @@ export async function sampleSource(
 export async function calibrate(model: Uint8Array, config: CalibrationConfig, env: RunEnv): Promise<RunOutcome> {
   validateMethod(config.method);
   const method = methodString(config.method);
-  const calibrator = new env.engine.Calibrator(model, env.limits, env.shapes);
+  const calibrator = new env.engine.Calibrator(model, env.limits, env.shapes, env.signature);
   let keep = false;
   try {
     const samples = await sampleSource(calibrator.inputs(), config.source, env.engine.randomData, env.decodeImage, env.maxSamples);

@@ -49,6 +49,24 @@ export type CalibrationSource =
 export interface CalibrationConfig {
   source: CalibrationSource;
   method: CalibrationMethod;
+  /**
+   * A model with several signatures: the samples of each, in the model's signature order, each
+   * signature calibrated on its own (as `zeropoint calibrate --signature-data`); `source` is then
+   * the first one's. Absent for a model with at most one signature.
+   */
+  signatures?: SignatureSource[] | undefined;
+}
+
+/** The samples of one signature of a model with several (its inputs in its subgraph's order). */
+export interface SignatureSource {
+  key: string;
+  source: CalibrationSource;
+}
+
+/** The statistics of one signature, recorded on its own samples (tensor indices of its subgraph). */
+export interface SignatureCalibration {
+  key: string;
+  stats: CalibrationStats;
 }
 
 /** Limits on what the page accepts, so a typo cannot start a run of a billion samples. */

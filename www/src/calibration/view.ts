@@ -64,3 +64,21 @@ export function statsExport(model: string, method: string, source: string, stats
 export function statsFileName(model: string): string {
   return `${model.replace(/\.tflite$/i, '') || 'model'}.calibration.json`;
 }
+
+/**
+ * The download of a calibration by signature: the per-signature file `zeropoint calibrate
+ * --signature-data` writes (format and version, each signature's key and statistics, which
+ * `zeropoint quantize --stats` reads), plus what the page adds for people (the model, the method,
+ * each signature's source; the CLI ignores them).
+ */
+export interface SignatureStatsExport {
+  format: 'zeropoint-signature-stats';
+  version: 1;
+  model: string;
+  method: string;
+  signatures: { key: string; source: string; stats: CalibrationStats }[];
+}
+
+export function signatureStatsExport(model: string, method: string, signatures: { key: string; source: string; stats: CalibrationStats }[]): SignatureStatsExport {
+  return { format: 'zeropoint-signature-stats', version: 1, model, method, signatures: signatures.map(({ key, source, stats }) => ({ key, source, stats })) };
+}

@@ -21,7 +21,7 @@ import {
   type WorkerRequest,
   type WorkerResponse,
 } from './protocol';
-import type { CalibrationConfig, CalibrationStats } from '../calibration/types';
+import type { CalibrationConfig, CalibrationStats, SignatureCalibration } from '../calibration/types';
 import { DEFAULT_LIMITS, workerLimits, type WorkerLimits } from '../limits';
 import type { Progress } from '../calibration/progress';
 import type { Arithmetic, InputShapes, ModelSummary, MultiplierSteps, QuantSteps, QuantizeSettings, TensorComparison, UnrunnableOp } from './types';
@@ -54,6 +54,14 @@ export interface CalibrationResult {
   samples: number;
   elapsedMs: number;
   stats: CalibrationStats | undefined;
+  /** Each signature's statistics, for a calibration by signature that finished. */
+  signatures?: SignatureCalibration[] | undefined;
+}
+
+/** A finished calibration's statistics with another method (and each signature's, if by signature). */
+export interface RestatsResult {
+  stats: CalibrationStats;
+  signatures?: SignatureCalibration[] | undefined;
 }
 
 /** A running calibration: its result, and a way to stop it between two samples. */
@@ -158,7 +166,7 @@ export class EngineClient {
       return request;
     });
     return {
-      result: result.then(({ status, samples, elapsedMs, stats }) => ({ status, samples, elapsedMs, stats })),
+      result: result.then(({ status, samples, elapsedMs, stats, signatures }) => ({ status, samples, elapsedMs, stats, signatures })),
       cancel: () => {
         if (cancelRequested) return;
         cancelRequested = true;
@@ -168,9 +176,10 @@ export class EngineClient {
   }
 
   /** The last calibration's statistics with another method (no new samples are run). */
-  async calibrationStats(method: string): Promise<CalibrationStats> {
+  async calibrationStats(method: string): Promise<RestatsResult> {
     await this.init();
-    return (await this.request('calibration-stats', { type: 'calibration-stats', method })).stats;
+    const { stats, signatures } = await this.request('calibration-stats', { type: 'calibration-stats', method });
+    return { stats, signatures };
   }
 
   /** The steps from `[min, max]` to scale and zero point, from the engine's quantizer. */
@@ -194,13 +203,15 @@ export class EngineClient {
   /**
    * Quantize `bytes` from `stats` with the CLI's options (`zeropoint quantize --stats`); the
    * statistics and settings travel with the request, so a restarted worker needs nothing else.
+   * A model with several signatures is quantized from `signatures` (each signature's statistics).
    */
-  async quantize(bytes: Uint8Array, stats: CalibrationStats | undefined, settings: QuantizeSettings): Promise<QuantizeResult> {
+  async quantize(bytes: Uint8Array, stats: CalibrationStats | undefined, settings: QuantizeSettings, signatures?: SignatureCalibration[]): Promise<QuantizeResult> {
     await this.init();
     const { bytes: out, summary, report, reportJson, statsJson, warnings, elapsedMs } = await this.request('quantize', {
       type: 'quantize',
       bytes,
       stats,
+      signatures,
       settings,
     });
     return { bytes: out, summary, report, reportJson, statsJson, warnings, elapsedMs };

@@ -7,7 +7,7 @@
  * method changes): requests carry the model bytes, calibration statistics and settings, so a
  * restarted worker can serve the next request without replaying history.
  */
-import type { CalibrationConfig, CalibrationSource, CalibrationStats } from '../calibration/types';
+import type { CalibrationConfig, CalibrationSource, CalibrationStats, SignatureCalibration } from '../calibration/types';
 import type { Progress } from '../calibration/progress';
 import type { WorkerLimits } from '../limits';
 import type { Arithmetic, InputShapes, IoInfo, ModelSummary, MultiplierSteps, QuantSteps, QuantizeSettings, Report, TensorComparison, UnrunnableOp } from './types';
@@ -94,13 +94,14 @@ export type WorkerRequest =
   | { type: 'rewrite'; id: number; bytes: Uint8Array; externalBuffers: boolean }
   /**
    * Calibrate the model sample by sample; `progress` messages with this id follow until the one
-   * `calibrated` (or `error`) response. The worker keeps the last finished calibrator for
-   * `calibration-stats` requests (a failed or cancelled run leaves it in place).
+   * `calibrated` (or `error`) response. The worker keeps the last finished calibrator (one per
+   * signature, for `config.signatures`: each signature calibrated in turn on its own samples)
+   * for `calibration-stats` requests (a failed or cancelled run leaves them in place).
    */
   | { type: 'calibrate'; id: number; bytes: Uint8Array; config: CalibrationConfig; limits: WorkerLimits; shapes?: InputShapes | undefined }
   /** Stop the calibration started by request `target` between two samples. */
   | { type: 'cancel'; id: number; target: number }
-  /** The last finished calibration's statistics with another range-selection method. */
+  /** The last finished calibration's statistics (each signature's) with another range-selection method. */
   | { type: 'calibration-stats'; id: number; method: string }
   /** The steps from a range to scale and zero point, as the quantizer computes them. */
   | { type: 'quant-params'; id: number; min: number; max: number; dtype: 'int8' | 'int16' }
@@ -110,9 +111,11 @@ export type WorkerRequest =
   | { type: 'weight-scales'; id: number; bytes: Uint8Array; tensor: number; axis: number }
   /**
    * Quantize the float model `bytes` from `stats` (absent for dynamic / float16) with the CLI's
-   * options: the same library call as `zeropoint quantize --stats`.
+   * options: the same library call as `zeropoint quantize --stats`. A model with several
+   * signatures is quantized from `signatures` instead (each signature's statistics, as the file
+   * `zeropoint calibrate --signature-data` writes).
    */
-  | { type: 'quantize'; id: number; bytes: Uint8Array; stats: CalibrationStats | undefined; settings: QuantizeSettings }
+  | { type: 'quantize'; id: number; bytes: Uint8Array; stats: CalibrationStats | undefined; signatures?: SignatureCalibration[] | undefined; settings: QuantizeSettings }
   /** The statistics as `zeropoint calibrate` writes them (the JSON `--stats` reads). */
   | { type: 'stats-json'; id: number; stats: CalibrationStats }
   /** Run a model on one sample `runs` times; outputs of the last run. `shapes` (here, in
@@ -160,11 +163,13 @@ export type WorkerResponse =
       status: 'done' | 'cancelled';
       samples: number;
       elapsedMs: number;
-      /** Only when status is `done`. */
+      /** Only when status is `done` (the first signature's, for a calibration by signature). */
       stats: CalibrationStats | undefined;
+      /** Each signature's statistics, for a calibration by signature that is `done`. */
+      signatures?: SignatureCalibration[] | undefined;
     }
   | { type: 'cancel-ack'; id: number; found: boolean }
-  | { type: 'calibration-stats'; id: number; stats: CalibrationStats }
+  | { type: 'calibration-stats'; id: number; stats: CalibrationStats; signatures?: SignatureCalibration[] | undefined }
   | { type: 'quant-params'; id: number; steps: QuantSteps }
   | { type: 'requant'; id: number; steps: MultiplierSteps[] }
   | { type: 'weight-scales'; id: number; scales: number[] }

@@ -8,8 +8,13 @@
  * The panel follows the page store's `model` and publishes its result as the store's
  * `calibration`. The panel's `data-state` (idle, running, done, cancelled, error) is for tests
  * and styling.
+ *
+ * A model with several signatures is calibrated by signature, as `zeropoint calibrate
+ * --signature-data` does: the panel lists each signature (key, inputs, outputs) with one `.npy`
+ * picker per input of it (or seeded random data with the same settings for each), the worker
+ * calibrates each signature on its own samples, and the result shows one table per signature.
  */
-import type { CalibrationResult, CalibrationRun } from '../engine/client';
+import type { CalibrationResult, CalibrationRun, RestatsResult } from '../engine/client';
 import type { ModelSummary } from '../engine/types';
 import { formatDtype, formatFloat, formatShape } from '../format';
 import { describeNormalization, isImageFile, parseNumberList, type Normalization } from '../calibration/preprocess';
@@ -24,8 +29,10 @@ import {
   type CalibrationMethod,
   type CalibrationSource,
   type CalibrationStats,
+  type SignatureCalibration,
 } from '../calibration/types';
-import { isClipped, rangeBar, statsExport, statsFileName } from '../calibration/view';
+import { isClipped, rangeBar, signatureStatsExport, statsExport, statsFileName } from '../calibration/view';
+import { forSignature, signatureInputs, type SignatureInput } from '../model/signatures';
 import type { PageStore } from '../page-state';
 import { latest } from '../store';
 import { h, table } from './dom';
@@ -38,12 +45,22 @@ export interface CalibrationModel {
 
 export interface CalibrationDeps {
   calibrate: (bytes: Uint8Array, config: CalibrationConfig, onProgress: (p: Progress) => void) => CalibrationRun;
-  restats: (method: string) => Promise<CalibrationStats>;
+  restats: (method: string) => Promise<RestatsResult>;
   showError: (message: string) => void;
   hideError: () => void;
 }
 
 type PanelState = 'idle' | 'running' | 'done' | 'cancelled' | 'error';
+
+/** The last finished calibration (with each signature's, for a calibration by signature). */
+interface LastResult {
+  stats: CalibrationStats;
+  method: string;
+  source: string;
+  model: string;
+  config: CalibrationSource;
+  signatures?: { key: string; stats: CalibrationStats; source: string; config: CalibrationSource }[] | undefined;
+}
 type SourceKind = CalibrationSource['kind'];
 
 /** The inputs of subgraph 0 as the summary lists them. */
@@ -100,7 +117,10 @@ export class CalibrationPanel {
   private readonly restats = latest();
   private npyFiles: (File | undefined)[] = [];
   private images: File[] = [];
-  private lastResult: { stats: CalibrationStats; method: string; source: string; model: string; config: CalibrationSource } | undefined;
+  private lastResult: LastResult | undefined;
+  /** A model with several signatures: each signature's inputs (subgraph order) and chosen `.npy` files. */
+  private signatures: { key: string; inputs: SignatureInput[]; files: (File | undefined)[] }[] = [];
+  private readonly signatureInfo = h('p', { class: 'muted', 'data-testid': 'calibrate-signatures', hidden: true });
 
   private readonly sourceRadios: Record<SourceKind, HTMLInputElement>;
   private readonly sourceBoxes: Record<SourceKind, HTMLElement>;
@@ -255,6 +275,7 @@ export class CalibrationPanel {
       this.title,
       h('p', { class: 'muted' }, 'Runs samples through the float model in the engine worker and records every tensor’s range.'),
       h('div', { class: 'fields', role: 'radiogroup', 'aria-label': 'Calibration data' }, h('strong', {}, 'Data:'), randomLabel, npyLabel, imagesLabel),
+      this.signatureInfo,
       ...Object.values(this.sourceBoxes),
       h(
         'div',
@@ -285,8 +306,18 @@ export class CalibrationPanel {
     this.inputs = modelInputs(model.summary);
     this.title.textContent = `Calibrate ${model.name}`;
     this.npyFiles = this.inputs.map(() => undefined);
+    const keys = model.summary.signatures.length > 1 ? model.summary.signatures.map((sig) => sig.key) : [];
+    this.signatures = keys.map((key) => {
+      const inputs = signatureInputs(model.summary, key);
+      return { key, inputs, files: inputs.map(() => undefined) };
+    });
+    this.sourceRadios.images.disabled = this.signatures.length > 0;
+    if (this.signatures.length > 0 && this.sourceRadios.images.checked) this.sourceRadios.random.checked = true;
+    this.signatureInfo.hidden = this.signatures.length === 0;
+    this.signatureInfo.textContent = `This model has ${String(this.signatures.length)} signatures (${keys.join(', ')}): each is calibrated on its own samples, as zeropoint calibrate --signature-data does (random data: these settings for each; .npy: one file per input of each signature; images: not for several signatures).`;
     this.npyBox.replaceChildren(
-      ...this.inputs.map((input, k) => {
+      ...(this.signatures.length > 0 ? this.signatures.map((sig) => this.signatureNpy(model, sig)) : []),
+      ...(this.signatures.length > 0 ? [] : this.inputs).map((input, k) => {
         const picker = h('input', { type: 'file', accept: '.npy', 'data-testid': `npy-input-${String(k)}` });
         picker.addEventListener('change', () => {
           this.npyFiles[k] = picker.files?.[0];
@@ -309,6 +340,24 @@ export class CalibrationPanel {
     this.setState('idle');
     this.syncVisibility();
     this.root.hidden = false;
+  }
+
+  /** The `.npy` pickers of one signature: its key, inputs and outputs, one picker per input. */
+  private signatureNpy(model: CalibrationModel, sig: { key: string; inputs: SignatureInput[]; files: (File | undefined)[] }): HTMLElement {
+    const summary = model.summary.signatures.find((x) => x.key === sig.key);
+    const outputs = summary?.outputs.map((o) => o.name).join(', ') ?? '';
+    return h(
+      'fieldset',
+      { class: 'npy-signature', 'data-testid': 'npy-signature', 'data-signature': sig.key },
+      h('legend', {}, 'signature ', h('code', {}, sig.key), h('span', { class: 'muted' }, ` → ${outputs}`)),
+      ...sig.inputs.map((input, k) => {
+        const picker = h('input', { type: 'file', accept: '.npy', 'data-testid': `npy-input-${sig.key}-${String(k)}`, 'aria-label': `${sig.key}: .npy for input ${input.name}` });
+        picker.addEventListener('change', () => {
+          sig.files[k] = picker.files?.[0];
+        });
+        return h('label', { class: 'npy-row' }, h('code', { title: input.tensor }, input.name), ` ${formatShape(input.shape)} ${formatDtype(input.dtype)} `, picker);
+      }),
+    );
   }
 
   private setState(state: PanelState): void {
@@ -381,6 +430,18 @@ export class CalibrationPanel {
         seed: Number(this.seed.value),
       };
       validateRandom(source);
+      // Several signatures: the same seeded random settings for each.
+      if (this.signatures.length > 0) return { source, method, signatures: this.signatures.map((sig) => ({ key: sig.key, source })) };
+    } else if (this.signatures.length > 0) {
+      if (kind === 'images') throw new Error('images: a model with several signatures is calibrated from .npy files or random data, per signature');
+      const signatures = this.signatures.map((sig) => {
+        const missing = sig.inputs.filter((_, k) => !sig.files[k]).map((i) => `"${i.name}"`);
+        if (missing.length > 0) throw new Error(`choose a .npy for input ${missing.join(', ')} of signature '${sig.key}'`);
+        return { key: sig.key, source: { kind: 'npy' as const, files: sig.files.filter((f): f is File => f !== undefined) } };
+      });
+      const first = signatures[0];
+      if (!first) throw new Error('the model has no signature');
+      return { source: first.source, method, signatures };
     } else if (kind === 'npy') {
       const missing = this.inputs.filter((_, k) => !this.npyFiles[k]).map((i) => `"${i.name}"`);
       if (missing.length > 0) throw new Error(`choose a .npy for input ${missing.join(', ')}`);
@@ -419,7 +480,7 @@ export class CalibrationPanel {
     this.run = run;
     run.result.then(
       (result) => {
-        if (isLatest()) this.finish(result, model.name, method, source, config.source);
+        if (isLatest()) this.finish(result, model.name, method, source, config);
       },
       (error: unknown) => {
         if (!isLatest()) return;
@@ -439,9 +500,10 @@ export class CalibrationPanel {
     this.run.cancel();
   }
 
-  private finish(result: CalibrationResult, modelName: string, method: string, source: string, config: CalibrationSource): void {
+  private finish(result: CalibrationResult, modelName: string, method: string, source: string, config: CalibrationConfig): void {
     this.run = undefined;
-    if (result.status === 'cancelled' || !result.stats) {
+    const signatures = config.signatures ? bySignature(config, result.signatures) : undefined;
+    if (result.status === 'cancelled' || !result.stats || (config.signatures && !signatures)) {
       this.setState('cancelled');
       this.status.textContent = `Cancelled after ${result.samples.toLocaleString('en-US')} samples; nothing was kept.`;
       this.result.hidden = this.lastResult === undefined; // the previous result still holds
@@ -449,7 +511,7 @@ export class CalibrationPanel {
     }
     this.setState('done');
     this.status.textContent = formatProgress({ done: result.samples, total: result.samples, elapsedMs: result.elapsedMs });
-    this.lastResult = { stats: result.stats, method, source, model: modelName, config };
+    this.lastResult = { stats: result.stats, method, source, model: modelName, config: config.source, signatures };
     this.renderResult();
   }
 
@@ -469,9 +531,10 @@ export class CalibrationPanel {
     const sameRun = this.runs.current();
     const isLatest = this.restats.next();
     this.deps.restats(method).then(
-      (stats) => {
+      ({ stats, signatures }) => {
         if (!sameRun() || !isLatest() || this.lastResult !== last) return;
-        this.lastResult = { ...last, stats, method };
+        const again = last.signatures?.map((sig) => ({ ...sig, stats: signatures?.find((x) => x.key === sig.key)?.stats ?? sig.stats }));
+        this.lastResult = { ...last, stats, method, signatures: again };
         this.renderResult();
       },
       (error: unknown) => {
@@ -496,10 +559,13 @@ export class CalibrationPanel {
   private renderResult(): void {
     const last = this.lastResult;
     if (!last) return;
-    this.store.set({ calibration: { stats: last.stats, method: last.method, source: last.config } });
+    const signatures = last.signatures?.map(({ key, stats, config }) => ({ key, stats, source: config }));
+    const calibration = { stats: last.stats, method: last.method, source: last.config, signatures };
+    this.store.set({ calibration: forSignature(calibration, this.store.get().signature) });
     const download = h('button', { type: 'button', 'data-testid': 'stats-download' }, 'Download calibration stats (JSON)');
     download.addEventListener('click', () => {
-      const json = JSON.stringify(statsExport(last.model, last.method, last.source, last.stats), null, 1);
+      const data = last.signatures ? signatureStatsExport(last.model, last.method, last.signatures) : statsExport(last.model, last.method, last.source, last.stats);
+      const json = JSON.stringify(data, null, 1);
       const url = URL.createObjectURL(new Blob([json], { type: 'application/json' }));
       const link = h('a', { href: url, download: statsFileName(last.model), hidden: true });
       document.body.append(link);
@@ -509,27 +575,20 @@ export class CalibrationPanel {
         URL.revokeObjectURL(url);
       }, 60_000);
     });
-    const rows = last.stats.tensors.map((t) => {
-      const bar = rangeBar(t);
-      const observed = h('span', { class: 'range-observed' });
-      observed.style.setProperty('left', `${String(bar.observed.left)}%`);
-      observed.style.setProperty('width', `${String(bar.observed.width)}%`);
-      const chosen = h('span', { class: 'range-chosen' });
-      chosen.style.setProperty('left', `${String(bar.chosen.left)}%`);
-      chosen.style.setProperty('width', `${String(bar.chosen.width)}%`);
-      const zero = bar.zero === undefined ? null : h('span', { class: 'range-zero' });
-      zero?.style.setProperty('left', `${String(bar.zero ?? 0)}%`);
-      const title = `observed [${formatFloat(t.min)}, ${formatFloat(t.max)}], chosen [${formatFloat(t.chosen_min)}, ${formatFloat(t.chosen_max)}]`;
-      return [
-        String(t.index),
-        h('code', { class: 'name', title: t.name }, t.name),
-        formatFloat(t.min),
-        formatFloat(t.max),
-        h('span', { class: isClipped(t) ? 'clipped' : undefined }, `${formatFloat(t.chosen_min)} … ${formatFloat(t.chosen_max)}`),
-        // A picture of the two ranges: named for a screen reader (its card read "range: observed …").
-        h('div', { class: 'range-bar', title, role: 'img', 'aria-label': title }, observed, chosen, zero),
-      ];
+    const tables = (last.signatures ?? [{ key: undefined, stats: last.stats, source: last.source }]).map(({ key, stats, source }) => {
+      const table = statsTable(stats);
+      table.dataset['signature'] = key ?? '';
+      if (key === undefined) return h('div', { class: 'table-scroll' }, table);
+      return h(
+        'section',
+        { class: 'signature-stats', 'data-testid': 'signature-stats', 'data-signature': key },
+        h('h4', {}, 'signature ', h('code', {}, key), h('span', { class: 'muted' }, ` · ${stats.samples.toLocaleString('en-US')} samples · ${source} · ${stats.tensors.length.toLocaleString('en-US')} tensors`)),
+        h('div', { class: 'table-scroll' }, table),
+      );
     });
+    const samples = last.signatures ? last.signatures.reduce((n, x) => n + x.stats.samples, 0) : last.stats.samples;
+    const tensors = last.signatures ? last.signatures.reduce((n, x) => n + x.stats.tensors.length, 0) : last.stats.tensors.length;
+    const perSignature = last.signatures ? ` · ${String(last.signatures.length)} signatures, each on its own samples` : ` · ${last.source}`;
     this.result.replaceChildren(
       h(
         'div',
@@ -537,7 +596,7 @@ export class CalibrationPanel {
         h(
           'span',
           { 'data-testid': 'calibration-summary' },
-          `${last.stats.samples.toLocaleString('en-US')} samples · ${last.method} · ${last.source} · ${last.stats.tensors.length.toLocaleString('en-US')} tensors`,
+          `${samples.toLocaleString('en-US')} samples · ${last.method}${perSignature} · ${tensors.toLocaleString('en-US')} tensors`,
         ),
         download,
       ),
@@ -551,8 +610,46 @@ export class CalibrationPanel {
         h('span', { class: 'swatch swatch-zero' }),
         ' zero',
       ),
-      h('div', { class: 'table-scroll' }, table('stats-table', ['#', 'tensor', 'min', 'max', 'chosen range', 'range'], rows, [0, 2, 3, 4])),
+      ...tables,
     );
     this.result.hidden = false;
   }
+}
+
+/**
+ * Each signature's statistics with the source it was calibrated on, in the config's order;
+ * `undefined` unless every signature of the config has its statistics.
+ */
+function bySignature(config: CalibrationConfig, stats: SignatureCalibration[] | undefined): LastResult['signatures'] {
+  const all = (config.signatures ?? []).map((sig) => {
+    const found = stats?.find((x) => x.key === sig.key);
+    return found ? { key: sig.key, stats: found.stats, source: describeSource(sig.source), config: sig.source } : undefined;
+  });
+  return all.every((x) => x !== undefined) ? all : undefined;
+}
+
+/** The per-tensor table of one calibration's statistics. */
+function statsTable(stats: CalibrationStats): HTMLTableElement {
+  const rows = stats.tensors.map((t) => {
+    const bar = rangeBar(t);
+    const observed = h('span', { class: 'range-observed' });
+    observed.style.setProperty('left', `${String(bar.observed.left)}%`);
+    observed.style.setProperty('width', `${String(bar.observed.width)}%`);
+    const chosen = h('span', { class: 'range-chosen' });
+    chosen.style.setProperty('left', `${String(bar.chosen.left)}%`);
+    chosen.style.setProperty('width', `${String(bar.chosen.width)}%`);
+    const zero = bar.zero === undefined ? null : h('span', { class: 'range-zero' });
+    zero?.style.setProperty('left', `${String(bar.zero ?? 0)}%`);
+    const title = `observed [${formatFloat(t.min)}, ${formatFloat(t.max)}], chosen [${formatFloat(t.chosen_min)}, ${formatFloat(t.chosen_max)}]`;
+    return [
+      String(t.index),
+      h('code', { class: 'name', title: t.name }, t.name),
+      formatFloat(t.min),
+      formatFloat(t.max),
+      h('span', { class: isClipped(t) ? 'clipped' : undefined }, `${formatFloat(t.chosen_min)} … ${formatFloat(t.chosen_max)}`),
+      // A picture of the two ranges: named for a screen reader (its card read "range: observed …").
+      h('div', { class: 'range-bar', title, role: 'img', 'aria-label': title }, observed, chosen, zero),
+    ];
+  });
+  return table('stats-table', ['#', 'tensor', 'min', 'max', 'chosen range', 'range'], rows, [0, 2, 3, 4]);
 }

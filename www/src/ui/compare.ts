@@ -34,6 +34,8 @@ import type { PageStore } from '../page-state';
 import { latest } from '../store';
 import { SHOWN_ELEMENTS, outputBlock, type OutputView } from './compare-outputs';
 import { arithmeticControl } from './arithmetic';
+import { signatureControl } from './signature-picker';
+import { runSubgraph } from '../model/signatures';
 import { h, table, type Child } from './dom';
 import { GraphView } from './graph';
 import { verdictBox } from './warnings';
@@ -150,6 +152,7 @@ export class ComparePanel {
     this.controls = h(
       'div',
       {},
+      signatureControl(store, 'compare-signature-picker', 'run, stream and compare this signature (its inputs and outputs)'),
       h('div', { class: 'fields', role: 'radiogroup', 'aria-label': 'Sample' }, h('strong', {}, 'Sample:'), calLabel, npyLabel, imageLabel),
       h(
         'div',
@@ -443,7 +446,8 @@ export class ComparePanel {
         block.dataset['quant'] = JSON.stringify(Array.from(qo?.values.slice(0, CHECKED_ELEMENTS) ?? []));
       });
     });
-    const sg = float.summary.subgraphs[0];
+    // The chosen signature's subgraph (subgraph 0 without one).
+    const sg = runSubgraph(float.summary, this.store.get().signature).subgraph;
     const verdict = sg ? sqnrVerdict(layersFromComparison(rows, sg.operators, sg.outputs), this.quant?.calibration === 'random') : undefined;
     const byOp = sg ? sqnrByOp(sg.operators, rows) : new Map<number, TensorComparison>();
     if (sg) this.graph.show(sg);
@@ -512,8 +516,9 @@ export class ComparePanel {
    * a changed choice is kept in `views` and redraws the block in place, focus kept on the control.
    */
   private outputBlock(fo: RunOutput, qo: RunOutput | undefined, k: number, rows: readonly TensorComparison[] = [], decorate?: (block: HTMLElement) => void): HTMLElement {
-    const sg = this.float?.summary.subgraphs[0];
-    const tensor = sg?.outputs[k];
+    const run = this.float ? runSubgraph(this.float.summary, this.store.get().signature) : undefined;
+    const sg = run?.subgraph;
+    const tensor = run?.outputs[k];
     const producer = tensor === undefined ? undefined : sg?.operators.find((op) => op.outputs.includes(tensor))?.op;
     const guess = inferKind({ shape: fo.shape, producer, name: fo.name, values: fo.values });
     const sqnr = rows.find((r) => r.float_tensor === tensor);

@@ -78,6 +78,8 @@ function select(testId: string, label: string, options: readonly { value: string
 export class QuantizePanel {
   private model: QuantizeModel | undefined;
   private stats: CalibrationStats | undefined;
+  /** The number of signatures of a calibration by signature (each quantized with its own ranges). */
+  private bySignature: number | undefined;
   private method = '';
   private floatOps = new Set<number>();
   private int16Ops = new Set<number>();
@@ -203,6 +205,7 @@ export class QuantizePanel {
       if (model) this.setModel(model);
     });
     store.subscribe('calibration', (calibration) => {
+      this.bySignature = calibration?.signatures?.length;
       this.setStats(calibration?.stats, calibration?.method ?? '');
     });
   }
@@ -303,7 +306,7 @@ export class QuantizePanel {
       this.calibrationInfo.dataset['calibrated'] = 'true';
       this.calibrationInfo.replaceChildren();
       append(this.calibrationInfo, [
-        h('span', {}, `Ranges from ${formatCount(this.stats.samples)} calibration sample${this.stats.samples === 1 ? '' : 's'} (${this.method}), ${formatCount(this.stats.tensors.length)} tensors.`),
+        h('span', {}, this.bySignature ? `Ranges of ${formatCount(this.bySignature)} signatures, each from its own calibration samples (${this.method}).` : `Ranges from ${formatCount(this.stats.samples)} calibration sample${this.stats.samples === 1 ? '' : 's'} (${this.method}), ${formatCount(this.stats.tensors.length)} tensors.`),
         needs ? null : h('span', { class: 'muted' }, ' This mode does not use them.'),
       ]);
       return;

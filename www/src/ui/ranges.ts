@@ -7,7 +7,9 @@
  *
  * Every number comes from the engine (worker → wasm → crate/src/quant/params.rs and
  * fixedpoint.rs), so the page and the quantizer cannot disagree; this module only draws. The view
- * follows the page store's `model` and `calibration`.
+ * follows the page store's `model` and `calibration`. A calibration by signature (a model with
+ * several) lists the tensors of every signature's subgraph, grouped by signature; the graph's
+ * links select in the chosen signature's group, the multiplier section is subgraph 0's.
  * `data-state` on the root: empty (no calibration), loading, ready, error.
  */
 import type { CalibrationMethod, CalibrationStats, TensorStats } from '../calibration/types';
@@ -50,6 +52,10 @@ interface Drawn {
 export class RangesView {
   private model: RangesModel | undefined;
   private stats: CalibrationStats | undefined;
+  /** The statistics listed: one group per signature of a calibration by signature, else one. */
+  private groups: { key: string | undefined; stats: CalibrationStats }[] = [];
+  /** The group of the tensor shown. */
+  private group = 0;
   private method = '';
   private tensorIndex: number | undefined;
   private readonly renders = latest();
@@ -84,7 +90,7 @@ export class RangesView {
 
   constructor(
     private readonly root: HTMLElement,
-    store: PageStore,
+    private readonly store: PageStore,
     private readonly deps: RangesDeps,
   ) {
     const goCalibrate = h('button', { type: 'button', class: 'primary' }, 'Go to Calibrate');
@@ -124,7 +130,9 @@ export class RangesView {
     );
     root.replaceChildren(h('h3', {}, 'Ranges and zero points'), this.empty, this.body);
     this.tensorSelect.addEventListener('change', () => {
-      this.tensorIndex = Number(this.tensorSelect.value);
+      const [group, index] = parseTensorValue(this.tensorSelect.value);
+      this.group = group;
+      this.tensorIndex = index;
       this.render();
     });
     this.dtypeSelect.addEventListener('change', () => {
@@ -151,14 +159,35 @@ export class RangesView {
       if (model) this.setModel(model);
     });
     store.subscribe('calibration', (calibration) => {
+      this.groups = calibration?.signatures?.map(({ key, stats }) => ({ key, stats })) ?? (calibration ? [{ key: undefined, stats: calibration.stats }] : []);
       this.setStats(calibration?.stats, calibration?.method ?? '');
     });
+  }
+
+  /** The group of the chosen signature (the graph's subgraph), or of subgraph 0. */
+  private groupOf(subgraph: 'chosen' | 'first'): number {
+    if (this.groups.length < 2) return 0;
+    const summary = this.model?.summary;
+    const key = subgraph === 'chosen' ? this.store.get().signature : summary?.signatures.find((x) => x.subgraph === 0)?.key;
+    return Math.max(0, this.groups.findIndex((g) => g.key === key));
+  }
+
+  /** A tensor's option value: its index, `group:index` when the list has several groups. */
+  private tensorValue(group: number, index: number): string {
+    return this.groups.length > 1 ? `${String(group)}:${String(index)}` : String(index);
+  }
+
+  /** The statistics of the tensor shown. */
+  private shownStats(): CalibrationStats | undefined {
+    return this.groups[this.group]?.stats;
   }
 
   /** A new model: nothing is calibrated yet. */
   private setModel(model: RangesModel): void {
     this.model = model;
     this.stats = undefined;
+    this.groups = [];
+    this.group = 0;
     this.tensorIndex = undefined;
     const main = model.summary.subgraphs[0];
     const ops = main ? requantOps(main) : [];
@@ -180,11 +209,19 @@ export class RangesView {
     this.methodSelect.value = current.kind;
     if (current.kind === 'percentile') this.percentile.value = String(current.percentile);
     this.percentileLabel.hidden = current.kind !== 'percentile';
-    this.tensorSelect.replaceChildren(...stats.tensors.map((t) => h('option', { value: t.index }, `#${String(t.index)} ${t.name}`)));
-    if (this.tensorIndex === undefined || !stats.tensors.some((t) => t.index === this.tensorIndex)) {
-      this.tensorIndex = defaultTensor(stats);
+    const options = (g: number, list: CalibrationStats): HTMLOptionElement[] => list.tensors.map((t) => h('option', { value: this.tensorValue(g, t.index) }, `#${String(t.index)} ${t.name}`));
+    this.tensorSelect.replaceChildren(
+      ...(this.groups.length > 1
+        ? this.groups.map((g, k) => h('optgroup', { label: `signature ${g.key ?? ''}` }, ...options(k, g.stats)))
+        : options(0, stats)),
+    );
+    if (this.group >= this.groups.length) this.group = this.groupOf('chosen');
+    const shown = this.shownStats() ?? stats;
+    if (this.tensorIndex === undefined || !shown.tensors.some((t) => t.index === this.tensorIndex)) {
+      this.group = this.groupOf('chosen');
+      this.tensorIndex = defaultTensor(this.shownStats() ?? stats);
     }
-    this.tensorSelect.value = String(this.tensorIndex);
+    this.tensorSelect.value = this.tensorValue(this.group, this.tensorIndex ?? 0);
     this.render();
     this.renderOp();
   }
@@ -196,8 +233,9 @@ export class RangesView {
 
   selectTensor(index: number): void {
     if (!this.hasTensor(index)) return;
+    this.group = this.groupOf('chosen');
     this.tensorIndex = index;
-    this.tensorSelect.value = String(index);
+    this.tensorSelect.value = this.tensorValue(this.group, index);
     this.render();
   }
 
@@ -240,7 +278,7 @@ export class RangesView {
   }
 
   private render(): void {
-    const t = this.stats?.tensors.find((x) => x.index === this.tensorIndex);
+    const t = this.shownStats()?.tensors.find((x) => x.index === this.tensorIndex);
     if (!t) return;
     const dtype = this.dtype();
     this.setState('loading');
@@ -261,7 +299,7 @@ export class RangesView {
   }
 
   private draw(t: TensorStats, steps: QuantSteps): void {
-    const samples = this.stats?.samples ?? 0;
+    const samples = this.shownStats()?.samples ?? 0;
     // A value saturates when it lies more than half a step beyond the grid's ends (closer ones
     // round to the end level like any other value).
     const half = steps.scale / 2;
@@ -334,7 +372,8 @@ export class RangesView {
       }, fail);
       return;
     }
-    const stats = this.stats;
+    // The operators listed are subgraph 0's.
+    const stats = this.groups[this.groupOf('first')]?.stats;
     const xs = stats?.tensors.find((t) => t.index === operands.input.index);
     const ys = stats?.tensors.find((t) => t.index === operands.output.index);
     if (!xs || !ys) {
@@ -364,6 +403,12 @@ export class RangesView {
       }
     })();
   }
+}
+
+/** `[group, index]` of a tensor option's value (`index`, or `group:index`). */
+function parseTensorValue(value: string): [number, number] {
+  const [a, b] = value.split(':').map(Number);
+  return b === undefined ? [0, a ?? 0] : [a ?? 0, b];
 }
 
 /** The tensor shown first: the first one that is computed (not a graph input), else the first. */

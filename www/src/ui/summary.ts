@@ -5,6 +5,7 @@
 import type { InputShapes, ModelSummary, SubgraphSummary, TensorSummary } from '../engine/types';
 import { formatBytes, formatCount, formatDtype, formatInt, formatQuant, formatShape } from '../format';
 import { chosenShape, dynamicInputs, withDim, type DynamicInput } from '../model/input-shapes';
+import { signatureLabel } from '../model/signatures';
 import { filterTensors, ioRows, modelStats, tensorKind, tensorRole } from '../view-model';
 import { append, h, table, type Child } from './dom';
 import { warningList } from './warnings';
@@ -216,7 +217,7 @@ function signatureSelect(summary: ModelSummary, pick: NonNullable<SummaryActions
     'select',
     { 'data-testid': 'signature-picker', 'aria-label': 'signature to run' },
     summary.signatures.map((s) =>
-      h('option', { value: s.key, selected: s.key === pick.chosen }, `${s.key} (subgraph ${String(s.subgraph)})`),
+      h('option', { value: s.key, selected: s.key === pick.chosen }, `${signatureLabel(s)}, subgraph ${String(s.subgraph)}`),
     ),
   );
   select.addEventListener('change', () => {
