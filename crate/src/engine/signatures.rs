@@ -249,8 +249,9 @@ pub fn refuse_full_integer(model: &Model) -> Result<()> {
         reason: "full-integer quantization of several signatures calibrates each on its own \
                  samples, as TF's representative dataset gives them: `--signature-data \
                  KEY=X.npy` on `zeropoint quantize`, or on `zeropoint calibrate` and then \
-                 `quantize --stats` (not one --data for all; on the page, the Calibrate tab takes \
-                 samples for each signature); dynamic range and float16 keep every signature"
+                 `quantize --stats` (or one --data when every signature takes the same inputs; \
+                 on the page, the Calibrate tab takes samples for each signature); dynamic range \
+                 and float16 keep every signature"
             .to_string(),
     })
 }
