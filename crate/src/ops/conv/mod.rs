@@ -123,7 +123,7 @@ macro_rules! int_kernel {
     };
 }
 
-/// CONV_2D: input `[n, h, w, c]`, filter `[oc, fh, fw, c / groups]`, bias `[oc]` (or -1).
+/// CONV_2D: input `[n, h, w, c]`, filter `[oc, fh, fw, c / groups]`, bias `[oc]` (LiteRT refuses it omitted).
 /// Float32, integer (int8 / 16x8) or hybrid (int8 weights, float32 activations).
 pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     // LiteRT's CONV_2D prepare refuses two inputs ("has_bias was not true") and an omitted (-1)
