@@ -81,7 +81,8 @@ fn a_zero_point_beyond_32_bits_runs_as_its_low_32_bits() {
 }
 
 /// y = W·x: x int8 (or float32) [1, 2], W = [[1, 2], [3, 4]] int8 per-channel (scales 1, zero
-/// points `w_zp`), y of x's type; FULLY_CONNECTED, or CONV_2D over a 1×1 image.
+/// points `w_zp`), y of x's type; FULLY_CONNECTED without a bias, or CONV_2D over a 1×1 image
+/// with a zero bias (LiteRT's CONV_2D refuses an omitted one).
 fn weighted(conv: bool, input: TensorType, w_zp: [i64; 2]) -> Model {
     use zeropoint::tflite::schema::{Conv2DOptionsT, Padding};
     let q = |s: Vec<f32>, z: Vec<i64>| {
@@ -115,16 +116,26 @@ fn weighted(conv: bool, input: TensorType, w_zp: [i64; 2]) -> Model {
             BuiltinOptionsT::FullyConnectedOptions(Box::default()),
         )
     };
+    let mut b = Tensor::new(
+        "b",
+        if input == TensorType::INT8 {
+            TensorType::INT32
+        } else {
+            TensorType::FLOAT32
+        },
+        vec![2],
+    );
+    b.buffer = 2;
     let version = if input == TensorType::INT8 { 3 } else { 2 };
     Model {
         version: 3,
         subgraphs: vec![Subgraph {
-            tensors: vec![x, w, y],
+            tensors: vec![x, w, y, b],
             inputs: vec![0],
             outputs: vec![2],
             operators: vec![Operator::new(
                 OpCode::builtin(code, version),
-                vec![0, 1, -1],
+                vec![0, 1, if conv { 3 } else { -1 }],
                 vec![2],
                 options,
             )],
@@ -135,6 +146,7 @@ fn weighted(conv: bool, input: TensorType, w_zp: [i64; 2]) -> Model {
             Buffer {
                 data: vec![1, 2, 3, 4],
             },
+            Buffer { data: vec![0; 8] },
         ],
         ..Default::default()
     }

@@ -629,8 +629,8 @@ fn shape_out_type_and_broadcast_to_shape_rank_are_refused_as_litert_refuses_them
 }
 
 /// Mutant 1752 of seed 4 (round seven): a CONV_2D with two inputs. LiteRT refuses it at prepare
-/// ("has_bias was not true"; a conv without a bias gives -1 as its third input), on the float and
-/// the int8 model alike; we ran it and wrote a float16 copy LiteRT refused.
+/// ("has_bias was not true"), on the float and the int8 model alike; we ran it and wrote a
+/// float16 copy LiteRT refused.
 #[test]
 fn conv2d_with_two_inputs_is_refused_as_litert_refuses_it() {
     let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/fuse_conv_relu");
@@ -648,6 +648,42 @@ fn conv2d_with_two_inputs_is_refused_as_litert_refuses_it() {
             e.contains("CONV_2D") && e.contains("needs 3"),
             "{variant}: {e}"
         );
+    }
+}
+
+/// Mutant 5951 of seed 12: a DEPTHWISE_CONV_2D whose bias input was set to -1 (omitted). With
+/// three inputs LiteRT's CONV_2D and DEPTHWISE_CONV_2D prepare read the bias and refuse the
+/// omitted one ("Tensor at index 2 was optional but was expected"; LiteRT 2.3, BUILTIN_REF and the
+/// default resolver, float and quantized); we ran it and wrote a 16x8 copy LiteRT refused.
+#[test]
+fn an_omitted_conv_bias_is_refused_as_litert_refuses_it() {
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden");
+    for (model, code) in [
+        (
+            "op_depthwise_m3_dilation2",
+            BuiltinOperator::DEPTHWISE_CONV_2D,
+        ),
+        ("fuse_conv_relu", BuiltinOperator::CONV_2D),
+    ] {
+        for variant in ["model_float.tflite", "model_int8.tflite"] {
+            let bytes = std::fs::read(golden.join(model).join(variant)).expect("model");
+            let mut m = tflite::read(&bytes).expect("reads");
+            assert!(
+                Interpreter::new(&m).is_ok(),
+                "{model}/{variant} runs as shipped"
+            );
+            let conv = m.subgraphs[0]
+                .operators
+                .iter_mut()
+                .find(|op| op.code.op() == code)
+                .expect("a conv");
+            conv.inputs[2] = -1;
+            let e = Interpreter::new(&m).err().expect("refused").to_string();
+            assert!(
+                e.contains(&format!("{code:?}")) && e.contains("bias input omitted"),
+                "{model}/{variant}: {e}"
+            );
+        }
     }
 }
 

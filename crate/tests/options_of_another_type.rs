@@ -153,12 +153,17 @@ fn conv_with_reshape_options_is_refused_on_its_zero_stride_as_litert_refuses_it(
         .iter()
         .flat_map(|v| v.to_le_bytes())
         .collect();
+    // A zero bias: LiteRT's CONV_2D refuses an omitted one.
+    let bias = Tensor::new("b", TensorType::FLOAT32, vec![2]);
     let mut model = one_op(
         "conv_reshape_options_rank2",
         BuiltinOperator::CONV_2D,
-        vec![0, 2, -1],
+        vec![0, 2, 3],
         reshape_options(),
-        vec![(weights, Buffer { data: w_data })],
+        vec![
+            (weights, Buffer { data: w_data }),
+            (bias, Buffer { data: vec![0; 8] }),
+        ],
     );
     for t in &mut model.subgraphs[0].tensors[..2] {
         t.shape = Some(vec![1, 1, 1, 2]);

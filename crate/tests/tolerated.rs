@@ -345,10 +345,15 @@ fn an_unknown_padding_code_is_named() {
         Tensor::new("x", TensorType::FLOAT32, vec![1, 3, 3, 1]),
         Tensor::new("w", TensorType::FLOAT32, vec![1, 1, 1, 1]),
         Tensor::new("y", TensorType::FLOAT32, vec![1, 3, 3, 1]),
+        Tensor::new("b", TensorType::FLOAT32, vec![1]),
     ];
     sg.tensors[1].buffer = 1;
+    sg.tensors[3].buffer = 2;
     m.buffers.push(Buffer {
         data: 1.0f32.to_le_bytes().to_vec(),
+    });
+    m.buffers.push(Buffer {
+        data: 0.0f32.to_le_bytes().to_vec(),
     });
     let o = Conv2DOptionsT {
         padding: Padding(5),
@@ -360,7 +365,7 @@ fn an_unknown_padding_code_is_named() {
     sg.outputs = vec![2];
     sg.operators = vec![Operator::new(
         OpCode::builtin(BuiltinOperator::CONV_2D, 1),
-        vec![0, 1, -1],
+        vec![0, 1, 3],
         vec![2],
         BuiltinOptionsT::Conv2DOptions(Box::new(o)),
     )];

@@ -161,10 +161,15 @@ fn hostile_options_and_shapes_are_typed_errors() {
             f32_tensor("y", &[1, 3, 3, 1]),
             f32_tensor("fw", &[2, 4]),
             f32_tensor("z", &[1, 2]),
+            f32_tensor("b", &[1]),
         ],
-        vec![(1, f32_bytes(&[1.0])), (3, f32_bytes(&[0.0; 8]))],
         vec![
-            op(BuiltinOperator::CONV_2D, &[0, 1, -1], &[2], conv),
+            (1, f32_bytes(&[1.0])),
+            (3, f32_bytes(&[0.0; 8])),
+            (5, f32_bytes(&[0.0])),
+        ],
+        vec![
+            op(BuiltinOperator::CONV_2D, &[0, 1, 5], &[2], conv),
             op(
                 BuiltinOperator::FULLY_CONNECTED,
                 &[2, 3, -1],

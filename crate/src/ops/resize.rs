@@ -106,6 +106,8 @@ pub fn prepare_resize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     }
     let (input, size_t) = (ctx.input(0)?, ctx.input(1)?);
     ctx.require_rank(&input, 4)?;
+    // LiteRT's prepare: `NumDimensions(size) == 1` (both resizes).
+    ctx.require_rank(&size_t, 1)?;
     let size = ctx.const_ints(&size_t)?;
     let (Ok([h, w]), true) = (
         <[i64; 2]>::try_from(size.as_slice()),

@@ -409,6 +409,15 @@ fn validate_subgraph(model: &Model, si: usize, sg: &Subgraph) -> Result<()> {
                 ),
             });
         }
+        // LiteRT's `InterpreterBuilder` refuses the whole file at load ("is a variable tensor
+        // with buffer or external buffer. It's not supported now."): a state has no initial data.
+        if t.is_variable && (t.buffer != 0 && !buf.data.is_empty() || t.external_buffer != 0) {
+            return Err(Error::InconsistentModel {
+                at: at(item()),
+                reason: "a variable (state) tensor with constant data: LiteRT refuses it at load"
+                    .into(),
+            });
+        }
         if buf.data.is_empty() || t.sparsity.is_some() || t.buffer == 0 {
             continue;
         }

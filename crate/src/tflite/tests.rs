@@ -413,6 +413,12 @@ fn inconsistent_models_name_the_culprit() {
             }),
             "subgraph output refers to tensor -1",
         ),
+        (
+            // Mutant 1944 of seed 12: LiteRT refuses the file at load.
+            "variable tensor with data",
+            pack_raw(|m| tensor(m, 1).is_variable = true),
+            "tensor 1 'w': a variable (state) tensor with constant data",
+        ),
     ];
     for (what, bytes, needle) in cases {
         let msg = expect_err(&bytes).to_string();

@@ -104,3 +104,29 @@ pub(crate) fn hybrid_scales(
     let several = filter.quantization.is_some_and(|q| q.scales().len() > 1);
     Ok((scales, several))
 }
+
+#[cfg(test)]
+mod tests {
+    /// Mutant 7026 of seed 12: `mobilenet_block`'s dynamic-range model with a conv bias made of
+    /// NaN and extreme floats. The next per-channel hybrid CONV_2D quantizes a 9216-value input
+    /// holding NaN at run time; LiteRT's range reduction (four lanes, a NaN restarting its lane)
+    /// loses the input's true minimum or maximum there, where "skip every NaN" kept them: 6 of 6
+    /// outputs differed. The fixture holds the kept mutant, the harness's input and LiteRT 2.3
+    /// BUILTIN_REF's output (`tests/tools/mutation/make_fixture.py`).
+    #[test]
+    fn a_nan_input_takes_the_range_litert_finds() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/mutants/12-7026");
+        let read = |name: &str| std::fs::read(dir.join(name)).expect("fixture");
+        let npy = |name: &str| crate::npy::read(name, &read(name)[..]).expect("npy").data;
+        let m = crate::tflite::read(&read("model.tflite")).expect("model");
+        let mut it = crate::engine::Interpreter::new(&m).expect("prepares");
+        it.set_input(0, &npy("input_0.npy")).expect("input");
+        it.invoke().expect("invoke");
+        assert_eq!(
+            it.output(0).expect("output").bytes,
+            npy("litert_output_0.npy"),
+            "bit for bit with LiteRT"
+        );
+    }
+}

@@ -26,6 +26,9 @@ fn blocks(ctx: &PrepareCtx<'_>, input: &TensorInfo<'_>) -> PrepareResult<Blocks>
         }
     };
     let spatial = input.shape.len() - 2;
+    // LiteRT's prepare: the block shape is a vector, the paddings / crops a matrix.
+    ctx.require_rank(&block_t, 1)?;
+    ctx.require_rank(&pads_t, 2)?;
     let block = sizes(ctx, &block_t)?;
     if block.len() != spatial || block.contains(&0) {
         return Err(ctx.invalid(

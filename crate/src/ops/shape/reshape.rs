@@ -40,16 +40,12 @@ pub fn prepare_reshape(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     movable_size(ctx, &input)?;
     let out = ctx.output(0)?;
     let requested: Vec<i64> = match ctx.optional_input(1) {
-        Some(s) if s.data.is_some() => ctx.const_ints(&s)?,
-        // No shape input: LiteRT takes the `new_shape` option as it is, a missing or empty one
-        // (and the legacy `[0]`) meaning a scalar, never the declared output shape.
-        None => {
-            let o = options!(ctx, ReshapeOptions, ReshapeOptionsT)?;
-            match o.new_shape {
-                Some(v) if v != [0] => v.into_iter().map(i64::from).collect(),
-                _ => Vec::new(),
-            }
-        }
+        Some(s) if s.data.is_some() && s.shape.len() == 1 => ctx.const_ints(&s)?,
+        // No shape input, or a constant one that is not a vector (LiteRT's `ShapeIsVector`: it
+        // then ignores the input): LiteRT takes the `new_shape` option as it is, a missing or
+        // empty one (and the legacy `[0]`) meaning a scalar, never the declared output shape.
+        None => new_shape_option(ctx)?,
+        Some(s) if s.data.is_some() => new_shape_option(ctx)?,
         Some(_) => {
             let o = options!(ctx, ReshapeOptions, ReshapeOptionsT)?;
             match o.new_shape.filter(|v| !v.is_empty()) {
@@ -94,6 +90,16 @@ pub fn prepare_reshape(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         ));
     }
     same_type(ctx, &input, shape, Copy)
+}
+
+/// RESHAPE's `new_shape` option as LiteRT reads it without a shape vector: a missing or empty
+/// option (and the legacy `[0]`) is a scalar.
+fn new_shape_option(ctx: &PrepareCtx<'_>) -> PrepareResult<Vec<i64>> {
+    let o = options!(ctx, ReshapeOptions, ReshapeOptionsT)?;
+    Ok(match o.new_shape {
+        Some(v) if v != [0] => v.into_iter().map(i64::from).collect(),
+        _ => Vec::new(),
+    })
 }
 
 /// SQUEEZE: drops the listed size-1 dims (all size-1 dims when none are listed).
@@ -209,5 +215,29 @@ mod tests {
             vec![act(I8, &[1, 1], None), act(I8, &[], None)],
         );
         assert_eq!(run(&one, &[&i8s(&[7])]), i8s(&[7]));
+    }
+
+    /// A constant shape input that is not a vector (mutant 5709 of seed 12: `[-1]` declared
+    /// `[1, 1]`) is ignored by LiteRT (`ShapeIsVector`), which takes `new_shape` instead: none
+    /// is a scalar, "num_input_elements != num_output_elements (10 != 1)"; a `new_shape` that
+    /// fits runs (both measured in LiteRT 2.3, BUILTIN_REF and the default resolver).
+    #[test]
+    fn a_shape_input_that_is_not_a_vector_gives_way_to_new_shape() {
+        let with = |new_shape: Option<Vec<i32>>| {
+            let o = BuiltinOptionsT::ReshapeOptions(Box::new(ReshapeOptionsT { new_shape }));
+            single_op(
+                Op::RESHAPE,
+                o,
+                vec![
+                    act(I8, &[2, 2], None),
+                    ints(&[1, 1], &[-1]),
+                    act(I8, &[1, 4], None),
+                ],
+            )
+        };
+        let e = error(&with(None));
+        assert!(e.contains("new shape [] holds 1 elements"), "{e}");
+        let m = with(Some(vec![1, 4]));
+        assert_eq!(run(&m, &[&i8s(&[1, -2, 3, -4])]), i8s(&[1, -2, 3, -4]));
     }
 }

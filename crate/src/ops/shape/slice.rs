@@ -158,6 +158,10 @@ pub fn prepare_strided_slice(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     let size = movable_size(ctx, &input)?;
     ctx.require_max_rank(&input)?;
     let (b, e, s) = (ctx.input(1)?, ctx.input(2)?, ctx.input(3)?);
+    // LiteRT's prepare: begin, end and strides are vectors (`NumDimensions(...) == 1`).
+    for t in [&b, &e, &s] {
+        ctx.require_rank(t, 1)?;
+    }
     let (begin, end, strides) = (
         ctx.const_ints(&b)?,
         ctx.const_ints(&e)?,
@@ -184,6 +188,9 @@ pub fn prepare_slice(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     let size = movable_size(ctx, &input)?;
     ctx.require_max_rank(&input)?;
     let (b, s) = (ctx.input(1)?, ctx.input(2)?);
+    // LiteRT's prepare: begin and size are vectors (`NumDimensions(...) == 1`).
+    ctx.require_rank(&b, 1)?;
+    ctx.require_rank(&s, 1)?;
     let (begin, sizes) = (ctx.const_ints(&b)?, ctx.const_ints(&s)?);
     let rank = input.shape.len();
     if begin.len() != rank || sizes.len() != rank {

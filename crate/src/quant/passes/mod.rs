@@ -360,24 +360,16 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
     // A scale the lint calls absurd (denormal, ≤ 1e-30, ≥ 1e12, not finite): its values mean
     // nothing, and LiteRT's default (XNNPACK) path refuses the file; rewriting it would pass that
     // on as if it were valid.
-    for (s, sg) in model.subgraphs.iter().enumerate() {
-        for t in &sg.tensors {
-            if let Some(&bad) = t.quantization.as_ref().and_then(|q| {
-                q.scales()
-                    .iter()
-                    .find(|&&v| crate::graph::lint::is_absurd_scale(v))
-            }) {
-                return Err(qerr(
-                    format!("subgraph {s}, tensor '{}'", t.name),
-                    format!(
-                        "its quantization scale {} is absurd (its values mean nothing, and \
-                         LiteRT's default XNNPACK path refuses the file): fix the file's \
-                         quantization before quantizing it",
-                        crate::graph::lint::sci(bad)
-                    ),
-                ));
-            }
-        }
+    if let Some((s, name, bad)) = first_absurd_scale(model) {
+        return Err(qerr(
+            format!("subgraph {s}, tensor '{name}'"),
+            format!(
+                "its quantization scale {} is absurd (its values mean nothing, and \
+                 LiteRT's default XNNPACK path refuses the file): fix the file's \
+                 quantization before quantizing it",
+                crate::graph::lint::sci(bad)
+            ),
+        ));
     }
     let computed = check_graph(model)?;
     let as_read = as_litert_reads(model, &computed);
@@ -500,5 +492,34 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
             }
         }
     }
+    // Nor a scale the lint calls absurd, computed from absurd float values (a weight of 1e37:
+    // mutants 3560 and 9353 of seed 12). TF 2.21 writes the same scales, and LiteRT's default
+    // XNNPACK path refuses the file (a conv's requantization scale outside [2^-32, 256)).
+    if let Some((s, name, bad)) = first_absurd_scale(&q) {
+        return Err(qerr(
+            format!("subgraph {s}, tensor '{name}'"),
+            format!(
+                "its values give the quantization scale {}, which is absurd (LiteRT's default \
+                 XNNPACK path refuses such a file): check the float model's values there",
+                crate::graph::lint::sci(bad)
+            ),
+        ));
+    }
     Ok((q, report))
+}
+
+/// The first tensor (subgraph, name, scale) whose quantization has a scale
+/// [`crate::graph::lint::is_absurd_scale`] calls absurd.
+fn first_absurd_scale(model: &Model) -> Option<(usize, &str, f32)> {
+    model.subgraphs.iter().enumerate().find_map(|(s, sg)| {
+        sg.tensors.iter().find_map(|t| {
+            let q = t.quantization.as_ref()?;
+            let bad = q
+                .scales()
+                .iter()
+                .copied()
+                .find(|&v| crate::graph::lint::is_absurd_scale(v))?;
+            Some((s, t.name.as_str(), bad))
+        })
+    })
 }

@@ -635,3 +635,42 @@ fn an_absurd_scale_is_refused_by_every_mode() {
         assert!(e.contains(&name) && e.contains("absurd"), "{mode:?}: {e}");
     }
 }
+
+/// Mutants 3560 and 9353 of seed 12: a float conv weight bit-flipped to about -5.3e37. The int8
+/// weight scale of its channel becomes 4.2e35 (TF 2.21 writes the same scales), and LiteRT's
+/// default XNNPACK path refuses the file ("failed to create XNNPACK runtime": a requantization
+/// scale far above 256). Both integer modes refuse to write it, naming the weight; the same
+/// model with its weight intact quantizes. (Dynamic range keeps this small weight float; the
+/// check is on every mode's result.)
+#[test]
+fn an_absurd_scale_computed_from_the_weights_is_refused() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/golden/op_conv2d_s2_valid_relu6/model_float.tflite");
+    let m = crate::tflite::read(&std::fs::read(path).expect("model")).expect("reads");
+    let sg = &m.subgraphs[0];
+    let conv = sg
+        .operators
+        .iter()
+        .find(|op| op.code.op() == Op::CONV_2D)
+        .expect("a CONV_2D");
+    let w = conv.inputs[1] as usize;
+    let name = sg.tensors[w].name.clone();
+    let mut r = Ranges::new();
+    for (i, t) in sg.tensors.iter().enumerate() {
+        if t.dtype == TensorType::FLOAT32 && m.tensor_data(0, i).is_none() {
+            r.insert(i, &t.name, -1.0, 1.0).expect("finite");
+        }
+    }
+    let mut bad = m.clone();
+    let buf = bad.subgraphs[0].tensors[w].buffer as usize;
+    bad.buffers[buf].data[..4].copy_from_slice(&(-5.28e37f32).to_le_bytes());
+    for mode in [Mode::Int8, Mode::Int16x8] {
+        let opts = QuantizeOptions {
+            mode,
+            ..QuantizeOptions::default()
+        };
+        quantize(&m, &r, &opts).expect("the intact model quantizes");
+        let e = quantize(&bad, &r, &opts).expect_err("refused").to_string();
+        assert!(e.contains(&name) && e.contains("absurd"), "{mode:?}: {e}");
+    }
+}
