@@ -462,7 +462,7 @@ fn ssse3_block_product(q: i8, w: i8) -> i32 {
 /// build computes it: per batch row `b` and weight row `r`, `acc = Σ w · q − rowsum(w) · zp_b`
 /// in int32 and `out[b, r] += (float)acc · scale`, with `scale = scales[b] · per_channel[r]`
 /// for per-channel weights or `scales[b]` otherwise. The columns in whole blocks of 16 multiply
-/// as [`ssse3_block_product`] does (a weight of −128, which no converter writes, against a
+/// as `ssse3_block_product` does (a weight of −128, which no converter writes, against a
 /// negative input gives the negated product there, as LiteRT's SSSE3 kernel does); the rest,
 /// and the row sums, exactly. `weights` is row-major with rows of `depth`; `output` has one row
 /// of `weights.len() / depth` per batch.

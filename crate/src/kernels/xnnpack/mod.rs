@@ -86,7 +86,7 @@ pub fn magic_less_zero_point(zp: i32) -> i32 {
 }
 
 /// [`requantize`] on four lanes in XNNPACK's "fp32 magic" form, the zero point included:
-/// `(f32)acc · scale`, raised to `lo` (= `min − zp`), plus [`MAGIC`] (rounds to nearest even),
+/// `(f32)acc · scale`, raised to `lo` (= `min − zp`), plus `MAGIC` (rounds to nearest even),
 /// its bits minus `magic_less_zp` ([`magic_less_zero_point`]`(zp)`). The upper clamp is left to
 /// the caller's narrowing: each lane, saturated to int8 (`i16x8.narrow` then `i8x16.narrow`) and
 /// clamped to `[min, max]`, is `requantize(acc, scale, zp, min, max)`. Lanes are at least `min`;
