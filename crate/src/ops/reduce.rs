@@ -687,21 +687,9 @@ mod tests {
     /// run per operator, SUM on the optimized kernels, as BUILTIN_REF sums int8 wrongly).
     #[test]
     fn a_scalar_axes_tensor_reduces_the_one_axis_litert_reads() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/fixtures/mutants/4-465");
-        let read = |name: &str| std::fs::read(dir.join(name)).expect("fixture");
-        let npy = |name: &str| crate::npy::read(name, &read(name)[..]).expect("npy").data;
-        let m = crate::tflite::read(&read("model.tflite")).expect("model");
-        let mut it = crate::engine::Interpreter::new(&m).expect("prepares");
-        it.set_input(0, &npy("input_0.npy")).expect("input");
-        it.invoke().expect("invoke");
-        let out = it.output(0).expect("output");
-        assert_eq!(out.shape, [1, 1, 6, 4]);
-        assert_eq!(
-            out.bytes,
-            npy("litert_output_0.npy"),
-            "bit for bit with LiteRT"
-        );
+        let (_, shape, ours, litert) = crate::ops::shape::test_model::run_mutant_fixture("4-465");
+        assert_eq!(shape, [1, 1, 6, 4]);
+        assert_eq!(ours, litert, "bit for bit with LiteRT");
     }
 
     /// Mutation harness 7-3929 (issue 22): int8 SUM after a QUANTIZE whose output was declared
@@ -712,20 +700,8 @@ mod tests {
     /// kernels, each one-operator model's inputs at the shape the whole model computed).
     #[test]
     fn a_declared_quantize_output_shape_gives_way_to_the_computed_one() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/fixtures/mutants/7-3929");
-        let read = |name: &str| std::fs::read(dir.join(name)).expect("fixture");
-        let npy = |name: &str| crate::npy::read(name, &read(name)[..]).expect("npy").data;
-        let m = crate::tflite::read(&read("model.tflite")).expect("model");
-        let mut it = crate::engine::Interpreter::new(&m).expect("prepares");
-        it.set_input(0, &npy("input_0.npy")).expect("input");
-        it.invoke().expect("invoke");
-        let out = it.output(0).expect("output");
-        assert_eq!(out.shape, [1, 3, 4]);
-        assert_eq!(
-            out.bytes,
-            npy("litert_output_0.npy"),
-            "bit for bit with LiteRT"
-        );
+        let (_, shape, ours, litert) = crate::ops::shape::test_model::run_mutant_fixture("7-3929");
+        assert_eq!(shape, [1, 3, 4]);
+        assert_eq!(ours, litert, "bit for bit with LiteRT");
     }
 }

@@ -149,3 +149,25 @@ pub(crate) fn equals_litert_fixture(name: &str) -> Model {
     }
     m
 }
+
+/// A kept mutant of the mutation harness, `tests/fixtures/mutants/<name>`
+/// (`tests/tools/mutation/make_fixture.py`: `model.tflite`, the harness's `input_<i>.npy` for
+/// every input, LiteRT 2.3's `litert_output_0.npy`): runs it once on those inputs and returns
+/// the model, our output 0 (shape and bytes) and LiteRT's bytes.
+pub(crate) fn run_mutant_fixture(name: &str) -> (Model, Vec<usize>, Vec<u8>, Vec<u8>) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/mutants")
+        .join(name);
+    let read = |f: &str| std::fs::read(dir.join(f)).expect("fixture file");
+    let npy = |f: &str| crate::npy::read(f, &read(f)[..]).expect("npy").data;
+    let m = crate::tflite::read(&read("model.tflite")).expect("model");
+    let mut it = Interpreter::new(&m).expect("prepares");
+    for i in 0..it.inputs().len() {
+        it.set_input(i, &npy(&format!("input_{i}.npy")))
+            .expect("input");
+    }
+    it.invoke().expect("invoke");
+    let out = it.output(0).expect("output");
+    let (shape, ours) = (out.shape.to_vec(), out.bytes.to_vec());
+    (m, shape, ours, npy("litert_output_0.npy"))
+}
