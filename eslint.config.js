@@ -39,7 +39,7 @@ export default tseslint.config(
   {
     // Page code runs in the browser: the Node types in tsconfig.json are for tests and tooling only.
     files: ['www/src/**/*.ts'],
-    ignores: ['www/src/**/*.test.ts'],
+    ignores: ['www/src/**/*.test.ts', 'www/src/**/testing.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ regex: '^node:', message: 'page code runs in the browser' }] }],
       'no-restricted-globals': ['error', 'process', 'Buffer', 'require', '__dirname', '__filename', 'global'],

@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { EngineModule } from './engine/loader';
 import {
@@ -13,8 +12,8 @@ import {
   saveLimits,
   workerLimits,
 } from './limits';
+import { loadTestEngine } from './engine/testing';
 
-const PKG_WASM = 'www/pkg/simd/zeropoint_bg.wasm';
 
 function memoryStorage(initial?: string): Storage {
   const items = new Map<string, string>(initial === undefined ? [] : [[STORAGE_KEY, initial]]);
@@ -38,9 +37,7 @@ function memoryStorage(initial?: string): Storage {
 
 describe('limits', () => {
   it('the page defaults are the library defaults (wasm defaultLimits)', async () => {
-    if (!existsSync(PKG_WASM)) throw new Error(`${PKG_WASM} is missing: run \`bash scripts/build-wasm.sh\``);
-    const api: EngineModule = await import('../pkg/simd/zeropoint.js');
-    api.initSync({ module: readFileSync(PKG_WASM) });
+    const api: EngineModule = await loadTestEngine();
     const lib = api.defaultLimits();
     const page = workerLimits(DEFAULT_LIMITS);
     expect(page.maxModelBytes).toBe(lib.max_model_bytes);

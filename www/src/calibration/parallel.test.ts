@@ -4,13 +4,14 @@
  * statistics equal one Calibrator's for every method. Needs `bash scripts/build-wasm.sh`
  * (www/pkg) like wasm.test.ts.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EngineModule } from '../engine/loader';
 import { writeNpy } from './npy';
 import { calibrateParallel, calibrateSlice, splitSamples, workerCount, type ParallelEnv } from './parallel';
 import { calibrate } from './run';
 import type { CalibrationSource } from './types';
+import { loadTestEngine } from '../engine/testing';
 
 describe('slicing', () => {
   it('splits samples into contiguous slices of nearly equal size', () => {
@@ -36,14 +37,11 @@ describe('slicing', () => {
   });
 });
 
-const PKG_WASM = 'www/pkg/simd/zeropoint_bg.wasm';
 let api: EngineModule;
 let model: Uint8Array;
 
 beforeAll(async () => {
-  if (!existsSync(PKG_WASM)) throw new Error(`${PKG_WASM} is missing: build the wasm package with \`bash scripts/build-wasm.sh\``);
-  api = await import('../../pkg/simd/zeropoint.js');
-  api.initSync({ module: readFileSync(PKG_WASM) });
+  api = await loadTestEngine();
   model = new Uint8Array(readFileSync('www/assets/example.tflite'));
 });
 

@@ -3,21 +3,19 @@
  * model: what the page gets for random data, a wrong-shape .npy and a NaN.
  * Needs `bash scripts/build-wasm.sh` (www/pkg) like engine/wasm.test.ts.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EngineModule } from '../engine/loader';
 import { writeNpy } from './npy';
 import { calibrate, type RunEnv } from './run';
 import { sampleSeed } from './sources';
+import { loadTestEngine } from '../engine/testing';
 
-const PKG_WASM = 'www/pkg/simd/zeropoint_bg.wasm';
 let api: EngineModule;
 let model: Uint8Array;
 
 beforeAll(async () => {
-  if (!existsSync(PKG_WASM)) throw new Error(`${PKG_WASM} is missing: build the wasm package with \`bash scripts/build-wasm.sh\``);
-  api = await import('../../pkg/simd/zeropoint.js');
-  api.initSync({ module: readFileSync(PKG_WASM) });
+  api = await loadTestEngine();
   model = new Uint8Array(readFileSync('www/assets/example.tflite'));
 });
 

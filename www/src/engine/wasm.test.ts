@@ -5,21 +5,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EngineModule } from './loader';
+import { loadTestEngine } from './testing';
 
-const PKG_JS = 'www/pkg/simd/zeropoint.js';
-const PKG_WASM = 'www/pkg/simd/zeropoint_bg.wasm';
 const EXAMPLE = 'www/assets/example.tflite';
 
 let api: EngineModule;
 let example: Uint8Array;
 
 beforeAll(async () => {
-  for (const file of [PKG_JS, PKG_WASM]) {
-    if (!existsSync(file)) throw new Error(`${file} is missing: build the wasm package with \`bash scripts/build-wasm.sh\``);
-  }
   if (!existsSync(EXAMPLE)) throw new Error(`${EXAMPLE} is missing (the bundled example model)`);
-  api = await import('../../pkg/simd/zeropoint.js');
-  api.initSync({ module: readFileSync(PKG_WASM) });
+  api = await loadTestEngine();
   example = new Uint8Array(readFileSync(EXAMPLE));
 });
 

@@ -8,15 +8,15 @@
  * `signatures-calibrate` checks the bytes against `zeropoint quantize --signature-data`).
  * Needs `bash scripts/build-wasm.sh`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseNpy } from '../calibration/npy';
 import { calibrate } from '../calibration/run';
 import type { SignatureCalibration } from '../calibration/types';
 import type { EngineModule } from '../engine/loader';
 import { signatureInputs } from '../model/signatures';
+import { loadTestEngine } from '../engine/testing';
 
-const PKG_WASM = 'www/pkg/simd/zeropoint_bg.wasm';
 const DIR = 'tests/realworld/signatures';
 const KEYS = ['decode', 'encode', 'score'];
 
@@ -24,9 +24,7 @@ let api: EngineModule;
 let model: Uint8Array;
 
 beforeAll(async () => {
-  if (!existsSync(PKG_WASM)) throw new Error(`${PKG_WASM} is missing: build the wasm package with \`bash scripts/build-wasm.sh\``);
-  api = await import('../../pkg/simd/zeropoint.js');
-  api.initSync({ module: readFileSync(PKG_WASM) });
+  api = await loadTestEngine();
   model = new Uint8Array(readFileSync(`${DIR}/model.tflite`));
 });
 

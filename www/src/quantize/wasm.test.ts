@@ -4,13 +4,13 @@
  * CLI's options, run both models and compare them. (The e2e test checks the files against the
  * CLI's byte for byte.) Needs `bash scripts/build-wasm.sh`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CalibrationStats } from '../calibration/types';
 import type { EngineModule } from '../engine/loader';
 import { settingsFor } from './settings';
+import { loadTestEngine } from '../engine/testing';
 
-const PKG_WASM = 'www/pkg/simd/zeropoint_bg.wasm';
 const EXAMPLE = 'www/assets/example.tflite';
 
 let api: EngineModule;
@@ -19,9 +19,7 @@ let stats: CalibrationStats;
 let sample: Float32Array;
 
 beforeAll(async () => {
-  if (!existsSync(PKG_WASM)) throw new Error(`${PKG_WASM} is missing: build the wasm package with \`bash scripts/build-wasm.sh\``);
-  api = await import('../../pkg/simd/zeropoint.js');
-  api.initSync({ module: readFileSync(PKG_WASM) });
+  api = await loadTestEngine();
   example = new Uint8Array(readFileSync(EXAMPLE));
   const cal = new api.Calibrator(example);
   try {

@@ -3,19 +3,17 @@
  * `quantizeMultiplier`, `weightScales`), on the real wasm package in Node. Expected values are
  * worked out here from the formulas, not taken from the engine.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EngineModule } from '../engine/loader';
+import { loadTestEngine } from '../engine/testing';
 
-const PKG_WASM = 'www/pkg/simd/zeropoint_bg.wasm';
 const EXAMPLE = 'www/assets/example.tflite';
 
 let api: EngineModule;
 
 beforeAll(async () => {
-  if (!existsSync(PKG_WASM)) throw new Error(`${PKG_WASM} is missing: build the wasm package with \`bash scripts/build-wasm.sh\``);
-  api = await import('../../pkg/simd/zeropoint.js');
-  api.initSync({ module: readFileSync(PKG_WASM) });
+  api = await loadTestEngine();
 });
 
 describe('quantParams', () => {
