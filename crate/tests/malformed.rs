@@ -687,6 +687,50 @@ fn an_omitted_conv_bias_is_refused_as_litert_refuses_it() {
     }
 }
 
+/// Mutant 9676 of seed 13: a CONV_2D whose `dilation_h_factor` was set to 2^31 - 1. LiteRT's
+/// CONV_2D and DEPTHWISE_CONV_2D prepare refuse a stride or dilation over INT16_MAX
+/// ("params->dilation_height_factor <= INT16_MAX", measured on LiteRT 2.3 BUILTIN_REF, float and
+/// int8, each of the four fields at 32767 and 32768); we ran it and wrote an int8 copy LiteRT
+/// refused.
+#[test]
+fn a_conv_stride_or_dilation_over_int16_max_is_refused_as_litert_refuses_it() {
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden");
+    for (model, variant) in [
+        ("op_conv2d_mult_tiny", "model_float.tflite"),
+        ("op_conv2d_mult_tiny", "model_int8.tflite"),
+        ("op_depthwise_m3_dilation2", "model_float.tflite"),
+        ("op_depthwise_m3_dilation2", "model_int8.tflite"),
+    ] {
+        let bytes = std::fs::read(golden.join(model).join(variant)).expect("model");
+        let shipped = tflite::read(&bytes).expect("reads");
+        assert!(Interpreter::new(&shipped).is_ok(), "{model}/{variant}");
+        for field in 0..4 {
+            let mut m = shipped.clone();
+            let set = |o: &mut i32| *o = i32::from(i16::MAX) + 1;
+            match &mut m.subgraphs[0].operators[0].options {
+                BuiltinOptionsT::Conv2DOptions(o) => set([
+                    &mut o.stride_h,
+                    &mut o.stride_w,
+                    &mut o.dilation_h_factor,
+                    &mut o.dilation_w_factor,
+                ][field]),
+                BuiltinOptionsT::DepthwiseConv2DOptions(o) => set([
+                    &mut o.stride_h,
+                    &mut o.stride_w,
+                    &mut o.dilation_h_factor,
+                    &mut o.dilation_w_factor,
+                ][field]),
+                other => panic!("{model}: {other:?}"),
+            }
+            let e = Interpreter::new(&m).err().expect("refused").to_string();
+            assert!(
+                e.contains("32768 is over 32767 (LiteRT refuses it)"),
+                "{model}/{variant} field {field}: {e}"
+            );
+        }
+    }
+}
+
 /// Mutant 1004 of seed 6: a recurrent operator's state tensor made a graph output. LiteRT gives
 /// the updated state there; our kernels keep the state in their own cells, so the tensor would
 /// read as its initial zeros: refused, naming the tensor, rather than a wrong answer.

@@ -692,6 +692,19 @@ mod tests {
         assert_eq!(ours, litert, "bit for bit with LiteRT");
     }
 
+    /// Mutation harness 13-1704 (issue 22): int8 SUM (input and output scales differ) of an input
+    /// whose last axis was declared 0. LiteRT's BUILTIN_REF zeroes the output and returns before
+    /// the rescale: raw 0, not the output zero point we wrote (108 of 108 differed). The fixture
+    /// holds BUILTIN_REF's output (`make_fixture.py --reference`: the optimized SUM, the
+    /// harness's usual reference for SUM, leaves an empty SUM's output unwritten).
+    #[test]
+    fn an_empty_int8_sum_is_raw_zero_as_litert_writes_it() {
+        let (_, shape, ours, litert) = crate::ops::shape::test_model::run_mutant_fixture("13-1704");
+        assert_eq!(shape, [1, 3, 4, 9]);
+        assert!(litert.iter().all(|&b| b == 0), "LiteRT wrote raw 0");
+        assert_eq!(ours, litert, "bit for bit with LiteRT");
+    }
+
     /// Mutation harness 7-3929 (issue 22): int8 SUM after a QUANTIZE whose output was declared
     /// [2^31 − 1, 3, 4, 9]. LiteRT's QUANTIZE resizes its output to its input's shape at
     /// prepare (the interpreter reports [1, 3, 4, 9]) and the SUM reduces that; so do we. The

@@ -2,9 +2,12 @@
 (`litert_worker.inputs_for`, seed = mutant number) and LiteRT 2.3 BUILTIN_REF's outputs, for a
 Rust regression test of a wrong-answer fix. A model holding an operator BUILTIN_REF computes
 wrongly (golden_resolver.REFERENCE_DEFECTS) gets the outputs the harness compares with there:
-the model run per operator (per_op.py), that operator on the optimized kernels.
+the model run per operator (per_op.py), that operator on the optimized kernels, unless
+`--reference` is given: BUILTIN_REF's outputs anyway, for a mutant where the defect does not
+apply and the harness compared with BUILTIN_REF (an empty SUM: BUILTIN_REF writes 0, the
+optimized kernel leaves its output unwritten).
 
-    python tests/tools/mutation/make_fixture.py KEPT_DIR/mutant-4-2418.tflite
+    python tests/tools/mutation/make_fixture.py KEPT_DIR/mutant-4-2418.tflite [--reference]
 """
 
 import shutil
@@ -24,6 +27,7 @@ REPO = Path(__file__).resolve().parents[3]
 
 def main() -> None:
     src = Path(sys.argv[1])
+    reference = "--reference" in sys.argv[2:]
     seed, n = src.stem.split("-")[1:3]
     out = REPO / "tests" / "fixtures" / "mutants" / f"{seed}-{n}"
     out.mkdir(parents=True, exist_ok=True)
@@ -36,7 +40,7 @@ def main() -> None:
         np.save(out / f"input_{i}.npy", x)
         it.set_tensor(d["index"], x)
     data = src.read_bytes()
-    if has_reference_defect(data):
+    if has_reference_defect(data) and not reference:
         m, parts = per_op.pieces(data, interpreter)
         values = {int(t): x for t, x in zip(m.subgraphs[0].inputs, inputs)}
         for _ in per_op.run_sample(parts, values):

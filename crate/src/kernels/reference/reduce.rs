@@ -149,14 +149,17 @@ pub fn sum(p: &ReduceParams, input: &[f32], output: &mut [f32]) {
 }
 
 /// MEAN. Mirrors LiteRT `reference_ops::Mean` (float): the row-major sum, then one division by
-/// the number of reduced elements (left at 0 when that number is 0).
+/// the number of reduced elements. An empty reduction gives the quiet NaN `0x7FC00000` in
+/// every element, as LiteRT 2.3 does on x86 (x86's own 0 / 0 would be `0xFFC00000`).
 pub fn mean(p: &ReduceParams, input: &[f32], output: &mut [f32]) {
+    if p.count == 0 {
+        output.fill(f32::NAN);
+        return;
+    }
     sum(p, input, output);
-    if p.count > 0 {
-        let n = p.count as f32;
-        for o in output.iter_mut() {
-            *o /= n;
-        }
+    let n = p.count as f32;
+    for o in output.iter_mut() {
+        *o /= n;
     }
 }
 
@@ -291,7 +294,7 @@ impl QuantizedSum {
 /// Quantized SUM of 8-bit values as LiteRT's optimized kernels compute it (`QuantizedMeanOrSum`
 /// with `compute_sum`): the raw inputs of each group summed in wrapping int32, then
 /// `round(sum · scale + bias)` in float (half away from zero) plus the output zero point,
-/// saturated. Measured against `BUILTIN_WITHOUT_DEFAULT_DELEGATES` on 3,200 random int8 sums
+/// saturated; an empty input gives raw 0. Measured against `BUILTIN_WITHOUT_DEFAULT_DELEGATES` on 3,200 random int8 sums
 /// (0 differ; the fixed-point MEAN path is 1 LSB off on ~1 %). LiteRT 2.3's `BUILTIN_REF` build
 /// gets this op wrong (it accumulates as unsigned: every negative sum is −1), so its goldens come
 /// from the optimized resolver.
@@ -301,6 +304,12 @@ pub fn quantized_sum_8bit<T: IntElem>(
     input: &[T],
     output: &mut [T],
 ) {
+    // LiteRT zeroes the output and returns before any rescale when the input is empty (raw 0,
+    // not the output zero point: mutant 1704 of seed 13).
+    if p.count == 0 {
+        output.fill(T::saturate(0));
+        return;
+    }
     p.fold_groups(
         input,
         0i32,
@@ -744,11 +753,15 @@ mod tests {
         assert!(ReduceParams::new(&[3], &[1]).is_none());
     }
 
+    /// LiteRT 2.3 BUILTIN_REF on `op_mean_axis3_keepdims`'s float model with the reduced axis
+    /// declared 0 gives the quiet NaN 0x7FC00000 in every output element; SUM gives 0.
     #[test]
-    fn empty_reduction_leaves_zero() {
+    fn an_empty_mean_is_nan_and_an_empty_sum_zero() {
         let p = ReduceParams::new(&[2, 0], &[1]).expect("valid");
         let mut out = [9.0; 2];
         mean(&p, &[], &mut out);
+        assert!(out.iter().all(|v| v.to_bits() == 0x7FC0_0000), "{out:?}");
+        sum(&p, &[], &mut out);
         assert_eq!(out, [0.0, 0.0]);
     }
 }

@@ -103,6 +103,18 @@ fn spatial(
 
 /// The geometry of a CONV_2D or DEPTHWISE_CONV_2D: an NHWC `input`, `out_c` output channels
 /// from an `fh × fw` filter, the output size and padding from [`spatial`].
+/// Refuses a stride or dilation over `i16::MAX`, as LiteRT's conv prepares do
+/// ("params->stride_height <= INT16_MAX").
+fn at_most_i16(ctx: &PrepareCtx<'_>, values: &[(&str, usize)]) -> PrepareResult<()> {
+    match values.iter().find(|(_, v)| *v > i16::MAX as usize) {
+        Some((name, v)) => Err(ctx.invalid(
+            String::new(),
+            format!("{name} {v} is over {} (LiteRT refuses it)", i16::MAX),
+        )),
+        None => Ok(()),
+    }
+}
+
 fn conv_params(
     ctx: &PrepareCtx<'_>,
     padding: Padding,
@@ -111,6 +123,16 @@ fn conv_params(
     (stride, dilation): ((usize, usize), (usize, usize)),
     act: ActivationRange,
 ) -> PrepareResult<ConvParams> {
+    // LiteRT's conv.cc and depthwise_conv.cc prepare: strides and dilations at most INT16_MAX.
+    at_most_i16(
+        ctx,
+        &[
+            ("stride_h", stride.0),
+            ("stride_w", stride.1),
+            ("dilation_h_factor", dilation.0),
+            ("dilation_w_factor", dilation.1),
+        ],
+    )?;
     let ((oh, ow), (ph, pw)) = spatial(ctx, padding, (ih, iw), (fh, fw), stride, dilation)?;
     Ok(ConvParams {
         batches: n,
@@ -434,14 +456,7 @@ pub fn prepare_transpose_conv(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.require_rank(&filter, 4)?;
     let stride = positive_hw(ctx, "stride", o.stride_h, o.stride_w)?;
     // LiteRT's transpose_conv.cc prepare: "params->stride_height <= INT16_MAX" (and width).
-    for (name, s) in [("stride_h", stride.0), ("stride_w", stride.1)] {
-        if s > i16::MAX as usize {
-            return Err(ctx.invalid(
-                String::new(),
-                format!("{name} {s} is over {} (LiteRT refuses it)", i16::MAX),
-            ));
-        }
-    }
+    at_most_i16(ctx, &[("stride_h", stride.0), ("stride_w", stride.1)])?;
     let act = ctx.activation(o.fused_activation_function)?;
     if shape_t.data.is_none() {
         // A Keras export computes it with SHAPE → STRIDED_SLICE → PACK: the engine folds that at
