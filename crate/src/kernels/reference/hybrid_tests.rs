@@ -26,6 +26,10 @@ fn symmetric_quantization_scales_the_largest_magnitude_to_127() {
     let s = symmetric_quantize(&[f32::NAN, 1.0, -2.0, 0.0], &mut q);
     assert!(s.is_nan());
     assert_eq!(q, [-127; 4]);
+    // The range is std::minmax_element's (pairs): LiteRT 2.3 on [4, 1, NaN, 3] gives range 4
+    // (the pair (NaN, 3) leaves the maximum 4; a NaN quantizes to −127 at every position).
+    let s = symmetric_quantize(&[4.0, 1.0, f32::NAN, 3.0], &mut q);
+    assert_eq!((s, q), (4.0 / 127.0, [127, 32, -127, 95]));
 }
 
 #[test]
