@@ -151,8 +151,8 @@ pub fn symmetric_quantize(values: &[f32], out: &mut [i8]) -> f32 {
 /// has the smaller error, nudged into range, rounded half away from zero); but the scale is the
 /// **float** quotient `(rmax − rmin) / 255.0f` and each value is `clamp(round(v · (1 / scale)) +
 /// zp, −128, 127)` — rounded before the zero point is added, a NaN or out-of-range product
-/// converting to `i32::MIN` as on x86, except a NaN among the last `len % 8` values, which gives
-/// 0 (LiteRT's scalar loop there). The range is [`min_max`]'s. (The portable source's double scale
+/// converting to `i32::MIN` as on x86, except a NaN product among the last `len % 8` values, which
+/// gives 0 (LiteRT's scalar loop there). The range is [`min_max`]'s. (The portable source's double scale
 /// and `round(zp + v · inv)` are each off by one ulp / one step on some inputs.) An empty range
 /// gives zeros, scale 1, zero point 0. Returns `(scale, zero_point)`.
 pub fn asymmetric_quantize(values: &[f32], out: &mut [i8]) -> (f32, i32) {
@@ -184,14 +184,17 @@ pub fn asymmetric_quantize(values: &[f32], out: &mut [i8]) -> (f32, i32) {
     };
     let scale_f = (rmax as f32 - rmin as f32) / 255.0f32;
     let inv = 1.0f32 / scale_f;
-    // The first `len - len % 8` values are vectorized (a NaN converts to i32::MIN, then the zero
-    // point wraps it); the rest are scalar, where a NaN gives 0 (measured, rows of 1 to 20).
+    // The first `len - len % 8` values are vectorized (a NaN product converts to i32::MIN, then
+    // the zero point wraps it); the rest are scalar and clamp in float before converting, so a
+    // NaN product (a NaN value, or ∞ · 0 when the range is infinite) gives i32::MIN's low byte,
+    // 0 (measured, rows of 1 to 131).
     let vectorized = values.len() - values.len() % 8;
     for (i, (o, &v)) in out.iter_mut().zip(values).enumerate() {
-        *o = if v.is_nan() && i >= vectorized {
+        let x = v * inv;
+        *o = if x.is_nan() && i >= vectorized {
             0
         } else {
-            round_to_i32_x86(v * inv)
+            round_to_i32_x86(x)
                 .wrapping_add(zero_point)
                 .clamp(-128, 127) as i8
         };
