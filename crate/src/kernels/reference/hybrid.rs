@@ -123,9 +123,10 @@ fn min_max(values: &[f32]) -> (f32, f32) {
 }
 
 /// LiteRT's `SymmetricQuantizeFloats`: `range = max(|min|, |max|)`, scale `range / 127`,
-/// `q = clamp(round(v · (127 / range)), −127, 127)` in float (a product that is NaN or outside
-/// i32 converts to `i32::MIN` as on x86, so an inf or NaN row quantizes to −127); an all-zero
-/// range gives zeros and scale 1. Returns the scale.
+/// `q = clamp(round(v · (127 / range)), −127, 127)`, in the first `len - len % 8` values with the
+/// clamp in float as LiteRT's x86 build does it (measured: an ∞ value in a finite range gives
+/// ±127 there, −127 in the rest; a NaN product −127 at every position); an all-zero range gives
+/// zeros and scale 1. Returns the scale.
 pub fn symmetric_quantize(values: &[f32], out: &mut [i8]) -> f32 {
     let (lo, hi) = libstdcxx_minmax(values);
     // std::max(|lo|, |hi|) is `|lo| < |hi| ? |hi| : |lo|` (a NaN `lo` stays).
@@ -139,8 +140,19 @@ pub fn symmetric_quantize(values: &[f32], out: &mut [i8]) -> f32 {
         return 1.0;
     }
     let inv = 127.0f32 / range;
-    for (o, &v) in out.iter_mut().zip(values) {
-        *o = round_to_i32_x86(v * inv).clamp(-127, 127) as i8;
+    // The first `len - len % 8` values are vectorized and clamp in float (`maxps(x, −127)` then
+    // `minps(·, 127)`: ±∞ saturate, NaN gives −127); the rest round to i32 first (±∞ and NaN
+    // convert to i32::MIN, so −127).
+    let vectorized = values.len() - values.len() % 8;
+    for (i, (o, &v)) in out.iter_mut().zip(values).enumerate() {
+        let x = v * inv;
+        *o = if i < vectorized {
+            let x = if x > -127.0 { x } else { -127.0 };
+            let x = if x < 127.0 { x } else { 127.0 };
+            round_to_i32_x86(x) as i8
+        } else {
+            round_to_i32_x86(x).clamp(-127, 127) as i8
+        };
     }
     range / 127.0
 }
@@ -151,8 +163,8 @@ pub fn symmetric_quantize(values: &[f32], out: &mut [i8]) -> f32 {
 /// has the smaller error, nudged into range, rounded half away from zero); but the scale is the
 /// **float** quotient `(rmax − rmin) / 255.0f` and each value is `clamp(round(v · (1 / scale)) +
 /// zp, −128, 127)` — rounded before the zero point is added, a NaN or out-of-range product
-/// converting to `i32::MIN` as on x86, except a NaN product among the last `len % 8` values, which
-/// gives 0 (LiteRT's scalar loop there). The range is [`min_max`]'s. (The portable source's double scale
+/// converting to `i32::MIN` as on x86 — except among the last `len % 8` values (LiteRT's scalar
+/// loop), which clamp in float: ±∞ saturate and a NaN product gives 0. The range is [`min_max`]'s. (The portable source's double scale
 /// and `round(zp + v · inv)` are each off by one ulp / one step on some inputs.) An empty range
 /// gives zeros, scale 1, zero point 0. Returns `(scale, zero_point)`.
 pub fn asymmetric_quantize(values: &[f32], out: &mut [i8]) -> (f32, i32) {
@@ -184,19 +196,21 @@ pub fn asymmetric_quantize(values: &[f32], out: &mut [i8]) -> (f32, i32) {
     };
     let scale_f = (rmax as f32 - rmin as f32) / 255.0f32;
     let inv = 1.0f32 / scale_f;
-    // The first `len - len % 8` values are vectorized (a NaN product converts to i32::MIN, then
-    // the zero point wraps it); the rest are scalar and clamp in float before converting, so a
-    // NaN product (a NaN value, or ∞ · 0 when the range is infinite) gives i32::MIN's low byte,
-    // 0 (measured, rows of 1 to 131).
+    // The first `len - len % 8` values are vectorized (a product that is NaN, ±∞ or outside i32
+    // converts to i32::MIN, then the zero point wraps it); the rest are scalar and clamp in float
+    // before converting: ±∞ saturate, and a NaN product (a NaN value, or ∞ · 0 when the range is
+    // infinite) gives i32::MIN's low byte, 0 (measured, rows of 1 to 131).
     let vectorized = values.len() - values.len() % 8;
     for (i, (o, &v)) in out.iter_mut().zip(values).enumerate() {
         let x = v * inv;
-        *o = if x.is_nan() && i >= vectorized {
-            0
-        } else {
+        *o = if i < vectorized {
             round_to_i32_x86(x)
                 .wrapping_add(zero_point)
                 .clamp(-128, 127) as i8
+        } else if x.is_nan() {
+            0
+        } else {
+            (f64::from(x.round()) + f64::from(zero_point)).clamp(-128.0, 127.0) as i8
         };
     }
     (scale_f, zero_point)

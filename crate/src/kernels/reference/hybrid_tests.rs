@@ -104,6 +104,39 @@ fn a_row_with_nan_takes_litert_x86s_range() {
     assert_eq!(q9[8], 0);
 }
 
+/// Infinities where the range stays finite (a NaN dropped them from it), measured on LiteRT 2.3
+/// BUILTIN_REF's hybrid FULLY_CONNECTED: the vectorized first `len - len % 8` values and the
+/// scalar rest convert differently.
+#[test]
+fn an_infinity_outside_the_range_quantizes_as_litert_x86_does() {
+    let (nan, inf) = (f32::NAN, f32::INFINITY);
+    let ramp = |sign: f32, tail: [f32; 2]| {
+        let mut r: Vec<f32> = (1..=8).map(|v| sign * v as f32).collect();
+        r.extend(tail);
+        r
+    };
+    // Asymmetric, tail of 2: −∞ and +∞ saturate (zero point −128 or 127), NaN gives 0.
+    let mut q = [0i8; 10];
+    assert_eq!(asymmetric_quantize(&ramp(1.0, [nan, -inf]), &mut q).1, -128);
+    assert_eq!(&q[8..], [0, -128]);
+    asymmetric_quantize(&ramp(1.0, [inf, nan]), &mut q);
+    assert_eq!(&q[8..], [127, 0]);
+    assert_eq!(asymmetric_quantize(&ramp(-1.0, [inf, nan]), &mut q).1, 127);
+    assert_eq!(&q[8..], [127, 0]);
+    // Symmetric: +∞ in the vectorized 8 clamps to 127 (the range: ∞ becomes the maximum, the
+    // pair (3.4, NaN) replaces it by NaN and (1.5, 1.8) by 1.8, so |−4.1|); in a row of 3 it
+    // converts to i32::MIN, so −127.
+    let mut q8 = [0i8; 8];
+    let s = symmetric_quantize(&[-4.1, inf, -1.6, 0.2, 3.4, nan, 1.5, 1.8], &mut q8);
+    assert_eq!(
+        (s, q8),
+        (4.1 / 127.0, [-127, 127, -50, 6, 105, -127, 46, 56])
+    );
+    let mut q3 = [0i8; 3];
+    symmetric_quantize(&[-0.2, inf, nan], &mut q3);
+    assert_eq!(q3, [-127; 3]);
+}
+
 fn fc(batches: usize, depth: usize, units: usize, act: ActivationRange) -> FullyConnectedParams {
     FullyConnectedParams {
         batches,
