@@ -15,25 +15,6 @@ use super::fully_connected::FullyConnectedParams;
 use super::quantize::round_to_i32_x86;
 use crate::kernels::litert_optimized::activations::tanh_f32;
 
-/// `std::minmax_element` over a non-empty slice: the first smallest and the last largest value
-/// (a leading NaN stays the minimum, a NaN replaces the maximum). [`symmetric_quantize`]'s range.
-fn minmax_element(values: &[f32]) -> (f32, f32) {
-    let Some(&first) = values.first() else {
-        return (0.0, 0.0);
-    };
-    let (mut lo, mut hi) = (first, first);
-    for &v in &values[1..] {
-        if v < lo {
-            lo = v;
-        }
-        // `!(v < hi)`, spelled so a NaN `v` also replaces `hi` as in the C++.
-        if v.partial_cmp(&hi) != Some(std::cmp::Ordering::Less) {
-            hi = v;
-        }
-    }
-    (lo, hi)
-}
-
 /// SSE `minps`: `a < b ? a : b`, so `b` when either is NaN.
 fn minps(a: f32, b: f32) -> f32 {
     if a < b { a } else { b }
@@ -44,57 +25,110 @@ fn maxps(a: f32, b: f32) -> f32 {
     if a > b { a } else { b }
 }
 
-/// The smallest and largest value of a row as LiteRT's x86 build finds them for asymmetric
-/// run-time quantization (measured against `BUILTIN_REF`'s hybrid CONV_2D and FULLY_CONNECTED,
-/// NaN placed at every position of rows of 16 to 576 values: `tests/tools/mutation/README.md`,
-/// round eight). The first `len - len % 8` values go through four lanes (value `i` in lane
-/// `i % 4`), each lane updated as `minps(lane, v)`: a NaN restarts its lane from the next value,
-/// and a lane that ends on a NaN stays NaN; the lanes then combine as
-/// `minps(minps(l1, l3), minps(l0, l2))` (so a NaN ending lane 0 is kept, in the others dropped).
-/// A NaN result is an empty range downstream (`min(0, NaN)` and `max(0, NaN)` are 0), which is
-/// what LiteRT gives (the output is the bias alone; mutant 7026 of seed 12). The remaining
-/// `len % 8` values, and rows shorter than 8, are not described by this: they are taken with
-/// NaN skipped (the rule measured before on rows of 8 with NaN first, in the middle, twice and
-/// last, golden `op_fc_hybrid_edges_*`; rows of 7 and 12 with a NaN in the tail are known to
-/// differ). An empty row gives `(0, 0)`.
-fn min_max(values: &[f32]) -> (f32, f32) {
-    if values.is_empty() {
+/// `!(a < b)`: true when either is NaN.
+fn not_less(a: f32, b: f32) -> bool {
+    a.partial_cmp(&b) != Some(std::cmp::Ordering::Less)
+}
+
+/// libstdc++'s `std::minmax_element` as its comparisons treat NaN: after the first value, values
+/// go in pairs (the second value of the row alone, then `(a, b)`; an odd last value alone), the
+/// smaller of a pair against the minimum with `<` and the larger against the maximum with
+/// `!(x < max)`, so a NaN can become the maximum, or the minimum when first. `(0, 0)` if empty.
+/// [`symmetric_quantize`]'s range (measured: 3,168 rows of 1 to 20 values with NaN, hybrid
+/// FULLY_CONNECTED with symmetric inputs), and that of short rows and tails in [`min_max`].
+fn libstdcxx_minmax(values: &[f32]) -> (f32, f32) {
+    let Some((&first, rest)) = values.split_first() else {
         return (0.0, 0.0);
+    };
+    let (mut lo, mut hi) = (first, first);
+    let Some((&second, mut rest)) = rest.split_first() else {
+        return (lo, hi);
+    };
+    if second < lo {
+        lo = second;
+    } else {
+        hi = second;
     }
-    let body = values.len() - values.len() % 8;
-    let (mut lo, mut hi) = (f32::NAN, f32::NAN);
-    if body > 0 {
-        let (mut lmin, mut lmax) = ([f32::INFINITY; 4], [f32::NEG_INFINITY; 4]);
-        for chunk in values[..body].chunks_exact(4) {
-            for (l, &v) in chunk.iter().enumerate() {
-                lmin[l] = minps(lmin[l], v);
-                lmax[l] = maxps(lmax[l], v);
+    loop {
+        match rest {
+            [] => break,
+            [a] => {
+                if *a < lo {
+                    lo = *a;
+                } else if not_less(*a, hi) {
+                    hi = *a;
+                }
+                break;
             }
-        }
-        lo = minps(minps(lmin[1], lmin[3]), minps(lmin[0], lmin[2]));
-        hi = maxps(maxps(lmax[1], lmax[3]), maxps(lmax[0], lmax[2]));
-    }
-    // The tail: NaN skipped; a row shorter than 8 starts from its first number.
-    for &v in &values[body..] {
-        if v.is_nan() {
-            continue;
-        }
-        if (body == 0 && lo.is_nan()) || v < lo {
-            lo = v;
-        }
-        if (body == 0 && hi.is_nan()) || v > hi {
-            hi = v;
+            [a, b, tail @ ..] => {
+                let (small, large) = if *b < *a { (*b, *a) } else { (*a, *b) };
+                if small < lo {
+                    lo = small;
+                }
+                if not_less(large, hi) {
+                    hi = large;
+                }
+                rest = tail;
+            }
         }
     }
     (lo, hi)
 }
 
+/// `fminf` / `fmaxf`: a NaN on either side gives the other value.
+fn ignoring_nan(a: f32, b: f32, pick: fn(f32, f32) -> f32) -> f32 {
+    if a.is_nan() {
+        b
+    } else if b.is_nan() {
+        a
+    } else {
+        pick(a, b)
+    }
+}
+
+/// The smallest and largest value of a row as LiteRT's x86 build finds them for asymmetric
+/// run-time quantization (measured against `BUILTIN_REF`'s hybrid CONV_2D and FULLY_CONNECTED:
+/// NaN at every position of rows of 16 to 576 values, and rows of 1 to 20 values with one or two
+/// NaN at random places, 3,168 rows; `tests/tools/mutation/README.md`, round nine).
+/// Rows shorter than 4 are [`libstdcxx_minmax`]. Otherwise the first `len - len % 4` values go
+/// through four lanes (value `i` in lane `i % 4`, each lane starting from its first value and
+/// updated as `minps(lane, v)`: a NaN restarts its lane from the next value, and a lane that
+/// ends on a NaN stays NaN); the lanes combine as `minps(minps(l1, l3), minps(l0, l2))` (a NaN
+/// ending lane 2 is kept, in the others dropped). The last `len % 4` values are
+/// [`libstdcxx_minmax`] on their own, joined to the lanes' result ignoring a NaN on either side.
+/// A NaN result is an empty range downstream (`min(0, NaN)` and `max(0, NaN)` are 0), which is
+/// what LiteRT gives (the output is the bias alone; mutant 7026 of seed 12).
+fn min_max(values: &[f32]) -> (f32, f32) {
+    let body = values.len() - values.len() % 4;
+    if body == 0 {
+        return libstdcxx_minmax(values);
+    }
+    let (mut lmin, mut lmax) = ([0.0f32; 4], [0.0f32; 4]);
+    lmin.copy_from_slice(&values[..4]);
+    lmax.copy_from_slice(&values[..4]);
+    for chunk in values[4..body].chunks_exact(4) {
+        for (l, &v) in chunk.iter().enumerate() {
+            lmin[l] = minps(lmin[l], v);
+            lmax[l] = maxps(lmax[l], v);
+        }
+    }
+    let mut lo = minps(minps(lmin[1], lmin[3]), minps(lmin[0], lmin[2]));
+    let mut hi = maxps(maxps(lmax[1], lmax[3]), maxps(lmax[0], lmax[2]));
+    if body < values.len() {
+        let (tail_lo, tail_hi) = libstdcxx_minmax(&values[body..]);
+        lo = ignoring_nan(lo, tail_lo, f32::min);
+        hi = ignoring_nan(hi, tail_hi, f32::max);
+    }
+    (lo, hi)
+}
+
 /// LiteRT's `SymmetricQuantizeFloats`: `range = max(|min|, |max|)`, scale `range / 127`,
-/// `q = clamp(round(v · (127 / range)), −127, 127)` in float (a product that is NaN or outside
-/// i32 converts to `i32::MIN` as on x86, so an inf or NaN row quantizes to −127); an all-zero
-/// range gives zeros and scale 1. Returns the scale.
+/// `q = clamp(round(v · (127 / range)), −127, 127)`, in the first `len - len % 8` values with the
+/// clamp in float as LiteRT's x86 build does it (measured: an ∞ value in a finite range gives
+/// ±127 there, −127 in the rest; a NaN product −127 at every position); an all-zero range gives
+/// zeros and scale 1. Returns the scale.
 pub fn symmetric_quantize(values: &[f32], out: &mut [i8]) -> f32 {
-    let (lo, hi) = minmax_element(values);
+    let (lo, hi) = libstdcxx_minmax(values);
     // std::max(|lo|, |hi|) is `|lo| < |hi| ? |hi| : |lo|` (a NaN `lo` stays).
     let range = if lo.abs() < hi.abs() {
         hi.abs()
@@ -106,8 +140,19 @@ pub fn symmetric_quantize(values: &[f32], out: &mut [i8]) -> f32 {
         return 1.0;
     }
     let inv = 127.0f32 / range;
-    for (o, &v) in out.iter_mut().zip(values) {
-        *o = round_to_i32_x86(v * inv).clamp(-127, 127) as i8;
+    // The first `len - len % 8` values are vectorized and clamp in float (`maxps(x, −127)` then
+    // `minps(·, 127)`: ±∞ saturate, NaN gives −127); the rest round to i32 first (±∞ and NaN
+    // convert to i32::MIN, so −127).
+    let vectorized = values.len() - values.len() % 8;
+    for (i, (o, &v)) in out.iter_mut().zip(values).enumerate() {
+        let x = v * inv;
+        *o = if i < vectorized {
+            let x = if x > -127.0 { x } else { -127.0 };
+            let x = if x < 127.0 { x } else { 127.0 };
+            round_to_i32_x86(x) as i8
+        } else {
+            round_to_i32_x86(x).clamp(-127, 127) as i8
+        };
     }
     range / 127.0
 }
@@ -118,7 +163,8 @@ pub fn symmetric_quantize(values: &[f32], out: &mut [i8]) -> f32 {
 /// has the smaller error, nudged into range, rounded half away from zero); but the scale is the
 /// **float** quotient `(rmax − rmin) / 255.0f` and each value is `clamp(round(v · (1 / scale)) +
 /// zp, −128, 127)` — rounded before the zero point is added, a NaN or out-of-range product
-/// converting to `i32::MIN` as on x86. (The portable source's double scale
+/// converting to `i32::MIN` as on x86 — except among the last `len % 8` values (LiteRT's scalar
+/// loop), which clamp in float: ±∞ saturate and a NaN product gives 0. The range is [`min_max`]'s. (The portable source's double scale
 /// and `round(zp + v · inv)` are each off by one ulp / one step on some inputs.) An empty range
 /// gives zeros, scale 1, zero point 0. Returns `(scale, zero_point)`.
 pub fn asymmetric_quantize(values: &[f32], out: &mut [i8]) -> (f32, i32) {
@@ -150,10 +196,22 @@ pub fn asymmetric_quantize(values: &[f32], out: &mut [i8]) -> (f32, i32) {
     };
     let scale_f = (rmax as f32 - rmin as f32) / 255.0f32;
     let inv = 1.0f32 / scale_f;
-    for (o, &v) in out.iter_mut().zip(values) {
-        *o = round_to_i32_x86(v * inv)
-            .wrapping_add(zero_point)
-            .clamp(-128, 127) as i8;
+    // The first `len - len % 8` values are vectorized (a product that is NaN, ±∞ or outside i32
+    // converts to i32::MIN, then the zero point wraps it); the rest are scalar and clamp in float
+    // before converting: ±∞ saturate, and a NaN product (a NaN value, or ∞ · 0 when the range is
+    // infinite) gives i32::MIN's low byte, 0 (measured, rows of 1 to 131).
+    let vectorized = values.len() - values.len() % 8;
+    for (i, (o, &v)) in out.iter_mut().zip(values).enumerate() {
+        let x = v * inv;
+        *o = if i < vectorized {
+            round_to_i32_x86(x)
+                .wrapping_add(zero_point)
+                .clamp(-128, 127) as i8
+        } else if x.is_nan() {
+            0
+        } else {
+            (f64::from(x.round()) + f64::from(zero_point)).clamp(-128.0, 127.0) as i8
+        };
     }
     (scale_f, zero_point)
 }
@@ -503,265 +561,5 @@ pub fn matrix_batch_vector_accumulate(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::kernels::reference::ActivationRange;
-
-    #[test]
-    fn symmetric_quantization_scales_the_largest_magnitude_to_127() {
-        // Largest magnitude 127: scale 1, values round half away from zero.
-        let mut q = [0i8; 4];
-        let s = symmetric_quantize(&[127.0, -3.0, 2.5, -126.5], &mut q);
-        assert_eq!(s, 1.0);
-        assert_eq!(q, [127, -3, 3, -127]);
-        // Range 1: inv 127: 0.5 → 63.5 → 64, −1 → −127, 0.25 → 31.75 → 32.
-        let s = symmetric_quantize(&[0.5, -1.0, 0.25, 0.0], &mut q);
-        assert_eq!(s, 1.0 / 127.0);
-        assert_eq!(q, [64, -127, 32, 0]);
-        // All zero: zeros, scale 1.
-        let s = symmetric_quantize(&[0.0; 4], &mut q);
-        assert_eq!((s, q), (1.0, [0; 4]));
-        // An infinite value: range ∞, 127 / ∞ = 0, so finite values give 0 and ∞ · 0 = NaN,
-        // which x86's float → int conversion makes i32::MIN, clamped to −127 (Rust's `as`
-        // would give 0). A NaN range (std::max keeps a NaN first argument) gives NaN products.
-        let s = symmetric_quantize(&[1.0, f32::INFINITY, -2.0, 0.0], &mut q);
-        assert_eq!((s, q), (f32::INFINITY, [0, -127, 0, 0]));
-        let s = symmetric_quantize(&[f32::NAN, 1.0, -2.0, 0.0], &mut q);
-        assert!(s.is_nan());
-        assert_eq!(q, [-127; 4]);
-    }
-
-    #[test]
-    fn asymmetric_quantization_picks_and_nudges_the_zero_point() {
-        let mut q = [0i8; 2];
-        // [0, 255]: scale 1, zero point −128 (from min, error 128 < 382).
-        assert_eq!(asymmetric_quantize(&[0.0, 255.0], &mut q), (1.0, -128));
-        assert_eq!(q, [-128, 127]);
-        // [−1, 3]: scale 4/255; zero point −128 + 63.75 = −64.25 → −64;
-        // −1 → round(−63.75) − 64 = −128; 3 → round(191.25) − 64 = 127.
-        let (s, z) = asymmetric_quantize(&[-1.0, 3.0], &mut q);
-        assert_eq!((s, z), (4.0f32 / 255.0, -64));
-        assert_eq!(q, [-128, 127]);
-        // All negative: the range still includes 0 → zero point 127.
-        let (s, z) = asymmetric_quantize(&[-2.55, -1.0], &mut q);
-        assert_eq!(z, 127);
-        assert_eq!(s, 2.55f32 / 255.0);
-        // [−129, 126]: scale 1, zero point 1 (both ends agree). Values round *before* the zero
-        // point is added: −0.5 → round(−0.5) + 1 = 0 (not round(0.5) = 1); 0.5 → 2.
-        let mut q5 = [0i8; 5];
-        assert_eq!(
-            asymmetric_quantize(&[-129.0, 126.0, -0.5, 0.5, 2.5], &mut q5),
-            (1.0, 1)
-        );
-        assert_eq!(q5, [-128, 127, 0, 2, 4]);
-        // Nothing but zeros: scale 1, zero point 0.
-        assert_eq!(asymmetric_quantize(&[0.0, 0.0], &mut q), (1.0, 0));
-        assert_eq!(q, [0, 0]);
-    }
-
-    fn fc(
-        batches: usize,
-        depth: usize,
-        units: usize,
-        act: ActivationRange,
-    ) -> FullyConnectedParams {
-        FullyConnectedParams {
-            batches,
-            accum_depth: depth,
-            out_c: units,
-            act,
-        }
-    }
-
-    #[test]
-    fn fully_connected_per_tensor_symmetric_with_bias_and_relu() {
-        // Input (127, −3): scale 1, q = (127, −3); weight scale 0.5 folds into the batch scale.
-        // Unit (2, 1): 254 − 3 = 251 → 125.5 + 0.25 = 125.75; unit (−1, 0): −127 → −63.5 + 0.25
-        // → RELU → 0.
-        let p = fc(1, 2, 2, ActivationRange::RELU);
-        let input = [127.0, -3.0];
-        let mut q = QuantizedBatches::new(1, 2);
-        q.quantize(&input, false);
-        q.scale_by(0.5);
-        let mut out = [9.0f32; 2];
-        fully_connected(
-            &p,
-            &input,
-            &q,
-            None,
-            &[2, 1, -1, 0],
-            Some(&[0.25, 0.25]),
-            &mut out,
-        );
-        assert_eq!(out, [125.75, 0.0]);
-    }
-
-    #[test]
-    fn fully_connected_activations_treat_nan_and_infinities_as_litert_does() {
-        // An all-zero input leaves the bias (NaN, +inf, −inf) to the activation. LiteRT 2.3
-        // (BUILTIN_REF, op_fc_bias_relu's dynamic model with such a bias) gives, per activation:
-        let cases = [
-            (
-                ActivationRange::NONE,
-                [f32::NAN, f32::INFINITY, f32::NEG_INFINITY],
-            ),
-            (ActivationRange::RELU, [0.0, f32::INFINITY, 0.0]),
-            (ActivationRange::RELU_N1_TO_1, [-1.0, 1.0, -1.0]),
-            (ActivationRange::RELU6, [0.0, 6.0, 0.0]),
-        ];
-        for (act, want) in cases {
-            let p = fc(1, 1, 3, act);
-            let mut q = QuantizedBatches::new(1, 1);
-            q.quantize(&[0.0], false);
-            let mut out = [9.0f32; 3];
-            let bias = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
-            fully_connected(&p, &[0.0], &q, None, &[1, 1, 1], Some(&bias), &mut out);
-            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&out), bits(&want), "{act:?}: {out:?}");
-        }
-    }
-
-    /// LiteRT's SSSE3 16-column blocks: every product exact but a −128 weight against a negative
-    /// input, whose int8 sign transfer wraps (−1 · −128 gives −128 there); the columns past the
-    /// last whole block multiply exactly (mutant 7-8622 of issue 22, checked against LiteRT
-    /// through `a_minus_128_hybrid_weight_multiplies_as_litert_x86_does`).
-    #[test]
-    fn a_minus_128_weight_in_a_16_column_block_gives_the_negated_product() {
-        for q in i8::MIN..=i8::MAX {
-            for w in i8::MIN..=i8::MAX {
-                let exact = i32::from(q) * i32::from(w);
-                let want = if w == -128 && q < 0 { -exact } else { exact };
-                assert_eq!(ssse3_block_product(q, w), want, "{q} · {w}");
-            }
-        }
-        // 17 columns of −1 · −128: 16 in the block (−128 each), one exact (+128).
-        let input = QuantizedBatches {
-            values: vec![-1; 17],
-            scales: vec![1.0],
-            offsets: vec![0],
-        };
-        let mut out = [0.0f32];
-        matrix_batch_vector_accumulate(&[-128; 17], 17, &input, &[1.0], None, &mut out);
-        assert_eq!(out, [-16.0 * 128.0 + 128.0]);
-    }
-
-    #[test]
-    fn fully_connected_per_channel_asymmetric_and_zero_input() {
-        // Input (0, 255): scale 1, zero point −128, q = (−128, 127). Unit (1, 1) with scale 2:
-        // Σ w·q − rowsum·zp = −1 + 256 = 255 → 510. Unit (0, −1) with scale 0.5: −127 − (−1)(−128)
-        // = −255 → −127.5.
-        let p = fc(1, 2, 2, ActivationRange::NONE);
-        let input = [0.0, 255.0];
-        let mut q = QuantizedBatches::new(1, 2);
-        q.quantize(&input, true);
-        assert_eq!((q.scales[0], q.offsets[0]), (1.0, -128));
-        let mut out = [0.0f32; 2];
-        fully_connected(
-            &p,
-            &input,
-            &q,
-            Some(&[2.0, 0.5]),
-            &[1, 1, 0, -1],
-            None,
-            &mut out,
-        );
-        assert_eq!(out, [510.0, -127.5]);
-        // An all-zero input leaves exactly the bias.
-        let zero = [0.0, 0.0];
-        q.quantize(&zero, true);
-        fully_connected(
-            &p,
-            &zero,
-            &q,
-            Some(&[2.0, 0.5]),
-            &[1, 1, 0, -1],
-            Some(&[0.1, -0.2]),
-            &mut out,
-        );
-        assert_eq!(out, [0.1, -0.2]);
-    }
-
-    fn geometry(in_w: usize, in_c: usize, out_w: usize, out_c: usize) -> ConvParams {
-        ConvParams {
-            batches: 1,
-            in_h: 1,
-            in_w,
-            in_c,
-            out_h: 1,
-            out_w,
-            out_c,
-            filter_h: 1,
-            filter_w: 1,
-            stride_h: 1,
-            stride_w: 1,
-            dilation_h: 1,
-            dilation_w: 1,
-            pad_top: 0,
-            pad_left: 0,
-            act: ActivationRange::NONE,
-        }
-    }
-
-    #[test]
-    fn conv_per_tensor_and_per_channel_scaling() {
-        // One pixel, channels (127, 1) → symmetric q = (127, 1), scale 1.
-        // Per tensor (weight scale 0.25 folded): filter (1, 2) → 129 · 0.25 = 32.25, + 1 = 33.25.
-        let p = geometry(1, 2, 1, 1);
-        let input = [127.0, 1.0];
-        let mut q = QuantizedBatches::new(1, 2);
-        q.quantize(&input, false);
-        q.scale_by(0.25);
-        let mut out = [0.0f32; 1];
-        conv2d(&p, &q, None, &[1, 2], Some(&[1.0]), &mut out);
-        assert_eq!(out, [33.25]);
-        // Per channel, asymmetric: input (0, 255) → q (−128, 127), zp −128, scale 1; filter
-        // (1, −1): 1·0 − 1·255 = −255 → · 0.5 · 1 = −127.5; RELU6 clamps to 0.
-        let mut p6 = p;
-        p6.act = ActivationRange::RELU6;
-        let input = [0.0, 255.0];
-        q.quantize(&input, true);
-        conv2d(&p, &q, Some(&[0.5]), &[1, -1], None, &mut out);
-        assert_eq!(out, [-127.5]);
-        conv2d(&p6, &q, Some(&[0.5]), &[1, -1], None, &mut out);
-        assert_eq!(out, [0.0]);
-    }
-
-    #[test]
-    fn transpose_conv_scatters_scaled_products_and_crops() {
-        // Input (0, 255): zp −128, scale 1 → x − zp = (0, 255). Filter (1, 2, 3), scale 0.5,
-        // stride 2: the full output is [0, 0, 127.5, 255, 382.5]; pad_left 1 and width 4 keep
-        // [0, 127.5, 255, 382.5]; bias 0.25.
-        let mut p = geometry(2, 1, 4, 1);
-        p.filter_w = 3;
-        p.stride_w = 2;
-        p.pad_left = 1;
-        let input = [0.0, 255.0];
-        let mut q = QuantizedBatches::new(1, 2);
-        q.quantize(&input, true);
-        let mut out = [9.0f32; 4];
-        transpose_conv2d(&p, &q, &[0.5], &[1, 2, 3], Some(&[0.25]), &mut out);
-        assert_eq!(out, [0.25, 127.75, 255.25, 382.75]);
-    }
-
-    #[test]
-    fn depthwise_per_channel_multiplier_2() {
-        // Two pixels (padding none, 1x1 filter), one channel, multiplier 2: input (0, 255) over
-        // the whole batch → zp −128, scale 1, q = (−128, 127) → x − zp = (0, 255).
-        // oc0 tap 2, scale 0.5: (0, 255) → (0, 255); oc1 tap −1, scale 4: (0, −1020).
-        let p = geometry(2, 1, 2, 2);
-        let input = [0.0, 255.0];
-        let mut q = QuantizedBatches::new(1, 2);
-        q.quantize(&input, true);
-        let mut out = [0.0f32; 4];
-        depthwise_conv2d(
-            &p,
-            2,
-            &q,
-            &[0.5, 4.0],
-            &[2, -1],
-            Some(&[1.0, 0.0]),
-            &mut out,
-        );
-        assert_eq!(out, [1.0, 0.0, 256.0, -1020.0]);
-    }
-}
+#[path = "hybrid_tests.rs"]
+mod tests;
