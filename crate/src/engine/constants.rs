@@ -116,22 +116,6 @@ pub(super) fn initial_data<'m>(
     let mut data: Vec<Option<Cow<'_, [u8]>>> = (0..n)
         .map(|t| model.tensor_data(index, t).map(Cow::Borrowed))
         .collect();
-    // A variable tensor with data: LiteRT refuses the whole file at load ("Tensor N is a variable
-    // tensor with buffer … not supported now"), so there is no answer to match, and a file we
-    // wrote from it would not load either (mutant 1629 of seed 11: a bidirectional LSTM's cell
-    // state pointed at a weight buffer).
-    for (t, tensor) in sg.tensors.iter().enumerate() {
-        if let (true, Some(bytes)) = (tensor.is_variable, &data[t]) {
-            issues.push(graph_issue(format!(
-                "variable tensor {t} '{}' has data ({} bytes in buffer {}): LiteRT refuses a \
-                 variable tensor with a buffer at load",
-                tensor.name,
-                bytes.len(),
-                tensor.buffer
-            )));
-            data[t] = None;
-        }
-    }
     // A dense constant whose buffer is longer than its shape needs (even by part of an
     // element) is read as LiteRT reads it: the elements the shape needs, the tail ignored.
     for (t, tensor) in sg.tensors.iter().enumerate() {
