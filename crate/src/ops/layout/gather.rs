@@ -1,6 +1,8 @@
 //! GATHER and GATHER_ND: INT32 or INT64 indices, constant (checked at prepare) or computed at
 //! run time.
 
+use crate::Error;
+use crate::error::{IssueKind, OpIssue};
 use crate::graph::TensorType;
 use crate::kernels::reference::MAX_RANK;
 use crate::kernels::reference::layout::{self, GatherNdParams, GatherParams};
@@ -25,6 +27,20 @@ struct Gather {
     size: usize,
     i64: bool,
     p: GatherParams,
+    /// The invoke error for an index out of range (LiteRT's `gather.cc` fails the invoke:
+    /// "gather index out of bounds"), naming the operator and the index tensor.
+    out_of_range: OpIssue,
+}
+
+/// The error an index out of range stops the invocation with: `issue` with the reason.
+fn index_error(issue: &OpIssue) -> Error {
+    let mut issue = issue.clone();
+    issue.reason = "an index is out of range for the input: LiteRT fails the invocation \
+                    (\"index out of bounds\")"
+        .into();
+    Error::CannotRun {
+        issues: vec![issue],
+    }
 }
 
 impl Kernel for Gather {
@@ -32,11 +48,14 @@ impl Kernel for Gather {
         let input = io.input(0);
         let idx = io.input(1);
         let i64 = self.i64;
-        by_size!(self.size, input, io.output(), |i, o| if i64 {
+        let ok = by_size!(self.size, input, io.output(), |i, o| if i64 {
             layout::gather(&self.p, i, bytemuck::cast_slice::<u8, i64>(idx), o)
         } else {
             layout::gather(&self.p, i, bytemuck::cast_slice::<u8, i32>(idx), o)
         });
+        if !ok {
+            io.fail(index_error(&self.out_of_range));
+        }
     }
 }
 
@@ -106,13 +125,26 @@ pub fn prepare_gather(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         ));
     }
     product(ctx, &idx, &shape)?;
-    same_type(ctx, &input, shape, Gather { size, i64, p })
+    let out_of_range = ctx.issue(IssueKind::Invalid, idx.describe(), String::new());
+    same_type(
+        ctx,
+        &input,
+        shape,
+        Gather {
+            size,
+            i64,
+            p,
+            out_of_range,
+        },
+    )
 }
 
 struct GatherNd {
     size: usize,
     i64: bool,
     p: GatherNdParams,
+    /// As [`Gather`]'s (LiteRT's `gather_nd.cc` fails the invoke the same way).
+    out_of_range: OpIssue,
 }
 
 impl Kernel for GatherNd {
@@ -120,11 +152,14 @@ impl Kernel for GatherNd {
         let input = io.input(0);
         let idx = io.input(1);
         let i64 = self.i64;
-        by_size!(self.size, input, io.output(), |i, o| if i64 {
+        let ok = by_size!(self.size, input, io.output(), |i, o| if i64 {
             layout::gather_nd(&self.p, i, bytemuck::cast_slice::<u8, i64>(idx), o)
         } else {
             layout::gather_nd(&self.p, i, bytemuck::cast_slice::<u8, i32>(idx), o)
         });
+        if !ok {
+            io.fail(index_error(&self.out_of_range));
+        }
     }
 }
 
@@ -174,7 +209,18 @@ pub fn prepare_gather_nd(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         dims,
         slice: product(ctx, &input, &input.shape[depth..])?,
     };
-    same_type(ctx, &input, shape, GatherNd { size, i64, p })
+    let out_of_range = ctx.issue(IssueKind::Invalid, idx.describe(), String::new());
+    same_type(
+        ctx,
+        &input,
+        shape,
+        GatherNd {
+            size,
+            i64,
+            p,
+            out_of_range,
+        },
+    )
 }
 
 #[cfg(test)]
@@ -194,7 +240,9 @@ mod tests {
                 batch_dims: 0,
             }))
         };
-        // Indices as a graph input: an out-of-range one gives a zero slice.
+        // Indices as a graph input: an out-of-range one stops the invocation, as LiteRT 2.3's
+        // GATHER and GATHER_ND do ("gather index out of bounds … failed to invoke", measured on
+        // TF-converted float models with indices [1, 7] into 4 rows).
         let m = single_op(
             Op::GATHER,
             opts(-1),
@@ -209,11 +257,17 @@ mod tests {
             run(&m, &[&i8s(&[1, 2, 3, 4, 5, 6]), &idx]),
             i8s(&[3, 1, 6, 4])
         );
-        let bad: Vec<u8> = bytemuck::cast_slice(&[7i32, 1]).to_vec();
-        assert_eq!(
-            run(&m, &[&i8s(&[1, 2, 3, 4, 5, 6]), &bad]),
-            i8s(&[0, 2, 0, 5])
-        );
+        for bad in [[7i32, 1], [0, -1]] {
+            let mut it = crate::engine::Interpreter::new(&m).expect("prepares");
+            it.set_input(0, &i8s(&[1, 2, 3, 4, 5, 6])).expect("input");
+            it.set_input(1, bytemuck::cast_slice(&bad))
+                .expect("indices");
+            let e = it.invoke().expect_err("out of range").to_string();
+            assert!(
+                e.contains("operator 0 (GATHER)") && e.contains("index is out of range"),
+                "{e}"
+            );
+        }
         // Constant indices are checked at prepare.
         let m = single_op(
             Op::GATHER,
