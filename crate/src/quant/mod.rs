@@ -49,8 +49,8 @@ pub mod report;
 pub mod sqnr;
 
 pub use passes::{
-    IoType, Mode, QuantizeOptions, Ranges, assemble_signatures, quantize, quantize_signatures,
-    signature_model, signature_ranges,
+    IoType, Mode, QuantizeOptions, Ranges, assemble_signatures, quantize, quantize_signature_parts,
+    quantize_signatures, signature_model, signature_ranges,
 };
 pub use pipeline::{quantize_to_bytes, ranges_from_stats};
 pub use report::Report;

@@ -220,7 +220,9 @@ fn quantize_by_signature(
     opts: &QuantizeOptions,
     out: &Outputs,
 ) -> Result<()> {
-    use zeropoint::quant::{quantize_signatures, signature_model, signature_ranges};
+    use zeropoint::quant::{
+        assemble_signatures, quantize_signature_parts, signature_model, signature_ranges,
+    };
     let m = &setup.model;
     // Each signature's first samples, for the report's errors (with samples and --report).
     let mut errors = Vec::new();
@@ -296,19 +298,16 @@ fn quantize_by_signature(
             });
         }
     };
-    let (q, rep) = quantize_signatures(m, &ranges, opts)?;
-    // The report's sections: each signature's part quantized alone gives the subgraph
-    // `quantize_signatures` assembled, and its report.
+    let parts = quantize_signature_parts(m, &ranges, opts)?;
+    // The report's sections: each signature's part and its report, before they are assembled.
     let sections = match out.report {
-        Some(_) => ranges
+        Some(_) => parts
             .iter()
-            .map(|(key, r)| {
-                let (_, rep) = zeropoint::quant::quantize(&signature_model(m, key)?, r, opts)?;
-                Ok((key.clone(), rep))
-            })
-            .collect::<Result<Vec<_>>>()?,
+            .map(|(key, _, rep)| (key.clone(), rep.clone()))
+            .collect(),
         None => Vec::new(),
     };
+    let (q, rep) = assemble_signatures(m, parts)?;
     let what = format!(
         ", {} signatures each calibrated on its samples",
         ranges.len()

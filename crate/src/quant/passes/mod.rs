@@ -71,7 +71,10 @@ mod tests;
 pub use dynamic_range::DYNAMIC_MIN_ELEMENTS;
 pub use float16::f32_to_f16_bits;
 pub use ranges::Ranges;
-pub use signatures::{assemble_signatures, quantize_signatures, signature_model, signature_ranges};
+pub use signatures::{
+    assemble_signatures, quantize_signature_parts, quantize_signatures, signature_model,
+    signature_ranges,
+};
 
 use std::collections::HashMap;
 

@@ -134,20 +134,34 @@ pub fn signature_ranges(model: &Model, stats: &SignatureStats) -> Result<Vec<(St
         .collect()
 }
 
-/// Quantizes every signature of `model` (full integer: `int8` or `int16x8`) with its own ranges,
-/// `ranges` being `(key, ranges of [`signature_model`] of that key)` for each signature, in any
-/// order. The report is that of the signature running subgraph 0, with the warnings of every
-/// signature, each prefixed by its signature ([`assemble_signatures`]).
+/// Quantizes every signature of `model` with its own ranges ([`quantize_signature_parts`]) and
+/// puts them back into one model ([`assemble_signatures`]). The report is that of the signature
+/// running subgraph 0, with the warnings of every signature, each prefixed by its signature.
 ///
 /// # Errors
-/// What [`signature_model`] and [`quantize`] refuse; [`Error::Quantization`] when a signature has
-/// no ranges or operators are named in `opts.float_ops` / `opts.int16_ops`;
-/// [`Error::UnknownSignature`] when ranges name a signature the model lacks.
+/// As [`quantize_signature_parts`] and [`assemble_signatures`].
 pub fn quantize_signatures(
     model: &Model,
     ranges: &[(String, Ranges)],
     opts: &QuantizeOptions,
 ) -> Result<(Model, Report)> {
+    assemble_signatures(model, quantize_signature_parts(model, ranges, opts)?)
+}
+
+/// Quantizes every signature of `model` (full integer: `int8` or `int16x8`) with its own ranges,
+/// `ranges` being `(key, ranges of [`signature_model`] of that key)` for each signature, in any
+/// order: `(key, quantized part, its report)` per signature, in the model's signature order, as
+/// [`assemble_signatures`] takes them.
+///
+/// # Errors
+/// What [`signature_model`] and [`quantize`] refuse; [`Error::Quantization`] when a signature has
+/// no ranges or operators are named in `opts.float_ops` / `opts.int16_ops`;
+/// [`Error::UnknownSignature`] when ranges name a signature the model lacks.
+pub fn quantize_signature_parts(
+    model: &Model,
+    ranges: &[(String, Ranges)],
+    opts: &QuantizeOptions,
+) -> Result<Vec<(String, Model, Report)>> {
     signature_subgraphs(model)?;
     let named = |ops: &[String]| ops.iter().any(|s| !s.trim().is_empty());
     if named(&opts.float_ops) || named(&opts.int16_ops) {
@@ -165,18 +179,20 @@ pub fn quantize_signatures(
             known: keys,
         });
     }
-    let mut parts = Vec::with_capacity(keys.len());
-    for key in &keys {
-        let r = ranges.iter().find(|(k, _)| k == key).ok_or_else(|| {
-            refuse(
-                model,
-                format!("signature '{key}' has no calibration ranges: calibrate every signature"),
-            )
-        })?;
-        let (q, rep) = quantize(&signature_model(model, key)?, &r.1, opts)?;
-        parts.push((key.clone(), q, rep));
-    }
-    assemble_signatures(model, parts)
+    keys.iter()
+        .map(|key| {
+            let r = ranges.iter().find(|(k, _)| k == key).ok_or_else(|| {
+                refuse(
+                    model,
+                    format!(
+                        "signature '{key}' has no calibration ranges: calibrate every signature"
+                    ),
+                )
+            })?;
+            let (q, rep) = quantize(&signature_model(model, key)?, &r.1, opts)?;
+            Ok((key.clone(), q, rep))
+        })
+        .collect()
 }
 
 /// Puts the quantized signatures of `model` back into one model: `parts` holds, for every
