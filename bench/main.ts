@@ -359,11 +359,12 @@ async function calibrate(model: Uint8Array, samples: number): Promise<BenchResul
 async function calibrateWorkers(model: Uint8Array, samples: number, workers: number): Promise<BenchResult> {
   const { calibrateParallel } = await import('../www/src/calibration/parallel');
   const { SliceWorkers } = await import('../www/src/calibration/slice-client');
+  const { loadEngine } = await import('../www/src/engine/loader');
   const t0 = performance.now();
-  const zp = await import('../www/pkg/simd/zeropoint.js');
-  await zp.default();
+  // As the page's engine worker loads it: the SIMD128 build, compiled once and sent to the helpers.
+  const { api: zp, module } = await loadEngine('simd');
   const initMs = performance.now() - t0;
-  const helpers = new SliceWorkers('simd');
+  const helpers = new SliceWorkers('simd', module);
   const t2 = performance.now();
   const outcome = await calibrateParallel(
     model,

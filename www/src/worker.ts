@@ -171,12 +171,12 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       return [{ type: 'rewritten', id: request.id, bytes }, [bytes.buffer]];
     }
     case 'calibrate': {
-      const { api, info } = await requireEngine();
+      const { api, info, module } = await requireEngine();
       calibrating.add(request.id);
       // Split across Web Workers (each its own wasm instance) where workers can be started here;
       // one worker otherwise (calibrateParallel also falls back to it for stateful models).
       const workers = typeof Worker === 'undefined' ? 1 : workerCount(navigator.hardwareConcurrency, Number.POSITIVE_INFINITY);
-      const helpers = new SliceWorkers(info.build);
+      const helpers = new SliceWorkers(info.build, module);
       // One calibration, or one per signature in turn (each on its own samples), as
       // `zeropoint calibrate --signature-data` does; all are kept only if every one finishes.
       const parts: { key: string | undefined; config: CalibrationConfig }[] = request.config.signatures

@@ -1,6 +1,8 @@
 /**
  * The engine worker's side of the helper workers of a split calibration: one `slice-worker.ts`
- * per slice, started on demand and ended when its slice is done or the run stops.
+ * per slice, started on demand and ended when its slice is done or the run stops. Each is sent
+ * the engine's compiled wasm module when there is one, so it neither fetches nor compiles the
+ * wasm again and runs the code V8 has already optimized.
  */
 import type { EnginePreference } from '../engine/protocol';
 import type { SliceRequest } from './parallel';
@@ -11,7 +13,11 @@ export class SliceWorkers {
   /** Each live helper, with what ends its pending slice as stopped. */
   private readonly live = new Map<Worker, () => void>();
 
-  constructor(private readonly prefer: EnginePreference) {}
+  /** `prefer`: the build the engine worker runs; `module`: that build compiled, if known. */
+  constructor(
+    private readonly prefer: EnginePreference,
+    private readonly module?: WebAssembly.Module,
+  ) {}
 
   /** Runs `request` in a new helper; resolves to the slice's statistics (`undefined`: stopped). */
   run(request: SliceRequest, onProgress: (done: number) => void): Promise<Uint8Array | undefined> {
@@ -39,7 +45,7 @@ export class SliceWorkers {
         end();
         reject(new Error(`a calibration helper worker failed: ${event.message}`));
       });
-      const message: SliceWorkerRequest = { ...request, prefer: this.prefer };
+      const message: SliceWorkerRequest = { ...request, prefer: this.prefer, module: this.module };
       worker.postMessage(message);
     });
   }

@@ -1,6 +1,6 @@
 /**
  * A helper Web Worker of a split calibration (parallel.ts): loads its own wasm instance (the
- * build the engine worker runs), records the one slice of the samples it is sent and posts back
+ * build the engine worker runs, from the compiled module it is sent when there is one), records the one slice of the samples it is sent and posts back
  * its statistics as bytes for the engine worker's `mergeState`. Progress is posted as it goes;
  * the engine worker ends it with `terminate()` on cancel or error.
  */
@@ -9,9 +9,10 @@ import { errorMessage, type EnginePreference } from '../engine/protocol';
 import { decodeImage } from './decode';
 import { calibrateSlice, type SliceEngine, type SliceRequest } from './parallel';
 
-/** What the engine worker sends: the slice and the wasm build to load. */
+/** What the engine worker sends: the slice, the wasm build to load and, if known, it compiled. */
 export interface SliceWorkerRequest extends SliceRequest {
   prefer: EnginePreference;
+  module: WebAssembly.Module | undefined;
 }
 
 /** What this worker answers. */
@@ -29,7 +30,7 @@ const scope = self as unknown as SliceScope;
 
 async function run(request: SliceWorkerRequest): Promise<void> {
   try {
-    const { api } = await loadEngine(request.prefer);
+    const { api } = await loadEngine(request.prefer, request.module);
     const state = await calibrateSlice(request, {
       engine: api satisfies SliceEngine,
       decodeImage,

@@ -74,9 +74,43 @@ export function chooseBuild(
 export interface LoadedEngine {
   api: EngineModule;
   info: EngineInfo;
+  /**
+   * The compiled module, when it could be compiled here (not in Node's tests, where `fetch` has
+   * no `file:` URLs): the calibration's helper workers are sent it, so that they instantiate it
+   * without compiling the wasm again and share the code V8 optimizes (a `WebAssembly.Module`
+   * posted to a worker shares its compiled code).
+   */
+  module: WebAssembly.Module | undefined;
 }
 
-export async function loadEngine(prefer: EnginePreference = 'auto'): Promise<LoadedEngine> {
+/** Each build's wasm file (static URLs, so that Vite emits them as assets). */
+function wasmUrl(build: 'relaxed' | 'simd' | 'nosimd'): URL {
+  switch (build) {
+    case 'relaxed':
+      return new URL('../../pkg/relaxed/zeropoint_bg.wasm', import.meta.url);
+    case 'simd':
+      return new URL('../../pkg/simd/zeropoint_bg.wasm', import.meta.url);
+    case 'nosimd':
+      return new URL('../../pkg/nosimd/zeropoint_bg.wasm', import.meta.url);
+  }
+}
+
+/** `build`'s wasm compiled from its URL, or `undefined` where that cannot be done here. */
+async function compileBuild(build: 'relaxed' | 'simd' | 'nosimd'): Promise<WebAssembly.Module | undefined> {
+  try {
+    const response = await fetch(wasmUrl(build));
+    if (!response.ok) return undefined;
+    return await WebAssembly.compileStreaming(response);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Loads the engine: `prefer` picks the build (see `chooseBuild`); `module`, when given, is that
+ * build already compiled (a helper worker is sent the engine worker's), and is instantiated as is.
+ */
+export async function loadEngine(prefer: EnginePreference = 'auto', module?: WebAssembly.Module): Promise<LoadedEngine> {
   const supported = simdSupported();
   const build = chooseBuild(prefer, supported, supported && relaxedSimdSupported());
   const api: EngineModule =
@@ -85,7 +119,9 @@ export async function loadEngine(prefer: EnginePreference = 'auto'): Promise<Loa
       : build === 'simd'
         ? await import('../../pkg/simd/zeropoint.js')
         : await import('../../pkg/nosimd/zeropoint.js');
-  await api.default();
+  const compiled = module ?? (await compileBuild(build));
+  if (compiled) await api.default({ module_or_path: compiled });
+  else await api.default();
   api.start(); // panic hook: a Rust panic logs its message before the trap
-  return { api, info: { version: api.version(), simd: api.simdEnabled(), build, simdSupported: supported } };
+  return { api, info: { version: api.version(), simd: api.simdEnabled(), build, simdSupported: supported }, module: compiled };
 }
