@@ -274,6 +274,46 @@ impl DepthwiseF32 {
             bias,
         })
     }
+
+    /// One output pixel whose taps all lie inside the image: the input window starts at `base`
+    /// and tap `t` reads `base + rel[t]`. The same sums as the general path (every tap in the
+    /// reference's order from 0.0, then the bias), without listing the taps per pixel.
+    #[inline(always)]
+    fn interior(
+        &self,
+        input: &[f32],
+        output: &mut [f32],
+        base: usize,
+        out_at: usize,
+        rel: &[usize],
+        (min, max): (V128, V128),
+    ) {
+        let c = self.p.in_c;
+        let blocks = c.div_ceil(4);
+        for cb in 0..blocks {
+            let n_c = (c - cb * 4).min(4);
+            let mut acc = V128::splat_f32(0.0);
+            if n_c == 4 {
+                for (t, &r) in rel.iter().enumerate() {
+                    if let Some(v) = input[base + r + cb * 4..].first_chunk::<4>() {
+                        let w = V128::load_f32(&self.weights[t * blocks + cb]);
+                        acc = acc.f32x4_add(V128::load_f32(v).f32x4_mul(w));
+                    }
+                }
+            } else {
+                let mut tail = [0f32; 4];
+                for (t, &r) in rel.iter().enumerate() {
+                    let w = &self.weights[t * blocks + cb];
+                    for (j, v) in tail.iter_mut().enumerate().take(n_c) {
+                        *v += input[base + r + cb * 4 + j] * w[j];
+                    }
+                }
+                acc = V128::load_f32(&tail);
+            }
+            let v = clamp(acc.f32x4_add(V128::load_f32(&self.bias[cb])), min, max);
+            store_f32(v, output, out_at + cb * 4, n_c);
+        }
+    }
 }
 
 impl PackedKernel for DepthwiseF32 {
@@ -294,16 +334,37 @@ impl PackedKernel for DepthwiseF32 {
         let (min, max) = (V128::splat_f32(p.act.min), V128::splat_f32(p.act.max));
         let mut x_at = [0usize; MAX_TAPS];
         let mut w_at = [0usize; MAX_TAPS];
+        let taps = p.filter_h * p.filter_w;
+        // Where every tap is inside the image (the interior), each tap's input offset from the
+        // window's corner is the same for every pixel: listed once here.
+        let mut rel = [0usize; MAX_TAPS];
+        if taps <= MAX_TAPS {
+            for (t, r) in rel.iter_mut().enumerate().take(taps) {
+                let (fy, fx) = (t / p.filter_w, t % p.filter_w);
+                *r = (fy * p.dilation_h * p.in_w + fx * p.dilation_w) * c;
+            }
+        }
+        let span_h = (p.filter_h - 1) * p.dilation_h;
+        let span_w = (p.filter_w - 1) * p.dilation_w;
         for b in 0..p.batches {
             for oy in 0..p.out_h {
                 let y0 = (oy * p.stride_h) as isize - p.pad_top as isize;
                 for ox in 0..p.out_w {
                     let x0 = (ox * p.stride_w) as isize - p.pad_left as isize;
                     let out_at = ((b * p.out_h + oy) * p.out_w + ox) * c;
+                    let interior = taps <= MAX_TAPS
+                        && y0 >= 0
+                        && x0 >= 0
+                        && y0 as usize + span_h < p.in_h
+                        && x0 as usize + span_w < p.in_w;
+                    if interior {
+                        let base = ((b * p.in_h + y0 as usize) * p.in_w + x0 as usize) * c;
+                        self.interior(input, output, base, out_at, &rel[..taps], (min, max));
+                        continue;
+                    }
                     // Taps in chunks of MAX_TAPS, each block's running sum carried in `output`
                     // between chunks (an f32 stored and reloaded exactly; only filters with more
                     // than MAX_TAPS taps have several chunks).
-                    let taps = p.filter_h * p.filter_w;
                     let mut first_tap = 0;
                     while first_tap < taps {
                         let last_tap = (first_tap + MAX_TAPS).min(taps);
