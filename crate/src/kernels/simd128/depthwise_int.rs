@@ -17,8 +17,14 @@
 //! widen one tap at a time and accumulate with `i32x4.extmul_{low,high}_i16x8_s`. Channels are padded to a
 //! multiple of 8 in the scratch (zero point) and the weights (zero). The requantization
 //! constants differ per lane ([`LaneRequant`]).
+//!
+//! 3×3 filters at dilation 1 and horizontal stride 1 or 2 (MobileNet's) take the sliding-column
+//! path of [`super::depthwise_3x3`] instead (channels padded to 16), which loads and widens each
+//! input column once for all the outputs that read it; the pixel-by-pixel 3×3 path above keeps
+//! the other 3×3 shapes (dilation, wider strides).
 
 use super::conv_int::{act_range, channel_requants, fp32_clamp};
+use super::depthwise_3x3;
 use super::requant::{ChannelRq, Fp32Clamp, LaneRequant};
 use super::v128::V128;
 use crate::kernels::PackedKernel;
@@ -31,33 +37,37 @@ const MAX_SCRATCH: usize = 1 << 30;
 /// A prepared int8 DEPTHWISE_CONV_2D.
 #[derive(Debug, Clone)]
 pub struct DepthwiseInt8 {
-    p: ConvParams,
+    pub(super) p: ConvParams,
     multiplier: usize,
-    /// Output channels rounded up to 8.
-    cp: usize,
+    /// Output channels rounded up to 8 (to 16 for the sliding 3×3 path).
+    pub(super) cp: usize,
     /// Scratch image height and width (padding included).
-    hp: usize,
-    wp: usize,
+    pub(super) hp: usize,
+    pub(super) wp: usize,
     /// `[tap][cp / 8]` vectors of eight channels.
     weights: Vec<[i16; 8]>,
     /// 3×3 filters: `[cp / 8][pair 0..5][half 0..2]`, the taps in pairs (0, 1), (2, 3), (4, 5),
     /// (6, 7), (8, –) for `dot_i16x8`: per pair and half block, four channels × the two taps'
     /// weights interleaved (the ninth tap pairs with a zero weight). Empty for other filters.
     pairs: Vec<[i16; 8]>,
+    /// 3×3 filters at dilation 1 and horizontal stride 1 or 2: the weights as
+    /// [`depthwise_3x3::pack`](super::depthwise_3x3::pack) lays them out (then `pairs` is
+    /// empty). Empty otherwise.
+    sliding: Vec<[i16; 8]>,
     /// Folded bias per four channels.
-    bias: Vec<[i32; 4]>,
-    rq: Vec<LaneRq>,
-    any_left: bool,
+    pub(super) bias: Vec<[i32; 4]>,
+    pub(super) rq: Vec<LaneRq>,
+    pub(super) any_left: bool,
     /// The clamp of XNNPACK's requantization (unused by [`LaneRq::Fixed`]).
-    clamp: Fp32Clamp,
-    out_zp: i32,
-    act: (i8, i8),
+    pub(super) clamp: Fp32Clamp,
+    pub(super) out_zp: i32,
+    pub(super) act: (i8, i8),
 }
 
 /// Four channels' requantization, one per lane: LiteRT's reference fixed point or XNNPACK's
 /// `f32` scales.
 #[derive(Debug, Clone, Copy)]
-enum LaneRq {
+pub(super) enum LaneRq {
     Fixed(LaneRequant),
     Fp32([f32; 4]),
 }
@@ -87,7 +97,7 @@ impl LaneRq {
     /// arithmetic it is folded into the magic-bias subtraction; the caller's narrowing and int8
     /// clamp finish both forms).
     #[inline(always)]
-    fn apply(&self, acc: V128, any_left: bool, clamp: Fp32Clamp, zp: V128) -> V128 {
+    pub(super) fn apply(&self, acc: V128, any_left: bool, clamp: Fp32Clamp, zp: V128) -> V128 {
         match self {
             LaneRq::Fixed(l) => l.apply(acc, any_left).i32x4_add(zp),
             LaneRq::Fp32(s) => clamp.apply(acc, V128::load_f32(s)),
@@ -122,7 +132,13 @@ impl DepthwiseInt8 {
         {
             return None;
         }
-        let cp = p.out_c.div_ceil(8).checked_mul(8)?;
+        let sliding = p.filter_h == 3
+            && p.filter_w == 3
+            && (p.stride_w == 1 || p.stride_w == 2)
+            && p.dilation_h == 1
+            && p.dilation_w == 1;
+        let lanes = if sliding { 16 } else { 8 };
+        let cp = p.out_c.div_ceil(lanes).checked_mul(lanes)?;
         let extent = |out: usize, stride: usize, f: usize, d: usize| {
             (out - 1)
                 .checked_mul(stride)?
@@ -162,7 +178,12 @@ impl DepthwiseInt8 {
             }
         }
         let mut pairs = Vec::new();
-        if taps == 9 {
+        let packed = if sliding {
+            depthwise_3x3::pack(&weights, blocks)
+        } else {
+            Vec::new()
+        };
+        if taps == 9 && !sliding {
             let tap = |t: usize, cb: usize| weights.get(t * blocks + cb).copied().unwrap_or([0; 8]);
             for cb in 0..blocks {
                 for q in 0..5 {
@@ -200,6 +221,7 @@ impl DepthwiseInt8 {
                 wp,
                 weights,
                 pairs,
+                sliding: packed,
                 bias: folded,
                 rq,
                 any_left,
@@ -211,6 +233,12 @@ impl DepthwiseInt8 {
                 image: vec![zero_point; size],
             },
         ))
+    }
+
+    /// Whether the sliding 3×3 path ([`super::depthwise_3x3`]) runs this convolution.
+    #[cfg(test)]
+    pub(super) fn uses_sliding(&self) -> bool {
+        !self.sliding.is_empty()
     }
 
     /// Copies the input into the scratch image's interior (the border keeps the zero point it
@@ -413,7 +441,9 @@ impl PackedKernel for DepthwiseInt8 {
     /// Runs the convolution over NHWC int8 tensors of the prepared shapes.
     fn run(&self, input: &[i8], output: &mut [i8], s: &mut DepthwiseScratch) {
         self.fill(input, &mut s.image);
-        if self.p.filter_h * self.p.filter_w == 9 {
+        if !self.sliding.is_empty() {
+            self.run_sliding(&s.image, &self.sliding, output);
+        } else if self.p.filter_h * self.p.filter_w == 9 {
             self.run_3x3(&s.image, output);
         } else {
             self.run_general(&s.image, output);

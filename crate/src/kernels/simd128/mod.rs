@@ -15,6 +15,7 @@
 
 pub mod conv_float;
 pub mod conv_int;
+pub mod depthwise_3x3;
 pub mod depthwise_int;
 pub mod elementwise_int;
 pub mod fully_connected_int;
@@ -25,3 +26,5 @@ pub mod v128;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_depthwise_pointwise;

@@ -87,12 +87,12 @@ impl ConvCase {
     }
 }
 
-fn i8s(rng: &mut fastrand::Rng, n: usize) -> Vec<i8> {
+pub(super) fn i8s(rng: &mut fastrand::Rng, n: usize) -> Vec<i8> {
     (0..n).map(|_| rng.i8(..)).collect()
 }
 
 /// A bias (or none), mostly of realistic size, sometimes over the whole int32 range.
-fn bias(rng: &mut fastrand::Rng, n: usize) -> Option<Vec<i32>> {
+pub(super) fn bias(rng: &mut fastrand::Rng, n: usize) -> Option<Vec<i32>> {
     match rng.u8(0..8) {
         0 => None,
         1 => Some((0..n).map(|_| rng.i32(..)).collect()),
@@ -123,7 +123,7 @@ fn multipliers(rng: &mut fastrand::Rng, n: usize) -> (Vec<i32>, Vec<i32>, Vec<f6
 /// `f32` requantization ([`Arithmetic::Xnnpack`](crate::kernels::Arithmetic::Xnnpack)), its
 /// scales the real multipliers within the range XNNPACK accepts, or powers of two (whose
 /// products land on ties, where the rounding direction shows).
-fn quant(rng: &mut fastrand::Rng, channels: usize) -> RequantParams {
+pub(super) fn quant(rng: &mut fastrand::Rng, channels: usize) -> RequantParams {
     let (multipliers, shifts, real_multipliers) = multipliers(rng, channels);
     let ties = rng.bool();
     let xnnpack = (rng.u8(0..3) == 0).then(|| Fp32Requant {
