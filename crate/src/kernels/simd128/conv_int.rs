@@ -215,6 +215,8 @@ pub struct Conv2dInt8 {
     /// Taps per output value: `filter_h · filter_w · in_c`.
     k: usize,
     gemm: Gemm,
+    /// How an output pixel's packed row is found ([`Conv2dInt8::rows`]).
+    rows: Rows,
     bias: Vec<i32>,
     rq: Vec<ChannelRq>,
     /// The clamp of XNNPACK's requantization (unused by [`ChannelRq::Fixed`]).
@@ -222,6 +224,19 @@ pub struct Conv2dInt8 {
     zero_point: i8,
     out_zp: i32,
     act: (i8, i8),
+}
+
+/// Where an output pixel's row of `k` values comes from (chosen at prepare time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rows {
+    /// An im2col row built per pixel.
+    Im2col,
+    /// A 1×1 filter without padding: one input pixel's channels, found from the pixel's
+    /// coordinates.
+    Direct,
+    /// [`Rows::Direct`] with input and output pixels one to one (stride 1, same size): pixel `i`'s
+    /// row starts at `i · in_c`, no division needed.
+    Contiguous,
 }
 
 /// How the reduction axis is packed (chosen at prepare time).
@@ -421,6 +436,7 @@ impl Conv2dInt8 {
                 p: *p,
                 k,
                 gemm,
+                rows: Self::rows(p),
                 bias: folded_bias(filter, bias, p.out_c, k, q.input_offset),
                 rq,
                 clamp: fp32_clamp(q),
@@ -437,16 +453,23 @@ impl Conv2dInt8 {
         matches!(self.gemm, Gemm::Quads(_))
     }
 
-    /// True when each output pixel's im2col row is one input pixel's channels (a 1×1 filter
-    /// without padding whose every tap lands inside the image).
-    fn direct_rows(&self) -> bool {
-        let p = &self.p;
-        p.filter_h == 1
+    /// Where the output pixels' rows come from: one input pixel's channels for a 1×1 filter
+    /// without padding whose every tap lands inside the image (at the same index when the
+    /// stride is 1 and the sizes match), else an im2col row.
+    fn rows(p: &ConvParams) -> Rows {
+        let direct = p.filter_h == 1
             && p.filter_w == 1
             && p.pad_top == 0
             && p.pad_left == 0
             && (p.out_h - 1) * p.stride_h < p.in_h
-            && (p.out_w - 1) * p.stride_w < p.in_w
+            && (p.out_w - 1) * p.stride_w < p.in_w;
+        let one_to_one =
+            p.stride_h == 1 && p.stride_w == 1 && p.out_h == p.in_h && p.out_w == p.in_w;
+        match (direct, one_to_one) {
+            (false, _) => Rows::Im2col,
+            (true, false) => Rows::Direct,
+            (true, true) => Rows::Contiguous,
+        }
     }
 
     /// Writes the im2col row of output pixel `pix` (flattened `b, y, x`) into `row`.
@@ -488,6 +511,9 @@ impl Conv2dInt8 {
     /// The input row of a 1×1 filter's output pixel.
     fn direct_row<'a>(&self, input: &'a [i8], pix: usize) -> &'a [i8] {
         let p = &self.p;
+        if self.rows == Rows::Contiguous {
+            return &input[pix * p.in_c..(pix + 1) * p.in_c];
+        }
         let ox = pix % p.out_w;
         let oy = (pix / p.out_w) % p.out_h;
         let b = pix / (p.out_w * p.out_h);
@@ -522,7 +548,7 @@ impl Conv2dInt8 {
                     pack_rows_padded(rows, k, &mut packed[blk * kp..(blk + 1) * kp]);
                 }
             };
-            if self.direct_rows() {
+            if self.rows != Rows::Im2col {
                 let rows: [&[i8]; 4] = [0, 1, 2, 3].map(|i| {
                     if first + i < n {
                         self.direct_row(input, start + first + i)

@@ -2,10 +2,11 @@
 //! kernel, bit for bit, under both arithmetics (LiteRT's reference double rounding and
 //! XNNPACK's `f32` requantization, each forced rather than drawn), over every channel count
 //! modulo 16 (three times over), depth multipliers 1–3, strides 1 and 2 in each direction, VALID,
-//! SAME and one-sided padding, odd image sizes, batches, extreme zero points and clamps.
+//! SAME and one-sided padding, odd image sizes, batches, extreme zero points and clamps; and
+//! pointwise CONV_2D over every small depth (the packing of one-to-one 1×1 convolutions).
 
 use super::depthwise_int::DepthwiseInt8;
-use super::tests::{bias, i8s, quant};
+use super::tests::{ConvCase, bias, check_conv, i8s, quant};
 use crate::kernels::PackedKernel;
 use crate::kernels::reference::ActivationRange;
 use crate::kernels::reference::conv::ConvParams;
@@ -169,36 +170,6 @@ fn sliding_3x3_tiny_images_match_the_reference() {
                     seed: (i * 1000 + in_c * 2 + usize::from(xnnpack)) as u64,
                 });
             }
-        }
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-mod props {
-    use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
-
-        #[test]
-        fn sliding_3x3_equals_reference(
-            batches in 1usize..=3,
-            in_hw in (1usize..=11, 1usize..=13),
-            in_c in 1usize..=70,
-            mult in 1usize..=3,
-            stride in (1usize..=2, 1usize..=2),
-            pad in (0usize..=2, 0usize..=2),
-            xnnpack in any::<bool>(),
-            zp in prop_oneof![
-                Just(None),
-                (-128i32..=127, -128i32..=127).prop_map(Some),
-                Just(Some((-128, -128))),
-                Just(Some((127, 127))),
-            ],
-            seed in any::<u64>(),
-        ) {
-            check(&Case { batches, in_hw, in_c, mult, stride, pad, xnnpack, zp, seed });
         }
     }
 }
