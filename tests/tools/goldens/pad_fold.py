@@ -64,13 +64,15 @@ def split_pad(
     pads: tuple[tuple[int, int], tuple[int, int]] | None = None,
     value: float | None = None,
     also: tuple[str, int] | None = None,
+    output: bool = False,
 ) -> Callable[[bytes], bytes]:
     """A float_rewrite: the `nth` operator `op` (CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D or
     MAX_POOL_2D, padding SAME) reads a new PAD of its input 0 and pads VALID. The PAD's paddings
     are SAME's (height, width) unless `pads` says; `value` makes it a PADV2 with that constant.
     Its output tensor is called `name`; the paddings constant `<name>/paddings`. `also`
     (builtin name, nth): a second operator of the same input and SAME padding reads the PAD's
-    output too, padding VALID (the PAD then has two readers)."""
+    output too, padding VALID (the PAD then has two readers). `output`: the PAD's result is also
+    a graph output."""
 
     def rewrite(model: bytes) -> bytes:
         m = S.ModelT.InitFromPackedBuf(model, 0)
@@ -121,6 +123,8 @@ def split_pad(
             assert int(o2.inputs[0]) == src and o2.builtinOptions.padding == S.Padding.SAME, also
             o2.inputs = np.array([dst] + [int(x) for x in o2.inputs[1:]], dtype=np.int32)
             o2.builtinOptions.padding = S.Padding.VALID
+        if output:
+            sg.outputs = np.array([int(x) for x in sg.outputs] + [dst], dtype=np.int32)
         new = S.OperatorT()
         code = S.BuiltinOperator.PADV2 if value is not None else S.BuiltinOperator.PAD
         new.opcodeIndex = _opcode_index(m, code)
@@ -202,6 +206,15 @@ op_case(
     "DEPTHWISE_CONV_2D, the PAD stays for the pool.",
     weights=random_bias(L.DepthwiseConv2D), variants=V,
     float_rewrite=split_pad("DEPTHWISE_CONV_2D", also=("MAX_POOL_2D", 0)),
+)
+op_case(
+    "padfold_dw3_pad_output", "DEPTHWISE_CONV_2D", 9608,
+    [In("x", (6, 6, 4))],
+    _pw_then(lambda: L.DepthwiseConv2D(3, padding="same")),
+    "CONV_2D 1x1, PAD 1/1, DEPTHWISE_CONV_2D 3x3 VALID, the PAD's result also a graph output: "
+    "folded into the DEPTHWISE_CONV_2D, the PAD stays for the output.",
+    weights=random_bias(L.DepthwiseConv2D), variants=V,
+    float_rewrite=split_pad("DEPTHWISE_CONV_2D", output=True),
 )
 
 # Not folded.

@@ -14,12 +14,13 @@
 //!   input, so its input scale is that tensor's (equal to the PAD output's: a range always
 //!   includes 0);
 //! - with several readers, each convolution that fits reads the PAD's input; the PAD stays for
-//!   the others (a MAX_POOL_2D, say) and when its result is a graph output;
-//! - by-hand runs of the same generator, not kept as goldens: a dilated (2) 3×3 DEPTHWISE_CONV_2D
-//!   folds too (its SAME padding is 2/2), and a PAD whose result is also a graph output stays
-//!   while the convolution still reads its input;
-//! - not folded: paddings other than SAME's (asymmetric, larger), padding on the batch or channel
-//!   dimension, PADV2 (even with constant 0), AVERAGE_POOL_2D / MAX_POOL_2D readers;
+//!   the others (a MAX_POOL_2D, say) and when its result is a graph output
+//!   (`padfold_dw3_pad_output`);
+//! - a by-hand run of the same generator, not kept as a golden: a dilated (2) 3×3
+//!   DEPTHWISE_CONV_2D folds too (its SAME padding is 2/2);
+//! - not folded: paddings other than SAME's (asymmetric, larger), channel padding (batch padding
+//!   was not measured and is not folded here), PADV2 (constant 0.5; constant 0 in a by-hand
+//!   run), AVERAGE_POOL_2D / MAX_POOL_2D readers;
 //! - 16x8 (TF's older quantizer) folds nothing.
 
 use std::collections::{HashMap, HashSet};
