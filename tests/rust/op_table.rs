@@ -404,6 +404,7 @@ fn options_kinds_are_the_tables_tf_writes() {
         "LOG_SOFTMAX LogSoftmaxOptions",
         "NEG NegOptions",
         "PAD PadOptions",
+        "PADV2 PadV2Options",
         "SELECT SelectOptions",
         "SELECT_V2 SelectV2Options",
         "SQUARE SquareOptions",

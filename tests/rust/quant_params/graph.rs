@@ -19,7 +19,8 @@ pub(crate) fn compute_ops(sg: &Subgraph) -> Vec<usize> {
 /// Pairs the operators of two models that must have the same structure: `(op in a, op in b, op
 /// in a whose outputs are b's)`. A standalone RELU / RELU6 / RELU_N1_TO_1 of `a` that `b` lacks
 /// was fused into the operator before it (TF's int8 quantizer does that): that operator's
-/// results are then the activation's.
+/// results are then the activation's. A PAD of `a` that `b` lacks was folded into the
+/// convolution after it (as TF's int8 quantizer does): it pairs with nothing.
 pub(crate) fn pair_ops(a: &Subgraph, b: &Subgraph, what: &str) -> Vec<(usize, usize, usize)> {
     let (oa, ob) = (compute_ops(a), compute_ops(b));
     let names = |sg: &Subgraph, ops: &[usize]| -> Vec<String> {
@@ -32,6 +33,10 @@ pub(crate) fn pair_ops(a: &Subgraph, b: &Subgraph, what: &str) -> Vec<(usize, us
         if j < nb.len() && na[k] == nb[j] {
             pairs.push((ia, ob[j], ia));
             j += 1;
+            continue;
+        }
+        // A PAD TF folded into the convolution reading it (`quant::passes::fuse_pad`): no pair.
+        if na[k] == "PAD" {
             continue;
         }
         let fused = matches!(na[k].as_str(), "RELU" | "RELU6" | "RELU_N1_TO_1")

@@ -14,6 +14,9 @@ Modules, in dependency order (each imports only those above it):
     models.py      whole-model cases (@case functions)
     single_op.py   In (an input's shape and sample distribution), op_case(), weight setters
     op_cases.py    single-operator cases (op_case calls)
+    activation_split.py, pad_fold.py  edits of a converted float model (standalone activations,
+                   PADs split out of convolutions) and TF's quantizer run on it; pad_fold.py
+                   registers its padfold_* cases
     writer.py      output paths, TOML values, .npy bytes, CaseWriter, manifest.json
     generate.py    generate_case (one case folder), labelled test sets; importing it registers
                    every case (models first, then single-op cases: the --list order)

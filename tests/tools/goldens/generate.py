@@ -13,7 +13,7 @@ import numpy as np
 
 from golden_resolver import REFERENCE_DEFECTS  # BUILTIN_REF's wrong operators (run_per_op runs them on the optimized resolver)
 
-from . import models, op_cases, op_cases_math, op_cases_layout, op_cases_shapeops, op_cases_logic, op_cases_split, op_cases_fusion, op_cases_matmul, op_cases_more, op_cases_bidi, op_cases_calib, models_vit  # noqa: F401 - registers the cases, in this order
+from . import models, op_cases, op_cases_math, op_cases_layout, op_cases_shapeops, op_cases_logic, op_cases_split, op_cases_fusion, pad_fold, op_cases_matmul, op_cases_more, op_cases_bidi, op_cases_calib, models_vit  # noqa: F401 - registers the cases, in this order
 from .activation_split import tf_quantize
 from .frameworks import tf
 from .litert import (

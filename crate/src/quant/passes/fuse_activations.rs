@@ -1,4 +1,5 @@
-//! TF's activation fusion, the first graph rewrite of the `int8` pass (TF-compatible mode):
+//! TF's activation fusion, a graph rewrite of the `int8` pass (TF-compatible mode, after the PAD
+//! folding of `fuse_pad.rs`):
 //! a standalone RELU / RELU6 / RELU_N1_TO_1 becomes the fused activation of the operator that
 //! produces its input, as TF 2.21's MLIR quantizer does when it quantizes a float `.tflite`
 //! (real models such as MediaPipe's BlazeFace keep a RELU after each residual ADD; the

@@ -62,6 +62,7 @@ mod edit;
 mod float16;
 mod full_integer;
 mod fuse_activations;
+mod fuse_pad;
 mod mixed_int16;
 mod ranges;
 mod signatures;
@@ -85,7 +86,8 @@ use dynamic_range::dynamic_range;
 use edit::{compact_buffers, fold_densify, qerr};
 use float16::float16;
 use full_integer::{FullInteger, SubgraphRoles, quantize_bodies, rebase_ops, resolve_ops};
-use fuse_activations::fuse_activations;
+use fuse_activations::{Fusion, fuse_activations};
+use fuse_pad::fuse_pad;
 use mixed_int16::mixed_int16;
 
 /// Which quantization to apply.
@@ -427,30 +429,39 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
     } else {
         opts
     };
-    // TF's int8 quantizer fuses standalone activations first (its older 16x8 quantizer does not).
+    // TF's int8 quantizer folds PADs into convolutions and fuses standalone activations first
+    // (its older 16x8 quantizer does neither).
+    let keep =
+        |model: &Model, opts: &QuantizeOptions| -> Result<std::collections::HashSet<usize>> {
+            let sg = &model.subgraphs[0];
+            let mut keep = resolve_ops(sg, &opts.float_ops, "--float-ops")?;
+            keep.extend(resolve_ops(sg, &opts.int16_ops, "--int16-ops")?);
+            Ok(keep)
+        };
+    let padded = if opts.mode == Mode::Int8 {
+        fuse_pad(model, &keep(model, opts)?)
+    } else {
+        None
+    };
+    let padded_opts;
+    let (model, opts) = match &padded {
+        Some(f) => {
+            padded_opts = renumbered(model, opts, f)?;
+            orphans.extend(&f.orphans);
+            notes.extend(f.notes.iter().cloned());
+            (&f.model, &padded_opts)
+        }
+        None => (model, opts),
+    };
     let fusion = if opts.mode == Mode::Int8 {
-        let sg = &model.subgraphs[0];
-        let mut keep = resolve_ops(sg, &opts.float_ops, "--float-ops")?;
-        keep.extend(resolve_ops(sg, &opts.int16_ops, "--int16-ops")?);
-        fuse_activations(model, &keep)
+        fuse_activations(model, &keep(model, opts)?)
     } else {
         None
     };
     let fused_opts;
     let (model, opts, fused_names) = match &fusion {
         Some(f) => {
-            let renumber = |names: &[String], flag: &str| -> Result<Vec<String>> {
-                let set = resolve_ops(&model.subgraphs[0], names, flag)?;
-                Ok(set
-                    .into_iter()
-                    .filter_map(|i| f.index.get(i).copied().flatten())
-                    .map(|i| i.to_string())
-                    .collect())
-            };
-            let mut o = opts.clone();
-            o.float_ops = renumber(&opts.float_ops, "--float-ops")?;
-            o.int16_ops = renumber(&opts.int16_ops, "--int16-ops")?;
-            fused_opts = o;
+            fused_opts = renumbered(model, opts, f)?;
             orphans.extend(&f.orphans);
             notes.extend(f.notes.iter().cloned());
             (&f.model, &fused_opts, f.names.clone())
@@ -509,6 +520,23 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
         ));
     }
     Ok((q, report))
+}
+
+/// `opts` with the operators it names (`--float-ops`, `--int16-ops`, indices or tensor names of
+/// `model`) given as their indices after the rewrite `f` (an operator `f` removed drops out).
+fn renumbered(model: &Model, opts: &QuantizeOptions, f: &Fusion) -> Result<QuantizeOptions> {
+    let renumber = |names: &[String], flag: &str| -> Result<Vec<String>> {
+        let set = resolve_ops(&model.subgraphs[0], names, flag)?;
+        Ok(set
+            .into_iter()
+            .filter_map(|i| f.index.get(i).copied().flatten())
+            .map(|i| i.to_string())
+            .collect())
+    };
+    let mut o = opts.clone();
+    o.float_ops = renumber(&opts.float_ops, "--float-ops")?;
+    o.int16_ops = renumber(&opts.int16_ops, "--int16-ops")?;
+    Ok(o)
 }
 
 /// The first tensor (subgraph, name, scale) whose quantization has a scale
