@@ -18,10 +18,13 @@ pub mod conv_int;
 pub mod depthwise_int;
 pub mod elementwise_int;
 pub mod fully_connected_int;
+pub mod lut_int;
 pub mod pool_int;
 pub mod quantize;
 pub mod requant;
 pub mod v128;
 
+#[cfg(test)]
+mod lut_tests;
 #[cfg(test)]
 mod tests;
