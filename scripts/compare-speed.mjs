@@ -214,7 +214,8 @@ async function main() {
     const [f, r, x] = configs.map((c) => c.ms);
     const row = { name, file: rel, float: f, reference: r, xnnpack: x, load: loadavg()[0] };
     rows.push(row);
-    process.stdout.write(`  float ${fmt(f ?? NaN)} ms, int8 reference ${fmt(r ?? NaN)} ms (${ratio(f, r)}), int8 xnnpack ${fmt(x ?? NaN)} ms (${ratio(f, x)}), load ${row.load.toFixed(1)}\n`);
+    const ms = (v) => (v ? `${fmt(v)} ms` : '\u2014');
+    process.stdout.write(`  float ${ms(f)}, int8 reference ${ms(r)} (${ratio(f, r)}), int8 xnnpack ${ms(x)} (${ratio(f, x)}), load ${row.load.toFixed(1)}\n`);
   }
   let commit = 'unknown';
   try {
