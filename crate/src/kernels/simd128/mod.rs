@@ -17,11 +17,15 @@ pub mod conv_float;
 pub mod conv_int;
 pub mod depthwise_int;
 pub mod elementwise_int;
+pub mod elementwise_xnn;
 pub mod fully_connected_int;
 pub mod pool_int;
 pub mod quantize;
+pub mod reduce_int;
 pub mod requant;
 pub mod v128;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_elementwise;
