@@ -60,30 +60,30 @@ pub(crate) trait Lanes16 {
 /// `out[i] = k(a[i], b[i])` (all three slices the same length).
 #[inline(always)]
 fn run_pairs(k: &impl Lanes16, a: &[i8], b: &[i8], out: &mut [i8]) {
-    let (ac, at) = a.as_chunks::<16>();
-    let (bc, bt) = b.as_chunks::<16>();
-    let (oc, ot) = out.as_chunks_mut::<16>();
-    for ((a, b), o) in ac.iter().zip(bc).zip(oc.iter_mut()) {
-        k.lanes(V128::load_i8(a), V128::load_i8(b)).store_i8(o);
-    }
-    for ((&x, &y), o) in at.iter().zip(bt).zip(ot.iter_mut()) {
-        *o = k.one(x, y);
-    }
+    run_operands(k, (a, false), (b, false), out);
 }
 
-/// `out[i] = k(a[i], b)` when `a_run`, else `out[i] = k(b, a[i])`: one operand constant.
-#[inline(always)]
-fn run_constant(k: &impl Lanes16, a_run: bool, a: &[i8], b: i8, out: &mut [i8]) {
-    let c = V128::splat_i8(b);
-    let (ac, at) = a.as_chunks::<16>();
+/// `out[i] = k(x_i, y_i)` over one run, where an operand `(values, constant)` gives
+/// `values[i]`, or `values[0]` for every `i` when `constant`. Contiguous and constant operands
+/// share one loop (a constant is read from a splatted 16-byte block, the chunk index chosen per
+/// step), so each operation's lanes are compiled once, not once per kind of run (wasm size).
+fn run_operands(k: &impl Lanes16, a: (&[i8], bool), b: (&[i8], bool), out: &mut [i8]) {
+    let (Some(&a0), Some(&b0)) = (a.0.first(), b.0.first()) else {
+        return;
+    };
+    let (sa, sb) = ([a0; 16], [b0; 16]);
+    let ac = if a.1 { &sa[..] } else { a.0 }.as_chunks::<16>().0;
+    let bc = if b.1 { &sb[..] } else { b.0 }.as_chunks::<16>().0;
+    let full = out.len() / 16 * 16;
     let (oc, ot) = out.as_chunks_mut::<16>();
-    for (a, o) in ac.iter().zip(oc.iter_mut()) {
-        let v = V128::load_i8(a);
-        let r = if a_run { k.lanes(v, c) } else { k.lanes(c, v) };
-        r.store_i8(o);
+    for (i, o) in oc.iter_mut().enumerate() {
+        let x = V128::load_i8(&ac[if a.1 { 0 } else { i }]);
+        let y = V128::load_i8(&bc[if b.1 { 0 } else { i }]);
+        k.lanes(x, y).store_i8(o);
     }
-    for (&x, o) in at.iter().zip(ot.iter_mut()) {
-        *o = if a_run { k.one(x, b) } else { k.one(b, x) };
+    for (j, o) in ot.iter_mut().enumerate() {
+        let i = full + j;
+        *o = k.one(a.0[if a.1 { 0 } else { i }], b.0[if b.1 { 0 } else { i }]);
     }
 }
 
@@ -171,7 +171,6 @@ impl BinaryRuns {
     }
 
     /// `out = k(a, b)` over the broadcast (`a`, `b` and `out` of the shapes this was made for).
-    #[inline(always)]
     pub(crate) fn apply(&self, k: &impl Lanes16, a: &[i8], b: &[i8], out: &mut [i8]) {
         if self.total == 0 {
             return;
@@ -186,15 +185,16 @@ impl BinaryRuns {
                 ai += x * self.a_strides[d];
                 bi += x * self.b_strides[d];
             }
-            let out = &mut out[o..o + n];
-            match (self.a_constant, self.b_constant) {
-                (false, false) => run_pairs(k, &a[ai..ai + n], &b[bi..bi + n], out),
-                (false, true) => run_constant(k, true, &a[ai..ai + n], b[bi], out),
-                (true, false) => run_constant(k, false, &b[bi..bi + n], a[ai], out),
-                // Both constant only when the run is one element (a dim above 1 in the
-                // output is some operand's).
-                (true, true) => out.fill(k.one(a[ai], b[bi])),
-            }
+            let (na, nb) = (
+                if self.a_constant { 1 } else { n },
+                if self.b_constant { 1 } else { n },
+            );
+            run_operands(
+                k,
+                (&a[ai..ai + na], self.a_constant),
+                (&b[bi..bi + nb], self.b_constant),
+                &mut out[o..o + n],
+            );
             o += n;
             if !next_index(dims, &mut idx[..self.outer_rank]) {
                 break;
