@@ -265,7 +265,7 @@ impl Lanes16 for AddSubInt8 {
         narrow16(r, lo, hi)
     }
 
-    #[inline(always)]
+    // Left to the inliner (not `inline(always)`): only the tails call it (wasm size).
     fn one(&self, x: i8, y: i8) -> i8 {
         // In [act_min, act_max] ⊆ int8.
         self.p.apply(i32::from(x), i32::from(y)) as i8
@@ -320,7 +320,7 @@ impl Lanes16 for MulInt8 {
         narrow16(r, lo, hi)
     }
 
-    #[inline(always)]
+    // Left to the inliner (not `inline(always)`): only the tails call it (wasm size).
     fn one(&self, x: i8, y: i8) -> i8 {
         let p = &self.p;
         let x = p.input1_offset.wrapping_add(i32::from(x));

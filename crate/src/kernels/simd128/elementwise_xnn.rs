@@ -61,7 +61,7 @@ impl Lanes16 for AddXnn {
         narrow16(r, lo, hi)
     }
 
-    #[inline(always)]
+    // Left to the inliner (not `inline(always)`): only the tails call it (wasm size).
     fn one(&self, x: i8, y: i8) -> i8 {
         // In [min, max] ⊆ int8.
         self.p.apply(x.into(), y.into()) as i8
@@ -121,7 +121,7 @@ impl Lanes16 for MulXnn {
         narrow16(acc.map(|a| requantize_lanes(a, scale, lo, magic)), lo8, hi8)
     }
 
-    #[inline(always)]
+    // Left to the inliner (not `inline(always)`): only the tails call it (wasm size).
     fn one(&self, x: i8, y: i8) -> i8 {
         // In [min, max] ⊆ int8.
         self.p.apply(x.into(), y.into()) as i8
