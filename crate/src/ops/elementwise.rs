@@ -13,7 +13,8 @@ use crate::kernels::reference::ActivationRange;
 use crate::kernels::reference::elementwise::{self, BinaryOp, Broadcast, QuantAddSub, QuantMul};
 use crate::kernels::reference::fixedpoint_math::checked_log2;
 use crate::kernels::reference::quantize::{QuantInt, quantized_activation_range};
-use crate::kernels::simd128::elementwise_int::{AddSubInt8, MulInt8, max_min_int8};
+use crate::kernels::simd128::elementwise_int::{AddSubInt8, BinaryRuns, MaxMinInt8, MulInt8};
+use crate::kernels::simd128::elementwise_xnn::{AddXnn, MulXnn};
 use crate::kernels::xnnpack::{self, binary as xnn};
 use crate::kernels::{Arithmetic, KernelSet};
 use crate::tflite::schema::{AddOptionsT, DivOptionsT, MulOptionsT, SubOptionsT};
@@ -120,23 +121,51 @@ impl<T: QuantInt> Kernel for IntBinary<T> {
     }
 }
 
-/// Fast int8 binary op on same-shaped tensors (`kernels::simd128::elementwise_int`).
-enum FastIntBinary {
+/// The operation of a fast int8 binary kernel (`kernels::simd128::elementwise_int` /
+/// `elementwise_xnn`).
+enum FastIntOp {
     AddSub(AddSubInt8),
     Mul(MulInt8),
-    MaxMin(bool),
+    MaxMin(MaxMinInt8),
+    XnnAdd(AddXnn),
+    XnnMul(MulXnn),
+}
+
+/// Fast int8 binary op, same shapes or broadcasting ([`BinaryRuns`]).
+struct FastIntBinary {
+    op: FastIntOp,
+    runs: BinaryRuns,
 }
 
 impl Kernel for FastIntBinary {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let (a, b) = (io.in_as::<i8>(0), io.in_as::<i8>(1));
         let out = io.out_as::<i8>();
-        match self {
-            FastIntBinary::AddSub(k) => k.run(a, b, out),
-            FastIntBinary::Mul(k) => k.run(a, b, out),
-            FastIntBinary::MaxMin(maximum) => max_min_int8(*maximum, a, b, out),
+        let runs = &self.runs;
+        match &self.op {
+            FastIntOp::AddSub(k) => k.run_broadcast(runs, a, b, out),
+            FastIntOp::Mul(k) => k.run_broadcast(runs, a, b, out),
+            FastIntOp::MaxMin(k) => k.run_broadcast(runs, a, b, out),
+            FastIntOp::XnnAdd(k) => k.run(runs, a, b, out),
+            FastIntOp::XnnMul(k) => k.run(runs, a, b, out),
         }
     }
+}
+
+/// The fast kernel of an int8 binary op, when there is one for `op` and the shapes.
+fn fast_int8(op: &IntOp, a: &[usize], b: &[usize]) -> Option<FastIntBinary> {
+    let op = match op {
+        IntOp::AddSub(p) => FastIntOp::AddSub(AddSubInt8::new(p)?),
+        IntOp::Mul(p) => FastIntOp::Mul(MulInt8::new(p)?),
+        IntOp::MaxMin { maximum } => FastIntOp::MaxMin(MaxMinInt8(*maximum)),
+        IntOp::XnnAdd(p) => FastIntOp::XnnAdd(AddXnn::new(p)?),
+        IntOp::XnnMul(p) => FastIntOp::XnnMul(MulXnn::new(p)?),
+        IntOp::PotAddSub16 { .. } | IntOp::SquaredDifference(_) => return None,
+    };
+    Some(FastIntBinary {
+        op,
+        runs: BinaryRuns::new(a, b)?,
+    })
 }
 
 /// `(min, max)` of an integer dtype the quantized kernels run (int8, uint8, int16).
@@ -235,6 +264,11 @@ fn prepare_int_binary(
         && matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul)
         && let Some(int_op) = xnnpack_int8(op, act, [qa, qb, qo])
     {
+        if ctx.kernels == KernelSet::Fast
+            && let Some(k) = fast_int8(&int_op, a.shape, b.shape)
+        {
+            return Ok(Prepared::new(shape.dims().to_vec(), a.dtype, k));
+        }
         return Ok(Prepared::new(
             shape.dims().to_vec(),
             a.dtype,
@@ -380,19 +414,11 @@ fn prepare_int_binary(
         }
     };
     let dims = shape.dims().to_vec();
-    if ctx.kernels == KernelSet::Fast && a.dtype == TensorType::INT8 && a.shape == b.shape {
-        let fast = match &int_op {
-            IntOp::AddSub(p) => AddSubInt8::new(p).map(FastIntBinary::AddSub),
-            IntOp::Mul(p) => MulInt8::new(p).map(FastIntBinary::Mul),
-            IntOp::MaxMin { maximum } => Some(FastIntBinary::MaxMin(*maximum)),
-            IntOp::PotAddSub16 { .. }
-            | IntOp::SquaredDifference(_)
-            | IntOp::XnnAdd(_)
-            | IntOp::XnnMul(_) => None,
-        };
-        if let Some(k) = fast {
-            return Ok(Prepared::new(dims, a.dtype, k));
-        }
+    if ctx.kernels == KernelSet::Fast
+        && a.dtype == TensorType::INT8
+        && let Some(k) = fast_int8(&int_op, a.shape, b.shape)
+    {
+        return Ok(Prepared::new(dims, a.dtype, k));
     }
     macro_rules! kernel {
         ($t:ty) => {

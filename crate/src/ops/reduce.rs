@@ -10,14 +10,15 @@ use super::shape::require_same_quantization;
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::{BuiltinOperator, TensorType};
-use crate::kernels::Arithmetic;
 use crate::kernels::litert_optimized::reduce as litert_reduce;
 use crate::kernels::reference::int_elem::IntElem;
 use crate::kernels::reference::reduce::{
     self, ArgParams, PlainInt, PlainReduce, QuantizedProd, QuantizedReduce, QuantizedSum,
     ReduceParams,
 };
+use crate::kernels::simd128::reduce_int::GroupSums;
 use crate::kernels::xnnpack::reduce::{self as xnn_reduce, MeanParams};
+use crate::kernels::{Arithmetic, KernelSet};
 use crate::tflite::schema::{ArgMaxOptionsT, ArgMinOptionsT, CumsumOptionsT, ReducerOptionsT};
 
 #[derive(Clone, Copy)]
@@ -113,6 +114,41 @@ impl Kernel for XnnMean {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.in_as::<i8>(0);
         xnn_reduce::mean(&self.p, &self.q, input, io.out_as::<i8>());
+    }
+}
+
+/// The scalar requantization that follows the group sums of a fast int8 MEAN.
+enum MeanFinish {
+    /// XNNPACK's ([`MeanParams::apply`]).
+    Xnnpack(MeanParams),
+    /// LiteRT's reference ([`QuantizedReduce::requantize`]) with the group's element count.
+    Reference(QuantizedReduce, i64),
+}
+
+/// int8 MEAN with the group sums in SIMD128 ([`GroupSums`]): the same wrapping int32 sums as the
+/// scalar fold, then [`MeanFinish`]'s scalar requantization of each.
+struct FastMean {
+    sums: GroupSums,
+    finish: MeanFinish,
+}
+
+impl Kernel for FastMean {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let input = io.in_as::<i8>(0);
+        let out = io.out_as::<i8>();
+        let sums = self.sums.sums(input);
+        match &self.finish {
+            MeanFinish::Xnnpack(q) => {
+                for (o, &s) in out.iter_mut().zip(sums) {
+                    *o = q.apply(s);
+                }
+            }
+            MeanFinish::Reference(q, n) => {
+                for (o, &s) in out.iter_mut().zip(sums) {
+                    *o = i8::saturate(q.requantize(s, *n));
+                }
+            }
+        }
     }
 }
 
@@ -293,6 +329,13 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                     }
                 }
             }
+            // int8 MEAN with the fast kernels: the group sums in SIMD128 where the geometry
+            // allows (`GroupSums::new` refuses empty groups).
+            let fast_sums = (matches!(reducer, Reducer::Mean)
+                && input.dtype == TensorType::INT8
+                && ctx.kernels == KernelSet::Fast)
+                .then(|| GroupSums::new(input.shape, &axes))
+                .flatten();
             if matches!(reducer, Reducer::Mean)
                 && input.dtype == TensorType::INT8
                 && ctx.arithmetic == Arithmetic::Xnnpack
@@ -303,6 +346,10 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                     (oq.scale, oq.zero_point),
                     p.count(),
                 );
+                if let Some(sums) = fast_sums {
+                    let finish = MeanFinish::Xnnpack(q);
+                    return Ok(Prepared::new(shape, input.dtype, FastMean { sums, finish }));
+                }
                 return Ok(Prepared::new(shape, input.dtype, XnnMean { q, p }));
             }
             if matches!(reducer, Reducer::Sum) && input.dtype != TensorType::INT16 {
@@ -315,14 +362,20 @@ pub fn prepare_reduce(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                 ))
             } else {
                 let (m, shift) = quantize_multiplier(f64::from(iq.scale) / f64::from(oq.scale));
-                IntOp::MeanOrSum(QuantizedReduce::new(
+                let q = QuantizedReduce::new(
                     iq.zero_point,
                     m,
                     shift,
                     oq.zero_point,
                     p.count(),
                     matches!(reducer, Reducer::Mean),
-                ))
+                );
+                if let Some(sums) = fast_sums {
+                    let n = i64::try_from(p.count()).unwrap_or(i64::MAX);
+                    let finish = MeanFinish::Reference(q, n);
+                    return Ok(Prepared::new(shape, input.dtype, FastMean { sums, finish }));
+                }
+                IntOp::MeanOrSum(q)
             }
         }
     };

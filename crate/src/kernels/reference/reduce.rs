@@ -228,6 +228,19 @@ impl QuantizedReduce {
             output_zero_point,
         }
     }
+
+    /// The output (before saturating to the output type) of a group of `count` elements whose
+    /// raw inputs sum (wrapping int32) to `sum`: `sum − input_zero_point · count` (64-bit,
+    /// truncated to int32), `MultiplyByQuantizedMultiplier`, plus the output zero point.
+    #[inline(always)]
+    pub fn requantize(&self, sum: i32, count: i64) -> i32 {
+        // Wrapping: a hostile zero point times a huge count must not panic.
+        let shifted = i64::from(sum)
+            .wrapping_sub(i64::from(self.input_zero_point).wrapping_mul(count))
+            as i32;
+        multiply_by_quantized_multiplier(shifted, self.multiplier, self.shift)
+            .saturating_add(self.output_zero_point)
+    }
 }
 
 /// Quantized MEAN / SUM. Mirrors LiteRT `reference_ops::QuantizedMeanOrSum` (the kReference
@@ -250,14 +263,7 @@ pub fn quantized_mean_or_sum<T: IntElem>(
         input,
         0i32,
         |acc, x| acc.wrapping_add(x.widen()),
-        |o, sum| {
-            // Wrapping: a hostile zero point times a huge count must not panic.
-            let shifted =
-                i64::from(sum).wrapping_sub(i64::from(q.input_zero_point).wrapping_mul(n)) as i32;
-            let v = multiply_by_quantized_multiplier(shifted, q.multiplier, q.shift)
-                .saturating_add(q.output_zero_point);
-            output[o] = T::saturate(v);
-        },
+        |o, sum| output[o] = T::saturate(q.requantize(sum, n)),
     );
 }
 

@@ -18,10 +18,12 @@ pub mod conv_int;
 pub mod depthwise_3x3;
 pub mod depthwise_int;
 pub mod elementwise_int;
+pub mod elementwise_xnn;
 pub mod fully_connected_int;
 pub mod lut_int;
 pub mod pool_int;
 pub mod quantize;
+pub mod reduce_int;
 pub mod requant;
 pub mod v128;
 
@@ -31,3 +33,5 @@ mod lut_tests;
 mod tests;
 #[cfg(test)]
 mod tests_depthwise_pointwise;
+#[cfg(test)]
+mod tests_elementwise;

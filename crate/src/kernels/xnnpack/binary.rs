@@ -19,6 +19,9 @@
 //! runs every broadcast along the innermost dimension) fold that operand into the bias / the
 //! first factor; the integer sums and products are the same, so one formula covers every
 //! broadcast. The clamp is the fused activation quantized as [`super::output_range`] does.
+//!
+//! This scalar form is the definition; the fast kernels run
+//! [`simd128::elementwise_xnn`](crate::kernels::simd128::elementwise_xnn), tested against it.
 
 use super::requantize;
 use crate::kernels::reference::elementwise::Broadcast;

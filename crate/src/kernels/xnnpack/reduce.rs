@@ -13,6 +13,10 @@
 //! instead folds `1 / n` into a fixed-point multiplier and rounds twice. The formula was
 //! established against LiteRT 2.3's XNNPACK delegate on every int8 sum of MEAN models whose scales
 //! were chosen where the candidate orderings of these operations disagree.
+//!
+//! [`mean`] is the definition; the fast kernels sum the groups with
+//! [`simd128::reduce_int`](crate::kernels::simd128::reduce_int) and finish with
+//! [`MeanParams::apply`].
 
 use crate::kernels::reference::reduce::ReduceParams;
 
