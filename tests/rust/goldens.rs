@@ -35,7 +35,6 @@ const NO_GOLDEN_YET: &[&str] = &[
     "DIV",
     "SQUEEZE",
     "EXPAND_DIMS",
-    "PADV2",
     "DENSIFY",
     // TF's converter folds these into constants in batch-1 models, so no single-op golden can
     // contain them; a unit test runs the SHAPE → STRIDED_SLICE → PACK → RESHAPE chain

@@ -40,6 +40,20 @@ pub(super) struct Fusion {
     pub notes: Vec<String>,
 }
 
+/// Drops the operators `removed` marks from `ops` (the others keep their order) and returns the
+/// index map before → after (`None`: dropped), as [`Fusion::index`] records it.
+pub(super) fn drop_operators<T>(ops: &mut Vec<T>, removed: &[bool]) -> Vec<Option<usize>> {
+    let mut index = Vec::with_capacity(removed.len());
+    let mut next = 0usize;
+    for &gone in removed {
+        index.push((!gone).then_some(next));
+        next += usize::from(!gone);
+    }
+    let mut keep_it = removed.iter().map(|&g| !g);
+    ops.retain(|_| keep_it.next().unwrap_or(true));
+    index
+}
+
 /// The fused-activation field of a producer TF fuses into, when it has one.
 fn fused_activation(options: &mut BuiltinOptionsT) -> Option<&mut Act> {
     match options {
@@ -123,14 +137,7 @@ pub(super) fn fuse_activations(model: &Model, keep: &HashSet<usize>) -> Option<F
     if orphans.is_empty() {
         return None;
     }
-    let mut index = Vec::with_capacity(removed.len());
-    let mut next = 0usize;
-    for &gone in &removed {
-        index.push((!gone).then_some(next));
-        next += usize::from(!gone);
-    }
-    let mut keep_it = removed.iter().map(|&g| !g);
-    osg.operators.retain(|_| keep_it.next().unwrap_or(true));
+    let index = drop_operators(&mut osg.operators, &removed);
     let names = fused_ops
         .into_iter()
         .filter_map(|(p, name)| index[p].map(|i| (i, name)))

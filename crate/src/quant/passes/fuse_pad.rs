@@ -25,7 +25,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::fuse_activations::Fusion;
+use super::fuse_activations::{Fusion, drop_operators};
 use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, Model, Operator, TensorType};
 use crate::ops::out_size_and_pad;
 use crate::tflite::schema::Padding;
@@ -178,16 +178,7 @@ pub(super) fn fuse_pad(model: &Model, keep: &HashSet<usize>) -> Option<Fusion> {
     if notes.is_empty() {
         return None;
     }
-    let mut index = Vec::with_capacity(removed.len());
-    let mut next = 0usize;
-    for &gone in &removed {
-        index.push((!gone).then_some(next));
-        next += usize::from(!gone);
-    }
-    let mut keep_it = removed.iter().map(|&g| !g);
-    out.subgraphs[0]
-        .operators
-        .retain(|_| keep_it.next().unwrap_or(true));
+    let index = drop_operators(&mut out.subgraphs[0].operators, &removed);
     Some(Fusion {
         model: out,
         names: HashMap::new(),
