@@ -51,6 +51,17 @@ async function calibrate({ api, page, example }) {
   });
 
   await check('changing the method recomputes the chosen ranges without a new run', async () => {
+    try {
+      await percentileRanges();
+    } finally {
+      // Back to min/max even when a check above failed: the Ranges cases after this one read
+      // the min/max ranges, and a method left at percentile failed them too.
+      await page.locator(testId('calibrate-method')).selectOption('minmax');
+      await page.waitForFunction(() => document.querySelector('[data-testid="calibration-summary"]')?.textContent?.includes('minmax'), null, { timeout: STEP_TIMEOUT_MS });
+    }
+  });
+
+  async function percentileRanges() {
     await page.locator(testId('calibrate-method')).selectOption('percentile');
     await page.locator(testId('calibrate-percentile')).fill('99');
     await page.locator(testId('calibrate-percentile')).dispatchEvent('change');
@@ -68,9 +79,7 @@ async function calibrate({ api, page, example }) {
       assert(t.chosen_min === w.chosen_min && t.chosen_max === w.chosen_max, `tensor ${String(i)} chosen range: page [${String(t.chosen_min)}, ${String(t.chosen_max)}], Node [${String(w.chosen_min)}, ${String(w.chosen_max)}]`);
     });
     assert((await page.locator(`${testId('stats-table')} .clipped`).count()) > 0, 'no clipped range is highlighted');
-    await page.locator(testId('calibrate-method')).selectOption('minmax');
-    await page.waitForFunction(() => document.querySelector('[data-testid="calibration-summary"]')?.textContent?.includes('minmax'), null, { timeout: STEP_TIMEOUT_MS });
-  });
+  }
 }
 
 async function calibrateErrors({ page, inputTensor }) {
