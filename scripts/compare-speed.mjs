@@ -22,6 +22,7 @@ import { cpus, loadavg } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { npyBytes } from '../tests/e2e/lib/data.mjs';
 import { loadGlue, randomFloats, setSeededInputs } from './lib/wasm-node.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -73,18 +74,6 @@ function modelFiles() {
   return files;
 }
 
-/** A NumPy .npy (format 1.0, little-endian float32, C order) of `data` with `shape`. */
-function npy(shape, data) {
-  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
-  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
-  const head = Buffer.alloc(10);
-  head.write('\x93NUMPY', 0, 'latin1');
-  head[6] = 1;
-  head[7] = 0;
-  head.writeUInt16LE(header.length, 8);
-  return Buffer.concat([head, Buffer.from(header, 'latin1'), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]);
-}
-
 /**
  * Seeded synthetic samples of one input: for an image-like input ([1, H, W, C]), 16×16 blocks of
  * one value per channel plus ±5 % noise, clipped to [lo, hi] (as compare_mediapipe.py's
@@ -126,7 +115,7 @@ function quantize(glue, file, name) {
   const data = inputs.flatMap((t, i) => {
     if (t.dtype !== 'FLOAT32') throw new Error(`input ${t.name} is ${t.dtype}, not a float model`);
     const path = join(work, `${name}.in${i}.npy`);
-    writeFileSync(path, npy([SAMPLES, ...t.shape], samples(t.shape, SAMPLES, 7 + i, lo, hi)));
+    writeFileSync(path, npyBytes([SAMPLES, ...t.shape], samples(t.shape, SAMPLES, 7 + i, lo, hi)));
     return ['--data', path];
   });
   const out = join(work, `${name}.int8.tflite`);

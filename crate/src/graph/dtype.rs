@@ -46,6 +46,24 @@ pub fn pack_int4(values: &[i8]) -> Vec<u8> {
         .collect()
 }
 
+/// The values of little-endian INT32 / INT64 tensor data (shape arguments, axes, paddings) as
+/// `i64`, or `None` for other types.
+pub fn int_values(t: TensorType, data: &[u8]) -> Option<Vec<i64>> {
+    match t {
+        TensorType::INT32 => Some(
+            data.chunks_exact(4)
+                .map(|b| i64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+                .collect(),
+        ),
+        TensorType::INT64 => Some(
+            data.chunks_exact(8)
+                .map(|b| i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
 /// The type's name as TFLite spells it (`FLOAT32`, `INT8`, …), or `TYPE_<n>` for unknown codes.
 pub fn dtype_name(t: TensorType) -> String {
     match t.variant_name() {

@@ -253,20 +253,12 @@ impl<'a> PrepareCtx<'a> {
                 "must be a constant (dynamic shape arguments are not supported)",
             ));
         };
-        match t.dtype {
-            TensorType::INT32 => Ok(data
-                .chunks_exact(4)
-                .map(|b| i64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]])))
-                .collect()),
-            TensorType::INT64 => Ok(data
-                .chunks_exact(8)
-                .map(|b| i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
-                .collect()),
-            other => Err(self.unsupported(
+        crate::graph::dtype::int_values(t.dtype, data).ok_or_else(|| {
+            self.unsupported(
                 t.describe(),
-                format!("type {} (expected INT32 or INT64)", dtype_name(other)),
-            )),
-        }
+                format!("type {} (expected INT32 or INT64)", dtype_name(t.dtype)),
+            )
+        })
     }
 
     /// The clamp of fused activation `f` on a quantized output with parameters `out`, in output

@@ -44,7 +44,8 @@ pub struct DepthwiseInt8 {
     /// Scratch image height and width (padding included).
     pub(super) hp: usize,
     pub(super) wp: usize,
-    /// `[tap][cp / 8]` vectors of eight channels.
+    /// `[tap][cp / 8]` vectors of eight channels (empty on the sliding 3×3 path, which reads
+    /// `sliding`).
     weights: Vec<[i16; 8]>,
     /// 3×3 filters: `[cp / 8][pair 0..5][half 0..2]`, the taps in pairs (0, 1), (2, 3), (4, 5),
     /// (6, 7), (8, –) for `dot_i16x8`: per pair and half block, four channels × the two taps'
@@ -219,7 +220,7 @@ impl DepthwiseInt8 {
                 cp,
                 hp,
                 wp,
-                weights,
+                weights: if sliding { Vec::new() } else { weights },
                 pairs,
                 sliding: packed,
                 bias: folded,

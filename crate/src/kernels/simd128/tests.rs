@@ -390,20 +390,14 @@ fn clamp_pair(rng: &mut fastrand::Rng) -> (i32, i32) {
     }
 }
 
-/// ADD / SUB / MUL / MAXIMUM / MINIMUM of `n` elements.
-pub(crate) fn check_elementwise(n: usize, seed: u64) {
-    let mut rng = fastrand::Rng::with_seed(seed);
-    let a = i8s(&mut rng, n);
-    let b = i8s(&mut rng, n);
-    let shape = Broadcast::new(&[n], &[n]).expect("same shapes");
-    let ((m1, s1), (m2, s2)) = (below_one(&mut rng), below_one(&mut rng));
-    let (mo, so) = if rng.u8(0..4) == 0 {
-        quantize_multiplier(10f64.powf(rng.f64() * 4.0))
-    } else {
-        below_one(&mut rng)
-    };
-    let (act_min, act_max) = clamp_pair(&mut rng);
-    let add = QuantAddSub {
+/// ADD / SUB parameters with the given input and output multipliers (LiteRT's left shift 20)
+/// and random offsets and operation.
+pub(super) fn add_sub_params(
+    rng: &mut fastrand::Rng,
+    [(m1, s1), (m2, s2), (mo, so)]: [(i32, i32); 3],
+    (act_min, act_max): (i32, i32),
+) -> QuantAddSub {
+    QuantAddSub {
         sub: rng.bool(),
         left_shift: 20,
         input1_offset: -rng.i32(-128..=127),
@@ -417,7 +411,37 @@ pub(crate) fn check_elementwise(n: usize, seed: u64) {
         output_shift: so,
         act_min,
         act_max,
+    }
+}
+
+/// MUL parameters: a multiplier in [1e-6, 100), random offsets.
+pub(super) fn mul_params(rng: &mut fastrand::Rng, (act_min, act_max): (i32, i32)) -> QuantMul {
+    let (multiplier, shift) = quantize_multiplier(10f64.powf(rng.f64() * 8.0 - 6.0));
+    QuantMul {
+        input1_offset: -rng.i32(-128..=127),
+        input2_offset: -rng.i32(-128..=127),
+        output_offset: rng.i32(-128..=127),
+        multiplier,
+        shift,
+        act_min,
+        act_max,
+    }
+}
+
+/// ADD / SUB / MUL / MAXIMUM / MINIMUM of `n` elements.
+pub(crate) fn check_elementwise(n: usize, seed: u64) {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let a = i8s(&mut rng, n);
+    let b = i8s(&mut rng, n);
+    let shape = Broadcast::new(&[n], &[n]).expect("same shapes");
+    let ((m1, s1), (m2, s2)) = (below_one(&mut rng), below_one(&mut rng));
+    let (mo, so) = if rng.u8(0..4) == 0 {
+        quantize_multiplier(10f64.powf(rng.f64() * 4.0))
+    } else {
+        below_one(&mut rng)
     };
+    let (act_min, act_max) = clamp_pair(&mut rng);
+    let add = add_sub_params(&mut rng, [(m1, s1), (m2, s2), (mo, so)], (act_min, act_max));
     let mut want = vec![0i8; n];
     let mut got = vec![0i8; n];
     elementwise::quantized_add_sub(&add, &shape, &a, &b, &mut want);
@@ -425,16 +449,7 @@ pub(crate) fn check_elementwise(n: usize, seed: u64) {
         .expect("fast ADD prepares")
         .run(&a, &b, &mut got);
     assert_eq!(got, want, "ADD/SUB n {n} seed {seed}");
-    let (m, sh) = quantize_multiplier(10f64.powf(rng.f64() * 8.0 - 6.0));
-    let mul = QuantMul {
-        input1_offset: -rng.i32(-128..=127),
-        input2_offset: -rng.i32(-128..=127),
-        output_offset: rng.i32(-128..=127),
-        multiplier: m,
-        shift: sh,
-        act_min,
-        act_max,
-    };
+    let mul = mul_params(&mut rng, (act_min, act_max));
     elementwise::quantized_mul(&mul, &shape, &a, &b, &mut want);
     MulInt8::new(&mul)
         .expect("fast MUL prepares")

@@ -9,8 +9,9 @@
 use super::elementwise_int::{AddSubInt8, BinaryRuns, MaxMinInt8, MulInt8};
 use super::elementwise_xnn::{AddXnn, MulXnn};
 use super::reduce_int::GroupSums;
+use super::tests::{add_sub_params, mul_params};
 use crate::fixedpoint::quantize_multiplier;
-use crate::kernels::reference::elementwise::{self, Broadcast, QuantAddSub, QuantMul};
+use crate::kernels::reference::elementwise::{self, Broadcast};
 use crate::kernels::reference::reduce::{self, QuantizedReduce, ReduceParams};
 use crate::kernels::xnnpack::binary::{self as xnn, AddParams, MulParams};
 use crate::kernels::xnnpack::reduce::{self as xnn_reduce, MeanParams};
@@ -133,36 +134,13 @@ pub(crate) fn check_binary(sa: &[usize], sb: &[usize], seed: u64) {
         below_one(&mut rng),
         below_one(&mut rng),
     );
-    let add = QuantAddSub {
-        sub: rng.bool(),
-        left_shift: 20,
-        input1_offset: -rng.i32(-128..=127),
-        input1_multiplier: m1,
-        input1_shift: s1,
-        input2_offset: -rng.i32(-128..=127),
-        input2_multiplier: m2,
-        input2_shift: s2,
-        output_offset: rng.i32(-128..=127),
-        output_multiplier: mo,
-        output_shift: so,
-        act_min,
-        act_max,
-    };
+    let add = add_sub_params(&mut rng, [(m1, s1), (m2, s2), (mo, so)], (act_min, act_max));
     elementwise::quantized_add_sub(&add, &shape, &a, &b, &mut want);
     AddSubInt8::new(&add)
         .expect("fast ADD prepares")
         .run_broadcast(&runs, &a, &b, &mut got);
     assert_eq!(got, want, "ADD/SUB {what}");
-    let (m, sh) = quantize_multiplier(10f64.powf(rng.f64() * 8.0 - 6.0));
-    let qmul = QuantMul {
-        input1_offset: -rng.i32(-128..=127),
-        input2_offset: -rng.i32(-128..=127),
-        output_offset: rng.i32(-128..=127),
-        multiplier: m,
-        shift: sh,
-        act_min,
-        act_max,
-    };
+    let qmul = mul_params(&mut rng, (act_min, act_max));
     elementwise::quantized_mul(&qmul, &shape, &a, &b, &mut want);
     MulInt8::new(&qmul)
         .expect("fast MUL prepares")

@@ -26,26 +26,17 @@
 use std::collections::{HashMap, HashSet};
 
 use super::fuse_activations::{Fusion, drop_operators};
+use crate::graph::dtype::int_values;
 use crate::graph::{BuiltinOperator as Op, BuiltinOptionsT, Model, Operator, TensorType};
 use crate::ops::out_size_and_pad;
 use crate::tflite::schema::Padding;
 
 /// The integer values of a constant INT32 / INT64 tensor of subgraph 0.
 fn const_ints(model: &Model, t: usize) -> Option<Vec<i64>> {
-    let data = model.tensor_data(0, t)?;
-    match model.subgraphs[0].tensors.get(t)?.dtype {
-        TensorType::INT32 => Some(
-            data.chunks_exact(4)
-                .map(|b| i64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]])))
-                .collect(),
-        ),
-        TensorType::INT64 => Some(
-            data.chunks_exact(8)
-                .map(|b| i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
-                .collect(),
-        ),
-        _ => None,
-    }
+    int_values(
+        model.subgraphs[0].tensors.get(t)?.dtype,
+        model.tensor_data(0, t)?,
+    )
 }
 
 /// LiteRT's SAME padding (before, after) of one axis of `input` elements.

@@ -77,7 +77,7 @@ pub use signatures::{
     signature_ranges,
 };
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::report::Report;
 use crate::error::{Error, Result};
@@ -429,45 +429,31 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
     } else {
         opts
     };
-    // TF's int8 quantizer folds PADs into convolutions and fuses standalone activations first
-    // (its older 16x8 quantizer does neither).
-    let keep =
-        |model: &Model, opts: &QuantizeOptions| -> Result<std::collections::HashSet<usize>> {
-            let sg = &model.subgraphs[0];
-            let mut keep = resolve_ops(sg, &opts.float_ops, "--float-ops")?;
-            keep.extend(resolve_ops(sg, &opts.int16_ops, "--int16-ops")?);
-            Ok(keep)
-        };
-    let padded = if opts.mode == Mode::Int8 {
-        fuse_pad(model, &keep(model, opts)?)
-    } else {
-        None
-    };
-    let padded_opts;
-    let (model, opts) = match &padded {
-        Some(f) => {
-            padded_opts = renumbered(model, opts, f)?;
-            orphans.extend(&f.orphans);
-            notes.extend(f.notes.iter().cloned());
-            (&f.model, &padded_opts)
+    // TF's int8 quantizer folds PADs into convolutions, then fuses standalone activations (its
+    // older 16x8 quantizer does neither). Each rewrite renumbers the operators the options name.
+    let mut rewritten: Option<(Model, QuantizeOptions)> = None;
+    let mut fused_names = HashMap::new();
+    if opts.mode == Mode::Int8 {
+        let passes: [GraphRewrite; 2] = [fuse_pad, fuse_activations];
+        for pass in passes {
+            let (m, o) = rewritten.as_ref().map_or((model, opts), |(m, o)| (m, o));
+            let sg = &m.subgraphs[0];
+            let mut keep = resolve_ops(sg, &o.float_ops, "--float-ops")?;
+            keep.extend(resolve_ops(sg, &o.int16_ops, "--int16-ops")?);
+            if let Some(f) = pass(m, &keep) {
+                let o = renumbered(m, o, &f)?;
+                orphans.extend(&f.orphans);
+                notes.extend(f.notes);
+                fused_names = fused_names
+                    .into_iter()
+                    .filter_map(|(i, n)| f.index.get(i).copied().flatten().map(|j| (j, n)))
+                    .chain(f.names)
+                    .collect();
+                rewritten = Some((f.model, o));
+            }
         }
-        None => (model, opts),
-    };
-    let fusion = if opts.mode == Mode::Int8 {
-        fuse_activations(model, &keep(model, opts)?)
-    } else {
-        None
-    };
-    let fused_opts;
-    let (model, opts, fused_names) = match &fusion {
-        Some(f) => {
-            fused_opts = renumbered(model, opts, f)?;
-            orphans.extend(&f.orphans);
-            notes.extend(f.notes.iter().cloned());
-            (&f.model, &fused_opts, f.names.clone())
-        }
-        None => (model, opts, HashMap::new()),
-    };
+    }
+    let (model, opts) = rewritten.as_ref().map_or((model, opts), |(m, o)| (m, o));
     let (mut q, mut report) = match opts.mode {
         Mode::Int8 if !opts.int16_ops.iter().all(|s| s.trim().is_empty()) => {
             mixed_int16(model, ranges, opts, fused_names)
@@ -521,6 +507,10 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
     }
     Ok((q, report))
 }
+
+/// A graph rewrite of the int8 pass: the model and the operators to leave alone, to the
+/// rewritten model (`None`: nothing to rewrite).
+type GraphRewrite = fn(&Model, &HashSet<usize>) -> Option<Fusion>;
 
 /// `opts` with the operators it names (`--float-ops`, `--int16-ops`, indices or tensor names of
 /// `model`) given as their indices after the rewrite `f` (an operator `f` removed drops out).
