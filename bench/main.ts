@@ -123,8 +123,10 @@ async function time(fn: () => unknown): Promise<number> {
 // --- Zeropoint -----------------------------------------------------------------------------------
 
 /**
- * Zeropoint's SIMD128 build with `kernels` in `arithmetic`: `reference` reproduces LiteRT's
- * `BUILTIN_REF`, `xnnpack` LiteRT's default XNNPACK path (the page's `--arithmetic` choice).
+ * Zeropoint's build the page loads here (`loadEngine('auto')`: the relaxed-SIMD build where the
+ * browser's int8 dot product is exact with full-range bytes, else SIMD128) with `kernels` in
+ * `arithmetic`: `reference` reproduces LiteRT's `BUILTIN_REF`, `xnnpack` LiteRT's default
+ * XNNPACK path (the page's `--arithmetic` choice).
  */
 async function zeropoint(
   kernels: 'fast' | 'reference',
@@ -133,10 +135,9 @@ async function zeropoint(
   input: Uint8Array,
 ): Promise<Runner> {
   const t0 = performance.now();
-  const zp = await import('../www/pkg/simd/zeropoint.js');
-  await zp.default();
+  const { loadEngine } = await import('../www/src/engine/loader');
+  const { api: zp, info } = await loadEngine('auto');
   const initMs = performance.now() - t0;
-  zp.start();
   const t1 = performance.now();
   const session = new zp.BenchSession(model, kernels, arithmetic);
   const loadMs = performance.now() - t1;
@@ -149,7 +150,10 @@ async function zeropoint(
   const last: Uint8Array[] = [];
   return {
     detail: {
-      build: 'www/pkg/simd (SIMD128)',
+      build:
+        info.build === 'relaxed'
+          ? `www/pkg/relaxed (relaxed SIMD, int8 dot ${info.dotScheme})`
+          : `www/pkg/${info.build} (${info.simd ? 'SIMD128' : 'scalar'})`,
       simd: zp.simdEnabled(),
       kernels: session.kernels(),
       arithmetic: session.arithmetic(),

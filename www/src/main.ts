@@ -242,14 +242,18 @@ function showEngine(ready: Promise<EngineInfo>): void {
   badge.dataset['engine'] = 'loading';
   ready.then(
     (info) => {
-      const kind = info.simd ? 'SIMD' : 'no SIMD';
+      const kind = info.build === 'relaxed' ? 'relaxed SIMD' : info.simd ? 'SIMD' : 'no SIMD';
       badge.textContent = `engine ${info.version} · ${kind}`;
       badge.dataset['engine'] = info.build;
-      badge.title = info.simd
-        ? 'WebAssembly SIMD128 build'
-        : info.simdSupported
-          ? 'Scalar build (chosen with ?engine=nosimd)'
-          : 'Scalar build: this browser has no WebAssembly SIMD';
+      badge.dataset['dot'] = info.dotScheme;
+      badge.title =
+        info.build === 'relaxed'
+          ? `WebAssembly relaxed-SIMD build (int8 dot product: ${info.dotScheme})`
+          : info.simd
+            ? 'WebAssembly SIMD128 build'
+            : info.simdSupported
+              ? 'Scalar build (chosen with ?engine=nosimd)'
+              : 'Scalar build: this browser has no WebAssembly SIMD';
     },
     (error: unknown) => {
       badge.textContent = 'engine failed';

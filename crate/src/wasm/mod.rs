@@ -47,6 +47,20 @@ pub fn simd_enabled() -> bool {
     crate::SIMD128
 }
 
+/// How the int8 convolutions use the relaxed dot product in this build on this engine:
+/// `unsigned` or `signed` (one dot product per 16 products, the engine's exact behaviour found
+/// by the probe), `split` (two per 16, exact everywhere), or `none` (a build without relaxed
+/// SIMD: int16 pairs).
+#[wasm_bindgen(js_name = relaxedDotScheme)]
+pub fn relaxed_dot_scheme() -> String {
+    use crate::kernels::simd128::{conv_int, dot_scheme};
+    if conv_int::RELAXED {
+        dot_scheme::name(dot_scheme::detected()).to_string()
+    } else {
+        "none".to_string()
+    }
+}
+
 /// Reads a `.tflite` file and returns its summary.
 #[wasm_bindgen(js_name = inspectModel, unchecked_return_type = "ModelSummary")]
 pub fn inspect_model(bytes: &[u8]) -> Result<JsValue, JsError> {

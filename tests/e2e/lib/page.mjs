@@ -38,6 +38,21 @@ export async function waitForModel(page, name) {
   );
 }
 
+/**
+ * Waits until the engine badge names a SIMD build: `relaxed` (where Chromium's int8 relaxed dot
+ * product is exact with full-range bytes: x86-64 AVX-VNNI, arm64 sdot) or `simd`, as the page's
+ * `auto` choice gives; returns the badge's build and dot scheme.
+ */
+export async function waitForSimdEngine(page) {
+  await page.waitForFunction(
+    () => ['simd', 'relaxed'].includes(document.querySelector('[data-testid="engine-badge"]')?.getAttribute('data-engine') ?? ''),
+    null,
+    { timeout: STEP_TIMEOUT_MS },
+  );
+  const badge = page.locator('[data-testid="engine-badge"]');
+  return { build: await badge.getAttribute('data-engine'), dot: await badge.getAttribute('data-dot') };
+}
+
 export async function text(page, id) {
   return (await page.locator(testId(id)).first().textContent({ timeout: STEP_TIMEOUT_MS })) ?? '';
 }

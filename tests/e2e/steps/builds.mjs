@@ -1,7 +1,7 @@
 // The main page's other builds and failures: the scalar wasm build, no console error on the
 // page, and a crashed worker that is restarted.
 import { STEP_TIMEOUT_MS, assert, check } from '../lib/harness.mjs';
-import { dropFile, screenshot, text, waitForModel, watch } from '../lib/page.mjs';
+import { dropFile, screenshot, text, waitForModel, waitForSimdEngine, watch } from '../lib/page.mjs';
 
 async function nosimd({ base, context, page }) {
   await check('the scalar build loads with ?engine=nosimd and gives the same summary', async () => {
@@ -43,7 +43,7 @@ async function crash({ base, context, example }) {
       assert((await other.evaluate(() => window.zeropoint?.workerRestarts)) === 1, 'restart count is not 1');
       await dropFile(other, 'after-crash.tflite', example);
       await waitForModel(other, 'after-crash.tflite');
-      await other.waitForFunction(() => document.querySelector('[data-testid="engine-badge"]')?.getAttribute('data-engine') === 'simd', null, { timeout: STEP_TIMEOUT_MS });
+      await waitForSimdEngine(other);
       await screenshot(other, '06-restarted');
     } finally {
       await other.close();

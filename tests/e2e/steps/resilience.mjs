@@ -3,7 +3,7 @@
 // engine restarts the worker and keeps the model and statistics, and no request left 127.0.0.1.
 import { join } from 'node:path';
 import { ROOT, STEP_TIMEOUT_MS, assert, check } from '../lib/harness.mjs';
-import { downloadOf, dropFile, fillRandom, quantizeOnPage, screenshot, showTab, testId, text, waitForCalibration, waitForModel } from '../lib/page.mjs';
+import { downloadOf, dropFile, fillRandom, quantizeOnPage, screenshot, showTab, testId, text, waitForCalibration, waitForModel, waitForSimdEngine } from '../lib/page.mjs';
 import { staticServer } from '../lib/servers.mjs';
 import { quantEnv } from './quantize.mjs';
 
@@ -24,7 +24,7 @@ async function offline(ctx) {
     try {
       await page.reload({ timeout: STEP_TIMEOUT_MS });
       await waitForModel(page, 'example.tflite');
-      await page.waitForFunction(() => document.querySelector('[data-testid="engine-badge"]')?.getAttribute('data-engine') === 'simd', null, { timeout: STEP_TIMEOUT_MS });
+      await waitForSimdEngine(page);
       await fillRandom(page, { count: 4, lo: 0, hi: 1, seed: 5 });
       await page.locator(testId('calibrate-start')).click({ timeout: STEP_TIMEOUT_MS });
       await waitForCalibration(page, 'done');
@@ -44,7 +44,7 @@ async function staticHost(ctx) {
     try {
       await other.goto(`http://127.0.0.1:${String(server.address().port)}/`, { timeout: STEP_TIMEOUT_MS });
       await waitForModel(other, 'example.tflite');
-      await other.waitForFunction(() => document.querySelector('[data-testid="engine-badge"]')?.getAttribute('data-engine') === 'simd', null, { timeout: STEP_TIMEOUT_MS });
+      await waitForSimdEngine(other);
     } finally {
       await other.close();
       server.close();

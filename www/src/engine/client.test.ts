@@ -4,7 +4,7 @@ import { DEFAULT_LIMITS, workerLimits } from '../limits';
 import type { EngineInfo, WorkerRequest, WorkerResponse } from './protocol';
 import type { ModelSummary } from './types';
 
-const INFO: EngineInfo = { version: '0.0.0-test', simd: true, build: 'simd', simdSupported: true };
+const INFO: EngineInfo = { version: '0.0.0-test', simd: true, build: 'simd', simdSupported: true, dotScheme: 'none' };
 const SUMMARY: ModelSummary = {
   version: 3,
   description: undefined,

@@ -1,15 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { AUTO_PREFERS_RELAXED, RELAXED_PROBE, chooseBuild, relaxedSimdSupported } from './loader';
+import {
+  RELAXED_DOT_MODULE,
+  RELAXED_PROBE,
+  chooseBuild,
+  classifyDot,
+  exactDotSums,
+  relaxedDot,
+  relaxedSimdSupported,
+} from './loader';
 
 describe('loader: relaxed SIMD', () => {
   it('relaxed where preferred and supported, else simd, else nosimd', () => {
     expect(chooseBuild('relaxed', true, true)).toBe('relaxed');
     expect(chooseBuild('relaxed', true, false)).toBe('simd');
     expect(chooseBuild('relaxed', false, false)).toBe('nosimd');
-    // `auto` stays on SIMD128 (measured faster on x86-64 V8; see AUTO_PREFERS_RELAXED).
-    expect(AUTO_PREFERS_RELAXED).toBe(false);
+    // `auto` takes the relaxed build only where its dot product is exact with full-range bytes.
+    expect(chooseBuild('auto', true, true, 'unsigned')).toBe('relaxed');
+    expect(chooseBuild('auto', true, true, 'signed')).toBe('relaxed');
+    expect(chooseBuild('auto', true, true, 'inexact')).toBe('simd');
     expect(chooseBuild('auto', true, true)).toBe('simd');
-    expect(chooseBuild('auto', true, false)).toBe('simd');
+    expect(chooseBuild('auto', true, false, 'unsigned')).toBe('simd');
+    expect(chooseBuild('auto', false, true, 'unsigned')).toBe('nosimd');
     expect(chooseBuild('simd', true, true)).toBe('simd');
     expect(chooseBuild('nosimd', true, true)).toBe('nosimd');
     expect(chooseBuild('auto', false, true)).toBe('nosimd');
@@ -21,6 +32,31 @@ describe('loader: relaxed SIMD', () => {
     } else {
       // Node 20 without --experimental-wasm-relaxed-simd: the only problem is the relaxed opcode.
       expect(() => new WebAssembly.Module(RELAXED_PROBE)).toThrow(/relaxed/);
+    }
+  });
+
+  it('the dot probe tells exact unsigned, exact signed and saturating engines apart', () => {
+    const a = [new Array<number>(16).fill(-128), [127, -128, -1, 5, 64, -64, 3, -7, 100, -100, 0, 1, -2, 2, -127, 127]];
+    const b = [new Array<number>(16).fill(255), [255, 128, 127, 0, 200, 1, 129, 254, 77, 180, 9, 255, 130, 131, 66, 255]];
+    const [a0 = [], a1 = []] = a;
+    const [b0 = [], b1 = []] = b;
+    expect(exactDotSums(a0, b0, true)).toEqual([-130560, -130560, -130560, -130560]);
+    expect(exactDotSums(a0, b0, false)).toEqual([512, 512, 512, 512]);
+    expect(classifyDot([exactDotSums(a0, b0, true), exactDotSums(a1, b1, true)])).toBe('unsigned');
+    expect(classifyDot([exactDotSums(a0, b0, false), exactDotSums(a1, b1, false)])).toBe('signed');
+    // x86-64 without VNNI: each pair of products saturates at int16 (−128·255·2 → −32768).
+    expect(classifyDot([[-65536, -65536, -65536, -65536], exactDotSums(a1, b1, true)])).toBe('inexact');
+    // Node 20's baseline compiler answers −131072.
+    expect(classifyDot([[-131072, -131072, -131072, -131072], exactDotSums(a1, b1, true)])).toBe('inexact');
+  });
+
+  it('the dot module runs where relaxed SIMD is supported; relaxedDot is none elsewhere', () => {
+    if (relaxedSimdSupported()) {
+      expect(() => new WebAssembly.Module(RELAXED_DOT_MODULE)).not.toThrow();
+      expect(['unsigned', 'signed', 'inexact']).toContain(relaxedDot());
+    } else {
+      expect(() => new WebAssembly.Module(RELAXED_DOT_MODULE)).toThrow(/relaxed/);
+      expect(relaxedDot()).toBe('none');
     }
   });
 });

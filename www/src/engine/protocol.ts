@@ -80,6 +80,12 @@ export interface EngineInfo {
   build: 'relaxed' | 'simd' | 'nosimd';
   /** Whether this browser validated the SIMD probe module. */
   simdSupported: boolean;
+  /**
+   * How the loaded build's int8 convolutions use the relaxed dot product (the engine's
+   * `relaxedDotScheme()`): `unsigned` / `signed` (one dot product per 16 products), `split`
+   * (two, exact everywhere), `none` (not a relaxed build).
+   */
+  dotScheme: string;
 }
 
 export type WorkerRequest =

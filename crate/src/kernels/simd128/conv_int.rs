@@ -27,6 +27,10 @@
 //!
 //! Scratch memory (packed input chunk, im2col rows) is allocated at prepare time.
 
+use super::conv_quads::{
+    k_padded16, pack_rows_quads, pack_weights_quads, quad_vectors, tile_8x4_dot, tile_8x4_quads,
+};
+use super::dot_scheme::{self, DotScheme};
 use super::requant::{ChannelRequant, ChannelRq, Fp32Clamp};
 use super::v128::V128;
 use crate::kernels::PackedKernel;
@@ -245,11 +249,17 @@ enum Gemm {
     /// int16 pairs for `i32x4.dot_i16x8_s`: weights `[oc / 4][k8 / 2]` (four channels × one
     /// pair each).
     Pairs(Vec<[i16; 8]>),
-    /// int8 quads for `i32x4.relaxed_dot_i8x16_i7x16_add_s` (relaxed-SIMD builds): each weight
-    /// `w` split as `p − n` with `p = max(w, 0)`, `n = max(−w, 0)`, both in 0..=127 (so the
-    /// relaxed instruction is exact everywhere; a weight of −128 keeps `Pairs`). Layout
-    /// `[oc / 4][k16 / 4][channel][p, n]`, each vector one channel's four bytes broadcast.
-    Quads(Vec<[i8; 16]>),
+    /// int8 quads for `i32x4.relaxed_dot_i8x16_i7x16_add_s` (relaxed-SIMD builds), used as
+    /// `scheme` says ([`DotScheme`]). [`DotScheme::Split`]: each weight `w` split as `p − n` with
+    /// `p = max(w, 0)`, `n = max(−w, 0)`, both in 0..=127 (exact everywhere; a weight of −128
+    /// keeps `Pairs`), layout `[oc / 4][k16 / 4][channel][p, n]`. The one-dot schemes: layout
+    /// `[oc / 4][k16 / 4][channel]`. Each vector is one channel's four bytes broadcast.
+    Quads {
+        /// The packed weights.
+        w: Vec<[i8; 16]>,
+        /// How the dot product is fed.
+        scheme: DotScheme,
+    },
 }
 
 /// Scratch memory of [`Conv2dInt8`], allocated at prepare time.
@@ -277,102 +287,6 @@ pub const QUADS_AVAILABLE: bool = cfg!(any(
     all(target_feature = "simd128", target_feature = "relaxed-simd")
 ));
 
-/// `k` rounded up to a multiple of 16.
-fn k_padded16(k: usize) -> usize {
-    k.div_ceil(16) * 16
-}
-
-/// Weights `[oc, k]` as [`Gemm::Quads`].
-fn pack_weights_quads(weights: &[i8], oc: usize, k: usize) -> Vec<[i8; 16]> {
-    let k4 = k_padded16(k) / 4;
-    let blocks = oc.div_ceil(4);
-    let mut packed = vec![[0i8; 16]; blocks * k4 * 8];
-    for c in 0..oc {
-        for (i, &w) in weights[c * k..(c + 1) * k].iter().enumerate() {
-            let at = ((c / 4) * k4 + i / 4) * 8 + (c % 4) * 2;
-            let (pos, neg) = (w.max(0), w.saturating_neg().max(0));
-            for r in 0..4 {
-                packed[at][r * 4 + i % 4] = pos;
-                packed[at + 1][r * 4 + i % 4] = neg;
-            }
-        }
-    }
-    packed
-}
-
-/// [`pack_rows`] for [`Gemm::Quads`]: four rows of `k` int8 values into `k16 / 4` vectors of
-/// four rows × four values (16 values of each row at a time, transposed as 4×4 blocks of
-/// 32-bit groups; a shorter tail value by value).
-fn pack_rows_quads(rows: [&[i8]; 4], k: usize, dst: &mut [[i8; 16]]) {
-    let full = if rows.iter().all(|r| r.len() == k) {
-        k / 16
-    } else {
-        0
-    };
-    for j in 0..full {
-        let r = rows.map(|row| {
-            let (chunks, _) = row.as_chunks::<16>();
-            V128::load_i8(&chunks[j])
-        });
-        let t0 = r[0].interleave_low_i32(r[1]);
-        let t1 = r[2].interleave_low_i32(r[3]);
-        let t2 = r[0].interleave_high_i32(r[1]);
-        let t3 = r[2].interleave_high_i32(r[3]);
-        let d = &mut dst[4 * j..4 * j + 4];
-        t0.low_i64s(t1).store_i8(&mut d[0]);
-        t0.high_i64s(t1).store_i8(&mut d[1]);
-        t2.low_i64s(t3).store_i8(&mut d[2]);
-        t2.high_i64s(t3).store_i8(&mut d[3]);
-    }
-    if full * 16 < k || rows.iter().any(|r| r.len() != k) {
-        for d in &mut dst[4 * full..] {
-            *d = [0; 16];
-        }
-        for (p, row) in rows.iter().enumerate() {
-            for (i, &v) in row.iter().enumerate().skip(full * 16) {
-                dst[i / 4][p * 4 + i % 4] = v;
-            }
-        }
-    }
-}
-
-/// The 8-pixel × 4-channel micro-kernel over packed quads (see [`Gemm::Quads`]).
-#[inline(always)]
-fn tile_8x4_quads(xa: &[[i8; 16]], xb: &[[i8; 16]], w: &[[i8; 16]], init: V128) -> [[V128; 4]; 2] {
-    let init = [
-        init.splat_lane_i32::<0>(),
-        init.splat_lane_i32::<1>(),
-        init.splat_lane_i32::<2>(),
-        init.splat_lane_i32::<3>(),
-    ];
-    let mut out = [[V128::zero(); 4]; 2];
-    for half in 0..2 {
-        // [pixels 0..4 · channel a, pixels 0..4 · b, pixels 4..8 · a, pixels 4..8 · b]
-        let mut pos = [V128::zero(); 4];
-        let mut neg = [V128::zero(); 4];
-        for ((xa, xb), w) in xa.iter().zip(xb).zip(w.chunks_exact(8)) {
-            let (xa, xb) = (V128::load_i8(xa), V128::load_i8(xb));
-            let w = &w[half * 4..half * 4 + 4];
-            let (pa, na) = (V128::load_i8(&w[0]), V128::load_i8(&w[1]));
-            let (pb, nb) = (V128::load_i8(&w[2]), V128::load_i8(&w[3]));
-            pos[0] = xa.relaxed_dot_i8x16_i7x16_add(pa, pos[0]);
-            neg[0] = xa.relaxed_dot_i8x16_i7x16_add(na, neg[0]);
-            pos[1] = xa.relaxed_dot_i8x16_i7x16_add(pb, pos[1]);
-            neg[1] = xa.relaxed_dot_i8x16_i7x16_add(nb, neg[1]);
-            pos[2] = xb.relaxed_dot_i8x16_i7x16_add(pa, pos[2]);
-            neg[2] = xb.relaxed_dot_i8x16_i7x16_add(na, neg[2]);
-            pos[3] = xb.relaxed_dot_i8x16_i7x16_add(pb, pos[3]);
-            neg[3] = xb.relaxed_dot_i8x16_i7x16_add(nb, neg[3]);
-        }
-        for j in 0..2 {
-            let c = 2 * half + j;
-            out[0][c] = init[c].i32x4_add(pos[j]).i32x4_sub(neg[j]);
-            out[1][c] = init[c].i32x4_add(pos[2 + j]).i32x4_sub(neg[2 + j]);
-        }
-    }
-    out
-}
-
 impl Conv2dInt8 {
     /// Packs a non-grouped int8 CONV_2D: `filter` `[out_c, fh, fw, in_c]`, `bias` `[out_c]`.
     /// `None` when the fast kernel cannot reproduce the reference (a multiplier of `i32::MIN`,
@@ -383,18 +297,19 @@ impl Conv2dInt8 {
         filter: &[i8],
         bias: Option<&[i32]>,
     ) -> Option<(Self, Conv2dScratch)> {
-        Self::with_scheme(p, q, filter, bias, RELAXED)
+        Self::with_scheme(p, q, filter, bias, RELAXED.then(dot_scheme::detected))
     }
 
-    /// [`Conv2dInt8::new`] choosing the packing: int8 quads for the relaxed dot product when
-    /// `relaxed` (and no weight is −128, and the build has [`QUADS_AVAILABLE`]), else int16
-    /// pairs. Natively both run the portable lane emulation, so tests check both packings.
+    /// [`Conv2dInt8::new`] choosing the packing: int8 quads for the relaxed dot product fed as
+    /// `scheme` says (when the build has [`QUADS_AVAILABLE`], and under [`DotScheme::Split`] no
+    /// weight is −128), else (`None`) int16 pairs. Natively every packing runs the portable lane
+    /// emulation, so tests check them all.
     pub fn with_scheme(
         p: &ConvParams,
         q: &RequantParams,
         filter: &[i8],
         bias: Option<&[i32]>,
-        relaxed: bool,
+        scheme: Option<DotScheme>,
     ) -> Option<(Self, Conv2dScratch)> {
         let k = p.filter_h.checked_mul(p.filter_w)?.checked_mul(p.in_c)?;
         if k == 0
@@ -408,11 +323,16 @@ impl Conv2dInt8 {
         let rq = channel_requants(q, p.out_c)?;
         let act = act_range(q)?;
         let zero_point = i8::try_from(q.input_offset.checked_neg()?).ok()?;
-        let quads = QUADS_AVAILABLE && relaxed && !filter.contains(&i8::MIN);
-        let (gemm, packed, packed8) = if quads {
+        let scheme = scheme
+            .filter(|&s| QUADS_AVAILABLE && (s != DotScheme::Split || !filter.contains(&i8::MIN)));
+        let quads = scheme.is_some();
+        let (gemm, packed, packed8) = if let Some(scheme) = scheme {
             let k4 = k_padded16(k) / 4;
             (
-                Gemm::Quads(pack_weights_quads(filter, p.out_c, k)),
+                Gemm::Quads {
+                    w: pack_weights_quads(filter, p.out_c, k, scheme),
+                    scheme,
+                },
                 Vec::new(),
                 vec![[0; 16]; (CHUNK / 4).checked_mul(k4)?],
             )
@@ -437,7 +357,18 @@ impl Conv2dInt8 {
                 k,
                 gemm,
                 rows: Self::rows(p),
-                bias: folded_bias(filter, bias, p.out_c, k, q.input_offset),
+                // Under `Unsigned` the sums are of `w · (x + 128)`: `128 · Σ w` comes off here.
+                bias: folded_bias(
+                    filter,
+                    bias,
+                    p.out_c,
+                    k,
+                    if scheme == Some(DotScheme::Unsigned) {
+                        q.input_offset.wrapping_sub(128)
+                    } else {
+                        q.input_offset
+                    },
+                ),
                 rq,
                 clamp: fp32_clamp(q),
                 zero_point,
@@ -448,9 +379,12 @@ impl Conv2dInt8 {
         ))
     }
 
-    /// True when the weights are packed as int8 quads for the relaxed dot product.
-    pub fn uses_relaxed_dot(&self) -> bool {
-        matches!(self.gemm, Gemm::Quads(_))
+    /// How the relaxed dot product is fed, or `None` for the int16 pairs.
+    pub fn dot_scheme(&self) -> Option<DotScheme> {
+        match self.gemm {
+            Gemm::Quads { scheme, .. } => Some(scheme),
+            Gemm::Pairs(_) => None,
+        }
     }
 
     /// Where the output pixels' rows come from: one input pixel's channels for a 1×1 filter
@@ -523,7 +457,8 @@ impl Conv2dInt8 {
 
     /// Packs output pixels `start..start + n` (`n ≤ CHUNK`) into `s.packed`.
     fn pack_chunk(&self, input: &[i8], start: usize, n: usize, s: &mut Conv2dScratch) {
-        let quads = matches!(self.gemm, Gemm::Quads(_));
+        let quads = matches!(self.gemm, Gemm::Quads { .. });
+        let flip = self.dot_scheme() == Some(DotScheme::Unsigned);
         let kp = if quads {
             k_padded16(self.k) / 4
         } else {
@@ -543,7 +478,7 @@ impl Conv2dInt8 {
                         packed: &mut Vec<[i16; 8]>,
                         packed8: &mut Vec<[i8; 16]>| {
                 if quads {
-                    pack_rows_quads(rows, k, &mut packed8[blk * kp..(blk + 1) * kp]);
+                    pack_rows_quads(rows, k, &mut packed8[blk * kp..(blk + 1) * kp], flip);
                 } else {
                     pack_rows_padded(rows, k, &mut packed[blk * kp..(blk + 1) * kp]);
                 }
@@ -611,11 +546,16 @@ impl PackedKernel for Conv2dInt8 {
                             let xb = &s.packed[(2 * t + 1) * kp..(2 * t + 2) * kp];
                             tile_8x4(xa, xb, w, init)
                         }
-                        Gemm::Quads(w) => {
-                            let w = &w[cb * k4 * 8..(cb + 1) * k4 * 8];
+                        Gemm::Quads { w, scheme } => {
+                            let per = 4 * quad_vectors(*scheme);
+                            let w = &w[cb * k4 * per..(cb + 1) * k4 * per];
                             let xa = &s.packed8[2 * t * k4..(2 * t + 1) * k4];
                             let xb = &s.packed8[(2 * t + 1) * k4..(2 * t + 2) * k4];
-                            tile_8x4_quads(xa, xb, w, init)
+                            match scheme {
+                                DotScheme::Split => tile_8x4_quads(xa, xb, w, init),
+                                DotScheme::Unsigned => tile_8x4_dot::<true>(xa, xb, w, init),
+                                DotScheme::Signed => tile_8x4_dot::<false>(xa, xb, w, init),
+                            }
                         }
                     };
                     let [a, b] = requant_tile(acc, rq, self.clamp, zp, lo, hi);

@@ -15,8 +15,10 @@
 
 pub mod conv_float;
 pub mod conv_int;
+mod conv_quads;
 pub mod depthwise_3x3;
 pub mod depthwise_int;
+pub mod dot_scheme;
 pub mod elementwise_int;
 pub mod elementwise_xnn;
 pub mod fully_connected_int;

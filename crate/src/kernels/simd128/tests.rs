@@ -11,6 +11,7 @@
 use super::conv_float::{Conv2dF32, DepthwiseF32, FullyConnectedF32};
 use super::conv_int::{Conv2dInt8, QUADS_AVAILABLE};
 use super::depthwise_int::DepthwiseInt8;
+use super::dot_scheme::{self, DotScheme};
 use super::elementwise_int::{AddSubInt8, MulInt8, max_min_int8};
 use super::fully_connected_int::FullyConnectedInt8;
 use super::pool_int::PoolInt8;
@@ -166,14 +167,16 @@ pub(crate) fn check_conv(c: &ConvCase) {
     let bias = bias(&mut rng, out_c);
     let q = quant(&mut rng, out_c);
     let n_out = p.batches * p.out_h * p.out_w * out_c;
-    // Both packings: int16 pairs (SIMD128) and int8 quads (relaxed SIMD; a weight of −128
-    // falls back to pairs, so half the cases clear it to exercise the quads).
+    // Every packing: int16 pairs (SIMD128) and int8 quads (relaxed SIMD) in each dot scheme
+    // this build can run (natively all three, emulated; in a relaxed wasm build the split one
+    // and the one the engine's probe found). Under `Split` a weight of −128 falls back to
+    // pairs, so half the cases clear it to exercise the quads.
     let mut no_min = filter.clone();
     for w in no_min.iter_mut().filter(|w| **w == i8::MIN) {
         *w = -127;
     }
-    for relaxed in [false, true] {
-        let filter = if relaxed && c.seed.is_multiple_of(2) {
+    for scheme in conv_schemes() {
+        let filter = if scheme == Some(DotScheme::Split) && c.seed.is_multiple_of(2) {
             &no_min
         } else {
             &filter
@@ -188,19 +191,32 @@ pub(crate) fn check_conv(c: &ConvCase) {
             bias.as_deref(),
             &mut want,
         );
-        let (k, mut s) = Conv2dInt8::with_scheme(&p, &q, filter, bias.as_deref(), relaxed)
+        let (k, mut s) = Conv2dInt8::with_scheme(&p, &q, filter, bias.as_deref(), scheme)
             .expect("fast CONV_2D prepares");
+        let split_refused = scheme == Some(DotScheme::Split) && filter.contains(&i8::MIN);
         assert_eq!(
-            k.uses_relaxed_dot(),
-            QUADS_AVAILABLE && relaxed && !filter.contains(&i8::MIN)
+            k.dot_scheme(),
+            scheme.filter(|_| QUADS_AVAILABLE && !split_refused)
         );
         let mut got = vec![0i8; n_out];
         k.run(&input, &mut got, &mut s);
-        assert_eq!(got, want, "{c:?} relaxed {relaxed}");
+        assert_eq!(got, want, "{c:?} scheme {scheme:?}");
         // A second run over the same scratch gives the same bits.
         k.run(&input, &mut got, &mut s);
-        assert_eq!(got, want, "{c:?} relaxed {relaxed} (second run)");
+        assert_eq!(got, want, "{c:?} scheme {scheme:?} (second run)");
     }
+}
+
+/// The CONV_2D packings [`check_conv`] runs: pairs (`None`) and each dot scheme this build can
+/// execute exactly.
+fn conv_schemes() -> Vec<Option<DotScheme>> {
+    let mut schemes = vec![None, Some(DotScheme::Split)];
+    if cfg!(not(target_arch = "wasm32")) {
+        schemes.extend([Some(DotScheme::Unsigned), Some(DotScheme::Signed)]);
+    } else if dot_scheme::detected() != DotScheme::Split {
+        schemes.push(Some(dot_scheme::detected()));
+    }
+    schemes
 }
 
 /// DEPTHWISE_CONV_2D: the fast kernel prepares and gives the reference's bits.

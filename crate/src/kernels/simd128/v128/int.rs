@@ -94,6 +94,15 @@ impl V128 {
         return map_i32(self, b, |x, y| x & y);
     }
 
+    /// `v128.xor`.
+    #[inline(always)]
+    pub fn xor(self, b: Self) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::v128_xor(self.0, b.0));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return map_i32(self, b, |x, y| x ^ y);
+    }
+
     /// `v128.bitselect`: bits of `self` where `mask` is 1, of `b` elsewhere.
     #[inline(always)]
     pub fn bitselect(self, b: Self, mask: Self) -> Self {
@@ -144,6 +153,35 @@ impl V128 {
             let lane = |i: usize| {
                 (0..4).fold(c[i], |s, j| {
                     s.wrapping_add(i32::from(a[4 * i + j]) * i32::from(b[4 * i + j]))
+                })
+            };
+            return V128::from_i32([lane(0), lane(1), lane(2), lane(3)]);
+        }
+    }
+
+    /// `i32x4.relaxed_dot_i8x16_i7x16_add_s` on an engine that reads `b` as unsigned bytes with
+    /// exact sums (x86-64 AVX-VNNI, see [`super::super::dot_scheme`]): lane `i` =
+    /// `c[i] + Σ_{j<4} a[4i+j] · (b[4i+j] as u8)` (wrapping). In wasm the same instruction as
+    /// [`V128::relaxed_dot_i8x16_i7x16_add`] (callers use it only where the probe found this
+    /// behaviour); elsewhere that arithmetic lane by lane.
+    #[inline(always)]
+    pub fn relaxed_dot_i8x16_u8x16_add(self, b: Self, c: Self) -> Self {
+        #[cfg(all(
+            target_arch = "wasm32",
+            target_feature = "simd128",
+            target_feature = "relaxed-simd"
+        ))]
+        return V128(w::i32x4_relaxed_dot_i8x16_i7x16_add(self.0, b.0, c.0));
+        #[cfg(not(all(
+            target_arch = "wasm32",
+            target_feature = "simd128",
+            target_feature = "relaxed-simd"
+        )))]
+        {
+            let (a, b, c) = (self.to_i8(), b.to_i8(), c.to_i32());
+            let lane = |i: usize| {
+                (0..4).fold(c[i], |s, j| {
+                    s.wrapping_add(i32::from(a[4 * i + j]) * i32::from(b[4 * i + j] as u8))
                 })
             };
             return V128::from_i32([lane(0), lane(1), lane(2), lane(3)]);
