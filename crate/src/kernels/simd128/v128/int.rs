@@ -9,6 +9,8 @@
 use core::arch::wasm32 as w;
 
 use super::V128;
+#[cfg(target_arch = "x86_64")]
+use super::lanes::sse2;
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 use super::lanes::*;
 
@@ -18,7 +20,12 @@ impl V128 {
     pub fn i32x4_add(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i32x4_add(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::add_i32(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         return map_i32(self, b, i32::wrapping_add);
     }
 
@@ -27,7 +34,12 @@ impl V128 {
     pub fn i32x4_sub(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i32x4_sub(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::sub_i32(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         return map_i32(self, b, i32::wrapping_sub);
     }
 
@@ -63,7 +75,12 @@ impl V128 {
     pub fn i32x4_gt(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i32x4_gt(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::gt_i32(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         return map_i32(self, b, |x, y| -i32::from(x > y));
     }
 
@@ -72,7 +89,12 @@ impl V128 {
     pub fn i32x4_shl(self, n: u32) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i32x4_shl(self.0, n));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::shl_i32(self, n);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         return v(i32s(self).map(|x| x.wrapping_shl(n)));
     }
 
@@ -81,7 +103,12 @@ impl V128 {
     pub fn i32x4_shr(self, n: u32) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i32x4_shr(self.0, n));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::shr_i32(self, n);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         return v(i32s(self).map(|x| x.wrapping_shr(n)));
     }
 
@@ -120,7 +147,12 @@ impl V128 {
     pub fn i32x4_dot_i16x8(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i32x4_dot_i16x8(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::dot_i16(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let (a, b) = (i16s(self), i16s(b));
             return v([0, 1, 2, 3].map(|i| {
@@ -193,7 +225,12 @@ impl V128 {
     pub fn i32x4_extmul_low_i16x8(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i32x4_extmul_low_i16x8(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::extmul_i16(self, b).0;
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let (a, b) = (i16s(self), i16s(b));
             return v([0, 1, 2, 3].map(|i| i32::from(a[i]) * i32::from(b[i])));
@@ -205,7 +242,12 @@ impl V128 {
     pub fn i32x4_extmul_high_i16x8(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i32x4_extmul_high_i16x8(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::extmul_i16(self, b).1;
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let (a, b) = (i16s(self), i16s(b));
             return v([4, 5, 6, 7].map(|i| i32::from(a[i]) * i32::from(b[i])));
@@ -229,7 +271,12 @@ impl V128 {
     pub fn i16x8_extend_low_i8x16(self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i16x8_extend_low_i8x16(self.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::extend_lo_i8(self);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let a = i8s(self);
             return v([0, 1, 2, 3, 4, 5, 6, 7].map(|i| i16::from(a[i])));
@@ -241,7 +288,12 @@ impl V128 {
     pub fn i16x8_extend_high_i8x16(self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i16x8_extend_high_i8x16(self.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::extend_hi_i8(self);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let a = i8s(self);
             return v([8, 9, 10, 11, 12, 13, 14, 15].map(|i| i16::from(a[i])));
@@ -277,7 +329,12 @@ impl V128 {
     pub fn i16x8_narrow_i32x4(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i16x8_narrow_i32x4(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::narrow_i32(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let (a, b) = (i32s(self), i32s(b));
             let s = |x: i32| x.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
@@ -299,7 +356,12 @@ impl V128 {
     pub fn i8x16_narrow_i16x8(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i8x16_narrow_i16x8(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::narrow_i16(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let (a, b) = (i16s(self), i16s(b));
             let s = |x: i16| x.clamp(i16::from(i8::MIN), i16::from(i8::MAX)) as i8;
@@ -317,7 +379,12 @@ impl V128 {
     pub fn i8x16_min(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i8x16_min(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::min_i8(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let (a, b) = (i8s(self), i8s(b));
             let mut out = [0i8; 16];
@@ -333,7 +400,12 @@ impl V128 {
     pub fn i8x16_max(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i8x16_max(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::max_i8(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let (a, b) = (i8s(self), i8s(b));
             let mut out = [0i8; 16];
@@ -349,7 +421,12 @@ impl V128 {
     pub fn i64x2_extmul_low_i32x4(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i64x2_extmul_low_i32x4(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::extmul_i32::<0x50>(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let (a, b) = (i32s(self), i32s(b));
             return v([0, 1].map(|i| i64::from(a[i]) * i64::from(b[i])));
@@ -361,7 +438,12 @@ impl V128 {
     pub fn i64x2_extmul_high_i32x4(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i64x2_extmul_high_i32x4(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::extmul_i32::<0xFA>(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let (a, b) = (i32s(self), i32s(b));
             return v([2, 3].map(|i| i64::from(a[i]) * i64::from(b[i])));
@@ -373,7 +455,12 @@ impl V128 {
     pub fn i64x2_add(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i64x2_add(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::add_i64(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let (a, b) = (i64s(self), i64s(b));
             return v([a[0].wrapping_add(b[0]), a[1].wrapping_add(b[1])]);
@@ -385,7 +472,12 @@ impl V128 {
     pub fn i64x2_shl(self, n: u32) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i64x2_shl(self.0, n));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::shl_i64(self, n);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         return v(i64s(self).map(|x| x.wrapping_shl(n)));
     }
 }

@@ -25,6 +25,8 @@ use core::arch::wasm32 as w;
 mod float;
 mod int;
 mod shuffle;
+#[cfg(all(test, target_arch = "x86_64"))]
+mod sse2_tests;
 
 /// One 128-bit vector (see the module documentation).
 #[derive(Clone, Copy)]
@@ -53,6 +55,8 @@ mod lanes {
     pub fn i32s(v: V128) -> [i32; 4] {
         bytemuck::cast(v.0)
     }
+    // x86-64 has SSE2 forms of every operation that reads `i64` lanes.
+    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
     #[inline(always)]
     pub fn i64s(v: V128) -> [i64; 2] {
         bytemuck::cast(v.0)
@@ -74,6 +78,176 @@ mod lanes {
         let (a, b) = (i32s(a), i32s(b));
         v([f(a[0], b[0]), f(a[1], b[1]), f(a[2], b[2]), f(a[3], b[3])])
     }
+    /// x86-64: SSE2 (always present there) for the operations the native CLI's int8 GEMM spends
+    /// its time in (`i32x4_dot_i16x8` is `pmaddwd`, the adds, `splat_lane_i32`, the
+    /// interleaves), one instruction each with the lane-by-lane forms' results: the native CLI
+    /// scores `--auto`'s candidates on these kernels. Other operations stay lane by lane.
+    #[cfg(target_arch = "x86_64")]
+    pub mod sse2 {
+        use super::V128;
+        use core::arch::x86_64::{self as x, __m128i};
+
+        #[inline(always)]
+        fn m(v: V128) -> __m128i {
+            // SAFETY: 16 bytes to 16 bytes; every bit pattern is valid for both types.
+            unsafe { core::mem::transmute::<[u8; 16], __m128i>(v.0) }
+        }
+
+        #[inline(always)]
+        fn v(x: __m128i) -> V128 {
+            // SAFETY: as in `m`.
+            V128(unsafe { core::mem::transmute::<__m128i, [u8; 16]>(x) })
+        }
+
+        /// One SSE2 operation on two vectors.
+        macro_rules! binary {
+            ($(#[$doc:meta] $name:ident = $op:ident;)*) => {$(
+                #[$doc]
+                #[inline(always)]
+                pub fn $name(a: V128, b: V128) -> V128 {
+                    // SAFETY: SSE2 is part of the x86-64 baseline, enabled on every x86-64 target.
+                    v(unsafe { x::$op(m(a), m(b)) })
+                }
+            )*};
+        }
+        binary! {
+            /// `paddd`.
+            add_i32 = _mm_add_epi32;
+            /// `psubd`.
+            sub_i32 = _mm_sub_epi32;
+            /// `pmaddwd`: `i32x4.dot_i16x8_s`.
+            dot_i16 = _mm_madd_epi16;
+            /// `punpckldq`.
+            unpack_lo_i32 = _mm_unpacklo_epi32;
+            /// `punpckhdq`.
+            unpack_hi_i32 = _mm_unpackhi_epi32;
+            /// `punpcklqdq`.
+            unpack_lo_i64 = _mm_unpacklo_epi64;
+            /// `punpckhqdq`.
+            unpack_hi_i64 = _mm_unpackhi_epi64;
+            /// `punpcklbw`.
+            unpack_lo_i8 = _mm_unpacklo_epi8;
+            /// `punpckhbw`.
+            unpack_hi_i8 = _mm_unpackhi_epi8;
+            /// `pcmpgtd`: `i32x4.gt_s`.
+            gt_i32 = _mm_cmpgt_epi32;
+            /// `packssdw`: `i16x8.narrow_i32x4_s`.
+            narrow_i32 = _mm_packs_epi32;
+            /// `packsswb`: `i8x16.narrow_i16x8_s`.
+            narrow_i16 = _mm_packs_epi16;
+            /// `paddq`.
+            add_i64 = _mm_add_epi64;
+            /// `pcmpgtb`.
+            gt_i8 = _mm_cmpgt_epi8;
+            /// `pand`.
+            and = _mm_and_si128;
+            /// `pandn`: `!a & b`.
+            and_not = _mm_andnot_si128;
+            /// `por`.
+            or = _mm_or_si128;
+            /// `pmullw`.
+            mul_lo_i16 = _mm_mullo_epi16;
+            /// `pmulhw`.
+            mul_hi_i16 = _mm_mulhi_epi16;
+            /// `punpcklwd`.
+            unpack_lo_i16 = _mm_unpacklo_epi16;
+            /// `punpckhwd`.
+            unpack_hi_i16 = _mm_unpackhi_epi16;
+        }
+
+        /// A shift by `n` taken mod `bits` (WebAssembly's rule; SSE2 would fill past the width).
+        macro_rules! shift {
+            ($(#[$doc:meta] $name:ident = $op:ident, $bits:literal;)*) => {$(
+                #[$doc]
+                #[inline(always)]
+                pub fn $name(a: V128, n: u32) -> V128 {
+                    let count = (n % $bits) as i32;
+                    // SAFETY: as in `binary!`.
+                    v(unsafe { x::$op(m(a), x::_mm_cvtsi32_si128(count)) })
+                }
+            )*};
+        }
+        shift! {
+            /// `pslld`: `i32x4.shl`.
+            shl_i32 = _mm_sll_epi32, 32;
+            /// `psrad`: `i32x4.shr_s`.
+            shr_i32 = _mm_sra_epi32, 32;
+            /// `psllq`: `i64x2.shl`.
+            shl_i64 = _mm_sll_epi64, 64;
+        }
+
+        /// `i8x16.min_s` (SSE2 has no signed byte minimum: a compare and a select).
+        #[inline(always)]
+        pub fn min_i8(a: V128, b: V128) -> V128 {
+            let a_gt = gt_i8(a, b);
+            or(and(a_gt, b), and_not(a_gt, a))
+        }
+
+        /// `i8x16.max_s`.
+        #[inline(always)]
+        pub fn max_i8(a: V128, b: V128) -> V128 {
+            let a_gt = gt_i8(a, b);
+            or(and(a_gt, a), and_not(a_gt, b))
+        }
+
+        /// `i16x8.extend_low_i8x16_s`: each byte doubled into a 16-bit lane, shifted back
+        /// arithmetically.
+        #[inline(always)]
+        pub fn extend_lo_i8(a: V128) -> V128 {
+            // SAFETY: as in `binary!`.
+            v(unsafe { x::_mm_srai_epi16::<8>(m(unpack_lo_i8(a, a))) })
+        }
+
+        /// `i16x8.extend_high_i8x16_s`.
+        #[inline(always)]
+        pub fn extend_hi_i8(a: V128) -> V128 {
+            // SAFETY: as in `binary!`.
+            v(unsafe { x::_mm_srai_epi16::<8>(m(unpack_hi_i8(a, a))) })
+        }
+
+        /// `i64x2.extmul_{low,high}_i32x4_s` (`LANES` = `pshufd` control putting the two lanes
+        /// in lanes 0 and 2: 0x50 low, 0xFA high). SSE2 multiplies unsigned (`pmuludq`); the
+        /// signed product is that minus `2^32 · (b if a < 0) + 2^32 · (a if b < 0)`, mod 2^64.
+        #[inline(always)]
+        pub fn extmul_i32<const LANES: i32>(a: V128, b: V128) -> V128 {
+            // SAFETY: as in `binary!`.
+            v(unsafe {
+                let (a, b) = (
+                    x::_mm_shuffle_epi32::<LANES>(m(a)),
+                    x::_mm_shuffle_epi32::<LANES>(m(b)),
+                );
+                let unsigned = x::_mm_mul_epu32(a, b);
+                let fix = x::_mm_add_epi32(
+                    x::_mm_and_si128(x::_mm_srai_epi32::<31>(a), b),
+                    x::_mm_and_si128(x::_mm_srai_epi32::<31>(b), a),
+                );
+                x::_mm_sub_epi64(unsigned, x::_mm_slli_epi64::<32>(fix))
+            })
+        }
+
+        /// `i32x4.extmul_low_i16x8_s` and `i32x4.extmul_high_i16x8_s`: the low and high 16 bits
+        /// of each product interleaved.
+        #[inline(always)]
+        pub fn extmul_i16(a: V128, b: V128) -> (V128, V128) {
+            let (lo, hi) = (mul_lo_i16(a, b), mul_hi_i16(a, b));
+            (unpack_lo_i16(lo, hi), unpack_hi_i16(lo, hi))
+        }
+
+        /// `pshufd` broadcasting lane `L`.
+        #[inline(always)]
+        pub fn splat_lane_i32<const L: usize>(a: V128) -> V128 {
+            // SAFETY: as in `binary!`.
+            v(unsafe {
+                match L {
+                    0 => x::_mm_shuffle_epi32::<0x00>(m(a)),
+                    1 => x::_mm_shuffle_epi32::<0x55>(m(a)),
+                    2 => x::_mm_shuffle_epi32::<0xAA>(m(a)),
+                    _ => x::_mm_shuffle_epi32::<0xFF>(m(a)),
+                }
+            })
+        }
+    }
+
     #[inline(always)]
     pub fn map_f32(a: V128, b: V128, f: impl Fn(f32, f32) -> f32) -> V128 {
         let (a, b) = (f32s(a), f32s(b));

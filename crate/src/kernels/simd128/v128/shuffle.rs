@@ -8,6 +8,8 @@
 use core::arch::wasm32 as w;
 
 use super::V128;
+#[cfg(target_arch = "x86_64")]
+use super::lanes::sse2;
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 use super::lanes::*;
 
@@ -29,7 +31,12 @@ impl V128 {
     pub fn splat_lane_i32<const L: usize>(self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i32x4_shuffle::<L, L, L, L>(self.0, self.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::splat_lane_i32::<L>(self);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         return v([i32s(self)[L]; 4]);
     }
 
@@ -38,7 +45,12 @@ impl V128 {
     pub fn interleave_low_i32(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i32x4_shuffle::<0, 4, 1, 5>(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::unpack_lo_i32(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let (a, b) = (i32s(self), i32s(b));
             return v([a[0], b[0], a[1], b[1]]);
@@ -50,7 +62,12 @@ impl V128 {
     pub fn interleave_high_i32(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i32x4_shuffle::<2, 6, 3, 7>(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::unpack_hi_i32(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let (a, b) = (i32s(self), i32s(b));
             return v([a[2], b[2], a[3], b[3]]);
@@ -62,7 +79,12 @@ impl V128 {
     pub fn low_i64s(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i64x2_shuffle::<0, 2>(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::unpack_lo_i64(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         return v([i64s(self)[0], i64s(b)[0]]);
     }
 
@@ -71,7 +93,12 @@ impl V128 {
     pub fn high_i64s(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i64x2_shuffle::<1, 3>(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::unpack_hi_i64(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         return v([i64s(self)[1], i64s(b)[1]]);
     }
 
@@ -98,7 +125,12 @@ impl V128 {
             15,
             31,
         >(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::unpack_hi_i8(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let (a, b) = (i8s(self), i8s(b));
             let mut out = [0i8; 16];
@@ -133,7 +165,12 @@ impl V128 {
             7,
             23,
         >(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::unpack_lo_i8(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let (a, b) = (i8s(self), i8s(b));
             let mut out = [0i8; 16];
