@@ -36,6 +36,8 @@ pub struct Scorer {
     /// `Σ f²` per fold.
     signal: Vec<f64>,
     evaluations: usize,
+    /// Threads a candidate's samples are run on ([`Scorer::with_threads`]).
+    threads: usize,
 }
 
 /// A candidate's output SQNR in dB: over all samples, and per fold.
@@ -149,7 +151,21 @@ impl Scorer {
             reference,
             signal,
             evaluations: 0,
+            threads: default_threads(),
         })
+    }
+
+    /// Runs each candidate's samples on `n` threads (at least 1; natively the default is the
+    /// machine's parallelism, at most 4; in wasm always 1). Each thread prepares its own
+    /// interpreter and runs a contiguous run of the samples; the per-sample errors are summed in
+    /// sample order afterwards, so the scores are the same bits for any `n`.
+    pub fn with_threads(mut self, n: usize) -> Self {
+        self.threads = if cfg!(target_arch = "wasm32") {
+            1
+        } else {
+            n.max(1)
+        };
+        self
     }
 
     /// Number of samples scored on.
@@ -177,34 +193,43 @@ impl Scorer {
         self.evaluations += 1;
         let mut q = quant.clone();
         self.shapes.apply(&mut q)?;
-        let mut qi = Interpreter::with_options(&q, &Limits::default(), KernelSet::Fast)?;
         let folds = self.signal.len();
+        let threads = self.threads.clamp(1, self.samples.len());
+        let per_sample = if threads == 1 {
+            sample_noise(&q, &self.samples, &self.reference)?
+        } else {
+            let run = self.samples.len().div_ceil(threads);
+            let q = &q;
+            let parts: Vec<Result<Vec<f64>>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = self
+                    .samples
+                    .chunks(run)
+                    .zip(self.reference.chunks(run))
+                    .map(|(samples, reference)| {
+                        scope.spawn(move || sample_noise(q, samples, reference))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| {
+                            Err(Error::Quantization {
+                                what: "--auto".into(),
+                                reason: "a scoring thread panicked".into(),
+                            })
+                        })
+                    })
+                    .collect()
+            });
+            let mut all = Vec::with_capacity(self.samples.len());
+            for part in parts {
+                all.extend(part?);
+            }
+            all
+        };
         let mut noise = vec![0.0; folds];
-        let mut per_sample = vec![0.0; self.samples.len()];
-        for (k, (sample, reference)) in self.samples.iter().zip(&self.reference).enumerate() {
-            for (i, x) in sample.iter().enumerate() {
-                set_input_real(&mut qi, &q, i, x)?;
-            }
-            qi.invoke()?;
-            let got = outputs(&qi, &q)?;
-            if got.len() != reference.len() {
-                return Err(mismatch(
-                    "outputs",
-                    reference.len().to_string(),
-                    got.len().to_string(),
-                ));
-            }
-            for (o, (g, r)) in got.iter().zip(reference).enumerate() {
-                if g.len() != r.len() {
-                    return Err(mismatch(
-                        &format!("output {o}"),
-                        format!("{} elements", r.len()),
-                        format!("{} elements", g.len()),
-                    ));
-                }
-                per_sample[k] += g.iter().zip(r).map(|(g, f)| (f - g) * (f - g)).sum::<f64>();
-            }
-            noise[k % folds] += per_sample[k];
+        for (k, n) in per_sample.iter().enumerate() {
+            noise[k % folds] += n;
         }
         Ok(Score {
             total: sqnr_db(self.signal.iter().sum(), noise.iter().sum()),
@@ -217,6 +242,53 @@ impl Scorer {
             noise: per_sample,
         })
     }
+}
+
+/// Natively the machine's parallelism, at most 4; 1 in wasm (no threads there).
+fn default_threads() -> usize {
+    if cfg!(target_arch = "wasm32") {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+    }
+}
+
+/// `Σ (f − q̂)²` of each sample: `q` (shapes applied) prepared once on the fast kernels and run
+/// on `samples`, against the float `reference` outputs.
+fn sample_noise(
+    q: &Model,
+    samples: &[Vec<Vec<f32>>],
+    reference: &[Vec<Vec<f64>>],
+) -> Result<Vec<f64>> {
+    let mut qi = Interpreter::with_options(q, &Limits::default(), KernelSet::Fast)?;
+    let mut per_sample = Vec::with_capacity(samples.len());
+    for (sample, reference) in samples.iter().zip(reference) {
+        for (i, x) in sample.iter().enumerate() {
+            set_input_real(&mut qi, q, i, x)?;
+        }
+        qi.invoke()?;
+        let got = outputs(&qi, q)?;
+        if got.len() != reference.len() {
+            return Err(mismatch(
+                "outputs",
+                reference.len().to_string(),
+                got.len().to_string(),
+            ));
+        }
+        let mut sum = 0.0;
+        for (o, (g, r)) in got.iter().zip(reference).enumerate() {
+            if g.len() != r.len() {
+                return Err(mismatch(
+                    &format!("output {o}"),
+                    format!("{} elements", r.len()),
+                    format!("{} elements", g.len()),
+                ));
+            }
+            sum += g.iter().zip(r).map(|(g, f)| (f - g) * (f - g)).sum::<f64>();
+        }
+        per_sample.push(sum);
+    }
+    Ok(per_sample)
 }
 
 /// `10·log10(signal / noise)`; infinite when there is no noise, `−∞` for non-finite noise.

@@ -249,6 +249,21 @@ fn bias_correction_removes_a_constructed_systematic_error() {
         .expect("runs")
         .total;
     assert!(fixed > plain + 10.0, "{fixed} dB vs {plain} dB");
+    // The same scores, to the bit, whatever the number of scoring threads (each runs a
+    // contiguous run of samples; the errors are summed in sample order).
+    let candidate = quantize(&model, &ranges, &opts).expect("q").0;
+    let folded = |threads: usize| {
+        Scorer::new(&model, &samples, &ShapeOverrides::default(), 3)
+            .expect("float")
+            .with_threads(threads)
+            .score(&candidate)
+            .expect("runs")
+    };
+    let one = folded(1);
+    assert!(one.noise.iter().all(|&n| n > 0.0), "{one:?}");
+    for threads in [2, 3, samples.len(), samples.len() + 5] {
+        assert_eq!(folded(threads), one, "{threads} threads");
+    }
     // --auto keeps it.
     let (_, _, rep) = auto_quantize(
         &model,
