@@ -48,7 +48,12 @@ impl V128 {
     pub fn i32x4_mul(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i32x4_mul(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::mul_i32(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         return map_i32(self, b, i32::wrapping_mul);
     }
 
@@ -57,7 +62,12 @@ impl V128 {
     pub fn i32x4_min(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i32x4_min(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::min_i32(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         return map_i32(self, b, i32::min);
     }
 
@@ -66,7 +76,12 @@ impl V128 {
     pub fn i32x4_max(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i32x4_max(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::max_i32(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         return map_i32(self, b, i32::max);
     }
 
@@ -117,7 +132,12 @@ impl V128 {
     pub fn and(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::v128_and(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::and(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         return map_i32(self, b, |x, y| x & y);
     }
 
@@ -135,7 +155,12 @@ impl V128 {
     pub fn bitselect(self, b: Self, mask: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::v128_bitselect(self.0, b.0, mask.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::or(sse2::and(mask, self), sse2::and_not(mask, b));
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let (a, b, m) = (i32s(self), i32s(b), i32s(mask));
             return v([0, 1, 2, 3].map(|i| (a[i] & m[i]) | (b[i] & !m[i])));
@@ -305,7 +330,12 @@ impl V128 {
     pub fn i32x4_extend_low_i16x8(self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i32x4_extend_low_i16x8(self.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::extend_lo_i16(self);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let a = i16s(self);
             return v([0, 1, 2, 3].map(|i| i32::from(a[i])));
@@ -317,7 +347,12 @@ impl V128 {
     pub fn i32x4_extend_high_i16x8(self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i32x4_extend_high_i16x8(self.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::extend_hi_i16(self);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let a = i16s(self);
             return v([4, 5, 6, 7].map(|i| i32::from(a[i])));

@@ -176,6 +176,63 @@ mod lanes {
             shl_i64 = _mm_sll_epi64, 64;
         }
 
+        /// `i32x4.mul` (wrapping; SSE2 has no 32-bit `pmulld`): the even and the odd lanes
+        /// multiplied unsigned to 64 bits (the low 32 bits are the same for signed operands),
+        /// their low halves put back in order.
+        #[inline(always)]
+        pub fn mul_i32(a: V128, b: V128) -> V128 {
+            // SAFETY: as in `binary!`.
+            v(unsafe {
+                let (a, b) = (m(a), m(b));
+                let even = x::_mm_mul_epu32(a, b);
+                let odd = x::_mm_mul_epu32(x::_mm_srli_epi64::<32>(a), x::_mm_srli_epi64::<32>(b));
+                x::_mm_unpacklo_epi32(
+                    x::_mm_shuffle_epi32::<0b00_00_10_00>(even),
+                    x::_mm_shuffle_epi32::<0b00_00_10_00>(odd),
+                )
+            })
+        }
+
+        /// `i32x4.min_s` (SSE2 has no `pminsd`: a compare and a select).
+        #[inline(always)]
+        pub fn min_i32(a: V128, b: V128) -> V128 {
+            let a_gt = gt_i32(a, b);
+            or(and(a_gt, b), and_not(a_gt, a))
+        }
+
+        /// `i32x4.max_s`.
+        #[inline(always)]
+        pub fn max_i32(a: V128, b: V128) -> V128 {
+            let a_gt = gt_i32(a, b);
+            or(and(a_gt, a), and_not(a_gt, b))
+        }
+
+        /// `i32x4.extend_low_i16x8_s`.
+        #[inline(always)]
+        pub fn extend_lo_i16(a: V128) -> V128 {
+            // SAFETY: as in `binary!`.
+            v(unsafe { x::_mm_srai_epi32::<16>(m(unpack_lo_i16(a, a))) })
+        }
+
+        /// `i32x4.extend_high_i16x8_s`.
+        #[inline(always)]
+        pub fn extend_hi_i16(a: V128) -> V128 {
+            // SAFETY: as in `binary!`.
+            v(unsafe { x::_mm_srai_epi32::<16>(m(unpack_hi_i16(a, a))) })
+        }
+
+        /// `i32x4.shuffle 1 3 5 7` (`shufps` on the bits).
+        #[inline(always)]
+        pub fn odd_i32(a: V128, b: V128) -> V128 {
+            // SAFETY: as in `binary!`.
+            v(unsafe {
+                x::_mm_castps_si128(x::_mm_shuffle_ps::<0b11_01_11_01>(
+                    x::_mm_castsi128_ps(m(a)),
+                    x::_mm_castsi128_ps(m(b)),
+                ))
+            })
+        }
+
         /// `i8x16.min_s` (SSE2 has no signed byte minimum: a compare and a select).
         #[inline(always)]
         pub fn min_i8(a: V128, b: V128) -> V128 {

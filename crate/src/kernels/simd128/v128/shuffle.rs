@@ -19,7 +19,12 @@ impl V128 {
     pub fn odd_i32(self, b: Self) -> Self {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return V128(w::i32x4_shuffle::<1, 3, 5, 7>(self.0, b.0));
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(target_arch = "x86_64")]
+        return sse2::odd_i32(self, b);
+        #[cfg(not(any(
+            all(target_arch = "wasm32", target_feature = "simd128"),
+            target_arch = "x86_64"
+        )))]
         {
             let (a, b) = (i32s(self), i32s(b));
             return v([a[1], a[3], b[1], b[3]]);

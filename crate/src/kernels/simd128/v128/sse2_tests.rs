@@ -52,6 +52,37 @@ fn sse2_forms_equal_the_lane_definitions() {
             got(va.i32x4_gt(vb)),
             bytes([0, 1, 2, 3].map(|i| -i32::from(a32[i] > b32[i])))
         );
+        assert_eq!(
+            got(va.i32x4_mul(vb)),
+            bytes([0, 1, 2, 3].map(|i| a32[i].wrapping_mul(b32[i])))
+        );
+        assert_eq!(
+            got(va.i32x4_min(vb)),
+            bytes([0, 1, 2, 3].map(|i| a32[i].min(b32[i])))
+        );
+        assert_eq!(
+            got(va.i32x4_max(vb)),
+            bytes([0, 1, 2, 3].map(|i| a32[i].max(b32[i])))
+        );
+        assert_eq!(
+            got(va.and(vb)),
+            bytes([0, 1, 2, 3].map(|i| a32[i] & b32[i]))
+        );
+        let mask = vector(&mut rng);
+        let m32 = i32s(mask);
+        assert_eq!(
+            got(va.bitselect(vb, V128::load_i8(&mask))),
+            bytes([0, 1, 2, 3].map(|i| (a32[i] & m32[i]) | (b32[i] & !m32[i])))
+        );
+        assert_eq!(
+            got(va.i32x4_extend_low_i16x8()),
+            bytes([0, 1, 2, 3].map(|i| i32::from(a16[i])))
+        );
+        assert_eq!(
+            got(va.i32x4_extend_high_i16x8()),
+            bytes([4, 5, 6, 7].map(|i| i32::from(a16[i])))
+        );
+        assert_eq!(got(va.odd_i32(vb)), bytes([a32[1], a32[3], b32[1], b32[3]]));
         let dot = |i: usize| {
             (i32::from(a16[2 * i]) * i32::from(b16[2 * i]))
                 .wrapping_add(i32::from(a16[2 * i + 1]) * i32::from(b16[2 * i + 1]))
