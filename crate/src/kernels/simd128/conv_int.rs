@@ -89,15 +89,12 @@ fn pack_rows(rows: [&[i8]; 4], k: usize, dst: &mut [[i16; 8]]) {
             let (chunks, _) = row.as_chunks::<8>();
             V128::load_extend_i8x8(&chunks[j])
         });
-        let t0 = r[0].interleave_low_i32(r[1]);
-        let t1 = r[2].interleave_low_i32(r[3]);
-        let t2 = r[0].interleave_high_i32(r[1]);
-        let t3 = r[2].interleave_high_i32(r[3]);
-        let d = &mut dst[4 * j..4 * j + 4];
-        t0.low_i64s(t1).store_i16(&mut d[0]);
-        t0.high_i64s(t1).store_i16(&mut d[1]);
-        t2.low_i64s(t3).store_i16(&mut d[2]);
-        t2.high_i64s(t3).store_i16(&mut d[3]);
+        for (t, d) in V128::transpose_4x4_i32(r)
+            .iter()
+            .zip(&mut dst[4 * j..4 * j + 4])
+        {
+            t.store_i16(d);
+        }
     }
     if full * 8 < k {
         for d in &mut dst[4 * full..] {

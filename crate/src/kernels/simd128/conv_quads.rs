@@ -66,15 +66,12 @@ pub(super) fn pack_rows_quads(rows: [&[i8]; 4], k: usize, dst: &mut [[i8; 16]], 
             let (chunks, _) = row.as_chunks::<16>();
             V128::load_i8(&chunks[j]).xor(flip_v)
         });
-        let t0 = r[0].interleave_low_i32(r[1]);
-        let t1 = r[2].interleave_low_i32(r[3]);
-        let t2 = r[0].interleave_high_i32(r[1]);
-        let t3 = r[2].interleave_high_i32(r[3]);
-        let d = &mut dst[4 * j..4 * j + 4];
-        t0.low_i64s(t1).store_i8(&mut d[0]);
-        t0.high_i64s(t1).store_i8(&mut d[1]);
-        t2.low_i64s(t3).store_i8(&mut d[2]);
-        t2.high_i64s(t3).store_i8(&mut d[3]);
+        for (t, d) in V128::transpose_4x4_i32(r)
+            .iter()
+            .zip(&mut dst[4 * j..4 * j + 4])
+        {
+            t.store_i8(d);
+        }
     }
     if full * 16 < k || rows.iter().any(|r| r.len() != k) {
         for d in &mut dst[4 * full..] {

@@ -205,15 +205,7 @@ impl V128 {
             target_feature = "simd128",
             target_feature = "relaxed-simd"
         )))]
-        {
-            let (a, b, c) = (self.to_i8(), b.to_i8(), c.to_i32());
-            let lane = |i: usize| {
-                (0..4).fold(c[i], |s, j| {
-                    s.wrapping_add(i32::from(a[4 * i + j]) * i32::from(b[4 * i + j]))
-                })
-            };
-            return V128::from_i32([lane(0), lane(1), lane(2), lane(3)]);
-        }
+        return dot_bytes(self, b, c, false);
     }
 
     /// `i32x4.relaxed_dot_i8x16_i7x16_add_s` on an engine that reads `b` as unsigned bytes with
@@ -234,15 +226,7 @@ impl V128 {
             target_feature = "simd128",
             target_feature = "relaxed-simd"
         )))]
-        {
-            let (a, b, c) = (self.to_i8(), b.to_i8(), c.to_i32());
-            let lane = |i: usize| {
-                (0..4).fold(c[i], |s, j| {
-                    s.wrapping_add(i32::from(a[4 * i + j]) * i32::from(b[4 * i + j] as u8))
-                })
-            };
-            return V128::from_i32([lane(0), lane(1), lane(2), lane(3)]);
-        }
+        return dot_bytes(self, b, c, true);
     }
 
     /// `i32x4.extmul_low_i16x8_s`: lanes 0..4 multiplied to `i32`.
@@ -515,6 +499,30 @@ impl V128 {
         )))]
         return v(i64s(self).map(|x| x.wrapping_shl(n)));
     }
+}
+
+/// The relaxed dot product lane by lane: lane `i` = `c[i] + Σ_{j<4} a[4i+j] · b[4i+j]`
+/// (wrapping), `b`'s bytes read unsigned or signed.
+#[cfg(not(all(
+    target_arch = "wasm32",
+    target_feature = "simd128",
+    target_feature = "relaxed-simd"
+)))]
+fn dot_bytes(a: V128, b: V128, c: V128, unsigned: bool) -> V128 {
+    let (a, b, c) = (a.to_i8(), b.to_i8(), c.to_i32());
+    let byte = |k: usize| {
+        if unsigned {
+            i32::from(b[k] as u8)
+        } else {
+            i32::from(b[k])
+        }
+    };
+    let lane = |i: usize| {
+        (0..4).fold(c[i], |s, j| {
+            s.wrapping_add(i32::from(a[4 * i + j]) * byte(4 * i + j))
+        })
+    };
+    V128::from_i32([lane(0), lane(1), lane(2), lane(3)])
 }
 
 #[cfg(test)]

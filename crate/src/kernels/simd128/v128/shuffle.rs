@@ -223,6 +223,22 @@ impl V128 {
         }
     }
 
+    /// Four vectors as a 4×4 matrix of 32-bit groups, transposed: group `j` of output `i` is
+    /// group `i` of input `j`.
+    #[inline(always)]
+    pub fn transpose_4x4_i32(r: [V128; 4]) -> [V128; 4] {
+        let t0 = r[0].interleave_low_i32(r[1]);
+        let t1 = r[2].interleave_low_i32(r[3]);
+        let t2 = r[0].interleave_high_i32(r[1]);
+        let t3 = r[2].interleave_high_i32(r[3]);
+        [
+            t0.low_i64s(t1),
+            t0.high_i64s(t1),
+            t2.low_i64s(t3),
+            t2.high_i64s(t3),
+        ]
+    }
+
     /// `i32x4.shuffle 0 1 4 5`: the low two lanes of `self` then of `b`.
     #[inline(always)]
     pub fn low_i32_pairs(self, b: Self) -> Self {
