@@ -184,19 +184,11 @@ fn store_block(
 /// blocks, `w` one packed 4-channel block; accumulators start at `init`.
 #[inline(always)]
 fn tile_8x4(xa: &[[i16; 8]], xb: &[[i16; 8]], w: &[[i16; 8]], init: V128) -> [[V128; 4]; 2] {
-    let mut a = [
-        init.splat_lane_i32::<0>(),
-        init.splat_lane_i32::<1>(),
-        init.splat_lane_i32::<2>(),
-        init.splat_lane_i32::<3>(),
-    ];
+    let mut a = init.splat_lanes_i32();
     let mut b = a;
     for ((xa, xb), w) in xa.iter().zip(xb).zip(w) {
         let (xa, xb, w) = (V128::load_i16(xa), V128::load_i16(xb), V128::load_i16(w));
-        let w0 = w.splat_lane_i32::<0>();
-        let w1 = w.splat_lane_i32::<1>();
-        let w2 = w.splat_lane_i32::<2>();
-        let w3 = w.splat_lane_i32::<3>();
+        let [w0, w1, w2, w3] = w.splat_lanes_i32();
         a[0] = a[0].i32x4_add(xa.i32x4_dot_i16x8(w0));
         b[0] = b[0].i32x4_add(xb.i32x4_dot_i16x8(w0));
         a[1] = a[1].i32x4_add(xa.i32x4_dot_i16x8(w1));

@@ -93,12 +93,7 @@ pub(super) fn tile_8x4_quads(
     w: &[[i8; 16]],
     init: V128,
 ) -> [[V128; 4]; 2] {
-    let init = [
-        init.splat_lane_i32::<0>(),
-        init.splat_lane_i32::<1>(),
-        init.splat_lane_i32::<2>(),
-        init.splat_lane_i32::<3>(),
-    ];
+    let init = init.splat_lanes_i32();
     let mut out = [[V128::zero(); 4]; 2];
     for half in 0..2 {
         // [pixels 0..4 · channel a, pixels 0..4 · b, pixels 4..8 · a, pixels 4..8 · b]
@@ -109,14 +104,14 @@ pub(super) fn tile_8x4_quads(
             let w = &w[half * 4..half * 4 + 4];
             let (pa, na) = (V128::load_i8(&w[0]), V128::load_i8(&w[1]));
             let (pb, nb) = (V128::load_i8(&w[2]), V128::load_i8(&w[3]));
-            pos[0] = xa.relaxed_dot_i8x16_i7x16_add(pa, pos[0]);
-            neg[0] = xa.relaxed_dot_i8x16_i7x16_add(na, neg[0]);
-            pos[1] = xa.relaxed_dot_i8x16_i7x16_add(pb, pos[1]);
-            neg[1] = xa.relaxed_dot_i8x16_i7x16_add(nb, neg[1]);
-            pos[2] = xb.relaxed_dot_i8x16_i7x16_add(pa, pos[2]);
-            neg[2] = xb.relaxed_dot_i8x16_i7x16_add(na, neg[2]);
-            pos[3] = xb.relaxed_dot_i8x16_i7x16_add(pb, pos[3]);
-            neg[3] = xb.relaxed_dot_i8x16_i7x16_add(nb, neg[3]);
+            pos[0] = xa.relaxed_dot_i8x16_i7x16_add(pa, pos[0], false);
+            neg[0] = xa.relaxed_dot_i8x16_i7x16_add(na, neg[0], false);
+            pos[1] = xa.relaxed_dot_i8x16_i7x16_add(pb, pos[1], false);
+            neg[1] = xa.relaxed_dot_i8x16_i7x16_add(nb, neg[1], false);
+            pos[2] = xb.relaxed_dot_i8x16_i7x16_add(pa, pos[2], false);
+            neg[2] = xb.relaxed_dot_i8x16_i7x16_add(na, neg[2], false);
+            pos[3] = xb.relaxed_dot_i8x16_i7x16_add(pb, pos[3], false);
+            neg[3] = xb.relaxed_dot_i8x16_i7x16_add(nb, neg[3], false);
         }
         for j in 0..2 {
             let c = 2 * half + j;
@@ -138,26 +133,14 @@ pub(super) fn tile_8x4_dot<const UNSIGNED: bool>(
     w: &[[i8; 16]],
     init: V128,
 ) -> [[V128; 4]; 2] {
-    let mut a = [
-        init.splat_lane_i32::<0>(),
-        init.splat_lane_i32::<1>(),
-        init.splat_lane_i32::<2>(),
-        init.splat_lane_i32::<3>(),
-    ];
+    let mut a = init.splat_lanes_i32();
     let mut b = a;
-    let dot = |w: V128, x: V128, acc: V128| {
-        if UNSIGNED {
-            w.relaxed_dot_i8x16_u8x16_add(x, acc)
-        } else {
-            w.relaxed_dot_i8x16_i7x16_add(x, acc)
-        }
-    };
     for ((xa, xb), w) in xa.iter().zip(xb).zip(w.chunks_exact(4)) {
         let (xa, xb) = (V128::load_i8(xa), V128::load_i8(xb));
         for c in 0..4 {
             let wc = V128::load_i8(&w[c]);
-            a[c] = dot(wc, xa, a[c]);
-            b[c] = dot(wc, xb, b[c]);
+            a[c] = wc.relaxed_dot_i8x16_i7x16_add(xa, a[c], UNSIGNED);
+            b[c] = wc.relaxed_dot_i8x16_i7x16_add(xb, b[c], UNSIGNED);
         }
     }
     [a, b]

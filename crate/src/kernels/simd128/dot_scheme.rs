@@ -114,7 +114,7 @@ pub fn probe() -> DotScheme {
     let results = [0, 1].map(|t| {
         let a = V128::load_i8(black_box(&PROBE_A[t]));
         let b = V128::load_i8(black_box(&PROBE_B[t].map(|v| v as i8)));
-        black_box(a.relaxed_dot_i8x16_i7x16_add(b, V128::zero())).to_i32()
+        black_box(a.relaxed_dot_i8x16_i7x16_add(b, V128::zero(), false)).to_i32()
     });
     classify(&results)
 }

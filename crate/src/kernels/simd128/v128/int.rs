@@ -188,45 +188,29 @@ impl V128 {
     }
 
     /// `i32x4.relaxed_dot_i8x16_i7x16_add_s`: lane `i` = `c[i] + Σ_{j<4} a[4i+j] · b[4i+j]`
-    /// with `a = self` signed and every byte of `b` in `0..=127` (then the instruction is exact on
-    /// every engine: the int16 pair sums cannot saturate). Callers guarantee the range of `b`.
-    /// The real instruction needs the `relaxed-simd` target feature; elsewhere this is the same
-    /// arithmetic lane by lane.
+    /// with `a = self` signed. Exact on every engine when every byte of `b` is in `0..=127` (the
+    /// int16 pair sums cannot saturate); beyond that only where the engine's behaviour was probed
+    /// ([`super::super::dot_scheme`]): `b_unsigned` says how the caller relies on it reading `b`
+    /// (unsigned: x86-64 AVX-VNNI; signed: arm64 `sdot`). The real instruction needs the
+    /// `relaxed-simd` target feature and ignores the flag; elsewhere this is that arithmetic lane
+    /// by lane, `b` read as the flag says.
     #[inline(always)]
-    pub fn relaxed_dot_i8x16_i7x16_add(self, b: Self, c: Self) -> Self {
+    pub fn relaxed_dot_i8x16_i7x16_add(self, b: Self, c: Self, b_unsigned: bool) -> Self {
         #[cfg(all(
             target_arch = "wasm32",
             target_feature = "simd128",
             target_feature = "relaxed-simd"
         ))]
-        return V128(w::i32x4_relaxed_dot_i8x16_i7x16_add(self.0, b.0, c.0));
+        return {
+            let _ = b_unsigned;
+            V128(w::i32x4_relaxed_dot_i8x16_i7x16_add(self.0, b.0, c.0))
+        };
         #[cfg(not(all(
             target_arch = "wasm32",
             target_feature = "simd128",
             target_feature = "relaxed-simd"
         )))]
-        return dot_bytes(self, b, c, false);
-    }
-
-    /// `i32x4.relaxed_dot_i8x16_i7x16_add_s` on an engine that reads `b` as unsigned bytes with
-    /// exact sums (x86-64 AVX-VNNI, see [`super::super::dot_scheme`]): lane `i` =
-    /// `c[i] + Σ_{j<4} a[4i+j] · (b[4i+j] as u8)` (wrapping). In wasm the same instruction as
-    /// [`V128::relaxed_dot_i8x16_i7x16_add`] (callers use it only where the probe found this
-    /// behaviour); elsewhere that arithmetic lane by lane.
-    #[inline(always)]
-    pub fn relaxed_dot_i8x16_u8x16_add(self, b: Self, c: Self) -> Self {
-        #[cfg(all(
-            target_arch = "wasm32",
-            target_feature = "simd128",
-            target_feature = "relaxed-simd"
-        ))]
-        return V128(w::i32x4_relaxed_dot_i8x16_i7x16_add(self.0, b.0, c.0));
-        #[cfg(not(all(
-            target_arch = "wasm32",
-            target_feature = "simd128",
-            target_feature = "relaxed-simd"
-        )))]
-        return dot_bytes(self, b, c, true);
+        return dot_bytes(self, b, c, b_unsigned);
     }
 
     /// `i32x4.extmul_low_i16x8_s`: lanes 0..4 multiplied to `i32`.

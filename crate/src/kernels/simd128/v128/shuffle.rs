@@ -223,6 +223,17 @@ impl V128 {
         }
     }
 
+    /// Each lane broadcast: `[splat(lane 0), …, splat(lane 3)]`.
+    #[inline(always)]
+    pub fn splat_lanes_i32(self) -> [V128; 4] {
+        [
+            self.splat_lane_i32::<0>(),
+            self.splat_lane_i32::<1>(),
+            self.splat_lane_i32::<2>(),
+            self.splat_lane_i32::<3>(),
+        ]
+    }
+
     /// Four vectors as a 4×4 matrix of 32-bit groups, transposed: group `j` of output `i` is
     /// group `i` of input `j`.
     #[inline(always)]
