@@ -23,6 +23,26 @@ async function nosimd({ base, context, page }) {
   });
 }
 
+async function simd({ base, context, page }) {
+  await check('the SIMD128 build loads with ?engine=simd (what browsers without an exact full-range relaxed dot get) and gives the same summary', async () => {
+    const other = await context.newPage();
+    const otherRecord = watch(other);
+    try {
+      await other.goto(`${base}?engine=simd`, { timeout: STEP_TIMEOUT_MS });
+      await waitForModel(other, 'example.tflite');
+      const { build, dot } = await waitForSimdEngine(other);
+      assert(build === 'simd' && dot === 'none', `?engine=simd loaded build ${String(build)}, dot ${String(dot)}`);
+      const label = await text(other, 'engine-badge');
+      assert(label.includes('SIMD') && !label.includes('relaxed'), `badge: ${label}`);
+      assert((await text(other, 'op-counts')) === (await text(page, 'op-counts')), 'op counts differ between builds');
+      const errors = [...otherRecord.consoleErrors, ...otherRecord.pageErrors];
+      assert(errors.length === 0, `errors on the simd page: ${errors.join(' | ')}`);
+    } finally {
+      await other.close();
+    }
+  });
+}
+
 async function pageErrors({ record }) {
   await check('no console errors or uncaught exceptions', async () => {
     const errors = [...record.consoleErrors, ...record.pageErrors];
@@ -53,6 +73,7 @@ async function crash({ base, context, example }) {
 
 export const cases = [
   { name: 'nosimd', needs: ['load'], run: nosimd },
+  { name: 'simd', needs: ['load'], run: simd },
   { name: 'page-errors', needs: ['load'], run: pageErrors },
   { name: 'crash', needs: [], run: crash },
 ];
