@@ -3,44 +3,53 @@
 import { STEP_TIMEOUT_MS, assert, check } from '../lib/harness.mjs';
 import { dropFile, screenshot, text, waitForModel, waitForSimdEngine, watch } from '../lib/page.mjs';
 
-async function nosimd({ base, context, page }) {
-  await check('the scalar build loads with ?engine=nosimd and gives the same summary', async () => {
-    const other = await context.newPage();
-    const otherRecord = watch(other);
-    try {
-      await other.goto(`${base}?engine=nosimd`, { timeout: STEP_TIMEOUT_MS });
-      await waitForModel(other, 'example.tflite');
-      await other.waitForFunction(() => document.querySelector('[data-testid="engine-badge"]')?.getAttribute('data-engine') === 'nosimd', null, { timeout: STEP_TIMEOUT_MS });
-      const label = await text(other, 'engine-badge');
-      assert(label.includes('no SIMD'), `badge does not say no SIMD: ${label}`);
-      assert((await text(other, 'op-counts')) === (await text(page, 'op-counts')), 'op counts differ between builds');
-      await screenshot(other, '05-nosimd');
-      const errors = [...otherRecord.consoleErrors, ...otherRecord.pageErrors];
-      assert(errors.length === 0, `errors on the nosimd page: ${errors.join(' | ')}`);
-    } finally {
-      await other.close();
-    }
-  });
+/**
+ * Opens the page with `?engine=<engine>` beside the main one: the build's badge passes
+ * `checkBadge(label)` (after `waitBuild` says it loaded), the summary equals the main page's, and
+ * the page logs no error.
+ */
+async function otherBuild({ context, page, base }, engine, waitBuild, checkBadge, shot) {
+  const other = await context.newPage();
+  const otherRecord = watch(other);
+  try {
+    await other.goto(`${base}?engine=${engine}`, { timeout: STEP_TIMEOUT_MS });
+    await waitForModel(other, 'example.tflite');
+    await waitBuild(other);
+    checkBadge(await text(other, 'engine-badge'));
+    assert((await text(other, 'op-counts')) === (await text(page, 'op-counts')), 'op counts differ between builds');
+    if (shot) await screenshot(other, shot);
+    const errors = [...otherRecord.consoleErrors, ...otherRecord.pageErrors];
+    assert(errors.length === 0, `errors on the ${engine} page: ${errors.join(' | ')}`);
+  } finally {
+    await other.close();
+  }
 }
 
-async function simd({ base, context, page }) {
-  await check('the SIMD128 build loads with ?engine=simd (what browsers without an exact full-range relaxed dot get) and gives the same summary', async () => {
-    const other = await context.newPage();
-    const otherRecord = watch(other);
-    try {
-      await other.goto(`${base}?engine=simd`, { timeout: STEP_TIMEOUT_MS });
-      await waitForModel(other, 'example.tflite');
-      const { build, dot } = await waitForSimdEngine(other);
-      assert(build === 'simd' && dot === 'none', `?engine=simd loaded build ${String(build)}, dot ${String(dot)}`);
-      const label = await text(other, 'engine-badge');
-      assert(label.includes('SIMD') && !label.includes('relaxed'), `badge: ${label}`);
-      assert((await text(other, 'op-counts')) === (await text(page, 'op-counts')), 'op counts differ between builds');
-      const errors = [...otherRecord.consoleErrors, ...otherRecord.pageErrors];
-      assert(errors.length === 0, `errors on the simd page: ${errors.join(' | ')}`);
-    } finally {
-      await other.close();
-    }
-  });
+async function nosimd(ctx) {
+  await check('the scalar build loads with ?engine=nosimd and gives the same summary', () =>
+    otherBuild(
+      ctx,
+      'nosimd',
+      (other) => other.waitForFunction(() => document.querySelector('[data-testid="engine-badge"]')?.getAttribute('data-engine') === 'nosimd', null, { timeout: STEP_TIMEOUT_MS }),
+      (label) => assert(label.includes('no SIMD'), `badge does not say no SIMD: ${label}`),
+      '05-nosimd',
+    ),
+  );
+}
+
+async function simd(ctx) {
+  await check('the SIMD128 build loads with ?engine=simd (what browsers without an exact full-range relaxed dot get) and gives the same summary', () =>
+    otherBuild(
+      ctx,
+      'simd',
+      async (other) => {
+        const { build, dot } = await waitForSimdEngine(other);
+        assert(build === 'simd' && dot === 'none', `?engine=simd loaded build ${String(build)}, dot ${String(dot)}`);
+      },
+      (label) => assert(label.includes('SIMD') && !label.includes('relaxed'), `badge: ${label}`),
+      undefined,
+    ),
+  );
 }
 
 async function pageErrors({ record }) {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  PROBE_A,
+  PROBE_B,
   RELAXED_DOT_MODULE,
   RELAXED_PROBE,
   chooseBuild,
@@ -36,10 +38,8 @@ describe('loader: relaxed SIMD', () => {
   });
 
   it('the dot probe tells exact unsigned, exact signed and saturating engines apart', () => {
-    const a = [new Array<number>(16).fill(-128), [127, -128, -1, 5, 64, -64, 3, -7, 100, -100, 0, 1, -2, 2, -127, 127]];
-    const b = [new Array<number>(16).fill(255), [255, 128, 127, 0, 200, 1, 129, 254, 77, 180, 9, 255, 130, 131, 66, 255]];
-    const [a0 = [], a1 = []] = a;
-    const [b0 = [], b1 = []] = b;
+    const [a0 = [], a1 = []] = PROBE_A;
+    const [b0 = [], b1 = []] = PROBE_B;
     expect(exactDotSums(a0, b0, true)).toEqual([-130560, -130560, -130560, -130560]);
     expect(exactDotSums(a0, b0, false)).toEqual([512, 512, 512, 512]);
     expect(classifyDot([exactDotSums(a0, b0, true), exactDotSums(a1, b1, true)])).toBe('unsigned');

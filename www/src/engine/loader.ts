@@ -60,11 +60,11 @@ export const RELAXED_DOT_MODULE = new Uint8Array([
 ]);
 
 /** The probe's operands, the engine's (`crate/src/kernels/simd128/dot_scheme.rs`). */
-const PROBE_A = [
+export const PROBE_A = [
   new Array<number>(16).fill(-128),
   [127, -128, -1, 5, 64, -64, 3, -7, 100, -100, 0, 1, -2, 2, -127, 127],
 ];
-const PROBE_B = [
+export const PROBE_B = [
   new Array<number>(16).fill(255),
   [255, 128, 127, 0, 200, 1, 129, 254, 77, 180, 9, 255, 130, 131, 66, 255],
 ];
