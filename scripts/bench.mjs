@@ -3,7 +3,8 @@
 // Release build (scripts/build-wasm.sh, then the bench page with bench/vite.config.ts) → serve
 // target/bench/dist/ with `vite preview` on 127.0.0.1 → for every model and runtime, a fresh
 // browser context loads bench/index.html?runtime=…, which times wasm init, model load + prepare,
-// the first inference and ≥ 50 inferences after ≥ 5 warm-ups, single-threaded. Every runtime gets
+// the first inference and a warm-up (≥ 5 inferences, ≥ 2 s), single-threaded; then the driver
+// takes the 50 timed samples in rounds, a few from each runtime's page in turn. Every runtime gets
 // the same input bytes; outputs are compared with Zeropoint's reference kernels (Zeropoint fast
 // must be bit-identical: the run fails otherwise) and, through bench/check_outputs.py, with
 // LiteRT's Python interpreter (Zeropoint fast and reference must equal BUILTIN_REF, Zeropoint
@@ -13,7 +14,7 @@
 //   npm run bench                      full run (all models, all runtimes, calibration row)
 //   npm run bench -- --quick           self-check: one model, few iterations (→ target/bench/results-quick.md)
 //   npm run bench -- --no-build        reuse www/pkg/ and target/bench/dist/ as built
-//   options: --iters N --warmup N --models a,b --out FILE      (CHROMIUM_PATH overrides /usr/bin/chromium)
+//   options: --iters N --rounds N --warmup N --warmup-ms MS --models a,b --out FILE      (CHROMIUM_PATH overrides /usr/bin/chromium)
 //            --runtimes a,b (a subset; zp-reference always runs)  --no-calibration (skip the calibration rows)
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -90,7 +91,9 @@ const { values: opts } = parseArgs({
     quick: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
     iters: { type: 'string' },
+    rounds: { type: 'string' },
     warmup: { type: 'string' },
+    'warmup-ms': { type: 'string' },
     models: { type: 'string' },
     out: { type: 'string' },
     'calibration-samples': { type: 'string' },
@@ -100,7 +103,11 @@ const { values: opts } = parseArgs({
 });
 const quick = opts.quick;
 const iters = Number(opts.iters ?? (quick ? 10 : 50));
+/** The timed samples are taken in this many rounds, interleaved across the runtimes. */
+const rounds = Math.max(1, Math.min(iters, Number(opts.rounds ?? (quick ? 2 : 10))));
 const warmup = Number(opts.warmup ?? (quick ? 2 : 5));
+/** Warm-up lasts at least this long too (V8 tiers hot wasm functions up to TurboFan in the background). */
+const warmupMs = Number(opts['warmup-ms'] ?? (quick ? 200 : 2000));
 const calibrationSamples = Number(opts['calibration-samples'] ?? (quick ? 10 : 100));
 const modelIds = opts.models ? opts.models.split(',') : quick ? ['mnv2-035-int8-floatio'] : MODELS.map((m) => m.id);
 const outFile = resolve(ROOT, opts.out ?? (quick ? 'target/bench/results-quick.md' : 'bench/results.md'));
@@ -264,6 +271,57 @@ async function runPage(base, query) {
   }
 }
 
+/**
+ * Opens `query`'s page in interleaved mode and waits until it is warm (its `benchControl` is up)
+ * or has failed (its `benchResult` says why). The caller takes the samples (`sampleRound`) and the
+ * result (`closePage`).
+ */
+async function openPage(base, query) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const foreign = [];
+  const consoleErrors = [];
+  context.on('request', (r) => {
+    const u = new URL(r.url());
+    if (!['127.0.0.1', 'localhost'].includes(u.hostname) && !['data:', 'blob:'].includes(u.protocol)) foreign.push(r.url());
+  });
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(m.text());
+  });
+  page.on('pageerror', (e) => consoleErrors.push(e.message));
+  context.on('response', (r) => {
+    if (r.status() >= 400) consoleErrors.push(`HTTP ${String(r.status())} for ${new URL(r.url()).pathname}`);
+  });
+  const open = { context, page, foreign, consoleErrors, failed: undefined };
+  try {
+    await page.goto(`${base}index.html?${new URLSearchParams({ ...query, interleave: '1' }).toString()}`);
+    await page.waitForFunction(() => globalThis.benchControl !== undefined || globalThis.benchResult !== undefined, null, { timeout: PAGE_TIMEOUT_MS, polling: 100 });
+    open.failed = await page.evaluate(() => globalThis.benchResult);
+  } catch (error) {
+    open.failed = { ok: false, error: error instanceof Error ? error.message : String(error), samplesMs: [], outputs: [] };
+  }
+  return open;
+}
+
+/** Takes `count` more samples on an open, warm page. */
+async function sampleRound(open, count) {
+  if (open.failed) return;
+  await open.page.evaluate((n) => globalThis.benchControl.sample(n), count);
+}
+
+/** The page's result (or why it failed), then closes it. */
+async function closePage(open) {
+  try {
+    if (open.failed) return open.failed;
+    const result = await open.page.evaluate(() => globalThis.benchControl.finish());
+    if (open.foreign.length > 0) throw new Error(`requests left 127.0.0.1: ${open.foreign.join(', ')}`);
+    result.console = open.consoleErrors;
+    return result;
+  } finally {
+    await open.context.close();
+  }
+}
+
 function fileSize(path) {
   const bytes = readFileSync(path);
   return { raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
@@ -319,22 +377,34 @@ async function main() {
   const base = await startServer();
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const chromiumVersion = browser.version();
-  log(`serving ${relative(ROOT, DIST)} on ${base}; Chromium ${chromiumVersion}; ${String(iters)} iterations after ${String(warmup)} warm-ups`);
+  log(`serving ${relative(ROOT, DIST)} on ${base}; Chromium ${chromiumVersion}; ${String(iters)} iterations after ≥ ${String(warmup)} warm-ups and ≥ ${String(warmupMs)} ms`);
 
   const results = [];
   let failures = 0;
   for (const m of models) {
-    for (const rt of RUNTIMES.filter((r) => runsOn(r, m))) {
-      const t0 = Date.now();
-      const r = await runPage(base, { runtime: rt.id, model: m.id, warmup: String(warmup), iters: String(iters) });
+    // Every runtime's page is opened and warmed up one after the other, then the samples are
+    // taken in rounds: a few from each page in turn (each round starting one page later).
+    const t0 = Date.now();
+    const runtimesHere = RUNTIMES.filter((r) => runsOn(r, m));
+    const pages = [];
+    for (const rt of runtimesHere) {
+      pages.push(await openPage(base, { runtime: rt.id, model: m.id, warmup: String(warmup), warmupMs: String(warmupMs), iters: String(iters) }));
+    }
+    for (let round = 0; round < rounds; round++) {
+      const count = Math.floor(((round + 1) * iters) / rounds) - Math.floor((round * iters) / rounds);
+      for (let k = 0; k < pages.length; k++) await sampleRound(pages[(k + round) % pages.length], count);
+    }
+    for (const [k, rt] of runtimesHere.entries()) {
+      const r = await closePage(pages[k]);
       const stats = summarize(r.samplesMs);
       results.push({ model: m.id, runtime: rt.id, result: r, stats });
       log(
         r.ok
-          ? `${m.id.padEnd(26)} ${rt.id.padEnd(13)} median ${ms(stats.median)} ms (p10 ${ms(stats.p10)}, p90 ${ms(stats.p90)}, ${String(stats.n)}×${String(r.reps)}), init ${ms(r.initMs)}, load ${ms(r.loadMs)}, first ${ms(r.firstMs)} ms  [${String(Math.round((Date.now() - t0) / 1000))} s]`
+          ? `${m.id.padEnd(26)} ${rt.id.padEnd(13)} median ${ms(stats.median)} ms (p10 ${ms(stats.p10)}, p90 ${ms(stats.p90)}, ${String(stats.n)}×${String(r.reps)}), init ${ms(r.initMs)}, load ${ms(r.loadMs)}, first ${ms(r.firstMs)} ms, warm-up ${ms(r.warmupMeanMs)} ms × ${String(r.warmupRuns)}`
           : `${m.id.padEnd(26)} ${rt.id.padEnd(13)} refused/failed: ${r.error}`,
       );
     }
+    log(`${m.id}: ${String(rounds)} interleaved rounds [${String(Math.round((Date.now() - t0) / 1000))} s]`);
     // Outputs against Zeropoint's reference kernels; fast must be bit-identical.
     const ref = results.find((x) => x.model === m.id && x.runtime === 'zp-reference');
     for (const x of results.filter((y) => y.model === m.id)) {
@@ -384,7 +454,7 @@ async function main() {
   for (const workers of calibration.skipped ? [] : [1, 2]) {
     const r = await runPage(base, { runtime: 'calibrate-workers', model: 'calibration', samples: String(calibrationSamples), workers: String(workers) });
     if (r.ok) {
-      log(`calibration on ${String(workers)} worker(s): ${ms(r.detail.calibrateMs)} ms + quantize ${ms(r.detail.quantizeMs)} ms = ${ms(r.detail.totalMs)} ms`);
+      log(`calibration on ${String(workers)} worker(s): ${ms(r.detail.calibrateMs)} ms + quantize ${ms(r.detail.quantizeMs)} ms = ${ms(r.detail.totalMs)} ms; again ${ms(r.detail.warmTotalMs)} ms`);
     } else {
       failures++;
       log(`FAIL calibration on ${String(workers)} worker(s): ${r.error}`);
@@ -505,8 +575,9 @@ function report({ machine, versions, models, results, calibration, sizes, litert
   L.push('');
   L.push(`- CPU: ${machine.cpu}, ${String(machine.cores)} cores visible, ${machine.memGiB} GiB RAM; load average (1/5/15 min) ${machine.loadStart} before the build, ${loadavg().map((v) => v.toFixed(2)).join(' ')} at the end`);
   L.push(`- Browser: Debian Chromium ${machine.chromium}, headless (playwright-core ${versions['playwright-core']}), one fresh browser context per runtime × model; Node ${machine.node}`);
+  L.push(`- **Interleaved**: for each model, every runtime\u2019s page is loaded and warmed up, then the ${String(iters)} timed samples are taken in ${String(rounds)} rounds, each round a few samples from every page in turn (rotating which goes first), so that a slow spell of the shared machine falls on every runtime alike.`);
   L.push(`- Packages: @litertjs/core ${versions['@litertjs/core']}, @tensorflow/tfjs-tflite ${versions['@tensorflow/tfjs-tflite']} (tfjs-core ${versions['@tensorflow/tfjs-core']}), vite ${versions.vite}`);
-  L.push(`- Every runtime single-threaded; ${String(iters)} timed inferences after ${String(warmup)} warm-ups (plus the first inference, reported apart).`);
+  L.push(`- Every runtime single-threaded; ${String(iters)} timed inferences after a warm-up of at least ${String(warmup)} inferences and ${String(warmupMs)} ms (the same rule for every runtime), plus the first inference, reported apart. V8 runs wasm first as its baseline compiler (Liftoff) makes it and recompiles a function with TurboFan in the background once it has run a while, so the first inferences are slower; column **warm-up** gives the mean time of the warm-up inferences (and their number), the speed a page sees in its first ${String(warmupMs / 1000)} s.`);
   L.push('- **The machine is shared**: 2 cores, with other jobs (compilers of other work in progress) running during the measurement, so absolute times are noisy; ratios between runtimes measured minutes apart are indicative only. Rerun on a quiet machine for publishable numbers.');
   L.push('');
   L.push('## How it is measured');
@@ -527,19 +598,19 @@ function report({ machine, versions, models, results, calibration, sizes, litert
     L.push('');
     L.push(`\`${m.file}\`: ${(m.size / 1024).toFixed(0)} KiB, ${(m.macs / 1e6).toFixed(1)} M MACs, input ${m.input.dtype} ${m.input.shape.join('×')}, output ${m.outputs.map((o) => `${o.dtype} ${o.shape.join('×')}`).join(', ')}.`);
     L.push('');
-    L.push('| runtime | init ms | load ms | first ms | median ms | p10 ms | p90 ms | n × reps | GMAC/s | vs best anchor | max \\|diff\\| vs ZP ref |');
-    L.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+    L.push('| runtime | init ms | load ms | first ms | warm-up ms (n) | median ms | p10 ms | p90 ms | n × reps | GMAC/s | vs best anchor | max \\|diff\\| vs ZP ref |');
+    L.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
     for (const x of rows) {
       const name = RUNTIMES.find((r) => r.id === x.runtime)?.name ?? x.runtime;
       const r = x.result;
       if (!r.ok) {
         const error = r.error.replaceAll('|', '\\|');
-        L.push(`| ${name} | refused: \`${error}\` | | | | | | | | | |`);
+        L.push(`| ${name} | refused: \`${error}\` | | | | | | | | | | |`);
         continue;
       }
       const gmacs = m.macs / (x.stats.median / 1000) / 1e9;
       const cmp = x.runtime === 'zp-reference' ? '(reference)' : x.compare ? (x.compare.identical ? '0 (bit-identical)' : `${diffText(x.compare.maxAbs)}${x.compare.unit}`) : '—';
-      L.push(`| ${name} | ${ms(r.initMs)} | ${ms(r.loadMs)} | ${ms(r.firstMs)} | ${ms(x.stats.median)} | ${ms(x.stats.p10)} | ${ms(x.stats.p90)} | ${String(x.stats.n)} × ${String(r.reps)} | ${fmt(gmacs, 2)} | ${fmt(x.stats.median / best, 2)} | ${cmp} |`);
+      L.push(`| ${name} | ${ms(r.initMs)} | ${ms(r.loadMs)} | ${ms(r.firstMs)} | ${ms(r.warmupMeanMs)} (${String(r.warmupRuns)}) | ${ms(x.stats.median)} | ${ms(x.stats.p10)} | ${ms(x.stats.p90)} | ${String(x.stats.n)} × ${String(r.reps)} | ${fmt(gmacs, 2)} | ${fmt(x.stats.median / best, 2)} | ${cmp} |`);
     }
     L.push('');
     const notes = rows.filter((x) => x.result.ok).map((x) => `${RUNTIMES.find((r) => r.id === x.runtime)?.name ?? x.runtime}: ${Object.entries(x.result.detail).map(([k, v]) => `${k} ${String(v)}`).join(', ')}`);
@@ -586,12 +657,16 @@ function report({ machine, versions, models, results, calibration, sizes, litert
   }
   if (calibration.workerRuns) {
     L.push('');
-    L.push(`The page\u2019s own path (\`calibrateParallel\`: the first slice in the page, the others in Web Workers with their own wasm instances, statistics merged exactly), same model, ${String(calibrationSamples)} seeded random samples:`);
+    L.push(`The page\u2019s own path (\`calibrateParallel\`: the first slice in the page, the others in Web Workers with their own wasm instances, statistics merged exactly), same model, ${String(calibrationSamples)} seeded random samples, twice in one fresh page: **first** is the page\u2019s first calibration, on code V8 is still tiering up (baseline code, TurboFan compiling in the background on the same 2 cores); **again** is a second calibration in the same page (the helpers get the compiled module, whose optimized code V8 shares between workers):`);
     L.push('');
-    L.push('| workers | calibrate ms | quantize ms | **calibrate + quantize ms** (target ≤ 300 with 2) |');
-    L.push('|---:|---:|---:|---:|');
+    L.push('| workers | first: calibrate ms | quantize ms | **calibrate + quantize ms** | again: calibrate ms | quantize ms | **calibrate + quantize ms** (target ≤ 300 with 2) |');
+    L.push('|---:|---:|---:|---:|---:|---:|---:|');
     for (const { workers, result: r } of calibration.workerRuns) {
-      L.push(r.ok ? `| ${String(workers)} | ${ms(r.detail.calibrateMs)} | ${ms(r.detail.quantizeMs)} | **${ms(r.detail.totalMs)}** |` : `| ${String(workers)} | failed: ${r.error} | | |`);
+      L.push(
+        r.ok
+          ? `| ${String(workers)} | ${ms(r.detail.calibrateMs)} | ${ms(r.detail.quantizeMs)} | **${ms(r.detail.totalMs)}** | ${ms(r.detail.warmCalibrateMs)} | ${ms(r.detail.warmQuantizeMs)} | **${ms(r.detail.warmTotalMs)}** |`
+          : `| ${String(workers)} | failed: ${r.error} | | | | | |`,
+      );
     }
   }
   L.push('');

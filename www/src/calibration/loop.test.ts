@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeCalibrator } from './fake.test-util';
-import { runCalibration, type LoopHooks, type SampleSource } from './loop';
+import { macrotask, runCalibration, type LoopHooks, type SampleSource } from './loop';
 import type { Progress } from './progress';
 
 /** A manual clock: each sample "takes" `msPerSample`. */
@@ -84,5 +84,17 @@ describe('runCalibration', () => {
     const { h } = hooks();
     const src: SampleSource = { total: 3, sample: async (i) => Promise.resolve([new Float32Array([i, i, i, i])]) };
     expect(await runCalibration(cal, src, h)).toMatchObject({ status: 'done', samples: 3 });
+  });
+});
+
+describe('macrotask', () => {
+  it('resolves on a later task, after the microtasks already queued', async () => {
+    const order: string[] = [];
+    const task = macrotask().then(() => order.push('task'));
+    void Promise.resolve()
+      .then(() => order.push('micro 1'))
+      .then(() => order.push('micro 2'));
+    await task;
+    expect(order).toEqual(['micro 1', 'micro 2', 'task']);
   });
 });

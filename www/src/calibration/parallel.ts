@@ -8,7 +8,7 @@
  * when no helper can be had. Engine and worker pieces are injected, so this runs in Node.
  */
 import type { EngineLimits, InputShapes } from '../engine/types';
-import { runCalibration, type SampleSource } from './loop';
+import { macrotask, runCalibration, type SampleSource } from './loop';
 import { calibrate, sampleSource, type CalibrationEngine, type RunEnv, type RunOutcome } from './run';
 import { methodString, validateMethod, type CalibrationConfig, type CalibratorLike } from './types';
 
@@ -160,7 +160,7 @@ export async function calibrateParallel(model: Uint8Array, config: CalibrationCo
         report();
       },
       isCancelled: () => helperFailed.value || env.isCancelled(),
-      yieldToEventLoop: env.yieldToEventLoop ?? (() => new Promise((resolve) => setTimeout(resolve, 0))),
+      yieldToEventLoop: env.yieldToEventLoop ?? macrotask,
       now,
     }).catch((error: unknown) => {
       env.stop();

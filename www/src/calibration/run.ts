@@ -5,7 +5,7 @@
  */
 import type { EngineLimits, InputShapes } from '../engine/types';
 import { checkSampleCount } from '../limits';
-import { runCalibration, type LoopResult, type SampleSource } from './loop';
+import { macrotask, runCalibration, type LoopResult, type SampleSource } from './loop';
 import { parseNpy, parseNpyHeader } from './npy';
 import { validateNormalization } from './preprocess';
 import type { Progress } from './progress';
@@ -49,11 +49,6 @@ export interface RunOutcome extends LoopResult {
   /** The calibrator, kept by the worker for later `calibration-stats` requests (done runs only). */
   calibrator: CalibratorLike | undefined;
 }
-
-const macrotask = (): Promise<void> =>
-  new Promise((resolve) => {
-    setTimeout(resolve, 0);
-  });
 
 async function readNpy(file: File, maxSamples: number): Promise<{ name: string; array: ReturnType<typeof parseNpy> }> {
   const bytes = new Uint8Array(await file.arrayBuffer());

@@ -94,6 +94,15 @@ impl V128 {
         return v(f32s(self).map(f32::trunc));
     }
 
+    /// `f32x4.floor`.
+    #[inline(always)]
+    pub fn f32x4_floor(self) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::f32x4_floor(self.0));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return v(f32s(self).map(f32::floor));
+    }
+
     /// `i32x4.trunc_sat_f32x4_s`: truncation to `i32` with saturation, NaN → 0 (Rust's
     /// `as i32`).
     #[inline(always)]
