@@ -94,7 +94,7 @@ pub fn bin_counts_scalar(values: &[f32], scale: f64, base: f64, counts: &mut [u3
 }
 
 /// [`bin_counts_scalar`], vectorized: in `f32`, four values at a time, where that is provably
-/// the same arithmetic ([`bin_counts_f32`]), else in `f64`, two at a time ([`bin_counts_f64`]).
+/// the same arithmetic (`bin_counts_f32`), else in `f64`, two at a time (`bin_counts_f64`).
 /// The values must be finite.
 pub fn bin_counts(values: &[f32], scale: f64, base: f64, counts: &mut [u32]) {
     let Some(last) = counts.len().checked_sub(1) else {

@@ -27,6 +27,7 @@
 //!
 //! Scratch memory (packed input chunk, im2col rows) is allocated at prepare time.
 
+use super::conv_c4::{self, LaneScales};
 use super::conv_quads::{
     k_padded16, pack_rows_quads, pack_weights_quads, quad_vectors, tile_8x4_dot, tile_8x4_quads,
 };
@@ -249,6 +250,17 @@ enum Gemm {
         /// How the dot product is fed.
         scheme: DotScheme,
     },
+    /// The one-dot schemes' channel-major GEMM ([`super::conv_c4`]) under XNNPACK's arithmetic
+    /// with a multiple of 16 output channels: weights `[oc / 16][k16 / 4][4]`, accumulators of
+    /// four channels of one pixel, requantized per lane.
+    Lanes {
+        /// The packed weights, four vectors per group of four taps.
+        w: Vec<[[i8; 16]; 4]>,
+        /// [`DotScheme::Unsigned`] (else [`DotScheme::Signed`]).
+        unsigned: bool,
+        /// Per-lane scales.
+        scales: LaneScales,
+    },
 }
 
 /// Scratch memory of [`Conv2dInt8`], allocated at prepare time.
@@ -260,6 +272,8 @@ pub struct Conv2dScratch {
     packed8: Vec<[i8; 16]>,
     /// Four im2col rows of `k` values, each padded to the packed length (general filters).
     rows: Vec<i8>,
+    /// `Lanes`: one row of `k16` bytes per pixel of the chunk.
+    rows16: Vec<i8>,
 }
 
 /// True in builds with WebAssembly relaxed SIMD, where [`Conv2dInt8`] packs int8 quads.
@@ -315,7 +329,28 @@ impl Conv2dInt8 {
         let scheme = scheme
             .filter(|&s| QUADS_AVAILABLE && (s != DotScheme::Split || !filter.contains(&i8::MIN)));
         let quads = scheme.is_some();
-        let (gemm, packed, packed8) = if let Some(scheme) = scheme {
+        let k16 = k_padded16(k);
+        let lanes = match scheme {
+            Some(s @ (DotScheme::Unsigned | DotScheme::Signed))
+                if p.out_c.is_multiple_of(conv_c4::NR) =>
+            {
+                LaneScales::new(&rq).map(|l| (s, l))
+            }
+            _ => None,
+        };
+        let (gemm, packed, packed8) = if let Some((scheme, scales)) = lanes {
+            let w = conv_c4::pack_weights_c4(filter, p.out_c, k, k16);
+            let (w, _) = w.as_chunks::<4>();
+            (
+                Gemm::Lanes {
+                    w: w.to_vec(),
+                    unsigned: scheme == DotScheme::Unsigned,
+                    scales,
+                },
+                Vec::new(),
+                Vec::new(),
+            )
+        } else if let Some(scheme) = scheme {
             let k4 = k_padded16(k) / 4;
             (
                 Gemm::Quads {
@@ -338,26 +373,35 @@ impl Conv2dInt8 {
             packed8,
             // im2col rows padded to the packed length (zeros past `k` meet zero weights), so
             // they pack without a value-by-value tail.
-            rows: vec![0; 4usize.checked_mul(if quads { k_padded16(k) } else { k_padded(k) })?],
+            rows: vec![0; 4usize.checked_mul(if quads { k16 } else { k_padded(k) })?],
+            rows16: if matches!(gemm, Gemm::Lanes { .. }) {
+                vec![0; CHUNK.checked_mul(k16)?]
+            } else {
+                Vec::new()
+            },
         };
+        let mut bias = folded_bias(
+            filter,
+            bias,
+            p.out_c,
+            k,
+            if scheme == Some(DotScheme::Unsigned) {
+                q.input_offset.wrapping_sub(128)
+            } else {
+                q.input_offset
+            },
+        );
+        if matches!(gemm, Gemm::Lanes { .. }) {
+            bias.resize(p.out_c.div_ceil(conv_c4::NR) * conv_c4::NR, 0);
+        }
         Some((
             Conv2dInt8 {
                 p: *p,
                 k,
                 gemm,
                 rows: Self::rows(p),
-                // Under `Unsigned` the sums are of `w · (x + 128)`: `128 · Σ w` comes off here.
-                bias: folded_bias(
-                    filter,
-                    bias,
-                    p.out_c,
-                    k,
-                    if scheme == Some(DotScheme::Unsigned) {
-                        q.input_offset.wrapping_sub(128)
-                    } else {
-                        q.input_offset
-                    },
-                ),
+                // Under `Unsigned` the sums are of `w · (x + 128)`: `128 · Σ w` comes off (above).
+                bias,
                 rq,
                 clamp: fp32_clamp(q),
                 zero_point,
@@ -372,8 +416,18 @@ impl Conv2dInt8 {
     pub fn dot_scheme(&self) -> Option<DotScheme> {
         match self.gemm {
             Gemm::Quads { scheme, .. } => Some(scheme),
+            Gemm::Lanes { unsigned: true, .. } => Some(DotScheme::Unsigned),
+            Gemm::Lanes {
+                unsigned: false, ..
+            } => Some(DotScheme::Signed),
             Gemm::Pairs(_) => None,
         }
+    }
+
+    /// True when the channel-major GEMM runs (`simd128/conv_c4.rs`: one-dot relaxed schemes,
+    /// XNNPACK arithmetic, a multiple of 16 output channels).
+    pub fn channel_major(&self) -> bool {
+        matches!(self.gemm, Gemm::Lanes { .. })
     }
 
     /// Where the output pixels' rows come from: one input pixel's channels for a 1×1 filter
@@ -444,6 +498,68 @@ impl Conv2dInt8 {
         &input[src..src + p.in_c]
     }
 
+    /// The channel-major GEMM ([`Gemm::Lanes`]): per chunk of pixels, one padded row per pixel
+    /// (sign bits flipped when `UNSIGNED`), then per block of 16 channels the pixels [`MR`] at a
+    /// time.
+    ///
+    /// [`MR`]: conv_c4::MR
+    fn run_lanes<const UNSIGNED: bool>(
+        &self,
+        w: &[[[i8; 16]; 4]],
+        scales: &LaneScales,
+        input: &[i8],
+        output: &mut [i8],
+        s: &mut Conv2dScratch,
+    ) {
+        let p = &self.p;
+        let total = p.batches * p.out_h * p.out_w;
+        let k16 = k_padded16(self.k);
+        let groups = k16 / 4;
+        let o = conv_c4::Output {
+            scales,
+            clamp: self.clamp,
+            lo: V128::splat_i8(self.act.0),
+            hi: V128::splat_i8(self.act.1),
+            out_c: p.out_c,
+        };
+        let mut start = 0;
+        while start < total {
+            let n = (total - start).min(CHUNK);
+            for (i, row) in s.rows16.chunks_exact_mut(k16).take(n).enumerate() {
+                if self.rows == Rows::Im2col {
+                    self.im2col_row(input, start + i, row);
+                } else {
+                    row[..self.k].copy_from_slice(self.direct_row(input, start + i));
+                }
+                if UNSIGNED {
+                    conv_c4::flip_row(row);
+                }
+            }
+            let (quads, _) = s.rows16.as_chunks::<4>();
+            for (b, wb) in w.chunks_exact(groups).enumerate() {
+                let init = [0, 1, 2, 3].map(|v| {
+                    let c = b * conv_c4::NR + 4 * v;
+                    V128::load_i32(self.bias[c..].first_chunk::<4>().unwrap_or(&[0; 4]))
+                });
+                for t in 0..n.div_ceil(conv_c4::MR) {
+                    let first = t * conv_c4::MR;
+                    // Rows past `n` (the last tile) hold stale values; their pixels are not stored.
+                    let rows = std::array::from_fn(|i| &quads[(first + i) * groups..][..groups]);
+                    let acc = conv_c4::tile_c4::<UNSIGNED>(rows, wb, init);
+                    conv_c4::store_pixels(
+                        acc,
+                        &o,
+                        b,
+                        output,
+                        start + first,
+                        (n - first).min(conv_c4::MR),
+                    );
+                }
+            }
+            start += n;
+        }
+    }
+
     /// Packs output pixels `start..start + n` (`n ≤ CHUNK`) into `s.packed`.
     fn pack_chunk(&self, input: &[i8], start: usize, n: usize, s: &mut Conv2dScratch) {
         let quads = matches!(self.gemm, Gemm::Quads { .. });
@@ -512,6 +628,19 @@ impl PackedKernel for Conv2dInt8 {
     /// Runs the convolution. `input` and `output` are the NHWC int8 tensors of the shapes given
     /// at prepare time.
     fn run(&self, input: &[i8], output: &mut [i8], s: &mut Conv2dScratch) {
+        if let Gemm::Lanes {
+            w,
+            unsigned,
+            scales,
+        } = &self.gemm
+        {
+            if *unsigned {
+                self.run_lanes::<true>(w, scales, input, output, s);
+            } else {
+                self.run_lanes::<false>(w, scales, input, output, s);
+            }
+            return;
+        }
         let p = &self.p;
         let total = p.batches * p.out_h * p.out_w;
         let kp = k_padded(self.k) / 2;
@@ -535,6 +664,7 @@ impl PackedKernel for Conv2dInt8 {
                             let xb = &s.packed[(2 * t + 1) * kp..(2 * t + 2) * kp];
                             tile_8x4(xa, xb, w, init)
                         }
+                        Gemm::Lanes { .. } => unreachable!("run_lanes"),
                         Gemm::Quads { w, scheme } => {
                             let per = 4 * quad_vectors(*scheme);
                             let w = &w[cb * k4 * per..(cb + 1) * k4 * per];

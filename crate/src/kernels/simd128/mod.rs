@@ -13,6 +13,7 @@
 //! `None` when the fast form cannot reproduce the reference (the op then keeps the reference
 //! kernel). `run` does not allocate.
 
+mod conv_c4;
 pub mod conv_float;
 pub mod conv_int;
 mod conv_quads;

@@ -198,6 +198,14 @@ pub(crate) fn check_conv(c: &ConvCase) {
             k.dot_scheme(),
             scheme.filter(|_| QUADS_AVAILABLE && !split_refused)
         );
+        // The one-dot schemes run the channel-major GEMM under XNNPACK's arithmetic with a
+        // multiple of 16 channels.
+        let one_dot = matches!(scheme, Some(DotScheme::Unsigned | DotScheme::Signed));
+        assert_eq!(
+            k.channel_major(),
+            QUADS_AVAILABLE && one_dot && q.xnnpack.is_some() && out_c.is_multiple_of(16),
+            "{c:?} scheme {scheme:?}"
+        );
         let mut got = vec![0i8; n_out];
         k.run(&input, &mut got, &mut s);
         assert_eq!(got, want, "{c:?} scheme {scheme:?}");
@@ -571,6 +579,8 @@ pub(crate) fn fixed_conv_cases() -> Vec<ConvCase> {
         (16, 17),
         (17, 15),
         (24, 32),
+        (16, 16),
+        (33, 48),
     ] {
         for (i, (filter, stride, pad, out_hw)) in [
             ((1, 1), (1, 1), (0, 0), (5, 5)),
