@@ -242,12 +242,15 @@ function summarize(samples) {
   return { median: quantile(s, 0.5), p10: quantile(s, 0.1), p90: quantile(s, 0.9), n: s.length };
 }
 
-async function runPage(base, query) {
+/**
+ * A fresh browser context and page, recording requests that leave 127.0.0.1 (context-wide: also
+ * those of workers) and console errors, failed page scripts and HTTP errors.
+ */
+async function newPage() {
   const context = await browser.newContext();
   const page = await context.newPage();
   const foreign = [];
   const consoleErrors = [];
-  // Context-wide: also requests made by workers.
   context.on('request', (r) => {
     const u = new URL(r.url());
     if (!['127.0.0.1', 'localhost'].includes(u.hostname) && !['data:', 'blob:'].includes(u.protocol)) foreign.push(r.url());
@@ -259,6 +262,11 @@ async function runPage(base, query) {
   context.on('response', (r) => {
     if (r.status() >= 400) consoleErrors.push(`HTTP ${String(r.status())} for ${new URL(r.url()).pathname}`);
   });
+  return { context, page, foreign, consoleErrors };
+}
+
+async function runPage(base, query) {
+  const { context, page, foreign, consoleErrors } = await newPage();
   try {
     await page.goto(`${base}index.html?${new URLSearchParams(query).toString()}`);
     await page.waitForFunction(() => globalThis.benchResult !== undefined, null, { timeout: PAGE_TIMEOUT_MS, polling: 500 });
@@ -277,22 +285,8 @@ async function runPage(base, query) {
  * result (`closePage`).
  */
 async function openPage(base, query) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const foreign = [];
-  const consoleErrors = [];
-  context.on('request', (r) => {
-    const u = new URL(r.url());
-    if (!['127.0.0.1', 'localhost'].includes(u.hostname) && !['data:', 'blob:'].includes(u.protocol)) foreign.push(r.url());
-  });
-  page.on('console', (m) => {
-    if (m.type() === 'error') consoleErrors.push(m.text());
-  });
-  page.on('pageerror', (e) => consoleErrors.push(e.message));
-  context.on('response', (r) => {
-    if (r.status() >= 400) consoleErrors.push(`HTTP ${String(r.status())} for ${new URL(r.url()).pathname}`);
-  });
-  const open = { context, page, foreign, consoleErrors, failed: undefined };
+  const open = { ...(await newPage()), failed: undefined };
+  const { page } = open;
   try {
     await page.goto(`${base}index.html?${new URLSearchParams({ ...query, interleave: '1' }).toString()}`);
     await page.waitForFunction(() => globalThis.benchControl !== undefined || globalThis.benchResult !== undefined, null, { timeout: PAGE_TIMEOUT_MS, polling: 100 });
