@@ -26,34 +26,46 @@ pub(super) const NR: usize = 16;
 /// Pixels per tile.
 pub(super) const MR: usize = 4;
 
-/// Weights `[oc, k]` packed as `[oc / 16][k16 / 4][4]` vectors of four channels × four taps,
-/// zero-padded in both directions (`k16` is `k` rounded up to 16).
-pub(super) fn pack_weights_c4(weights: &[i8], oc: usize, k: usize, k16: usize) -> Vec<[i8; 16]> {
+/// Weights `[oc, k]` packed as `[oc / 16][k16 / 4]` groups of four vectors of four channels ×
+/// four taps, zero-padded past `k` (`k16` is `k` rounded up to 16; `oc` a multiple of 16).
+pub(super) fn pack_weights_c4(
+    weights: &[i8],
+    oc: usize,
+    k: usize,
+    k16: usize,
+) -> Vec<[[i8; 16]; 4]> {
     let groups = k16 / 4;
-    let mut packed = vec![[0i8; 16]; oc.div_ceil(NR) * groups * 4];
+    let mut packed = vec![[[0i8; 16]; 4]; oc.div_ceil(NR) * groups];
     for c in 0..oc {
         for (t, &w) in weights[c * k..(c + 1) * k].iter().enumerate() {
             let (b, v, i) = (c / NR, (c % NR) / 4, c % 4);
-            packed[(b * groups + t / 4) * 4 + v][4 * i + t % 4] = w;
+            packed[b * groups + t / 4][v][4 * i + t % 4] = w;
         }
     }
     packed
 }
 
-/// XNNPACK's `f32` scales of four channels per entry, for every block of 16 channels.
+/// XNNPACK's `f32` scales of four channels per entry.
 #[derive(Debug, Clone)]
 pub(super) struct LaneScales(Vec<[f32; 4]>);
 
 impl LaneScales {
-    /// The scales of `rq` (one per channel) padded to whole blocks of 16 channels, or `None`
-    /// unless every channel requantizes in `f32` ([`ChannelRq::Fp32`]).
+    /// The scales of `rq` (one per channel, a multiple of 16 of them), or `None` unless every
+    /// channel requantizes in `f32` ([`ChannelRq::Fp32`]).
     pub(super) fn new(rq: &[ChannelRq]) -> Option<Self> {
-        let mut scales = vec![[0f32; 4]; rq.len().div_ceil(NR) * (NR / 4)];
-        for (i, c) in rq.iter().enumerate() {
-            let ChannelRq::Fp32(x) = c else { return None };
-            scales[i / 4][i % 4] = *x;
-        }
-        Some(LaneScales(scales))
+        let (fours, _) = rq.as_chunks::<4>();
+        fours
+            .iter()
+            .map(|four| {
+                let mut s = [0f32; 4];
+                for (s, c) in s.iter_mut().zip(four) {
+                    let ChannelRq::Fp32(x) = c else { return None };
+                    *s = *x;
+                }
+                Some(s)
+            })
+            .collect::<Option<_>>()
+            .map(LaneScales)
     }
 }
 
@@ -97,8 +109,8 @@ pub(super) struct Output<'a> {
 }
 
 /// Requantizes the tile `acc` of block `block` (channels `16 · block ..`) and stores its first
-/// `n_pixels` pixels from `first_pixel` on into `out` (NHWC rows of `out_c`): 16 bytes per pixel,
-/// fewer in the last block.
+/// `n_pixels` pixels from `first_pixel` on into `out` (NHWC rows of `out_c`, a multiple of 16):
+/// 16 bytes per pixel.
 #[inline(always)]
 pub(super) fn store_pixels(
     acc: [[V128; 4]; MR],
@@ -109,7 +121,6 @@ pub(super) fn store_pixels(
     n_pixels: usize,
 ) {
     let c0 = block * NR;
-    let n_c = (o.out_c - c0).min(NR);
     let g = block * (NR / 4);
     for (p, acc) in acc.iter().enumerate().take(n_pixels) {
         let v = [0, 1, 2, 3].map(|j| o.clamp.apply(acc[j], V128::load_f32(&o.scales.0[g + j])));
@@ -119,12 +130,8 @@ pub(super) fn store_pixels(
             .i8x16_max(o.lo)
             .i8x16_min(o.hi);
         let at = (first_pixel + p) * o.out_c + c0;
-        if n_c == NR
-            && let Some(d) = out[at..].first_chunk_mut::<16>()
-        {
+        if let Some(d) = out[at..].first_chunk_mut::<NR>() {
             bytes.store_i8(d);
-        } else {
-            out[at..at + n_c].copy_from_slice(&bytes.to_i8()[..n_c]);
         }
     }
 }
@@ -151,17 +158,17 @@ mod tests {
         let (oc, k) = (18usize, 5usize);
         let w: Vec<i8> = (0..oc * k).map(|i| ((i / k) * 8 + i % k) as i8).collect();
         let packed = pack_weights_c4(&w, oc, k, 16);
-        assert_eq!(packed.len(), 2 * 4 * 4);
-        // Vector (block · groups + group) · 4 + v. Block 0, group 1 (taps 4..8), vector 2
+        assert_eq!(packed.len(), 2 * 4);
+        // Group block · groups + group, vector v. Block 0, group 1 (taps 4..8), vector 2
         // (channels 8..12): byte 4i + j = w[8 + i][4 + j].
-        let at = |block: usize, group: usize, v: usize| (block * 4 + group) * 4 + v;
-        let v = packed[at(0, 1, 2)];
+        let at = |block: usize, group: usize, v: usize| packed[block * 4 + group][v];
+        let v = at(0, 1, 2);
         for i in 0..4 {
             assert_eq!(v[4 * i], ((8 + i) * 8 + 4) as i8);
             assert_eq!(&v[4 * i + 1..4 * i + 4], &[0, 0, 0], "taps past k are zero");
         }
         // Block 1 holds channels 16, 17 and zeros.
-        let v = packed[at(1, 0, 0)];
+        let v = at(1, 0, 0);
         assert_eq!(
             &v[..4],
             &[

@@ -339,11 +339,9 @@ impl Conv2dInt8 {
             _ => None,
         };
         let (gemm, packed, packed8) = if let Some((scheme, scales)) = lanes {
-            let w = conv_c4::pack_weights_c4(filter, p.out_c, k, k16);
-            let (w, _) = w.as_chunks::<4>();
             (
                 Gemm::Lanes {
-                    w: w.to_vec(),
+                    w: conv_c4::pack_weights_c4(filter, p.out_c, k, k16),
                     unsigned: scheme == DotScheme::Unsigned,
                     scales,
                 },
@@ -380,7 +378,8 @@ impl Conv2dInt8 {
                 Vec::new()
             },
         };
-        let mut bias = folded_bias(
+        // Under `Unsigned` the sums are of `w · (x + 128)`: `128 · Σ w` comes off here.
+        let bias = folded_bias(
             filter,
             bias,
             p.out_c,
@@ -391,16 +390,12 @@ impl Conv2dInt8 {
                 q.input_offset
             },
         );
-        if matches!(gemm, Gemm::Lanes { .. }) {
-            bias.resize(p.out_c.div_ceil(conv_c4::NR) * conv_c4::NR, 0);
-        }
         Some((
             Conv2dInt8 {
                 p: *p,
                 k,
                 gemm,
                 rows: Self::rows(p),
-                // Under `Unsigned` the sums are of `w · (x + 128)`: `128 · Σ w` comes off (above).
                 bias,
                 rq,
                 clamp: fp32_clamp(q),

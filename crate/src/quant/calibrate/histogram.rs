@@ -197,23 +197,24 @@ fn widen<C: Copy + Default + AddAssign>(
 
 /// Moves `counts` from grid `from` to the coarser (or equal) grid `to`.
 fn regrid<C: Copy + Default + AddAssign>(counts: &mut [C], from: Grid, to: Grid) {
-    let shift = u32::try_from(to.exp - from.exp).unwrap_or(0).min(63);
     let mut moved = vec![C::default(); counts.len()];
-    for (i, &c) in counts.iter().enumerate() {
-        let j = ((from.base + i as i64) >> shift) - to.base;
-        moved[clamp_bin(j, counts.len())] += c;
-    }
+    add_regridded(&mut moved, to, counts, from);
     counts.copy_from_slice(&moved);
 }
 
-/// Adds `counts`, on grid `from`, to `to_counts` on the coarser (or equal) grid `to`: what
-/// [`regrid`] then a bin-by-bin sum give, without the copy.
-fn add_regridded(to_counts: &mut [u64], to: Grid, counts: &[u32], from: Grid) {
+/// Adds `counts`, on grid `from`, to `to_counts` on the coarser (or equal) grid `to`: cell `c`
+/// of width `2^e` lies in cell `c >> (e' − e)` of width `2^e'`, so every count moves whole.
+fn add_regridded<C: Copy, T: AddAssign + From<C>>(
+    to_counts: &mut [T],
+    to: Grid,
+    counts: &[C],
+    from: Grid,
+) {
     let bins = to_counts.len();
     let shift = u32::try_from(to.exp - from.exp).unwrap_or(0).min(63);
     for (i, &c) in counts.iter().enumerate() {
         let j = ((from.base + i as i64) >> shift) - to.base;
-        to_counts[clamp_bin(j, bins)] += u64::from(c);
+        to_counts[clamp_bin(j, bins)] += T::from(c);
     }
 }
 
