@@ -60,6 +60,7 @@ function allCases() {
     ...kindsCases,
     ...realCases,
     quantize.get('quantize-ops'),
+    quantize.get('quantize-beyond'),
     ...shapesCases,
     ...resilience.values(),
     ...newUserCases,

@@ -118,10 +118,11 @@ const calibration = new CalibrationPanel(required('[data-testid="calibration"]',
 const quantize = new QuantizePanel(required('[data-testid="quantize"]', HTMLElement), store, {
   // A calibration by signature quantizes every signature with its own statistics (the modes
   // that take statistics: `stats` is absent for the others).
-  quantize: (bytes, stats, settings) => {
+  quantize: (bytes, stats, settings, auto, onProgress) => {
     const signatures = stats ? store.get().calibration?.signatures?.map((s) => ({ key: s.key, stats: s.stats })) : undefined;
-    return client.quantize(bytes, stats, settings, signatures);
+    return client.quantize(bytes, stats, settings, signatures, auto ? { ...auto, shapes: shapesToSend(store.get().inputShapes) } : undefined, onProgress);
   },
+  rankLayers: (bytes, stats, settings, onProgress) => client.rankLayers(bytes, stats, settings, onProgress),
   setMethod: (method) => {
     calibration.selectMethod(method);
   },

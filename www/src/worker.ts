@@ -2,7 +2,7 @@
  * The engine worker: all model work runs here, off the page's UI thread.
  *
  * It loads the wasm engine on `init`, then answers `check-size` / `inspect` / `rewrite` /
- * `calibrate` / `quantize` / `run` / `stream` / `compare` requests (see engine/protocol.ts); those that read
+ * `calibrate` / `quantize` (also `--auto`) / `rank-layers` / `run` / `stream` / `compare` requests (see engine/protocol.ts); those that read
  * or prepare a model carry the user's limits, and `inspect` also prepares the model to say at
  * once whether it can run. A calibration yields to the
  * message loop between samples, so a `cancel` (or any other request) is handled while it runs.
@@ -16,6 +16,7 @@ import { calibrate, sampleSource, type CalibrationEngine } from './calibration/r
 import { SliceWorkers } from './calibration/slice-client';
 import { type CalibrationConfig, type CalibrationStats, type CalibratorLike } from './calibration/types';
 import { timeInvokes } from './compare/timing';
+import { autoQuantize, rankerCalibrator, rankLayers } from './quantize/beyond';
 import { loadEngine, type EngineModule, type LoadedEngine } from './engine/loader';
 import type { Arithmetic, InputShapes } from './engine/types';
 import type { WorkerLimits } from './limits';
@@ -267,13 +268,23 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       // Several signatures: each signature's statistics (the statistics download is the
       // per-signature file `zeropoint calibrate --signature-data` writes).
       const statsJson = request.signatures ? api.signatureStatsJson(request.signatures) : request.stats ? api.statsJson(request.stats) : undefined;
-      const q = request.signatures ? api.quantizeSignatures(request.bytes, request.signatures, request.settings) : api.quantizeModel(request.bytes, statsJson, request.settings);
+      const q = request.auto
+        ? await autoQuantize(api, request.bytes, request.settings, request.auto, {
+            decodeImage,
+            onProgress: (progress) => {
+              scope.postMessage({ type: 'progress', id: request.id, ...progress }, []);
+            },
+          })
+        : request.signatures
+          ? api.quantizeSignatures(request.bytes, request.signatures, request.settings)
+          : api.quantizeModel(request.bytes, statsJson, request.settings);
       try {
         // The report's errors on the first calibration samples, as `zeropoint quantize --data
         // … --report` adds them (when the last calibration in this engine ran this model; a
-        // calibration by signature measures none, as the CLI's --report refuses several).
+        // calibration by signature measures none, as the CLI's --report refuses several;
+        // --auto measured them on its own calibration).
         const [only, ...others] = lastCalibrators;
-        if (only && others.length === 0) only.calibrator.measureErrors?.(request.bytes, q);
+        if (!request.auto && only && others.length === 0) only.calibrator.measureErrors?.(request.bytes, q);
         const bytes = q.bytes();
         const response: WorkerResponse = {
           type: 'quantized',
@@ -290,6 +301,17 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       } finally {
         q.free();
       }
+    }
+    case 'rank-layers': {
+      const { api } = await requireEngine();
+      // The last calibration's first samples (the report's errors are measured on the same).
+      const calibrator = rankerCalibrator(lastCalibrators);
+      if (!(calibrator instanceof api.Calibrator)) throw new Error('ranking layers: the last calibration was not made by this engine: calibrate again');
+      const ranker = new api.LayerRanker(calibrator, request.bytes, api.statsJson(request.stats), request.settings);
+      const ranking = await rankLayers(ranker, (progress) => {
+        scope.postMessage({ type: 'progress', id: request.id, ...progress }, []);
+      });
+      return [{ type: 'ranked', id: request.id, ranking }, []];
     }
     case 'stats-json': {
       const { api } = await requireEngine();

@@ -4,7 +4,8 @@
 //! generated from the Rust structs (tsify); every [`crate::Error`] becomes a JS `Error` with the
 //! same message the CLI prints.
 //!
-//! Submodules: [`quantize`] (the quantizer with the CLI's options and files), [`run`] (a model
+//! Submodules: [`quantize`] (the quantizer with the CLI's options and files), [`auto`]
+//! (`--auto` and the ranking of layers, on a calibrator's kept samples), [`run`] (a model
 //! runner, float-vs-quantized comparison, and the panic test hook), [`limits`] (the user's size
 //! limits, the model-size check, and a prepare-only check of a model).
 
@@ -20,6 +21,7 @@ use crate::quant::params;
 use crate::quant::sqnr::ErrorSamples;
 use crate::tflite::{self, WriteOptions};
 
+pub mod auto;
 pub mod limits;
 pub mod quantize;
 pub mod run;

@@ -86,6 +86,11 @@ impl QuantizedModel {
 }
 
 impl QuantizedModel {
+    /// A quantized file and its report.
+    pub(crate) fn new(bytes: Vec<u8>, report: Report) -> Self {
+        QuantizedModel { bytes, report }
+    }
+
     /// Adds the errors against `float` on `samples` to the report (see [`ErrorSamples::measure`]).
     ///
     /// # Errors

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GOLDEN, cli } from '../lib/expected.mjs';
 import { STEP_TIMEOUT_MS, assert, check, onCleanup } from '../lib/harness.mjs';
-import { docsShot, downloadOf, dropFile, isLocal, quantizeOnPage, screenshot, showTab, testId, text, waitForCalibration, waitForModel, watch } from '../lib/page.mjs';
+import { docsShot, downloadOf, dropFile, isLocal, quantizeOnPage, screenshot, showTab, testId, text, waitForCalibration, waitForModel, waitForPanel, watch } from '../lib/page.mjs';
 
 /**
  * The browser context of the quantize, compare, offline and panic cases (made once, on first
@@ -219,7 +219,64 @@ async function quantizeOps(ctx) {
   });
 }
 
+/** Candidate models `--auto` scores in the e2e run (the CLI's default is 400): enough to exercise every step. */
+const AUTO_BUDGET = 12;
+
+async function quantizeBeyond(ctx) {
+  const { page, work, floatPath, calibPath, want } = await quantEnv(ctx);
+  const out = (name) => join(work, name);
+  await check('quantize --auto: the page\'s file and report equal `zeropoint quantize --auto --data` on the same .npy', async () => {
+    cli(['quantize', floatPath, '--data', calibPath, '--mode', 'int8', '--io', 'int8', '--auto', '--auto-budget', String(AUTO_BUDGET), '-o', out('cli-auto.tflite'), '--report', out('cli-auto.report.json')]);
+    const cliModel = readFileSync(out('cli-auto.tflite'));
+    const cliReport = readFileSync(out('cli-auto.report.json'));
+    await showTab(page, 'quantize');
+    await page.locator(testId('quant-auto')).check({ timeout: STEP_TIMEOUT_MS });
+    await page.locator(testId('quant-budget')).fill(String(AUTO_BUDGET));
+    await quantizeOnPage(page);
+    const box = page.locator(testId('quant-auto-report'));
+    await box.waitFor({ timeout: STEP_TIMEOUT_MS });
+    const sqnr = Number(await box.getAttribute('data-sqnr'));
+    const tf = Number(await box.getAttribute('data-tf-sqnr'));
+    assert(Number.isFinite(sqnr) && Number.isFinite(tf) && sqnr >= tf, `--auto ${String(sqnr)} dB against TF-compatible ${String(tf)} dB`);
+    assert((await text(page, 'quant-cli')).includes(`--data SAMPLES.npy --auto --auto-budget ${String(AUTO_BUDGET)}`), `CLI line: ${await text(page, 'quant-cli')}`);
+    await screenshot(page, '26-auto');
+    const model = await downloadOf(page, 'quant-download-model');
+    assert(Buffer.compare(model.bytes, cliModel) === 0, `the page's --auto model (${String(model.bytes.length)} bytes) differs from the CLI's (${String(cliModel.length)} bytes)`);
+    const report = await downloadOf(page, 'quant-download-report');
+    assert(Buffer.compare(report.bytes, cliReport) === 0, 'the page\'s --auto report differs from zeropoint quantize --auto --report');
+    await page.locator(testId('quant-auto')).uncheck({ timeout: STEP_TIMEOUT_MS });
+  });
+
+  await check('fix the worst layers: ranked on the graph, a step accepted gives the CLI\'s --int16-ops file, undone gives plain int8 again', async () => {
+    await showTab(page, 'quantize');
+    await page.locator(testId('quant-rank')).click({ timeout: STEP_TIMEOUT_MS });
+    const rows = page.locator(testId('quant-ranked'));
+    await rows.first().waitFor({ timeout: STEP_TIMEOUT_MS });
+    const ranked = await rows.evaluateAll((trs) => trs.map((tr) => ({ op: Number(tr.dataset.op), fix: tr.dataset.fix, sqnr: Number(tr.dataset.sqnr) })));
+    assert(ranked.length >= 2, `${String(ranked.length)} operators ranked`);
+    assert(ranked.every((r, k) => k === 0 || ranked[k - 1].sqnr >= r.sqnr), `not best first: ${JSON.stringify(ranked)}`);
+    const painted = await page.locator(`${testId('quant-graph-op')}[data-heat]`).count();
+    assert(painted > 0, 'no operator painted on the graph');
+    await screenshot(page, '28-ranking');
+    const top = ranked[0];
+    await page.locator(testId('quant-fix-next')).click({ timeout: STEP_TIMEOUT_MS });
+    await page.locator(`${testId(`quant-${top.fix}-op`)}[data-op="${String(top.op)}"]`).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await waitForPanel(page, 'quantize', ['done', 'error']);
+    assert((await page.locator(testId('quantize')).getAttribute('data-state')) === 'done', `quantize: ${await text(page, 'error-banner')}`);
+    const flag = top.fix === 'int16' ? '--int16-ops' : '--float-ops';
+    cli(['quantize', floatPath, '--data', calibPath, '--mode', 'int8', '--io', 'int8', flag, String(top.op), '-o', out('cli-fix.tflite')]);
+    const fixed = await downloadOf(page, 'quant-download-model');
+    assert(Buffer.compare(fixed.bytes, readFileSync(out('cli-fix.tflite'))) === 0, `the model after step 1 differs from zeropoint quantize ${flag} ${String(top.op)}`);
+    await page.locator(testId('quant-fix-undo')).click({ timeout: STEP_TIMEOUT_MS });
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="quant-int16-op"], [data-testid="quant-float-op"]').length === 0, undefined, { timeout: STEP_TIMEOUT_MS });
+    await waitForPanel(page, 'quantize', ['done', 'error']);
+    const undone = await downloadOf(page, 'quant-download-model');
+    assert(Buffer.compare(undone.bytes, want.model) === 0, 'after undo the model differs from plain int8');
+  });
+}
+
 export const cases = [
   { name: 'quantize', needs: [], run: quantize },
   { name: 'quantize-ops', needs: ['quantize'], run: quantizeOps },
+  { name: 'quantize-beyond', needs: ['quantize'], run: quantizeBeyond },
 ];

@@ -7,7 +7,7 @@
 import type { CalibrationStats, Histogram, InputDesc, QuantizedModel, TensorStats } from '../../pkg/simd/zeropoint.js';
 import type { Normalization } from './preprocess';
 
-export type { CalibrationStats, Histogram, InputDesc, TensorStats };
+export type { CalibrationStats, Histogram, InputDesc, QuantizedModel, TensorStats };
 
 /** What the calibration loop calls on the engine's Calibrator. */
 export interface CalibratorLike {

@@ -80,6 +80,8 @@ function healthy(req: WorkerRequest): WorkerResponse | undefined {
         warnings: [],
         elapsedMs: 1,
       };
+    case 'rank-layers':
+      return { type: 'ranked', id: req.id, ranking: { baseSqnrDb: 30, samples: 2, layers: [{ index: 1, label: 'ADD #1 (y)', fix: 'int16', sqnrDb: 41 }], refused: [] } };
     case 'debug-panic':
       return { type: 'error', id: req.id, message: `the engine panicked: ${req.message}`, fatal: true };
     case 'calibrate':
@@ -180,6 +182,18 @@ describe('EngineClient', () => {
     expect(sent).toMatchObject({ type: 'quantize', stats, settings });
     expect(sent?.type === 'quantize' ? sent.bytes.byteLength : 0).toBe(40);
     expect((await client.quantize(new Uint8Array(8), undefined, { ...settings, mode: 'dynamic' })).statsJson).toBeUndefined();
+  });
+
+  it('--auto travels with the quantize request with the client\'s limits; a ranking comes back whole', async () => {
+    const { client, workers } = setup();
+    const settings = { mode: 'int8', io: 'int8', per_tensor: false, float_ops: [], int16_ops: [] };
+    const config = { source: { kind: 'random' as const, count: 4, lo: 0, hi: 1, seed: 1 }, method: { kind: 'minmax' as const } };
+    await client.quantize(new Uint8Array(40), undefined, settings, undefined, { config, targetSqnrDb: 40, budget: 10 });
+    const sent = workers[0]?.received.find((r) => r.type === 'quantize');
+    expect(sent).toMatchObject({ type: 'quantize', auto: { config, targetSqnrDb: 40, budget: 10, limits: workerLimits(DEFAULT_LIMITS) } });
+    const ranking = await client.rankLayers(new Uint8Array(40), { samples: 1, tensors: [] }, settings);
+    expect(ranking.layers.map((l) => l.label)).toEqual(['ADD #1 (y)']);
+    expect(workers[0]?.received.find((r) => r.type === 'rank-layers')).toMatchObject({ type: 'rank-layers', settings });
   });
 
   it('a panic rejects with its message, restarts the worker, and the next quantize goes to the new worker', async () => {

@@ -11,6 +11,8 @@ import {
   type EngineInfo,
   type EnginePreference,
   type QuantizeResult,
+  type AutoRequest,
+  type LayerRanking,
   type RequestBody,
   type RequestType,
   type ResponseFor,
@@ -204,8 +206,9 @@ export class EngineClient {
    * Quantize `bytes` from `stats` with the CLI's options (`zeropoint quantize --stats`); the
    * statistics and settings travel with the request, so a restarted worker needs nothing else.
    * A model with several signatures is quantized from `signatures` (each signature's statistics).
+   * With `auto`, `zeropoint quantize --auto` on its calibration (`onProgress` per sample of it).
    */
-  async quantize(bytes: Uint8Array, stats: CalibrationStats | undefined, settings: QuantizeSettings, signatures?: SignatureCalibration[]): Promise<QuantizeResult> {
+  async quantize(bytes: Uint8Array, stats: CalibrationStats | undefined, settings: QuantizeSettings, signatures?: SignatureCalibration[], auto?: Omit<AutoRequest, 'limits'>, onProgress?: (progress: Progress) => void): Promise<QuantizeResult> {
     await this.init();
     const { bytes: out, summary, report, reportJson, statsJson, warnings, elapsedMs } = await this.request('quantize', {
       type: 'quantize',
@@ -213,8 +216,19 @@ export class EngineClient {
       stats,
       signatures,
       settings,
-    });
+      auto: auto ? { ...auto, limits: this.limits } : undefined,
+    }, onProgress);
     return { bytes: out, summary, report, reportJson, statsJson, warnings, elapsedMs };
+  }
+
+  /**
+   * Ranks the operators of `bytes` by the output SQNR each reaches alone moved to int16 (or
+   * float), on the first samples of the last calibration in the worker; `onProgress` counts the
+   * operators scored.
+   */
+  async rankLayers(bytes: Uint8Array, stats: CalibrationStats, settings: QuantizeSettings, onProgress?: (progress: Progress) => void): Promise<LayerRanking> {
+    await this.init();
+    return (await this.request('rank-layers', { type: 'rank-layers', bytes, stats, settings }, onProgress)).ranking;
   }
 
   /** The statistics as `zeropoint calibrate` writes them. */
@@ -365,6 +379,8 @@ function expectedResponse(type: RequestType): WorkerResponse['type'] {
       return 'weight-scales';
     case 'quantize':
       return 'quantized';
+    case 'rank-layers':
+      return 'ranked';
     case 'stats-json':
       return 'stats-json';
     case 'run':

@@ -69,6 +69,41 @@ export interface QuantizeResult {
   elapsedMs: number;
 }
 
+/**
+ * `zeropoint quantize --auto` in the page: the float model calibrated again on `config`'s
+ * samples (one calibrator keeping every sample, as the CLI's `--data`), then the search.
+ */
+export interface AutoRequest {
+  config: CalibrationConfig;
+  /** Move operators to int16 until the output SQNR reaches this (`--target-sqnr`). */
+  targetSqnrDb?: number | undefined;
+  /** Most candidate models scored (the CLI's default when absent). */
+  budget?: number | undefined;
+  limits: WorkerLimits;
+  shapes?: InputShapes | undefined;
+}
+
+/** One operator of a sensitivity ranking: the output SQNR with it alone moved by `fix`. */
+export interface RankedLayer {
+  index: number;
+  /** `OP #i (output name)`. */
+  label: string;
+  fix: 'int16' | 'float';
+  /** Output SQNR in dB over the scored samples (`Infinity` when exact). */
+  sqnrDb: number;
+}
+
+/** Every candidate operator of a model ranked by the output SQNR it reaches alone, best first. */
+export interface LayerRanking {
+  /** Output SQNR in dB of the settings as given. */
+  baseSqnrDb: number;
+  /** Calibration samples scored on (the first ones). */
+  samples: number;
+  layers: RankedLayer[];
+  /** Operators the quantizer would not move (e.g. no 16x8 kernel on its neighbours), and why. */
+  refused: { label: string; reason: string }[];
+}
+
 /** Which wasm build the worker should load. */
 export type EnginePreference = 'auto' | 'relaxed' | 'simd' | 'nosimd';
 
@@ -121,7 +156,14 @@ export type WorkerRequest =
    * signatures is quantized from `signatures` instead (each signature's statistics, as the file
    * `zeropoint calibrate --signature-data` writes).
    */
-  | { type: 'quantize'; id: number; bytes: Uint8Array; stats: CalibrationStats | undefined; signatures?: SignatureCalibration[] | undefined; settings: QuantizeSettings }
+  | { type: 'quantize'; id: number; bytes: Uint8Array; stats: CalibrationStats | undefined; signatures?: SignatureCalibration[] | undefined; settings: QuantizeSettings; auto?: AutoRequest | undefined }
+  /**
+   * Each operator's output SQNR with it alone moved to int16 (float where it has no 16x8
+   * kernel), quantized from `stats` and `settings` otherwise, measured on the first samples of
+   * the last calibration in this worker (which must be of this model); `progress` messages with
+   * this id (`done` of `total` operators) precede the `ranked` response.
+   */
+  | { type: 'rank-layers'; id: number; bytes: Uint8Array; stats: CalibrationStats; settings: QuantizeSettings }
   /** The statistics as `zeropoint calibrate` writes them (the JSON `--stats` reads). */
   | { type: 'stats-json'; id: number; stats: CalibrationStats }
   /** Run a model on one sample `runs` times; outputs of the last run. `shapes` (here, in
@@ -180,6 +222,7 @@ export type WorkerResponse =
   | { type: 'requant'; id: number; steps: MultiplierSteps[] }
   | { type: 'weight-scales'; id: number; scales: number[] }
   | ({ type: 'quantized'; id: number } & QuantizeResult)
+  | { type: 'ranked'; id: number; ranking: LayerRanking }
   | { type: 'stats-json'; id: number; json: string }
   | ({ type: 'ran'; id: number } & RunResult)
   | ({ type: 'streamed'; id: number } & StreamResult)
@@ -205,6 +248,7 @@ export interface ResponseFor {
   requant: Extract<WorkerResponse, { type: 'requant' }>;
   'weight-scales': Extract<WorkerResponse, { type: 'weight-scales' }>;
   quantize: Extract<WorkerResponse, { type: 'quantized' }>;
+  'rank-layers': Extract<WorkerResponse, { type: 'ranked' }>;
   'stats-json': Extract<WorkerResponse, { type: 'stats-json' }>;
   run: Extract<WorkerResponse, { type: 'ran' }>;
   stream: Extract<WorkerResponse, { type: 'streamed' }>;
@@ -231,6 +275,7 @@ const RESPONSE_TYPES: ReadonlySet<string> = new Set([
   'requant',
   'weight-scales',
   'quantized',
+  'ranked',
   'stats-json',
   'ran',
   'streamed',

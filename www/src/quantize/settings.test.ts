@@ -82,3 +82,15 @@ describe('quantize settings', () => {
     expect(sizeChange(0, 10)).toBe('0 B \u2192 10 B');
   });
 });
+
+describe('cliCommand with --auto', () => {
+  const settings = { mode: 'int8', io: 'int8', per_tensor: false, float_ops: [], int16_ops: ['3'] };
+  it('takes the samples as --data, with the target and a non-default budget', () => {
+    expect(cliCommand('m.tflite', settings, true, { targetSqnrDb: 42.5, budget: 50 })).toBe(
+      'zeropoint quantize m.tflite --data SAMPLES.npy --auto --target-sqnr 42.5 --auto-budget 50 --mode int8 --io int8 --int16-ops 3 -o m_int8.tflite --report m_int8.report.json',
+    );
+    expect(cliCommand('m.tflite', settings, true, { targetSqnrDb: undefined, budget: 400 })).toBe(
+      'zeropoint quantize m.tflite --data SAMPLES.npy --auto --mode int8 --io int8 --int16-ops 3 -o m_int8.tflite --report m_int8.report.json',
+    );
+  });
+});

@@ -115,10 +115,15 @@ export function shellQuote(arg: string): string {
 }
 
 /** The `zeropoint quantize` command that writes the same files from the downloaded statistics. */
-export function cliCommand(model: string, settings: QuantizeSettings, withStats: boolean): string {
+export function cliCommand(model: string, settings: QuantizeSettings, withStats: boolean, auto?: { targetSqnrDb?: number | undefined; budget?: number | undefined }): string {
   const out = quantizedFileName(model, settings);
   const args = ['zeropoint', 'quantize', model];
-  if (withStats) args.push('--stats', cliStatsFileName(model));
+  // --auto calibrates on the samples themselves (the CLI takes them as --data, not statistics).
+  if (auto) {
+    args.push('--data', AUTO_DATA_FILE, '--auto');
+    if (auto.targetSqnrDb !== undefined) args.push('--target-sqnr', String(auto.targetSqnrDb));
+    if (auto.budget !== undefined && auto.budget !== AUTO_DEFAULT_BUDGET) args.push('--auto-budget', String(auto.budget));
+  } else if (withStats) args.push('--stats', cliStatsFileName(model));
   args.push('--mode', settings.mode, '--io', settings.io);
   if (settings.per_tensor) args.push('--per-tensor');
   if (settings.float_ops.length > 0) args.push('--float-ops', settings.float_ops.join(','));
@@ -127,6 +132,12 @@ export function cliCommand(model: string, settings: QuantizeSettings, withStats:
   args.push('-o', out, '--report', reportFileName(out));
   return args.map(shellQuote).join(' ');
 }
+
+/** The calibration samples in the `--auto` command line (the page's source, as a `.npy`). */
+export const AUTO_DATA_FILE = 'SAMPLES.npy';
+
+/** `zeropoint quantize --auto-budget`'s default. */
+export const AUTO_DEFAULT_BUDGET = 400;
 
 /** "1.20 MiB → 312 KiB (26.0% of the original)". */
 export function sizeChange(original: number, quantized: number): string {

@@ -10,9 +10,9 @@
  * store's `model` and `calibration` and publishes its result as the store's `quantized`.
  * `data-state` on the root: idle, running, done, error.
  */
-import { formatDuration } from '../calibration/progress';
+import { formatDuration, type Progress } from '../calibration/progress';
 import type { CalibrationMethod, CalibrationStats } from '../calibration/types';
-import type { QuantizeResult } from '../engine/protocol';
+import type { AutoRequest, QuantizeResult, RankedLayer } from '../engine/protocol';
 import type { ModelSummary, QuantizeSettings } from '../engine/types';
 import { formatCount } from '../format';
 import type { PageStore } from '../page-state';
@@ -36,6 +36,7 @@ import {
 import { latest } from '../store';
 import { layersFromReport, sqnrVerdict } from '../compare/verdict';
 import { append, h } from './dom';
+import { BeyondPanel, autoReportBox, type AutoChoice, type BeyondHost } from './beyond';
 import { GraphView } from './graph';
 import { verdictBox, warningList } from './warnings';
 import { saveFile } from './save';
@@ -54,10 +55,14 @@ export interface QuantizedModel extends QuantizeResult {
   source: string;
   /** The kind of data its ranges came from (`random`, `npy`, `images`), when calibrated here. */
   calibration: string | undefined;
+  /** The `--auto` options it was made with (absent without `--auto`). */
+  auto?: AutoChoice | undefined;
 }
 
 export interface QuantizeDeps {
-  quantize: (bytes: Uint8Array, stats: CalibrationStats | undefined, settings: QuantizeSettings) => Promise<QuantizeResult>;
+  /** With `auto`: `zeropoint quantize --auto` on a calibration of `auto.config` (progress per sample). */
+  quantize: (bytes: Uint8Array, stats: CalibrationStats | undefined, settings: QuantizeSettings, auto?: Omit<AutoRequest, 'limits' | 'shapes'>, onProgress?: (progress: Progress) => void) => Promise<QuantizeResult>;
+  rankLayers: BeyondHost['rankLayers'];
   /** Changes the calibration method (the Calibrate tab recomputes and publishes the statistics). */
   setMethod: (method: CalibrationMethod) => void;
   currentMethod: () => CalibrationMethod;
@@ -106,6 +111,7 @@ export class QuantizePanel {
   private readonly progress = h('progress', { 'data-testid': 'quant-progress', 'aria-label': 'Quantization progress', hidden: true });
   private readonly status = h('span', { class: 'calibrate-status', 'data-testid': 'quant-status', 'aria-live': 'polite' });
   private readonly resultBox = h('div', { class: 'quant-result', 'data-testid': 'quant-result', hidden: true });
+  private readonly beyond: BeyondPanel;
 
   constructor(
     private readonly root: HTMLElement,
@@ -166,6 +172,22 @@ export class QuantizePanel {
     this.start.addEventListener('click', () => {
       this.run();
     });
+    this.beyond = new BeyondPanel({
+      current: () => {
+        const model = this.model;
+        const mode = this.currentMode();
+        return model && this.stats && (mode === 'int8' || mode === 'int16x8') && !this.bySignature ? { bytes: model.bytes, stats: this.stats, settings: this.settings() } : undefined;
+      },
+      rankLayers: deps.rankLayers,
+      setFix: (layer, add) => {
+        this.setFix(layer, add);
+        this.run();
+      },
+      paint: (fills) => {
+        this.graph.paintOps(fills);
+      },
+      showError: deps.showError,
+    });
     const clear = h('button', { type: 'button', 'data-testid': 'quant-float-clear' }, 'Quantize all again');
     clear.addEventListener('click', () => {
       this.setOps(new Set(), new Set());
@@ -193,6 +215,7 @@ export class QuantizePanel {
         h('div', { class: 'float-ops' }, h('strong', {}, 'Kept float: '), this.floatList, clear),
         h('div', { class: 'float-ops' }, h('strong', {}, 'int16: '), this.int16List),
       ),
+      this.beyond.element,
       h('div', { class: 'fields' }, this.start, this.progress, this.status),
       this.resultBox,
     );
@@ -225,6 +248,7 @@ export class QuantizePanel {
     this.setState('idle');
     const main = model.summary.subgraphs[0];
     if (main) this.graph.show(main);
+    this.beyond.reset();
     this.renderFloatList();
     this.syncCalibration();
     this.store.set({ quantized: undefined });
@@ -234,6 +258,7 @@ export class QuantizePanel {
   private setStats(stats: CalibrationStats | undefined, method: string): void {
     this.stats = stats;
     this.method = method;
+    this.beyond.reset();
     const current = this.deps.currentMethod();
     this.methodSelect.value = current.kind;
     if (current.kind === 'percentile') this.percentile.value = String(current.percentile);
@@ -281,7 +306,7 @@ export class QuantizePanel {
   private syncStale(): void {
     const q = this.result;
     const now = this.settings();
-    this.stale.hidden = !q || JSON.stringify(q.settings) === JSON.stringify(now);
+    this.stale.hidden = !q || JSON.stringify([q.settings, q.auto]) === JSON.stringify([now, this.beyond.autoChoice(this.currentMode() === 'int8')]);
   }
 
   private methodChoice(): CalibrationMethod | undefined {
@@ -338,7 +363,18 @@ export class QuantizePanel {
     }
   }
 
+  /** A step of the ranking accepted (`add`) or undone: the operator in or out of its list. */
+  private setFix(layer: RankedLayer, add: boolean): void {
+    const float = new Set(this.floatOps);
+    const int16 = new Set(this.int16Ops);
+    const set = layer.fix === 'int16' ? int16 : float;
+    if (add) set.add(layer.index);
+    else set.delete(layer.index);
+    this.setOps(float, int16);
+  }
+
   private setOps(float: Set<number>, int16: Set<number>): void {
+    for (const op of [...this.floatOps, ...this.int16Ops]) if (!float.has(op) && !int16.has(op)) this.beyond.forget(op);
     this.floatOps = float;
     this.int16Ops = int16;
     this.graph.markOps(float, 'keep-float');
@@ -385,17 +421,29 @@ export class QuantizePanel {
       this.deps.showError(`Quantize: ${mode} needs calibration statistics. Run the Calibrate tab first.`);
       return;
     }
+    const auto = this.beyond.autoChoice(mode === 'int8');
+    const source = this.store.get().calibration?.source;
+    if (auto && (!source || this.bySignature)) {
+      this.deps.showError('Quantize --auto: it calibrates again on the Calibrate tab’s samples; calibrate this model there first (not by signature).');
+      return;
+    }
     this.deps.hideError();
     const stats = needsCalibration(mode) ? this.stats : undefined;
     this.setState('running');
     this.progress.hidden = false;
     this.progress.removeAttribute('value'); // indeterminate: one call in the worker
-    this.status.textContent = `quantizing (${settings.mode}, I/O ${settings.io})…`;
+    this.status.textContent = auto ? '--auto: calibrating again, keeping every sample…' : `quantizing (${settings.mode}, I/O ${settings.io})…`;
+    const onProgress = (p: Progress): void => {
+      this.progress.max = p.total;
+      this.progress.value = p.done;
+      this.status.textContent = p.done < p.total ? `--auto: calibrating again, keeping every sample (${String(p.done)} of ${String(p.total)})…` : '--auto: scoring candidate models against the float model…';
+    };
+    const request = auto && source ? this.deps.quantize(model.bytes, stats, settings, { config: { source, method: { kind: 'minmax' } }, ...auto }, onProgress) : this.deps.quantize(model.bytes, stats, settings);
     this.runs.run(
-      this.deps.quantize(model.bytes, stats, settings),
+      request,
       (result) => {
         this.progress.hidden = true;
-        this.result = { ...result, name: quantizedFileName(model.name, settings), settings, source: model.name, calibration: stats ? this.store.get().calibration?.source.kind : undefined };
+        this.result = { ...result, name: quantizedFileName(model.name, settings), settings, source: model.name, calibration: stats ? this.store.get().calibration?.source.kind : undefined, auto };
         this.setState('done');
         this.status.textContent = `Done in ${formatDuration(result.elapsedMs)}.`;
         this.renderResult(model, this.result, stats !== undefined);
@@ -457,17 +505,18 @@ export class QuantizePanel {
       this.stale,
       h('div', { class: 'fields' }, show, dlModel, dlReport, dlStats),
       ...(verdict ? [verdictBox(verdict, 'quant-verdict')] : []),
+      ...(q.report.auto ? [autoReportBox(q.report.auto)] : []),
       h('p', { 'data-testid': 'quant-errors', hidden: errors === undefined }, errors ?? ''),
       warningList(q.warnings, 'quant-warnings'),
       h(
         'p',
         { class: 'muted small' },
         'The same files from the command line',
-        withStats ? ' (with the statistics downloaded above)' : '',
+        q.auto ? ' (with the calibration samples as SAMPLES.npy, one per input)' : withStats ? ' (with the statistics downloaded above)' : '',
         ':',
       ),
       // One span a word: a line breaks between words, never after a word's leading '-' ("-" / "o").
-      h('pre', { class: 'cli', 'data-testid': 'quant-cli' }, ...cliCommand(model.name, q.settings, withStats).split(' ').flatMap((word, i) => [...(i > 0 ? [' '] : []), h('span', {}, word)])),
+      h('pre', { class: 'cli', 'data-testid': 'quant-cli' }, ...cliCommand(model.name, q.settings, withStats, q.auto).split(' ').flatMap((word, i) => [...(i > 0 ? [' '] : []), h('span', {}, word)])),
     );
     this.resultBox.hidden = false;
     // The result in view (its downloads), without moving a page whose result already shows.

@@ -52,7 +52,7 @@ fn mark(ranked: &mut [Sensitivity], k: usize) {
     }
 }
 
-fn label(model: &Model, i: usize) -> String {
+pub(super) fn label(model: &Model, i: usize) -> String {
     let op = &model.subgraphs[0].operators[i];
     let name = op
         .output(0)

@@ -19,6 +19,9 @@
 //! 4. **Mixed precision** ([`mixed`], only with a target SQNR): the fewest operators moved to
 //!    int16 activations until the target holds.
 //!
+//! [`rank`] measures the same sensitivity for a person to act on step by step (the page's "fix
+//! the worst layers"): each operator alone in int16 (or float), ranked by output SQNR.
+//!
 //! **The final guard:** the result is scored on the held-out samples (never used to choose) next
 //! to the TF-compatible model; unless it is better there by [`GUARD_MARGIN_DB`] in total, has less
 //! output error on enough single held-out samples to pass a one-sided sign test at
@@ -48,6 +51,7 @@ pub mod equalize;
 pub mod kl;
 pub mod mixed;
 pub mod ranges;
+pub mod rank;
 pub mod score;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,163 @@
+//! `--auto` and the ranking of layers in WebAssembly (Node, through wasm-bindgen-test-runner,
+//! SIMD on), on the page's example model calibrated through the wasm `Calibrator`: the samples
+//! kept for them, the refusals, and the report. That the page's `--auto` file equals the CLI's
+//! on the same `.npy` is checked in the browser (tests/e2e/steps/quantize.mjs).
+//!
+//! Natively this file compiles to nothing; it runs with
+//! `cargo test --target wasm32-unknown-unknown --features wasm`.
+#![cfg(target_arch = "wasm32")]
+
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::wasm_bindgen_test;
+use zeropoint::quant::calibrate::{CalibrationStats, InputDesc};
+use zeropoint::wasm::auto::LayerRanker;
+use zeropoint::wasm::quantize::QuantizeSettings;
+use zeropoint::wasm::{Calibrator, random_data};
+
+/// The page's bundled example model (= tests/golden/example_cnn/model_float.tflite).
+const EXAMPLE: &[u8] = include_bytes!("../../www/assets/example.tflite");
+
+fn message(e: wasm_bindgen::JsError) -> String {
+    let v: JsValue = e.into();
+    let err: &js_sys::Error = v.dyn_ref().expect("a JS Error");
+    err.message().into()
+}
+
+fn int8() -> QuantizeSettings {
+    QuantizeSettings {
+        mode: "int8".into(),
+        io: "int8".into(),
+        per_tensor: false,
+        float_ops: Vec::new(),
+        int16_ops: Vec::new(),
+    }
+}
+
+/// The example calibrated on `samples` seeded images in [0, 1), keeping every sample if `keep`.
+fn calibrated(samples: u32, keep: bool) -> Calibrator {
+    let mut cal = Calibrator::new(EXAMPLE, None, None, None).expect("example prepares");
+    if keep {
+        cal.keep_samples().expect("before the first sample");
+    }
+    let inputs: Vec<InputDesc> =
+        serde_wasm_bindgen::from_value(cal.inputs().expect("inputs")).expect("InputDesc[]");
+    let n: usize = inputs[0].shape.iter().product();
+    for s in 0..samples {
+        cal.set_input(0, &random_data(n, 0.0, 1.0, 7 + s))
+            .expect("fits");
+        cal.add_sample().expect("sample");
+    }
+    cal
+}
+
+#[wasm_bindgen_test]
+fn auto_reports_what_it_chose_and_never_scores_below_tf_compatible() {
+    let cal = calibrated(24, true);
+    let q = cal
+        .auto_quantize_with(EXAMPLE, &int8(), None, Some(60))
+        .expect("--auto");
+    let report: serde_json::Value =
+        serde_json::from_str(&q.report_json().expect("json")).expect("report");
+    let auto = &report["auto"];
+    assert!(auto.is_object(), "{report}");
+    // 24 samples: every 4th held out, 18 searched on in 2 folds.
+    assert_eq!(auto["samples"], 18, "{auto}");
+    assert_eq!(auto["held_out_samples"], 6, "{auto}");
+    assert_eq!(auto["folds"], 2, "{auto}");
+    assert!(auto["evaluations"].as_u64().expect("count") <= 60, "{auto}");
+    let tf = auto["tf_compatible_sqnr_db"].as_f64().expect("measured");
+    let ours = auto["sqnr_db"].as_f64().expect("measured");
+    assert!(ours >= tf, "--auto {ours} dB < TF-compatible {tf} dB");
+    // Every sample kept: equalization was tried (and measured), no warning about it.
+    assert!(auto["equalization_sqnr_db"].is_number(), "{auto}");
+    let warnings: Vec<String> = q.warnings();
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.contains("equalization was not tried")),
+        "{warnings:?}"
+    );
+    // The file is an int8 model that loads again.
+    let summary = zeropoint::tflite::read(&q.bytes()).expect("readable");
+    assert!(
+        summary.subgraphs[0]
+            .tensors
+            .iter()
+            .any(|t| t.dtype == zeropoint::graph::TensorType::INT8)
+    );
+}
+
+#[wasm_bindgen_test]
+fn without_every_sample_equalization_is_left_out_and_said() {
+    // The default keeps the first 16 (the report's errors): 20 samples are not all there.
+    let cal = calibrated(20, false);
+    let q = cal
+        .auto_quantize_with(EXAMPLE, &int8(), None, Some(20))
+        .expect("--auto");
+    assert!(
+        q.warnings()
+            .iter()
+            .any(|w| w.contains("equalization was not tried") && w.contains("16 of the 20")),
+        "{:?}",
+        q.warnings()
+    );
+}
+
+#[wasm_bindgen_test]
+fn refusals_name_what_to_do() {
+    let mut cal = calibrated(2, false);
+    let e = message(cal.keep_samples().expect_err("after samples"));
+    assert!(e.contains("before the first sample"), "{e}");
+    // Another model's bytes.
+    let mut other = EXAMPLE.to_vec();
+    other.push(0);
+    let e = cal
+        .auto_quantize_with(&other, &int8(), None, None)
+        .err()
+        .expect("refused");
+    assert!(
+        e.to_string()
+            .contains("calibrate this model in the page first"),
+        "{e}"
+    );
+    // Not int8.
+    let e = cal
+        .auto_quantize_with(
+            EXAMPLE,
+            &QuantizeSettings {
+                mode: "dynamic".into(),
+                io: "float".into(),
+                ..int8()
+            },
+            None,
+            None,
+        )
+        .err()
+        .expect("refused");
+    assert!(e.to_string().contains("--mode int8"), "{e}");
+}
+
+#[wasm_bindgen_test]
+fn the_ranker_scores_each_candidate_against_the_float_model() {
+    let cal = calibrated(8, false);
+    let stats: CalibrationStats =
+        serde_wasm_bindgen::from_value(cal.stats("minmax").expect("stats"))
+            .expect("CalibrationStats");
+    let stats = serde_json::to_string(&stats).expect("json");
+    let mut r = LayerRanker::with(&cal, EXAMPLE, &stats, &int8()).expect("ranker");
+    assert_eq!(r.samples(), 8);
+    let base = r.base().expect("base");
+    assert!(base.is_finite() && base > 10.0, "base {base}");
+    let candidates: Vec<zeropoint::quant::auto::rank::LayerCandidate> =
+        serde_wasm_bindgen::from_value(r.candidates().expect("candidates"))
+            .expect("LayerCandidate[]");
+    assert!(candidates.len() >= 2, "{candidates:?}");
+    for c in &candidates {
+        let fix = serde_json::to_value(c.fix).expect("fix");
+        let db = r
+            .score(c.index, fix.as_str().expect("string"))
+            .expect("scored");
+        assert!(db.is_finite() || db == f64::INFINITY, "{c:?}: {db}");
+    }
+    assert!(message(r.score(0, "int4").expect_err("no such fix")).contains("int16 or float"));
+}
