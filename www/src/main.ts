@@ -123,6 +123,10 @@ const quantize = new QuantizePanel(required('[data-testid="quantize"]', HTMLElem
     return client.quantize(bytes, stats, settings, signatures, auto ? { ...auto, shapes: shapesToSend(store.get().inputShapes) } : undefined, onProgress);
   },
   rankLayers: (bytes, stats, settings, onProgress) => client.rankLayers(bytes, stats, settings, onProgress),
+  interrupt: () => {
+    client.interrupt();
+    showEngine(client.init());
+  },
   setMethod: (method) => {
     calibration.selectMethod(method);
   },

@@ -273,6 +273,27 @@ async function quantizeBeyond(ctx) {
     const undone = await downloadOf(page, 'quant-download-model');
     assert(Buffer.compare(undone.bytes, want.model) === 0, 'after undo the model differs from plain int8');
   });
+
+  await check('quantize --auto can be stopped: the engine restarts, nothing is lost, the next quantization equals the CLI\'s', async () => {
+    await showTab(page, 'quantize');
+    await page.locator(testId('quant-auto')).check({ timeout: STEP_TIMEOUT_MS });
+    // A long search: every budget, and a target no model reaches (mixed precision tries every prefix).
+    await page.locator(testId('quant-budget')).fill('100000');
+    await page.locator(testId('quant-target')).fill('300');
+    await page.locator(testId('quant-start')).click({ timeout: STEP_TIMEOUT_MS });
+    // Stopped while it searches (after the calibration again, whose progress shows first).
+    await page.waitForFunction(() => document.querySelector('[data-testid="quant-status"]')?.textContent?.includes('scoring candidate models'), undefined, { timeout: STEP_TIMEOUT_MS });
+    await page.locator(testId('quant-stop')).click({ timeout: STEP_TIMEOUT_MS });
+    await waitForPanel(page, 'quantize', ['idle', 'error']);
+    assert((await page.locator(testId('quantize')).getAttribute('data-state')) === 'idle', `after Stop: ${await text(page, 'quant-status')} / ${await text(page, 'error-banner')}`);
+    assert((await text(page, 'quant-status')).includes('Stopped'), `status: ${await text(page, 'quant-status')}`);
+    assert(!(await page.locator(testId('quant-stop')).isVisible()), 'the Stop button still shows');
+    await page.locator(testId('quant-auto')).uncheck({ timeout: STEP_TIMEOUT_MS });
+    await page.locator(testId('quant-target')).fill('');
+    await quantizeOnPage(page);
+    const again = await downloadOf(page, 'quant-download-model');
+    assert(Buffer.compare(again.bytes, want.model) === 0, 'after Stop the next model differs from plain int8');
+  });
 }
 
 export const cases = [

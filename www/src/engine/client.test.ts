@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EngineClient, EngineError, WorkerCrashedError } from './client';
+import { EngineClient, EngineError, InterruptedError, WorkerCrashedError } from './client';
 import { DEFAULT_LIMITS, workerLimits } from '../limits';
 import type { EngineInfo, WorkerRequest, WorkerResponse } from './protocol';
 import type { ModelSummary } from './types';
@@ -194,6 +194,23 @@ describe('EngineClient', () => {
     const ranking = await client.rankLayers(new Uint8Array(40), { samples: 1, tensors: [] }, settings);
     expect(ranking.layers.map((l) => l.label)).toEqual(['ADD #1 (y)']);
     expect(workers[0]?.received.find((r) => r.type === 'rank-layers')).toMatchObject({ type: 'rank-layers', settings });
+  });
+
+  it('interrupt stops a request that never ends: it rejects as stopped, a fresh worker serves the next one, no restart is reported', async () => {
+    let hang = true;
+    const { client, workers, restarts } = setup((req) => (req.type === 'quantize' && hang ? undefined : healthy(req)));
+    const settings = { mode: 'int8', io: 'int8', per_tensor: false, float_ops: [] };
+    const running = client.quantize(new Uint8Array(40), undefined, settings);
+    await client.init();
+    client.interrupt();
+    await expect(running).rejects.toBeInstanceOf(InterruptedError);
+    expect(workers).toHaveLength(2);
+    expect(workers[0]?.terminated).toBe(true);
+    expect(client.restartCount).toBe(0);
+    expect(restarts).toEqual([]);
+    hang = false;
+    expect((await client.quantize(new Uint8Array(8), undefined, settings)).bytes).toEqual(new Uint8Array([1, 2, 3]));
+    expect(workers[1]?.received.some((r) => r.type === 'quantize')).toBe(true);
   });
 
   it('a panic rejects with its message, restarts the worker, and the next quantize goes to the new worker', async () => {

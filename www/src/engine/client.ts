@@ -38,6 +38,11 @@ export class WorkerCrashedError extends Error {
   override name = 'WorkerCrashedError';
 }
 
+/** A request the user stopped: the worker was replaced by a fresh one ([`EngineClient.interrupt`]). */
+export class InterruptedError extends Error {
+  override name = 'InterruptedError';
+}
+
 /** A worker that dies more often than this within the window is not restarted again. */
 const MAX_RESTARTS_IN_WINDOW = 3;
 const RESTART_WINDOW_MS = 10_000;
@@ -335,6 +340,22 @@ export class EngineClient {
     } else {
       pending.resolve(data);
     }
+  }
+
+  /**
+   * Stops whatever the worker is doing (a long `--auto` search is one wasm call: only ending the
+   * worker stops it): every pending request rejects with an `InterruptedError`, and a fresh
+   * worker serves the next request. Not a crash: no restart is counted or reported. What the
+   * worker kept (the last calibrators, streams) is gone with it.
+   */
+  interrupt(): void {
+    if (this.gaveUp) return;
+    this.worker.terminate();
+    this.ready = undefined;
+    const stopped = [...this.pending.values()];
+    this.pending.clear();
+    this.worker = this.spawn();
+    for (const p of stopped) p.reject(new InterruptedError('stopped'));
   }
 
   private restart(reason: string): void {

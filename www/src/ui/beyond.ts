@@ -21,6 +21,8 @@ export interface BeyondHost {
   /** Paints op boxes of the Quantize tab's graph (undefined clears). */
   paint: (fills: ReadonlyMap<number, { fill: string; title: string; value: string }>) => void;
   showError: (message: string) => void;
+  /** Ends the engine worker's current work (the ranking's Stop). */
+  interrupt: () => void;
 }
 
 /** The `--auto` options the user set, when the switch is on. */
@@ -48,6 +50,7 @@ export class BeyondPanel {
   private readonly next = h('button', { type: 'button', 'data-testid': 'quant-fix-next', disabled: true }, 'Fix the worst layer');
   private readonly undo = h('button', { type: 'button', 'data-testid': 'quant-fix-undo', disabled: true }, 'Undo the last fix');
   private readonly progress = h('progress', { 'data-testid': 'quant-rank-progress', 'aria-label': 'Ranking progress', hidden: true });
+  private readonly stop = h('button', { type: 'button', 'data-testid': 'quant-rank-stop', hidden: true, title: 'Ends the engine worker and starts a fresh one: calibrate again before ranking layers' }, 'Stop');
   private readonly status = h('span', { class: 'muted small', 'data-testid': 'quant-rank-status', 'aria-live': 'polite' });
   private readonly table = h('div', { 'data-testid': 'quant-ranking' });
   private ranking: LayerRanking | undefined;
@@ -65,6 +68,9 @@ export class BeyondPanel {
       this.applied.push(layer);
       this.render();
       host.setFix(layer, true);
+    });
+    this.stop.addEventListener('click', () => {
+      host.interrupt();
     });
     this.undo.addEventListener('click', () => {
       const layer = this.applied.pop();
@@ -94,7 +100,7 @@ export class BeyondPanel {
         h('strong', {}, 'Fix the worst layers: '),
         'each operator’s output SQNR with it alone in int16 (or float, without a 16x8 kernel), measured on the first calibration samples and painted on the graph (redder: more to gain). Accept the steps one by one; each adds one operator to the lists above and quantizes again.',
       ),
-      h('div', { class: 'fields' }, this.rankButton, this.next, this.undo, this.progress, this.status),
+      h('div', { class: 'fields' }, this.rankButton, this.next, this.undo, this.stop, this.progress, this.status),
       this.table,
     );
   }
@@ -117,6 +123,7 @@ export class BeyondPanel {
     this.applied = [];
     this.status.textContent = '';
     this.progress.hidden = true;
+    this.stop.hidden = true;
     this.rankButton.disabled = false;
     this.host.paint(new Map());
     this.render();
@@ -137,6 +144,7 @@ export class BeyondPanel {
     }
     const generation = ++this.generation;
     this.rankButton.disabled = true;
+    this.stop.hidden = false;
     this.progress.hidden = false;
     this.progress.removeAttribute('value');
     this.status.textContent = 'scoring each operator…';
@@ -161,9 +169,12 @@ export class BeyondPanel {
         ),
       );
     } catch (error) {
-      if (generation === this.generation) this.host.showError(`Rank layers: ${error instanceof Error ? error.message : String(error)}`);
+      if (generation !== this.generation) return;
+      if (error instanceof Error && error.name === 'InterruptedError') this.status.textContent = 'Stopped: the engine was restarted (calibrate again before ranking layers).';
+      else this.host.showError(`Rank layers: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       if (generation === this.generation) {
+        this.stop.hidden = true;
         this.progress.hidden = true;
         this.rankButton.disabled = false;
         this.render();

@@ -63,6 +63,8 @@ export interface QuantizeDeps {
   /** With `auto`: `zeropoint quantize --auto` on a calibration of `auto.config` (progress per sample). */
   quantize: (bytes: Uint8Array, stats: CalibrationStats | undefined, settings: QuantizeSettings, auto?: Omit<AutoRequest, 'limits' | 'shapes'>, onProgress?: (progress: Progress) => void) => Promise<QuantizeResult>;
   rankLayers: BeyondHost['rankLayers'];
+  /** Ends the engine worker's current work (a fresh worker takes over): the Stop buttons. */
+  interrupt: () => void;
   /** Changes the calibration method (the Calibrate tab recomputes and publishes the statistics). */
   setMethod: (method: CalibrationMethod) => void;
   currentMethod: () => CalibrationMethod;
@@ -109,6 +111,7 @@ export class QuantizePanel {
   private readonly clickAs: HTMLSelectElement;
   private readonly start = h('button', { type: 'button', class: 'primary', 'data-testid': 'quant-start' }, 'Quantize');
   private readonly progress = h('progress', { 'data-testid': 'quant-progress', 'aria-label': 'Quantization progress', hidden: true });
+  private readonly stop = h('button', { type: 'button', 'data-testid': 'quant-stop', hidden: true, title: 'Ends the engine worker and starts a fresh one: calibrate again before ranking layers' }, 'Stop');
   private readonly status = h('span', { class: 'calibrate-status', 'data-testid': 'quant-status', 'aria-live': 'polite' });
   private readonly resultBox = h('div', { class: 'quant-result', 'data-testid': 'quant-result', hidden: true });
   private readonly beyond: BeyondPanel;
@@ -187,6 +190,10 @@ export class QuantizePanel {
         this.graph.paintOps(fills);
       },
       showError: deps.showError,
+      interrupt: deps.interrupt,
+    });
+    this.stop.addEventListener('click', () => {
+      deps.interrupt();
     });
     const clear = h('button', { type: 'button', 'data-testid': 'quant-float-clear' }, 'Quantize all again');
     clear.addEventListener('click', () => {
@@ -216,7 +223,7 @@ export class QuantizePanel {
         h('div', { class: 'float-ops' }, h('strong', {}, 'int16: '), this.int16List),
       ),
       this.beyond.element,
-      h('div', { class: 'fields' }, this.start, this.progress, this.status),
+      h('div', { class: 'fields' }, this.start, this.stop, this.progress, this.status),
       this.resultBox,
     );
     this.syncIo();
@@ -439,9 +446,11 @@ export class QuantizePanel {
       this.status.textContent = p.done < p.total ? `--auto: calibrating again, keeping every sample (${String(p.done)} of ${String(p.total)})…` : '--auto: scoring candidate models against the float model…';
     };
     const request = auto && source ? this.deps.quantize(model.bytes, stats, settings, { config: { source, method: { kind: 'minmax' } }, ...auto }, onProgress) : this.deps.quantize(model.bytes, stats, settings);
+    this.stop.hidden = !auto;
     this.runs.run(
       request,
       (result) => {
+        this.stop.hidden = true;
         this.progress.hidden = true;
         this.result = { ...result, name: quantizedFileName(model.name, settings), settings, source: model.name, calibration: stats ? this.store.get().calibration?.source.kind : undefined, auto };
         this.setState('done');
@@ -451,7 +460,13 @@ export class QuantizePanel {
         this.store.set({ quantized: this.result });
       },
       (error: unknown) => {
+        this.stop.hidden = true;
         this.progress.hidden = true;
+        if (error instanceof Error && error.name === 'InterruptedError') {
+          this.setState('idle');
+          this.status.textContent = 'Stopped: the engine was restarted (calibrate again before ranking layers).';
+          return;
+        }
         this.setState('error');
         this.status.textContent = 'quantization failed';
         this.deps.showError(`Quantization failed: ${error instanceof Error ? error.message : String(error)}`);
