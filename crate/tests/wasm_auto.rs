@@ -7,21 +7,15 @@
 //! `cargo test --target wasm32-unknown-unknown --features wasm`.
 #![cfg(target_arch = "wasm32")]
 
-use wasm_bindgen::{JsCast, JsValue};
+mod wasm_common;
+
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::wasm_bindgen_test;
+use wasm_common::{EXAMPLE, message};
 use zeropoint::quant::calibrate::{CalibrationStats, InputDesc};
 use zeropoint::wasm::auto::LayerRanker;
 use zeropoint::wasm::quantize::QuantizeSettings;
 use zeropoint::wasm::{Calibrator, random_data};
-
-/// The page's bundled example model (= tests/golden/example_cnn/model_float.tflite).
-const EXAMPLE: &[u8] = include_bytes!("../../www/assets/example.tflite");
-
-fn message(e: wasm_bindgen::JsError) -> String {
-    let v: JsValue = e.into();
-    let err: &js_sys::Error = v.dyn_ref().expect("a JS Error");
-    err.message().into()
-}
 
 fn int8() -> QuantizeSettings {
     QuantizeSettings {
@@ -54,7 +48,7 @@ fn calibrated(samples: u32, keep: bool) -> Calibrator {
 fn auto_reports_what_it_chose_and_never_scores_below_tf_compatible() {
     let cal = calibrated(24, true);
     let q = cal
-        .auto_quantize_with(EXAMPLE, &int8(), None, Some(60))
+        .auto_quantize_with(EXAMPLE, &int8(), None, Some(20))
         .expect("--auto");
     let report: serde_json::Value =
         serde_json::from_str(&q.report_json().expect("json")).expect("report");
@@ -64,7 +58,7 @@ fn auto_reports_what_it_chose_and_never_scores_below_tf_compatible() {
     assert_eq!(auto["samples"], 18, "{auto}");
     assert_eq!(auto["held_out_samples"], 6, "{auto}");
     assert_eq!(auto["folds"], 2, "{auto}");
-    assert!(auto["evaluations"].as_u64().expect("count") <= 60, "{auto}");
+    assert!(auto["evaluations"].as_u64().expect("count") <= 20, "{auto}");
     let tf = auto["tf_compatible_sqnr_db"].as_f64().expect("measured");
     let ours = auto["sqnr_db"].as_f64().expect("measured");
     assert!(ours >= tf, "--auto {ours} dB < TF-compatible {tf} dB");
@@ -84,6 +78,29 @@ fn auto_reports_what_it_chose_and_never_scores_below_tf_compatible() {
             .tensors
             .iter()
             .any(|t| t.dtype == zeropoint::graph::TensorType::INT8)
+    );
+}
+
+#[wasm_bindgen_test]
+fn the_callback_hears_every_candidate_model_scored() {
+    let cal = calibrated(3, true);
+    let f = js_sys::Function::new_with_args("n", "globalThis.__zpScored = n");
+    let settings = serde_wasm_bindgen::to_value(&int8()).expect("settings");
+    let q = cal
+        .auto_quantize(EXAMPLE, settings, None, Some(6), Some(f.unchecked_into()))
+        .map_err(message)
+        .expect("--auto");
+    let scored = js_sys::Reflect::get(&js_sys::global(), &"__zpScored".into())
+        .expect("set")
+        .as_f64()
+        .expect("a count");
+    let report: serde_json::Value =
+        serde_json::from_str(&q.report_json().expect("json")).expect("report");
+    // Every candidate of the searches, and the guard's scores besides.
+    let evaluations = report["auto"]["evaluations"].as_f64().expect("count");
+    assert!(
+        scored >= evaluations && evaluations > 0.0,
+        "{scored} vs {evaluations}"
     );
 }
 

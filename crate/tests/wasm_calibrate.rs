@@ -7,20 +7,12 @@
 //! `cargo test --target wasm32-unknown-unknown --features wasm`.
 #![cfg(target_arch = "wasm32")]
 
-use wasm_bindgen::{JsCast, JsValue};
+mod wasm_common;
+
 use wasm_bindgen_test::wasm_bindgen_test;
+use wasm_common::{EXAMPLE, message};
 use zeropoint::quant::calibrate::{CalibrationStats, InputDesc};
 use zeropoint::wasm::{Calibrator, random_data};
-
-/// The page's bundled example model (= tests/golden/example_cnn/model_float.tflite).
-const EXAMPLE: &[u8] = include_bytes!("../../www/assets/example.tflite");
-
-/// The `message` of the JS `Error` a wasm function threw.
-fn message(e: wasm_bindgen::JsError) -> String {
-    let v: JsValue = e.into();
-    let err: &js_sys::Error = v.dyn_ref().expect("a JS Error");
-    err.message().into()
-}
 
 fn calibrate(seed: u32, samples: u32, method: &str) -> CalibrationStats {
     let mut cal = Calibrator::new(EXAMPLE, None, None, None).expect("example prepares");

@@ -6,12 +6,13 @@
 //! `cargo test --target wasm32-unknown-unknown --features wasm`.
 #![cfg(target_arch = "wasm32")]
 
+mod wasm_common;
+
 use wasm_bindgen_test::wasm_bindgen_test;
+use wasm_common::EXAMPLE;
 use zeropoint::engine::Interpreter;
 use zeropoint::tflite;
 
-/// The page's bundled example model (= tests/golden/example_cnn/model_float.tflite).
-const EXAMPLE: &[u8] = include_bytes!("../../www/assets/example.tflite");
 /// Four input samples and LiteRT's float outputs for them.
 const INPUTS: &[u8] = include_bytes!("../../tests/golden/example_cnn/input_0.npy");
 const EXPECTED: &[u8] =

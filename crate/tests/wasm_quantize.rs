@@ -9,9 +9,12 @@
 //! `cargo test --target wasm32-unknown-unknown --features wasm`.
 #![cfg(target_arch = "wasm32")]
 
-use std::collections::HashMap;
+mod wasm_common;
 
-use wasm_bindgen::{JsCast, JsValue};
+use std::collections::HashMap;
+use wasm_common::message;
+
+use wasm_bindgen::JsValue;
 use wasm_bindgen_test::wasm_bindgen_test;
 use zeropoint::engine::compare::TensorError;
 use zeropoint::graph::{Model, TensorType};
@@ -49,13 +52,6 @@ fn npy_f32(bytes: &[u8]) -> Vec<f32> {
         .expect(".npy parses")
         .to_f32()
         .expect("float .npy")
-}
-
-/// The `message` of the JS `Error` a wasm function threw.
-fn message(e: wasm_bindgen::JsError) -> String {
-    let v: JsValue = e.into();
-    let err: &js_sys::Error = v.dyn_ref().expect("a JS Error");
-    err.message().into()
 }
 
 fn settings(mode: &str, io: &str, float_ops: &[&str]) -> QuantizeSettings {

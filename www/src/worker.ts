@@ -274,6 +274,10 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
             onProgress: (progress) => {
               scope.postMessage({ type: 'progress', id: request.id, ...progress }, []);
             },
+            // The search has no fixed end: its progress is the count scored, `total` 0.
+            onScored: (scored) => {
+              scope.postMessage({ type: 'progress', id: request.id, done: scored, total: 0, elapsedMs: performance.now() - started }, []);
+            },
           })
         : request.signatures
           ? api.quantizeSignatures(request.bytes, request.signatures, request.settings)

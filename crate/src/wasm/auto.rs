@@ -14,6 +14,16 @@ use crate::quant::pipeline::parse_stats_json;
 use crate::quant::sqnr::ERROR_SAMPLES;
 use crate::{Error, tflite};
 
+#[wasm_bindgen]
+extern "C" {
+    /// `(scored: number) => void`: told the count of candidate models scored so far.
+    #[wasm_bindgen(typescript_type = "(scored: number) => void")]
+    pub type ScoredCallback;
+
+    #[wasm_bindgen(method, catch)]
+    fn call(this: &ScoredCallback, this_arg: &JsValue, scored: u32) -> Result<JsValue, JsValue>;
+}
+
 fn settings_of(settings: JsValue) -> Result<QuantizeSettings, JsError> {
     serde_wasm_bindgen::from_value(settings)
         .map_err(|e| JsError::new(&format!("quantize settings: {e}")))
@@ -66,8 +76,8 @@ impl Calibrator {
     /// `zeropoint quantize --auto` on this calibration ([`auto_quantize`]): the statistics
     /// recorded, searched and guarded on the first [`AUTO_SAMPLES`] samples; `targetSqnrDb`
     /// moves operators to int16 until the output SQNR reaches it (`--target-sqnr`); `budget`
-    /// caps the candidate models scored (default [`DEFAULT_BUDGET`]). The report's `auto`
-    /// says what was chosen.
+    /// caps the candidate models scored (default [`DEFAULT_BUDGET`]); `onScored` is called with
+    /// the count after each candidate model scored. The report's `auto` says what was chosen.
     ///
     /// Cross-layer equalization calibrates the changed model again on the same data: the
     /// calibrator must have kept every sample ([`Calibrator::keep_samples`], on one calibrator
@@ -81,10 +91,26 @@ impl Calibrator {
         #[wasm_bindgen(unchecked_param_type = "QuantizeSettings")] settings: JsValue,
         target_sqnr_db: Option<f64>,
         budget: Option<usize>,
+        #[wasm_bindgen(unchecked_param_type = "(scored: number) => void")] on_scored: Option<
+            ScoredCallback,
+        >,
     ) -> Result<QuantizedModel, JsError> {
         let settings = settings_of(settings)?;
-        self.auto_quantize_with(model, &settings, target_sqnr_db, budget)
-            .map_err(js_error)
+        let run = || self.auto_quantize_with(model, &settings, target_sqnr_db, budget);
+        match on_scored {
+            // A search is one call: the count of candidate models goes out as it grows.
+            Some(f) => {
+                let mut scored = 0u32;
+                let hook = move || {
+                    scored += 1;
+                    // A throwing callback only loses progress, never the search.
+                    let _ = f.call(&JsValue::NULL, scored);
+                };
+                crate::quant::auto::score::with_progress(hook, run)
+            }
+            None => run(),
+        }
+        .map_err(js_error)
     }
 }
 

@@ -74,6 +74,8 @@ export interface QuantizeResult {
  * samples (one calibrator keeping every sample, as the CLI's `--data`), then the search.
  */
 export interface AutoRequest {
+  // Progress messages: the calibration's (`done` of `total` samples), then one per candidate
+  // model scored, `done` counting them with `total` 0 (the search has no fixed end).
   config: CalibrationConfig;
   /** Move operators to int16 until the output SQNR reaches this (`--target-sqnr`). */
   targetSqnrDb?: number | undefined;

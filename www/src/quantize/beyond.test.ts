@@ -71,8 +71,10 @@ describe('autoQuantize', () => {
       keepSamples(): void {
         calls.push(`keep after ${String(this.samples())}`);
       }
-      autoQuantize(_model: Uint8Array, settings: QuantizeSettings, target?: number, budget?: number): QuantizedModel {
+      autoQuantize(_model: Uint8Array, settings: QuantizeSettings, target?: number, budget?: number, onScored?: (n: number) => void): QuantizedModel {
         calls.push(`auto ${settings.mode} ${String(target)} ${String(budget)} after ${String(this.samples())}`);
+        onScored?.(1);
+        onScored?.(2);
         return quantized;
       }
       measureErrors(): boolean {
@@ -91,17 +93,19 @@ describe('autoQuantize', () => {
       randomData: (n: number) => new Float32Array(n).fill(0.5),
     };
     const progress: number[] = [];
+    const scored: number[] = [];
     const q = await autoQuantize(
       engine,
       new Uint8Array(8),
       SETTINGS,
       { config: { source: { kind: 'random', count: 5, lo: 0, hi: 1, seed: 3 }, method: { kind: 'mse' } }, targetSqnrDb: 45, budget: 12, limits: workerLimits(DEFAULT_LIMITS) },
-      { decodeImage: () => Promise.reject(new Error('no images')), onProgress: (p) => progress.push(p.done) },
+      { decodeImage: () => Promise.reject(new Error('no images')), onProgress: (p) => progress.push(p.done), onScored: (n) => scored.push(n) },
     );
     expect(q).toBe(quantized);
     expect(calls).toEqual(['keep after 0', 'auto int8 45 12 after 5', 'errors']);
     expect(made).toHaveLength(1);
     expect(made[0]?.freed).toBe(true);
     expect(progress.at(-1)).toBe(5);
+    expect(scored).toEqual([1, 2]);
   });
 });

@@ -15,7 +15,7 @@ import type { QuantizeSettings } from '../engine/types';
 /** What `--auto` needs of the engine's Calibrator beyond the calibration loop. */
 export interface AutoCalibrator extends CalibratorLike {
   keepSamples(): void;
-  autoQuantize(model: Uint8Array, settings: QuantizeSettings, targetSqnrDb?: number, budget?: number): QuantizedModel;
+  autoQuantize(model: Uint8Array, settings: QuantizeSettings, targetSqnrDb?: number, budget?: number, onScored?: (scored: number) => void): QuantizedModel;
 }
 
 /** The engine for `--auto`: a calibration engine whose Calibrator can keep its samples. */
@@ -26,7 +26,8 @@ export interface AutoEngine {
 
 /**
  * `zeropoint quantize --auto` on `model`: calibrated on `auto.config`'s samples by one
- * calibrator keeping every sample (progress per sample), then searched; the report's errors
+ * calibrator keeping every sample (progress per sample), then searched (`onScored` with the
+ * count of candidate models scored, as they are); the report's errors
  * are measured on the same samples. The calibrator is freed before this returns.
  */
 export async function autoQuantize(
@@ -34,7 +35,7 @@ export async function autoQuantize(
   model: Uint8Array,
   settings: QuantizeSettings,
   auto: AutoRequest,
-  env: Pick<RunEnv, 'decodeImage'> & { onProgress: (progress: Progress) => void },
+  env: Pick<RunEnv, 'decodeImage'> & { onProgress: (progress: Progress) => void; onScored: (scored: number) => void },
 ): Promise<QuantizedModel> {
   let made: AutoCalibrator | undefined;
   const keeping = function (this: unknown, ...args: ConstructorParameters<CalibrationEngine['Calibrator']>): AutoCalibrator {
@@ -56,7 +57,7 @@ export async function autoQuantize(
   const calibrator = made;
   if (!calibrator || outcome.status !== 'done') throw new Error('--auto: the calibration did not finish');
   try {
-    const q = calibrator.autoQuantize(model, settings, auto.targetSqnrDb, auto.budget);
+    const q = calibrator.autoQuantize(model, settings, auto.targetSqnrDb, auto.budget, env.onScored);
     calibrator.measureErrors?.(model, q);
     return q;
   } finally {

@@ -441,6 +441,12 @@ export class QuantizePanel {
     this.progress.removeAttribute('value'); // indeterminate: one call in the worker
     this.status.textContent = auto ? '--auto: calibrating again, keeping every sample…' : `quantizing (${settings.mode}, I/O ${settings.io})…`;
     const onProgress = (p: Progress): void => {
+      if (p.total === 0) {
+        // The search: a count, no end known (the budget caps each search).
+        this.progress.removeAttribute('value');
+        this.status.textContent = `--auto: scoring candidate models against the float model: ${String(p.done)} scored (${formatDuration(p.elapsedMs)})…`;
+        return;
+      }
       this.progress.max = p.total;
       this.progress.value = p.done;
       this.status.textContent = p.done < p.total ? `--auto: calibrating again, keeping every sample (${String(p.done)} of ${String(p.total)})…` : '--auto: scoring candidate models against the float model…';

@@ -70,8 +70,8 @@ pub struct QuantizeArgs {
     /// TF-compatible model on those samples.
     #[arg(long)]
     auto: bool,
-    /// With --auto: move the fewest operators to int16 activations (16x8) until the output
-    /// SQNR reaches this many dB.
+    /// With --auto: move the fewest operators to int16 activations (16x8), or keep float those
+    /// without a 16x8 kernel, until the output SQNR reaches this many dB.
     #[arg(long, value_name = "DB")]
     target_sqnr: Option<f64>,
     /// With --auto: at most this many candidate models are scored.

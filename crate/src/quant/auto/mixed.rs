@@ -1,18 +1,19 @@
 //! Mixed precision with a target (`--target-sqnr DB`): the fewest operators moved to int16
-//! activations (16x8, through `--int16-ops`) until the output SQNR reaches the target.
+//! activations (16x8, through `--int16-ops`), or kept float (`--float-ops`) where LiteRT has no
+//! 16x8 kernel for them, until the output SQNR reaches the target.
 //!
-//! Sensitivity of an operator = the output SQNR gained when it alone runs 16x8 (measured, one
-//! candidate model per operator). Then the first 1, 2, … operators of that ranking (best first)
-//! are moved together until the target holds (greedy: the fewest for this ranking, not a proof
-//! of the minimum); if it never holds, the best-scoring prefix is kept (if it beats the start).
-//! Only operators LiteRT has a 16x8 kernel for (the op table's `int16` column)
-//! are candidates; one the mixed pass refuses is skipped.
+//! Sensitivity of an operator = the output SQNR when it alone is moved (measured, one candidate
+//! model per operator; the candidates and their moves are [`rank::candidates`], the ranking the
+//! page shows). Then the first 1, 2, … operators of that ranking (best first) are moved together
+//! until the target holds (greedy: the fewest for this ranking, not a proof of the minimum); if
+//! it never holds, the best-scoring prefix is kept (if it beats the start). A move the
+//! quantizer refuses is skipped.
 
 use super::ranges::Best;
+use super::rank::{self, Fix};
 use super::score::Scorer;
 use crate::error::Result;
-use crate::graph::{Model, TensorType};
-use crate::ops::registry::properties;
+use crate::graph::Model;
 use crate::quant::passes::{QuantizeOptions, quantize};
 
 /// One operator `--target-sqnr` considered: its gain alone and whether it was moved.
@@ -23,26 +24,17 @@ pub struct Sensitivity {
     pub index: usize,
     /// `OP #i (output name)`.
     pub label: String,
-    /// Output SQNR in dB with only this operator 16x8 (on top of the other `--auto` choices).
+    /// Output SQNR in dB with only this operator moved (on top of the other `--auto` choices).
     pub sqnr_db: f64,
-    /// Whether it was moved to int16.
+    /// Where it is moved: int16 activations, or float without a 16x8 kernel.
+    #[serde(default = "int16")]
+    pub fix: Fix,
+    /// Whether it was moved.
     pub moved: bool,
 }
 
-/// Operators of subgraph 0 that may run 16x8: a 16x8 kernel, a float output, not kept float.
-fn candidates(model: &Model, opts: &QuantizeOptions) -> Vec<usize> {
-    let sg = &model.subgraphs[0];
-    (0..sg.operators.len())
-        .filter(|i| !opts.float_ops.iter().any(|f| f.trim() == i.to_string()))
-        .filter(|&i| {
-            let op = &sg.operators[i];
-            properties(op.code.op()).is_some_and(|p| p.int16)
-                && op
-                    .output(0)
-                    .and_then(|o| sg.tensors.get(o))
-                    .is_some_and(|t| t.dtype == TensorType::FLOAT32)
-        })
-        .collect()
+fn int16() -> Fix {
+    Fix::Int16
 }
 
 /// Marks the first `k` operators of the ranking as moved.
@@ -50,15 +42,6 @@ fn mark(ranked: &mut [Sensitivity], k: usize) {
     for (i, s) in ranked.iter_mut().enumerate() {
         s.moved = i < k;
     }
-}
-
-pub(super) fn label(model: &Model, i: usize) -> String {
-    let op = &model.subgraphs[0].operators[i];
-    let name = op
-        .output(0)
-        .and_then(|o| model.subgraphs[0].tensors.get(o))
-        .map_or("", |t| t.name.as_str());
-    format!("{} #{i} ({name})", op.code.name())
 }
 
 /// Moves operators to int16 until `best` scores `target` dB or more (or the candidates or the
@@ -77,23 +60,24 @@ pub(super) fn reach_target(
     if best.score.total >= target {
         return Ok((ranked, false));
     }
-    let with = |ops: &[usize]| {
-        let mut o = opts.clone();
-        o.int16_ops.extend(ops.iter().map(usize::to_string));
-        o
+    let with = |moves: &[(usize, Fix)]| {
+        moves
+            .iter()
+            .fold(opts.clone(), |o, &(i, fix)| rank::with_fix(&o, i, fix))
     };
-    for i in candidates(float, opts) {
+    for c in rank::candidates(float, opts) {
         if scorer.evaluations() >= budget {
             return Ok((ranked, true));
         }
-        let Ok((q, _)) = quantize(float, &best.ranges, &with(&[i])) else {
+        let Ok((q, _)) = quantize(float, &best.ranges, &with(&[(c.index, c.fix)])) else {
             continue;
         };
         let score = scorer.score(&q)?;
         ranked.push(Sensitivity {
-            index: i,
-            label: label(float, i),
+            index: c.index,
+            label: c.label,
             sqnr_db: score.total,
+            fix: c.fix,
             moved: false,
         });
     }
@@ -107,7 +91,7 @@ pub(super) fn reach_target(
             mark(&mut ranked, best_prefix);
             return Ok((ranked, true));
         }
-        let trial: Vec<usize> = ranked[..k].iter().map(|s| s.index).collect();
+        let trial: Vec<(usize, Fix)> = ranked[..k].iter().map(|s| (s.index, s.fix)).collect();
         let Ok((q, _)) = quantize(float, &best.ranges, &with(&trial)) else {
             continue;
         };

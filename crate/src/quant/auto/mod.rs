@@ -17,7 +17,7 @@
 //! 3. **Ranges** ([`ranges`]): per activation, in execution order, the best of min/max,
 //!    percentile 99.99 / 99.9, MSE and KL ([`kl`]) ranges, greedily.
 //! 4. **Mixed precision** ([`mixed`], only with a target SQNR): the fewest operators moved to
-//!    int16 activations until the target holds.
+//!    int16 activations (or kept float, without a 16x8 kernel) until the target holds.
 //!
 //! [`rank`] measures the same sensitivity for a person to act on step by step (the page's "fix
 //! the worst layers"): each operator alone in int16 (or float), ranked by output SQNR.
@@ -135,6 +135,9 @@ pub struct AutoReport {
     pub sensitivity: Vec<Sensitivity>,
     /// Operators moved to int16 activations (float-model indices).
     pub int16_ops: Vec<usize>,
+    /// Operators kept float to reach the target (no 16x8 kernel; float-model indices).
+    #[serde(default)]
+    pub float_ops: Vec<usize>,
     /// The target, when one was given, and whether it was reached.
     pub target_sqnr_db: Option<f64>,
     /// Whether the target was reached.
@@ -344,6 +347,7 @@ pub fn auto_quantize(
         final_opts = opts.clone();
         rep.ranges.clear();
         rep.int16_ops.clear();
+        rep.float_ops.clear();
         rep.sensitivity.iter_mut().for_each(|s| s.moved = false);
         if let Some(t) = auto.target_sqnr_db {
             rep.target_reached = Some(best.score.total >= t);
@@ -467,10 +471,21 @@ fn search(
     if let Some(target) = auto.target_sqnr_db {
         let (ranked, out) =
             mixed::reach_target(&float, opts, &mut scorer, &mut best, target, auto.budget)?;
-        rep.int16_ops = ranked.iter().filter(|s| s.moved).map(|s| s.index).collect();
+        let moved = |fix: rank::Fix| -> Vec<usize> {
+            ranked
+                .iter()
+                .filter(|s| s.moved && s.fix == fix)
+                .map(|s| s.index)
+                .collect()
+        };
+        rep.int16_ops = moved(rank::Fix::Int16);
+        rep.float_ops = moved(rank::Fix::Float);
         final_opts
             .int16_ops
             .extend(rep.int16_ops.iter().map(usize::to_string));
+        final_opts
+            .float_ops
+            .extend(rep.float_ops.iter().map(usize::to_string));
         rep.sensitivity = ranked;
         rep.budget_exhausted |= out;
         rep.target_reached = Some(best.score.total >= target);
@@ -578,8 +593,13 @@ pub fn summary(r: &AutoReport) -> String {
         s += &format!(", bias corrected on {} operators", r.bias_corrected.len());
     }
     if let Some(t) = r.target_sqnr_db {
+        let float = if r.float_ops.is_empty() {
+            String::new()
+        } else {
+            format!(" and {} kept float", r.float_ops.len())
+        };
         s += &format!(
-            ", {} operators moved to int16 for target {t} dB ({})",
+            ", {} operators moved to int16{float} for target {t} dB ({})",
             r.int16_ops.len(),
             if r.target_reached == Some(true) {
                 "reached"

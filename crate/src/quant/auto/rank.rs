@@ -12,7 +12,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::mixed::label;
 use super::score::Scorer;
 use crate::error::{Error, Result};
 use crate::graph::{Model, TensorType};
@@ -90,6 +89,16 @@ pub fn candidates(model: &Model, opts: &QuantizeOptions) -> Vec<LayerCandidate> 
             })
         })
         .collect()
+}
+
+/// `OP #i (output name)` of operator `i` of subgraph 0.
+fn label(model: &Model, i: usize) -> String {
+    let op = &model.subgraphs[0].operators[i];
+    let name = op
+        .output(0)
+        .and_then(|o| model.subgraphs[0].tensors.get(o))
+        .map_or("", |t| t.name.as_str());
+    format!("{} #{i} ({name})", op.code.name())
 }
 
 /// `opts` with operator `index` moved by `fix`.
@@ -246,5 +255,20 @@ mod tests {
         let all = ranker(both).base().expect("both");
         assert!(all > base + 20.0, "{all} vs {base}");
         assert!(Fix::parse("int4").is_err());
+    }
+
+    #[test]
+    fn progress_counts_every_candidate_scored_and_stops_with_the_call() {
+        use crate::quant::auto::score::with_progress;
+        use std::cell::Cell;
+        use std::rc::Rc;
+        let count = Rc::new(Cell::new(0));
+        let seen = Rc::clone(&count);
+        let mut r = ranker(QuantizeOptions::default());
+        let ranked = with_progress(move || seen.set(seen.get() + 1), || r.rank()).expect("rank");
+        assert_eq!(count.get(), ranked.len());
+        // Outside the call the hook is gone.
+        r.base().expect("base");
+        assert_eq!(count.get(), ranked.len());
     }
 }

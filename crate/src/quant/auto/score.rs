@@ -27,6 +27,27 @@ use crate::graph::{Model, ShapeOverrides};
 use crate::kernels::KernelSet;
 use crate::quant::calibrate::CALIBRATION_KERNELS;
 
+std::thread_local! {
+    /// Called after each candidate scored on this thread while [`with_progress`] runs.
+    static ON_SCORE: std::cell::RefCell<Option<Box<dyn FnMut()>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with `hook` called after every candidate model any [`Scorer`] on this thread
+/// scores (the page's `--auto` progress: a search is one call, this is how it reports as it
+/// goes). The hook is removed when `f` returns, whatever it returns.
+pub fn with_progress<R>(hook: impl FnMut() + 'static, f: impl FnOnce() -> R) -> R {
+    struct Clear;
+    impl Drop for Clear {
+        fn drop(&mut self) {
+            ON_SCORE.with(|h| h.borrow_mut().take());
+        }
+    }
+    ON_SCORE.with(|h| *h.borrow_mut() = Some(Box::new(hook)));
+    let _clear = Clear;
+    f()
+}
+
 /// Float reference outputs of a set of samples, and the scoring of quantized candidates on them.
 pub struct Scorer {
     samples: Vec<Vec<Vec<f32>>>,
@@ -191,11 +212,17 @@ impl Scorer {
     /// its outputs do not have the float model's sizes.
     pub fn score(&mut self, quant: &Model) -> Result<Score> {
         self.evaluations += 1;
+        ON_SCORE.with(|h| {
+            if let Some(hook) = h.borrow_mut().as_mut() {
+                hook();
+            }
+        });
         let mut q = quant.clone();
         self.shapes.apply(&mut q)?;
         let folds = self.signal.len();
         let threads = self.threads.clamp(1, self.samples.len());
-        let per_sample = if threads == 1 {
+        // (wasm has one thread: the threaded path is not even compiled in there.)
+        let per_sample = if threads == 1 || cfg!(target_arch = "wasm32") {
             sample_noise(&q, &self.samples, &self.reference)?
         } else {
             let run = self.samples.len().div_ceil(threads);

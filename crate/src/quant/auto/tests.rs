@@ -346,3 +346,56 @@ fn refuses_other_modes_and_missing_samples() {
     .expect_err("no samples");
     assert!(e.to_string().contains("samples"), "{e}");
 }
+
+#[test]
+fn without_a_16x8_kernel_a_target_keeps_the_operator_float() {
+    // y = x + c, z = PRELU(y, alpha): LiteRT has no 16x8 PRELU, so its move is to float.
+    let mut model = add_relu();
+    let mut alpha = Tensor::new("alpha", TensorType::FLOAT32, vec![8]);
+    alpha.buffer = 2;
+    model.subgraphs[0].tensors.push(alpha);
+    model.buffers.push(Buffer {
+        data: bytemuck::cast_slice(&[0.25f32; 8]).to_vec(),
+    });
+    model.subgraphs[0].operators[1] =
+        op(BuiltinOperator::PRELU, &[2, 4], &[3], BuiltinOptionsT::NONE);
+    let samples: Vec<Vec<Vec<f32>>> = (0..32)
+        .map(|k| vec![(0..8).map(|j| 2.0 * unit(k * 8 + j) - 1.0).collect()])
+        .collect();
+    let stats = calibrate(&model, &samples);
+    let auto = AutoOptions {
+        target_sqnr_db: Some(300.0),
+        ..AutoOptions::default()
+    };
+    let (_, _, rep) = auto_quantize(
+        &model,
+        &stats,
+        &samples,
+        &QuantizeOptions::default(),
+        &auto,
+        None,
+    )
+    .expect("ok");
+    let prelu = rep
+        .sensitivity
+        .iter()
+        .find(|s| s.index == 1)
+        .expect("PRELU ranked");
+    assert_eq!(prelu.fix, rank::Fix::Float, "{rep:?}");
+    let add = rep
+        .sensitivity
+        .iter()
+        .find(|s| s.index == 0)
+        .expect("ADD ranked");
+    assert_eq!(add.fix, rank::Fix::Int16);
+    // Unreachable target: the best prefix is kept, and what it moved is reported by kind.
+    assert_eq!(rep.target_reached, Some(false));
+    assert!(rep.sensitivity.iter().any(|s| s.moved), "{rep:?}");
+    for s in &rep.sensitivity {
+        let listed = match s.fix {
+            rank::Fix::Int16 => rep.int16_ops.contains(&s.index),
+            rank::Fix::Float => rep.float_ops.contains(&s.index),
+        };
+        assert_eq!(listed, s.moved, "{s:?}");
+    }
+}
