@@ -388,6 +388,9 @@ async function calibrateWorkers(model: Uint8Array, samples: number, workers: num
   const { api: zp, module } = await loadEngine('simd');
   const initMs = performance.now() - t0;
   const helpers = new SliceWorkers('simd', module);
+  // As the page's engine worker does when a model is loaded (before Calibrate is pressed): the
+  // helpers start and load their wasm; the timed runs below take them from the pool.
+  if (workers > 1) helpers.prewarm(workers - 1);
   // Twice in the same page: the first run starts on code V8 has not optimized yet (the page's
   // first calibration), the second is a user calibrating again (helpers get the compiled module,
   // whose optimized code V8 shares between workers).
@@ -421,6 +424,7 @@ async function calibrateWorkers(model: Uint8Array, samples: number, workers: num
     calibrator.free();
     runs.push({ calibrateMs, quantizeMs, totalMs, quantizedBytes });
   }
+  helpers.close();
   const [cold, warm] = runs;
   if (!cold || !warm) throw new Error('calibrate-workers: missing run');
   return {

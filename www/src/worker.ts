@@ -125,6 +125,18 @@ function requireEngine(): Promise<LoadedEngine> {
   return engine;
 }
 
+/** Workers a calibration uses here, this one included (1 where workers cannot be started). */
+function calibrationWorkers(): number {
+  return typeof Worker === 'undefined' ? 1 : workerCount(navigator.hardwareConcurrency, Number.POSITIVE_INFINITY);
+}
+
+/** The calibration helpers, kept between calibrations (slice-client.ts), for the loaded engine. */
+let helperPool: SliceWorkers | undefined;
+function helpers({ info, module }: LoadedEngine): SliceWorkers {
+  helperPool ??= new SliceWorkers(info.build, module);
+  return helperPool;
+}
+
 async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transferable[]]> {
   switch (request.type) {
     case 'init': {
@@ -138,7 +150,10 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       return [{ type: 'size-ok', id: request.id }, []];
     }
     case 'inspect': {
-      const { api } = await requireEngine();
+      const loaded = await requireEngine();
+      const { api } = loaded;
+      // A model to calibrate soon: its helpers start loading now, not when Calibrate is pressed.
+      if (calibrationWorkers() > 1) helpers(loaded).prewarm(calibrationWorkers() - 1);
       api.checkModelSize(request.name, request.bytes.byteLength, request.limits.maxModelBytes);
       const summary = api.inspectModel(request.bytes);
       // Prepare it as every run would: a model that reads but cannot run is said so now.
@@ -172,12 +187,13 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       return [{ type: 'rewritten', id: request.id, bytes }, [bytes.buffer]];
     }
     case 'calibrate': {
-      const { api, info, module } = await requireEngine();
+      const loaded = await requireEngine();
+      const { api } = loaded;
       calibrating.add(request.id);
       // Split across Web Workers (each its own wasm instance) where workers can be started here;
       // one worker otherwise (calibrateParallel also falls back to it for stateful models).
-      const workers = typeof Worker === 'undefined' ? 1 : workerCount(navigator.hardwareConcurrency, Number.POSITIVE_INFINITY);
-      const helpers = new SliceWorkers(info.build, module);
+      const workers = calibrationWorkers();
+      const pool = helpers(loaded);
       // One calibration, or one per signature in turn (each on its own samples), as
       // `zeropoint calibrate --signature-data` does; all are kept only if every one finishes.
       const parts: { key: string | undefined; config: CalibrationConfig }[] = request.config.signatures
@@ -206,9 +222,9 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
                   ...env,
                   engine: api satisfies SliceEngine,
                   workers,
-                  runSlice: (slice, onProgress) => helpers.run(slice, onProgress),
+                  runSlice: (slice, onProgress) => pool.run(slice, onProgress),
                   stop: () => {
-                    helpers.stop();
+                    pool.stop();
                   },
                 })
               : calibrate(request.bytes, part.config, env);
@@ -231,7 +247,7 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
         return [{ type: 'calibrated', id: request.id, status: 'done', samples, elapsedMs, stats: results[0]?.stats, signatures }, []];
       } finally {
         for (const d of done) d.calibrator.free();
-        helpers.stop();
+        pool.stop(); // helpers still running (cancel, error); finished ones wait for the next run
         calibrating.delete(request.id);
         cancelled.delete(request.id);
       }

@@ -1,19 +1,22 @@
 /**
- * A helper Web Worker of a split calibration (parallel.ts): loads its own wasm instance (the
- * build the engine worker runs, from the compiled module it is sent when there is one), records the one slice of the samples it is sent and posts back
- * its statistics as bytes for the engine worker's `mergeState`. Progress is posted as it goes;
- * the engine worker ends it with `terminate()` on cancel or error.
+ * A helper Web Worker of a split calibration (parallel.ts): loads its own wasm instance once (the
+ * build the engine worker runs, from the compiled module it is sent when there is one), then
+ * records each slice of the samples it is sent and posts back its statistics as bytes for the
+ * engine worker's `mergeState`. Progress is posted as it goes; the engine worker keeps it for
+ * the next calibration, or ends it with `terminate()` on cancel or error.
  */
 import { loadEngine } from '../engine/loader';
 import { errorMessage, type EnginePreference } from '../engine/protocol';
 import { decodeImage } from './decode';
 import { calibrateSlice, type SliceEngine, type SliceRequest } from './parallel';
 
-/** What the engine worker sends: the slice, the wasm build to load and, if known, it compiled. */
-export interface SliceWorkerRequest extends SliceRequest {
-  prefer: EnginePreference;
-  module: WebAssembly.Module | undefined;
-}
+/**
+ * What the engine worker sends: a slice, with the wasm build to load and, if known, it
+ * compiled; or `load`, the build loaded ahead of the first slice (a pool's prewarm).
+ */
+export type SliceWorkerRequest =
+  | ({ type: 'slice'; prefer: EnginePreference; module: WebAssembly.Module | undefined } & SliceRequest)
+  | { type: 'load'; prefer: EnginePreference; module: WebAssembly.Module | undefined };
 
 /** What this worker answers. */
 export type SliceWorkerReply =
@@ -28,9 +31,13 @@ interface SliceScope {
 }
 const scope = self as unknown as SliceScope;
 
-async function run(request: SliceWorkerRequest): Promise<void> {
+/** The engine, loaded once: this helper serves slice after slice (slice-client.ts keeps it). */
+let engine: ReturnType<typeof loadEngine> | undefined;
+
+async function run(request: Extract<SliceWorkerRequest, { type: 'slice' }>): Promise<void> {
   try {
-    const { api } = await loadEngine(request.prefer, request.module);
+    engine ??= loadEngine(request.prefer, request.module);
+    const { api } = await engine;
     const state = await calibrateSlice(request, {
       engine: api satisfies SliceEngine,
       decodeImage,
@@ -48,5 +55,14 @@ async function run(request: SliceWorkerRequest): Promise<void> {
 }
 
 scope.addEventListener('message', (event) => {
-  void run(event.data);
+  const request = event.data;
+  if (request.type === 'load') {
+    // A failed load is reported by the first slice (loadEngine is tried again then).
+    engine ??= loadEngine(request.prefer, request.module);
+    engine.catch(() => {
+      engine = undefined;
+    });
+    return;
+  }
+  void run(request);
 });
