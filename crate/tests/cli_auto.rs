@@ -145,3 +145,99 @@ fn auto_needs_data_and_int8() {
     let err = text(&out.stderr);
     assert!(err.contains("--auto") && err.lines().count() <= 2, "{err}");
 }
+
+/// Writes `labels` as an int64 `.npy` of shape `[N]`.
+fn labels_npy(name: &str, labels: &[i64]) -> String {
+    let file = common::scratch_in("cli_auto", name);
+    let data: Vec<u8> = labels.iter().flat_map(|l| l.to_le_bytes()).collect();
+    let mut bytes = Vec::new();
+    zeropoint::npy::write(
+        &mut bytes,
+        zeropoint::npy::Dtype::I64,
+        &[labels.len()],
+        &data,
+    )
+    .expect("npy");
+    std::fs::write(&file, bytes).expect("write labels");
+    path(file)
+}
+
+#[test]
+fn an_accuracy_target_reads_one_label_per_sample() {
+    let g = repo().join("tests/golden/mlp");
+    let float = path(g.join("model_float.tflite"));
+    let calib = path(g.join("calib.npy"));
+    let samples = zeropoint::npy::read(
+        "calib.npy",
+        std::fs::File::open(g.join("calib.npy")).expect("calib"),
+    )
+    .expect("npy")
+    .shape[0];
+    let o = path(common::scratch_in("cli_auto", "accuracy.tflite"));
+    let report = path(common::scratch_in("cli_auto", "accuracy.json"));
+    let base = ["quantize", &float, "--data", &calib, "-o", &o];
+    // Labels for every sample, all class 0; a drop of 100 points always holds.
+    let labels = labels_npy("labels.npy", &vec![0; samples]);
+    let out = zeropoint(
+        &[
+            &base[..],
+            &[
+                "--target-accuracy-drop",
+                "100",
+                "--labels",
+                &labels,
+                "--auto-budget",
+                "8",
+                "--report",
+                &report,
+            ],
+        ]
+        .concat(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).expect("report")).expect("json");
+    let a = &r["auto"];
+    assert_eq!(a["target_accuracy_drop"], 100.0, "{a}");
+    assert_eq!(a["target_reached"], true, "{a}");
+    let float_acc = a["float_accuracy"].as_f64().expect("measured");
+    assert!((0.0..=1.0).contains(&float_acc), "{a}");
+    assert!(
+        text(&out.stderr).contains("top-1 accuracy"),
+        "{}",
+        text(&out.stderr)
+    );
+    // Refusals: the two flags go together; one label per sample; integer labels.
+    let out = zeropoint(&[&base[..], &["--target-accuracy-drop", "1"]].concat());
+    assert!(
+        !out.status.success() && text(&out.stderr).contains("--labels"),
+        "{}",
+        text(&out.stderr)
+    );
+    let short = labels_npy("short.npy", &[0]);
+    let out = zeropoint(
+        &[
+            &base[..],
+            &["--target-accuracy-drop", "1", "--labels", &short],
+        ]
+        .concat(),
+    );
+    assert!(
+        !out.status.success() && text(&out.stderr).contains("one per sample"),
+        "{}",
+        text(&out.stderr)
+    );
+    let negative = labels_npy("negative.npy", &vec![-1; samples]);
+    let out = zeropoint(
+        &[
+            &base[..],
+            &["--target-accuracy-drop", "1", "--labels", &negative],
+        ]
+        .concat(),
+    );
+    assert!(
+        !out.status.success() && text(&out.stderr).contains("classes count from 0"),
+        "{}",
+        text(&out.stderr)
+    );
+}

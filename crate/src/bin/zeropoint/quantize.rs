@@ -74,6 +74,15 @@ pub struct QuantizeArgs {
     /// without a 16x8 kernel, until the output SQNR reaches this many dB.
     #[arg(long, value_name = "DB")]
     target_sqnr: Option<f64>,
+    /// With --auto: move operators the same way until the top-1 accuracy (output 0) on the
+    /// labelled --data samples is at most this many percentage points below the float model's;
+    /// needs --labels.
+    #[arg(long, value_name = "PCT")]
+    target_accuracy_drop: Option<f64>,
+    /// Class labels of the --data samples, one per sample in order: an integer .npy of shape
+    /// [N] or [N, 1] (for --target-accuracy-drop).
+    #[arg(long, value_name = "LABELS.npy")]
+    labels: Option<PathBuf>,
     /// With --auto: at most this many candidate models are scored.
     #[arg(long, value_name = "N", default_value_t = zeropoint::quant::auto::DEFAULT_BUDGET)]
     auto_budget: usize,
@@ -107,17 +116,34 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
         int16_ops,
         auto,
         target_sqnr,
+        target_accuracy_drop,
+        labels,
         auto_budget,
         report,
         output,
         shapes,
         threads,
     } = args;
-    let auto = (auto || target_sqnr.is_some()).then(|| AutoOptions {
-        target_sqnr_db: target_sqnr,
-        budget: auto_budget,
-        shapes: shapes.overrides(),
-    });
+    if target_accuracy_drop.is_some() != labels.is_some() {
+        return Err(Error::Calibration {
+            reason: "--target-accuracy-drop and --labels go together: the accuracy is measured \
+                     on the labelled --data samples"
+                .into(),
+        });
+    }
+    let labels = labels
+        .as_deref()
+        .map(crate::samples::read_labels)
+        .transpose()?
+        .unwrap_or_default();
+    let auto =
+        (auto || target_sqnr.is_some() || target_accuracy_drop.is_some()).then(|| AutoOptions {
+            target_sqnr_db: target_sqnr,
+            budget: auto_budget,
+            shapes: shapes.overrides(),
+            target_accuracy_drop,
+            labels,
+        });
     let opts = QuantizeOptions {
         mode: Mode::parse(&mode)?,
         io: IoType::parse(&io)?,
@@ -129,6 +155,13 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
     let method = calibration.as_deref().map(Method::parse).transpose()?;
     let signatures = setup.model.signatures.len();
     if matches!(opts.mode, Mode::Int8 | Mode::Int16x8) && signatures > 1 {
+        if auto.as_ref().is_some_and(|a| !a.labels.is_empty()) {
+            return Err(Error::Calibration {
+                reason: "--target-accuracy-drop takes the labels of one model's --data: this \
+                         model has several signatures"
+                    .into(),
+            });
+        }
         let samples = match (data.is_empty(), signature_data.is_empty()) {
             (false, false) => {
                 return Err(Error::Calibration {
@@ -601,12 +634,24 @@ fn quantize_model(
                     None,
                 )
             };
+            // The labels of the samples --auto is given (the first ones of --data).
+            let mut a = a.clone();
+            if !a.labels.is_empty() && a.labels.len() < errors.samples().len() {
+                return Err(Error::Calibration {
+                    reason: format!(
+                        "--labels has {} labels for at least {} --data samples: one per sample",
+                        a.labels.len(),
+                        errors.samples().len()
+                    ),
+                });
+            }
+            a.labels.truncate(errors.samples().len());
             let (q, mut rep, summary) = zeropoint::quant::auto::auto_quantize(
                 m,
                 s,
                 errors.samples(),
                 &opts,
-                a,
+                &a,
                 Some(&mut recalibrate),
             )?;
             rep.auto = Some(summary);

@@ -84,3 +84,48 @@ pub fn read_samples(inputs: &[PathBuf], descs: &[TensorDesc]) -> Result<(Vec<Npy
     }
     Ok((arrays, samples.unwrap_or(0)))
 }
+
+/// Class labels, one per sample (`--labels`): an integer `.npy` (int8 … int64, uint8) of shape
+/// `[N]` or `[N, 1]`, each label ≥ 0.
+pub fn read_labels(path: &Path) -> Result<Vec<usize>> {
+    let file = std::fs::File::open(path).map_err(|source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let arr = NpyReader::new(&path.display().to_string(), std::io::BufReader::new(file))?.read()?;
+    if !(arr.shape.len() == 1 || (arr.shape.len() == 2 && arr.shape[1] == 1)) {
+        return Err(npy_err(
+            path,
+            format!(
+                "labels have shape {:?}: one class per sample, [N] or [N, 1]",
+                arr.shape
+            ),
+        ));
+    }
+    let size = arr.dtype.size();
+    let value = |b: &[u8]| -> Option<i64> {
+        Some(match arr.dtype {
+            Dtype::I8 => i64::from(b[0] as i8),
+            Dtype::U8 => i64::from(b[0]),
+            Dtype::I16 => i64::from(i16::from_le_bytes([b[0], b[1]])),
+            Dtype::I32 => i64::from(i32::from_le_bytes(b.try_into().ok()?)),
+            Dtype::I64 => i64::from_le_bytes(b.try_into().ok()?),
+            _ => return None,
+        })
+    };
+    arr.data
+        .chunks_exact(size)
+        .enumerate()
+        .map(|(k, b)| match value(b) {
+            Some(v) if v >= 0 => usize::try_from(v).map_err(|_| npy_err(path, "label too large")),
+            Some(v) => Err(npy_err(
+                path,
+                format!("label {k} is {v}: classes count from 0"),
+            )),
+            None => Err(npy_err(
+                path,
+                format!("labels are {}: an integer type", arr.dtype.name()),
+            )),
+        })
+        .collect()
+}

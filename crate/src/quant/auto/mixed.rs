@@ -1,6 +1,9 @@
-//! Mixed precision with a target (`--target-sqnr DB`): the fewest operators moved to int16
-//! activations (16x8, through `--int16-ops`), or kept float (`--float-ops`) where LiteRT has no
-//! 16x8 kernel for them, until the output SQNR reaches the target.
+//! Mixed precision with a target (`--target-sqnr DB`, and/or `--target-accuracy-drop PCT` with
+//! labelled samples): the fewest operators moved to int16 activations (16x8, through
+//! `--int16-ops`), or kept float (`--float-ops`) where LiteRT has no 16x8 kernel for them,
+//! until the output SQNR reaches the target and the top-1 accuracy is at most that many points
+//! below the float model's ([`Target`]). The ranking and the choice of each prefix go by
+//! output SQNR in both cases; the accuracy target only says when to stop.
 //!
 //! Sensitivity of an operator = the output SQNR when it alone is moved (measured, one candidate
 //! model per operator; the candidates and their moves are [`rank::candidates`], the ranking the
@@ -11,7 +14,7 @@
 
 use super::ranges::Best;
 use super::rank::{self, Fix};
-use super::score::Scorer;
+use super::score::{Score, Scorer};
 use crate::error::Result;
 use crate::graph::Model;
 use crate::quant::passes::{QuantizeOptions, quantize};
@@ -44,7 +47,33 @@ fn mark(ranked: &mut [Sensitivity], k: usize) {
     }
 }
 
-/// Moves operators to int16 until `best` scores `target` dB or more (or the candidates or the
+/// What mixed precision must reach (both, when both are given).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Target {
+    /// Output SQNR in dB at least this.
+    pub sqnr_db: Option<f64>,
+    /// Top-1 accuracy at most this many percentage points below the float model's.
+    pub accuracy_drop: Option<f64>,
+    /// The float model's top-1 accuracy on the samples scored (with labels).
+    pub float_accuracy: Option<f64>,
+}
+
+impl Target {
+    /// Whether `score` meets every target given (an accuracy target without labels is not met).
+    pub fn met(&self, score: &Score) -> bool {
+        let sqnr = self.sqnr_db.is_none_or(|t| score.total >= t);
+        let accuracy = self.accuracy_drop.is_none_or(|d| {
+            match (self.float_accuracy, score.accuracy()) {
+                // A tolerance for the float sums: 1 in 10^9 of a sample.
+                (Some(f), Some(a)) => 100.0 * (f - a) <= d + 1e-9,
+                _ => false,
+            }
+        });
+        sqnr && accuracy
+    }
+}
+
+/// Moves operators to int16 until `best` meets `target` (or the candidates or the
 /// `budget` of scored models run out). `float` is the model quantized (bias already corrected,
 /// if it was); `best.ranges` its ranges. Returns every operator ranked and whether the budget
 /// ran out.
@@ -53,11 +82,11 @@ pub(super) fn reach_target(
     opts: &QuantizeOptions,
     scorer: &mut Scorer,
     best: &mut Best,
-    target: f64,
+    target: &Target,
     budget: usize,
 ) -> Result<(Vec<Sensitivity>, bool)> {
     let mut ranked = Vec::new();
-    if best.score.total >= target {
+    if target.met(&best.score) {
         return Ok((ranked, false));
     }
     let with = |moves: &[(usize, Fix)]| {
@@ -101,7 +130,7 @@ pub(super) fn reach_target(
             best.score = score;
             best_prefix = k;
         }
-        if best.score.total >= target {
+        if target.met(&best.score) {
             break;
         }
     }

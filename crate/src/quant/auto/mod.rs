@@ -83,6 +83,11 @@ pub struct AutoOptions {
     pub budget: usize,
     /// Input shapes the samples have (applied to every model before it runs).
     pub shapes: ShapeOverrides,
+    /// Move operators until the top-1 accuracy is at most this many percentage points below
+    /// the float model's (`--target-accuracy-drop`; needs `labels`).
+    pub target_accuracy_drop: Option<f64>,
+    /// The class label of each sample given (`--labels`), in order; empty without.
+    pub labels: Vec<usize>,
 }
 
 impl Default for AutoOptions {
@@ -91,6 +96,8 @@ impl Default for AutoOptions {
             target_sqnr_db: None,
             budget: DEFAULT_BUDGET,
             shapes: ShapeOverrides::default(),
+            target_accuracy_drop: None,
+            labels: Vec::new(),
         }
     }
 }
@@ -140,6 +147,15 @@ pub struct AutoReport {
     pub float_ops: Vec<usize>,
     /// The target, when one was given, and whether it was reached.
     pub target_sqnr_db: Option<f64>,
+    /// The accuracy target (percentage points below the float model), when one was given.
+    #[serde(default)]
+    pub target_accuracy_drop: Option<f64>,
+    /// Top-1 accuracy of the float model on the search samples (with labels).
+    #[serde(default)]
+    pub float_accuracy: Option<f64>,
+    /// Top-1 accuracy of the result on the search samples (with labels).
+    #[serde(default)]
+    pub accuracy: Option<f64>,
     /// Whether the target was reached.
     pub target_reached: Option<bool>,
     /// The TF-compatible model was written: nothing scored better on every fold, or the choice
@@ -189,14 +205,24 @@ pub type Samples = Vec<Vec<Vec<f32>>>;
 
 /// `(search, held_out)`: with [`MIN_SAMPLES_TO_HOLD_OUT`] samples or more, positions `k` with
 /// `k mod 4 == 3` are held out; otherwise all are search samples.
-pub fn split_samples(samples: &[Vec<Vec<f32>>]) -> (Samples, Samples) {
+pub fn split_samples<T: Clone>(samples: &[T]) -> (Vec<T>, Vec<T>) {
     if samples.len() < MIN_SAMPLES_TO_HOLD_OUT {
         return (samples.to_vec(), Vec::new());
     }
-    let (held, search): (Vec<_>, Vec<_>) =
-        samples.iter().enumerate().partition(|(k, _)| k % 4 == 3);
-    let strip = |v: Vec<(usize, &Vec<Vec<f32>>)>| v.into_iter().map(|(_, s)| s.clone()).collect();
-    (strip(search), strip(held))
+    (
+        subset(samples, |k| k % 4 != 3),
+        subset(samples, |k| k % 4 == 3),
+    )
+}
+
+/// The items at the positions `keep` accepts, in order.
+fn subset<T: Clone>(items: &[T], keep: impl Fn(usize) -> bool) -> Vec<T> {
+    items
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| keep(*k))
+        .map(|(_, x)| x.clone())
+        .collect()
 }
 
 /// Calibrates a float model again (min/max over the same calibration data as the first
@@ -248,6 +274,24 @@ pub fn auto_quantize(
             reason: format!("{t} is not a finite number of dB"),
         });
     }
+    if let Some(d) = auto.target_accuracy_drop {
+        if !d.is_finite() {
+            return Err(Error::Quantization {
+                what: "--target-accuracy-drop".into(),
+                reason: format!("{d} is not a finite number of percentage points"),
+            });
+        }
+        if auto.labels.len() != samples.len() {
+            return Err(Error::Quantization {
+                what: "--target-accuracy-drop".into(),
+                reason: format!(
+                    "it needs one class label per sample (--labels): {} labels for {} samples",
+                    auto.labels.len(),
+                    samples.len()
+                ),
+            });
+        }
+    }
     let (minmax, tf_ranges) = minmax_ranges(model, stats)?;
     let (tf_model, tf_report) = quantize(model, &tf_ranges, opts)?;
     let (search_samples, held_out) = split_samples(samples);
@@ -268,10 +312,10 @@ pub fn auto_quantize(
             &mut recalibrate,
         )?);
     }
-    let search_on = if cross_validate {
-        samples.to_vec()
+    let (search_on, search_labels) = if cross_validate {
+        (samples.to_vec(), auto.labels.clone())
     } else {
-        search_samples
+        (search_samples, split_samples(&auto.labels).0)
     };
     let Searched {
         float,
@@ -286,6 +330,7 @@ pub fn auto_quantize(
         &tf_ranges,
         &tf_model,
         &search_on,
+        &search_labels,
         opts,
         auto,
         recalibrate,
@@ -349,8 +394,9 @@ pub fn auto_quantize(
         rep.int16_ops.clear();
         rep.float_ops.clear();
         rep.sensitivity.iter_mut().for_each(|s| s.moved = false);
-        if let Some(t) = auto.target_sqnr_db {
-            rep.target_reached = Some(best.score.total >= t);
+        if let Some(target) = target_of(auto, rep.float_accuracy) {
+            rep.target_reached = Some(target.met(&best.score));
+            rep.accuracy = best.score.accuracy();
         }
         rep.guard_dropped_search = true;
     }
@@ -394,7 +440,19 @@ struct Searched {
     tf_score: Score,
 }
 
-/// Steps 1–4 of the module docs on the search samples `search` (at least 1).
+/// The mixed-precision target `auto` asks for, if any.
+fn target_of(auto: &AutoOptions, float_accuracy: Option<f64>) -> Option<mixed::Target> {
+    (auto.target_sqnr_db.is_some() || auto.target_accuracy_drop.is_some()).then_some(
+        mixed::Target {
+            sqnr_db: auto.target_sqnr_db,
+            accuracy_drop: auto.target_accuracy_drop,
+            float_accuracy,
+        },
+    )
+}
+
+/// Steps 1–4 of the module docs on the search samples `search` (at least 1), labelled by
+/// `labels` (empty: none).
 #[allow(clippy::too_many_arguments)]
 fn search(
     model: &Model,
@@ -402,6 +460,7 @@ fn search(
     tf_ranges: &Ranges,
     tf_model: &Model,
     search: &[Vec<Vec<f32>>],
+    labels: &[usize],
     opts: &QuantizeOptions,
     auto: &AutoOptions,
     recalibrate: Option<Recalibrate<'_>>,
@@ -412,7 +471,7 @@ fn search(
     } else {
         search.len()
     };
-    let mut scorer = Scorer::new(model, search, &auto.shapes, folds)?;
+    let mut scorer = Scorer::new(model, search, &auto.shapes, folds)?.with_labels(labels)?;
     let tf_score = scorer.score(tf_model)?;
     let mut best = Best {
         ranges: tf_ranges.clone(),
@@ -424,6 +483,8 @@ fn search(
         folds,
         tf_compatible_sqnr_db: finite(tf_score.total),
         target_sqnr_db: auto.target_sqnr_db,
+        target_accuracy_drop: auto.target_accuracy_drop,
+        float_accuracy: scorer.float_accuracy(),
         ..AutoReport::default()
     };
     // Cross-layer equalization: a new float model, calibrated again.
@@ -468,9 +529,9 @@ fn search(
     rep.ranges = choices;
     rep.budget_exhausted = out;
     let mut final_opts = opts.clone();
-    if let Some(target) = auto.target_sqnr_db {
+    if let Some(target) = target_of(auto, scorer.float_accuracy()) {
         let (ranked, out) =
-            mixed::reach_target(&float, opts, &mut scorer, &mut best, target, auto.budget)?;
+            mixed::reach_target(&float, opts, &mut scorer, &mut best, &target, auto.budget)?;
         let moved = |fix: rank::Fix| -> Vec<usize> {
             ranked
                 .iter()
@@ -488,7 +549,8 @@ fn search(
             .extend(rep.float_ops.iter().map(usize::to_string));
         rep.sensitivity = ranked;
         rep.budget_exhausted |= out;
-        rep.target_reached = Some(best.score.total >= target);
+        rep.target_reached = Some(target.met(&best.score));
+        rep.accuracy = best.score.accuracy();
     }
     rep.evaluations = scorer.evaluations();
     Ok(Searched {
@@ -529,20 +591,16 @@ fn cross_validated(
 ) -> Result<CrossValidated> {
     let (mut signal, mut tf, mut full, mut structural) = (0.0, vec![], vec![], vec![]);
     for q in 0..CV_FOLDS {
-        let (held, fit): (Vec<_>, Vec<_>) = samples
-            .iter()
-            .enumerate()
-            .partition(|(k, _)| k % CV_FOLDS == q);
-        let strip = |v: Vec<(usize, &Vec<Vec<f32>>)>| -> Samples {
-            v.into_iter().map(|(_, s)| s.clone()).collect()
-        };
-        let (held, fit) = (strip(held), strip(fit));
+        let held = subset(samples, |k| k % CV_FOLDS == q);
+        let fit = subset(samples, |k| k % CV_FOLDS != q);
+        let fit_labels = subset(&auto.labels, |k| k % CV_FOLDS != q);
         let s = search(
             model,
             minmax,
             tf_ranges,
             tf_model,
             &fit,
+            &fit_labels,
             opts,
             auto,
             recalibrate.as_mut().map(|r| &mut **r as _),
@@ -565,6 +623,7 @@ fn cross_validated(
         total: score::sqnr_db(signal, noise.iter().sum()),
         folds: Vec::new(),
         noise,
+        correct: None,
     };
     Ok(CrossValidated {
         tf: per_sample(tf),
@@ -592,20 +651,36 @@ pub fn summary(r: &AutoReport) -> String {
     if !r.bias_corrected.is_empty() {
         s += &format!(", bias corrected on {} operators", r.bias_corrected.len());
     }
-    if let Some(t) = r.target_sqnr_db {
+    let targets: Vec<String> = [
+        r.target_sqnr_db.map(|t| format!("{t} dB")),
+        r.target_accuracy_drop
+            .map(|d| format!("top-1 accuracy at most {d} points below float")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !targets.is_empty() {
         let float = if r.float_ops.is_empty() {
             String::new()
         } else {
             format!(" and {} kept float", r.float_ops.len())
         };
         s += &format!(
-            ", {} operators moved to int16{float} for target {t} dB ({})",
+            ", {} operators moved to int16{float} for target {} ({})",
             r.int16_ops.len(),
+            targets.join(" and "),
             if r.target_reached == Some(true) {
                 "reached"
             } else {
                 "not reached"
             }
+        );
+    }
+    if let (Some(f), Some(a)) = (r.float_accuracy, r.accuracy) {
+        s += &format!(
+            ", top-1 accuracy {:.1} % (float {:.1} %) on the search samples",
+            100.0 * a,
+            100.0 * f
         );
     }
     if r.budget_exhausted {

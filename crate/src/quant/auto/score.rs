@@ -59,6 +59,10 @@ pub struct Scorer {
     evaluations: usize,
     /// Threads a candidate's samples are run on ([`Scorer::with_threads`]).
     threads: usize,
+    /// Each sample's class label ([`Scorer::with_labels`]; empty: no labels).
+    labels: Vec<usize>,
+    /// Samples whose float top-1 class (output 0) is their label.
+    float_correct: usize,
 }
 
 /// A candidate's output SQNR in dB: over all samples, and per fold.
@@ -70,6 +74,9 @@ pub struct Score {
     pub folds: Vec<f64>,
     /// `Σ (f − q̂)²` of each sample, in sample order.
     pub noise: Vec<f64>,
+    /// Samples whose top-1 class (the largest element of output 0) is their label, when the
+    /// scorer has labels.
+    pub correct: Option<usize>,
 }
 
 /// The final guard's sign test: a result must reduce the output error on so many held-out
@@ -95,6 +102,12 @@ pub fn sign_test_p(wins: usize, n: usize) -> f64 {
 }
 
 impl Score {
+    /// Top-1 accuracy over the samples scored, when the scorer has labels.
+    pub fn accuracy(&self) -> Option<f64> {
+        self.correct
+            .map(|c| c as f64 / self.noise.len().max(1) as f64)
+    }
+
     /// Whether `self` is strictly better than `other` on every fold (and so in total too, up to
     /// rounding: checked as well). Equal infinite scores (exact outputs) are not better.
     pub fn beats(&self, other: &Score) -> bool {
@@ -173,7 +186,43 @@ impl Scorer {
             signal,
             evaluations: 0,
             threads: default_threads(),
+            labels: Vec::new(),
+            float_correct: 0,
         })
+    }
+
+    /// Scores top-1 accuracy too: `labels[s]` is sample `s`'s class (the index of the largest
+    /// element of output 0 when right); empty for none.
+    ///
+    /// # Errors
+    /// [`Error::Quantization`] when there is not one label per sample.
+    pub fn with_labels(mut self, labels: &[usize]) -> Result<Self> {
+        if labels.is_empty() {
+            return Ok(self);
+        }
+        if labels.len() != self.samples.len() {
+            return Err(Error::Quantization {
+                what: "--labels".into(),
+                reason: format!(
+                    "{} labels for {} samples: one label per sample",
+                    labels.len(),
+                    self.samples.len()
+                ),
+            });
+        }
+        self.float_correct = self
+            .reference
+            .iter()
+            .zip(labels)
+            .filter(|(r, l)| r.first().is_some_and(|o| top1(o) == **l))
+            .count();
+        self.labels = labels.to_vec();
+        Ok(self)
+    }
+
+    /// The float model's top-1 accuracy on the samples, when labelled.
+    pub fn float_accuracy(&self) -> Option<f64> {
+        (!self.labels.is_empty()).then(|| self.float_correct as f64 / self.labels.len() as f64)
     }
 
     /// Runs each candidate's samples on `n` threads (at least 1; natively the default is the
@@ -227,7 +276,7 @@ impl Scorer {
         } else {
             let run = self.samples.len().div_ceil(threads);
             let q = &q;
-            let parts: Vec<Result<Vec<f64>>> = std::thread::scope(|scope| {
+            let parts: Vec<Result<Vec<(f64, usize)>>> = std::thread::scope(|scope| {
                 let handles: Vec<_> = self
                     .samples
                     .chunks(run)
@@ -255,9 +304,17 @@ impl Scorer {
             all
         };
         let mut noise = vec![0.0; folds];
-        for (k, n) in per_sample.iter().enumerate() {
+        for (k, (n, _)) in per_sample.iter().enumerate() {
             noise[k % folds] += n;
         }
+        let correct = (!self.labels.is_empty()).then(|| {
+            per_sample
+                .iter()
+                .zip(&self.labels)
+                .filter(|((_, t), l)| t == *l)
+                .count()
+        });
+        let per_sample: Vec<f64> = per_sample.into_iter().map(|(n, _)| n).collect();
         Ok(Score {
             total: sqnr_db(self.signal.iter().sum(), noise.iter().sum()),
             folds: self
@@ -267,6 +324,7 @@ impl Scorer {
                 .map(|(&s, &n)| sqnr_db(s, n))
                 .collect(),
             noise: per_sample,
+            correct,
         })
     }
 }
@@ -280,13 +338,24 @@ fn default_threads() -> usize {
     }
 }
 
-/// `Σ (f − q̂)²` of each sample: `q` (shapes applied) prepared once on the fast kernels and run
-/// on `samples`, against the float `reference` outputs.
+/// The index of the first largest element (0 for none).
+fn top1(values: &[f64]) -> usize {
+    let mut best = 0;
+    for (i, v) in values.iter().enumerate() {
+        if *v > values[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+/// `Σ (f − q̂)²` of each sample and its top-1 class of output 0: `q` (shapes applied) prepared
+/// once on the fast kernels and run on `samples`, against the float `reference` outputs.
 fn sample_noise(
     q: &Model,
     samples: &[Vec<Vec<f32>>],
     reference: &[Vec<Vec<f64>>],
-) -> Result<Vec<f64>> {
+) -> Result<Vec<(f64, usize)>> {
     let mut qi = Interpreter::with_options(q, &Limits::default(), KernelSet::Fast)?;
     let mut per_sample = Vec::with_capacity(samples.len());
     for (sample, reference) in samples.iter().zip(reference) {
@@ -313,7 +382,7 @@ fn sample_noise(
             }
             sum += g.iter().zip(r).map(|(g, f)| (f - g) * (f - g)).sum::<f64>();
         }
-        per_sample.push(sum);
+        per_sample.push((sum, got.first().map_or(0, |o| top1(o))));
     }
     Ok(per_sample)
 }

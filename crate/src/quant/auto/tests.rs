@@ -399,3 +399,67 @@ fn without_a_16x8_kernel_a_target_keeps_the_operator_float() {
         assert_eq!(listed, s.moved, "{s:?}");
     }
 }
+
+#[test]
+fn an_accuracy_target_is_measured_on_the_labelled_search_samples() {
+    let model = add_relu();
+    let c = [0.25f32, -0.5, 0.125, 0.0, 0.5, -0.25, 0.75, -0.125];
+    let samples: Vec<Vec<Vec<f32>>> = (0..32)
+        .map(|k| vec![(0..8).map(|j| 2.0 * unit(k * 8 + j) - 1.0).collect()])
+        .collect();
+    // The float model's class: the first largest of relu(x + c).
+    let class = |x: &[f32]| {
+        let z: Vec<f32> = x.iter().zip(c).map(|(x, c)| (x + c).max(0.0)).collect();
+        (0..8).fold(0, |b, j| if z[j] > z[b] { j } else { b })
+    };
+    // Right on even samples, wrong on odd ones.
+    let labels: Vec<usize> = samples
+        .iter()
+        .enumerate()
+        .map(|(k, s)| {
+            if k % 2 == 0 {
+                class(&s[0])
+            } else {
+                (class(&s[0]) + 1) % 8
+            }
+        })
+        .collect();
+    let stats = calibrate(&model, &samples);
+    let run = |drop: f64, labels: Vec<usize>| {
+        let auto = AutoOptions {
+            target_accuracy_drop: Some(drop),
+            labels,
+            ..AutoOptions::default()
+        };
+        auto_quantize(
+            &model,
+            &stats,
+            &samples,
+            &QuantizeOptions::default(),
+            &auto,
+            None,
+        )
+    };
+    // 32 samples: the search samples are positions k mod 4 in {0, 1, 2} (24), two of every
+    // three even.
+    let (_, _, rep) = run(100.0, labels.clone()).expect("ok");
+    assert_eq!(rep.samples, 24);
+    assert_eq!(rep.float_accuracy, Some(16.0 / 24.0), "{rep:?}");
+    let acc = rep.accuracy.expect("measured");
+    assert!((0.0..=1.0).contains(&acc));
+    // A drop of 100 points is met by the int8 model as it is: nothing moves.
+    assert_eq!(rep.target_reached, Some(true));
+    assert!(
+        rep.int16_ops.is_empty() && rep.float_ops.is_empty(),
+        "{rep:?}"
+    );
+    // A "drop" of −60 points (60 above the float model's 67 %) cannot be met.
+    let (_, _, rep) = run(-60.0, labels.clone()).expect("ok");
+    assert_eq!(rep.target_reached, Some(false), "{rep:?}");
+    assert!(!rep.sensitivity.is_empty(), "the operators were ranked");
+    // One label per sample, finite targets.
+    let e = run(1.0, labels[..31].to_vec()).expect_err("refused");
+    assert!(e.to_string().contains("31 labels for 32 samples"), "{e}");
+    let e = run(f64::NAN, labels).expect_err("refused");
+    assert!(e.to_string().contains("not a finite number"), "{e}");
+}

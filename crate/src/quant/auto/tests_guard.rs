@@ -16,6 +16,7 @@ fn a_step_must_be_better_on_every_fold() {
         total,
         folds: folds.to_vec(),
         noise: Vec::new(),
+        correct: None,
     };
     let base = s(30.0, &[30.0, 30.0]);
     assert!(s(31.0, &[31.0, 30.5]).beats(&base));
@@ -50,6 +51,7 @@ fn the_final_guard_wants_a_gain_on_enough_single_samples() {
         total: score::sqnr_db(noise.len() as f64, noise.iter().sum()),
         folds: Vec::new(),
         noise: noise.to_vec(),
+        correct: None,
     };
     let tf = score(&[0.01; 4]);
     // Better on all 4 samples (and by more than the margin in total): holds up.
