@@ -3,7 +3,8 @@
  * between runtimes), single-threaded, driven by scripts/bench.mjs through the query string:
  *
  *   ?runtime=zp-fast|zp-xnnpack|zp-reference|litert|tflite|calibrate&model=ID&warmup=5&warmupMs=2000&iters=50
- *   ?runtime=calibrate-workers&model=ID&samples=100&workers=2   (the page's split calibration)
+ *   ?runtime=calibrate-workers&model=ID&samples=100&workers=2   (the page's split calibration;
+ *                                                               &pool=0: helpers not kept)
  *
  * which runs models/ID.tflite on inputs/ID.bin (the query holds no '/': tfjs-tflite builds the URL
  * of its wasm glue by cutting `location.href` at its last '/').
@@ -379,7 +380,7 @@ async function calibrate(model: Uint8Array, samples: number): Promise<BenchResul
  * Web Workers (each its own wasm instance) the others, merged exactly; then quantize. With one
  * worker it is the page's single-worker path on the same samples, for the 1-vs-2 comparison.
  */
-async function calibrateWorkers(model: Uint8Array, samples: number, workers: number): Promise<BenchResult> {
+async function calibrateWorkers(model: Uint8Array, samples: number, workers: number, pool: boolean): Promise<BenchResult> {
   const { calibrateParallel } = await import('../www/src/calibration/parallel');
   const { SliceWorkers } = await import('../www/src/calibration/slice-client');
   const { loadEngine } = await import('../www/src/engine/loader');
@@ -390,7 +391,8 @@ async function calibrateWorkers(model: Uint8Array, samples: number, workers: num
   const helpers = new SliceWorkers('simd', module);
   // As the page's engine worker does when a model is loaded (before Calibrate is pressed): the
   // helpers start and load their wasm; the timed runs below take them from the pool.
-  if (workers > 1) helpers.prewarm(workers - 1);
+  // `pool=0`: the helpers before the pool, started by each calibration and ended after it.
+  if (pool && workers > 1) helpers.prewarm(workers - 1);
   // Twice in the same page: the first run starts on code V8 has not optimized yet (the page's
   // first calibration), the second is a user calibrating again (helpers get the compiled module,
   // whose optimized code V8 shares between workers).
@@ -413,6 +415,7 @@ async function calibrateWorkers(model: Uint8Array, samples: number, workers: num
       },
     );
     const calibrateMs = performance.now() - t2;
+    if (!pool) helpers.close();
     const { stats, calibrator } = outcome;
     if (!stats || !calibrator) throw new Error('calibrate-workers: the calibration did not finish');
     const t3 = performance.now();
@@ -434,6 +437,7 @@ async function calibrateWorkers(model: Uint8Array, samples: number, workers: num
       build: 'www/pkg/simd (SIMD128)',
       samples,
       workers,
+      pool,
       method: 'minmax',
       calibrateMs: cold.calibrateMs,
       quantizeMs: cold.quantizeMs,
@@ -460,7 +464,7 @@ async function run(): Promise<BenchResult | undefined> {
   if (!/^[\w.-]+$/.test(id)) throw new Error(`bad model id '${id}'`);
   const model = await fetchBytes(`models/${id}.tflite`);
   if (runtime === 'calibrate') return calibrate(model, intParam('samples', 100));
-  if (runtime === 'calibrate-workers') return calibrateWorkers(model, intParam('samples', 100), intParam('workers', 1));
+  if (runtime === 'calibrate-workers') return calibrateWorkers(model, intParam('samples', 100), intParam('workers', 1), intParam('pool', 1) !== 0);
   const input = await fetchBytes(`inputs/${id}.bin`);
   const warmup = intParam('warmup', 5);
   const warmupMs = intParam('warmupMs', 2000);
