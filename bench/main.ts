@@ -391,8 +391,10 @@ async function calibrateWorkers(model: Uint8Array, samples: number, workers: num
   const helpers = new SliceWorkers('simd', module);
   // As the page's engine worker does when a model is loaded (before Calibrate is pressed): the
   // helpers start and load their wasm; the timed runs below take them from the pool.
-  // `pool=0`: the helpers before the pool, started by each calibration and ended after it.
-  if (pool && workers > 1) helpers.prewarm(workers - 1);
+  // The page has them loaded by the time a person presses Calibrate. `pool=0`: the helpers
+  // before the pool, started by each calibration and ended after it.
+  const warmUp = { model, config: { source: { kind: 'random' as const, count: 4, lo: 0, hi: 1, seed: 0 }, method: { kind: 'minmax' as const } }, start: 0, end: 4 };
+  if (pool && workers > 1) await helpers.prewarm(workers - 1, warmUp);
   // Twice in the same page: the first run starts on code V8 has not optimized yet (the page's
   // first calibration), the second is a user calibrating again (helpers get the compiled module,
   // whose optimized code V8 shares between workers).

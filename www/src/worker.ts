@@ -10,7 +10,7 @@
  * Rust panic) is reported as fatal, with the panic's message, so the page restarts us.
  */
 import { decodeImage } from './calibration/decode';
-import { calibrateParallel, workerCount, type SliceEngine } from './calibration/parallel';
+import { calibrateParallel, workerCount, type SliceEngine, type SliceRequest } from './calibration/parallel';
 import type { Progress } from './calibration/progress';
 import { calibrate, sampleSource, type CalibrationEngine } from './calibration/run';
 import { SliceWorkers } from './calibration/slice-client';
@@ -130,6 +130,15 @@ function calibrationWorkers(): number {
   return typeof Worker === 'undefined' ? 1 : workerCount(navigator.hardwareConcurrency, Number.POSITIVE_INFINITY);
 }
 
+/** Models up to this size get a warm-up calibration in a helper when loaded (bigger ones would keep it busy for long). */
+const WARM_MODEL_BYTES = 16 << 20;
+
+/** The warm-up of a newly loaded model: 4 seeded random samples, discarded. */
+function warmSlice(model: Uint8Array, limits: WorkerLimits): SliceRequest | undefined {
+  if (model.byteLength > WARM_MODEL_BYTES) return undefined;
+  return { model, config: { source: { kind: 'random', count: 4, lo: 0, hi: 1, seed: 0 }, method: { kind: 'minmax' } }, start: 0, end: 4, limits: limits.engine };
+}
+
 /** The calibration helpers, kept between calibrations (slice-client.ts), for the loaded engine. */
 let helperPool: SliceWorkers | undefined;
 function helpers({ info, module }: LoadedEngine): SliceWorkers {
@@ -153,7 +162,7 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       const loaded = await requireEngine();
       const { api } = loaded;
       // A model to calibrate soon: its helpers start loading now, not when Calibrate is pressed.
-      if (calibrationWorkers() > 1) helpers(loaded).prewarm(calibrationWorkers() - 1);
+      if (calibrationWorkers() > 1) void helpers(loaded).prewarm(calibrationWorkers() - 1, warmSlice(request.bytes, request.limits));
       api.checkModelSize(request.name, request.bytes.byteLength, request.limits.maxModelBytes);
       const summary = api.inspectModel(request.bytes);
       // Prepare it as every run would: a model that reads but cannot run is said so now.

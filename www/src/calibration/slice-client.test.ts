@@ -55,12 +55,21 @@ describe('SliceWorkers (the helper pool)', () => {
     expect(made[0]?.terminated).toBe(false);
   });
 
-  it('prewarm starts helpers loading the engine; a calibration takes them', async () => {
+  it('prewarm starts helpers loading the engine and resolves once they have; a calibration takes them', async () => {
     const { helpers, made } = pool();
-    helpers.prewarm(2);
-    helpers.prewarm(2);
+    let ready = false;
+    const warming = helpers.prewarm(2).then(() => {
+      ready = true;
+    });
+    void helpers.prewarm(2);
     expect(made).toHaveLength(2);
     expect(made.map((w) => w.sent[0]?.type)).toEqual(['load', 'load']);
+    made[0]?.reply({ type: 'loaded' });
+    await Promise.resolve();
+    expect(ready).toBe(false);
+    made[1]?.fail('no wasm');
+    await warming;
+    expect(ready).toBe(true);
     const run = helpers.run(SLICE, () => undefined);
     expect(made).toHaveLength(2);
     expect(helpers.idleCount).toBe(1);
@@ -78,9 +87,9 @@ describe('SliceWorkers (the helper pool)', () => {
     const crashing = helpers.run(SLICE, () => undefined);
     made[1]?.fail('out of memory');
     await expect(crashing).rejects.toThrow('a calibration helper worker failed: out of memory');
-    helpers.prewarm(1);
+    void helpers.prewarm(1);
     const running = helpers.run(SLICE, () => undefined);
-    helpers.prewarm(1);
+    void helpers.prewarm(1);
     helpers.stop();
     expect(await running).toBeUndefined();
     expect(made[2]?.terminated).toBe(true);
@@ -94,7 +103,7 @@ describe('SliceWorkers (the helper pool)', () => {
   it('an idle helper ends after IDLE_MS', () => {
     vi.useFakeTimers();
     const { helpers, made } = pool();
-    helpers.prewarm(1);
+    void helpers.prewarm(1);
     vi.advanceTimersByTime(IDLE_MS - 1);
     expect(made[0]?.terminated).toBe(false);
     vi.advanceTimersByTime(1);

@@ -49,13 +49,34 @@ export class SliceWorkers {
     return this.idle.size;
   }
 
-  /** Starts helpers (loading their wasm) until `n` are waiting, ahead of a calibration. */
-  prewarm(n: number): void {
+  /**
+   * Starts helpers (loading their wasm) until `n` are waiting, ahead of a calibration; resolves
+   * once the ones it started have loaded (or failed to: their first slice reports it). `warm`:
+   * a small calibration each runs first and discards, so V8 has optimized the calibration
+   * kernels before the first real one (the wasm code is shared by every worker of the module).
+   */
+  prewarm(n: number, warm?: SliceRequest): Promise<void> {
+    const loading: Promise<void>[] = [];
     while (this.idle.size < n) {
       const worker = this.spawn();
-      worker.postMessage({ type: 'load', prefer: this.prefer, module: this.module });
+      loading.push(
+        new Promise<void>((resolve) => {
+          const done = (): void => {
+            worker.removeEventListener('message', onMessage);
+            worker.removeEventListener('error', done);
+            resolve();
+          };
+          const onMessage = (event: MessageEvent<SliceWorkerReply>): void => {
+            if (event.data.type === 'loaded') done();
+          };
+          worker.addEventListener('message', onMessage);
+          worker.addEventListener('error', done);
+        }),
+      );
+      worker.postMessage({ type: 'load', prefer: this.prefer, module: this.module, warm });
       this.park(worker);
     }
+    return Promise.all(loading).then(() => undefined);
   }
 
   /** Runs `request` in a waiting helper or a new one; resolves to the slice's statistics (`undefined`: stopped). */
@@ -69,6 +90,7 @@ export class SliceWorkers {
       };
       const onMessage = (event: MessageEvent<SliceWorkerReply>): void => {
         const reply = event.data;
+        if (reply.type === 'loaded') return; // a prewarm's answer, arriving late
         if (reply.type === 'progress') {
           onProgress(reply.done);
           return;

@@ -8,7 +8,7 @@
 import { loadEngine } from '../engine/loader';
 import { errorMessage, type EnginePreference } from '../engine/protocol';
 import { decodeImage } from './decode';
-import { calibrateSlice, type SliceEngine, type SliceRequest } from './parallel';
+import { calibrateSlice, type SliceEngine, type SliceEnv, type SliceRequest } from './parallel';
 
 /**
  * What the engine worker sends: a slice, with the wasm build to load and, if known, it
@@ -16,10 +16,11 @@ import { calibrateSlice, type SliceEngine, type SliceRequest } from './parallel'
  */
 export type SliceWorkerRequest =
   | ({ type: 'slice'; prefer: EnginePreference; module: WebAssembly.Module | undefined } & SliceRequest)
-  | { type: 'load'; prefer: EnginePreference; module: WebAssembly.Module | undefined };
+  | { type: 'load'; prefer: EnginePreference; module: WebAssembly.Module | undefined; warm?: SliceRequest | undefined };
 
 /** What this worker answers. */
 export type SliceWorkerReply =
+  | { type: 'loaded' }
   | { type: 'progress'; done: number }
   | { type: 'state'; state: Uint8Array | undefined }
   | { type: 'error'; message: string };
@@ -31,6 +32,17 @@ interface SliceScope {
 }
 const scope = self as unknown as SliceScope;
 
+/** A slice's environment in this helper, but for progress. */
+function sliceEnv(api: SliceEngine): Omit<SliceEnv, 'onProgress'> {
+  return {
+    engine: api,
+    decodeImage,
+    isCancelled: () => false,
+    yieldToEventLoop: () => Promise.resolve(),
+    now: () => performance.now(),
+  };
+}
+
 /** The engine, loaded once: this helper serves slice after slice (slice-client.ts keeps it). */
 let engine: ReturnType<typeof loadEngine> | undefined;
 
@@ -39,14 +51,10 @@ async function run(request: Extract<SliceWorkerRequest, { type: 'slice' }>): Pro
     engine ??= loadEngine(request.prefer, request.module);
     const { api } = await engine;
     const state = await calibrateSlice(request, {
-      engine: api satisfies SliceEngine,
-      decodeImage,
+      ...sliceEnv(api),
       onProgress: (done) => {
         scope.postMessage({ type: 'progress', done }, []);
       },
-      isCancelled: () => false,
-      yieldToEventLoop: () => Promise.resolve(),
-      now: () => performance.now(),
     });
     scope.postMessage({ type: 'state', state }, state ? [state.buffer] : []);
   } catch (error) {
@@ -59,9 +67,19 @@ scope.addEventListener('message', (event) => {
   if (request.type === 'load') {
     // A failed load is reported by the first slice (loadEngine is tried again then).
     engine ??= loadEngine(request.prefer, request.module);
-    engine.catch(() => {
-      engine = undefined;
-    });
+    const loading = engine;
+    void (async () => {
+      try {
+        const { api } = await loading;
+        // A few samples of the loaded model through the calibration kernels: V8 optimizes the
+        // hot functions of the module now (its code is shared with every worker holding it),
+        // not during the user's first calibration. What fails here fails again, reported, then.
+        if (request.warm) await calibrateSlice(request.warm, { ...sliceEnv(api), onProgress: () => undefined }).catch(() => undefined);
+        scope.postMessage({ type: 'loaded' }, []);
+      } catch {
+        engine = undefined;
+      }
+    })();
     return;
   }
   void run(request);
