@@ -169,15 +169,23 @@ impl Ranker {
         let (q, _) = quantize(&self.float, &self.ranges, &with_fix(&self.opts, index, fix))?;
         Ok(self.scorer.score(&q)?.total)
     }
+}
 
-    /// Every candidate scored, best first (candidates the quantizer refuses are left out).
-    ///
-    /// # Errors
-    /// What the engine refuses running a candidate.
-    pub fn rank(&mut self) -> Result<Vec<(LayerCandidate, f64)>> {
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quant::auto::tests::{add_relu, calibrate, signed_samples};
+
+    fn samples() -> Vec<Vec<Vec<f32>>> {
+        signed_samples(8)
+    }
+
+    /// Every candidate scored, best first (the page's loop, `www/src/quantize/beyond.ts`,
+    /// does the same; moves the quantizer refuses are left out).
+    fn rank(r: &mut Ranker) -> Result<Vec<(LayerCandidate, f64)>> {
         let mut ranked = Vec::new();
-        for c in self.candidates() {
-            match self.score(c.index, c.fix) {
+        for c in r.candidates() {
+            match r.score(c.index, c.fix) {
                 Ok(db) => ranked.push((c, db)),
                 Err(Error::Quantization { .. }) => {}
                 Err(e) => return Err(e),
@@ -185,18 +193,6 @@ impl Ranker {
         }
         crate::sort::stable_sort_by(&mut ranked, |a, b| b.1.total_cmp(&a.1));
         Ok(ranked)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::quant::auto::tests::{add_relu, calibrate, unit};
-
-    fn samples() -> Vec<Vec<Vec<f32>>> {
-        (0..8)
-            .map(|k| vec![(0..8).map(|j| 2.0 * unit(k * 8 + j) - 1.0).collect()])
-            .collect()
     }
 
     fn ranker(opts: QuantizeOptions) -> Ranker {
@@ -236,7 +232,7 @@ mod tests {
         let mut r = ranker(QuantizeOptions::default());
         let base = r.base().expect("base");
         assert!(base.is_finite() && base > 20.0, "int8 base {base}");
-        let ranked = r.rank().expect("rank");
+        let ranked = rank(&mut r).expect("rank");
         assert!(!ranked.is_empty());
         assert!(ranked.windows(2).all(|w| w[0].1 >= w[1].1), "{ranked:?}");
         // Each step's score is the base with that one option added.
@@ -265,7 +261,8 @@ mod tests {
         let count = Rc::new(Cell::new(0));
         let seen = Rc::clone(&count);
         let mut r = ranker(QuantizeOptions::default());
-        let ranked = with_progress(move || seen.set(seen.get() + 1), || r.rank()).expect("rank");
+        let ranked =
+            with_progress(move || seen.set(seen.get() + 1), || rank(&mut r)).expect("rank");
         assert_eq!(count.get(), ranked.len());
         // Outside the call the hook is gone.
         r.base().expect("base");

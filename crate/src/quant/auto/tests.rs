@@ -100,6 +100,13 @@ pub(super) fn unit(k: u32) -> f32 {
     (k.wrapping_mul(2_654_435_761) >> 8) as f32 / (1u32 << 24) as f32
 }
 
+/// `n` seeded samples of `add_relu`'s input, uniform in [-1, 1).
+pub(super) fn signed_samples(n: u32) -> Samples {
+    (0..n)
+        .map(|k| vec![(0..8).map(|j| 2.0 * unit(k * 8 + j) - 1.0).collect()])
+        .collect()
+}
+
 pub(super) fn calibrate(model: &Model, samples: &[Vec<Vec<f32>>]) -> CalibrationStats {
     let mut cal = Calibrator::new(model).expect("prepares");
     for s in samples {
@@ -280,9 +287,7 @@ fn bias_correction_removes_a_constructed_systematic_error() {
 #[test]
 fn a_target_moves_operators_to_int16_until_it_holds() {
     let model = add_relu();
-    let samples: Vec<Vec<Vec<f32>>> = (0..32)
-        .map(|k| vec![(0..8).map(|j| 2.0 * unit(k * 8 + j) - 1.0).collect()])
-        .collect();
+    let samples = signed_samples(32);
     let stats = calibrate(&model, &samples);
     let opts = QuantizeOptions::default();
     let (_, _, int8) = auto_quantize(
@@ -359,9 +364,7 @@ fn without_a_16x8_kernel_a_target_keeps_the_operator_float() {
     });
     model.subgraphs[0].operators[1] =
         op(BuiltinOperator::PRELU, &[2, 4], &[3], BuiltinOptionsT::NONE);
-    let samples: Vec<Vec<Vec<f32>>> = (0..32)
-        .map(|k| vec![(0..8).map(|j| 2.0 * unit(k * 8 + j) - 1.0).collect()])
-        .collect();
+    let samples = signed_samples(32);
     let stats = calibrate(&model, &samples);
     let auto = AutoOptions {
         target_sqnr_db: Some(300.0),
@@ -404,9 +407,7 @@ fn without_a_16x8_kernel_a_target_keeps_the_operator_float() {
 fn an_accuracy_target_is_measured_on_the_labelled_search_samples() {
     let model = add_relu();
     let c = [0.25f32, -0.5, 0.125, 0.0, 0.5, -0.25, 0.75, -0.125];
-    let samples: Vec<Vec<Vec<f32>>> = (0..32)
-        .map(|k| vec![(0..8).map(|j| 2.0 * unit(k * 8 + j) - 1.0).collect()])
-        .collect();
+    let samples = signed_samples(32);
     // The float model's class: the first largest of relu(x + c).
     let class = |x: &[f32]| {
         let z: Vec<f32> = x.iter().zip(c).map(|(x, c)| (x + c).max(0.0)).collect();
