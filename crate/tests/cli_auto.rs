@@ -111,6 +111,43 @@ fn auto_is_never_below_the_default_on_golden_models() {
 }
 
 #[test]
+fn resuming_from_saved_activations_writes_what_whole_runs_write() {
+    // A convolutional golden model (arena regions reused between layers): the range search's
+    // candidates resume from checkpoints; `--auto-whole-runs` scores each from the inputs.
+    let g = repo().join("tests/golden/example_cnn");
+    let float = path(g.join("model_float.tflite"));
+    let calib = path(g.join("calib.npy"));
+    let run = |extra: &[&str], name: &str| {
+        let o = common::scratch_in("cli_auto", &format!("{name}.tflite"));
+        let r = common::scratch_in("cli_auto", &format!("{name}.json"));
+        let args = [
+            "quantize",
+            &float,
+            "--data",
+            &calib,
+            "--io",
+            "float",
+            "--auto",
+            "--auto-budget",
+            "40",
+            "--report",
+            &path(r.clone()),
+            "-o",
+            &path(o.clone()),
+        ];
+        let out = zeropoint(&[&args[..], extra].concat());
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        (
+            std::fs::read(o).expect("model"),
+            std::fs::read(r).expect("report"),
+        )
+    };
+    let resumed = run(&[], "resumed");
+    let whole = run(&["--auto-whole-runs"], "whole");
+    assert!(resumed == whole, "the model or the report differ");
+}
+
+#[test]
 fn auto_needs_data_and_int8() {
     let g = repo().join("tests/golden/mlp");
     let float = path(g.join("model_float.tflite"));

@@ -3,6 +3,10 @@
 //! here allocates on success (`tests/engine_no_alloc.rs` checks it). A run fails only when a
 //! WHILE exceeds its iteration limit ([`super::Limits::max_while_iterations`]): the error names
 //! the operator and the invocation stops there.
+//!
+//! A run can also start part-way ([`Interpreter::invoke_from`]) on an arena saved from another
+//! interpreter with the same plan ([`Interpreter::plan_digest`]): `--auto` scores a candidate
+//! model only from the first operator where it differs from one already run.
 
 use super::{Interpreter, Slot, StepInfo, TensorId, TensorView};
 use crate::error::Result;
@@ -93,6 +97,100 @@ impl Interpreter {
             }
         }
         Ok(())
+    }
+
+    /// Runs steps `from..` of an invocation (in the order of [`Interpreter::step_infos`]) on
+    /// the arena as it is: after [`Interpreter::load_arena`] with the arena another interpreter
+    /// of the same plan had just before its step `from`, the result is what a whole invocation
+    /// gives, when the steps before `from` are the same kernels on the same tensors. Just
+    /// before each step `p` of `capture_at` (ascending) with `p > from`, `capture` gets the
+    /// position of `p` in `capture_at` and the arena. `from = 0` is a whole invocation on the
+    /// inputs as set.
+    ///
+    /// # Errors
+    /// As [`Interpreter::invoke`].
+    pub fn invoke_from(
+        &mut self,
+        from: usize,
+        capture_at: &[usize],
+        capture: &mut dyn FnMut(usize, &[u64]),
+    ) -> Result<()> {
+        let consts: &[u8] = bytemuck::cast_slice(&self.consts);
+        let mut next = capture_at.partition_point(|&p| p <= from);
+        for (k, step) in self.steps.iter_mut().enumerate().skip(from) {
+            if capture_at.get(next) == Some(&k) {
+                capture(next, &self.arena);
+                next += 1;
+            }
+            let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
+            let mut io = OpIo::new(arena, consts, &step.inputs, (step.out_start, step.out_len));
+            step.kernel.eval(&mut io);
+            if let Some(e) = io.take_failure() {
+                return Err(e);
+            }
+            for (m, &(_, start, len)) in step.more.iter().enumerate() {
+                let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
+                let mut io =
+                    OpIo::new(arena, consts, &step.inputs, (start, len)).with_output_index(m + 1);
+                step.kernel.eval(&mut io);
+                if let Some(e) = io.take_failure() {
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The activation arena as it is (for [`Interpreter::load_arena`]).
+    pub fn arena_words(&self) -> &[u64] {
+        &self.arena
+    }
+
+    /// Replaces the activation arena's contents with `words` (from
+    /// [`Interpreter::arena_words`] of an interpreter with the same [`Interpreter::plan_digest`]).
+    ///
+    /// # Errors
+    /// [`crate::Error::TensorMismatch`] when the lengths differ.
+    pub fn load_arena(&mut self, words: &[u64]) -> Result<()> {
+        if words.len() != self.arena.len() {
+            return Err(crate::Error::TensorMismatch {
+                what: "the activation arena".into(),
+                tensor: String::new(),
+                expected: format!("{} bytes", self.arena.len() * 8),
+                got: format!("{} bytes", words.len() * 8),
+            });
+        }
+        self.arena.copy_from_slice(words);
+        Ok(())
+    }
+
+    /// A digest of the plan: the arena's size and, per step, its operator and the regions it
+    /// reads and writes. Two interpreters with equal digests keep every tensor at the same place.
+    pub fn plan_digest(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::hash::DefaultHasher::new();
+        self.arena.len().hash(&mut h);
+        for s in &self.steps {
+            (
+                s.op_index,
+                &s.inputs,
+                s.output,
+                s.out_start,
+                s.out_len,
+                &s.more,
+            )
+                .hash(&mut h);
+        }
+        h.finish()
+    }
+
+    /// The first step that runs operator `op` or a later one (the number of steps when none
+    /// does): the steps before it run only operators before `op`.
+    pub fn first_step_from_op(&self, op: usize) -> usize {
+        self.steps
+            .iter()
+            .position(|s| s.op_index >= op)
+            .unwrap_or(self.steps.len())
     }
 
     /// Reports to `f` the float states stateful kernels keep between invocations

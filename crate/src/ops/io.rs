@@ -5,7 +5,7 @@
 use crate::graph::TensorType;
 
 /// Where one tensor lives while a kernel runs, in bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Region {
     /// In the activation arena.
     Arena {

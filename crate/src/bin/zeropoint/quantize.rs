@@ -86,6 +86,11 @@ pub struct QuantizeArgs {
     /// With --auto: at most this many candidate models are scored.
     #[arg(long, value_name = "N", default_value_t = zeropoint::quant::auto::DEFAULT_BUDGET)]
     auto_budget: usize,
+    /// With --auto: score every candidate model from the inputs, not from the last saved
+    /// activations before its first changed operator (the same result, slower: to check or
+    /// time that).
+    #[arg(long)]
+    auto_whole_runs: bool,
     /// Write a JSON report (per tensor ranges and parameters, per op multipliers); with several
     /// signatures (int8 / int16x8), one section per signature.
     #[arg(long)]
@@ -119,6 +124,7 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
         target_accuracy_drop,
         labels,
         auto_budget,
+        auto_whole_runs,
         report,
         output,
         shapes,
@@ -143,6 +149,7 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
             shapes: shapes.overrides(),
             target_accuracy_drop,
             labels,
+            whole_runs: auto_whole_runs,
         });
     let opts = QuantizeOptions {
         mode: Mode::parse(&mode)?,

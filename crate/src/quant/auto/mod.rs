@@ -52,6 +52,7 @@ pub mod kl;
 pub mod mixed;
 pub mod ranges;
 pub mod rank;
+pub mod resume;
 pub mod score;
 #[cfg(test)]
 mod tests;
@@ -88,6 +89,9 @@ pub struct AutoOptions {
     pub target_accuracy_drop: Option<f64>,
     /// The class label of each sample given (`--labels`), in order; empty without.
     pub labels: Vec<usize>,
+    /// Score every candidate by a whole run instead of from the last checkpoint before its
+    /// first difference ([`resume`]; `--auto-whole-runs`): the same result, slower.
+    pub whole_runs: bool,
 }
 
 impl Default for AutoOptions {
@@ -98,6 +102,7 @@ impl Default for AutoOptions {
             shapes: ShapeOverrides::default(),
             target_accuracy_drop: None,
             labels: Vec::new(),
+            whole_runs: false,
         }
     }
 }
@@ -472,6 +477,9 @@ fn search(
         search.len()
     };
     let mut scorer = Scorer::new(model, search, &auto.shapes, folds)?.with_labels(labels)?;
+    if auto.whole_runs {
+        scorer = scorer.whole_runs();
+    }
     let tf_score = scorer.score(tf_model)?;
     let mut best = Best {
         ranges: tf_ranges.clone(),

@@ -20,6 +20,9 @@
 //! softmax probabilities often is, does not pass, and neither does any result checked on fewer
 //! than 4 held-out samples.
 
+use std::sync::Arc;
+
+use super::resume::{self, Checkpoints};
 use crate::engine::compare::{per_tensor_params, real_values, set_input_real};
 use crate::engine::{Interpreter, Limits};
 use crate::error::{Error, Result};
@@ -63,6 +66,16 @@ pub struct Scorer {
     labels: Vec<usize>,
     /// Samples whose float top-1 class (output 0) is their label.
     float_correct: usize,
+    /// Whether candidates resume from checkpoints ([`resume`]; [`Scorer::whole_runs`] turns
+    /// it off).
+    resume: bool,
+    /// The checkpoints candidates resume from: those of the first model scored, or of a later
+    /// one the search kept ([`Scorer::adopt_last`]).
+    checkpoints: Option<Checkpoints>,
+    /// The model scored last (shapes applied) and the checkpoint it resumed from.
+    last: Option<(Model, Option<usize>)>,
+    /// Candidates scored from a checkpoint.
+    resumed: usize,
 }
 
 /// A candidate's output SQNR in dB: over all samples, and per fold.
@@ -188,6 +201,10 @@ impl Scorer {
             threads: default_threads(),
             labels: Vec::new(),
             float_correct: 0,
+            resume: true,
+            checkpoints: None,
+            last: None,
+            resumed: 0,
         })
     }
 
@@ -238,6 +255,15 @@ impl Scorer {
         self
     }
 
+    /// Scores every candidate by a whole run, never from a checkpoint ([`resume`]): the same
+    /// scores, more time (what the tests compare resuming with).
+    pub fn whole_runs(mut self) -> Self {
+        self.resume = false;
+        self.checkpoints = None;
+        self.last = None;
+        self
+    }
+
     /// Number of samples scored on.
     pub fn samples(&self) -> usize {
         self.samples.len()
@@ -246,6 +272,11 @@ impl Scorer {
     /// `Σ f²` over every sample and output of the float model.
     pub fn signal(&self) -> f64 {
         self.signal.iter().sum()
+    }
+
+    /// Number of candidate models scored from a checkpoint ([`resume`]) so far.
+    pub fn resumed(&self) -> usize {
+        self.resumed
     }
 
     /// Number of candidate models scored so far.
@@ -269,40 +300,31 @@ impl Scorer {
         let mut q = quant.clone();
         self.shapes.apply(&mut q)?;
         let folds = self.signal.len();
-        let threads = self.threads.clamp(1, self.samples.len());
-        // (wasm has one thread: the threaded path is not even compiled in there.)
-        let per_sample = if threads == 1 || cfg!(target_arch = "wasm32") {
-            sample_noise(&q, &self.samples, &self.reference)?
-        } else {
-            let run = self.samples.len().div_ceil(threads);
-            let q = &q;
-            let parts: Vec<Result<Vec<(f64, usize)>>> = std::thread::scope(|scope| {
-                let handles: Vec<_> = self
-                    .samples
-                    .chunks(run)
-                    .zip(self.reference.chunks(run))
-                    .map(|(samples, reference)| {
-                        scope.spawn(move || sample_noise(q, samples, reference))
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join().unwrap_or_else(|_| {
-                            Err(Error::Quantization {
-                                what: "--auto".into(),
-                                reason: "a scoring thread panicked".into(),
-                            })
-                        })
-                    })
-                    .collect()
-            });
-            let mut all = Vec::with_capacity(self.samples.len());
-            for part in parts {
-                all.extend(part?);
-            }
-            all
+        if self.resume {
+            self.adopt_last(&q)?;
+        }
+        let set = self.checkpoints.as_ref();
+        let from = set.and_then(|set| resume::resume_point(set, &q));
+        // Checkpoints are recorded on the first model scored; later sets come from
+        // [`Scorer::adopt_last`].
+        let run = Run {
+            resume: self.resume,
+            set,
+            from,
+            capture: self.resume && set.is_none(),
+            total_samples: self.samples.len(),
         };
+        let mut parts = self.run_parts(&q, &run)?;
+        if parts.first().is_some_and(|p| p.from.is_some()) {
+            self.resumed += 1;
+        }
+        if let Some(set) = record(&q, &run, &mut parts) {
+            self.checkpoints = Some(set);
+        }
+        if self.resume {
+            self.last = Some((q, from));
+        }
+        let per_sample: Vec<(f64, usize)> = parts.into_iter().flat_map(|p| p.noise).collect();
         let mut noise = vec![0.0; folds];
         for (k, (n, _)) in per_sample.iter().enumerate() {
             noise[k % folds] += n;
@@ -329,6 +351,77 @@ impl Scorer {
     }
 }
 
+impl Scorer {
+    /// Runs `q` on every sample as `run` says, on the scorer's threads, in sample order.
+    fn run_parts(&self, q: &Model, run: &Run<'_>) -> Result<Vec<Part>> {
+        let threads = self.threads.clamp(1, self.samples.len());
+        // (wasm has one thread: the threaded path is not even compiled in there.)
+        if threads == 1 || cfg!(target_arch = "wasm32") {
+            return Ok(vec![sample_noise(
+                q,
+                &self.samples,
+                &self.reference,
+                0,
+                run,
+            )?]);
+        }
+        let chunk = self.samples.len().div_ceil(threads);
+        let parts: Vec<Result<Part>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = self
+                .samples
+                .chunks(chunk)
+                .zip(self.reference.chunks(chunk))
+                .enumerate()
+                .map(|(k, (samples, reference))| {
+                    scope.spawn(move || sample_noise(q, samples, reference, k * chunk, run))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(Error::Quantization {
+                            what: "--auto".into(),
+                            reason: "a scoring thread panicked".into(),
+                        })
+                    })
+                })
+                .collect()
+        });
+        parts.into_iter().collect()
+    }
+
+    /// When the model scored last shares a later checkpoint with `q` than the current set does
+    /// (it was kept: the search goes on from it), its checkpoints become the set: it runs
+    /// again from where it resumed, recording the arenas after that (a model that is not kept
+    /// costs no copies).
+    fn adopt_last(&mut self, q: &Model) -> Result<()> {
+        let (Some((last, last_from)), Some(set)) = (&self.last, &self.checkpoints) else {
+            return Ok(());
+        };
+        if resume::first_difference(&set.model, last).is_none() {
+            return Ok(());
+        }
+        let ahead = resume::resume_point_from(set, last, q);
+        if ahead <= resume::resume_point(set, q) {
+            return Ok(());
+        }
+        let run = Run {
+            resume: true,
+            set: Some(set),
+            from: *last_from,
+            capture: true,
+            total_samples: self.samples.len(),
+        };
+        let mut parts = self.run_parts(last, &run)?;
+        if let Some(adopted) = record(last, &run, &mut parts) {
+            self.checkpoints = Some(adopted);
+        }
+        self.last = None;
+        Ok(())
+    }
+}
+
 /// Natively the machine's parallelism, at most 4; 1 in wasm (no threads there).
 fn default_threads() -> usize {
     if cfg!(target_arch = "wasm32") {
@@ -349,20 +442,119 @@ fn top1(values: &[f64]) -> usize {
     best
 }
 
-/// `Σ (f − q̂)²` of each sample and its top-1 class of output 0: `q` (shapes applied) prepared
-/// once on the fast kernels and run on `samples`, against the float `reference` outputs.
+/// How a candidate's samples run: from checkpoint `from` of `set` (whose plan digest the
+/// candidate's interpreter must have, else from the inputs), capturing its checkpoints.
+struct Run<'a> {
+    resume: bool,
+    set: Option<&'a Checkpoints>,
+    from: Option<usize>,
+    /// Whether to record the checkpoints after `from`.
+    capture: bool,
+    total_samples: usize,
+}
+
+/// One thread's share of a candidate's scoring.
+struct Part {
+    /// `Σ (f − q̂)²` and top-1 class of output 0 of each sample.
+    noise: Vec<(f64, usize)>,
+    /// The run's plan digest, checkpoint steps, first step of each operator, and the
+    /// checkpoint it resumed from (`None`: from the inputs; no steps: nothing recorded).
+    digest: u64,
+    steps: Vec<usize>,
+    step_of_op: Vec<usize>,
+    from: Option<usize>,
+    /// `captured[s][j]`: sample `s`'s arena at the `j`-th checkpoint after `from`.
+    captured: Vec<Vec<Vec<u64>>>,
+}
+
+/// The checkpoints of `q` from the parts' runs (those before the resumed one shared with the
+/// set resumed from); `None` when nothing was recorded.
+fn record(q: &Model, run: &Run<'_>, parts: &mut [Part]) -> Option<Checkpoints> {
+    let first = parts.first()?;
+    if !run.capture || first.steps.is_empty() {
+        return None;
+    }
+    let (digest, steps, step_of_op) = (first.digest, first.steps.clone(), first.step_of_op.clone());
+    let skip = first.from.map_or(0, |c| c + 1);
+    let mut arenas = Vec::with_capacity(steps.len());
+    for c in 0..steps.len() {
+        if c < skip {
+            arenas.push(Arc::clone(&run.set?.arenas[c]));
+        } else {
+            let all: Vec<Vec<u64>> = parts
+                .iter_mut()
+                .flat_map(|p| {
+                    p.captured
+                        .iter_mut()
+                        .map(|s| s.get_mut(c - skip).map(std::mem::take))
+                })
+                .collect::<Option<_>>()?;
+            arenas.push(Arc::new(all));
+        }
+    }
+    Some(Checkpoints {
+        model: q.clone(),
+        digest,
+        step_of_op,
+        steps,
+        arenas,
+    })
+}
+
+/// Runs `q` (shapes applied), prepared once on the fast kernels, on `samples` (the scorer's
+/// samples `offset..`) against the float `reference` outputs, from a checkpoint where `run`
+/// has one with `q`'s plan ([`resume`]).
 fn sample_noise(
     q: &Model,
     samples: &[Vec<Vec<f32>>],
     reference: &[Vec<Vec<f64>>],
-) -> Result<Vec<(f64, usize)>> {
+    offset: usize,
+    run: &Run<'_>,
+) -> Result<Part> {
     let mut qi = Interpreter::with_options(q, &Limits::default(), KernelSet::Fast)?;
-    let mut per_sample = Vec::with_capacity(samples.len());
-    for (sample, reference) in samples.iter().zip(reference) {
-        for (i, x) in sample.iter().enumerate() {
-            set_input_real(&mut qi, q, i, x)?;
+    let digest = qi.plan_digest();
+    let resumable = run.resume && q.subgraphs.len() == 1 && !qi.has_variables();
+    let (steps, from) = match run.set {
+        _ if !resumable => (Vec::new(), None),
+        Some(set) if set.digest == digest => (set.steps.clone(), run.from),
+        // A new set is placed only when one is recorded.
+        _ if run.capture => {
+            let n = resume::affordable(qi.arena_bytes(), run.total_samples);
+            let steps = if n == 0 {
+                Vec::new()
+            } else {
+                resume::checkpoint_steps(&resume::step_costs(q, &qi), n)
+            };
+            (steps, None)
         }
-        qi.invoke()?;
+        _ => (Vec::new(), None),
+    };
+    let resumed = from.and_then(|c| Some((steps[c], run.set?)));
+    let step_of_op = if steps.is_empty() || !run.capture {
+        Vec::new()
+    } else {
+        let ops = q.subgraphs.first().map_or(0, |sg| sg.operators.len());
+        (0..=ops).map(|k| qi.first_step_from_op(k)).collect()
+    };
+    let mut noise = Vec::with_capacity(samples.len());
+    let mut captured = Vec::with_capacity(samples.len());
+    for (k, (sample, reference)) in samples.iter().zip(reference).enumerate() {
+        let start = match (resumed, from) {
+            (Some((step, set)), Some(c)) => {
+                qi.load_arena(&set.arenas[c][offset + k])?;
+                step
+            }
+            _ => {
+                for (i, x) in sample.iter().enumerate() {
+                    set_input_real(&mut qi, q, i, x)?;
+                }
+                0
+            }
+        };
+        let mut caps = Vec::new();
+        let capture_at: &[usize] = if run.capture { &steps } else { &[] };
+        qi.invoke_from(start, capture_at, &mut |_, words| caps.push(words.to_vec()))?;
+        captured.push(caps);
         let got = outputs(&qi, q)?;
         if got.len() != reference.len() {
             return Err(mismatch(
@@ -382,9 +574,16 @@ fn sample_noise(
             }
             sum += g.iter().zip(r).map(|(g, f)| (f - g) * (f - g)).sum::<f64>();
         }
-        per_sample.push((sum, got.first().map_or(0, |o| top1(o))));
+        noise.push((sum, got.first().map_or(0, |o| top1(o))));
     }
-    Ok(per_sample)
+    Ok(Part {
+        noise,
+        digest,
+        steps,
+        step_of_op,
+        from,
+        captured,
+    })
 }
 
 /// `10·log10(signal / noise)`; infinite when there is no noise, `−∞` for non-finite noise.

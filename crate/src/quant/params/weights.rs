@@ -128,13 +128,14 @@ fn per_channel_weights(
     const WHAT: &str = "per-channel weights";
     let (channels, inner) = channel_layout(w.len(), shape, axis)?;
     check_finite(WHAT, w)?;
-    let channel_of = |i: usize| (i / inner) % channels;
+    // Element `i` is in channel `(i / inner) % channels`: runs of `inner` values, the channels
+    // in turn.
+    let runs = || w.chunks(inner).zip((0..channels).cycle());
 
     // max|w| per channel, exact in f32.
     let mut max_abs = vec![0.0f32; channels];
-    for (i, &v) in w.iter().enumerate() {
-        let c = channel_of(i);
-        max_abs[c] = max_abs[c].max(v.abs());
+    for (run, c) in runs() {
+        max_abs[c] = run.iter().fold(max_abs[c], |m, v| m.max(v.abs()));
     }
     if let (WeightRule::Int16x8, Some((bias, input_scale))) = (rule, bias_fit) {
         adjust_weights_for_bias_scale(&mut max_abs, bias, input_scale)?;
@@ -180,11 +181,11 @@ fn per_channel_weights(
         return Err(invalid(WHAT, format!("a channel's scale is {}", sci(*s))));
     }
 
-    let values = w
-        .iter()
-        .enumerate()
-        .map(|(i, &v)| factors[channel_of(i)].quantize(v))
-        .collect();
+    let mut values = Vec::with_capacity(w.len());
+    for (run, c) in runs() {
+        let f = factors[c];
+        values.extend(run.iter().map(|&v| f.quantize(v)));
+    }
     Ok(QuantizedWeights {
         values,
         scales,
