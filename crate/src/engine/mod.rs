@@ -156,6 +156,8 @@ struct Slot {
     shape: Vec<usize>,
     /// Where its bytes are, when the engine materialises it.
     region: Option<Region>,
+    /// For a tensor in the arena: the first and last step (inclusive) it holds its value in.
+    live: (usize, usize),
 }
 
 /// One kernel to run.

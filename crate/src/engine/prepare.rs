@@ -768,6 +768,7 @@ impl Interpreter {
                 dtype: dtypes[t],
                 shape: shapes[t].clone().unwrap_or_default(),
                 region: regions[t],
+                live: (first[t], last[t]),
             })
             .collect();
         let steps = pending

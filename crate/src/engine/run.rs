@@ -4,11 +4,11 @@
 //! WHILE exceeds its iteration limit ([`super::Limits::max_while_iterations`]): the error names
 //! the operator and the invocation stops there.
 //!
-//! A run can also start part-way ([`Interpreter::invoke_from`]) on an arena saved from another
-//! interpreter with the same plan ([`Interpreter::plan_digest`]): `--auto` scores a candidate
+//! A run can also start part-way ([`Interpreter::invoke_from`]) on the live tensors saved from
+//! another interpreter with the same plan ([`Interpreter::plan_digest`]): `--auto` scores a candidate
 //! model only from the first operator where it differs from one already run.
 
-use super::{Interpreter, Slot, StepInfo, TensorId, TensorView};
+use super::{Interpreter, Slot, Step, StepInfo, TensorId, TensorView};
 use crate::error::Result;
 use crate::ops::control_flow::Subgraph;
 use crate::ops::{Observer, OpIo, OutputSpec, Region};
@@ -100,9 +100,10 @@ impl Interpreter {
     }
 
     /// Runs steps `from..` of an invocation (in the order of [`Interpreter::step_infos`]) on
-    /// the arena as it is: after [`Interpreter::load_arena`] with the arena another interpreter
-    /// of the same plan had just before its step `from`, the result is what a whole invocation
-    /// gives, when the steps before `from` are the same kernels on the same tensors. Just
+    /// the arena as it is: after [`Interpreter::load_words`] with the [`Interpreter::live_words`]
+    /// another interpreter of the same plan had just before its step `from`, the result is what
+    /// a whole invocation gives, when the steps before `from` are the same kernels on the same
+    /// tensors. Just
     /// before each step `p` of `capture_at` (ascending) with `p > from`, `capture` gets the
     /// position of `p` in `capture_at` and the arena. `from = 0` is a whole invocation on the
     /// inputs as set.
@@ -122,45 +123,58 @@ impl Interpreter {
                 capture(next, &self.arena);
                 next += 1;
             }
-            let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
-            let mut io = OpIo::new(arena, consts, &step.inputs, (step.out_start, step.out_len));
-            step.kernel.eval(&mut io);
-            if let Some(e) = io.take_failure() {
-                return Err(e);
-            }
-            for (m, &(_, start, len)) in step.more.iter().enumerate() {
-                let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
-                let mut io =
-                    OpIo::new(arena, consts, &step.inputs, (start, len)).with_output_index(m + 1);
-                step.kernel.eval(&mut io);
-                if let Some(e) = io.take_failure() {
-                    return Err(e);
-                }
-            }
+            run_step(step, &mut self.arena, consts)?;
         }
         Ok(())
     }
 
-    /// The activation arena as it is (for [`Interpreter::load_arena`]).
-    pub fn arena_words(&self) -> &[u64] {
-        &self.arena
+    /// The arena words holding a value written before step `step` and read at it or later
+    /// (graph inputs and outputs always), as sorted, disjoint word ranges: with these restored,
+    /// [`Interpreter::invoke_from`] `step` computes what a whole invocation does.
+    pub fn live_words(&self, step: usize) -> Vec<std::ops::Range<usize>> {
+        let mut ranges: Vec<std::ops::Range<usize>> = self
+            .slots
+            .iter()
+            .filter(|s| s.live.0 < step && s.live.1 >= step)
+            .filter_map(|s| match s.region {
+                Some(Region::Arena { start, len }) if len > 0 => {
+                    Some(start / 8..(start + len).div_ceil(8))
+                }
+                _ => None,
+            })
+            .collect();
+        ranges.sort_unstable_by_key(|r| r.start);
+        let mut merged: Vec<std::ops::Range<usize>> = Vec::with_capacity(ranges.len());
+        for r in ranges {
+            match merged.last_mut() {
+                Some(m) if r.start <= m.end => m.end = m.end.max(r.end),
+                _ => merged.push(r),
+            }
+        }
+        merged
     }
 
-    /// Replaces the activation arena's contents with `words` (from
-    /// [`Interpreter::arena_words`] of an interpreter with the same [`Interpreter::plan_digest`]).
+    /// Writes `words` into the arena at `ranges` (in order, each range's length of them; from
+    /// [`Interpreter::live_words`] of an interpreter with the same
+    /// [`Interpreter::plan_digest`]).
     ///
     /// # Errors
-    /// [`crate::Error::TensorMismatch`] when the lengths differ.
-    pub fn load_arena(&mut self, words: &[u64]) -> Result<()> {
-        if words.len() != self.arena.len() {
+    /// [`crate::Error::TensorMismatch`] when a range is outside the arena or the lengths differ.
+    pub fn load_words(&mut self, ranges: &[std::ops::Range<usize>], words: &[u64]) -> Result<()> {
+        let total: usize = ranges.iter().map(|r| r.len()).sum();
+        if total != words.len() || ranges.iter().any(|r| r.end > self.arena.len()) {
             return Err(crate::Error::TensorMismatch {
                 what: "the activation arena".into(),
                 tensor: String::new(),
-                expected: format!("{} bytes", self.arena.len() * 8),
-                got: format!("{} bytes", words.len() * 8),
+                expected: format!("ranges within {} bytes", self.arena.len() * 8),
+                got: format!("{} bytes for {total} words of ranges", words.len() * 8),
             });
         }
-        self.arena.copy_from_slice(words);
+        let mut at = 0;
+        for r in ranges {
+            self.arena[r.clone()].copy_from_slice(&words[at..at + r.len()]);
+            at += r.len();
+        }
         Ok(())
     }
 
@@ -170,6 +184,9 @@ impl Interpreter {
         use std::hash::{Hash, Hasher};
         let mut h = std::hash::DefaultHasher::new();
         self.arena.len().hash(&mut h);
+        for s in &self.slots {
+            (s.region, s.live).hash(&mut h);
+        }
         for s in &self.steps {
             (
                 s.op_index,
@@ -242,21 +259,7 @@ impl Interpreter {
         let consts: &[u8] = bytemuck::cast_slice(&self.consts);
         let mut t0 = now();
         for (k, step) in self.steps.iter_mut().enumerate() {
-            let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
-            let mut io = OpIo::new(arena, consts, &step.inputs, (step.out_start, step.out_len));
-            step.kernel.eval(&mut io);
-            if let Some(e) = io.take_failure() {
-                return Err(e);
-            }
-            for (k, &(_, start, len)) in step.more.iter().enumerate() {
-                let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut self.arena);
-                let mut io =
-                    OpIo::new(arena, consts, &step.inputs, (start, len)).with_output_index(k + 1);
-                step.kernel.eval(&mut io);
-                if let Some(e) = io.take_failure() {
-                    return Err(e);
-                }
-            }
+            run_step(step, &mut self.arena, consts)?;
             let t1 = now();
             if let Some(t) = times.get_mut(k) {
                 *t += t1 - t0;
@@ -265,6 +268,26 @@ impl Interpreter {
         }
         Ok(())
     }
+}
+
+/// Evaluates one step: its output, then each further output of a multi-output operator (one
+/// evaluation each), without an observer.
+fn run_step(step: &mut Step, arena: &mut [u64], consts: &[u8]) -> Result<()> {
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(arena);
+    let mut io = OpIo::new(bytes, consts, &step.inputs, (step.out_start, step.out_len));
+    step.kernel.eval(&mut io);
+    if let Some(e) = io.take_failure() {
+        return Err(e);
+    }
+    for (k, &(_, start, len)) in step.more.iter().enumerate() {
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(arena);
+        let mut io = OpIo::new(bytes, consts, &step.inputs, (start, len)).with_output_index(k + 1);
+        step.kernel.eval(&mut io);
+        if let Some(e) = io.take_failure() {
+            return Err(e);
+        }
+    }
+    Ok(())
 }
 
 /// A subgraph that a WHILE or IF runs is an interpreter of its own.

@@ -12,10 +12,13 @@
 //! candidate runs: when the next candidate shares a later checkpoint with the last one than
 //! with the set's model (the search kept the last one and goes on from it), the last one runs
 //! again from where it resumed, recording its checkpoints, and they become the set. Memory is
-//! capped ([`MAX_CHECKPOINT_BYTES`]); a model whose arenas for all samples exceed it is
+//! capped ([`MAX_CHECKPOINT_BYTES`]): a checkpoint holds only the tensors live across its step
+//! ([`crate::engine::Interpreter::live_words`]), and fewer checkpoints are placed when all
+//! samples' would exceed the cap ([`place`]); a model whose live tensors exceed it even at one is
 //! scored whole, as are models with several subgraphs or variable tensors (state between
 //! samples).
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use crate::graph::Model;
@@ -23,7 +26,7 @@ use crate::graph::Model;
 /// Most checkpoints per set.
 pub const MAX_CHECKPOINTS: usize = 16;
 
-/// Memory one set of checkpoints may take (all samples' arenas at every checkpoint).
+/// Memory one set of checkpoints may take (all samples' live tensors at every checkpoint).
 pub const MAX_CHECKPOINT_BYTES: usize = if cfg!(target_arch = "wasm32") {
     48 << 20
 } else {
@@ -43,7 +46,10 @@ pub struct Checkpoints {
     pub step_of_op: Vec<usize>,
     /// The steps, ascending, each above 0.
     pub steps: Vec<usize>,
-    /// `arenas[c][s]`: sample `s`'s arena just before step `steps[c]`.
+    /// `live[c]`: the arena words live across step `steps[c]`
+    /// ([`crate::engine::Interpreter::live_words`]).
+    pub live: Vec<Vec<Range<usize>>>,
+    /// `arenas[c][s]`: sample `s`'s `live[c]` words just before step `steps[c]`, in order.
     pub arenas: Vec<Arc<Vec<Vec<u64>>>>,
 }
 
@@ -86,10 +92,28 @@ pub fn step_costs(model: &Model, interp: &crate::engine::Interpreter) -> Vec<u64
         .collect()
 }
 
-/// How many checkpoints fit in [`MAX_CHECKPOINT_BYTES`] for `samples` arenas of `arena_bytes`.
-pub fn affordable(arena_bytes: usize, samples: usize) -> usize {
-    let per = arena_bytes.saturating_mul(samples).max(1);
-    (MAX_CHECKPOINT_BYTES / per).min(MAX_CHECKPOINTS)
+/// The checkpoint steps for a run whose step `k` costs `costs[k]`, where `live_words(p)` words
+/// are live across step `p` in each of `samples` runs: the most (up to [`MAX_CHECKPOINTS`],
+/// placed by [`checkpoint_steps`]) whose saved words fit in [`MAX_CHECKPOINT_BYTES`]; none when
+/// not even one fits.
+pub fn place(costs: &[u64], live_words: impl Fn(usize) -> usize, samples: usize) -> Vec<usize> {
+    for n in (1..=MAX_CHECKPOINTS).rev() {
+        let steps = checkpoint_steps(costs, n);
+        let words: usize = steps.iter().map(|&p| live_words(p)).sum();
+        if words.saturating_mul(8).saturating_mul(samples) <= MAX_CHECKPOINT_BYTES {
+            return steps;
+        }
+    }
+    Vec::new()
+}
+
+/// Copies `ranges` of `arena` into one vector, in order (a checkpoint of one sample).
+pub fn pack(arena: &[u64], ranges: &[Range<usize>]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(ranges.iter().map(|r| r.len()).sum());
+    for r in ranges {
+        out.extend_from_slice(&arena[r.clone()]);
+    }
+    out
 }
 
 /// The first operator of subgraph 0 whose kernel may compute other bits in `b` than in `a`
@@ -188,6 +212,7 @@ mod tests {
     use crate::graph::{
         Buffer, BuiltinOperator, BuiltinOptionsT, ShapeOverrides, Subgraph, Tensor, TensorType,
     };
+    use crate::quant::calibrate::CalibrationStats;
     use crate::quant::passes::{QuantizeOptions, Ranges, quantize};
 
     /// `x → ADD c → ADD c → …` (`n` ADDs of one constant), x: [1, 8].
@@ -234,15 +259,21 @@ mod tests {
         vec![(0..8).map(|j| 2.0 * unit(k * 8 + j) - 1.0).collect()]
     }
 
-    /// The range search on a chain whose calibration had an outlier (every tensor's min/max
-    /// is wide, so the search changes them one by one, in execution order).
-    fn search(resume: bool) -> (Vec<super::super::ranges::RangeChoice>, Best, usize, usize) {
+    /// A 7-ADD chain whose calibration had an outlier (every tensor's min/max is wide, so a
+    /// search changes them one by one, in execution order), its statistics and search samples.
+    fn chain_with_outlier() -> (Model, CalibrationStats, Vec<Vec<Vec<f32>>>) {
         let model = add_chain(7);
         let mut calib: Vec<_> = (0..200).map(sample).collect();
         calib[100][0][3] = 300.0;
         let stats = calibrate(&model, &calib);
         let scoring: Vec<_> = (1000..1024).map(sample).collect();
         let (search, _) = split_samples(&scoring);
+        (model, stats, search)
+    }
+
+    /// The range search on [`chain_with_outlier`].
+    fn search(resume: bool) -> (Vec<super::super::ranges::RangeChoice>, Best, usize, usize) {
+        let (model, stats, search) = chain_with_outlier();
         let opts = QuantizeOptions::default();
         let ranges = Ranges::from_calibration(&model, &stats).expect("ranges");
         let (tf, _) = quantize(&model, &ranges, &opts).expect("quantizes");
@@ -274,6 +305,47 @@ mod tests {
         assert_eq!(whole_resumed, 0);
         // Most candidates change one tensor after the first operator: they resume.
         assert!(resumed * 2 > evaluations, "{resumed} of {evaluations}");
+    }
+
+    #[test]
+    fn every_resumed_score_is_the_bits_of_a_whole_run() {
+        // A search-like sequence scored one by one: candidate k narrows tensors 0..=k (as if
+        // each was kept: the next resumes from its checkpoints once adopted), and after each
+        // a rejected one narrows tensor k + 1 further. Every score equals a whole run's.
+        let (model, stats, search) = chain_with_outlier();
+        let opts = QuantizeOptions::default();
+        let tf_ranges = Ranges::from_calibration(&model, &stats).expect("ranges");
+        let tensors: Vec<(usize, String, f32, f32)> = stats
+            .tensors
+            .iter()
+            .map(|t| (t.index, t.name.clone(), t.min, t.max))
+            .collect();
+        let mut kept = tf_ranges.clone();
+        let mut models = vec![quantize(&model, &tf_ranges, &opts).expect("tf").0];
+        for k in 0..tensors.len() {
+            let (i, name, lo, _) = &tensors[k];
+            kept.insert(*i, name, *lo, 4.0).expect("range");
+            models.push(quantize(&model, &kept, &opts).expect("kept").0);
+            if let Some((j, name, lo, _)) = tensors.get(k + 1) {
+                let mut rejected = kept.clone();
+                rejected.insert(*j, name, *lo, 0.5).expect("range");
+                models.push(quantize(&model, &rejected, &opts).expect("rejected").0);
+            }
+        }
+        let new = || Scorer::new(&model, &search, &ShapeOverrides::default(), FOLDS).expect("f");
+        let (mut resuming, mut whole) = (new(), new().whole_runs());
+        for (k, m) in models.iter().enumerate() {
+            let a = resuming.score(m).expect("runs");
+            let b = whole.score(m).expect("runs");
+            assert_eq!(a, b, "candidate {k}");
+        }
+        assert!(
+            resuming.resumed() * 2 > models.len(),
+            "{} of {}",
+            resuming.resumed(),
+            models.len()
+        );
+        assert_eq!(whole.resumed(), 0);
     }
 
     #[test]
@@ -332,9 +404,21 @@ mod tests {
     }
 
     #[test]
-    fn affordable_is_capped() {
-        assert_eq!(affordable(1, 1), MAX_CHECKPOINTS);
-        assert_eq!(affordable(MAX_CHECKPOINT_BYTES, 2), 0);
-        assert_eq!(affordable(MAX_CHECKPOINT_BYTES / 6, 2), 3);
+    fn place_keeps_the_checkpoints_within_the_cap() {
+        let costs = [1u64; 90];
+        // Little live data: every checkpoint.
+        assert_eq!(place(&costs, |_| 1, 1).len(), MAX_CHECKPOINTS);
+        // A quarter of the cap per checkpoint (all samples): 4 of them.
+        let quarter = MAX_CHECKPOINT_BYTES / 4 / 8 / 2;
+        assert_eq!(place(&costs, |_| quarter, 2), checkpoint_steps(&costs, 4));
+        // More than the cap at any step: none.
+        assert!(place(&costs, |_| MAX_CHECKPOINT_BYTES, 1).is_empty());
+    }
+
+    #[test]
+    fn pack_concatenates_the_ranges() {
+        let arena: Vec<u64> = (0..10).collect();
+        assert_eq!(pack(&arena, &[1..3, 6..7]), vec![1, 2, 6]);
+        assert!(pack(&arena, &[]).is_empty());
     }
 }

@@ -463,7 +463,9 @@ struct Part {
     steps: Vec<usize>,
     step_of_op: Vec<usize>,
     from: Option<usize>,
-    /// `captured[s][j]`: sample `s`'s arena at the `j`-th checkpoint after `from`.
+    /// The words each checkpoint saves ([`Checkpoints::live`]).
+    live: Vec<Vec<std::ops::Range<usize>>>,
+    /// `captured[s][j]`: sample `s`'s live words at the `j`-th checkpoint after `from`.
     captured: Vec<Vec<Vec<u64>>>,
 }
 
@@ -474,7 +476,12 @@ fn record(q: &Model, run: &Run<'_>, parts: &mut [Part]) -> Option<Checkpoints> {
     if !run.capture || first.steps.is_empty() {
         return None;
     }
-    let (digest, steps, step_of_op) = (first.digest, first.steps.clone(), first.step_of_op.clone());
+    let (digest, steps, step_of_op, live) = (
+        first.digest,
+        first.steps.clone(),
+        first.step_of_op.clone(),
+        first.live.clone(),
+    );
     let skip = first.from.map_or(0, |c| c + 1);
     let mut arenas = Vec::with_capacity(steps.len());
     for c in 0..steps.len() {
@@ -497,6 +504,7 @@ fn record(q: &Model, run: &Run<'_>, parts: &mut [Part]) -> Option<Checkpoints> {
         digest,
         step_of_op,
         steps,
+        live,
         arenas,
     })
 }
@@ -518,18 +526,22 @@ fn sample_noise(
         _ if !resumable => (Vec::new(), None),
         Some(set) if set.digest == digest => (set.steps.clone(), run.from),
         // A new set is placed only when one is recorded.
-        _ if run.capture => {
-            let n = resume::affordable(qi.arena_bytes(), run.total_samples);
-            let steps = if n == 0 {
-                Vec::new()
-            } else {
-                resume::checkpoint_steps(&resume::step_costs(q, &qi), n)
-            };
-            (steps, None)
-        }
+        _ if run.capture => (
+            resume::place(
+                &resume::step_costs(q, &qi),
+                |p| qi.live_words(p).iter().map(|r| r.len()).sum(),
+                run.total_samples,
+            ),
+            None,
+        ),
         _ => (Vec::new(), None),
     };
     let resumed = from.and_then(|c| Some((steps[c], run.set?)));
+    // The words each checkpoint saves (the set's when resuming from it: the same plan).
+    let live: Vec<Vec<std::ops::Range<usize>>> = match run.set {
+        Some(set) if set.digest == digest => set.live.clone(),
+        _ => steps.iter().map(|&p| qi.live_words(p)).collect(),
+    };
     let step_of_op = if steps.is_empty() || !run.capture {
         Vec::new()
     } else {
@@ -541,7 +553,7 @@ fn sample_noise(
     for (k, (sample, reference)) in samples.iter().zip(reference).enumerate() {
         let start = match (resumed, from) {
             (Some((step, set)), Some(c)) => {
-                qi.load_arena(&set.arenas[c][offset + k])?;
+                qi.load_words(&live[c], &set.arenas[c][offset + k])?;
                 step
             }
             _ => {
@@ -553,7 +565,9 @@ fn sample_noise(
         };
         let mut caps = Vec::new();
         let capture_at: &[usize] = if run.capture { &steps } else { &[] };
-        qi.invoke_from(start, capture_at, &mut |_, words| caps.push(words.to_vec()))?;
+        qi.invoke_from(start, capture_at, &mut |j, words| {
+            caps.push(resume::pack(words, &live[j]));
+        })?;
         captured.push(caps);
         let got = outputs(&qi, q)?;
         if got.len() != reference.len() {
@@ -582,6 +596,7 @@ fn sample_noise(
         steps,
         step_of_op,
         from,
+        live,
         captured,
     })
 }
