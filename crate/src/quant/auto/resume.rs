@@ -34,7 +34,6 @@ pub const MAX_CHECKPOINT_BYTES: usize = if cfg!(target_arch = "wasm32") {
 };
 
 /// Each sample's arena at a few steps of one model's run.
-#[derive(Clone)]
 pub struct Checkpoints {
     /// The model (shapes applied) they were recorded on.
     pub model: Model,
@@ -116,12 +115,24 @@ pub fn pack(arena: &[u64], ranges: &[Range<usize>]) -> Vec<u64> {
     out
 }
 
+/// Whether a model can be scored from checkpoints at all: one subgraph and no variable tensor
+/// (state carried from one sample to the next).
+pub fn shareable(model: &Model) -> bool {
+    let [sg] = model.subgraphs.as_slice() else {
+        return false;
+    };
+    !sg.tensors.iter().any(|t| t.is_variable)
+}
+
 /// The first operator of subgraph 0 whose kernel may compute other bits in `b` than in `a`
 /// (its options, or a tensor it reads or writes — quantization, constant data — differ); the
 /// number of operators when none does; 0 when a graph input differs. `None` when the two
 /// cannot share a plan: not one subgraph each, a variable tensor, or different operators,
 /// tensor shapes or types.
 pub fn first_difference(a: &Model, b: &Model) -> Option<usize> {
+    if !shareable(a) || !shareable(b) {
+        return None;
+    }
     let ([sa], [sb]) = (a.subgraphs.as_slice(), b.subgraphs.as_slice()) else {
         return None;
     };
@@ -133,7 +144,7 @@ pub fn first_difference(a: &Model, b: &Model) -> Option<usize> {
         return None;
     }
     for (x, y) in sa.tensors.iter().zip(&sb.tensors) {
-        if x.shape != y.shape || x.dtype != y.dtype || x.is_variable || y.is_variable {
+        if x.shape != y.shape || x.dtype != y.dtype {
             return None;
         }
     }

@@ -308,7 +308,6 @@ impl Scorer {
         // Checkpoints are recorded on the first model scored; later sets come from
         // [`Scorer::adopt_last`].
         let run = Run {
-            resume: self.resume,
             set,
             from,
             capture: self.resume && set.is_none(),
@@ -407,7 +406,6 @@ impl Scorer {
             return Ok(());
         }
         let run = Run {
-            resume: true,
             set: Some(set),
             from: *last_from,
             capture: true,
@@ -445,7 +443,6 @@ fn top1(values: &[f64]) -> usize {
 /// How a candidate's samples run: from checkpoint `from` of `set` (whose plan digest the
 /// candidate's interpreter must have, else from the inputs), capturing its checkpoints.
 struct Run<'a> {
-    resume: bool,
     set: Option<&'a Checkpoints>,
     from: Option<usize>,
     /// Whether to record the checkpoints after `from`.
@@ -521,7 +518,8 @@ fn sample_noise(
 ) -> Result<Part> {
     let mut qi = Interpreter::with_options(q, &Limits::default(), KernelSet::Fast)?;
     let digest = qi.plan_digest();
-    let resumable = run.resume && q.subgraphs.len() == 1 && !qi.has_variables();
+    // (Without resuming there is neither a set nor a capture: a whole run.)
+    let resumable = resume::shareable(q) && !qi.has_variables();
     let (steps, from) = match run.set {
         _ if !resumable => (Vec::new(), None),
         Some(set) if set.digest == digest => (set.steps.clone(), run.from),
@@ -538,9 +536,13 @@ fn sample_noise(
     };
     let resumed = from.and_then(|c| Some((steps[c], run.set?)));
     // The words each checkpoint saves (the set's when resuming from it: the same plan).
-    let live: Vec<Vec<std::ops::Range<usize>>> = match run.set {
-        Some(set) if set.digest == digest => set.live.clone(),
-        _ => steps.iter().map(|&p| qi.live_words(p)).collect(),
+    let placed: Vec<Vec<std::ops::Range<usize>>>;
+    let live: &[Vec<std::ops::Range<usize>>] = match run.set {
+        Some(set) if set.digest == digest => &set.live,
+        _ => {
+            placed = steps.iter().map(|&p| qi.live_words(p)).collect();
+            &placed
+        }
     };
     let step_of_op = if steps.is_empty() || !run.capture {
         Vec::new()
@@ -596,7 +598,7 @@ fn sample_noise(
         steps,
         step_of_op,
         from,
-        live,
+        live: live.to_vec(),
         captured,
     })
 }
