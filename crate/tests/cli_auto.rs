@@ -213,7 +213,8 @@ fn an_accuracy_target_reads_one_label_per_sample() {
     let o = path(common::scratch_in("cli_auto", "accuracy.tflite"));
     let report = path(common::scratch_in("cli_auto", "accuracy.json"));
     let base = ["quantize", &float, "--data", &calib, "-o", &o];
-    // Labels for every sample, all class 0; a drop of 100 points always holds.
+    // Labels for every sample, all class 0 of output 1 (the mlp's 3 class scores; output 0 is
+    // one element); a drop of 100 points always holds.
     let labels = labels_npy("labels.npy", &vec![0; samples]);
     let out = zeropoint(
         &[
@@ -223,6 +224,8 @@ fn an_accuracy_target_reads_one_label_per_sample() {
                 "100",
                 "--labels",
                 &labels,
+                "--label-output",
+                "1",
                 "--auto-budget",
                 "8",
                 "--report",
@@ -237,6 +240,7 @@ fn an_accuracy_target_reads_one_label_per_sample() {
     let a = &r["auto"];
     assert_eq!(a["target_accuracy_drop"], 100.0, "{a}");
     assert_eq!(a["target_reached"], true, "{a}");
+    assert_eq!(a["label_output"], 1, "{a}");
     let float_acc = a["float_accuracy"].as_f64().expect("measured");
     assert!((0.0..=1.0).contains(&float_acc), "{a}");
     assert!(
@@ -244,13 +248,47 @@ fn an_accuracy_target_reads_one_label_per_sample() {
         "{}",
         text(&out.stderr)
     );
-    // Refusals: the two flags go together; one label per sample; integer labels.
+    // Refusals: the two flags go together; one label per sample; integer labels; an output of
+    // class scores (output 0 is one element; there is no output 2; class 3 is not one of 3).
     let out = zeropoint(&[&base[..], &["--target-accuracy-drop", "1"]].concat());
     assert!(
         !out.status.success() && text(&out.stderr).contains("--labels"),
         "{}",
         text(&out.stderr)
     );
+    let out = zeropoint(&[&base[..], &["--auto", "--label-output", "1"]].concat());
+    assert!(
+        !out.status.success() && text(&out.stderr).contains("--labels"),
+        "{}",
+        text(&out.stderr)
+    );
+    let with_labels = |labels: &str, output: &str| {
+        let args = [
+            "--target-accuracy-drop",
+            "1",
+            "--labels",
+            labels,
+            "--label-output",
+            output,
+        ];
+        zeropoint(&[&base[..], &args].concat())
+    };
+    for (output, labels, says) in [
+        ("0", &labels, "output 0 has 1 element"),
+        ("2", &labels, "the model has 2 outputs"),
+        (
+            "1",
+            &labels_npy("three.npy", &vec![3; samples]),
+            "a label is 3, but output 1 has 3 classes (0 to 2)",
+        ),
+    ] {
+        let out = with_labels(labels, output);
+        assert!(
+            !out.status.success() && text(&out.stderr).contains(says),
+            "--label-output {output}: {}",
+            text(&out.stderr)
+        );
+    }
     let short = labels_npy("short.npy", &[0]);
     let out = zeropoint(
         &[

@@ -13,7 +13,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_test::wasm_bindgen_test;
 use wasm_common::{EXAMPLE, message};
 use zeropoint::quant::calibrate::{CalibrationStats, InputDesc};
-use zeropoint::wasm::auto::LayerRanker;
+use zeropoint::wasm::auto::{AutoSettings, LayerRanker};
 use zeropoint::wasm::quantize::QuantizeSettings;
 use zeropoint::wasm::{Calibrator, random_data};
 
@@ -24,6 +24,14 @@ fn int8() -> QuantizeSettings {
         per_tensor: false,
         float_ops: Vec::new(),
         int16_ops: Vec::new(),
+    }
+}
+
+/// `--auto --auto-budget n`.
+fn budget(n: usize) -> AutoSettings {
+    AutoSettings {
+        budget: Some(n),
+        ..AutoSettings::default()
     }
 }
 
@@ -48,7 +56,7 @@ fn calibrated(samples: u32, keep: bool) -> Calibrator {
 fn auto_reports_what_it_chose_and_never_scores_below_tf_compatible() {
     let cal = calibrated(24, true);
     let q = cal
-        .auto_quantize_with(EXAMPLE, &int8(), None, Some(20))
+        .auto_quantize_with(EXAMPLE, &int8(), &budget(20))
         .expect("--auto");
     let report: serde_json::Value =
         serde_json::from_str(&q.report_json().expect("json")).expect("report");
@@ -86,8 +94,10 @@ fn the_callback_hears_every_candidate_model_scored() {
     let cal = calibrated(3, true);
     let f = js_sys::Function::new_with_args("n", "globalThis.__zpScored = n");
     let settings = serde_wasm_bindgen::to_value(&int8()).expect("settings");
+    // As the page sends it (camelCase, absent fields left out).
+    let auto = js_sys::JSON::parse(r#"{"budget": 6}"#).expect("json");
     let q = cal
-        .auto_quantize(EXAMPLE, settings, None, Some(6), Some(f.unchecked_into()))
+        .auto_quantize(EXAMPLE, settings, auto, Some(f.unchecked_into()))
         .map_err(message)
         .expect("--auto");
     let scored = js_sys::Reflect::get(&js_sys::global(), &"__zpScored".into())
@@ -109,7 +119,7 @@ fn without_every_sample_equalization_is_left_out_and_said() {
     // The default keeps the first 16 (the report's errors): 20 samples are not all there.
     let cal = calibrated(20, false);
     let q = cal
-        .auto_quantize_with(EXAMPLE, &int8(), None, Some(20))
+        .auto_quantize_with(EXAMPLE, &int8(), &budget(20))
         .expect("--auto");
     assert!(
         q.warnings()
@@ -121,6 +131,40 @@ fn without_every_sample_equalization_is_left_out_and_said() {
 }
 
 #[wasm_bindgen_test]
+fn an_accuracy_target_takes_one_label_per_calibration_sample() {
+    let cal = calibrated(8, true);
+    let labelled = |labels: Vec<usize>, output: usize| AutoSettings {
+        target_accuracy_drop: Some(100.0),
+        labels: Some(labels),
+        label_output: Some(output),
+        budget: Some(6),
+        ..AutoSettings::default()
+    };
+    let q = cal
+        .auto_quantize_with(EXAMPLE, &int8(), &labelled(vec![2; 8], 0))
+        .expect("--auto");
+    let report: serde_json::Value =
+        serde_json::from_str(&q.report_json().expect("json")).expect("report");
+    let auto = &report["auto"];
+    assert_eq!(auto["target_accuracy_drop"], 100.0, "{auto}");
+    assert_eq!(auto["label_output"], 0, "{auto}");
+    assert_eq!(auto["target_reached"], true, "{auto}");
+    assert!(auto["float_accuracy"].is_number(), "{auto}");
+    // Not one label per calibration sample; a class the output does not have; no output 1.
+    for (labels, output, says) in [
+        (vec![2; 7], 0, "7 labels for the 8 calibration samples"),
+        (vec![5; 8], 0, "a label is 5, but output 0 has 5 classes"),
+        (vec![0; 8], 1, "the model has 1 output"),
+    ] {
+        let e = cal
+            .auto_quantize_with(EXAMPLE, &int8(), &labelled(labels, output))
+            .err()
+            .expect("refused");
+        assert!(e.to_string().contains(says), "{e}");
+    }
+}
+
+#[wasm_bindgen_test]
 fn refusals_name_what_to_do() {
     let mut cal = calibrated(2, false);
     let e = message(cal.keep_samples().expect_err("after samples"));
@@ -129,7 +173,7 @@ fn refusals_name_what_to_do() {
     let mut other = EXAMPLE.to_vec();
     other.push(0);
     let e = cal
-        .auto_quantize_with(&other, &int8(), None, None)
+        .auto_quantize_with(&other, &int8(), &AutoSettings::default())
         .err()
         .expect("refused");
     assert!(
@@ -146,8 +190,7 @@ fn refusals_name_what_to_do() {
                 io: "float".into(),
                 ..int8()
             },
-            None,
-            None,
+            &AutoSettings::default(),
         )
         .err()
         .expect("refused");

@@ -2,6 +2,7 @@
 //! sensitivity a person accepts step by step ([`LayerRanker`]), both measured on the samples the
 //! page's [`Calibrator`] kept from its calibration.
 
+use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
 use super::quantize::{QuantizeSettings, QuantizedModel};
@@ -27,6 +28,29 @@ extern "C" {
 fn settings_of(settings: JsValue) -> Result<QuantizeSettings, JsError> {
     serde_wasm_bindgen::from_value(settings)
         .map_err(|e| JsError::new(&format!("quantize settings: {e}")))
+}
+
+/// The `--auto` options of `zeropoint quantize`, as the page sends them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, tsify::Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct AutoSettings {
+    /// Move operators to int16 until the output SQNR reaches this many dB (`--target-sqnr`).
+    #[serde(default)]
+    pub target_sqnr_db: Option<f64>,
+    /// Move operators until the top-1 accuracy is at most this many percentage points below
+    /// the float model's (`--target-accuracy-drop`; needs `labels`).
+    #[serde(default)]
+    pub target_accuracy_drop: Option<f64>,
+    /// The class of each calibration sample, in order (`--labels`): one per sample.
+    #[serde(default)]
+    pub labels: Option<Vec<usize>>,
+    /// The output whose largest element is the class (`--label-output`; default 0).
+    #[serde(default)]
+    pub label_output: Option<usize>,
+    /// At most this many candidate models are scored (`--auto-budget`; default
+    /// [`DEFAULT_BUDGET`]).
+    #[serde(default)]
+    pub budget: Option<usize>,
 }
 
 impl Calibrator {
@@ -74,10 +98,9 @@ impl Calibrator {
     }
 
     /// `zeropoint quantize --auto` on this calibration ([`auto_quantize`]): the statistics
-    /// recorded, searched and guarded on the first [`AUTO_SAMPLES`] samples; `targetSqnrDb`
-    /// moves operators to int16 until the output SQNR reaches it (`--target-sqnr`); `budget`
-    /// caps the candidate models scored (default [`DEFAULT_BUDGET`]); `onScored` is called with
-    /// the count after each candidate model scored. The report's `auto` says what was chosen.
+    /// recorded, searched and guarded on the first [`AUTO_SAMPLES`] samples, with `auto`'s
+    /// targets and budget ([`AutoSettings`]); `onScored` is called with the count after each
+    /// candidate model scored. The report's `auto` says what was chosen.
     ///
     /// Cross-layer equalization calibrates the changed model again on the same data: the
     /// calibrator must have kept every sample ([`Calibrator::keep_samples`], on one calibrator
@@ -89,14 +112,15 @@ impl Calibrator {
         &self,
         model: &[u8],
         #[wasm_bindgen(unchecked_param_type = "QuantizeSettings")] settings: JsValue,
-        target_sqnr_db: Option<f64>,
-        budget: Option<usize>,
+        #[wasm_bindgen(unchecked_param_type = "AutoSettings")] auto: JsValue,
         #[wasm_bindgen(unchecked_param_type = "(scored: number) => void")] on_scored: Option<
             ScoredCallback,
         >,
     ) -> Result<QuantizedModel, JsError> {
         let settings = settings_of(settings)?;
-        let run = || self.auto_quantize_with(model, &settings, target_sqnr_db, budget);
+        let auto: AutoSettings = serde_wasm_bindgen::from_value(auto)
+            .map_err(|e| JsError::new(&format!("--auto settings: {e}")))?;
+        let run = || self.auto_quantize_with(model, &settings, &auto);
         match on_scored {
             // A search is one call: the count of candidate models goes out as it grows.
             Some(f) => {
@@ -118,22 +142,38 @@ impl Calibrator {
     /// [`Calibrator::auto_quantize`] without the JS conversions.
     ///
     /// # Errors
-    /// Another model than the one calibrated, or what [`auto_quantize`] refuses.
+    /// Another model than the one calibrated, labels that are not one per calibration sample,
+    /// or what [`auto_quantize`] refuses.
     pub fn auto_quantize_with(
         &self,
         model: &[u8],
         settings: &QuantizeSettings,
-        target_sqnr_db: Option<f64>,
-        budget: Option<usize>,
+        auto: &AutoSettings,
     ) -> crate::Result<QuantizedModel> {
         let float = self.same_model(model, "--auto")?;
         let opts = settings.options()?;
         let stats = self.inner.stats(Method::MinMax)?;
         let kept = self.errors.samples();
         let samples = &kept[..kept.len().min(AUTO_SAMPLES)];
+        let mut labels = auto.labels.clone().unwrap_or_default();
+        if auto.labels.is_some() && labels.len() != self.inner.samples() {
+            return Err(Error::Quantization {
+                what: "--labels".into(),
+                reason: format!(
+                    "{} labels for the {} calibration samples: one class per sample, in order",
+                    labels.len(),
+                    self.inner.samples()
+                ),
+            });
+        }
+        // The labels of the samples --auto is given (the first ones), as the CLI's.
+        labels.truncate(samples.len());
         let auto = AutoOptions {
-            target_sqnr_db,
-            budget: budget.unwrap_or(DEFAULT_BUDGET),
+            target_sqnr_db: auto.target_sqnr_db,
+            target_accuracy_drop: auto.target_accuracy_drop,
+            labels,
+            label_output: auto.label_output.unwrap_or(0),
+            budget: auto.budget.unwrap_or(DEFAULT_BUDGET),
             ..AutoOptions::default()
         };
         let whole_data = kept.len() == self.inner.samples();

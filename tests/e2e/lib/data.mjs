@@ -30,10 +30,10 @@ export function npyRows(path) {
   return Array.from({ length: shape[0] ?? 0 }, (_, r) => Array.from(data.subarray(r * per, (r + 1) * per)));
 }
 
-/** A little-endian float32 .npy (version 1.0), as numpy.save writes it. */
-export function npyBytes(shape, data) {
+/** A little-endian .npy (version 1.0) of `data` (float32 unless `descr` says), as numpy.save writes it. */
+export function npyBytes(shape, data, descr = '<f4') {
   const dims = shape.length === 1 ? `${String(shape[0])},` : shape.join(', ');
-  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${dims}), }`;
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${dims}), }`;
   header += ' '.repeat((64 - ((10 + header.length + 1) % 64)) % 64) + '\n';
   const out = Buffer.alloc(10 + header.length + data.byteLength);
   Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]).copy(out, 0);

@@ -2,9 +2,10 @@
 // would leave 127.0.0.1 is aborted: the CLI makes the expected files, the page calibrates with the
 // same .npy and quantizes, and its downloads equal the CLI's byte for byte; ops kept float or made
 // int16 give the CLI's --float-ops / --int16-ops files; keyboard and tablet width.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { npyBytes } from '../lib/data.mjs';
 import { GOLDEN, cli } from '../lib/expected.mjs';
 import { STEP_TIMEOUT_MS, assert, check, onCleanup } from '../lib/harness.mjs';
 import { docsShot, downloadOf, dropFile, isLocal, quantizeOnPage, screenshot, showTab, testId, text, waitForCalibration, waitForModel, waitForPanel, watch } from '../lib/page.mjs';
@@ -244,6 +245,37 @@ async function quantizeBeyond(ctx) {
     assert(Buffer.compare(model.bytes, cliModel) === 0, `the page's --auto model (${String(model.bytes.length)} bytes) differs from the CLI's (${String(cliModel.length)} bytes)`);
     const report = await downloadOf(page, 'quant-download-report');
     assert(Buffer.compare(report.bytes, cliReport) === 0, 'the page\'s --auto report differs from zeropoint quantize --auto --report');
+    await page.locator(testId('quant-auto')).uncheck({ timeout: STEP_TIMEOUT_MS });
+  });
+
+  await check('quantize --auto with an accuracy target: the labels .npy read in the page, file and report equal `--target-accuracy-drop --labels`; a target without labels and a float labels file are refused readably', async () => {
+    // One class per calibration sample (32), of the model's 6; a drop of 0 points.
+    const samples = 32;
+    const labelsPath = out('labels.npy');
+    writeFileSync(labelsPath, npyBytes([samples], BigInt64Array.from({ length: samples }, (_, k) => BigInt((k * 5) % 6)), '<i8'));
+    cli(['quantize', floatPath, '--data', calibPath, '--mode', 'int8', '--io', 'int8', '--auto', '--auto-budget', String(AUTO_BUDGET), '--target-accuracy-drop', '0', '--labels', labelsPath, '-o', out('cli-accuracy.tflite'), '--report', out('cli-accuracy.report.json')]);
+    await showTab(page, 'quantize');
+    await page.locator(testId('quant-auto')).check({ timeout: STEP_TIMEOUT_MS });
+    await page.locator(testId('quant-budget')).fill(String(AUTO_BUDGET));
+    await page.locator(testId('quant-target-accuracy')).fill('0');
+    await page.locator(testId('quant-start')).click({ timeout: STEP_TIMEOUT_MS });
+    await page.waitForFunction(() => document.querySelector('[data-testid="error-banner"]')?.textContent?.includes('pick its labels'), undefined, { timeout: STEP_TIMEOUT_MS });
+    await page.locator(testId('quant-labels')).setInputFiles({ name: 'float.npy', mimeType: 'application/octet-stream', buffer: npyBytes([samples], new Float32Array(samples)) });
+    await page.waitForFunction(() => document.querySelector('[data-testid="error-banner"]')?.textContent?.includes('float.npy: labels are <f4: an integer type'), undefined, { timeout: STEP_TIMEOUT_MS });
+    await page.locator(testId('quant-labels')).setInputFiles({ name: 'labels.npy', mimeType: 'application/octet-stream', buffer: readFileSync(labelsPath) });
+    await page.waitForFunction(() => document.querySelector('[data-testid="quant-labels-status"]')?.textContent?.includes('32 labels, classes 0–5'), undefined, { timeout: STEP_TIMEOUT_MS });
+    await quantizeOnPage(page);
+    const box = page.locator(testId('quant-auto-report'));
+    await box.waitFor({ timeout: STEP_TIMEOUT_MS });
+    const accuracy = Number(await box.getAttribute('data-accuracy'));
+    assert(accuracy >= 0 && accuracy <= 1, `accuracy ${String(accuracy)}`);
+    assert((await box.textContent())?.includes('Top-1 accuracy (output 0)'), `report: ${String(await box.textContent())}`);
+    assert((await text(page, 'quant-cli')).includes('--auto --target-accuracy-drop 0 --labels labels.npy --auto-budget'), `CLI line: ${await text(page, 'quant-cli')}`);
+    const model = await downloadOf(page, 'quant-download-model');
+    assert(Buffer.compare(model.bytes, readFileSync(out('cli-accuracy.tflite'))) === 0, 'the page\'s model differs from zeropoint quantize --target-accuracy-drop 0 --labels');
+    const report = await downloadOf(page, 'quant-download-report');
+    assert(Buffer.compare(report.bytes, readFileSync(out('cli-accuracy.report.json'))) === 0, 'the page\'s report differs from zeropoint quantize --target-accuracy-drop 0 --labels --report');
+    await page.locator(testId('quant-target-accuracy')).fill('');
     await page.locator(testId('quant-auto')).uncheck({ timeout: STEP_TIMEOUT_MS });
   });
 

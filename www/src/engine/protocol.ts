@@ -79,6 +79,12 @@ export interface AutoRequest {
   config: CalibrationConfig;
   /** Move operators to int16 until the output SQNR reaches this (`--target-sqnr`). */
   targetSqnrDb?: number | undefined;
+  /** Move operators until the top-1 accuracy is at most this many points below float's (`--target-accuracy-drop`). */
+  targetAccuracyDrop?: number | undefined;
+  /** One class per calibration sample (`--labels`), with `targetAccuracyDrop`. */
+  labels?: number[] | undefined;
+  /** The output whose largest element is the class (`--label-output`; 0 when absent). */
+  labelOutput?: number | undefined;
   /** Most candidate models scored (the CLI's default when absent). */
   budget?: number | undefined;
   limits: WorkerLimits;

@@ -5,6 +5,7 @@
  */
 export type {
   Arithmetic,
+  AutoSettings,
   DefaultLimits,
   EngineLimits,
   InputShape,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeCalibrator } from '../calibration/fake.test-util';
 import type { QuantizedModel } from '../calibration/types';
-import type { QuantizeSettings } from '../engine/types';
+import type { AutoSettings, QuantizeSettings } from '../engine/types';
 import { DEFAULT_LIMITS, workerLimits } from '../limits';
 import { autoQuantize, rankerCalibrator, rankLayers, type Ranker } from './beyond';
 
@@ -71,8 +71,8 @@ describe('autoQuantize', () => {
       keepSamples(): void {
         calls.push(`keep after ${String(this.samples())}`);
       }
-      autoQuantize(_model: Uint8Array, settings: QuantizeSettings, target?: number, budget?: number, onScored?: (n: number) => void): QuantizedModel {
-        calls.push(`auto ${settings.mode} ${String(target)} ${String(budget)} after ${String(this.samples())}`);
+      autoQuantize(_model: Uint8Array, settings: QuantizeSettings, auto: AutoSettings, onScored?: (n: number) => void): QuantizedModel {
+        calls.push(`auto ${settings.mode} ${JSON.stringify(auto)} after ${String(this.samples())}`);
         onScored?.(1);
         onScored?.(2);
         return quantized;
@@ -98,11 +98,12 @@ describe('autoQuantize', () => {
       engine,
       new Uint8Array(8),
       SETTINGS,
-      { config: { source: { kind: 'random', count: 5, lo: 0, hi: 1, seed: 3 }, method: { kind: 'mse' } }, targetSqnrDb: 45, budget: 12, limits: workerLimits(DEFAULT_LIMITS) },
+      { config: { source: { kind: 'random', count: 5, lo: 0, hi: 1, seed: 3 }, method: { kind: 'mse' } }, targetSqnrDb: 45, targetAccuracyDrop: 2, labels: [1, 0, 2, 1, 0], labelOutput: 1, budget: 12, limits: workerLimits(DEFAULT_LIMITS) },
       { decodeImage: () => Promise.reject(new Error('no images')), onProgress: (p) => progress.push(p.done), onScored: (n) => scored.push(n) },
     );
     expect(q).toBe(quantized);
-    expect(calls).toEqual(['keep after 0', 'auto int8 45 12 after 5', 'errors']);
+    // The engine is given the --auto options only (not the calibration's config or limits).
+    expect(calls).toEqual(['keep after 0', 'auto int8 {"targetSqnrDb":45,"targetAccuracyDrop":2,"labels":[1,0,2,1,0],"labelOutput":1,"budget":12} after 5', 'errors']);
     expect(made).toHaveLength(1);
     expect(made[0]?.freed).toBe(true);
     expect(progress.at(-1)).toBe(5);

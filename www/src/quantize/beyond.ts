@@ -10,12 +10,12 @@ import { calibrate, type CalibrationEngine, type RunEnv } from '../calibration/r
 import type { CalibratorLike, QuantizedModel } from '../calibration/types';
 import type { AutoRequest, LayerRanking, RankedLayer } from '../engine/protocol';
 import { errorMessage } from '../engine/protocol';
-import type { QuantizeSettings } from '../engine/types';
+import type { AutoSettings, QuantizeSettings } from '../engine/types';
 
 /** What `--auto` needs of the engine's Calibrator beyond the calibration loop. */
 export interface AutoCalibrator extends CalibratorLike {
   keepSamples(): void;
-  autoQuantize(model: Uint8Array, settings: QuantizeSettings, targetSqnrDb?: number, budget?: number, onScored?: (scored: number) => void): QuantizedModel;
+  autoQuantize(model: Uint8Array, settings: QuantizeSettings, auto: AutoSettings, onScored?: (scored: number) => void): QuantizedModel;
 }
 
 /** The engine for `--auto`: a calibration engine whose Calibrator can keep its samples. */
@@ -57,7 +57,8 @@ export async function autoQuantize(
   const calibrator = made;
   if (!calibrator || outcome.status !== 'done') throw new Error('--auto: the calibration did not finish');
   try {
-    const q = calibrator.autoQuantize(model, settings, auto.targetSqnrDb, auto.budget, env.onScored);
+    const { targetSqnrDb, targetAccuracyDrop, labels, labelOutput, budget } = auto;
+    const q = calibrator.autoQuantize(model, settings, { targetSqnrDb, targetAccuracyDrop, labels, labelOutput, budget }, env.onScored);
     calibrator.measureErrors?.(model, q);
     return q;
   } finally {

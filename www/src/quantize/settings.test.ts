@@ -93,4 +93,14 @@ describe('cliCommand with --auto', () => {
       'zeropoint quantize m.tflite --data SAMPLES.npy --auto --mode int8 --io int8 --int16-ops 3 -o m_int8.tflite --report m_int8.report.json',
     );
   });
+
+  it('gives an accuracy target with its labels file and a non-default label output', () => {
+    const labels = { name: 'my labels.npy' };
+    expect(cliCommand('m.tflite', settings, true, { targetAccuracyDrop: 1.5, labels, labelOutput: 1 })).toBe(
+      "zeropoint quantize m.tflite --data SAMPLES.npy --auto --target-accuracy-drop 1.5 --labels 'my labels.npy' --label-output 1 --mode int8 --io int8 --int16-ops 3 -o m_int8.tflite --report m_int8.report.json",
+    );
+    expect(cliCommand('m.tflite', settings, true, { targetAccuracyDrop: 0, labels, labelOutput: 0 })).toContain('--auto --target-accuracy-drop 0 --labels \'my labels.npy\' --mode');
+    // Without labels the target is not given (the page refuses it before quantizing).
+    expect(cliCommand('m.tflite', settings, true, { targetAccuracyDrop: 2 })).not.toContain('--target-accuracy-drop');
+  });
 });

@@ -115,13 +115,22 @@ export function shellQuote(arg: string): string {
 }
 
 /** The `zeropoint quantize` command that writes the same files from the downloaded statistics. */
-export function cliCommand(model: string, settings: QuantizeSettings, withStats: boolean, auto?: { targetSqnrDb?: number | undefined; budget?: number | undefined }): string {
+export function cliCommand(
+  model: string,
+  settings: QuantizeSettings,
+  withStats: boolean,
+  auto?: { targetSqnrDb?: number | undefined; targetAccuracyDrop?: number | undefined; labels?: { name: string } | undefined; labelOutput?: number | undefined; budget?: number | undefined },
+): string {
   const out = quantizedFileName(model, settings);
   const args = ['zeropoint', 'quantize', model];
   // --auto calibrates on the samples themselves (the CLI takes them as --data, not statistics).
   if (auto) {
     args.push('--data', AUTO_DATA_FILE, '--auto');
     if (auto.targetSqnrDb !== undefined) args.push('--target-sqnr', String(auto.targetSqnrDb));
+    if (auto.targetAccuracyDrop !== undefined && auto.labels) {
+      args.push('--target-accuracy-drop', String(auto.targetAccuracyDrop), '--labels', auto.labels.name);
+      if (auto.labelOutput) args.push('--label-output', String(auto.labelOutput));
+    }
     if (auto.budget !== undefined && auto.budget !== AUTO_DEFAULT_BUDGET) args.push('--auto-budget', String(auto.budget));
   } else if (withStats) args.push('--stats', cliStatsFileName(model));
   args.push('--mode', settings.mode, '--io', settings.io);

@@ -9,6 +9,7 @@ import type { CalibrationStats } from '../calibration/types';
 import { formatDuration, type Progress } from '../calibration/progress';
 import type { LayerRanking, RankedLayer } from '../engine/protocol';
 import type { QuantizeSettings, Report } from '../engine/types';
+import { parseLabels, type Labels } from '../quantize/labels';
 import { h } from './dom';
 
 /** What the panel needs of the Quantize tab around it. */
@@ -28,8 +29,16 @@ export interface BeyondHost {
 /** The `--auto` options the user set, when the switch is on. */
 export interface AutoChoice {
   targetSqnrDb: number | undefined;
+  /** `--target-accuracy-drop`: with `labels` (a target without them is refused at Quantize). */
+  targetAccuracyDrop: number | undefined;
+  /** `--labels`: the file read, with an accuracy target only. */
+  labels: Labels | undefined;
+  /** `--label-output` (0 by default). */
+  labelOutput: number;
   budget: number | undefined;
 }
+
+const percent = (v: number): string => `${(100 * v).toFixed(1)} %`;
 
 const db = (v: number | null | undefined): string => (v === null || v === undefined ? 'exact' : Number.isFinite(v) ? `${v.toFixed(2)} dB` : 'exact');
 
@@ -46,6 +55,11 @@ export class BeyondPanel {
   private readonly autoBox = h('input', { type: 'checkbox', 'data-testid': 'quant-auto' });
   private readonly target = h('input', { type: 'number', step: 'any', min: '0', placeholder: 'none', 'data-testid': 'quant-target' });
   private readonly budget = h('input', { type: 'number', step: '1', min: '1', value: '400', 'data-testid': 'quant-budget' });
+  private readonly accuracy = h('input', { type: 'number', step: 'any', placeholder: 'none', 'data-testid': 'quant-target-accuracy' });
+  private readonly labelsPicker = h('input', { type: 'file', accept: '.npy', 'data-testid': 'quant-labels' });
+  private readonly labelOutput = h('input', { type: 'number', step: '1', min: '0', value: '0', 'data-testid': 'quant-label-output' });
+  private readonly labelsStatus = h('span', { class: 'muted small', 'data-testid': 'quant-labels-status', 'aria-live': 'polite' }, 'no labels');
+  private labels: Labels | undefined;
   private readonly rankButton = h('button', { type: 'button', 'data-testid': 'quant-rank' }, 'Rank layers by sensitivity');
   private readonly next = h('button', { type: 'button', 'data-testid': 'quant-fix-next', disabled: true }, 'Fix the worst layer');
   private readonly undo = h('button', { type: 'button', 'data-testid': 'quant-fix-undo', disabled: true }, 'Undo the last fix');
@@ -72,6 +86,9 @@ export class BeyondPanel {
     this.stop.addEventListener('click', () => {
       host.interrupt();
     });
+    this.labelsPicker.addEventListener('change', () => {
+      void this.readLabels();
+    });
     this.undo.addEventListener('click', () => {
       const layer = this.applied.pop();
       if (!layer) return;
@@ -95,6 +112,14 @@ export class BeyondPanel {
         h('label', { class: 'field' }, h('span', {}, 'Budget (candidate models)'), this.budget),
       ),
       h(
+        'div',
+        { class: 'fields' },
+        h('label', { class: 'field' }, h('span', {}, 'Max top-1 accuracy drop, points (moves layers; needs labels)'), this.accuracy),
+        h('label', { class: 'field' }, h('span', {}, 'Labels (.npy, one class per calibration sample)'), this.labelsPicker),
+        h('label', { class: 'field' }, h('span', {}, 'Class scores in output #'), this.labelOutput),
+        this.labelsStatus,
+      ),
+      h(
         'p',
         { class: 'muted' },
         h('strong', {}, 'Fix the worst layers: '),
@@ -108,12 +133,37 @@ export class BeyondPanel {
   /** The `--auto` options when the switch is on (and the mode is int8). */
   autoChoice(int8: boolean): AutoChoice | undefined {
     if (!int8 || !this.autoBox.checked) return undefined;
-    const target = this.target.value.trim() === '' ? undefined : Number(this.target.value);
-    const budget = Number(this.budget.value);
-    return {
-      targetSqnrDb: target !== undefined && Number.isFinite(target) ? target : undefined,
-      budget: Number.isInteger(budget) && budget > 0 ? budget : undefined,
+    const number = (input: HTMLInputElement): number | undefined => {
+      const v = input.value.trim() === '' ? undefined : Number(input.value);
+      return v !== undefined && Number.isFinite(v) ? v : undefined;
     };
+    const budget = number(this.budget);
+    const drop = number(this.accuracy);
+    const output = number(this.labelOutput);
+    return {
+      targetSqnrDb: number(this.target),
+      targetAccuracyDrop: drop,
+      labels: drop === undefined ? undefined : this.labels,
+      labelOutput: output !== undefined && Number.isInteger(output) && output >= 0 ? output : 0,
+      budget: budget !== undefined && Number.isInteger(budget) && budget > 0 ? budget : undefined,
+    };
+  }
+
+  /** Reads the labels file picked; a file that is not labels is said and leaves none. */
+  private async readLabels(): Promise<void> {
+    const file = this.labelsPicker.files?.[0];
+    this.labels = undefined;
+    this.labelsStatus.textContent = 'no labels';
+    if (!file) return;
+    try {
+      const labels = parseLabels(file.name, new Uint8Array(await file.arrayBuffer()));
+      this.labels = labels;
+      const top = labels.classes.reduce((a, b) => Math.max(a, b), 0);
+      this.labelsStatus.textContent = `${file.name}: ${String(labels.classes.length)} labels, classes 0–${String(top)}`;
+    } catch (error) {
+      this.labelsPicker.value = '';
+      this.host.showError(`Labels: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   /** A new model or calibration: the ranking and its steps go (the lists keep what was accepted). */
@@ -223,19 +273,26 @@ export class BeyondPanel {
 /** What an `--auto` run chose and measured (the report's `auto`). */
 export function autoReportBox(a: NonNullable<Report['auto']>): HTMLElement {
   const floatOps = a.float_ops ?? [];
+  const targets = [
+    ...(a.target_sqnr_db !== undefined ? [`${String(a.target_sqnr_db)} dB`] : []),
+    ...(a.target_accuracy_drop !== undefined ? [`top-1 accuracy at most ${String(a.target_accuracy_drop)} points below float`] : []),
+  ];
   const lines = [
     `Output SQNR ${db(a.sqnr_db)} against TF-compatible ${db(a.tf_compatible_sqnr_db)} on ${String(a.samples)} search samples (${String(a.folds)} folds); ${String(a.evaluations)} candidate models scored${a.budget_exhausted ? ' (the budget ran out)' : ''}.`,
     a.held_out_samples > 0 ? `Held out (never used to choose): ${String(a.held_out_samples)} samples${a.cross_validated ? ', cross-validated' : ''}: ${db(a.held_out_sqnr_db)} against TF-compatible ${db(a.held_out_tf_compatible_sqnr_db)}.` : 'No held-out samples (fewer than 4 given).',
     a.fell_back ? 'Nothing held up against TF’s choices on every fold and the held-out samples: the TF-compatible model was written.' : a.guard_dropped_search ? 'The range search did not hold up on the held-out samples and was dropped; equalization and bias correction were kept.' : '',
     `${a.fell_back ? 'What the search found (not written): ' : ''}cross-layer equalization: ${a.equalized.length > 0 ? a.equalized.join(', ') : 'none kept'}; bias correction: ${a.bias_corrected.length > 0 ? `${String(a.bias_corrected.length)} operators` : 'none kept'}; ranges other than min/max: ${String(a.ranges.length)}.`,
-    a.target_sqnr_db !== undefined
-      ? `Target ${String(a.target_sqnr_db)} dB ${a.target_reached ? 'reached' : 'not reached'}: ${String(a.int16_ops.length)} operators moved to int16 (${a.int16_ops.map((i) => `#${String(i)}`).join(', ') || 'none'})${floatOps.length > 0 ? `, ${String(floatOps.length)} kept float (${floatOps.map((i) => `#${String(i)}`).join(', ')})` : ''}.`
+    targets.length > 0
+      ? `Target ${targets.join(' and ')} ${a.target_reached ? 'reached' : 'not reached'}: ${String(a.int16_ops.length)} operators moved to int16 (${a.int16_ops.map((i) => `#${String(i)}`).join(', ') || 'none'})${floatOps.length > 0 ? `, ${String(floatOps.length)} kept float (${floatOps.map((i) => `#${String(i)}`).join(', ')})` : ''}.`
+      : '',
+    a.float_accuracy !== undefined
+      ? `Top-1 accuracy (output ${String(a.label_output ?? 0)}) on the search samples: ${a.accuracy !== undefined ? percent(a.accuracy) : 'not measured'}, float ${percent(a.float_accuracy)}.`
       : '',
   ].filter((l) => l !== '');
   const ranges = a.ranges.map((r) => h('li', {}, `${r.name}: ${r.method} [${r.min.toPrecision(4)}, ${r.max.toPrecision(4)}] instead of min/max [${r.minmax[0].toPrecision(4)}, ${r.minmax[1].toPrecision(4)}]`));
   return h(
     'div',
-    { class: 'auto-report', 'data-testid': 'quant-auto-report', 'data-sqnr': String(a.sqnr_db ?? 'exact'), 'data-tf-sqnr': String(a.tf_compatible_sqnr_db ?? 'exact'), 'data-fell-back': String(a.fell_back) },
+    { class: 'auto-report', 'data-testid': 'quant-auto-report', 'data-sqnr': String(a.sqnr_db ?? 'exact'), 'data-tf-sqnr': String(a.tf_compatible_sqnr_db ?? 'exact'), 'data-fell-back': String(a.fell_back), 'data-accuracy': a.accuracy !== undefined ? String(a.accuracy) : null },
     h('h4', {}, '--auto'),
     ...lines.map((l) => h('p', {}, l)),
     ranges.length > 0 ? h('details', {}, h('summary', {}, `${String(ranges.length)} ranges changed`), h('ul', {}, ranges)) : null,

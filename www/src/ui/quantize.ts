@@ -434,6 +434,10 @@ export class QuantizePanel {
       this.deps.showError('Quantize --auto: it calibrates again on the Calibrate tab’s samples; calibrate this model there first (not by signature).');
       return;
     }
+    if (auto?.targetAccuracyDrop !== undefined && !auto.labels) {
+      this.deps.showError('Quantize --auto: an accuracy target is measured against the class of each calibration sample: pick its labels (.npy) under Beyond TF.');
+      return;
+    }
     this.deps.hideError();
     const stats = needsCalibration(mode) ? this.stats : undefined;
     this.setState('running');
@@ -451,7 +455,16 @@ export class QuantizePanel {
       this.progress.value = p.done;
       this.status.textContent = p.done < p.total ? `--auto: calibrating again, keeping every sample (${String(p.done)} of ${String(p.total)})…` : '--auto: scoring candidate models against the float model…';
     };
-    const request = auto && source ? this.deps.quantize(model.bytes, stats, settings, { config: { source, method: { kind: 'minmax' } }, ...auto }, onProgress) : this.deps.quantize(model.bytes, stats, settings);
+    const request =
+      auto && source
+        ? this.deps.quantize(
+            model.bytes,
+            stats,
+            settings,
+            { config: { source, method: { kind: 'minmax' } }, targetSqnrDb: auto.targetSqnrDb, targetAccuracyDrop: auto.targetAccuracyDrop, labels: auto.labels?.classes, labelOutput: auto.labels ? auto.labelOutput : undefined, budget: auto.budget },
+            onProgress,
+          )
+        : this.deps.quantize(model.bytes, stats, settings);
     this.stop.hidden = !auto;
     this.runs.run(
       request,

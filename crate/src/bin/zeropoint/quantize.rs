@@ -74,15 +74,19 @@ pub struct QuantizeArgs {
     /// without a 16x8 kernel, until the output SQNR reaches this many dB.
     #[arg(long, value_name = "DB")]
     target_sqnr: Option<f64>,
-    /// With --auto: move operators the same way until the top-1 accuracy (output 0) on the
-    /// labelled --data samples is at most this many percentage points below the float model's;
-    /// needs --labels.
+    /// With --auto: move operators the same way until the top-1 accuracy (the largest element of
+    /// --label-output) on the labelled --data samples is at most this many percentage points
+    /// below the float model's; needs --labels.
     #[arg(long, value_name = "PCT")]
     target_accuracy_drop: Option<f64>,
     /// Class labels of the --data samples, one per sample in order: an integer .npy of shape
     /// [N] or [N, 1] (for --target-accuracy-drop).
     #[arg(long, value_name = "LABELS.npy")]
     labels: Option<PathBuf>,
+    /// The output holding the class scores the labels are compared with (its largest element
+    /// is the class); with --labels.
+    #[arg(long, value_name = "N", requires = "labels")]
+    label_output: Option<usize>,
     /// With --auto: at most this many candidate models are scored.
     #[arg(long, value_name = "N", default_value_t = zeropoint::quant::auto::DEFAULT_BUDGET)]
     auto_budget: usize,
@@ -123,6 +127,7 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
         target_sqnr,
         target_accuracy_drop,
         labels,
+        label_output,
         auto_budget,
         auto_whole_runs,
         report,
@@ -149,6 +154,7 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
             shapes: shapes.overrides(),
             target_accuracy_drop,
             labels,
+            label_output: label_output.unwrap_or(0),
             whole_runs: auto_whole_runs,
         });
     let opts = QuantizeOptions {

@@ -89,6 +89,9 @@ pub struct AutoOptions {
     pub target_accuracy_drop: Option<f64>,
     /// The class label of each sample given (`--labels`), in order; empty without.
     pub labels: Vec<usize>,
+    /// The output whose largest element is the class the labels name (`--label-output`;
+    /// default 0).
+    pub label_output: usize,
     /// Score every candidate by a whole run instead of from the last checkpoint before its
     /// first difference ([`resume`]; `--auto-whole-runs`): the same result, slower.
     pub whole_runs: bool,
@@ -102,6 +105,7 @@ impl Default for AutoOptions {
             shapes: ShapeOverrides::default(),
             target_accuracy_drop: None,
             labels: Vec::new(),
+            label_output: 0,
             whole_runs: false,
         }
     }
@@ -155,6 +159,9 @@ pub struct AutoReport {
     /// The accuracy target (percentage points below the float model), when one was given.
     #[serde(default)]
     pub target_accuracy_drop: Option<f64>,
+    /// The output whose top-1 class the accuracy counts (with labels).
+    #[serde(default)]
+    pub label_output: Option<usize>,
     /// Top-1 accuracy of the float model on the search samples (with labels).
     #[serde(default)]
     pub float_accuracy: Option<f64>,
@@ -476,7 +483,8 @@ fn search(
     } else {
         search.len()
     };
-    let mut scorer = Scorer::new(model, search, &auto.shapes, folds)?.with_labels(labels)?;
+    let mut scorer =
+        Scorer::new(model, search, &auto.shapes, folds)?.with_labels(labels, auto.label_output)?;
     if auto.whole_runs {
         scorer = scorer.whole_runs();
     }
@@ -492,6 +500,7 @@ fn search(
         tf_compatible_sqnr_db: finite(tf_score.total),
         target_sqnr_db: auto.target_sqnr_db,
         target_accuracy_drop: auto.target_accuracy_drop,
+        label_output: (!labels.is_empty()).then_some(auto.label_output),
         float_accuracy: scorer.float_accuracy(),
         ..AutoReport::default()
     };
@@ -686,7 +695,8 @@ pub fn summary(r: &AutoReport) -> String {
     }
     if let (Some(f), Some(a)) = (r.float_accuracy, r.accuracy) {
         s += &format!(
-            ", top-1 accuracy {:.1} % (float {:.1} %) on the search samples",
+            ", top-1 accuracy (output {}) {:.1} % (float {:.1} %) on the search samples",
+            r.label_output.unwrap_or(0),
             100.0 * a,
             100.0 * f
         );

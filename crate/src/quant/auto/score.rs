@@ -64,7 +64,9 @@ pub struct Scorer {
     threads: usize,
     /// Each sample's class label ([`Scorer::with_labels`]; empty: no labels).
     labels: Vec<usize>,
-    /// Samples whose float top-1 class (output 0) is their label.
+    /// The output whose largest element is the class ([`Scorer::with_labels`]).
+    label_output: usize,
+    /// Samples whose float top-1 class is their label.
     float_correct: usize,
     /// Whether candidates resume from checkpoints ([`resume`]; [`Scorer::whole_runs`] turns
     /// it off).
@@ -87,8 +89,8 @@ pub struct Score {
     pub folds: Vec<f64>,
     /// `Σ (f − q̂)²` of each sample, in sample order.
     pub noise: Vec<f64>,
-    /// Samples whose top-1 class (the largest element of output 0) is their label, when the
-    /// scorer has labels.
+    /// Samples whose top-1 class (the largest element of the label output) is their label,
+    /// when the scorer has labels.
     pub correct: Option<usize>,
 }
 
@@ -200,6 +202,7 @@ impl Scorer {
             evaluations: 0,
             threads: default_threads(),
             labels: Vec::new(),
+            label_output: 0,
             float_correct: 0,
             resume: true,
             checkpoints: None,
@@ -208,12 +211,13 @@ impl Scorer {
         })
     }
 
-    /// Scores top-1 accuracy too: `labels[s]` is sample `s`'s class (the index of the largest
-    /// element of output 0 when right); empty for none.
+    /// Scores top-1 accuracy too: `labels[s]` is sample `s`'s class, the index of the largest
+    /// element of output `output` when right (`--label-output`); empty for none.
     ///
     /// # Errors
-    /// [`Error::Quantization`] when there is not one label per sample.
-    pub fn with_labels(mut self, labels: &[usize]) -> Result<Self> {
+    /// [`Error::Quantization`] when there is not one label per sample, the model has no output
+    /// `output`, or a label is not one of its classes (an index of its elements).
+    pub fn with_labels(mut self, labels: &[usize], output: usize) -> Result<Self> {
         if labels.is_empty() {
             return Ok(self);
         }
@@ -227,13 +231,48 @@ impl Scorer {
                 ),
             });
         }
+        let outputs = self.reference.first().map_or(0, Vec::len);
+        let classes = match self.reference.first().and_then(|r| r.get(output)) {
+            Some(o) => o.len(),
+            None => {
+                return Err(Error::Quantization {
+                    what: "--label-output".into(),
+                    reason: format!(
+                        "output {output} holds the class scores, but the model has {outputs} \
+                         output{}",
+                        if outputs == 1 { "" } else { "s" }
+                    ),
+                });
+            }
+        };
+        if classes < 2 {
+            return Err(Error::Quantization {
+                what: "--label-output".into(),
+                reason: format!(
+                    "output {output} has {classes} element{}: a top-1 class needs one score per \
+                     class ({outputs} output{}; --label-output picks the one with the scores)",
+                    if classes == 1 { "" } else { "s" },
+                    if outputs == 1 { "" } else { "s" }
+                ),
+            });
+        }
+        if let Some(l) = labels.iter().find(|l| **l >= classes) {
+            return Err(Error::Quantization {
+                what: "--labels".into(),
+                reason: format!(
+                    "a label is {l}, but output {output} has {classes} classes (0 to {})",
+                    classes.saturating_sub(1)
+                ),
+            });
+        }
         self.float_correct = self
             .reference
             .iter()
             .zip(labels)
-            .filter(|(r, l)| r.first().is_some_and(|o| top1(o) == **l))
+            .filter(|(r, l)| r.get(output).is_some_and(|o| top1(o) == **l))
             .count();
         self.labels = labels.to_vec();
+        self.label_output = output;
         Ok(self)
     }
 
@@ -312,6 +351,7 @@ impl Scorer {
             from,
             capture: self.resume && set.is_none(),
             total_samples: self.samples.len(),
+            label_output: self.label_output,
         };
         let mut parts = self.run_parts(&q, &run)?;
         if parts.first().is_some_and(|p| p.from.is_some()) {
@@ -410,6 +450,7 @@ impl Scorer {
             from: *last_from,
             capture: true,
             total_samples: self.samples.len(),
+            label_output: self.label_output,
         };
         let mut parts = self.run_parts(last, &run)?;
         if let Some(adopted) = record(last, &run, &mut parts) {
@@ -448,11 +489,13 @@ struct Run<'a> {
     /// Whether to record the checkpoints after `from`.
     capture: bool,
     total_samples: usize,
+    /// The output whose top-1 class each sample's part records.
+    label_output: usize,
 }
 
 /// One thread's share of a candidate's scoring.
 struct Part {
-    /// `Σ (f − q̂)²` and top-1 class of output 0 of each sample.
+    /// `Σ (f − q̂)²` and top-1 class of the label output of each sample.
     noise: Vec<(f64, usize)>,
     /// The run's plan digest, checkpoint steps, first step of each operator, and the
     /// checkpoint it resumed from (`None`: from the inputs; no steps: nothing recorded).
@@ -590,7 +633,7 @@ fn sample_noise(
             }
             sum += g.iter().zip(r).map(|(g, f)| (f - g) * (f - g)).sum::<f64>();
         }
-        noise.push((sum, got.first().map_or(0, |o| top1(o))));
+        noise.push((sum, got.get(run.label_output).map_or(0, |o| top1(o))));
     }
     Ok(Part {
         noise,

@@ -464,3 +464,60 @@ fn an_accuracy_target_is_measured_on_the_labelled_search_samples() {
     let e = run(f64::NAN, labels).expect_err("refused");
     assert!(e.to_string().contains("not a finite number"), "{e}");
 }
+
+#[test]
+fn the_accuracy_counts_the_top1_class_of_the_label_output() {
+    // add_relu with a second output n = −y: its top-1 class is the smallest element of y,
+    // which the labels name.
+    let mut model = add_relu();
+    let sg = &mut model.subgraphs[0];
+    sg.tensors
+        .push(Tensor::new("n", TensorType::FLOAT32, vec![1, 8]));
+    sg.operators
+        .push(op(BuiltinOperator::NEG, &[2], &[4], BuiltinOptionsT::NONE));
+    sg.outputs = vec![3, 4];
+    let c = [0.25f32, -0.5, 0.125, 0.0, 0.5, -0.25, 0.75, -0.125];
+    let samples = signed_samples(32);
+    let smallest = |x: &[f32]| {
+        let y: Vec<f32> = x.iter().zip(c).map(|(x, c)| x + c).collect();
+        (0..8).fold(0, |b, j| if y[j] < y[b] { j } else { b })
+    };
+    let labels: Vec<usize> = samples.iter().map(|s| smallest(&s[0])).collect();
+    let stats = calibrate(&model, &samples);
+    let run = |output: usize, labels: Vec<usize>| {
+        let auto = AutoOptions {
+            target_accuracy_drop: Some(100.0),
+            labels,
+            label_output: output,
+            budget: 4,
+            ..AutoOptions::default()
+        };
+        auto_quantize(
+            &model,
+            &stats,
+            &samples,
+            &QuantizeOptions::default(),
+            &auto,
+            None,
+        )
+    };
+    let (_, _, rep) = run(1, labels.clone()).expect("ok");
+    assert_eq!(rep.label_output, Some(1));
+    assert_eq!(rep.float_accuracy, Some(1.0), "{rep:?}");
+    // The int8 model's classes are counted on output 1 too (a tie may move one).
+    assert!(rep.accuracy.is_some_and(|a| a >= 0.75), "{rep:?}");
+    // Output 0 (relu(y)) has its largest element where y is largest, never its smallest.
+    let (_, _, rep) = run(0, labels.clone()).expect("ok");
+    assert_eq!(rep.float_accuracy, Some(0.0), "{rep:?}");
+    // No output 2; a label past the output's classes.
+    let e = run(2, labels.clone()).expect_err("refused");
+    assert!(e.to_string().contains("the model has 2 outputs"), "{e}");
+    let mut past = labels;
+    past[5] = 8;
+    let e = run(1, past).expect_err("refused");
+    assert!(
+        e.to_string()
+            .contains("a label is 8, but output 1 has 8 classes (0 to 7)"),
+        "{e}"
+    );
+}
