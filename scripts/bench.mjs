@@ -651,7 +651,7 @@ function report({ machine, versions, models, results, calibration, sizes, litert
   }
   if (calibration.workerRuns) {
     L.push('');
-    L.push(`The page\u2019s own path (\`calibrateParallel\`: the first slice in the page, the others in Web Workers with their own wasm instances, statistics merged exactly), same model, ${String(calibrationSamples)} seeded random samples, twice in one fresh page: **first** is the page\u2019s first calibration, on code V8 is still tiering up (baseline code, TurboFan compiling in the background on the same 2 cores); **again** is a second calibration in the same page (the helpers get the compiled module, whose optimized code V8 shares between workers):`);
+    L.push(`The page\u2019s own path (\`calibrateParallel\`: the first slice in the page, the others in Web Workers with their own wasm instances, statistics merged exactly), same model, ${String(calibrationSamples)} seeded random samples, twice in one fresh page: **first** is the page\u2019s first calibration, after the warm-ups its engine worker and helpers run when a model is loaded (a few random samples calibrated on each instance and quantized in the page, discarded: \`www/src/calibration/warm.ts\`), on code V8 may still be tiering up (baseline code, TurboFan compiling in the background on the same 2 cores); **again** is a second calibration in the same page (the helpers get the compiled module, whose optimized code V8 shares between workers):`);
     L.push('');
     L.push('| workers | first: calibrate ms | quantize ms | **calibrate + quantize ms** | again: calibrate ms | quantize ms | **calibrate + quantize ms** (target ≤ 300 with 2) |');
     L.push('|---:|---:|---:|---:|---:|---:|---:|');

@@ -15,6 +15,7 @@ import type { Progress } from './calibration/progress';
 import { calibrate, sampleSource, type CalibrationEngine } from './calibration/run';
 import { SliceWorkers } from './calibration/slice-client';
 import { type CalibrationConfig, type CalibrationStats, type CalibratorLike } from './calibration/types';
+import { WARM_MODEL_BYTES, WARM_SAMPLES, warmUp } from './calibration/warm';
 import { timeInvokes } from './compare/timing';
 import { autoQuantize, rankerCalibrator, rankLayers } from './quantize/beyond';
 import { loadEngine, type EngineModule, type LoadedEngine } from './engine/loader';
@@ -130,13 +131,10 @@ function calibrationWorkers(): number {
   return typeof Worker === 'undefined' ? 1 : workerCount(navigator.hardwareConcurrency, Number.POSITIVE_INFINITY);
 }
 
-/** Models up to this size get a warm-up calibration in a helper when loaded (bigger ones would keep it busy for long). */
-const WARM_MODEL_BYTES = 16 << 20;
-
-/** The warm-up of a newly loaded model: 4 seeded random samples, discarded. */
+/** A helper's warm-up of a newly loaded model (as this worker's, `warmUp`): seeded random samples, discarded. */
 function warmSlice(model: Uint8Array, limits: WorkerLimits): SliceRequest | undefined {
   if (model.byteLength > WARM_MODEL_BYTES) return undefined;
-  return { model, config: { source: { kind: 'random', count: 4, lo: 0, hi: 1, seed: 0 }, method: { kind: 'minmax' } }, start: 0, end: 4, limits: limits.engine };
+  return { model, config: { source: { kind: 'random', count: WARM_SAMPLES, lo: 0, hi: 1, seed: 0 }, method: { kind: 'minmax' } }, start: 0, end: WARM_SAMPLES, limits: limits.engine };
 }
 
 /** The calibration helpers, kept between calibrations (slice-client.ts), for the loaded engine. */
@@ -146,7 +144,11 @@ function helpers({ info, module }: LoadedEngine): SliceWorkers {
   return helperPool;
 }
 
+/** A trap of a warm-up (`warmUp`): the instance is dead, and the next request says so, fatally. */
+let warmTrap: WebAssembly.RuntimeError | undefined;
+
 async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transferable[]]> {
+  if (warmTrap) throw warmTrap;
   switch (request.type) {
     case 'init': {
       engine ??= loadEngine(request.prefer);
@@ -184,6 +186,18 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       } catch (error) {
         if (error instanceof WebAssembly.RuntimeError) throw error; // a trap: fatal
         cannotRun = errorMessage(error);
+      }
+      // Once the summary is out: this instance calibrates and quantizes a few random samples of
+      // a model that runs, discarded, so the person's first calibration runs optimized code
+      // (warm.ts). An error here is met again, and reported, by their own calibration; a trap
+      // (the instance is dead) is the next request's fatal error.
+      if (cannotRun === undefined && request.bytes.byteLength <= WARM_MODEL_BYTES) {
+        const { bytes, limits } = request;
+        setTimeout(() => {
+          warmUp(api, bytes, limits.engine).catch((error: unknown) => {
+            if (error instanceof WebAssembly.RuntimeError) warmTrap = error;
+          });
+        }, 0);
       }
       return [
         { type: 'summary', id: request.id, name: request.name, size: request.bytes.byteLength, summary, cannotRun, cannotRunOps, stateful },
