@@ -403,6 +403,23 @@ fn without_a_16x8_kernel_a_target_keeps_the_operator_float() {
     }
 }
 
+/// `auto_quantize` with the default options (int8), without recalibration.
+fn auto_int8(
+    model: &Model,
+    stats: &CalibrationStats,
+    samples: &[Vec<Vec<f32>>],
+    auto: &AutoOptions,
+) -> Result<(Model, Report, AutoReport)> {
+    auto_quantize(
+        model,
+        stats,
+        samples,
+        &QuantizeOptions::default(),
+        auto,
+        None,
+    )
+}
+
 #[test]
 fn an_accuracy_target_is_measured_on_the_labelled_search_samples() {
     let model = add_relu();
@@ -432,14 +449,7 @@ fn an_accuracy_target_is_measured_on_the_labelled_search_samples() {
             labels,
             ..AutoOptions::default()
         };
-        auto_quantize(
-            &model,
-            &stats,
-            &samples,
-            &QuantizeOptions::default(),
-            &auto,
-            None,
-        )
+        auto_int8(&model, &stats, &samples, &auto)
     };
     // 32 samples: the search samples are positions k mod 4 in {0, 1, 2} (24), two of every
     // three even.
@@ -492,14 +502,7 @@ fn the_accuracy_counts_the_top1_class_of_the_label_output() {
             budget: 4,
             ..AutoOptions::default()
         };
-        auto_quantize(
-            &model,
-            &stats,
-            &samples,
-            &QuantizeOptions::default(),
-            &auto,
-            None,
-        )
+        auto_int8(&model, &stats, &samples, &auto)
     };
     let (_, _, rep) = run(1, labels.clone()).expect("ok");
     assert_eq!(rep.label_output, Some(1));
