@@ -384,7 +384,7 @@ async function calibrateWorkers(model: Uint8Array, samples: number, workers: num
   const { calibrateParallel } = await import('../www/src/calibration/parallel');
   const { SliceWorkers } = await import('../www/src/calibration/slice-client');
   const { loadEngine } = await import('../www/src/engine/loader');
-  const { WARM_SAMPLES, warmUp } = await import('../www/src/calibration/warm');
+  const { warmSlice, warmUp } = await import('../www/src/calibration/warm');
   const t0 = performance.now();
   // As the page's engine worker loads it: the SIMD128 build, compiled once and sent to the helpers.
   const { api: zp, module } = await loadEngine('simd');
@@ -394,8 +394,7 @@ async function calibrateWorkers(model: Uint8Array, samples: number, workers: num
   // helpers start and load their wasm; the timed runs below take them from the pool.
   // The page has them loaded by the time a person presses Calibrate. `pool=0`: the helpers
   // before the pool, started by each calibration and ended after it.
-  const warmSlice = { model, config: { source: { kind: 'random' as const, count: WARM_SAMPLES, lo: 0, hi: 1, seed: 0 }, method: { kind: 'minmax' as const } }, start: 0, end: WARM_SAMPLES };
-  if (pool && workers > 1) await helpers.prewarm(workers - 1, warmSlice);
+  if (pool && workers > 1) await helpers.prewarm(workers - 1, warmSlice(model));
   // ... and its own instance calibrates and quantizes the same few samples (calibration/warm.ts).
   if (pool) await warmUp(zp, model);
   // Twice in the same page: the first run is the page's first calibration (after the warm-ups a

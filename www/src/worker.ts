@@ -10,12 +10,12 @@
  * Rust panic) is reported as fatal, with the panic's message, so the page restarts us.
  */
 import { decodeImage } from './calibration/decode';
-import { calibrateParallel, workerCount, type SliceEngine, type SliceRequest } from './calibration/parallel';
+import { calibrateParallel, workerCount, type SliceEngine } from './calibration/parallel';
 import type { Progress } from './calibration/progress';
 import { calibrate, sampleSource, type CalibrationEngine } from './calibration/run';
 import { SliceWorkers } from './calibration/slice-client';
 import { type CalibrationConfig, type CalibrationStats, type CalibratorLike } from './calibration/types';
-import { WARM_MODEL_BYTES, WARM_SAMPLES, warmUp } from './calibration/warm';
+import { WARM_MODEL_BYTES, warmSlice, warmUp } from './calibration/warm';
 import { timeInvokes } from './compare/timing';
 import { autoQuantize, rankerCalibrator, rankLayers } from './quantize/beyond';
 import { loadEngine, type EngineModule, type LoadedEngine } from './engine/loader';
@@ -131,12 +131,6 @@ function calibrationWorkers(): number {
   return typeof Worker === 'undefined' ? 1 : workerCount(navigator.hardwareConcurrency, Number.POSITIVE_INFINITY);
 }
 
-/** A helper's warm-up of a newly loaded model (as this worker's, `warmUp`): seeded random samples, discarded. */
-function warmSlice(model: Uint8Array, limits: WorkerLimits): SliceRequest | undefined {
-  if (model.byteLength > WARM_MODEL_BYTES) return undefined;
-  return { model, config: { source: { kind: 'random', count: WARM_SAMPLES, lo: 0, hi: 1, seed: 0 }, method: { kind: 'minmax' } }, start: 0, end: WARM_SAMPLES, limits: limits.engine };
-}
-
 /** The calibration helpers, kept between calibrations (slice-client.ts), for the loaded engine. */
 let helperPool: SliceWorkers | undefined;
 function helpers({ info, module }: LoadedEngine): SliceWorkers {
@@ -164,7 +158,7 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       const loaded = await requireEngine();
       const { api } = loaded;
       // A model to calibrate soon: its helpers start loading now, not when Calibrate is pressed.
-      if (calibrationWorkers() > 1) void helpers(loaded).prewarm(calibrationWorkers() - 1, warmSlice(request.bytes, request.limits));
+      if (calibrationWorkers() > 1) void helpers(loaded).prewarm(calibrationWorkers() - 1, warmSlice(request.bytes, request.limits.engine));
       api.checkModelSize(request.name, request.bytes.byteLength, request.limits.maxModelBytes);
       const summary = api.inspectModel(request.bytes);
       // Prepare it as every run would: a model that reads but cannot run is said so now.

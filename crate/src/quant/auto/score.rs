@@ -503,7 +503,7 @@ struct Part {
     steps: Vec<usize>,
     step_of_op: Vec<usize>,
     from: Option<usize>,
-    /// The words each checkpoint saves ([`Checkpoints::live`]).
+    /// The words each checkpoint saves ([`Checkpoints::live`]; empty unless recording).
     live: Vec<Vec<std::ops::Range<usize>>>,
     /// `captured[s][j]`: sample `s`'s live words at the `j`-th checkpoint after `from`.
     captured: Vec<Vec<Vec<u64>>>,
@@ -512,17 +512,16 @@ struct Part {
 /// The checkpoints of `q` from the parts' runs (those before the resumed one shared with the
 /// set resumed from); `None` when nothing was recorded.
 fn record(q: &Model, run: &Run<'_>, parts: &mut [Part]) -> Option<Checkpoints> {
-    let first = parts.first()?;
+    let first = parts.first_mut()?;
     if !run.capture || first.steps.is_empty() {
         return None;
     }
-    let (digest, steps, step_of_op, live) = (
-        first.digest,
-        first.steps.clone(),
-        first.step_of_op.clone(),
-        first.live.clone(),
-    );
-    let skip = first.from.map_or(0, |c| c + 1);
+    // Every part ran the same plan: the first one's steps and live words are the set's.
+    let (digest, from) = (first.digest, first.from);
+    let steps = std::mem::take(&mut first.steps);
+    let step_of_op = std::mem::take(&mut first.step_of_op);
+    let live = std::mem::take(&mut first.live);
+    let skip = from.map_or(0, |c| c + 1);
     let mut arenas = Vec::with_capacity(steps.len());
     for c in 0..steps.len() {
         if c < skip {
@@ -641,7 +640,12 @@ fn sample_noise(
         steps,
         step_of_op,
         from,
-        live: live.to_vec(),
+        // Kept for `record` only when checkpoints are recorded.
+        live: if run.capture {
+            live.to_vec()
+        } else {
+            Vec::new()
+        },
         captured,
     })
 }
