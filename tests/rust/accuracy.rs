@@ -116,6 +116,7 @@ fn int8_within_half_a_point_of_float_on_labelled_sets() {
             per_tensor: false,
             float_ops: Vec::new(),
             int16_ops: Vec::new(),
+            constants: Vec::new(),
         };
         let (q, _) = quantize(&float, &ranges, &opts).expect("quantizes");
         let q = tflite::read(&tflite::write(&q).expect("writes")).expect("reads back");

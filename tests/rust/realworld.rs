@@ -207,6 +207,7 @@ fn quantizer_works_or_says_what_it_leaves() {
         per_tensor: false,
         float_ops: Vec::new(),
         int16_ops: Vec::new(),
+        constants: Vec::new(),
     };
     for e in manifest().into_iter().filter(Entry::generic) {
         let (_, m) = model(&e.name);
@@ -431,6 +432,7 @@ fn recurrent_models_calibrate_through_their_loops() {
             per_tensor: false,
             float_ops: Vec::new(),
             int16_ops: Vec::new(),
+            constants: Vec::new(),
         };
         // The ranges recorded inside the bodies reach the quantizer (control_flow_quant.rs
         // checks the quantized models).
@@ -450,6 +452,7 @@ fn recurrent_dynamic_range_equals_tfs() {
         per_tensor: false,
         float_ops: Vec::new(),
         int16_ops: Vec::new(),
+        constants: Vec::new(),
     };
     let mut int8_weights = std::collections::HashSet::new();
     for e in manifest() {
@@ -590,6 +593,7 @@ fn quantized_dynamic_models_keep_the_dynamic_graph() {
                 per_tensor: false,
                 float_ops: Vec::new(),
                 int16_ops: Vec::new(),
+                constants: Vec::new(),
             };
             let (q, _) = quantize(&m, &ranges, &opts)
                 .unwrap_or_else(|err| panic!("{name} {variant}: {err}"));

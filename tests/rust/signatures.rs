@@ -382,6 +382,7 @@ fn options(mode: Mode, per_tensor: bool) -> QuantizeOptions {
         per_tensor,
         float_ops: Vec::new(),
         int16_ops: Vec::new(),
+        constants: Vec::new(),
     }
 }
 

@@ -217,6 +217,7 @@ fn streaming_models_quantize_dynamic_and_float16_as_tf() {
         per_tensor: false,
         float_ops: Vec::new(),
         int16_ops: Vec::new(),
+        constants: Vec::new(),
     };
     for s in streams() {
         let dir = root().join(&s.name);

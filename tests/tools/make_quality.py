@@ -570,6 +570,8 @@ def auto_row(rep: dict, auto_s: float, auto_db: float) -> dict:
                    f"{fmt_db(a.get('held_out_tf_compatible_sqnr_db'))} dB)")
     else:
         changed = f"{len(a.get('ranges', []))} ranges, bias {len(a.get('bias_corrected', []))} ops"
+        if a.get("weights_clipped"):
+            changed += f", weights clipped {len(a['weights_clipped'])} ops"
         if a.get("guard_dropped_search"):
             changed += " (range search dropped by the guard)"
         if a.get("equalized"):

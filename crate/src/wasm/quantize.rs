@@ -43,6 +43,7 @@ impl QuantizeSettings {
             per_tensor: self.per_tensor,
             float_ops: self.float_ops.clone(),
             int16_ops: self.int16_ops.clone(),
+            constants: Vec::new(),
         })
     }
 }

@@ -127,6 +127,7 @@ fn ssd_quantized_keeps_the_detection_op_float() {
         per_tensor: false,
         float_ops: Vec::new(),
         int16_ops: Vec::new(),
+        constants: Vec::new(),
     };
     let (q, _) = quantize(&m, &ranges, &opts).expect("int8");
     let sg = &q.subgraphs[0];

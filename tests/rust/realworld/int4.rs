@@ -151,6 +151,7 @@ fn dynamic_int4_equals_ai_edge_quantizer() {
             per_tensor: !per_channel,
             float_ops: Vec::new(),
             int16_ops: Vec::new(),
+            constants: Vec::new(),
         };
         let (ours, _) = quantize(&float, &Ranges::new(), &opts).expect("quantizes");
         let ours = tflite::read(&tflite::write(&ours).expect("write")).expect("re-read");

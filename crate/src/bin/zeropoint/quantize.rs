@@ -163,6 +163,7 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
         per_tensor,
         float_ops,
         int16_ops,
+        constants: Vec::new(),
     };
     let setup = Setup::new(&model, &shapes, limits, threads)?;
     let method = calibration.as_deref().map(Method::parse).transpose()?;

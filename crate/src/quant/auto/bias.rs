@@ -11,6 +11,10 @@
 //! position as seeing the channel means over the whole kernel window (padding at the borders is
 //! not modelled), which is why `--auto` keeps it only when the measured SQNR improves.
 //!
+//! After weight clipping ([`super::clip`]) `W_q` comes from the clipped weights and `W` stays the
+//! weights before clipping (the `reference` model, whose inputs `E[x]` is measured on), so the
+//! correction covers the clipping's systematic error too.
+//!
 //! Operators without a float32 constant bias (or whose weights are not a float32 constant) are
 //! left alone; a bias buffer shared with another tensor gets its own copy.
 
@@ -123,17 +127,21 @@ fn input_means(
 /// `(W_q − W)·E[x]` per output channel of one target, or `None` when the shapes do not fit.
 fn channel_error(
     model: &Model,
+    reference: &Model,
     kind: Op,
     target: &Target,
     mean: &[f64],
     per_tensor: bool,
 ) -> Result<Option<Vec<f64>>> {
-    let Some(data) = model.tensor_data(0, target.weights) else {
+    let (Some(data), Some(quantized)) = (
+        reference.tensor_data(0, target.weights),
+        model.tensor_data(0, target.weights),
+    ) else {
         return Ok(None);
     };
-    let w = floats(data);
+    let (w, wq) = (floats(data), floats(quantized));
     let shape = dims(model, target.weights);
-    if shape.iter().product::<usize>() != w.len() || w.is_empty() {
+    if shape.iter().product::<usize>() != w.len() || w.is_empty() || wq.len() != w.len() {
         return Ok(None);
     }
     let axis = if kind == Op::DEPTHWISE_CONV_2D {
@@ -142,9 +150,9 @@ fn channel_error(
         0
     };
     let q = if per_tensor {
-        per_tensor_weights_int8(&w, WeightRule::FullInteger)?
+        per_tensor_weights_int8(&wq, WeightRule::FullInteger)?
     } else {
-        per_channel_weights_int8(&w, &shape, axis, WeightRule::FullInteger)?
+        per_channel_weights_int8(&wq, &shape, axis, WeightRule::FullInteger)?
     };
     let out_channels = shape[axis];
     let inner: usize = shape[axis + 1..].iter().product();
@@ -183,22 +191,24 @@ fn channel_error(
 }
 
 /// `model` with the bias of every CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED corrected for its
-/// weights' quantization error, and the names of the operators' outputs that changed; `None`
-/// when no operator applies.
+/// weights' quantization error against `reference` (the same model before weight clipping, or
+/// `model` itself), and the operators corrected (subgraph 0 indices); `None` when no operator
+/// applies.
 ///
 /// # Errors
 /// What the engine refuses when running the float model; weights the quantizer would refuse.
 pub fn bias_corrected(
     model: &Model,
+    reference: &Model,
     samples: &[Vec<Vec<f32>>],
     shapes: &ShapeOverrides,
     per_tensor: bool,
-) -> Result<Option<(Model, Vec<String>)>> {
+) -> Result<Option<(Model, Vec<usize>)>> {
     let targets = targets(model);
     if targets.is_empty() || samples.is_empty() {
         return Ok(None);
     }
-    let means = input_means(model, &targets, samples, shapes)?;
+    let means = input_means(reference, &targets, samples, shapes)?;
     let mut out = model.clone();
     let mut changed = Vec::new();
     for t in &targets {
@@ -206,7 +216,7 @@ pub fn bias_corrected(
         let Some(mean) = means.get(&t.input) else {
             continue;
         };
-        let Some(err) = channel_error(model, kind, t, mean, per_tensor)? else {
+        let Some(err) = channel_error(model, reference, kind, t, mean, per_tensor)? else {
             continue;
         };
         let Some(bias) = out.tensor_data(0, t.bias).map(floats) else {
@@ -220,13 +230,8 @@ pub fn bias_corrected(
             .zip(&err)
             .map(|(&b, &e)| (f64::from(b) - e) as f32)
             .collect();
-        set_constant(&mut out, t.bias, &fixed)?;
-        let op = &model.subgraphs[0].operators[t.op];
-        let name = op
-            .output(0)
-            .and_then(|o| model.subgraphs[0].tensors.get(o))
-            .map_or_else(|| format!("operator {}", t.op), |x| x.name.clone());
-        changed.push(format!("{} #{} ({name})", op.code.name(), t.op));
+        set_constant(&mut out, t.bias, &fixed);
+        changed.push(t.op);
     }
     Ok((!changed.is_empty()).then_some((out, changed)))
 }

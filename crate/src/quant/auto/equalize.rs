@@ -15,12 +15,15 @@
 //! and runs in stock LiteRT as before.
 
 use super::{dims, floats};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::graph::lint::fused_activation;
-use crate::graph::{ActivationFunctionType, Buffer, BuiltinOperator as Op, Model, TensorType};
+use crate::graph::{ActivationFunctionType, BuiltinOperator as Op, Model, TensorType};
 
 /// Passes over all pairs (a channel of a middle layer is rescaled from both sides).
 pub const ROUNDS: usize = 4;
+
+/// Operator pairs `(first, second)` equalized (subgraph 0 indices).
+pub type Pairs = Vec<(usize, usize)>;
 
 /// One pair of operators to equalize (subgraph 0 indices).
 struct Pair {
@@ -125,27 +128,9 @@ fn pairs(model: &Model) -> Vec<Pair> {
 }
 
 /// Replaces tensor `t`'s constant data; a buffer other tensors read too gets a copy first.
-pub(super) fn set_constant(model: &mut Model, t: usize, values: &[f32]) -> Result<()> {
+pub(super) fn set_constant(model: &mut Model, t: usize, values: &[f32]) {
     let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let buf = model.subgraphs[0].tensors[t].buffer;
-    let shared = model
-        .subgraphs
-        .iter()
-        .flat_map(|sg| sg.tensors.iter())
-        .filter(|x| x.buffer == buf)
-        .count()
-        > 1;
-    if shared {
-        model.buffers.push(Buffer { data });
-        model.subgraphs[0].tensors[t].buffer =
-            u32::try_from(model.buffers.len() - 1).map_err(|_| Error::Quantization {
-                what: "--auto".into(),
-                reason: "too many buffers".into(),
-            })?;
-    } else {
-        model.buffers[buf as usize].data = data;
-    }
-    Ok(())
+    crate::quant::passes::set_constant_data(model, t, data);
 }
 
 /// The channel of element `k` of the first operator's weights.
@@ -199,19 +184,19 @@ fn equalize_pair(model: &mut Model, p: &Pair) -> Result<bool> {
         && let Some(data) = model.tensor_data(0, b)
     {
         let bias: Vec<f32> = floats(data).iter().zip(&s).map(|(&b, &s)| b / s).collect();
-        set_constant(model, b, &bias)?;
+        set_constant(model, b, &bias);
     }
-    set_constant(model, p.w1, &w1)?;
-    set_constant(model, p.w2, &w2)?;
+    set_constant(model, p.w1, &w1);
+    set_constant(model, p.w2, &w2);
     Ok(true)
 }
 
-/// `model` with every pair equalized ([`ROUNDS`] passes), and the pairs as `OP #i → OP #j`;
-/// `None` when no pair applies.
+/// `model` with every pair equalized ([`ROUNDS`] passes), and the pairs equalized (operator
+/// indices of subgraph 0); `None` when no pair applies.
 ///
 /// # Errors
-/// [`Error::Quantization`] if the model has more buffers than a file can index.
-pub fn equalized(model: &Model) -> Result<Option<(Model, Vec<String>)>> {
+/// None today: a pair whose weights do not fit its shapes is skipped.
+pub fn equalized(model: &Model) -> Result<Option<(Model, Pairs)>> {
     let pairs = pairs(model);
     let mut out = model.clone();
     let mut changed = vec![false; pairs.len()];
@@ -220,20 +205,11 @@ pub fn equalized(model: &Model) -> Result<Option<(Model, Vec<String>)>> {
             *ch |= equalize_pair(&mut out, p)?;
         }
     }
-    let ops = &model.subgraphs[0].operators;
-    let names: Vec<String> = pairs
+    let done: Pairs = pairs
         .iter()
         .zip(&changed)
         .filter(|&(_, &c)| c)
-        .map(|(p, _)| {
-            format!(
-                "{} #{} → {} #{}",
-                ops[p.first].code.name(),
-                p.first,
-                ops[p.second].code.name(),
-                p.second
-            )
-        })
+        .map(|(p, _)| (p.first, p.second))
         .collect();
-    Ok((!names.is_empty()).then_some((out, names)))
+    Ok((!done.is_empty()).then_some((out, done)))
 }

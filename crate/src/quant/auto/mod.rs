@@ -14,9 +14,12 @@
 //!    rescaled channel by channel, the model recalibrated (min/max); kept if it scores better.
 //! 2. **Bias correction** ([`bias`]): the per-channel error weight quantization adds to
 //!    CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED folded into the bias; kept if it scores better.
-//! 3. **Ranges** ([`ranges`]): per activation, in execution order, the best of min/max,
+//! 3. **Weight clipping** ([`clip`]): per output channel, the int8 weight scale of least squared
+//!    weight error instead of `max|w| / 127` (with step 2 kept, the bias corrected for it); all
+//!    operators at once, then each toggled, kept where it scores better.
+//! 4. **Ranges** ([`ranges`]): per activation, in execution order, the best of min/max,
 //!    percentile 99.99 / 99.9, MSE and KL ([`kl`]) ranges, greedily.
-//! 4. **Mixed precision** ([`mixed`], only with a target SQNR): the fewest operators moved to
+//! 5. **Mixed precision** ([`mixed`], only with a target SQNR): the fewest operators moved to
 //!    int16 activations (or kept float, without a 16x8 kernel) until the target holds.
 //!
 //! [`rank`] measures the same sensitivity for a person to act on step by step (the page's "fix
@@ -27,8 +30,8 @@
 //! output error on enough single held-out samples to pass a one-sided sign test at
 //! [`score::GUARD_SIGN_P`] (so at least 4 held-out samples; fewer cannot tell a real gain from
 //! noise: the TF-compatible model is written) and is better on every
-//! search fold, the result of steps 1–2 alone (without the range search and mixed precision,
-//! the steps most prone to overfitting) is tried the same way (`guard_dropped_search`), and if
+//! search fold, the result of steps 1–2 alone (without weight clipping, the range search and
+//! mixed precision, the steps most prone to overfitting) is tried the same way (`guard_dropped_search`), and if
 //! that fails too the TF-compatible model is written and the report says so (`fell_back`). Without held-out
 //! samples (fewer than 4 given) the guard is the search samples, each its own fold.
 //!
@@ -47,6 +50,7 @@
 //! LiteRT.
 
 pub mod bias;
+pub mod clip;
 pub mod equalize;
 pub mod kl;
 pub mod mixed;
@@ -64,7 +68,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::graph::{Model, ShapeOverrides};
 use crate::quant::calibrate::{CalibrationStats, Method};
-use crate::quant::passes::{Mode, QuantizeOptions, Ranges, quantize};
+use crate::quant::passes::{Mode, QuantizeOptions, Ranges, plain_float, quantize};
 use crate::quant::report::Report;
 use mixed::Sensitivity;
 use ranges::{Best, RangeChoice};
@@ -143,6 +147,9 @@ pub struct AutoReport {
     pub equalization_sqnr_db: Option<f64>,
     /// Tensors whose range is not TF's min/max.
     pub ranges: Vec<RangeChoice>,
+    /// Operators whose weights were clipped ([`clip`]; empty when no clipping improved).
+    #[serde(default)]
+    pub weights_clipped: Vec<String>,
     /// Operators whose bias was corrected (empty when the correction did not improve).
     pub bias_corrected: Vec<String>,
     /// Output SQNR in dB with the bias correction (whether kept or not).
@@ -174,7 +181,7 @@ pub struct AutoReport {
     /// did not beat it on the held-out samples.
     pub fell_back: bool,
     /// The range search (and mixed precision) did not hold up on the held-out samples and was
-    /// dropped; equalization and bias correction were kept.
+    /// dropped with weight clipping; equalization and bias correction were kept.
     pub guard_dropped_search: bool,
     /// The guard cross-validated: the search ran once per quarter of the samples without it,
     /// and `held_out_*` count every sample, each scored by the result chosen without it (the
@@ -306,6 +313,20 @@ pub fn auto_quantize(
     }
     let (minmax, tf_ranges) = minmax_ranges(model, stats)?;
     let (tf_model, tf_report) = quantize(model, &tf_ranges, opts)?;
+    // The weight steps read and change the float32 weights the quantizer sees (float16 weights
+    // behind DEQUANTIZE folded): their changes reach `quantize` as `QuantizeOptions::constants`.
+    let plain = plain_float(model)?;
+    let plain = plain.as_ref().unwrap_or(model);
+    let start = Start {
+        model,
+        plain,
+        file_index: file_indices(model, plain),
+        minmax: &minmax,
+        tf_ranges: &tf_ranges,
+        tf_model: &tf_model,
+        opts,
+        auto,
+    };
     let (search_samples, held_out) = split_samples(samples);
     let cross_validate = !held_out.is_empty() && search_samples.len() < MIN_SEARCH_SAMPLES_TO_SPLIT;
     let mut recalibrate = recalibrate;
@@ -313,16 +334,7 @@ pub fn auto_quantize(
     // without it, and each sample is scored by the result chosen without it.
     let mut cv = None;
     if cross_validate {
-        cv = Some(cross_validated(
-            model,
-            &minmax,
-            &tf_ranges,
-            &tf_model,
-            samples,
-            opts,
-            auto,
-            &mut recalibrate,
-        )?);
+        cv = Some(cross_validated(&start, samples, &mut recalibrate)?);
     }
     let (search_on, search_labels) = if cross_validate {
         (samples.to_vec(), auto.labels.clone())
@@ -330,23 +342,13 @@ pub fn auto_quantize(
         (search_samples, split_samples(&auto.labels).0)
     };
     let Searched {
-        float,
         mut best,
         structural,
+        structural_opts,
         mut final_opts,
         mut rep,
         tf_score,
-    } = search(
-        model,
-        &minmax,
-        &tf_ranges,
-        &tf_model,
-        &search_on,
-        &search_labels,
-        opts,
-        auto,
-        recalibrate,
-    )?;
+    } = search(&start, &search_on, &search_labels, recalibrate)?;
     // The final guard: better than the TF-compatible model on every search fold and, when there
     // are held-out samples, by GUARD_MARGIN_DB on them; first the whole result, then the result
     // without the range search and mixed precision.
@@ -401,8 +403,9 @@ pub fn auto_quantize(
     if dropped {
         // The range search (and any int16 move) did not hold up on the held-out samples.
         best = structural;
-        final_opts = opts.clone();
+        final_opts = structural_opts;
         rep.ranges.clear();
+        rep.weights_clipped.clear();
         rep.int16_ops.clear();
         rep.float_ops.clear();
         rep.sensitivity.iter_mut().for_each(|s| s.moved = false);
@@ -419,7 +422,7 @@ pub fn auto_quantize(
         report.warnings.push(summary(&rep));
         return Ok((tf_model, report, rep));
     }
-    let (q, mut report) = quantize(&float, &best.ranges, &final_opts)?;
+    let (q, mut report) = quantize(model, &best.ranges, &final_opts)?;
     if q != best.model {
         return Err(Error::Quantization {
             what: "--auto".into(),
@@ -436,15 +439,78 @@ fn wins(h: &Score, tf: &Score) -> usize {
     h.noise.iter().zip(&tf.noise).filter(|(a, b)| a < b).count()
 }
 
-/// What one search (steps 1–4 of the module docs) found.
+/// What a search starts from: the model, its TF-compatible quantization, the options.
+struct Start<'a> {
+    /// The float model as given.
+    model: &'a Model,
+    /// `model` as the quantizer reads it ([`plain_float`]): the weight steps work on it.
+    plain: &'a Model,
+    /// The index in `model` of each operator of `plain` (folding removes operators).
+    file_index: Vec<usize>,
+    /// TF's min/max statistics.
+    minmax: &'a CalibrationStats,
+    /// TF's ranges.
+    tf_ranges: &'a Ranges,
+    /// The TF-compatible model.
+    tf_model: &'a Model,
+    /// The options asked for.
+    opts: &'a QuantizeOptions,
+    /// How to search.
+    auto: &'a AutoOptions,
+}
+
+impl Start<'_> {
+    /// `opts` with the constants of `changed` (a copy of `plain` with other weights) that differ
+    /// from `plain`'s as [`QuantizeOptions::constants`].
+    fn with_weights(&self, opts: &QuantizeOptions, changed: &Model) -> QuantizeOptions {
+        let n = self.plain.subgraphs[0].tensors.len();
+        let constants = (0..n)
+            .filter_map(|t| {
+                let new = changed.tensor_data(0, t)?;
+                (self.plain.tensor_data(0, t)? != new).then(|| (t, new.to_vec()))
+            })
+            .collect();
+        QuantizeOptions {
+            constants,
+            ..opts.clone()
+        }
+    }
+
+    /// `OP #i (output name)` of operator `k` of `plain`, numbered as in the file.
+    fn label(&self, k: usize) -> String {
+        rank::label(self.model, self.file_index.get(k).copied().unwrap_or(k))
+    }
+}
+
+/// The index in `model` of each operator of `plain` (`model` with some operators folded away,
+/// the others in order with the same outputs).
+fn file_indices(model: &Model, plain: &Model) -> Vec<usize> {
+    let ops = &model.subgraphs[0].operators;
+    let mut j = 0;
+    plain.subgraphs[0]
+        .operators
+        .iter()
+        .enumerate()
+        .map(|(k, op)| {
+            while j < ops.len() && ops[j].outputs != op.outputs {
+                j += 1;
+            }
+            let i = if j < ops.len() { j } else { k };
+            j += 1;
+            i
+        })
+        .collect()
+}
+
+/// What one search (steps 1–5 of the module docs) found.
 struct Searched {
-    /// The float model the result quantizes (equalized and/or bias-corrected).
-    float: Model,
     /// The result.
     best: Best,
     /// The result of steps 1–2 alone.
     structural: Best,
-    /// Options for the result (its int16 operators).
+    /// Options for the result of steps 1–2 (their weights).
+    structural_opts: QuantizeOptions,
+    /// Options for the result (its weights and int16 operators).
     final_opts: QuantizeOptions,
     /// The report so far (no guard fields yet).
     rep: AutoReport,
@@ -463,21 +529,16 @@ fn target_of(auto: &AutoOptions, float_accuracy: Option<f64>) -> Option<mixed::T
     )
 }
 
-/// Steps 1–4 of the module docs on the search samples `search` (at least 1), labelled by
+/// Steps 1–5 of the module docs on the search samples `search` (at least 1), labelled by
 /// `labels` (empty: none).
-#[allow(clippy::too_many_arguments)]
 fn search(
-    model: &Model,
-    minmax: &CalibrationStats,
-    tf_ranges: &Ranges,
-    tf_model: &Model,
+    start: &Start<'_>,
     search: &[Vec<Vec<f32>>],
     labels: &[usize],
-    opts: &QuantizeOptions,
-    auto: &AutoOptions,
     recalibrate: Option<Recalibrate<'_>>,
 ) -> Result<Searched> {
-    let mut minmax = minmax.clone();
+    let (model, opts, auto) = (start.model, start.opts, start.auto);
+    let mut minmax = start.minmax.clone();
     let folds = if search.len() >= MIN_SAMPLES_TO_HOLD_OUT {
         FOLDS
     } else {
@@ -488,10 +549,10 @@ fn search(
     if auto.whole_runs {
         scorer = scorer.whole_runs();
     }
-    let tf_score = scorer.score(tf_model)?;
+    let tf_score = scorer.score(start.tf_model)?;
     let mut best = Best {
-        ranges: tf_ranges.clone(),
-        model: tf_model.clone(),
+        ranges: start.tf_ranges.clone(),
+        model: start.tf_model.clone(),
         score: tf_score.clone(),
     };
     let mut rep = AutoReport {
@@ -504,13 +565,16 @@ fn search(
         float_accuracy: scorer.float_accuracy(),
         ..AutoReport::default()
     };
-    // Cross-layer equalization: a new float model, calibrated again.
-    let mut float = model.clone();
+    // The weights so far (`plain` with the kept changes) and the options that carry them.
+    let mut weights = start.plain.clone();
+    let mut current = opts.clone();
+    // Cross-layer equalization: new weights, the model calibrated again.
     if let Some(recalibrate) = recalibrate
-        && let Some((eq, pairs)) = equalize::equalized(model)?
+        && let Some((eq, pairs)) = equalize::equalized(&weights)?
     {
         let (eq_minmax, eq_ranges) = minmax_ranges(&eq, &recalibrate(&eq)?)?;
-        if let Ok((q, _)) = quantize(&eq, &eq_ranges, opts) {
+        let eq_opts = start.with_weights(opts, &eq);
+        if let Ok((q, _)) = quantize(model, &eq_ranges, &eq_opts) {
             let score = scorer.score(&q)?;
             rep.equalization_sqnr_db = finite(score.total);
             if score.beats(&best.score) {
@@ -519,36 +583,96 @@ fn search(
                     model: q,
                     score,
                 };
-                float = eq;
+                weights = eq;
+                current = eq_opts;
                 minmax = eq_minmax;
-                rep.equalized = pairs;
+                let name = |k: usize| {
+                    let i = start.file_index.get(k).copied().unwrap_or(k);
+                    format!("{} #{i}", model.subgraphs[0].operators[i].code.name())
+                };
+                rep.equalized = pairs
+                    .iter()
+                    .map(|&(a, b)| format!("{} → {}", name(a), name(b)))
+                    .collect();
             }
         }
     }
     // Bias correction on the min/max ranges (its means from the search samples).
+    let uncorrected = weights.clone();
     if let Some((corrected, ops)) =
-        bias::bias_corrected(&float, search, &auto.shapes, opts.per_tensor)?
-        && let Ok((q, _)) = quantize(&corrected, &best.ranges, opts)
+        bias::bias_corrected(&weights, &weights, search, &auto.shapes, opts.per_tensor)?
     {
-        let score = scorer.score(&q)?;
-        rep.bias_correction_sqnr_db = finite(score.total);
-        if score.beats(&best.score) {
-            best.model = q;
-            best.score = score;
-            float = corrected;
-            rep.bias_corrected = ops;
+        let bias_opts = start.with_weights(opts, &corrected);
+        if let Ok((q, _)) = quantize(model, &best.ranges, &bias_opts) {
+            let score = scorer.score(&q)?;
+            rep.bias_correction_sqnr_db = finite(score.total);
+            if score.beats(&best.score) {
+                best.model = q;
+                best.score = score;
+                weights = corrected;
+                current = bias_opts;
+                rep.bias_corrected = ops.into_iter().map(|k| start.label(k)).collect();
+            }
         }
     }
-    // Without the range search (the step most prone to overfitting): the guard's second choice.
+    // Without weight clipping and the range search (the steps most prone to overfitting): the
+    // guard's second choice.
     let structural = best.clone();
-    let (choices, out) =
-        ranges::search_ranges(&float, &minmax, opts, &mut scorer, &mut best, auto.budget)?;
+    let structural_opts = current.clone();
+    // Weight clipping, operator by operator (with bias correction kept: each clipped operator's
+    // bias corrected for its clipped weights).
+    if let Some((mut clipped, ops)) = clip::all_clipped(&uncorrected, opts.per_tensor) {
+        if !rep.bias_corrected.is_empty()
+            && let Some((c, _)) = bias::bias_corrected(
+                &clipped,
+                &uncorrected,
+                search,
+                &auto.shapes,
+                opts.per_tensor,
+            )?
+        {
+            clipped = c;
+        }
+        let quantized = |m: &Model, b: &Best| {
+            quantize(model, &b.ranges, &start.with_weights(opts, m))
+                .ok()
+                .map(|(q, _)| q)
+        };
+        let (chosen, ops, out) = clip::search_clipping(
+            &weights,
+            &clipped,
+            &ops,
+            &quantized,
+            &mut scorer,
+            &mut best,
+            auto.budget,
+        )?;
+        if !ops.is_empty() {
+            current = start.with_weights(opts, &chosen);
+        }
+        rep.weights_clipped = ops.into_iter().map(|k| start.label(k)).collect();
+        rep.budget_exhausted = out;
+    }
+    let (choices, out) = ranges::search_ranges(
+        model,
+        &minmax,
+        &current,
+        &mut scorer,
+        &mut best,
+        auto.budget,
+    )?;
     rep.ranges = choices;
-    rep.budget_exhausted = out;
-    let mut final_opts = opts.clone();
+    rep.budget_exhausted |= out;
+    let mut final_opts = current.clone();
     if let Some(target) = target_of(auto, scorer.float_accuracy()) {
-        let (ranked, out) =
-            mixed::reach_target(&float, opts, &mut scorer, &mut best, &target, auto.budget)?;
+        let (ranked, out) = mixed::reach_target(
+            model,
+            &current,
+            &mut scorer,
+            &mut best,
+            &target,
+            auto.budget,
+        )?;
         let moved = |fix: rank::Fix| -> Vec<usize> {
             ranked
                 .iter()
@@ -571,9 +695,9 @@ fn search(
     }
     rep.evaluations = scorer.evaluations();
     Ok(Searched {
-        float,
         best,
         structural,
+        structural_opts,
         final_opts,
         rep,
         tf_score,
@@ -595,36 +719,26 @@ struct CrossValidated {
 /// [`MIN_SAMPLES_TO_HOLD_OUT`] samples), each result scored on the samples it did not see. A
 /// search whose result is not better than the TF-compatible model on every one of its folds
 /// yields the TF-compatible model (as the search on all samples would), so it ties there.
-#[allow(clippy::too_many_arguments)]
 fn cross_validated(
-    model: &Model,
-    minmax: &CalibrationStats,
-    tf_ranges: &Ranges,
-    tf_model: &Model,
+    start: &Start<'_>,
     samples: &[Vec<Vec<f32>>],
-    opts: &QuantizeOptions,
-    auto: &AutoOptions,
     recalibrate: &mut Option<Recalibrate<'_>>,
 ) -> Result<CrossValidated> {
+    let (model, auto) = (start.model, start.auto);
     let (mut signal, mut tf, mut full, mut structural) = (0.0, vec![], vec![], vec![]);
     for q in 0..CV_FOLDS {
         let held = subset(samples, |k| k % CV_FOLDS == q);
         let fit = subset(samples, |k| k % CV_FOLDS != q);
         let fit_labels = subset(&auto.labels, |k| k % CV_FOLDS != q);
         let s = search(
-            model,
-            minmax,
-            tf_ranges,
-            tf_model,
+            start,
             &fit,
             &fit_labels,
-            opts,
-            auto,
             recalibrate.as_mut().map(|r| &mut **r as _),
         )?;
         let mut guard = Scorer::new(model, &held, &auto.shapes, 1)?;
         signal += guard.signal();
-        let tf_h = guard.score(tf_model)?;
+        let tf_h = guard.score(start.tf_model)?;
         let mut chosen = |b: &Best| -> Result<Vec<f64>> {
             Ok(if b.score.beats(&s.tf_score) {
                 guard.score(&b.model)?.noise
@@ -664,6 +778,9 @@ pub fn summary(r: &AutoReport) -> String {
     );
     if !r.equalized.is_empty() {
         s += &format!(", {} operator pairs equalized", r.equalized.len());
+    }
+    if !r.weights_clipped.is_empty() {
+        s += &format!(", weights clipped on {} operators", r.weights_clipped.len());
     }
     if !r.bias_corrected.is_empty() {
         s += &format!(", bias corrected on {} operators", r.bias_corrected.len());

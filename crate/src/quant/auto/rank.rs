@@ -92,7 +92,7 @@ pub fn candidates(model: &Model, opts: &QuantizeOptions) -> Vec<LayerCandidate> 
 }
 
 /// `OP #i (output name)` of operator `i` of subgraph 0.
-fn label(model: &Model, i: usize) -> String {
+pub(super) fn label(model: &Model, i: usize) -> String {
     let op = &model.subgraphs[0].operators[i];
     let name = op
         .output(0)

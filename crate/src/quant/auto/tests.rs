@@ -210,10 +210,10 @@ fn bias_correction_removes_a_constructed_systematic_error() {
         .map(|k| vec![(0..64).map(|j| 0.9 + 0.2 * unit(k * 64 + j)).collect()])
         .collect();
     let (corrected, ops) =
-        bias::bias_corrected(&model, &samples, &ShapeOverrides::default(), false)
+        bias::bias_corrected(&model, &model, &samples, &ShapeOverrides::default(), false)
             .expect("runs")
             .expect("the FC applies");
-    assert_eq!(ops, vec!["FULLY_CONNECTED #0 (y)".to_string()]);
+    assert_eq!(ops, vec![0]);
     // Expected correction, by hand: every weight but the 1.0 is (j + 0.4)/127 and quantizes to
     // j/127 (scale 1/127), an error of −0.4/127 each; the channel error is Σ ΔW·E[x].
     let mut mean = [0f64; 64];
@@ -281,7 +281,60 @@ fn bias_correction_removes_a_constructed_systematic_error() {
         None,
     )
     .expect("ok");
-    assert_eq!(rep.bias_corrected, ops);
+    assert_eq!(
+        rep.bias_corrected,
+        vec!["FULLY_CONNECTED #0 (y)".to_string()]
+    );
+}
+
+#[test]
+fn the_weight_steps_reach_weights_stored_as_float16() {
+    // fc_systematic's weights and bias stored as float16 behind DEQUANTIZE (as MediaPipe ships
+    // its models): bias correction applies to the folded float32 values, the operator is named
+    // by its index in the file, and the written model is plain int8.
+    let (model, _) = fc_systematic();
+    let fp16 = QuantizeOptions {
+        mode: Mode::Float16,
+        ..QuantizeOptions::default()
+    };
+    let (f16, _) = quantize(&model, &Ranges::new(), &fp16).expect("float16");
+    let ops = &f16.subgraphs[0].operators;
+    let fc = ops
+        .iter()
+        .position(|o| o.code.op() == BuiltinOperator::FULLY_CONNECTED)
+        .expect("the FC");
+    assert!(fc > 0, "the DEQUANTIZEs come first");
+    let samples: Vec<Vec<Vec<f32>>> = (0..32)
+        .map(|k| vec![(0..64).map(|j| 0.9 + 0.2 * unit(k * 64 + j)).collect()])
+        .collect();
+    let stats = calibrate(&f16, &samples);
+    let opts = QuantizeOptions::default();
+    let (q, _, rep) =
+        auto_quantize(&f16, &stats, &samples, &opts, &AutoOptions::default(), None).expect("ok");
+    assert_eq!(
+        rep.bias_corrected,
+        vec![format!("FULLY_CONNECTED #{fc} (y)")]
+    );
+    let (tf, _) = quantize(
+        &f16,
+        &Ranges::from_calibration(&f16, &stats).expect("r"),
+        &opts,
+    )
+    .expect("TF-compatible");
+    for m in [&q, &tf] {
+        let sg = &m.subgraphs[0];
+        let names: Vec<String> = sg.operators.iter().map(|o| o.code.name()).collect();
+        assert_eq!(names, ["FULLY_CONNECTED"], "int8 I/O");
+        assert!(sg.tensors.iter().all(|t| t.dtype != TensorType::FLOAT16));
+    }
+    let bias = |m: &Model| {
+        let op = &m.subgraphs[0].operators[0];
+        m.tensor_data(0, op.input(2).expect("bias"))
+            .expect("const")
+            .to_vec()
+    };
+    assert_ne!(bias(&q), bias(&tf), "the corrected bias is written");
+    assert!(rep.sqnr_db > rep.tf_compatible_sqnr_db, "{rep:?}");
 }
 
 #[test]

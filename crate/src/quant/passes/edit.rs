@@ -7,7 +7,8 @@ use std::collections::{HashMap, HashSet};
 use crate::error::{Error, Result};
 use crate::graph::dtype::dtype_name;
 use crate::graph::{
-    BuiltinOperator as Op, BuiltinOptionsT, Model, OpCode, Operator, Quantization, Subgraph, Tensor,
+    BuiltinOperator as Op, BuiltinOptionsT, Model, OpCode, Operator, Quantization, Subgraph,
+    Tensor, TensorType,
 };
 use crate::quant::params::QuantParams;
 use crate::quant::report::{Report, TensorReport};
@@ -157,6 +158,58 @@ impl Names {
 pub(super) fn push_buffer(model: &mut Model, data: Vec<u8>) -> u32 {
     model.buffers.push(crate::graph::Buffer { data });
     u32::try_from(model.buffers.len() - 1).unwrap_or(u32::MAX)
+}
+
+/// `model` with the float32 constants of subgraph 0 that `constants` names replaced
+/// ([`super::QuantizeOptions::constants`]; a buffer shared with another tensor is copied first),
+/// or `None` without any.
+///
+/// # Errors
+/// [`crate::error::Error::Quantization`] for a tensor that is not a float32 constant of that
+/// size.
+pub(super) fn replace_constants(
+    model: &Model,
+    constants: &[(usize, Vec<u8>)],
+) -> Result<Option<Model>> {
+    if constants.is_empty() {
+        return Ok(None);
+    }
+    let mut m = model.clone();
+    for (t, data) in constants {
+        let fits = model.subgraphs[0]
+            .tensors
+            .get(*t)
+            .is_some_and(|x| x.dtype == TensorType::FLOAT32)
+            && model
+                .tensor_data(0, *t)
+                .is_some_and(|d| d.len() == data.len());
+        if !fits {
+            return Err(qerr(
+                format!("tensor {t}"),
+                "a replaced constant must be a float32 constant of the same size (internal error)",
+            ));
+        }
+        set_constant_data(&mut m, *t, data.clone());
+    }
+    Ok(Some(m))
+}
+
+/// Sets the data of constant `t` of subgraph 0; a buffer shared with another tensor is left to
+/// it and `t` gets a new one.
+pub(crate) fn set_constant_data(model: &mut Model, t: usize, data: Vec<u8>) {
+    let buf = model.subgraphs[0].tensors[t].buffer;
+    let shared = model
+        .subgraphs
+        .iter()
+        .flat_map(|sg| sg.tensors.iter())
+        .filter(|x| x.buffer == buf)
+        .count()
+        > 1;
+    if shared {
+        model.subgraphs[0].tensors[t].buffer = push_buffer(model, data);
+    } else {
+        model.buffers[buf as usize].data = data;
+    }
 }
 
 /// Gives every operator of one builtin code the highest version among them, as TF's writer does

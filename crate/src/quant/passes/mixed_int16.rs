@@ -112,6 +112,7 @@ pub(super) fn mixed_int16(
         per_tensor: opts.per_tensor,
         float_ops: Vec::new(),
         int16_ops: Vec::new(),
+        constants: Vec::new(),
     };
     let (m2, mut r2) = FullInteger::new(&m1, &ranges2, &second, Some(&only))?.run()?;
     // One report: pass 2's tensors where it decided, pass 1's elsewhere; pass 2's multipliers

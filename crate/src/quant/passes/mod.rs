@@ -83,6 +83,7 @@ use super::report::Report;
 use crate::error::{Error, Result};
 use crate::graph::{BuiltinOperator as Op, Model};
 use dynamic_range::dynamic_range;
+pub(crate) use edit::set_constant_data;
 use edit::{compact_buffers, fold_densify, qerr};
 use float16::float16;
 use full_integer::{FullInteger, SubgraphRoles, quantize_bodies, rebase_ops, resolve_ops};
@@ -185,6 +186,11 @@ pub struct QuantizeOptions {
     /// tensor names, as `float_ops`. QUANTIZE / DEQUANTIZE are inserted where they meet int8
     /// operators (see [`quantize`]).
     pub int16_ops: Vec<String>,
+    /// Float32 values replacing constants of subgraph 0, by tensor index (little-endian bytes,
+    /// as many as the constant has): `--auto`'s weight changes (equalization, weight clipping,
+    /// bias correction). Applied after the folding of DEQUANTIZE / DENSIFY constants (full-integer
+    /// modes), so a weight the file stores as float16 is replaced as its float32 values.
+    pub constants: Vec<(usize, Vec<u8>)>,
 }
 
 /// The engine's checks, before anything is written in any mode: a model `run` refuses as
@@ -289,6 +295,19 @@ fn as_litert_reads(model: &Model, computed: &[(usize, usize, Vec<usize>)]) -> Op
         }
     }
     changed.then_some(m)
+}
+
+/// `model` as the full-integer passes read it: DENSIFY and DEQUANTIZE of constants folded into
+/// float32 constants and hybrid weights dequantized (tensor indices unchanged; operators may be
+/// fewer), or `None` when nothing folds. `--auto` reads and changes weights on it and hands the
+/// changes to [`quantize`] as [`QuantizeOptions::constants`].
+///
+/// # Errors
+/// What the folding refuses (constants it cannot dequantize).
+pub fn plain_float(model: &Model) -> Result<Option<Model>> {
+    let (dense, _) = fold_densify(model)?;
+    let (plain, _) = super::normalize::dequantize_constants(dense.as_ref().unwrap_or(model))?;
+    Ok(plain.or(dense))
 }
 
 /// Quantizes `model` with the recorded `ranges` as `opts` asks (full integer: subgraph 0, then
@@ -416,6 +435,8 @@ pub fn quantize(model: &Model, ranges: &Ranges, opts: &QuantizeOptions) -> Resul
     };
     let mut orphans = orphans;
     let model = plain.as_ref().unwrap_or(model);
+    let replaced = edit::replace_constants(model, &opts.constants)?;
+    let model = replaced.as_ref().unwrap_or(model);
     // Operator indices the user gave count the operators of the file as loaded (as `inspect` and
     // the page number them), before the folding above removed some.
     let folded_opts;

@@ -198,6 +198,15 @@ fn missing_or_bad_ranges_are_typed_errors() {
     let (out, _) = quantize(&m, &Ranges::new(), &fp16).expect("ok");
     assert_eq!(out.subgraphs[0].tensors[1].dtype, TensorType::FLOAT16);
     assert_eq!(out.subgraphs[0].operators[0].code.name(), "DEQUANTIZE");
+    // A replaced constant must be a float32 constant of its size (--auto's weight changes).
+    for (t, len) in [(1, 4), (0, 12), (99, 12)] {
+        let bad = QuantizeOptions {
+            constants: vec![(t, vec![0; len])],
+            ..QuantizeOptions::default()
+        };
+        let e = quantize(&m, &Ranges::new(), &bad).expect_err("refused");
+        assert!(e.to_string().contains(&format!("tensor {t}")), "{e}");
+    }
 }
 
 /// x[1,3] → LOGISTIC → s; CONCATENATION(s, x) → c[1,6].

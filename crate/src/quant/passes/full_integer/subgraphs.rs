@@ -110,6 +110,7 @@ pub(in crate::quant::passes) fn quantize_bodies(
         io: IoType::Float,
         float_ops: Vec::new(),
         int16_ops: Vec::new(),
+        constants: Vec::new(),
         ..opts.clone()
     };
     for &s in bodies {
