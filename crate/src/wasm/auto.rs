@@ -47,8 +47,8 @@ pub struct AutoSettings {
     /// The output whose largest element is the class (`--label-output`; default 0).
     #[serde(default)]
     pub label_output: Option<usize>,
-    /// At most this many candidate models are scored (`--auto-budget`; default
-    /// [`DEFAULT_BUDGET`]).
+    /// At most this many candidate models are scored, weight clipping's not counted
+    /// (`--auto-budget`; default [`DEFAULT_BUDGET`]).
     #[serde(default)]
     pub budget: Option<usize>,
 }

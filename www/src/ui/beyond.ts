@@ -103,7 +103,7 @@ export class BeyondPanel {
         'p',
         { class: 'muted' },
         h('label', { class: 'check' }, this.autoBox, ' ', h('code', {}, '--auto'), ' (int8): '),
-        '\u00a0per tensor the best of min/max, percentile, MSE and KL ranges, bias correction and cross-layer equalization, each kept only when the measured output error drops on every fold of the calibration samples and on held-out ones, so never below TF’s choices. It calibrates again keeping every sample, then scores up to the budget of candidate models: minutes on large models.',
+        '\u00a0per tensor the best of min/max, percentile, MSE and KL ranges, bias correction, cross-layer equalization and per-channel weight clipping, each kept only when the measured output error drops on every fold of the calibration samples and on held-out ones, so never below TF’s choices. It calibrates again keeping every sample, then scores up to the budget of candidate models: minutes on large models.',
       ),
       h(
         'div',

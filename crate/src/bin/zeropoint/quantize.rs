@@ -87,7 +87,8 @@ pub struct QuantizeArgs {
     /// is the class); with --labels.
     #[arg(long, value_name = "N", requires = "labels")]
     label_output: Option<usize>,
-    /// With --auto: at most this many candidate models are scored.
+    /// With --auto: at most this many candidate models are scored (weight clipping's, at most
+    /// one per operator it changes and one more, not counted).
     #[arg(long, value_name = "N", default_value_t = zeropoint::quant::auto::DEFAULT_BUDGET)]
     auto_budget: usize,
     /// With --auto: score every candidate model from the inputs, not from the last saved

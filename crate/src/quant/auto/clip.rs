@@ -150,8 +150,8 @@ pub(super) fn all_clipped(model: &Model, per_tensor: bool) -> Option<(Model, Vec
 /// weights and bias are `float`'s or `clipped`'s (the same model with [`all_clipped`]'s weights
 /// and, when bias correction was kept, the biases corrected for them). First every operator
 /// clipped at once, then each toggled in execution order; a change is kept when it
-/// [`beats`](super::score::Score::beats) the current choice. Returns the float model chosen, the
-/// operators clipped and whether the budget ran out.
+/// [`beats`](super::score::Score::beats) the current choice: at most `ops.len() + 1`
+/// candidates. Returns the float model chosen and the operators clipped.
 ///
 /// # Errors
 /// What the scorer's engine refuses.
@@ -162,8 +162,7 @@ pub(super) fn search_clipping(
     quantized: &dyn Fn(&Model, &Best) -> Option<Model>,
     scorer: &mut Scorer,
     best: &mut Best,
-    budget: usize,
-) -> Result<(Model, Vec<usize>, bool)> {
+) -> Result<(Model, Vec<usize>)> {
     let sg = &float.subgraphs[0];
     // The constants each operator reads (weights, bias) that differ between the two models.
     let swaps: Vec<Vec<usize>> = ops
@@ -206,10 +205,7 @@ pub(super) fn search_clipping(
     let mut current = float.clone();
     let mut on = vec![false; ops.len()];
     if ops.is_empty() {
-        return Ok((current, Vec::new(), false));
-    }
-    if scorer.evaluations() >= budget {
-        return Ok((current, Vec::new(), true));
+        return Ok((current, Vec::new()));
     }
     // Every operator at once.
     let mut all = float.clone();
@@ -219,12 +215,7 @@ pub(super) fn search_clipping(
         on.iter_mut().for_each(|c| *c = true);
     }
     // Each operator toggled.
-    let mut out_of_budget = false;
     for (k, is_on) in on.iter_mut().enumerate() {
-        if scorer.evaluations() >= budget {
-            out_of_budget = true;
-            break;
-        }
         let mut m = current.clone();
         set(&mut m, k, if *is_on { float } else { clipped });
         if try_model(&m, scorer, best)? {
@@ -238,7 +229,7 @@ pub(super) fn search_clipping(
         .filter(|(_, c)| **c)
         .map(|(op, _)| *op)
         .collect();
-    Ok((current, chosen, out_of_budget))
+    Ok((current, chosen))
 }
 
 #[cfg(test)]

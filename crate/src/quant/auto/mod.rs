@@ -84,7 +84,8 @@ pub struct AutoOptions {
     /// `None`: int8 only.
     pub target_sqnr_db: Option<f64>,
     /// At most this many candidate models are scored (the search stops there, keeping the best
-    /// so far).
+    /// so far), not counting weight clipping's (at most one per operator it changes, and one
+    /// more).
     pub budget: usize,
     /// Input shapes the samples have (applied to every model before it runs).
     pub shapes: ShapeOverrides,
@@ -619,6 +620,7 @@ fn search(
     // guard's second choice.
     let structural = best.clone();
     let structural_opts = current.clone();
+    let before_clipping = scorer.evaluations();
     // Weight clipping, operator by operator (with bias correction kept: each clipped operator's
     // bias corrected for its clipped weights).
     if let Some((mut clipped, ops)) = clip::all_clipped(&uncorrected, opts.per_tensor) {
@@ -638,41 +640,23 @@ fn search(
                 .ok()
                 .map(|(q, _)| q)
         };
-        let (chosen, ops, out) = clip::search_clipping(
-            &weights,
-            &clipped,
-            &ops,
-            &quantized,
-            &mut scorer,
-            &mut best,
-            auto.budget,
-        )?;
+        let (chosen, ops) =
+            clip::search_clipping(&weights, &clipped, &ops, &quantized, &mut scorer, &mut best)?;
         if !ops.is_empty() {
             current = start.with_weights(opts, &chosen);
         }
         rep.weights_clipped = ops.into_iter().map(|k| start.label(k)).collect();
-        rep.budget_exhausted = out;
     }
-    let (choices, out) = ranges::search_ranges(
-        model,
-        &minmax,
-        &current,
-        &mut scorer,
-        &mut best,
-        auto.budget,
-    )?;
+    // The budget leaves weight clipping's candidates out (bounded by the operators).
+    let budget = auto.budget + (scorer.evaluations() - before_clipping);
+    let (choices, out) =
+        ranges::search_ranges(model, &minmax, &current, &mut scorer, &mut best, budget)?;
     rep.ranges = choices;
-    rep.budget_exhausted |= out;
+    rep.budget_exhausted = out;
     let mut final_opts = current.clone();
     if let Some(target) = target_of(auto, scorer.float_accuracy()) {
-        let (ranked, out) = mixed::reach_target(
-            model,
-            &current,
-            &mut scorer,
-            &mut best,
-            &target,
-            auto.budget,
-        )?;
+        let (ranked, out) =
+            mixed::reach_target(model, &current, &mut scorer, &mut best, &target, budget)?;
         let moved = |fix: rank::Fix| -> Vec<usize> {
             ranked
                 .iter()
