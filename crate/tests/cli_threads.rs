@@ -1,7 +1,8 @@
 //! `--threads N`: calibrating on N threads, each on a slice of the samples, writes the same
 //! statistics and the same quantized model bytes for every N (a golden model calibrated from
 //! its .npy, a zoo model from seeded random data, and a stateful RNN that falls back to one
-//! thread).
+//! thread); and `--tf-caches`, the other calibration engine option: whose CPU's TF sums the
+//! calibration reproduces.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
@@ -142,4 +143,74 @@ fn zero_threads_is_refused() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--threads must be at least 1"), "{err}");
+}
+
+/// `min`, `max` of tensor `t` in a `zeropoint calibrate` statistics file.
+fn stats_range(path: &str, t: usize) -> (f32, f32) {
+    let v: serde_json::Value = serde_json::from_slice(&read(path)).expect("JSON");
+    let t = v["tensors"]
+        .as_array()
+        .expect("tensors")
+        .iter()
+        .find(|x| x["index"].as_u64() == Some(t as u64))
+        .expect("the tensor has statistics");
+    let f = |k: &str| t[k].as_f64().expect("a number") as f32;
+    (f("min"), f("max"))
+}
+
+/// TF 2.21 recorded `calib_conv_caches` (a 3×3 stride-2 CONV_2D with k = 576, whose sums Eigen
+/// cuts by the CPU's cache sizes) on a CPU with 32 KiB L1d, 1 MiB L2 and 320 MiB L3: with those
+/// caches the output's min/max are the ones TF's calibrator stored in `model_calibrated.tflite`,
+/// with the golden machine's they are not; the default (`host`) is one of them, and sizes that
+/// are not three KiB counts are refused.
+#[test]
+fn tf_caches_choose_whose_calibration_is_reproduced() {
+    let model = repo("golden/calib_conv_caches/model_float.tflite");
+    let data = repo("golden/calib_conv_caches/calib.npy");
+    let calibrated = std::fs::read(repo("golden/calib_conv_caches/model_calibrated.tflite"))
+        .expect("TF's calibrated model");
+    let calibrated = zeropoint::tflite::read(&calibrated).expect("reads");
+    let output = usize::try_from(calibrated.subgraphs[0].outputs[0]).expect("an index");
+    let q = calibrated.subgraphs[0].tensors[output]
+        .quantization
+        .as_ref()
+        .expect("TF's recorded range");
+    let tf = (
+        q.min.as_ref().expect("min")[0],
+        q.max.as_ref().expect("max")[0],
+    );
+    let range = |caches: &str| {
+        let stats = scratch(&format!("caches_{}.json", caches.replace(',', "_")));
+        run_ok(&[
+            "calibrate",
+            &model,
+            "--data",
+            &data,
+            "--tf-caches",
+            caches,
+            "-o",
+            &stats,
+        ]);
+        stats_range(&stats, output)
+    };
+    assert_eq!(range("32,1024,327680"), tf, "the recording CPU's caches");
+    assert_ne!(range("golden"), tf, "the golden machine's caches");
+    let host = range("host");
+    assert!(host == tf || host == range("golden"), "{host:?}");
+    let out = zeropoint(&[
+        "calibrate",
+        &model,
+        "--data",
+        &data,
+        "--tf-caches",
+        "48,2048",
+        "-o",
+        &scratch("bad.json"),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("not three cache sizes in KiB"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -98,7 +98,10 @@ fn invoke_makes_no_heap_calls() {
     let runs = models.into_iter().flat_map(|path| {
         let float = path.ends_with("model_float.tflite");
         let sets: &[KernelSet] = if float {
-            &[KernelSet::Reference, KernelSet::LiteRtOptimized]
+            &[
+                KernelSet::Reference,
+                zeropoint::quant::calibrate::CALIBRATION_KERNELS,
+            ]
         } else {
             &[KernelSet::Reference]
         };

@@ -4,8 +4,9 @@
 //! model whose float activations carry the min/max TF's calibrator recorded from the case's
 //! calibration samples), we calibrate `model_float.tflite` with exactly those samples (one
 //! invocation per sample, as TF's representative dataset fed them) and compare, for every tensor
-//! TF recorded, our global min/max ([`Method::MinMax`], [`Calibrator::new`]: the
-//! `LiteRtOptimized` float kernels and TF's in-place aliasing) with TF's. The calibrated model is
+//! TF recorded, our global min/max ([`Method::MinMax`], [`Calibrator::with_options`]: the
+//! `LiteRtOptimized` float kernels with the caches of the CPU the case was recorded on,
+//! [`Case::calibrator_caches`], and TF's in-place aliasing) with TF's. The calibrated model is
 //! the float model plus statistics, so tensors are matched by index; names, shapes and types are
 //! checked to agree first. Each tensor lands in one class:
 //!
@@ -124,7 +125,11 @@ fn check_case(case: &Case) -> Result<Counts, Vec<String>> {
         return Err(problems);
     }
 
-    let mut cal = Calibrator::new(&float).map_err(|e| vec![e.to_string()])?;
+    // TF's arithmetic on the CPU the case's ranges were recorded on.
+    let caches = case.calibrator_caches().map_err(|e| vec![e])?;
+    let kernels = zeropoint::kernels::KernelSet::LiteRtOptimized(caches);
+    let mut cal = Calibrator::with_options(&float, &zeropoint::engine::Limits::default(), kernels)
+        .map_err(|e| vec![e.to_string()])?;
     let inputs = calibration_inputs(case);
     assert_eq!(
         inputs.len(),

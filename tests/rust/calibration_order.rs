@@ -5,7 +5,11 @@
 //! Eigen's pool of 4 threads), checks there that every min/max equals the one TF's calibrator
 //! recorded, and saves the outputs of the first calibration samples as
 //! `calibrator_output_<k>.npy`. Here the float engine with [`CALIBRATION_KERNELS`] runs the same
-//! samples and every output element must have the same bits (NaN as one pattern). Comparing
+//! samples and every output element must have the same bits (NaN as one pattern), calibrating
+//! with the cache sizes of the machine the case was made on (`eigen_caches`: Eigen blocks long
+//! reductions by them, so TF's sums are the CPU's; cases made before that key was recorded
+//! have Linux's sizes in `cache_sizes`, which on the Intel machine they came from are the cpuid
+//! leaf-4 sizes Eigen reads). Comparing
 //! every element, not only the extremes the min/max test sees, catches a summation order that
 //! happens to give the right extremes on one data set (the 3×3 stride-2 K = 288 case did, with
 //! single-threaded Eigen's order: 13,893 of its 31,104 elements differ).
@@ -13,7 +17,8 @@
 use std::path::Path;
 
 use zeropoint::engine::{Interpreter, Limits};
-use zeropoint::quant::calibrate::CALIBRATION_KERNELS;
+use zeropoint::kernels::KernelSet;
+use zeropoint::kernels::litert_optimized::caches::CacheSizes;
 use zeropoint::tflite;
 use zeropoint_tests::{Case, load_npy, selected_cases};
 
@@ -28,13 +33,18 @@ fn bits(bytes: &[u8]) -> Vec<u32> {
         .collect()
 }
 
-/// `(elements compared, elements differing)` over every output and stored sample, or why the
-/// case could not be run.
-fn check_case(case: &Case) -> Result<(usize, usize), String> {
+/// `(elements compared, elements differing)` over every output and stored sample when
+/// calibrating with `caches` (the recorded ones unless given), or why the case could not be run.
+fn check_case(case: &Case, caches: Option<CacheSizes>) -> Result<(usize, usize), String> {
     let dir: &Path = &case.dir;
+    let caches = match caches {
+        Some(c) => c,
+        None => case.calibrator_caches()?,
+    };
     let bytes = std::fs::read(dir.join("model_float.tflite")).map_err(|e| e.to_string())?;
     let model = tflite::read(&bytes).map_err(|e| e.to_string())?;
-    let mut interp = Interpreter::with_options(&model, &Limits::default(), CALIBRATION_KERNELS)
+    let kernels = KernelSet::LiteRtOptimized(caches);
+    let mut interp = Interpreter::with_options(&model, &Limits::default(), kernels)
         .map_err(|e| e.to_string())?;
     let inputs: Vec<_> = case.calibration.iter().map(|p| load_npy(p)).collect();
     let expected: Vec<_> = (0..interp.outputs().len())
@@ -88,7 +98,7 @@ fn calibration_kernels_equal_tf_calibrator_elementwise() {
             return;
         }
         cases_n += 1;
-        match check_case(case) {
+        match check_case(case, None) {
             Ok((n, _)) => {
                 println!("{:<28} {n:>7} elements bit-identical", case.name);
                 elements += n;
@@ -100,4 +110,32 @@ fn calibration_kernels_equal_tf_calibrator_elementwise() {
     println!("{cases_n} cases, {elements} elements equal to TF's calibrator's");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     selection.expect_checked(cases_n, "calibrator outputs");
+}
+
+/// `calib_conv_caches` was made on a machine whose caches are not [`CacheSizes::GOLDEN`]: with
+/// its recorded caches every element equals TF's, with the golden machine's most differ, so the
+/// caches reach the summation plan (ignoring them fails this).
+#[test]
+fn the_recorded_caches_decide_the_sums() {
+    let Some(case) = zeropoint_tests::cases()
+        .into_iter()
+        .find(|c| c.name == "calib_conv_caches")
+    else {
+        panic!("tests/golden/calib_conv_caches is missing");
+    };
+    let recorded = case
+        .calibrator_caches()
+        .expect("calibrator.toml names its caches");
+    assert_ne!(
+        recorded,
+        CacheSizes::GOLDEN,
+        "made on the golden machine: proves nothing"
+    );
+    let (n, _) = check_case(&case, None).expect("equal to TF's with the recorded caches");
+    let golden = check_case(&case, Some(CacheSizes::GOLDEN));
+    let Err(why) = golden else {
+        panic!("the golden machine's caches give the same {n} sums: the case is not cache-bound");
+    };
+    assert!(why.contains("differ from TF's calibrator"), "{why}");
+    println!("with the golden machine's caches: {why}");
 }

@@ -43,7 +43,9 @@ pub enum KernelSet {
     /// Float kernels that reproduce, bit for bit, the arithmetic of LiteRT's *optimized* builtin
     /// float kernels as TF 2.21's x86-64 pip wheel runs them (`kernels::litert_optimized`), the
     /// reference elsewhere: what TF's calibrator computes, so calibration records TF's min/max.
-    LiteRtOptimized,
+    /// Eigen blocks large float products by the CPU's cache sizes, so TF's sums depend on the
+    /// CPU it ran on: these are that CPU's caches ([`litert_optimized::caches`]).
+    LiteRtOptimized(litert_optimized::caches::CacheSizes),
 }
 
 impl std::str::FromStr for KernelSet {
@@ -52,7 +54,9 @@ impl std::str::FromStr for KernelSet {
         match s {
             "reference" | "ref" => Ok(KernelSet::Reference),
             "fast" => Ok(KernelSet::Fast),
-            "litert-optimized" | "tf" => Ok(KernelSet::LiteRtOptimized),
+            "litert-optimized" | "tf" => Ok(KernelSet::LiteRtOptimized(
+                litert_optimized::caches::CacheSizes::GOLDEN,
+            )),
             other => Err(format!(
                 "unknown kernel set '{other}' (reference | fast | litert-optimized)"
             )),

@@ -136,7 +136,16 @@ impl<'a> PrepareCtx<'a> {
     /// Whether the float kernels should mirror LiteRT's optimized ones
     /// ([`KernelSet::LiteRtOptimized`](crate::kernels::KernelSet::LiteRtOptimized)).
     pub fn litert_optimized(&self) -> bool {
-        self.kernels == crate::kernels::KernelSet::LiteRtOptimized
+        self.eigen_caches().is_some()
+    }
+
+    /// The cache sizes of the CPU whose TF calibration the float kernels reproduce, when they
+    /// mirror LiteRT's optimized ones.
+    pub fn eigen_caches(&self) -> Option<crate::kernels::litert_optimized::caches::CacheSizes> {
+        match self.kernels {
+            crate::kernels::KernelSet::LiteRtOptimized(c) => Some(c),
+            _ => None,
+        }
     }
 
     /// An "invalid" issue (the model contradicts itself).

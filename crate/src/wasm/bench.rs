@@ -148,7 +148,7 @@ impl BenchSession {
         match self.kernels {
             KernelSet::Reference => "reference".into(),
             KernelSet::Fast => "fast".into(),
-            KernelSet::LiteRtOptimized => "litert-optimized".into(),
+            KernelSet::LiteRtOptimized(_) => "litert-optimized".into(),
         }
     }
 

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use zeropoint::kernels::litert_optimized::caches::CacheSizes;
 
 use super::compare::Tolerance;
 use super::npy::{NpyArray, load_npy};
@@ -293,6 +294,35 @@ impl Variant {
 }
 
 impl Case {
+    /// The cache sizes of the machine TF's calibrator ran on for this case, which decide how
+    /// Eigen cuts its float sums: `calibrator.toml`'s `eigen_caches` (`L1,L2,L3` KiB, as
+    /// `zeropoint tf-caches` read them there); for a case recorded before that key, its
+    /// `cache_sizes` (Linux's sizes, which on the Intel machine those came from are the cpuid
+    /// leaf-4 sizes Eigen reads); without `calibrator.toml`, the machine the goldens were made
+    /// on ([`CacheSizes::GOLDEN`]).
+    pub fn calibrator_caches(&self) -> Result<CacheSizes, String> {
+        let path = self.dir.join("calibrator.toml");
+        if !path.is_file() {
+            return Ok(CacheSizes::GOLDEN);
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+        let meta: toml::Table = text.parse().map_err(|e| format!("calibrator.toml: {e}"))?;
+        if let Some(kib) = meta.get("eigen_caches").and_then(|v| v.as_str()) {
+            return kib.parse();
+        }
+        let linux = meta
+            .get("cache_sizes")
+            .and_then(|v| v.as_table())
+            .ok_or("calibrator.toml has neither eigen_caches nor cache_sizes")?;
+        let kib: Vec<&str> = ["L1", "L2", "L3"]
+            .iter()
+            .map(|l| {
+                let v = linux.get(*l).and_then(|v| v.as_str()).unwrap_or("");
+                v.strip_suffix('K').unwrap_or(v)
+            })
+            .collect();
+        kib.join(",").parse()
+    }
     /// The variant called `name`, if the case has it.
     pub fn variant(&self, name: &str) -> Option<&Variant> {
         self.variants.iter().find(|v| v.name == name)

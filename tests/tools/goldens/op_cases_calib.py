@@ -20,6 +20,10 @@ crate/src/kernels/litert_optimized/contraction.rs computes for it:
 - calib_dw_mult: DEPTHWISE_CONV_2D 3x3 stride 2 SAME, depth multiplier 3, 11x9x6 (LiteRT's
   depthwise kernel splits rows over threads, never a sum: the order stays the single-thread one).
 - calib_fc_k1200: FULLY_CONNECTED over 1200 features (Eigen's GEMV, not threaded).
+- calib_conv_caches: 3x3 stride-2 SAME 8x8x64 -> 4x4x32 (m 32, n 16, k 576): how Eigen cuts it
+  depends on the CPU's cache sizes (with 48 KiB L1 / 2 MiB L2 and with 32 KiB / 1 MiB the sums
+  of 447 of 512 elements differ in the last bits), so its calibrator.toml records the caches
+  of the machine it was made on and the test calibrates with them.
 """
 
 from __future__ import annotations
@@ -92,4 +96,11 @@ op_case(
     lambda x: L.Dense(10)(x),
     "FULLY_CONNECTED 1200 -> 10, one row: Eigen's row-major GEMV.",
     weights=random_bias(L.Dense), skip=SKIP,
+)
+op_case(
+    "calib_conv_caches", "CONV_2D", 9709,
+    [In("x", (8, 8, 64))],
+    lambda x: L.Conv2D(32, 3, strides=2, padding="same")(x),
+    "CONV_2D 3x3 stride 2 SAME 8x8x64 -> 4x4x32 (k = 576): Eigen's blocking, and so the sums, depend on the CPU's cache sizes.",
+    weights=random_bias(L.Conv2D), skip=SKIP,
 )

@@ -10,6 +10,8 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use zeropoint::kernels::KernelSet;
+use zeropoint::kernels::litert_optimized::caches::CacheSizes;
 use zeropoint::limits::UserLimits;
 use zeropoint::quant::calibrate::{
     CalibrationState, CalibrationStats, Calibrator, Method, SignatureStats, carries_state,
@@ -209,6 +211,8 @@ pub struct Setup<'a> {
     pub limits: &'a UserLimits,
     /// `--threads`.
     pub threads: usize,
+    /// The calibration kernels (`--tf-caches`).
+    pub kernels: KernelSet,
 }
 
 impl<'a> Setup<'a> {
@@ -224,6 +228,7 @@ impl<'a> Setup<'a> {
             shapes,
             limits,
             threads: threads.count()?,
+            kernels: threads.kernels()?,
         })
     }
 
@@ -237,7 +242,15 @@ impl<'a> Setup<'a> {
         errors: Option<&mut ErrorSamples>,
     ) -> Result<CalibrationStats> {
         let shaped = self.shapes.apply(m.clone())?;
-        collect_stats(&shaped, source, method, self.limits, errors, self.threads)
+        collect_stats(
+            &shaped,
+            source,
+            method,
+            self.limits,
+            errors,
+            self.threads,
+            self.kernels,
+        )
     }
 
     /// Every signature of the model calibrated on its samples ([`Setup::signature_sources`]) as
@@ -430,8 +443,9 @@ pub fn in_signature(key: &str, e: Error) -> Error {
     }
 }
 
-/// `--threads N`: how many calibrators run at once, each on its own slice of the samples.
-#[derive(Args, Debug, Clone, Copy, Default)]
+/// How the calibration engine runs: `--threads N` (how many calibrators run at once, each on
+/// its own slice of the samples) and `--tf-caches` (whose CPU's TF arithmetic they reproduce).
+#[derive(Args, Debug, Clone, Default)]
 pub struct ThreadsArg {
     /// Calibrate on N threads, each with its own engine and a contiguous slice of the samples,
     /// merged exactly (the statistics and the model written are the same for every N). Default:
@@ -439,14 +453,34 @@ pub struct ThreadsArg {
     /// next (LSTM, RNN, variables) is calibrated on one thread.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    /// The data caches of the CPU whose TF calibration to reproduce: `host` (default: this
+    /// machine's, read with cpuid as Eigen reads them, so the scales equal what TF computes
+    /// here; `golden` where there is no x86 cpuid), `golden` (the machine the test goldens were
+    /// made on: 48,2048,491520) or
+    /// `L1,L2,L3` in KiB. Eigen cuts the float sums of convolutions with long reductions by
+    /// them, so TF's min/max of such outputs, and a scale's last bits, differ between CPUs.
+    #[arg(long, value_name = "host|golden|L1,L2,L3")]
+    tf_caches: Option<String>,
 }
 
 /// The default of `--threads`: the available parallelism, at most this.
 const MAX_DEFAULT_THREADS: usize = 4;
 
 impl ThreadsArg {
+    /// The calibration kernels: TF's float arithmetic on the CPU `--tf-caches` names.
+    pub fn kernels(&self) -> Result<KernelSet> {
+        let caches = match self.tf_caches.as_deref().unwrap_or("host") {
+            "host" => CacheSizes::host().unwrap_or(CacheSizes::GOLDEN),
+            "golden" => CacheSizes::GOLDEN,
+            sizes => sizes
+                .parse()
+                .map_err(|reason| Error::Calibration { reason })?,
+        };
+        Ok(KernelSet::LiteRtOptimized(caches))
+    }
+
     /// The number of threads asked for (at least 1).
-    pub fn count(self) -> Result<usize> {
+    pub fn count(&self) -> Result<usize> {
         match self.threads {
             Some(0) => Err(Error::Calibration {
                 reason: "--threads must be at least 1".into(),
@@ -625,8 +659,9 @@ pub fn collect_stats(
     limits: &UserLimits,
     errors: Option<&mut ErrorSamples>,
     threads: usize,
+    kernels: KernelSet,
 ) -> Result<CalibrationStats> {
-    let mut cal = Calibrator::with_limits(m, &limits.engine)?;
+    let mut cal = Calibrator::with_options(m, &limits.engine, kernels)?;
     let samples = Samples::new(source, cal.inputs())?;
     let n = samples.len();
     // The first samples, for the report's errors (and `--auto`'s scoring: up to its cap).
@@ -661,7 +696,7 @@ pub fn collect_stats(
             .map(|w| {
                 let (start, end) = (w[0], w[1]);
                 scope.spawn(move || -> Result<CalibrationState> {
-                    let mut cal = Calibrator::with_limits(m, &limits.engine)?;
+                    let mut cal = Calibrator::with_options(m, &limits.engine, kernels)?;
                     cal.for_slice(start)?;
                     record(&mut cal, samples, start..end)?;
                     Ok(cal.state())

@@ -27,6 +27,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use zeropoint::Result;
+use zeropoint::kernels::litert_optimized::caches::CacheSizes;
 use zeropoint::limits::UserLimits;
 
 #[derive(Parser)]
@@ -105,6 +106,10 @@ enum Command {
     /// Quantize a float model as TF's converter does: full integer (int8, int16x8), dynamic
     /// range or float16.
     Quantize(quantize::QuantizeArgs),
+    /// Print this machine's data cache sizes as TF's Eigen reads them (cpuid), in KiB as
+    /// `L1,L2,L3`: what `--tf-caches host` reproduces. TF's calibration of a convolution with a
+    /// long reduction depends on them.
+    TfCaches,
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -117,6 +122,17 @@ fn run(cli: Cli) -> Result<()> {
         Command::CompareQuant(args) => compare_quant::compare_quant(args, limits),
         Command::Calibrate(args) => calibrate::calibrate(args, limits),
         Command::Quantize(args) => quantize::quantize(args, limits),
+        Command::TfCaches => match CacheSizes::host() {
+            Some(c) => {
+                println!("{c}");
+                Ok(())
+            }
+            None => Err(zeropoint::Error::Calibration {
+                reason: "not an x86-64 machine: TF's calibration arithmetic reproduced here is \
+                         its x86-64 wheel's (pass --tf-caches L1,L2,L3 of the machine TF ran on)"
+                    .into(),
+            }),
+        },
     }
 }
 

@@ -30,32 +30,14 @@
 //! [`Plan::single`] keeps).
 //!
 //! The cache sizes enter the blocking (`kc` above 400 or 608 products, `nc`, `mc`), so TF's own
-//! calibration of a large convolution differs between CPUs whose caches differ; ours are those
-//! of the machine the goldens were made on ([`CALIBRATOR_CACHES`]).
+//! calibration of a large convolution differs between CPUs whose caches differ: the plan takes
+//! the caches of the machine whose TF to reproduce ([`super::caches`]).
 
+use super::caches::CacheSizes;
 use super::eigen::{self, GebpRow};
 
 /// Eigen's thread pool size in TF's calibrator (LiteRT's default for `num_threads = -1`).
 pub const CALIBRATOR_THREADS: usize = 4;
-
-/// The data cache sizes Eigen reads with `cpuid` (bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CacheSizes {
-    /// L1 data cache.
-    pub l1: usize,
-    /// L2 cache.
-    pub l2: usize,
-    /// L3 cache.
-    pub l3: usize,
-}
-
-/// The caches of the x86-64 machine the calibration goldens were generated on (48 KiB L1d,
-/// 2 MiB L2, 480 MiB L3), which decide Eigen's blocking there.
-pub const CALIBRATOR_CACHES: CacheSizes = CacheSizes {
-    l1: 48 * 1024,
-    l2: 2048 * 1024,
-    l3: 491_520 * 1024,
-};
 
 /// `gebp_traits<float, float>` on AVX without FMA: rows per micro panel, columns per panel,
 /// floats per packet.
@@ -462,7 +444,7 @@ mod tests {
     use super::*;
 
     fn plan(m: usize, n: usize, k: usize, rhs: Rhs) -> Plan {
-        Plan::tensor_contraction(m, n, k, rhs, CALIBRATOR_THREADS, &CALIBRATOR_CACHES)
+        Plan::tensor_contraction(m, n, k, rhs, CALIBRATOR_THREADS, &CacheSizes::GOLDEN)
     }
 
     /// The partitions the Python model of Eigen's thread-pool contraction printed for shapes

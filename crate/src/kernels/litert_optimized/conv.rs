@@ -12,13 +12,14 @@
 //!   accumulator starts at the bias (`DepthwiseConvInitAccBuffer`), then adds each filter tap's
 //!   product, filter rows outer, columns inner, skipping taps in the padding; then clamps.
 
-use super::contraction::{CALIBRATOR_CACHES, CALIBRATOR_THREADS, Plan, Rhs};
+use super::caches::CacheSizes;
+use super::contraction::{CALIBRATOR_THREADS, Plan, Rhs};
 use crate::kernels::reference::conv::ConvParams;
 
-/// The summation plan of a CONV_2D under TF's calibrator: Eigen's thread-pool contraction when
-/// LiteRT runs its multithreaded kernel (`filter_constant`, dilation 1), otherwise the one
-/// `gebp` block of the single-threaded im2col path.
-pub fn conv2d_plan(p: &ConvParams, filter_constant: bool) -> Plan {
+/// The summation plan of a CONV_2D under TF's calibrator on a CPU with `caches`: Eigen's
+/// thread-pool contraction when LiteRT runs its multithreaded kernel (`filter_constant`,
+/// dilation 1), otherwise the one `gebp` block of the single-threaded im2col path.
+pub fn conv2d_plan(p: &ConvParams, filter_constant: bool, caches: &CacheSizes) -> Plan {
     let k = p.filter_h * p.filter_w * p.in_c;
     let pixels = p.batches * p.out_h * p.out_w;
     if !filter_constant || p.dilation_h != 1 || p.dilation_w != 1 {
@@ -32,14 +33,7 @@ pub fn conv2d_plan(p: &ConvParams, filter_constant: bool) -> Plan {
     } else {
         Rhs::ImagePatches
     };
-    Plan::tensor_contraction(
-        p.out_c,
-        pixels,
-        k,
-        rhs,
-        CALIBRATOR_THREADS,
-        &CALIBRATOR_CACHES,
-    )
+    Plan::tensor_contraction(p.out_c, pixels, k, rhs, CALIBRATOR_THREADS, caches)
 }
 
 /// CONV_2D (float, not grouped), each element summed as `plan` says ([`conv2d_plan`]).

@@ -19,6 +19,7 @@
 //! kernels stay the specification of the float engine.
 
 pub mod activations;
+pub mod caches;
 pub mod contraction;
 pub mod conv;
 pub mod eigen;

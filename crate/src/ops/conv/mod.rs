@@ -251,13 +251,13 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         {
             return Ok(Prepared::f32(shape, Fast::new(k, scratch)));
         }
-        if ctx.litert_optimized()
+        if let Some(caches) = ctx.eigen_caches()
             && litert_optimized::simd::PREFERRED
             && fic == ic
             && let Some((w, b)) = const_f32_weights(ctx, &filter, 2)
             && let Some((k, scratch)) = Conv2dTf::new(
                 &p,
-                litert_optimized::conv::conv2d_plan(&p, true),
+                litert_optimized::conv::conv2d_plan(&p, true, &caches),
                 &w,
                 b.as_deref(),
             )
@@ -265,16 +265,16 @@ pub fn prepare_conv2d(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             return Ok(Prepared::f32(shape, Fast::new(k, scratch)));
         }
         // LiteRT's optimized kernels do not group: grouped convolutions run the reference.
-        let optimized = ctx.litert_optimized() && fic == ic;
+        let optimized = ctx.eigen_caches().filter(|_| fic == ic);
         let filter_constant = filter.data.is_some();
         return Ok(Prepared::f32(
             shape,
             Conv2d {
                 p,
                 filter_in_c: fic,
-                litert_optimized: optimized.then(|| {
+                litert_optimized: optimized.map(|caches| {
                     (
-                        litert_optimized::conv::conv2d_plan(&p, filter_constant),
+                        litert_optimized::conv::conv2d_plan(&p, filter_constant, &caches),
                         vec![0.0; fh * fw * ic],
                     )
                 }),

@@ -14,12 +14,14 @@ use crate::engine::{Interpreter, Limits, TensorDesc, TensorId, TensorView};
 use crate::error::{Error, Result};
 use crate::graph::{Model, TensorType};
 use crate::kernels::KernelSet;
+use crate::kernels::litert_optimized::caches::CacheSizes;
 use crate::quant::observe::scan;
 
 /// The kernels [`Calibrator::new`] runs: LiteRT's optimized float kernels' arithmetic, which TF's
 /// calibrator runs, so min/max equal TF's bit for bit (reference kernels differ in the last bits
-/// of conv, FC, softmax, … outputs).
-pub const CALIBRATION_KERNELS: KernelSet = KernelSet::LiteRtOptimized;
+/// of conv, FC, softmax, … outputs), as TF computes them on the machine the goldens were made on
+/// ([`CacheSizes::GOLDEN`]; [`Calibrator::with_options`] takes another CPU's caches).
+pub const CALIBRATION_KERNELS: KernelSet = KernelSet::LiteRtOptimized(CacheSizes::GOLDEN);
 
 /// Where a non-finite value was found in one sample.
 struct Failure {

@@ -129,7 +129,11 @@ fn check_conv_plan(c: &Case, constant: Option<bool>) -> Plan {
     let mut column = vec![0f32; depth];
     // The plan of a constant filter: Eigen's thread-pool partition (k shards, blocks, GEMV).
     let random_constant = rng.bool();
-    let plan = conv::conv2d_plan(&p, constant.unwrap_or(random_constant));
+    let plan = conv::conv2d_plan(
+        &p,
+        constant.unwrap_or(random_constant),
+        &super::super::caches::CacheSizes::GOLDEN,
+    );
     conv::conv2d(
         &p,
         &plan,
