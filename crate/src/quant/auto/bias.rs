@@ -25,7 +25,7 @@ use super::equalize::set_constant;
 use crate::engine::compare::real_values;
 use crate::engine::{Interpreter, Limits, TensorId};
 use crate::error::Result;
-use crate::graph::{BuiltinOperator as Op, Model, ShapeOverrides, TensorType};
+use crate::graph::{BuiltinOperator as Op, Model, ShapeOverrides};
 use crate::quant::calibrate::CALIBRATION_KERNELS;
 use crate::quant::params::{WeightRule, per_channel_weights_int8, per_tensor_weights_int8};
 
@@ -41,31 +41,16 @@ struct Target {
 
 /// The operators of subgraph 0 bias correction applies to.
 fn targets(model: &Model) -> Vec<Target> {
-    let sg = &model.subgraphs[0];
-    let is_f32_const = |t: usize| {
-        sg.tensors
-            .get(t)
-            .is_some_and(|x| x.dtype == TensorType::FLOAT32)
-            && model.tensor_data(0, t).is_some()
-    };
     let mut out = Vec::new();
-    for (i, op) in sg.operators.iter().enumerate() {
-        let kind = op.code.op();
-        if !matches!(
-            kind,
-            Op::CONV_2D | Op::DEPTHWISE_CONV_2D | Op::FULLY_CONNECTED
-        ) {
-            continue;
-        }
-        let (Some(input), Some(weights), Some(bias)) = (op.input(0), op.input(1), op.input(2))
-        else {
+    for (i, op, weights) in super::weighted_ops(model) {
+        let (Some(input), Some(bias)) = (op.input(0), op.input(2)) else {
             continue;
         };
-        if !is_f32_const(weights) || !is_f32_const(bias) || is_f32_const(input) {
+        if !super::is_f32_constant(model, bias) || super::is_f32_constant(model, input) {
             continue;
         }
         let w = dims(model, weights);
-        let channels = match kind {
+        let channels = match op.code.op() {
             Op::FULLY_CONNECTED => w.get(1).copied(),
             _ => dims(model, input).last().copied(),
         };

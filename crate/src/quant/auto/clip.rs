@@ -17,7 +17,7 @@ use super::ranges::Best;
 use super::score::Scorer;
 use super::{dims, floats};
 use crate::error::Result;
-use crate::graph::{BuiltinOperator as Op, Model, TensorType};
+use crate::graph::{BuiltinOperator as Op, Model};
 
 /// The clipped scale is searched among `f · max|w| / 127` for
 /// `f = 1 − (1 − MIN_FRACTION) · j / STEPS`, `j` = 1 … `STEPS` (steps of 0.005 down to 0.5).
@@ -38,22 +38,8 @@ struct Target {
 /// The operators of subgraph 0 weight clipping applies to: CONV_2D, DEPTHWISE_CONV_2D and
 /// FULLY_CONNECTED with float32 constant weights.
 fn targets(model: &Model) -> Vec<Target> {
-    let sg = &model.subgraphs[0];
-    sg.operators
-        .iter()
-        .enumerate()
-        .filter(|(_, op)| {
-            matches!(
-                op.code.op(),
-                Op::CONV_2D | Op::DEPTHWISE_CONV_2D | Op::FULLY_CONNECTED
-            )
-        })
-        .filter_map(|(i, op)| {
-            let w = op.input(1)?;
-            let t = sg.tensors.get(w)?;
-            (t.dtype == TensorType::FLOAT32 && model.tensor_data(0, w).is_some())
-                .then_some(Target { op: i, weights: w })
-        })
+    super::weighted_ops(model)
+        .map(|(op, _, weights)| Target { op, weights })
         .collect()
 }
 

@@ -688,3 +688,35 @@ fn dims(model: &Model, t: usize) -> Vec<usize> {
         .map(|&d| usize::try_from(d).unwrap_or(0))
         .collect()
 }
+
+/// Whether tensor `t` of subgraph 0 is a float32 constant.
+fn is_f32_constant(model: &Model, t: usize) -> bool {
+    model.subgraphs[0]
+        .tensors
+        .get(t)
+        .is_some_and(|x| x.dtype == crate::graph::TensorType::FLOAT32)
+        && model.tensor_data(0, t).is_some()
+}
+
+/// The operators of subgraph 0 the weight steps (bias correction, clipping) change: CONV_2D,
+/// DEPTHWISE_CONV_2D and FULLY_CONNECTED whose weights (input 1) are a float32 constant, as
+/// `(operator index, operator, weights tensor)`.
+fn weighted_ops(
+    model: &Model,
+) -> impl Iterator<Item = (usize, &crate::graph::Operator, usize)> + '_ {
+    use crate::graph::BuiltinOperator as Op;
+    model.subgraphs[0]
+        .operators
+        .iter()
+        .enumerate()
+        .filter(|(_, op)| {
+            matches!(
+                op.code.op(),
+                Op::CONV_2D | Op::DEPTHWISE_CONV_2D | Op::FULLY_CONNECTED
+            )
+        })
+        .filter_map(|(i, op)| {
+            let w = op.input(1)?;
+            is_f32_constant(model, w).then_some((i, op, w))
+        })
+}
