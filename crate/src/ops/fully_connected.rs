@@ -32,15 +32,17 @@ use crate::tflite::schema::{
 
 struct FullyConnected {
     p: FullyConnectedParams,
-    litert_optimized: bool,
+    /// The general product's blocking when mirroring LiteRT's optimized kernel.
+    litert_optimized: Option<litert_optimized::contraction::Plan>,
 }
 
 impl Kernel for FullyConnected {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let (input, weights, bias) = (io.f32_in(0), io.f32_in(1), io.opt_f32_in(2));
-        if self.litert_optimized {
+        if let Some(plan) = &self.litert_optimized {
             litert_optimized::fully_connected::fully_connected(
                 &self.p,
+                plan,
                 input,
                 weights,
                 bias,
@@ -224,10 +226,10 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
         {
             return Ok(Prepared::f32(shape, Fast::new(k, ())));
         }
-        if ctx.litert_optimized()
+        if let Some(caches) = ctx.eigen_caches()
             && litert_optimized::simd::PREFERRED
             && let Some((w, b)) = const_f32_weights(ctx, &weights, 2)
-            && let Some(k) = FullyConnectedTf::new(&p, &w, b.as_deref())
+            && let Some(k) = FullyConnectedTf::new(&p, &w, b.as_deref(), &caches)
         {
             return Ok(Prepared::f32(shape, Fast::new(k, ())));
         }
@@ -235,7 +237,9 @@ pub fn prepare_fully_connected(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> 
             shape,
             FullyConnected {
                 p,
-                litert_optimized: ctx.litert_optimized(),
+                litert_optimized: ctx.eigen_caches().map(|c| {
+                    litert_optimized::contraction::Plan::gemm(p.accum_depth, p.out_c, p.batches, &c)
+                }),
             },
         ));
     }

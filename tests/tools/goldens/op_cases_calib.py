@@ -24,6 +24,9 @@ crate/src/kernels/litert_optimized/contraction.rs computes for it:
   depends on the CPU's cache sizes (with 48 KiB L1 / 2 MiB L2 and with 32 KiB / 1 MiB the sums
   of 447 of 512 elements differ in the last bits), so its calibrator.toml records the caches
   of the machine it was made on and the test calibrates with them.
+- calib_fc_rows_k1200: FULLY_CONNECTED 1200 -> 24 on 5 rows: Eigen's single-threaded general
+  product, whose depth is longer than one gebp block (kc 400 with a 32 KiB L1, 608 with 48 KiB),
+  so it is summed in kc chunks (one block over all 1200 differed from TF by up to 14 ulps).
 """
 
 from __future__ import annotations
@@ -103,4 +106,11 @@ op_case(
     lambda x: L.Conv2D(32, 3, strides=2, padding="same")(x),
     "CONV_2D 3x3 stride 2 SAME 8x8x64 -> 4x4x32 (k = 576): Eigen's blocking, and so the sums, depend on the CPU's cache sizes.",
     weights=random_bias(L.Conv2D), skip=SKIP,
+)
+op_case(
+    "calib_fc_rows_k1200", "FULLY_CONNECTED", 9710,
+    [In("x", (5, 1200))],
+    lambda x: L.Dense(24)(x),
+    "FULLY_CONNECTED 1200 -> 24 on 5 rows: Eigen's general product, k longer than one gebp block (kc from the L1 size).",
+    weights=random_bias(L.Dense), skip=SKIP,
 )

@@ -97,6 +97,19 @@ impl Plan {
         }
     }
 
+    /// Eigen's single-threaded general matrix product of an `m × k` matrix with a `k × n` one
+    /// (`general_matrix_matrix_product`, what `cpu_backend_gemm` runs for FULLY_CONNECTED over
+    /// several rows and for LiteRT's im2col CONV_2D): `k` in chunks of the `kc` the blocking
+    /// heuristic picks from the CPU's `caches` (a long reduction is more than one `gebp` call),
+    /// in `mc × nc` blocks.
+    pub fn gemm(k: usize, m: usize, n: usize, caches: &CacheSizes) -> Plan {
+        if m == 0 || n == 0 || k == 0 {
+            return Plan::single(k, m, n);
+        }
+        let (kc, mc, nc) = blocking(k, m, n, 1, true, caches);
+        Plan::blocked(k, kc, mc, nc)
+    }
+
     /// The blocks whose sums are added together.
     pub fn blocks(&self) -> &[Block] {
         &self.blocks[..self.count]

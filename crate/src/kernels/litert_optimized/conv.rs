@@ -18,12 +18,12 @@ use crate::kernels::reference::conv::ConvParams;
 
 /// The summation plan of a CONV_2D under TF's calibrator on a CPU with `caches`: Eigen's
 /// thread-pool contraction when LiteRT runs its multithreaded kernel (`filter_constant`,
-/// dilation 1), otherwise the one `gebp` block of the single-threaded im2col path.
+/// dilation 1), otherwise the single-threaded im2col path's general product ([`Plan::gemm`]).
 pub fn conv2d_plan(p: &ConvParams, filter_constant: bool, caches: &CacheSizes) -> Plan {
     let k = p.filter_h * p.filter_w * p.in_c;
     let pixels = p.batches * p.out_h * p.out_w;
     if !filter_constant || p.dilation_h != 1 || p.dilation_w != 1 {
-        return Plan::single(k, p.out_c, pixels);
+        return Plan::gemm(k, p.out_c, pixels, caches);
     }
     let one_by_one = p.filter_h == 1 && p.filter_w == 1 && p.stride_h == 1 && p.stride_w == 1;
     let whole_input =

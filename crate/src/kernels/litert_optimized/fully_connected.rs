@@ -6,15 +6,19 @@
 //! - one batch row: matrix × vector ([`eigen::gemv_row_major`]; one unit: the inner product);
 //! - several rows, `depth + out_c + batches < 20`: Eigen's coefficient-based lazy product, each
 //!   element summed in order from its first product;
-//! - otherwise the general product ([`eigen::gebp_dot`]).
+//! - otherwise the general product, blocked as [`Plan::gemm`] says (a depth longer than one
+//!   `gebp` block is summed in `kc` chunks, which depend on the CPU's caches).
 
-use super::eigen::{self, GebpRow};
+use super::contraction::Plan;
+use super::eigen;
 use crate::kernels::reference::fully_connected::FullyConnectedParams;
 
-/// FULLY_CONNECTED (float): the Eigen product for the shape (see the module), then
-/// `out + bias`, clamped.
+/// FULLY_CONNECTED (float): the Eigen product for the shape (see the module; `plan` is the
+/// general product's, [`Plan::gemm`] of `accum_depth`, `out_c`, `batches`), then `out + bias`,
+/// clamped.
 pub fn fully_connected(
     p: &FullyConnectedParams,
+    plan: &Plan,
     input: &[f32],
     weights: &[f32],
     bias: Option<&[f32]>,
@@ -22,7 +26,6 @@ pub fn fully_connected(
 ) {
     let d = p.accum_depth;
     let lazy = d + p.out_c + p.batches < 20;
-    let panel_end = p.batches / 4 * 4;
     for b in 0..p.batches {
         let row = &input[b * d..(b + 1) * d];
         let out = &mut output[b * p.out_c..(b + 1) * p.out_c];
@@ -38,7 +41,7 @@ pub fn fully_connected(
                     }
                     s
                 } else {
-                    eigen::gebp_dot(w, row, GebpRow::of(oc, p.out_c), b < panel_end)
+                    plan.dot(w, row, (oc, p.out_c), (b, p.batches))
                 };
             }
         }

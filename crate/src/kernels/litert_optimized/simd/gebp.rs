@@ -8,6 +8,7 @@
 //! columns (pixels, batch rows) after the last whole 4-column panel; the GEMV of a single batch
 //! row keeps eight packet accumulators per lane as [`eigen::gemv_row_dot`] does.
 
+use super::super::caches::CacheSizes;
 use super::super::contraction::{Block, Plan};
 use super::super::eigen::{self, GebpRow};
 use super::{act_bounds, clamp, pad_bias, store_f32};
@@ -492,7 +493,7 @@ impl PackedKernel for Conv2dTf {
 #[derive(Debug, Clone)]
 pub struct FullyConnectedTf {
     p: FullyConnectedParams,
-    /// One `gebp` block over the whole product (Eigen's matrix product in `cpu_backend_gemm`).
+    /// Eigen's matrix product in `cpu_backend_gemm` ([`Plan::gemm`]).
     plan: Plan,
     weights: Vec<f32>,
     lhs: PackedRows,
@@ -501,15 +502,20 @@ pub struct FullyConnectedTf {
 }
 
 impl FullyConnectedTf {
-    /// Packs the weights (`[units, depth]`) and bias. `None` when the data does not match the
-    /// shapes.
-    pub fn new(p: &FullyConnectedParams, weights: &[f32], bias: Option<&[f32]>) -> Option<Self> {
+    /// Packs the weights (`[units, depth]`) and bias, for TF on a CPU with `caches`. `None`
+    /// when the data does not match the shapes.
+    pub fn new(
+        p: &FullyConnectedParams,
+        weights: &[f32],
+        bias: Option<&[f32]>,
+        caches: &CacheSizes,
+    ) -> Option<Self> {
         if bias.is_some_and(|b| b.len() != p.out_c) {
             return None;
         }
         Some(FullyConnectedTf {
             p: *p,
-            plan: Plan::single(p.accum_depth, p.out_c, p.batches),
+            plan: Plan::gemm(p.accum_depth, p.out_c, p.batches, caches),
             weights: weights.to_vec(),
             lhs: PackedRows::new(weights, p.out_c, p.accum_depth)?,
             bias: pad_bias(bias, p.out_c),
@@ -566,6 +572,7 @@ impl PackedKernel for FullyConnectedTf {
         if lazy || p.out_c == 1 || d == 0 {
             super::super::fully_connected::fully_connected(
                 p,
+                &self.plan,
                 input,
                 &self.weights,
                 self.bias_raw.as_deref(),

@@ -180,9 +180,16 @@ pub(crate) fn check_fully_connected(batches: usize, depth: usize, units: usize, 
         out_c: units,
         act: act(&mut rng),
     };
+    // Either machine's caches (a long depth is blocked differently on each).
+    let caches = if rng.bool() {
+        super::super::caches::CacheSizes::GOLDEN
+    } else {
+        "32,1024,327680".parse().expect("sizes")
+    };
+    let plan = super::super::contraction::Plan::gemm(depth, units, batches, &caches);
     let mut want = vec![0f32; batches * units];
-    fully_connected::fully_connected(&p, &input, &weights, bias.as_deref(), &mut want);
-    let k = FullyConnectedTf::new(&p, &weights, bias.as_deref()).expect("FC prepares");
+    fully_connected::fully_connected(&p, &plan, &input, &weights, bias.as_deref(), &mut want);
+    let k = FullyConnectedTf::new(&p, &weights, bias.as_deref(), &caches).expect("FC prepares");
     let mut got = vec![0f32; batches * units];
     k.run(&input, &mut got, &mut ());
     assert_eq!(
