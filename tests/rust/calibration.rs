@@ -46,9 +46,9 @@ const UNMIRRORED: &[BuiltinOperator] = &[];
 /// operator.
 const MAX_KERNEL_ULPS: u64 = 1;
 
-/// Fewest f32-equal tensors over all cases: all 559 recorded ones when this was last counted
-/// (152 cases, with the `calib_*` thread-pool partition cases).
-const MIN_EXACT: usize = 559;
+/// Fewest f32-equal tensors over all cases: all 647 recorded ones when this was last counted
+/// (179 cases, with the `calib_*` thread-pool, cache and general-product cases).
+const MIN_EXACT: usize = 647;
 
 /// Per-case counts.
 #[derive(Default)]
