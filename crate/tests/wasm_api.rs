@@ -120,7 +120,7 @@ fn limits_reach_every_prepare_and_name_what_is_too_large() {
     );
     assert_eq!(by_runner, msg);
     let by_calibrator = message(
-        wasm::Calibrator::new(EXAMPLE, tiny(), None, None)
+        wasm::Calibrator::new(EXAMPLE, tiny(), None, None, None)
             .err()
             .expect("refused"),
     );
@@ -192,7 +192,13 @@ fn input_shapes_resize_a_dynamic_batch() {
         out[10..],
         "the same row twice gives the same probabilities"
     );
-    let cal = wasm::Calibrator::new(DYNAMIC_BATCH, None, Some(shapes(vec![2, 12, 12, 3])), None);
+    let cal = wasm::Calibrator::new(
+        DYNAMIC_BATCH,
+        None,
+        Some(shapes(vec![2, 12, 12, 3])),
+        None,
+        None,
+    );
     assert!(cal.is_ok(), "the calibrator prepares at batch 2");
     let msg = message(
         wasm::run::Runner::new(
@@ -253,13 +259,13 @@ fn a_runner_runs_the_signature_it_is_given() {
     );
     assert!(rows.iter().all(|r| r.sqnr_db == f64::INFINITY), "{rows:?}");
     let msg = message(
-        wasm::Calibrator::new(SIGNATURES, None, None, None)
+        wasm::Calibrator::new(SIGNATURES, None, None, None, None)
             .err()
             .expect("several signatures"),
     );
     assert!(msg.contains("3 signatures"), "{msg}");
     // One signature at a time: its subgraph's inputs (query before candidate in `score`'s).
-    let cal = wasm::Calibrator::new(SIGNATURES, None, None, Some("score".into()))
+    let cal = wasm::Calibrator::new(SIGNATURES, None, None, Some("score".into()), None)
         .expect("a signature calibrates");
     let inputs: Vec<zeropoint::quant::calibrate::InputDesc> =
         serde_wasm_bindgen::from_value(cal.inputs().expect("inputs")).expect("InputDesc[]");
@@ -267,7 +273,7 @@ fn a_runner_runs_the_signature_it_is_given() {
     assert_eq!(names.len(), 2, "{names:?}");
     assert!(names.iter().all(|n| n.starts_with("score_")), "{names:?}");
     let msg = message(
-        wasm::Calibrator::new(SIGNATURES, None, None, Some("serve".into()))
+        wasm::Calibrator::new(SIGNATURES, None, None, Some("serve".into()), None)
             .err()
             .expect("an unknown key"),
     );

@@ -37,7 +37,7 @@ fn budget(n: usize) -> AutoSettings {
 
 /// The example calibrated on `samples` seeded images in [0, 1), keeping every sample if `keep`.
 fn calibrated(samples: u32, keep: bool) -> Calibrator {
-    let mut cal = Calibrator::new(EXAMPLE, None, None, None).expect("example prepares");
+    let mut cal = Calibrator::new(EXAMPLE, None, None, None, None).expect("example prepares");
     if keep {
         cal.keep_samples().expect("before the first sample");
     }

@@ -15,7 +15,7 @@ use zeropoint::quant::calibrate::{CalibrationStats, InputDesc};
 use zeropoint::wasm::{Calibrator, random_data};
 
 fn calibrate(seed: u32, samples: u32, method: &str) -> CalibrationStats {
-    let mut cal = Calibrator::new(EXAMPLE, None, None, None).expect("example prepares");
+    let mut cal = Calibrator::new(EXAMPLE, None, None, None, None).expect("example prepares");
     let inputs: Vec<InputDesc> =
         serde_wasm_bindgen::from_value(cal.inputs().expect("inputs")).expect("InputDesc[]");
     assert_eq!(inputs.len(), 1);
@@ -77,7 +77,7 @@ fn example_model_stats_are_sane_and_deterministic() {
 
 #[wasm_bindgen_test]
 fn bad_data_and_methods_are_js_errors() {
-    let mut cal = Calibrator::new(EXAMPLE, None, None, None).expect("example prepares");
+    let mut cal = Calibrator::new(EXAMPLE, None, None, None, None).expect("example prepares");
     let e = message(cal.set_input(0, &[0.0; 3]).expect_err("wrong size"));
     assert!(e.contains("expected 1×32×32×3 FLOAT32"), "{e}");
     let mut data = random_data(32 * 32 * 3, 0.0, 1.0, 3);
@@ -91,7 +91,7 @@ fn bad_data_and_methods_are_js_errors() {
     assert_eq!(cal.samples(), 0);
     let e = message(cal.stats("kl").expect_err("unknown method"));
     assert!(e.contains("unknown method 'kl'"), "{e}");
-    assert!(Calibrator::new(&EXAMPLE[..100], None, None, None).is_err());
+    assert!(Calibrator::new(&EXAMPLE[..100], None, None, None, None).is_err());
 }
 
 /// Calibrators over slices of the samples (as the page's Web Workers run them: each its own
@@ -101,16 +101,17 @@ fn bad_data_and_methods_are_js_errors() {
 fn slices_merged_through_bytes_equal_one_calibrator() {
     let n = 32 * 32 * 3;
     let sample = |s: u32| random_data(n, -1.5, 2.0, 40 + s);
-    let mut one = Calibrator::new(EXAMPLE, None, None, None).expect("example prepares");
+    let mut one = Calibrator::new(EXAMPLE, None, None, None, None).expect("example prepares");
     for s in 0..7 {
         one.set_input(0, &sample(s)).expect("fits");
         one.add_sample().expect("finite");
     }
     for cuts in [[0u32, 2, 5, 7], [0, 0, 6, 7], [0, 3, 3, 7]] {
-        let mut first = Calibrator::new(EXAMPLE, None, None, None).expect("example prepares");
+        let mut first = Calibrator::new(EXAMPLE, None, None, None, None).expect("example prepares");
         let mut states = Vec::new();
         for (k, w) in cuts.windows(2).enumerate() {
-            let mut cal = Calibrator::new(EXAMPLE, None, None, None).expect("example prepares");
+            let mut cal =
+                Calibrator::new(EXAMPLE, None, None, None, None).expect("example prepares");
             let slice = if k == 0 { &mut first } else { &mut cal };
             if k > 0 {
                 slice

@@ -59,6 +59,8 @@ export interface Calibration {
    * one subgraph's tensors follow the picker.
    */
   signatures?: { key: string; stats: CalibrationStats; source: CalibrationSource }[] | undefined;
+  /** The CPU caches whose TF calibration was reproduced (`CalibrationConfig.tfCaches`); `--auto` calibrates again with them. */
+  tfCaches?: string | undefined;
 }
 
 export interface PageState {

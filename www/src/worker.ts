@@ -214,7 +214,7 @@ async function handle(request: WorkerRequest): Promise<[WorkerResponse, Transfer
       // One calibration, or one per signature in turn (each on its own samples), as
       // `zeropoint calibrate --signature-data` does; all are kept only if every one finishes.
       const parts: { key: string | undefined; config: CalibrationConfig }[] = request.config.signatures
-        ? request.config.signatures.map((s) => ({ key: s.key, config: { source: s.source, method: request.config.method } }))
+        ? request.config.signatures.map((s) => ({ key: s.key, config: { source: s.source, method: request.config.method, tfCaches: request.config.tfCaches } }))
         : [{ key: undefined, config: request.config }];
       const done: { key: string | undefined; calibrator: CalibratorLike; stats: CalibrationStats }[] = [];
       try {

@@ -177,8 +177,9 @@ impl Calibrator {
             ..AutoOptions::default()
         };
         let whole_data = kept.len() == self.inner.samples();
+        let kernels = self.kernels;
         let mut recalibrate = |changed: &crate::graph::Model| {
-            let mut c = calibrate::Calibrator::with_limits(changed, &Default::default())?;
+            let mut c = calibrate::Calibrator::with_options(changed, &Default::default(), kernels)?;
             for sample in kept {
                 for (i, x) in sample.iter().enumerate() {
                     c.set_input(i, x)?;

@@ -102,6 +102,21 @@ pub struct Calibrator {
     fingerprint: (u64, usize),
     /// Where the time of the profiled samples went ([`Calibrator::add_sample_profiled`]).
     profile: calibrate::CalibrationProfile,
+    /// The float kernels it calibrates with: TF's arithmetic on the CPU `tfCaches` names (`--auto`
+    /// calibrates its changed models with them too).
+    kernels: crate::kernels::KernelSet,
+}
+
+/// The calibration kernels for the caches a page names (`golden` when absent or empty).
+fn calibration_kernels(tf_caches: Option<&str>) -> Result<crate::kernels::KernelSet, JsError> {
+    let caches = match tf_caches.map(str::trim) {
+        None | Some("") => calibrate::CALIBRATION_KERNELS,
+        Some(text) => crate::kernels::KernelSet::LiteRtOptimized(
+            text.parse()
+                .map_err(|reason: String| JsError::new(&format!("TF's CPU caches: {reason}")))?,
+        ),
+    };
+    Ok(caches)
 }
 
 /// FNV-1a over `bytes`, and their length: which model a calibrator belongs to.
@@ -132,13 +147,22 @@ impl Calibrator {
     /// own; its inputs in the subgraph's order), and `quantizeSignatures`
     /// ([`quantize::quantize_signatures`]) quantizes from every signature's statistics. Without `signature`
     /// such a model is refused, naming what to do.
+    ///
+    /// `tfCaches` names the CPU whose TF calibration to reproduce, as `--tf-caches` does: its
+    /// data caches `L1,L2,L3` in KiB (what `zeropoint tf-caches` prints on that machine) or
+    /// `golden` (the default: [`CacheSizes::GOLDEN`](crate::kernels::litert_optimized::caches::CacheSizes::GOLDEN);
+    /// a page cannot read `cpuid`). TF's sums of convolutions with long reductions, and so the
+    /// last bits of their ranges, depend on them.
     #[wasm_bindgen(constructor)]
     pub fn new(
         model: &[u8],
         #[wasm_bindgen(unchecked_optional_param_type = "EngineLimits")] limits: Option<JsValue>,
         #[wasm_bindgen(unchecked_optional_param_type = "InputShapes")] shapes: Option<JsValue>,
         #[wasm_bindgen(unchecked_optional_param_type = "string")] signature: Option<String>,
+        #[wasm_bindgen(unchecked_optional_param_type = "string", js_name = tfCaches)]
+        tf_caches: Option<String>,
     ) -> Result<Calibrator, JsError> {
+        let kernels = calibration_kernels(tf_caches.as_deref())?;
         let limits = limits::limits_or_default(limits)?;
         let shapes = limits::shapes_or_default(shapes)?;
         // Measured errors compare the float and quantized models at the stored shapes, for a
@@ -164,13 +188,15 @@ impl Calibrator {
                 part
             }
         };
-        let inner = calibrate::Calibrator::with_limits(&model, &limits).map_err(js_error)?;
+        let inner =
+            calibrate::Calibrator::with_options(&model, &limits, kernels).map_err(js_error)?;
         Ok(Calibrator {
             inner,
             errors: ErrorSamples::new(),
             model,
             fingerprint: fp,
             profile: calibrate::CalibrationProfile::default(),
+            kernels,
         })
     }
 

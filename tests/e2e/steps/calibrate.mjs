@@ -39,7 +39,7 @@ async function calibrate({ api, page, example }) {
     assert(download.suggestedFilename() === 'dropped.calibration.json', `file name ${download.suggestedFilename()}`);
     const json = JSON.parse(readFileSync(await withTimeout(download.path(), STEP_TIMEOUT_MS, 'download'), 'utf8'));
     const want = nodeCalibration(api, example, random16, 'minmax');
-    assert(json.samples === 16 && json.method === 'minmax' && json.model === 'dropped.tflite', `header: ${JSON.stringify({ ...json, tensors: undefined })}`);
+    assert(json.samples === 16 && json.method === 'minmax' && json.model === 'dropped.tflite' && json.tfCaches === 'golden', `header: ${JSON.stringify({ ...json, tensors: undefined })}`);
     assert(json.tensors.length === want.tensors.length, `${String(json.tensors.length)} tensors, want ${String(want.tensors.length)}`);
     json.tensors.forEach((t, i) => {
       const w = want.tensors[i];
@@ -108,6 +108,20 @@ async function calibrateErrors({ page, inputTensor }) {
     await page.locator(testId('calibrate-start')).click({ timeout: STEP_TIMEOUT_MS });
     await waitForCalibration(page, 'done');
     assert((await text(page, 'calibrate-status')).includes('8 / 8 samples'), 'a run after cancel did not finish');
+  });
+
+  await check('TF\'s CPU caches that are not three sizes give a readable error and keep the result', async () => {
+    const caches = page.locator(testId('calibrate-tf-caches'));
+    try {
+      await caches.fill('48,2048');
+      await page.locator(testId('calibrate-start')).click({ timeout: STEP_TIMEOUT_MS });
+      await waitForCalibration(page, 'error');
+      const banner = await text(page, 'error-banner');
+      assert(banner.includes("TF's CPU caches: '48,2048' is not three cache sizes in KiB"), `banner: ${banner}`);
+      assert(await page.locator(testId('stats-table')).isVisible(), 'the previous calibration result is hidden after the error');
+    } finally {
+      await caches.fill('golden');
+    }
   });
 
   await check('a .npy of the wrong shape gives a readable error and keeps the model', async () => {

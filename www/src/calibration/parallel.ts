@@ -25,7 +25,7 @@ export interface SliceCalibrator extends CalibratorLike {
 
 /** The wasm API slice a split calibration needs. */
 export interface SliceEngine extends CalibrationEngine {
-  Calibrator: new (model: Uint8Array, limits?: EngineLimits, shapes?: InputShapes, signature?: string) => SliceCalibrator;
+  Calibrator: new (model: Uint8Array, limits?: EngineLimits, shapes?: InputShapes, signature?: string, tfCaches?: string) => SliceCalibrator;
 }
 
 /** What a helper is asked: record samples `start` to `end` (exclusive) of `config`'s source. */
@@ -74,7 +74,7 @@ export interface SliceEnv {
  * bytes for `mergeState`; `undefined` when cancelled.
  */
 export async function calibrateSlice(request: SliceRequest, env: SliceEnv): Promise<Uint8Array | undefined> {
-  const calibrator = new env.engine.Calibrator(request.model, request.limits, request.shapes, request.signature);
+  const calibrator = new env.engine.Calibrator(request.model, request.limits, request.shapes, request.signature, request.config.tfCaches);
   try {
     calibrator.forSlice(request.start);
     const source = await sampleSource(calibrator.inputs(), request.config.source, env.engine.randomData, env.decodeImage, request.maxSamples);
@@ -112,7 +112,7 @@ export interface ParallelEnv extends RunEnv {
 export async function calibrateParallel(model: Uint8Array, config: CalibrationConfig, env: ParallelEnv): Promise<RunOutcome> {
   validateMethod(config.method);
   const method = methodString(config.method);
-  const calibrator = new env.engine.Calibrator(model, env.limits, env.shapes, env.signature);
+  const calibrator = new env.engine.Calibrator(model, env.limits, env.shapes, env.signature, config.tfCaches);
   let keep = false;
   try {
     const source = await sampleSource(calibrator.inputs(), config.source, env.engine.randomData, env.decodeImage, env.maxSamples);

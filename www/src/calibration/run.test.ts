@@ -229,9 +229,11 @@ describe('settings and view helpers', () => {
       model: 'm.tflite',
       method: 'mse',
       source: 'src',
+      tfCaches: 'golden',
       samples: 2,
       tensors: [],
     });
+    expect(statsExport('m.tflite', 'minmax', 'src', stats, '32,1024,327680').tfCaches).toBe('32,1024,327680');
     // A calibration by signature: the CLI's per-signature format, each signature's stats whole.
     const other = { samples: 3, tensors: [], nested: [] };
     expect(signatureStatsExport('m.tflite', 'minmax', [{ key: 'a', source: 'sa', stats }, { key: 'b', source: 'sb', stats: other }])).toEqual({
@@ -239,6 +241,7 @@ describe('settings and view helpers', () => {
       version: 1,
       model: 'm.tflite',
       method: 'minmax',
+      tfCaches: 'golden',
       signatures: [
         { key: 'a', source: 'sa', stats },
         { key: 'b', source: 'sb', stats: other },

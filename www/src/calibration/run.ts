@@ -23,7 +23,7 @@ import {
 
 /** The wasm API slice calibration needs (Calibrator class + randomData). */
 export interface CalibrationEngine {
-  Calibrator: new (model: Uint8Array, limits?: EngineLimits, shapes?: InputShapes, signature?: string) => CalibratorLike;
+  Calibrator: new (model: Uint8Array, limits?: EngineLimits, shapes?: InputShapes, signature?: string, tfCaches?: string) => CalibratorLike;
   randomData: RandomData;
 }
 
@@ -96,7 +96,7 @@ export async function sampleSource(
 export async function calibrate(model: Uint8Array, config: CalibrationConfig, env: RunEnv): Promise<RunOutcome> {
   validateMethod(config.method);
   const method = methodString(config.method);
-  const calibrator = new env.engine.Calibrator(model, env.limits, env.shapes, env.signature);
+  const calibrator = new env.engine.Calibrator(model, env.limits, env.shapes, env.signature, config.tfCaches);
   let keep = false;
   try {
     const samples = await sampleSource(calibrator.inputs(), config.source, env.engine.randomData, env.decodeImage, env.maxSamples);

@@ -55,6 +55,14 @@ export interface CalibrationConfig {
    * the first one's. Absent for a model with at most one signature.
    */
   signatures?: SignatureSource[] | undefined;
+  /**
+   * The CPU whose TF calibration to reproduce, as `zeropoint calibrate --tf-caches`: its data
+   * caches `L1,L2,L3` in KiB (what `zeropoint tf-caches` prints there) or `golden` (the
+   * engine's default when absent: the machine the test goldens were made on). TF's float sums
+   * of convolutions with long reductions are cut by them, so the last bits of those ranges are
+   * the CPU's.
+   */
+  tfCaches?: string | undefined;
 }
 
 /** The samples of one signature of a model with several (its inputs in its subgraph's order). */

@@ -44,17 +44,20 @@ export interface StatsExport {
   model: string;
   method: string;
   source: string;
+  /** Whose CPU's TF calibration the float sums reproduced (`L1,L2,L3` KiB or `golden`). */
+  tfCaches: string;
   samples: number;
   tensors: TensorStats[];
 }
 
-export function statsExport(model: string, method: string, source: string, stats: CalibrationStats): StatsExport {
+export function statsExport(model: string, method: string, source: string, stats: CalibrationStats, tfCaches = 'golden'): StatsExport {
   return {
     format: 'zeropoint-calibration-stats',
     version: 1,
     model,
     method,
     source,
+    tfCaches,
     samples: stats.samples,
     tensors: stats.tensors,
   };
@@ -76,9 +79,11 @@ export interface SignatureStatsExport {
   version: 1;
   model: string;
   method: string;
+  /** As in [`StatsExport`]. */
+  tfCaches: string;
   signatures: { key: string; source: string; stats: CalibrationStats }[];
 }
 
-export function signatureStatsExport(model: string, method: string, signatures: { key: string; source: string; stats: CalibrationStats }[]): SignatureStatsExport {
-  return { format: 'zeropoint-signature-stats', version: 1, model, method, signatures: signatures.map(({ key, source, stats }) => ({ key, source, stats })) };
+export function signatureStatsExport(model: string, method: string, signatures: { key: string; source: string; stats: CalibrationStats }[], tfCaches = 'golden'): SignatureStatsExport {
+  return { format: 'zeropoint-signature-stats', version: 1, model, method, tfCaches, signatures: signatures.map(({ key, source, stats }) => ({ key, source, stats })) };
 }

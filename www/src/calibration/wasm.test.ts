@@ -1,6 +1,7 @@
 /**
  * The worker's calibration run against the real wasm engine in Node, on the bundled example
- * model: what the page gets for random data, a wrong-shape .npy and a NaN.
+ * model: what the page gets for random data, a wrong-shape .npy and a NaN; and on the golden
+ * `calib_conv_caches`, TF's recorded ranges when the page is told TF's CPU caches.
  * Needs `bash scripts/build-wasm.sh` (www/pkg) like engine/wasm.test.ts.
  */
 import { readFileSync } from 'node:fs';
@@ -75,6 +76,34 @@ describe('calibration run with the real engine', () => {
     await expect(
       calibrate(model, { source: { kind: 'npy', files: [npyFile('nan.npy', [n, 1, 32, 32, 3], data)] }, method: { kind: 'minmax' } }, env()),
     ).rejects.toThrow(/sample 1: NaN in input 0 'serving_default_image:0'/);
+  });
+
+  it("TF's CPU caches decide the last bits: with the recorded ones every range equals TF's", async () => {
+    // A 3×3 stride-2 conv with 576 products per output, calibrated by TF 2.21 on a CPU whose
+    // caches (calibrator.toml's eigen_caches) are not the golden machine's: Eigen cut its sums
+    // elsewhere, so its recorded min/max (model_calibrated.tflite) are not the default's.
+    const dir = 'tests/golden/calib_conv_caches';
+    const float = new Uint8Array(readFileSync(`${dir}/model_float.tflite`));
+    const caches = /eigen_caches = "([0-9,]+)"/.exec(readFileSync(`${dir}/calibrator.toml`, 'utf8'))?.[1];
+    expect(caches).toBeDefined();
+    const recorded = new Map<string, [number, number]>();
+    for (const t of api.inspectModel(new Uint8Array(readFileSync(`${dir}/model_calibrated.tflite`))).subgraphs[0]?.tensors ?? []) {
+      const [min, max] = [t.quantization?.min[0], t.quantization?.max[0]];
+      if (min !== undefined && max !== undefined) recorded.set(t.name, [min, max]);
+    }
+    expect(recorded.size).toBe(2);
+    const calib = new File([readFileSync(`${dir}/calib.npy`)], 'calib.npy');
+    const differing = async (tfCaches: string | undefined): Promise<string[]> => {
+      const out = await calibrate(float, { source: { kind: 'npy', files: [calib] }, method: { kind: 'minmax' }, tfCaches }, env());
+      out.calibrator?.free();
+      const seen = out.stats?.tensors.filter((t) => recorded.has(t.name)) ?? [];
+      expect(seen.length).toBe(recorded.size);
+      return seen.filter((t) => recorded.get(t.name)?.[0] !== t.min || recorded.get(t.name)?.[1] !== t.max).map((t) => t.name);
+    };
+    expect(await differing(caches)).toEqual([]);
+    expect(await differing(undefined)).not.toEqual([]);
+    expect(await differing('golden')).toEqual(await differing(undefined));
+    await expect(differing('48,2048')).rejects.toThrow(/TF's CPU caches: '48,2048' is not three cache sizes in KiB/);
   });
 
   it('a model the engine cannot read fails with its message', async () => {

@@ -60,6 +60,8 @@ interface LastResult {
   model: string;
   config: CalibrationSource;
   signatures?: { key: string; stats: CalibrationStats; source: string; config: CalibrationSource }[] | undefined;
+  /** `CalibrationConfig.tfCaches` of the run. */
+  tfCaches: string | undefined;
 }
 type SourceKind = CalibrationSource['kind'];
 
@@ -147,6 +149,15 @@ export class CalibrationPanel {
   );
   private readonly percentile: HTMLInputElement;
   private readonly percentileLabel: HTMLLabelElement;
+  /** `--tf-caches`: whose CPU's TF calibration the float sums reproduce. */
+  private readonly tfCaches = h('input', {
+    type: 'text',
+    value: 'golden',
+    size: 16,
+    'data-testid': 'calibrate-tf-caches',
+    title:
+      'TF’s calibration adds the products of a long convolution in blocks sized by the CPU’s data caches (Eigen), so the last bits of some ranges are the CPU’s. golden: the machine the test goldens were made on (48,2048,491520). To equal TF on your machine, give what `zeropoint tf-caches` prints there: L1,L2,L3 in KiB.',
+  });
   private readonly start = h('button', { type: 'button', class: 'primary', 'data-testid': 'calibrate-start' }, 'Start');
   private readonly cancel = h('button', { type: 'button', 'data-testid': 'calibrate-cancel', disabled: true }, 'Cancel');
   private readonly progress = h('progress', { 'data-testid': 'calibrate-progress', 'aria-label': 'Calibration progress', max: 1, value: 0 });
@@ -282,6 +293,7 @@ export class CalibrationPanel {
         { class: 'fields' },
         h('label', { class: 'field' }, h('span', {}, 'Range method'), this.method),
         pLabel,
+        h('label', { class: 'field' }, h('span', {}, 'TF’s CPU caches (KiB)'), this.tfCaches),
         this.start,
         this.cancel,
       ),
@@ -417,6 +429,11 @@ export class CalibrationPanel {
   }
 
   private config(): CalibrationConfig {
+    return { ...this.sourceConfig(), tfCaches: this.tfCaches.value.trim() || undefined };
+  }
+
+  /** The samples and range method of a run. */
+  private sourceConfig(): CalibrationConfig {
     const method = this.methodChoice();
     validateMethod(method);
     const kind = this.sourceKind();
@@ -511,7 +528,7 @@ export class CalibrationPanel {
     }
     this.setState('done');
     this.status.textContent = formatProgress({ done: result.samples, total: result.samples, elapsedMs: result.elapsedMs });
-    this.lastResult = { stats: result.stats, method, source, model: modelName, config: config.source, signatures };
+    this.lastResult = { stats: result.stats, method, source, model: modelName, config: config.source, signatures, tfCaches: config.tfCaches };
     this.renderResult();
   }
 
@@ -560,11 +577,11 @@ export class CalibrationPanel {
     const last = this.lastResult;
     if (!last) return;
     const signatures = last.signatures?.map(({ key, stats, config }) => ({ key, stats, source: config }));
-    const calibration = { stats: last.stats, method: last.method, source: last.config, signatures };
+    const calibration = { stats: last.stats, method: last.method, source: last.config, signatures, tfCaches: last.tfCaches };
     this.store.set({ calibration: forSignature(calibration, this.store.get().signature) });
     const download = h('button', { type: 'button', 'data-testid': 'stats-download' }, 'Download calibration stats (JSON)');
     download.addEventListener('click', () => {
-      const data = last.signatures ? signatureStatsExport(last.model, last.method, last.signatures) : statsExport(last.model, last.method, last.source, last.stats);
+      const data = last.signatures ? signatureStatsExport(last.model, last.method, last.signatures, last.tfCaches) : statsExport(last.model, last.method, last.source, last.stats, last.tfCaches);
       const json = JSON.stringify(data, null, 1);
       const url = URL.createObjectURL(new Blob([json], { type: 'application/json' }));
       const link = h('a', { href: url, download: statsFileName(last.model), hidden: true });

@@ -429,7 +429,7 @@ export class QuantizePanel {
       return;
     }
     const auto = this.beyond.autoChoice(mode === 'int8');
-    const source = this.store.get().calibration?.source;
+    const { source, tfCaches } = this.store.get().calibration ?? {};
     if (auto && (!source || this.bySignature)) {
       this.deps.showError('Quantize --auto: it calibrates again on the Calibrate tab’s samples; calibrate this model there first (not by signature).');
       return;
@@ -461,7 +461,7 @@ export class QuantizePanel {
             model.bytes,
             stats,
             settings,
-            { config: { source, method: { kind: 'minmax' } }, targetSqnrDb: auto.targetSqnrDb, targetAccuracyDrop: auto.targetAccuracyDrop, labels: auto.labels?.classes, labelOutput: auto.labels ? auto.labelOutput : undefined, budget: auto.budget },
+            { config: { source, method: { kind: 'minmax' }, tfCaches }, targetSqnrDb: auto.targetSqnrDb, targetAccuracyDrop: auto.targetAccuracyDrop, labels: auto.labels?.classes, labelOutput: auto.labels ? auto.labelOutput : undefined, budget: auto.budget },
             onProgress,
           )
         : this.deps.quantize(model.bytes, stats, settings);

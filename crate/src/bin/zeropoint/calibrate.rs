@@ -471,7 +471,6 @@ impl ThreadsArg {
     pub fn kernels(&self) -> Result<KernelSet> {
         let caches = match self.tf_caches.as_deref().unwrap_or("host") {
             "host" => CacheSizes::host().unwrap_or(CacheSizes::GOLDEN),
-            "golden" => CacheSizes::GOLDEN,
             sizes => sizes
                 .parse()
                 .map_err(|reason| Error::Calibration { reason })?,

@@ -63,10 +63,14 @@ impl CacheSizes {
     }
 }
 
-/// `L1,L2,L3` in KiB (as `--tf-caches` takes them).
+/// `L1,L2,L3` in KiB, or `golden` for [`CacheSizes::GOLDEN`] (as `--tf-caches` and the page
+/// take them).
 impl FromStr for CacheSizes {
     type Err = String;
     fn from_str(text: &str) -> Result<Self, String> {
+        if text.trim() == "golden" {
+            return Ok(CacheSizes::GOLDEN);
+        }
         let sizes: Vec<usize> = text
             .split(',')
             .map(|s| {
@@ -78,7 +82,10 @@ impl FromStr for CacheSizes {
             .collect::<Option<_>>()
             .filter(|v: &Vec<usize>| v.len() == 3)
             .ok_or_else(|| {
-                format!("'{text}' is not three cache sizes in KiB, L1,L2,L3 (e.g. 48,2048,491520)")
+                format!(
+                    "'{text}' is not three cache sizes in KiB, L1,L2,L3 (e.g. 48,2048,491520), \
+                     nor golden"
+                )
             })?;
         Ok(CacheSizes {
             l1: sizes[0] * 1024,
@@ -165,7 +172,21 @@ mod tests {
         let c: CacheSizes = "48,2048,491520".parse().expect("parses");
         assert_eq!(c, CacheSizes::GOLDEN);
         assert_eq!(c.to_string(), "48,2048,491520");
-        for bad in ["", "48,2048", "48,2048,1,4", "0,1,2", "a,b,c", "48,-1,2"] {
+        assert_eq!("golden".parse::<CacheSizes>(), Ok(CacheSizes::GOLDEN));
+        assert_eq!(
+            "32, 1024, 327680".parse::<CacheSizes>().map(|c| c.l2),
+            Ok(1024 * 1024)
+        );
+        for bad in [
+            "",
+            "host",
+            "Golden",
+            "48,2048",
+            "48,2048,1,4",
+            "0,1,2",
+            "a,b,c",
+            "48,-1,2",
+        ] {
             assert!(bad.parse::<CacheSizes>().is_err(), "{bad}");
         }
     }
