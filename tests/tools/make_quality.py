@@ -565,8 +565,13 @@ def auto_row(rep: dict, auto_s: float, auto_db: float) -> dict:
     guard = (f"{'cross-validated' if a.get('cross_validated') else 'held-out'} "
              f"{a.get('held_out_better')} of {a.get('held_out_samples')}")
     if a.get("fell_back"):
-        # The guard wrote the TF-compatible model: say what the search had found.
-        changed = (f"none: TF-compatible kept ({guard}: {fmt_db(a.get('held_out_sqnr_db'))} vs "
+        # The guard wrote the TF-compatible model: say what the search had found, the whole
+        # result first when the result without the range search was judged after it.
+        whole = ""
+        if a.get("whole_held_out_better") is not None:
+            whole = (f"whole result {a['whole_held_out_better']} of {a.get('held_out_samples')}: "
+                     f"{fmt_db(a.get('whole_held_out_sqnr_db'))} dB; without the range search ")
+        changed = (f"none: TF-compatible kept ({whole}{guard}: {fmt_db(a.get('held_out_sqnr_db'))} vs "
                    f"{fmt_db(a.get('held_out_tf_compatible_sqnr_db'))} dB)")
     else:
         changed = f"{len(a.get('ranges', []))} ranges, bias {len(a.get('bias_corrected', []))} ops"

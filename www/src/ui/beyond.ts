@@ -270,6 +270,13 @@ export class BeyondPanel {
   }
 }
 
+/** The held-out figures of what the guard judged: the whole result's, then (if judged) the result without the range search. */
+export function heldOut(a: Pick<NonNullable<Report['auto']>, 'held_out_sqnr_db' | 'held_out_better' | 'whole_held_out_sqnr_db' | 'whole_held_out_better'>): string {
+  const better = (k: number | undefined): string => (k !== undefined ? ` (less error on ${String(k)})` : '');
+  const last = `${db(a.held_out_sqnr_db)}${better(a.held_out_better)}`;
+  return a.whole_held_out_better !== undefined ? `the whole result ${db(a.whole_held_out_sqnr_db)}${better(a.whole_held_out_better)}, without the range search ${last},` : last;
+}
+
 /** What an `--auto` run chose and measured (the report's `auto`). */
 export function autoReportBox(a: NonNullable<Report['auto']>): HTMLElement {
   const floatOps = a.float_ops ?? [];
@@ -279,7 +286,7 @@ export function autoReportBox(a: NonNullable<Report['auto']>): HTMLElement {
   ];
   const lines = [
     `Output SQNR ${db(a.sqnr_db)} against TF-compatible ${db(a.tf_compatible_sqnr_db)} on ${String(a.samples)} search samples (${String(a.folds)} folds); ${String(a.evaluations)} candidate models scored${a.budget_exhausted ? ' (the budget ran out)' : ''}.`,
-    a.held_out_samples > 0 ? `Held out (never used to choose): ${String(a.held_out_samples)} samples${a.cross_validated ? ', cross-validated' : ''}: ${db(a.held_out_sqnr_db)} against TF-compatible ${db(a.held_out_tf_compatible_sqnr_db)}.` : 'No held-out samples (fewer than 4 given).',
+    a.held_out_samples > 0 ? `Held out (never used to choose): ${String(a.held_out_samples)} samples${a.cross_validated ? ', cross-validated' : ''}: ${heldOut(a)} against TF-compatible ${db(a.held_out_tf_compatible_sqnr_db)}.` : 'No held-out samples (fewer than 4 given).',
     a.fell_back ? 'Nothing held up against TF’s choices on every fold and the held-out samples: the TF-compatible model was written.' : a.guard_dropped_search ? 'The range search did not hold up on the held-out samples and was dropped; equalization and bias correction were kept.' : '',
     `${a.fell_back ? 'What the search found (not written): ' : ''}cross-layer equalization: ${a.equalized.length > 0 ? a.equalized.join(', ') : 'none kept'}; weight clipping: ${(a.weights_clipped ?? []).length > 0 ? `${String((a.weights_clipped ?? []).length)} operators` : 'none kept'}; bias correction: ${a.bias_corrected.length > 0 ? `${String(a.bias_corrected.length)} operators` : 'none kept'}; ranges other than min/max: ${String(a.ranges.length)}.`,
     targets.length > 0

@@ -280,21 +280,8 @@ pub fn auto_quantize(
     let mut keep;
     let mut dropped = false;
     if let Some(cv) = cv {
-        rep.cross_validated = true;
-        rep.held_out_samples = cv.tf.noise.len();
-        rep.held_out_tf_compatible_sqnr_db = finite(cv.tf.total);
-        let judge = |h: &Score, rep: &mut AutoReport| {
-            rep.held_out_sqnr_db = finite(h.total);
-            rep.held_out_better = Some(wins(h, &cv.tf));
-            h.holds_up_against(&cv.tf, GUARD_MARGIN_DB)
-        };
-        // The held-out scores are reported even when the search on all samples did not beat
-        // the TF-compatible model.
-        keep = judge(&cv.full, &mut rep) && best.score.beats(&tf_score);
-        if !keep && structural.model != best.model {
-            keep = judge(&cv.structural, &mut rep) && structural.score.beats(&tf_score);
-            dropped = keep;
-        }
+        let second = (structural.model != best.model).then(|| structural.score.beats(&tf_score));
+        (keep, dropped) = cv.judge(best.score.beats(&tf_score), second, &mut rep);
     } else {
         rep.held_out_samples = held_out.len();
         let mut guard = if held_out.is_empty() {
@@ -320,9 +307,10 @@ pub fn auto_quantize(
             Ok(h.holds_up_against(tf_h, GUARD_MARGIN_DB))
         };
         keep = passes(&best, &mut rep)?;
-        if !keep && structural.model != best.model && passes(&structural, &mut rep)? {
-            keep = true;
-            dropped = true;
+        if !keep && structural.model != best.model && structural.score.beats(&tf_score) {
+            rep.set_whole_aside();
+            keep = passes(&structural, &mut rep)?;
+            dropped = keep;
         }
     }
     if dropped {
@@ -621,6 +609,38 @@ struct CrossValidated {
     full: Score,
     /// The result of steps 1–2 of each search.
     structural: Score,
+}
+
+impl CrossValidated {
+    /// The cross-validated guard: whether the search's whole result is kept (`full_beats`: it
+    /// beat the TF-compatible model on every search fold) and its held-out scores hold up, else
+    /// whether the result of steps 1–2 is (`second`: `None` when it is the whole result, else
+    /// whether it beat the TF-compatible model on every search fold), as `(keep, dropped)`.
+    /// The report gets the held-out figures of the last result judged: the whole result's
+    /// even when the search did not beat the TF-compatible model, the second choice's only
+    /// when there is one to judge (a second choice that is the TF-compatible model itself
+    /// would read it against itself), the whole result's then set aside
+    /// ([`AutoReport::whole_held_out_sqnr_db`]).
+    fn judge(&self, full_beats: bool, second: Option<bool>, rep: &mut AutoReport) -> (bool, bool) {
+        rep.cross_validated = true;
+        rep.held_out_samples = self.tf.noise.len();
+        rep.held_out_tf_compatible_sqnr_db = finite(self.tf.total);
+        let judge = |h: &Score, rep: &mut AutoReport| {
+            rep.held_out_sqnr_db = finite(h.total);
+            rep.held_out_better = Some(wins(h, &self.tf));
+            h.holds_up_against(&self.tf, GUARD_MARGIN_DB)
+        };
+        if judge(&self.full, rep) && full_beats {
+            return (true, false);
+        }
+        if second == Some(true) {
+            rep.set_whole_aside();
+            if judge(&self.structural, rep) {
+                return (true, true);
+            }
+        }
+        (false, false)
+    }
 }
 
 /// [`CV_FOLDS`] searches, search `q` on the samples `k` with `k mod 4 != q` (at least

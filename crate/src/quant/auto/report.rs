@@ -6,6 +6,15 @@ use super::CV_FOLDS;
 use super::mixed::Sensitivity;
 use super::ranges::RangeChoice;
 
+impl AutoReport {
+    /// Keeps the whole result's held-out figures aside before the guard judges the result
+    /// without the range search (which overwrites `held_out_sqnr_db` and `held_out_better`).
+    pub(super) fn set_whole_aside(&mut self) {
+        self.whole_held_out_sqnr_db = self.held_out_sqnr_db;
+        self.whole_held_out_better = self.held_out_better;
+    }
+}
+
 /// What `--auto` did, for the quantize report.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
@@ -24,6 +33,14 @@ pub struct AutoReport {
     /// model (the guard's sign test, [`super::score::Score::holds_up_against`]).
     #[serde(default)]
     pub held_out_better: Option<usize>,
+    /// When the whole result did not hold up and the guard then judged the result without the
+    /// range search and mixed precision (whose figures `held_out_sqnr_db` and
+    /// `held_out_better` then are): the whole result's held-out SQNR in dB …
+    #[serde(default)]
+    pub whole_held_out_sqnr_db: Option<f64>,
+    /// … and on how many held-out samples it had less output error.
+    #[serde(default)]
+    pub whole_held_out_better: Option<usize>,
     /// Output SQNR in dB of the TF-compatible model (`null` when exact).
     pub tf_compatible_sqnr_db: Option<f64>,
     /// Output SQNR in dB of the written model (`null` when exact).
@@ -140,8 +157,15 @@ pub fn summary(r: &AutoReport) -> String {
         s += "; the candidate budget ran out";
     }
     if r.held_out_samples > 0 && r.held_out_sqnr_db.is_some() {
+        let whole = match (r.whole_held_out_sqnr_db, r.whole_held_out_better) {
+            (Some(_), Some(k)) => format!(
+                " the whole result {}, less error on {k}; without the range search",
+                db(r.whole_held_out_sqnr_db)
+            ),
+            _ => String::new(),
+        };
         s += &format!(
-            "; on {} held-out samples{} {} (TF-compatible {}), less error on {} of them",
+            "; on {} held-out samples{}{whole} {} (TF-compatible {}), less error on {} of them",
             r.held_out_samples,
             if r.cross_validated {
                 format!(" (cross-validated: {CV_FOLDS} searches, each without a quarter)")
