@@ -394,7 +394,8 @@ fn auto_searches_each_signature_on_its_own_samples() {
             .find(|l| l.starts_with(&format!("warning: signature '{key}': --auto:")))
             .unwrap_or_else(|| panic!("no --auto line for {key} in:\n{said}"));
         assert!(
-            line.ends_with("the TF-compatible model was written"),
+            line.contains("the TF-compatible model was written")
+                && line.ends_with("(with 8 samples a gain is hard to confirm: --auto takes up to 64, 48 to search and 16 to hold out)"),
             "{line}"
         );
     }
@@ -462,7 +463,7 @@ fn auto_searches_each_signature_on_its_own_samples() {
             run_signature(&auto_path, key, "auto64"),
             run_signature(&plain_path, key, "plain64"),
         );
-        if line.ends_with("the TF-compatible model was written") {
+        if line.contains("the TF-compatible model was written") {
             assert_eq!(a, p, "{key}: fell back, so TF-compatible");
         } else {
             kept += 1;

@@ -2,9 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::CV_FOLDS;
 use super::mixed::Sensitivity;
 use super::ranges::RangeChoice;
+use super::{AUTO_SAMPLES, CV_FOLDS};
 
 impl AutoReport {
     /// Keeps the whole result's held-out figures aside before the guard judges the result
@@ -183,6 +183,20 @@ pub fn summary(r: &AutoReport) -> String {
     if r.fell_back {
         s += "; not better than the TF-compatible model on every fold and on enough held-out \
               samples (at least 4 needed): the TF-compatible model was written";
+        // Cross-validated, every sample was searched on and held out once.
+        let given = if r.cross_validated {
+            r.samples
+        } else {
+            r.samples + r.held_out_samples
+        };
+        if given < AUTO_SAMPLES {
+            s += &format!(
+                " (with {given} samples a gain is hard to confirm: --auto takes up to \
+                 {AUTO_SAMPLES}, {} to search and {} to hold out)",
+                AUTO_SAMPLES - AUTO_SAMPLES / 4,
+                AUTO_SAMPLES / 4
+            );
+        }
     }
     s
 }

@@ -142,6 +142,14 @@ fn the_cross_validated_guard_scores_each_quarter_by_the_search_without_it() {
         rep.held_out_tf_compatible_sqnr_db.expect("measured"),
     );
     assert!(h < tf, "the ruined quarter dominates: {h} vs {tf} dB");
+    assert!(
+        report::summary(&rep).contains(
+            "(with 16 samples a gain is hard to confirm: --auto takes up to 64, 48 to search \
+             and 16 to hold out)"
+        ),
+        "{}",
+        report::summary(&rep)
+    );
     let tf_ranges = Ranges::from_calibration(&model, &stats).expect("ranges");
     let (tf_model, _) = quantize(&model, &tf_ranges, &opts).expect("tf");
     assert_eq!(q, tf_model, "TF's model is written");
@@ -279,6 +287,18 @@ fn the_held_out_guard_keeps_the_tf_compatible_model() {
     assert!(rep.fell_back, "{rep:?}");
     assert_eq!(q, tf, "TF's model is written");
     assert_eq!(rep.sqnr_db, rep.tf_compatible_sqnr_db);
+    // A single split: 18 searched + 6 held out of the 24 given.
+    assert!(
+        report::summary(&rep).contains("(with 24 samples a gain is hard to confirm"),
+        "{}",
+        report::summary(&rep)
+    );
+    let enough = AutoReport {
+        samples: 48,
+        held_out_samples: 16,
+        ..rep.clone()
+    };
+    assert!(!report::summary(&enough).contains("hard to confirm"));
     assert!(report.warnings.iter().any(|w| w.contains("held-out")));
 }
 
