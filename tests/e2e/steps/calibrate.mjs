@@ -110,7 +110,7 @@ async function calibrateErrors({ page, inputTensor }) {
     assert((await text(page, 'calibrate-status')).includes('8 / 8 samples'), 'a run after cancel did not finish');
   });
 
-  await check('TF\'s CPU caches that are not three sizes give a readable error and keep the result', async () => {
+  await check('TF\'s CPU caches: not three sizes is a readable error that keeps the result; other sizes calibrate and are named', async () => {
     const caches = page.locator(testId('calibrate-tf-caches'));
     try {
       await caches.fill('48,2048');
@@ -119,6 +119,11 @@ async function calibrateErrors({ page, inputTensor }) {
       const banner = await text(page, 'error-banner');
       assert(banner.includes("TF's CPU caches: '48,2048' is not three cache sizes in KiB"), `banner: ${banner}`);
       assert(await page.locator(testId('stats-table')).isVisible(), 'the previous calibration result is hidden after the error');
+      await caches.fill('32,1024,327680');
+      await page.locator(testId('calibrate-start')).click({ timeout: STEP_TIMEOUT_MS });
+      await waitForCalibration(page, 'done');
+      const summaryLine = await text(page, 'calibration-summary');
+      assert(summaryLine.includes('8 samples') && summaryLine.includes('TF caches 32,1024,327680 KiB'), `result header: ${summaryLine}`);
     } finally {
       await caches.fill('golden');
     }

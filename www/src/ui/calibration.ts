@@ -613,7 +613,7 @@ export class CalibrationPanel {
         h(
           'span',
           { 'data-testid': 'calibration-summary' },
-          `${samples.toLocaleString('en-US')} samples · ${last.method}${perSignature} · ${tensors.toLocaleString('en-US')} tensors`,
+          `${samples.toLocaleString('en-US')} samples · ${last.method}${perSignature}${last.tfCaches && last.tfCaches !== 'golden' ? ` · TF caches ${last.tfCaches} KiB` : ''} · ${tensors.toLocaleString('en-US')} tensors`,
         ),
         download,
       ),
