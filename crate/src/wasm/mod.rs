@@ -109,14 +109,13 @@ pub struct Calibrator {
 
 /// The calibration kernels for the caches a page names (`golden` when absent or empty).
 fn calibration_kernels(tf_caches: Option<&str>) -> Result<crate::kernels::KernelSet, JsError> {
-    let caches = match tf_caches.map(str::trim) {
+    Ok(match tf_caches.map(str::trim) {
         None | Some("") => calibrate::CALIBRATION_KERNELS,
         Some(text) => crate::kernels::KernelSet::LiteRtOptimized(
             text.parse()
                 .map_err(|reason: String| JsError::new(&format!("TF's CPU caches: {reason}")))?,
         ),
-    };
-    Ok(caches)
+    })
 }
 
 /// FNV-1a over `bytes`, and their length: which model a calibrator belongs to.

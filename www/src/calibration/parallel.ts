@@ -9,7 +9,7 @@
  */
 import type { EngineLimits, InputShapes } from '../engine/types';
 import { macrotask, runCalibration, type SampleSource } from './loop';
-import { calibrate, sampleSource, type CalibrationEngine, type RunEnv, type RunOutcome } from './run';
+import { calibrate, sampleSource, type CalibrationEngine, type CalibratorArgs, type RunEnv, type RunOutcome } from './run';
 import { methodString, validateMethod, type CalibrationConfig, type CalibratorLike } from './types';
 
 /** Most Web Workers one calibration uses by default (the engine worker included). */
@@ -25,7 +25,7 @@ export interface SliceCalibrator extends CalibratorLike {
 
 /** The wasm API slice a split calibration needs. */
 export interface SliceEngine extends CalibrationEngine {
-  Calibrator: new (model: Uint8Array, limits?: EngineLimits, shapes?: InputShapes, signature?: string, tfCaches?: string) => SliceCalibrator;
+  Calibrator: new (...args: CalibratorArgs) => SliceCalibrator;
 }
 
 /** What a helper is asked: record samples `start` to `end` (exclusive) of `config`'s source. */

@@ -21,9 +21,12 @@ import {
   type CalibratorLike,
 } from './types';
 
+/** The arguments of the engine's `Calibrator` constructor (`CalibrationConfig.tfCaches` last). */
+export type CalibratorArgs = [model: Uint8Array, limits?: EngineLimits, shapes?: InputShapes, signature?: string, tfCaches?: string];
+
 /** The wasm API slice calibration needs (Calibrator class + randomData). */
 export interface CalibrationEngine {
-  Calibrator: new (model: Uint8Array, limits?: EngineLimits, shapes?: InputShapes, signature?: string, tfCaches?: string) => CalibratorLike;
+  Calibrator: new (...args: CalibratorArgs) => CalibratorLike;
   randomData: RandomData;
 }
 

@@ -625,17 +625,18 @@ impl CrossValidated {
         rep.cross_validated = true;
         rep.held_out_samples = self.tf.noise.len();
         rep.held_out_tf_compatible_sqnr_db = finite(self.tf.total);
-        let judge = |h: &Score, rep: &mut AutoReport| {
+        // Reports `h`'s held-out figures and whether they hold up.
+        let holds_up = |h: &Score, rep: &mut AutoReport| {
             rep.held_out_sqnr_db = finite(h.total);
             rep.held_out_better = Some(wins(h, &self.tf));
             h.holds_up_against(&self.tf, GUARD_MARGIN_DB)
         };
-        if judge(&self.full, rep) && full_beats {
+        if holds_up(&self.full, rep) && full_beats {
             return (true, false);
         }
         if second == Some(true) {
             rep.set_whole_aside();
-            if judge(&self.structural, rep) {
+            if holds_up(&self.structural, rep) {
                 return (true, true);
             }
         }

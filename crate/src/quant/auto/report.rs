@@ -6,15 +6,6 @@ use super::mixed::Sensitivity;
 use super::ranges::RangeChoice;
 use super::{AUTO_SAMPLES, CV_FOLDS};
 
-impl AutoReport {
-    /// Keeps the whole result's held-out figures aside before the guard judges the result
-    /// without the range search (which overwrites `held_out_sqnr_db` and `held_out_better`).
-    pub(super) fn set_whole_aside(&mut self) {
-        self.whole_held_out_sqnr_db = self.held_out_sqnr_db;
-        self.whole_held_out_better = self.held_out_better;
-    }
-}
-
 /// What `--auto` did, for the quantize report.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
@@ -96,6 +87,15 @@ pub struct AutoReport {
     /// model written is the search's on all samples, `samples`).
     #[serde(default)]
     pub cross_validated: bool,
+}
+
+impl AutoReport {
+    /// Keeps the whole result's held-out figures aside before the guard judges the result
+    /// without the range search (which overwrites `held_out_sqnr_db` and `held_out_better`).
+    pub(super) fn set_whole_aside(&mut self) {
+        self.whole_held_out_sqnr_db = self.held_out_sqnr_db;
+        self.whole_held_out_better = self.held_out_better;
+    }
 }
 
 /// One line for people: what `--auto` changed and what it measured.
