@@ -50,11 +50,11 @@ run fmt cargo fmt --all -- --check
 step "cargo clippy -D warnings (native, all targets)"
 run clippy cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo clippy -D warnings (wasm32, features wasm + npy for the wasm tests)"
-run clippy-wasm cargo clippy -p zeropoint --all-targets --locked --target wasm32-unknown-unknown \
-  --no-default-features --features wasm,npy -- -D warnings
+run clippy-wasm cargo clippy -p zeropoint -p zeropoint-kernels --all-targets --locked --target wasm32-unknown-unknown \
+  --no-default-features --features zeropoint/wasm,zeropoint/npy -- -D warnings
 
 step "cargo doc -D warnings (every public item documented, links resolve)"
-run doc env RUSTDOCFLAGS="-D warnings" cargo doc -p zeropoint --no-deps --locked
+run doc env RUSTDOCFLAGS="-D warnings" cargo doc -p zeropoint -p zeropoint-kernels --no-deps --locked
 
 step "Rust tests (native)"
 run cargo-test cargo test --workspace --locked
@@ -67,13 +67,13 @@ n=$(plain "$logs/cargo-test.log" | awk '/Running rust\/roundtrip.rs/{f=1} f && !
 
 step "Rust tests compiled to wasm32, run in Node (SIMD128 on)"
 run wasm-test env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test -p zeropoint --locked --target wasm32-unknown-unknown --no-default-features --features wasm,npy
+  cargo test -p zeropoint -p zeropoint-kernels --locked --target wasm32-unknown-unknown --no-default-features --features zeropoint/wasm,zeropoint/npy
 count "rust wasm (node, simd128)" "$(cargo_passed "$logs/wasm-test.log")"
 
 step "Rust tests compiled to wasm32 with relaxed SIMD, run in Node"
 run wasm-test-relaxed env RUSTFLAGS="-C target-feature=+simd128,+relaxed-simd" CARGO_TARGET_DIR=target/relaxed \
   NODE_ARGS=--experimental-wasm-relaxed-simd CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test -p zeropoint --locked --target wasm32-unknown-unknown --no-default-features --features wasm,npy
+  cargo test -p zeropoint -p zeropoint-kernels --locked --target wasm32-unknown-unknown --no-default-features --features zeropoint/wasm,zeropoint/npy
 count "rust wasm (node, relaxed)" "$(cargo_passed "$logs/wasm-test-relaxed.log")"
 
 step "wasm builds (simd + nosimd) and the CLI"

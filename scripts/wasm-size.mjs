@@ -1,7 +1,7 @@
 // What takes the space in a .wasm: section sizes, then code bytes grouped by module path and the
 // largest functions. Function names come from the name section: cargo's output has it, the
 // shipped file does not (wasm-opt drops it). So for the breakdown, after scripts/build-wasm.sh:
-//   node scripts/wasm-size.mjs target/wasm-simd/wasm32-unknown-unknown/release/zeropoint.wasm [--depth 2] [--top 40]
+//   node scripts/wasm-size.mjs target/wasm-simd/wasm32-unknown-unknown/wasm-release/zeropoint.wasm [--depth 2] [--top 40]
 // These are LLVM's function sizes, before wasm-bindgen and wasm-opt (whose inlining merges
 // functions and shrinks the code ~8%); on a shipped file it prints the section sizes only.
 import { readFileSync } from 'node:fs';

@@ -8,9 +8,9 @@
 //! |---|---|
 //! | [`error`] | the crate's one error enum and `Result` alias |
 //! | [`tflite`] | the format: generated schema, `read` (verify + build IR), `write` |
-//! | [`fixedpoint`] | LiteRT's requantization arithmetic (Q31 multipliers, each rounding flavour) |
+//! | [`fixedpoint`] | LiteRT's requantization arithmetic (Q31 multipliers, each rounding flavour); in the `zeropoint-kernels` crate (`crate/kernels/`), re-exported |
 //! | [`graph`] | the format-agnostic IR: tensors, operators, buffers, element types (`graph::dtype`), sparse constants, summaries |
-//! | [`kernels`] | arithmetic over slices: the scalar reference kernels (float, int8, int16, hybrid; the spec), the SIMD128 kernels with the same bits, the TF-exact float kernels for calibration, and [`kernels::KernelSet`] |
+//! | [`kernels`] | arithmetic over slices: the scalar reference kernels (float, int8, int16, hybrid; the spec), the SIMD128 kernels with the same bits, the TF-exact float kernels for calibration, and [`kernels::KernelSet`]; the `zeropoint-kernels` crate (`crate/kernels/`), re-exported, so the page's build can compile the rest for size |
 //! | [`ops`] | per-operator prepare (types, options, shapes) + eval, one family per file, and the one op table (`ops::registry::OPS`) |
 //! | [`engine`] | the interpreter: prepare once, one planned arena, run without allocating (float, int8, 16x8, hybrid) |
 //! | [`limits`] | limits a user sets: model file size, and the engine's size limits |
@@ -23,9 +23,9 @@
 
 pub mod engine;
 pub mod error;
-pub mod fixedpoint;
+pub use zeropoint_kernels::fixedpoint;
 pub mod graph;
-pub mod kernels;
+pub use zeropoint_kernels as kernels;
 pub mod limits;
 #[cfg(feature = "npy")]
 pub mod npy;

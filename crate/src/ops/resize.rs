@@ -5,6 +5,7 @@
 use super::shape::require_same_quantization;
 use super::{Kernel, Node, OpIo, PrepareCtx, PrepareResult, Prepared, elem_size, options};
 use crate::graph::{BuiltinOperator, TensorType};
+use crate::kernels::reference::bytes;
 use crate::kernels::reference::int_elem::IntElem;
 use crate::kernels::reference::resize::{self, ResizeParams};
 use crate::kernels::{Arithmetic, litert_optimized, xnnpack};
@@ -27,16 +28,17 @@ impl Kernel for Bilinear {
     }
 }
 
-/// Integer bilinear resize on `T` elements.
+/// Integer bilinear resize on `T` elements: `run` is the kernel's instance for `T`, made in the
+/// kernels' crate (`resize::resize_bilinear_i8` / `_i16`).
 struct IntBilinear<T> {
     p: ResizeParams,
-    _t: std::marker::PhantomData<T>,
+    run: fn(&ResizeParams, &[T], &mut [T]),
 }
 
 impl<T: IntElem> Kernel for IntBilinear<T> {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.in_as::<T>(0);
-        resize::resize_bilinear_int(&self.p, input, io.out_as::<T>());
+        (self.run)(&self.p, input, io.out_as::<T>());
     }
 }
 
@@ -59,25 +61,7 @@ struct Nearest {
 impl Kernel for Nearest {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.input(0);
-        let out = io.output();
-        match self.size {
-            1 => resize::resize_nearest(&self.p, input, out),
-            2 => resize::resize_nearest::<u16>(
-                &self.p,
-                bytemuck::cast_slice(input),
-                bytemuck::cast_slice_mut(out),
-            ),
-            4 => resize::resize_nearest::<u32>(
-                &self.p,
-                bytemuck::cast_slice(input),
-                bytemuck::cast_slice_mut(out),
-            ),
-            _ => resize::resize_nearest::<u64>(
-                &self.p,
-                bytemuck::cast_slice(input),
-                bytemuck::cast_slice_mut(out),
-            ),
-        }
+        bytes::resize_nearest(self.size, &self.p, input, io.output());
     }
 }
 
@@ -183,7 +167,7 @@ pub fn prepare_resize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                 input.dtype,
                 IntBilinear::<i8> {
                     p,
-                    _t: std::marker::PhantomData,
+                    run: resize::resize_bilinear_i8,
                 },
             )
         } else {
@@ -192,7 +176,7 @@ pub fn prepare_resize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                 input.dtype,
                 IntBilinear::<i16> {
                     p,
-                    _t: std::marker::PhantomData,
+                    run: resize::resize_bilinear_i16,
                 },
             )
         })

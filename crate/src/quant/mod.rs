@@ -9,8 +9,8 @@
 //! - [`calibrate`]: the observers — stream samples through the float engine and record per
 //!   tensor TF's global min/max, a bounded histogram and moving-average min/max, then choose a
 //!   range (min/max, percentile, MSE, moving average).
-//! - [`observe`]: the per-element part of that recording (min/max scan, histogram bins),
-//!   vectorized with SIMD128, each next to its scalar specification.
+//! - The per-element part of that recording (min/max scan, histogram bins), vectorized with
+//!   SIMD128, each next to its scalar specification, is a kernel: [`crate::kernels::observe`].
 //! - [`inputs`]: calibration data sources — `.npy`, PNG/JPEG images, seeded random data.
 //!
 //! - The quantizer's facts about each operator (which inputs are weights and their per-channel
@@ -41,7 +41,8 @@ pub mod cleanup;
 pub mod compare_quant;
 pub mod inputs;
 pub mod normalize;
-pub mod observe;
+#[cfg(test)]
+mod observe_tests;
 pub mod params;
 pub mod passes;
 pub mod pipeline;

@@ -8,7 +8,7 @@ in chunks of 16 for one output pixel), which a 1-thread LiteRT does not show. Ea
 calibration.rs checks that our calibration records the same min/max on every tensor.
 
 Shapes (m = out_c, n = output pixels, k = filter taps x input channels), each with the partition
-crate/src/kernels/litert_optimized/contraction.rs computes for it:
+crate/kernels/src/litert_optimized/contraction.rs computes for it:
 - calib_conv_k288_s2: the reproducer of the issue, 3x3 stride-2 SAME 17x17x32 -> 9x9x32 with a
   fused RELU: m 32, n 81, k 288, sharded by k into 3 blocks of 96.
 - calib_conv_k1152: 3x3 SAME 6x6x128 -> 40 (40 rows: 16-row panels and an 8-row one): 4 blocks

@@ -59,7 +59,7 @@ export const RELAXED_DOT_MODULE = new Uint8Array([
   2, 253, 11, 4, 0, 11,
 ]);
 
-/** The probe's operands, the engine's (`crate/src/kernels/simd128/dot_scheme.rs`). */
+/** The probe's operands, the engine's (`crate/kernels/src/simd128/dot_scheme.rs`). */
 export const PROBE_A = [
   new Array<number>(16).fill(-128),
   [127, -128, -1, 5, 64, -64, 3, -7, 100, -100, 0, 1, -2, 2, -127, 127],

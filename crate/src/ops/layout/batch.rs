@@ -5,8 +5,9 @@
 use super::moved::moved;
 use super::sizes;
 use crate::graph::TensorType;
-use crate::kernels::reference::layout::{self, AxisMap, SpaceToBatchParams};
-use crate::ops::shape::{by_size, movable_size, same_type, zero_point_pad_value};
+use crate::kernels::reference::bytes;
+use crate::kernels::reference::layout::{AxisMap, SpaceToBatchParams};
+use crate::ops::shape::{movable_size, same_type, zero_point_pad_value};
 use crate::ops::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo};
 
 /// The input as 4-D NHWC (a rank-3 `[b, h, c]` gets a width of 1), the block shape `[bh, bw]`
@@ -75,9 +76,7 @@ struct SpaceToBatch {
 impl Kernel for SpaceToBatch {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.input(0);
-        by_size!(self.size, input, io.output(), &self.value, |i, o, v| {
-            layout::space_to_batch(&self.p, v, i, o)
-        })
+        bytes::space_to_batch(self.size, &self.p, &self.value, input, io.output())
     }
 }
 

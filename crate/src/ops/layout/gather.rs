@@ -5,8 +5,9 @@ use crate::Error;
 use crate::error::{IssueKind, OpIssue};
 use crate::graph::TensorType;
 use crate::kernels::reference::MAX_RANK;
-use crate::kernels::reference::layout::{self, GatherNdParams, GatherParams};
-use crate::ops::shape::{by_size, movable_size, same_type};
+use crate::kernels::reference::bytes;
+use crate::kernels::reference::layout::{GatherNdParams, GatherParams};
+use crate::ops::shape::{movable_size, same_type};
 use crate::ops::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo, options};
 use crate::tflite::schema::GatherOptionsT;
 
@@ -48,11 +49,7 @@ impl Kernel for Gather {
         let input = io.input(0);
         let idx = io.input(1);
         let i64 = self.i64;
-        let ok = by_size!(self.size, input, io.output(), |i, o| if i64 {
-            layout::gather(&self.p, i, bytemuck::cast_slice::<u8, i64>(idx), o)
-        } else {
-            layout::gather(&self.p, i, bytemuck::cast_slice::<u8, i32>(idx), o)
-        });
+        let ok = bytes::gather(self.size, &self.p, input, idx, i64, io.output());
         if !ok {
             io.fail(index_error(&self.out_of_range));
         }
@@ -152,11 +149,7 @@ impl Kernel for GatherNd {
         let input = io.input(0);
         let idx = io.input(1);
         let i64 = self.i64;
-        let ok = by_size!(self.size, input, io.output(), |i, o| if i64 {
-            layout::gather_nd(&self.p, i, bytemuck::cast_slice::<u8, i64>(idx), o)
-        } else {
-            layout::gather_nd(&self.p, i, bytemuck::cast_slice::<u8, i32>(idx), o)
-        });
+        let ok = bytes::gather_nd(self.size, &self.p, input, idx, i64, io.output());
         if !ok {
             io.fail(index_error(&self.out_of_range));
         }

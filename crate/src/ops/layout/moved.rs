@@ -6,8 +6,9 @@
 use super::sizes;
 use crate::graph::BuiltinOptionsT;
 use crate::kernels::reference::MAX_RANK;
-use crate::kernels::reference::layout::{self, AxisMap};
-use crate::ops::shape::{by_size, movable_size, same_type};
+use crate::kernels::reference::bytes;
+use crate::kernels::reference::layout::AxisMap;
+use crate::ops::shape::{movable_size, same_type};
 use crate::ops::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo, dims4, options};
 use crate::tflite::schema::{
     DepthToSpaceOptionsT, MirrorPadMode, MirrorPadOptionsT, SpaceToDepthOptionsT,
@@ -22,9 +23,7 @@ pub(super) struct Moved {
 impl Kernel for Moved {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.input(0);
-        by_size!(self.size, input, io.output(), |i, o| layout::axis_gather(
-            &self.map, i, o
-        ));
+        bytes::axis_gather(self.size, &self.map, input, io.output());
     }
 }
 

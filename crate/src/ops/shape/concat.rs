@@ -2,9 +2,10 @@
 //! LiteRT's `ConcatenationWithScaling` does; INT16 values are copied as they are, whatever the
 //! scales (as LiteRT does); INT8 needs the output's parameters on every input.
 
-use super::{by_size, is_quantized_type, movable_size, quant_key, require_same_quantization};
+use super::{is_quantized_type, movable_size, quant_key, require_same_quantization};
 use crate::graph::TensorType;
 use crate::graph::dtype::dtype_name;
+use crate::kernels::reference::bytes;
 use crate::kernels::reference::int_elem::IntElem;
 use crate::kernels::reference::shape::{self, ConcatRescale};
 use crate::ops::{Kernel, Node, OpIo, PrepareCtx, PrepareResult, Prepared, options};
@@ -47,14 +48,12 @@ impl Kernel for Concat {
             match (&part.rescale, self.dtype) {
                 // Only UINT8 parts carry a rescale (see `prepare_concatenation`).
                 (Some(r), _) => concat_rescaled::<u8>(self, part, r, input, io.output()),
-                (None, _) => by_size!(self.size, input, io.output(), |i, o| shape::concat_part(
-                    self.outer,
-                    part.in_inner,
-                    self.out_inner,
-                    part.out_offset,
-                    i,
-                    o
-                )),
+                (None, _) => bytes::concat_part(
+                    self.size,
+                    [self.outer, part.in_inner, self.out_inner, part.out_offset],
+                    input,
+                    io.output(),
+                ),
             }
         }
     }

@@ -27,67 +27,6 @@ pub use reshape::{prepare_densify, prepare_expand_dims, prepare_reshape, prepare
 pub use slice::{canonical_strided_slice, prepare_slice, prepare_strided_slice};
 pub use transpose::prepare_transpose;
 
-/// Runs `$body` with `$i`/`$o` bound to the input/output viewed as elements of `$size` bytes
-/// (and, in the second form, `$v` to one element read from the little-endian bytes `$value: &[u8;
-/// 8]`, e.g. a pad value).
-macro_rules! by_size {
-    ($size:expr, $input:expr, $output:expr, $value:expr, |$i:ident, $o:ident, $v:ident| $body:expr) => {{
-        let value: &[u8; 8] = $value;
-        match $size {
-            1 => {
-                let $i: &[u8] = $input;
-                let $o: &mut [u8] = $output;
-                let $v = value[0];
-                $body
-            }
-            2 => {
-                let $i: &[u16] = bytemuck::cast_slice($input);
-                let $o: &mut [u16] = bytemuck::cast_slice_mut($output);
-                let $v = u16::from_le_bytes([value[0], value[1]]);
-                $body
-            }
-            4 => {
-                let $i: &[u32] = bytemuck::cast_slice($input);
-                let $o: &mut [u32] = bytemuck::cast_slice_mut($output);
-                let $v = u32::from_le_bytes([value[0], value[1], value[2], value[3]]);
-                $body
-            }
-            _ => {
-                let $i: &[u64] = bytemuck::cast_slice($input);
-                let $o: &mut [u64] = bytemuck::cast_slice_mut($output);
-                let $v = u64::from_le_bytes(*value);
-                $body
-            }
-        }
-    }};
-    ($size:expr, $input:expr, $output:expr, |$i:ident, $o:ident| $body:expr) => {
-        match $size {
-            1 => {
-                let $i: &[u8] = $input;
-                let $o: &mut [u8] = $output;
-                $body
-            }
-            2 => {
-                let $i: &[u16] = bytemuck::cast_slice($input);
-                let $o: &mut [u16] = bytemuck::cast_slice_mut($output);
-                $body
-            }
-            4 => {
-                let $i: &[u32] = bytemuck::cast_slice($input);
-                let $o: &mut [u32] = bytemuck::cast_slice_mut($output);
-                $body
-            }
-            _ => {
-                let $i: &[u64] = bytemuck::cast_slice($input);
-                let $o: &mut [u64] = bytemuck::cast_slice_mut($output);
-                $body
-            }
-        }
-    };
-}
-/// Lets the op files use the macro by path.
-pub(crate) use by_size;
-
 /// Element sizes the data-movement kernels handle.
 pub(crate) fn movable_size(ctx: &PrepareCtx<'_>, t: &TensorInfo<'_>) -> PrepareResult<usize> {
     let s = elem_size(ctx, t)?;

@@ -1,9 +1,10 @@
 //! PAD and PADV2 with constant paddings: the pad value is PADV2's constant, else the output's
 //! zero point (0 for float).
 
-use super::{by_size, is_quantized_type, movable_size, quant_key, same_type};
+use super::{is_quantized_type, movable_size, quant_key, same_type};
 use crate::graph::{TensorType, litert_zero_point};
-use crate::kernels::reference::shape::{self, PadParams};
+use crate::kernels::reference::bytes;
+use crate::kernels::reference::shape::PadParams;
 use crate::ops::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo};
 
 struct Pad {
@@ -16,9 +17,7 @@ struct Pad {
 impl Kernel for Pad {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.input(0);
-        by_size!(self.size, input, io.output(), &self.value, |i, o, v| {
-            shape::pad(&self.p, v, i, o)
-        })
+        bytes::pad(self.size, &self.p, &self.value, input, io.output())
     }
 }
 

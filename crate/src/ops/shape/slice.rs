@@ -1,7 +1,8 @@
 //! SLICE and STRIDED_SLICE with constant arguments, canonicalised as TensorFlow does.
 
-use super::{by_size, movable_size, same_type};
-use crate::kernels::reference::shape::{self, StridedSliceParams};
+use super::{movable_size, same_type};
+use crate::kernels::reference::bytes;
+use crate::kernels::reference::shape::StridedSliceParams;
 use crate::ops::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, options};
 use crate::tflite::schema::StridedSliceOptionsT;
 
@@ -13,9 +14,7 @@ struct Slice {
 impl Kernel for Slice {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.input(0);
-        by_size!(self.size, input, io.output(), |i, o| shape::strided_slice(
-            &self.p, i, o
-        ));
+        bytes::strided_slice(self.size, &self.p, input, io.output());
     }
 }
 

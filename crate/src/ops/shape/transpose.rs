@@ -1,7 +1,8 @@
 //! TRANSPOSE with a constant permutation.
 
-use super::{by_size, movable_size, same_type};
-use crate::kernels::reference::shape::{self, TransposeParams};
+use super::{movable_size, same_type};
+use crate::kernels::reference::bytes;
+use crate::kernels::reference::shape::TransposeParams;
 use crate::ops::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared};
 
 struct Transpose {
@@ -12,9 +13,7 @@ struct Transpose {
 impl Kernel for Transpose {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let input = io.input(0);
-        by_size!(self.size, input, io.output(), |i, o| shape::transpose(
-            &self.p, i, o
-        ));
+        bytes::transpose(self.size, &self.p, input, io.output());
     }
 }
 

@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::graph::{Model, TensorType};
 use crate::kernels::KernelSet;
 use crate::kernels::litert_optimized::caches::CacheSizes;
-use crate::quant::observe::scan;
+use crate::kernels::observe::scan;
 
 /// The kernels [`Calibrator::new`] runs: LiteRT's optimized float kernels' arithmetic, which TF's
 /// calibrator runs, so min/max equal TF's bit for bit (reference kernels differ in the last bits

@@ -8,7 +8,7 @@ use std::ops::AddAssign;
 
 use serde::{Deserialize, Serialize};
 
-use crate::quant::observe;
+use crate::kernels::observe;
 
 /// Bins per tensor histogram (as TensorRT's entropy/percentile calibrators use).
 pub const HISTOGRAM_BINS: usize = 2048;

@@ -1,0 +1,146 @@
+//! int8 MAX_POOL_2D and AVERAGE_POOL_2D, bit-identical to
+//! [`reference::pool`](crate::reference::pool)'s integer kernels.
+//!
+//! Lanes are sixteen channels. MAX takes `i8x16.max_s` over the window's in-bounds pixels from
+//! −128, then clamps. AVERAGE sums in `i32` (exact: the constructor caps the window at 2^23
+//! pixels, so `|sum| < 2^31`), adds `±count/2` by the sum's sign as the reference does, and
+//! divides in `f64`: the quotient of two integers below 2^31 correctly rounded to `f64` never
+//! crosses an integer, so truncating it gives the reference's truncating integer division.
+//! Channels past the last multiple of 16 run the reference's scalar arithmetic.
+
+use super::elementwise_int::widen16;
+use super::v128::V128;
+use crate::PackedKernel;
+use crate::reference::pool::PoolParams;
+
+/// A prepared int8 pooling.
+#[derive(Debug, Clone)]
+pub struct PoolInt8 {
+    p: PoolParams,
+    max: bool,
+    act: (i8, i8),
+}
+
+impl PoolInt8 {
+    /// `None` when the clamp is empty or outside int8, or the window exceeds 2^23 pixels.
+    pub fn new(p: &PoolParams, max: bool, act_min: i32, act_max: i32) -> Option<Self> {
+        let lo = i8::try_from(act_min).ok()?;
+        let hi = i8::try_from(act_max).ok()?;
+        if lo > hi || p.filter_h.checked_mul(p.filter_w)? > 1 << 23 {
+            return None;
+        }
+        Some(PoolInt8 {
+            p: *p,
+            max,
+            act: (lo, hi),
+        })
+    }
+}
+
+impl PackedKernel for PoolInt8 {
+    type Elem = i8;
+    type Scratch = ();
+
+    /// Runs the pooling over NHWC int8 tensors of the prepared shapes.
+    fn run(&self, input: &[i8], output: &mut [i8], _: &mut ()) {
+        let p = &self.p;
+        let c = p.channels;
+        let full = c / 16 * 16;
+        let (lo, hi) = (V128::splat_i8(self.act.0), V128::splat_i8(self.act.1));
+        for b in 0..p.batches {
+            for oy in 0..p.out_h {
+                let yo = (oy * p.stride_h) as isize - p.pad_top as isize;
+                let y0 = yo.max(0) as usize;
+                let y1 = (yo + p.filter_h as isize).clamp(0, p.in_h as isize) as usize;
+                for ox in 0..p.out_w {
+                    let xo = (ox * p.stride_w) as isize - p.pad_left as isize;
+                    let x0 = xo.max(0) as usize;
+                    let x1 = (xo + p.filter_w as isize).clamp(0, p.in_w as isize) as usize;
+                    let out_at = ((b * p.out_h + oy) * p.out_w + ox) * c;
+                    let count = (y1.saturating_sub(y0) * x1.saturating_sub(x0)) as i32;
+                    let px = |y: usize, x: usize| ((b * p.in_h + y) * p.in_w + x) * c;
+                    for c0 in (0..full).step_by(16) {
+                        let v = if self.max {
+                            let mut m = V128::splat_i8(i8::MIN);
+                            for y in y0..y1 {
+                                for x in x0..x1 {
+                                    if let Some(a) = input[px(y, x) + c0..].first_chunk::<16>() {
+                                        m = m.i8x16_max(V128::load_i8(a));
+                                    }
+                                }
+                            }
+                            m
+                        } else {
+                            let mut s = [V128::zero(); 4];
+                            for y in y0..y1 {
+                                for x in x0..x1 {
+                                    if let Some(a) = input[px(y, x) + c0..].first_chunk::<16>() {
+                                        let w = widen16(V128::load_i8(a));
+                                        for i in 0..4 {
+                                            s[i] = s[i].i32x4_add(w[i]);
+                                        }
+                                    }
+                                }
+                            }
+                            average16(s, count)
+                        };
+                        if let Some(o) = output[out_at + c0..].first_chunk_mut::<16>() {
+                            v.i8x16_max(lo).i8x16_min(hi).store_i8(o);
+                        }
+                    }
+                    for ch in full..c {
+                        let (mut m, mut s) = (i32::from(i8::MIN), 0i32);
+                        for y in y0..y1 {
+                            for x in x0..x1 {
+                                let v = i32::from(input[px(y, x) + ch]);
+                                m = m.max(v);
+                                s += v;
+                            }
+                        }
+                        let v = if self.max {
+                            m
+                        } else if count == 0 {
+                            0
+                        } else if s > 0 {
+                            (s + count / 2) / count
+                        } else {
+                            (s - count / 2) / count
+                        };
+                        output[out_at + ch] =
+                            v.clamp(i32::from(self.act.0), i32::from(self.act.1)) as i8;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The reference's rounded average of four `i32x4` sums over `count` pixels, narrowed to
+/// sixteen int8 (saturating; the caller clamps).
+#[inline(always)]
+fn average16(s: [V128; 4], count: i32) -> V128 {
+    if count == 0 {
+        return V128::zero();
+    }
+    let half = V128::splat_i32(count / 2);
+    let neg_half = V128::splat_i32(-(count / 2));
+    let n = V128::splat_f64(f64::from(count));
+    let q = s.map(|v| {
+        let adj = half.bitselect(neg_half, v.i32x4_gt(V128::zero()));
+        let t = v.i32x4_add(adj);
+        let lo = t
+            .f64x2_convert_low_i32x4()
+            .f64x2_div(n)
+            .f64x2_trunc()
+            .i32x4_trunc_sat_f64x2_zero();
+        let hi = t
+            .high_i64s(t)
+            .f64x2_convert_low_i32x4()
+            .f64x2_div(n)
+            .f64x2_trunc()
+            .i32x4_trunc_sat_f64x2_zero();
+        lo.low_i32_pairs(hi)
+    });
+    q[0].i16x8_narrow_i32x4(q[1])
+        .i8x16_narrow_i16x8(q[2].i16x8_narrow_i32x4(q[3]))
+}
