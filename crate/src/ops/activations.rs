@@ -103,7 +103,7 @@ struct IntUnaryKernel<T> {
     _t: PhantomData<T>,
 }
 
-impl<T: QuantInt> Kernel for IntUnaryKernel<T> {
+impl<T: QuantInt + act::SoftmaxInt> Kernel for IntUnaryKernel<T> {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         match &self.op {
             IntUnary::ReluX(p) => act::quantized_relu_x(p, io.in_as::<T>(0), io.out_as::<T>()),
@@ -133,7 +133,7 @@ impl<T: QuantInt> Kernel for IntUnaryKernel<T> {
                 io.out_as::<i16>(),
             ),
             IntUnary::Softmax { params, depth } => {
-                act::quantized_softmax(params, *depth, io.in_as::<T>(0), io.out_as::<T>())
+                T::softmax(params, *depth, io.in_as::<T>(0), io.out_as::<T>())
             }
             IntUnary::Softmax16 { params, depth } => {
                 act::softmax_int16(params, *depth, io.in_as::<i16>(0), io.out_as::<i16>())

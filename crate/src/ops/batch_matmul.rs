@@ -6,15 +6,13 @@
 //! equal; the integer multiplier is `(double)(s_lhs · s_rhs) / (double)s_out` (the product in
 //! float, `GetQuantizedConvolutionMultipler`) as a Q31 multiplier, the clamp the type's range.
 
-use std::marker::PhantomData;
-
 use super::{Kernel, OpIo, PrepareCtx, PrepareResult, Prepared, TensorInfo, options};
 use crate::fixedpoint::quantize_multiplier;
 use crate::graph::TensorType;
 use crate::graph::dtype::dtype_name;
 use crate::kernels::Arithmetic;
 use crate::kernels::reference::batch_matmul::{self as bmm, BatchMatMulParams};
-use crate::kernels::reference::conv_int::{Accumulator, QuantElem, RequantParams};
+use crate::kernels::reference::conv_int::{QuantElem, RequantParams};
 use crate::kernels::reference::hybrid::QuantizedBatches;
 use crate::kernels::xnnpack as xnn;
 use crate::tflite::schema::BatchMatMulOptionsT;
@@ -32,18 +30,19 @@ impl Kernel for BatchMatMul {
     }
 }
 
-/// Integer kernel: elements `T`, accumulator `A`.
-struct QBatchMatMul<T, A> {
+/// Integer kernel on `T` elements: `run` is the kernel's instance for `T`, made in the kernels'
+/// crate (`bmm::batch_matmul_i8` / `_i16`).
+struct QBatchMatMul<T> {
     p: BatchMatMulParams,
     q: RequantParams,
     rhs_offset: i32,
-    _types: PhantomData<(T, A)>,
+    run: bmm::BatchMatMulIntFn<T>,
 }
 
-impl<T: QuantElem, A: Accumulator> Kernel for QBatchMatMul<T, A> {
+impl<T: QuantElem> Kernel for QBatchMatMul<T> {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let (lhs, rhs) = (io.in_as::<T>(0), io.in_as::<T>(1));
-        bmm::batch_matmul_int::<T, A>(&self.p, &self.q, self.rhs_offset, lhs, rhs, io.out_as());
+        (self.run)(&self.p, &self.q, self.rhs_offset, lhs, rhs, io.out_as());
     }
 }
 
@@ -174,9 +173,11 @@ pub fn prepare_batch_matmul(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             Ok(Prepared::f32(shape, BatchMatMul { p }))
         }
         (TensorType::FLOAT32, TensorType::INT8) => prepare_hybrid(ctx, &rhs, &o, p, shape),
-        (TensorType::INT8, TensorType::INT8) => prepare_int::<i8, i32>(ctx, &lhs, &rhs, p, shape),
+        (TensorType::INT8, TensorType::INT8) => {
+            prepare_int::<i8>(ctx, &lhs, &rhs, p, shape, bmm::batch_matmul_i8)
+        }
         (TensorType::INT16, TensorType::INT16) => {
-            prepare_int::<i16, i64>(ctx, &lhs, &rhs, p, shape)
+            prepare_int::<i16>(ctx, &lhs, &rhs, p, shape, bmm::batch_matmul_i16)
         }
         (a, b) => Err(ctx.unsupported(
             rhs.describe(),
@@ -191,12 +192,13 @@ pub fn prepare_batch_matmul(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
 }
 
 /// Per-tensor parameters of the integer kernel: LiteRT's multiplier, offsets and type clamp.
-fn prepare_int<T: QuantElem + 'static, A: Accumulator + 'static>(
+fn prepare_int<T: QuantElem + 'static>(
     ctx: &PrepareCtx<'_>,
     lhs: &TensorInfo<'_>,
     rhs: &TensorInfo<'_>,
     p: BatchMatMulParams,
     shape: Vec<usize>,
+    run: bmm::BatchMatMulIntFn<T>,
 ) -> PrepareResult<Prepared> {
     let dtype = lhs.dtype;
     ctx.require_output_dtype(0, dtype)?;
@@ -254,11 +256,11 @@ fn prepare_int<T: QuantElem + 'static, A: Accumulator + 'static>(
     Ok(Prepared::new(
         shape,
         dtype,
-        QBatchMatMul::<T, A> {
+        QBatchMatMul::<T> {
             p,
             q,
             rhs_offset: -qr.zero_point,
-            _types: PhantomData,
+            run,
         },
     ))
 }

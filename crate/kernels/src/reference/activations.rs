@@ -332,6 +332,25 @@ pub struct QuantSoftmax {
     pub diff_min: i32,
 }
 
+/// Element types whose integer SOFTMAX ([`quantized_softmax`], input and output of the same
+/// type) is instantiated in this crate at its opt-level (see [`super::bytes`]): the operators
+/// call it through this trait, so their generic code does not make its own instance.
+pub trait SoftmaxInt: QuantInt {
+    /// [`quantized_softmax`] from `Self` to `Self`.
+    fn softmax(p: &QuantSoftmax, depth: usize, input: &[Self], output: &mut [Self]);
+}
+
+macro_rules! softmax_int {
+    ($($t:ty),*) => {$(
+        impl SoftmaxInt for $t {
+            fn softmax(p: &QuantSoftmax, depth: usize, input: &[$t], output: &mut [$t]) {
+                quantized_softmax(p, depth, input, output);
+            }
+        }
+    )*};
+}
+softmax_int!(i8, u8, i16);
+
 /// Quantized SOFTMAX along the last axis (`depth` elements per row), int8 / uint8 input, int8 /
 /// uint8 / int16 output. Mirrors LiteRT `reference_ops::Softmax` (quantized): differences to the
 /// row maximum scaled into Q5.26, gemmlowp `exp_on_negative_values`, sum in Q12.19, the

@@ -115,6 +115,34 @@ pub fn batch_matmul(p: &BatchMatMulParams, lhs: &[f32], rhs: &[f32], output: &mu
     });
 }
 
+/// An instance of [`batch_matmul_int`] for one element type (and its accumulator).
+pub type BatchMatMulIntFn<T> = fn(&BatchMatMulParams, &RequantParams, i32, &[T], &[T], &mut [T]);
+
+/// [`batch_matmul_int`] on int8 with an int32 accumulator, instantiated in this crate at its
+/// opt-level (see [`super::bytes`]).
+pub fn batch_matmul_i8(
+    p: &BatchMatMulParams,
+    q: &RequantParams,
+    rhs_offset: i32,
+    lhs: &[i8],
+    rhs: &[i8],
+    output: &mut [i8],
+) {
+    batch_matmul_int::<i8, i32>(p, q, rhs_offset, lhs, rhs, output);
+}
+
+/// [`batch_matmul_int`] on int16 with an int64 accumulator (16x8), instantiated in this crate.
+pub fn batch_matmul_i16(
+    p: &BatchMatMulParams,
+    q: &RequantParams,
+    rhs_offset: i32,
+    lhs: &[i16],
+    rhs: &[i16],
+    output: &mut [i16],
+) {
+    batch_matmul_int::<i16, i64>(p, q, rhs_offset, lhs, rhs, output);
+}
+
 /// BATCH_MATMUL, integer. Mirrors LiteRT `reference_ops::BatchMatMul<T, AccumT>` (int8 with
 /// int32 accumulators, int16 with int64): `Σ_d (rhs + rhs_offset) · (lhs + q.input_offset)`,
 /// requantized with the one multiplier by LiteRT's `MultiplyByQuantizedMultiplier` for the
