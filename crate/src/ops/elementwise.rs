@@ -74,12 +74,12 @@ struct IntBinary<T> {
     _t: PhantomData<T>,
 }
 
-impl<T: QuantInt> Kernel for IntBinary<T> {
+impl<T: QuantInt + elementwise::BinaryInt> Kernel for IntBinary<T> {
     fn eval(&mut self, io: &mut OpIo<'_>) {
         let (a, b) = (io.in_as::<T>(0), io.in_as::<T>(1));
         let out = io.out_as::<T>();
         match &self.op {
-            IntOp::AddSub(p) => elementwise::quantized_add_sub(p, &self.shape, a, b, out),
+            IntOp::AddSub(p) => T::add_sub(p, &self.shape, a, b, out),
             IntOp::PotAddSub16 {
                 sub,
                 shift1,
@@ -101,13 +101,9 @@ impl<T: QuantInt> Kernel for IntBinary<T> {
                     io.out_as::<i16>(),
                 )
             }
-            IntOp::Mul(p) => elementwise::quantized_mul(p, &self.shape, a, b, out),
-            IntOp::SquaredDifference(p) => {
-                elementwise::quantized_squared_difference(p, &self.shape, a, b, out)
-            }
-            IntOp::MaxMin { maximum } => {
-                elementwise::quantized_max_min(*maximum, &self.shape, a, b, out)
-            }
+            IntOp::Mul(p) => T::mul(p, &self.shape, a, b, out),
+            IntOp::SquaredDifference(p) => T::squared_difference(p, &self.shape, a, b, out),
+            IntOp::MaxMin { maximum } => T::max_min(*maximum, &self.shape, a, b, out),
             IntOp::XnnAdd(p) => {
                 // Prepare chose this only for int8 tensors.
                 let (a, b) = (io.in_as::<i8>(0), io.in_as::<i8>(1));

@@ -275,6 +275,53 @@ impl QuantAddSub {
     }
 }
 
+/// Element types whose quantized binary kernels ([`quantized_add_sub`], [`quantized_mul`],
+/// [`quantized_squared_difference`], [`quantized_max_min`]) are instantiated in this crate at
+/// its opt-level (see [`super::bytes`]): the operators call them through this trait, so their
+/// generic code does not make its own instances.
+pub trait BinaryInt: QuantInt {
+    /// [`quantized_add_sub`] on `Self`.
+    fn add_sub(p: &QuantAddSub, shape: &Broadcast, a: &[Self], b: &[Self], out: &mut [Self]);
+    /// [`quantized_mul`] on `Self`.
+    fn mul(p: &QuantMul, shape: &Broadcast, a: &[Self], b: &[Self], out: &mut [Self]);
+    /// [`quantized_squared_difference`] on `Self`.
+    fn squared_difference(
+        p: &QuantAddSub,
+        shape: &Broadcast,
+        a: &[Self],
+        b: &[Self],
+        out: &mut [Self],
+    );
+    /// [`quantized_max_min`] on `Self`.
+    fn max_min(maximum: bool, shape: &Broadcast, a: &[Self], b: &[Self], out: &mut [Self]);
+}
+
+macro_rules! binary_int {
+    ($($t:ty),*) => {$(
+        impl BinaryInt for $t {
+            fn add_sub(p: &QuantAddSub, shape: &Broadcast, a: &[$t], b: &[$t], out: &mut [$t]) {
+                quantized_add_sub(p, shape, a, b, out);
+            }
+            fn mul(p: &QuantMul, shape: &Broadcast, a: &[$t], b: &[$t], out: &mut [$t]) {
+                quantized_mul(p, shape, a, b, out);
+            }
+            fn squared_difference(
+                p: &QuantAddSub,
+                shape: &Broadcast,
+                a: &[$t],
+                b: &[$t],
+                out: &mut [$t],
+            ) {
+                quantized_squared_difference(p, shape, a, b, out);
+            }
+            fn max_min(maximum: bool, shape: &Broadcast, a: &[$t], b: &[$t], out: &mut [$t]) {
+                quantized_max_min(maximum, shape, a, b, out);
+            }
+        }
+    )*};
+}
+binary_int!(i8, u8, i16);
+
 /// Quantized SQUARED_DIFFERENCE with broadcasting (int8), LiteRT's `BroadcastBinaryFunction6DSlow`
 /// over [`QuantAddSub::apply_squared_difference`].
 pub fn quantized_squared_difference<T: QuantInt>(
