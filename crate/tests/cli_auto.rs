@@ -111,6 +111,38 @@ fn auto_is_never_below_the_default_on_golden_models() {
 }
 
 #[test]
+fn auto_takes_token_ids() {
+    // A text classifier whose input is INT32 token ids (the zoo's unrolled LSTM): `--auto` scores
+    // every candidate against the float model run on the same ids. Its scorer once set the float
+    // model's inputs as FLOAT32 and refused the model ("expected 1×16 INT32, got 16 FLOAT32").
+    let z = repo().join("tests/zoo/lstm_text_unrolled");
+    let float = path(z.join("model_float.tflite"));
+    let ids = path(z.join("input_0.npy"));
+    let o = path(common::scratch_in("cli_auto", "tokens.tflite"));
+    let r = common::scratch_in("cli_auto", "tokens.json");
+    let args = [
+        "quantize",
+        &float,
+        "--data",
+        &ids,
+        "--io",
+        "float",
+        "--auto",
+        "--auto-budget",
+        "8",
+        "--report",
+        &path(r.clone()),
+        "-o",
+        &o,
+    ];
+    let out = zeropoint(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(r).expect("report")).expect("json");
+    assert!(r["auto"]["sqnr_db"].as_f64().is_some(), "{}", r["auto"]);
+}
+
+#[test]
 fn resuming_from_saved_activations_writes_what_whole_runs_write() {
     // A convolutional golden model (arena regions reused between layers): the range search's
     // candidates resume from checkpoints; `--auto-whole-runs` scores each from the inputs.

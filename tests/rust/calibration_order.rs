@@ -80,9 +80,17 @@ fn check_case(case: &Case, caches: Option<CacheSizes>) -> Result<(usize, usize),
         }
     }
     if let Some((s, k, e, g, w)) = first {
+        // Some of TF's float kernels use the CPU's reciprocal estimate (`rcpps`: exact GELU's
+        // erfc), which differs between CPU makers: name the CPU the case was recorded on.
+        let toml = std::fs::read_to_string(dir.join("calibrator.toml")).unwrap_or_default();
+        let cpu = toml
+            .lines()
+            .find_map(|l| l.strip_prefix("cpu = "))
+            .unwrap_or("not recorded");
         return Err(format!(
             "{differing} of {compared} elements differ from TF's calibrator; first: sample {s} \
-             output {k} element {e}: ours {g:e}, TF {w:e}"
+             output {k} element {e}: ours {g:e}, TF {w:e} (recorded on CPU {cpu}: where TF's \
+             kernels use the CPU's reciprocal estimate, another CPU maker's differs)"
         ));
     }
     Ok((compared, differing))

@@ -97,6 +97,18 @@ def eigen_caches() -> str:
     return subprocess.run(cmd, cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
 
 
+def cpu_model() -> str:
+    """This CPU's model name (Linux /proc/cpuinfo), which decides `rcpps` estimates: TF's exact
+    GELU depends on them (calib_gelu_exact)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
 def one_case(case_dir: Path) -> None:
     meta = tomllib.loads((case_dir / "case.toml").read_text())
     model = (case_dir / "model_float.tflite").read_bytes()
@@ -123,6 +135,7 @@ def one_case(case_dir: Path) -> None:
         f"output_elements = {total}\n"
         f"output_elements_differing_from_1_thread = {differing}\n"
         f'eigen_caches = "{eigen_caches()}"\n'
+        f'cpu = "{cpu_model()}"\n'
     )
     print(
         f"{case_dir.name}: {len(tf_ranges)}/{len(tf_ranges)} ranges equal TF's calibrator with "

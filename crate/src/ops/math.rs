@@ -43,9 +43,11 @@ impl Kernel for XnnpackFloat {
     }
 }
 
-/// Float32 GELU: the tanh approximation, or the exact (erfc) form.
+/// Float32 GELU: the tanh approximation, or the exact (erfc) form; `tf`: the exact form as TF's
+/// wheel computes it (the kernels TF calibrates with, `KernelSet::LiteRtOptimized`).
 struct Gelu {
     approximate: bool,
+    tf: bool,
 }
 
 impl Kernel for Gelu {
@@ -53,6 +55,8 @@ impl Kernel for Gelu {
         let input = io.f32_in(0);
         if self.approximate {
             math::gelu_approximate(input, io.f32_out());
+        } else if self.tf {
+            math::gelu_exact_tf(input, io.f32_out());
         } else {
             math::gelu_exact(input, io.f32_out());
         }
@@ -289,7 +293,11 @@ pub fn prepare_unary_math(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     ctx.require_f32(&input)?;
     if ctx.op.code.op() == BuiltinOperator::GELU {
         let approximate = gelu_approximate(ctx)?;
-        return Ok(Prepared::f32(input.shape.to_vec(), Gelu { approximate }));
+        let tf = ctx.litert_optimized();
+        return Ok(Prepared::f32(
+            input.shape.to_vec(),
+            Gelu { approximate, tf },
+        ));
     }
     let Some(f) = float_fn(ctx.op.code.op()) else {
         return Err(ctx.unsupported(String::new(), "not a unary math op"));

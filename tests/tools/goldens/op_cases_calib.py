@@ -27,6 +27,11 @@ crate/kernels/src/litert_optimized/contraction.rs computes for it:
 - calib_fc_rows_k1200: FULLY_CONNECTED 1200 -> 24 on 5 rows: Eigen's single-threaded general
   product, whose depth is longer than one gebp block (kc 400 with a 32 KiB L1, 608 with 48 KiB),
   so it is summed in kc chunks (one block over all 1200 differed from TF by up to 14 ulps).
+- calib_gelu_exact: GELU, exact (erfc) form, on [-7, 7]: the TF wheel's Eigen is built with AVX
+  and EIGEN_FAST_MATH, so erfc's 1/x^2 (|x| > 1) is the CPU's rcpps estimate plus a Newton step,
+  not LiteRT's division (the zoo's tiny_vit: 89 of 4096 outputs of its first GELU, then 16 of
+  its 130 quantized tensors, one ulp off in scale). The estimate is the CPU's own (Intel's and
+  AMD's differ), so calibrator.toml names the CPU.
 """
 
 from __future__ import annotations
@@ -113,4 +118,11 @@ op_case(
     lambda x: L.Dense(24)(x),
     "FULLY_CONNECTED 1200 -> 24 on 5 rows: Eigen's general product, k longer than one gebp block (kc from the L1 size).",
     weights=random_bias(L.Dense), skip=SKIP,
+)
+op_case(
+    "calib_gelu_exact", "GELU", 9711,
+    [In("x", (32, 64), -7.0, 7.0)],
+    lambda x: keras.activations.gelu(x, approximate=False),
+    "GELU (exact, erfc) on [-7, 7]: TF's calibrator computes erfc's 1/x^2 with the CPU's rcpps and a Newton step.",
+    skip=SKIP,
 )

@@ -294,6 +294,7 @@ export function fewSamplesHint(a: Pick<NonNullable<Report['auto']>, 'fell_back' 
 /** What an `--auto` run chose and measured (the report's `auto`). */
 export function autoReportBox(a: NonNullable<Report['auto']>): HTMLElement {
   const floatOps = a.float_ops ?? [];
+  const hint = fewSamplesHint(a);
   const targets = [
     ...(a.target_sqnr_db !== undefined ? [`${String(a.target_sqnr_db)} dB`] : []),
     ...(a.target_accuracy_drop !== undefined ? [`top-1 accuracy at most ${String(a.target_accuracy_drop)} points below float`] : []),
@@ -301,7 +302,7 @@ export function autoReportBox(a: NonNullable<Report['auto']>): HTMLElement {
   const lines = [
     `Output SQNR ${db(a.sqnr_db)} against TF-compatible ${db(a.tf_compatible_sqnr_db)} on ${String(a.samples)} search samples (${String(a.folds)} folds); ${String(a.evaluations)} candidate models scored${a.budget_exhausted ? ' (the budget ran out)' : ''}.`,
     a.held_out_samples > 0 ? `Held out (never used to choose): ${String(a.held_out_samples)} samples${a.cross_validated ? ', cross-validated' : ''}: ${heldOut(a)} against TF-compatible ${db(a.held_out_tf_compatible_sqnr_db)}.` : 'No held-out samples (fewer than 4 given).',
-    a.fell_back ? `Nothing held up against TF’s choices on every fold and the held-out samples: the TF-compatible model was written.${fewSamplesHint(a) !== '' ? ` ${fewSamplesHint(a)}` : ''}` : a.guard_dropped_search ? 'The range search did not hold up on the held-out samples and was dropped; equalization and bias correction were kept.' : '',
+    a.fell_back ? `Nothing held up against TF’s choices on every fold and the held-out samples: the TF-compatible model was written.${hint !== '' ? ` ${hint}` : ''}` : a.guard_dropped_search ? 'The range search did not hold up on the held-out samples and was dropped; equalization and bias correction were kept.' : '',
     `${a.fell_back ? 'What the search found (not written): ' : ''}cross-layer equalization: ${a.equalized.length > 0 ? a.equalized.join(', ') : 'none kept'}; weight clipping: ${(a.weights_clipped ?? []).length > 0 ? `${String((a.weights_clipped ?? []).length)} operators` : 'none kept'}; bias correction: ${a.bias_corrected.length > 0 ? `${String(a.bias_corrected.length)} operators` : 'none kept'}; ranges other than min/max: ${String(a.ranges.length)}.`,
     targets.length > 0
       ? `Target ${targets.join(' and ')} ${a.target_reached ? 'reached' : 'not reached'}: ${String(a.int16_ops.length)} operators moved to int16 (${a.int16_ops.map((i) => `#${String(i)}`).join(', ') || 'none'})${floatOps.length > 0 ? `, ${String(floatOps.length)} kept float (${floatOps.map((i) => `#${String(i)}`).join(', ')})` : ''}.`

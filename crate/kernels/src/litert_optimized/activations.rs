@@ -132,12 +132,51 @@ fn polevl(x: f32, coeffs: &[f32]) -> f32 {
     coeffs[1..].iter().fold(coeffs[0], |p, &c| p * x + c)
 }
 
-/// Eigen's `generic_fast_erfc<float>` (AVX, no FMA): `x` clamped to ±11; for `x² ≤ 1`,
+/// Eigen's `generic_fast_erfc<float>` (no FMA): `x` clamped to ±11; for `x² ≤ 1`,
 /// `1 + x·S(x²)`; otherwise `exp(−x²)·(1 − x²_lo) · P(1/x²) / (x·Q(1/x²))` (+2 for negative
-/// `x`), with `x²_lo` the exact rounding error of `x²` and [`exp_f32`] for the exponential. What
-/// LiteRT's float GELU (exact form) computes; checked bit for bit against `BUILTIN_REF` on 4099
-/// inputs over [−6, 6] (`tiny_vit` and a dense grid).
+/// `x`), with `x²_lo` the exact rounding error of `x²` and [`exp_f32`] for the exponential, and
+/// `1/x²` a division. What LiteRT's float GELU (exact form) computes; checked bit for bit against
+/// `BUILTIN_REF` on 4099 inputs over [−6, 6] (`tiny_vit` and a dense grid).
 pub fn erfc_f32(x_in: f32) -> f32 {
+    erfc_with(x_in, |a| 1.0 / a)
+}
+
+/// [`erfc_f32`] as TF 2.21's wheel computes it, which TF's calibrator runs: that build has
+/// AVX and Eigen's `EIGEN_FAST_MATH`, so `1/x²` is `preciprocal<Packet8f>`, the CPU's `rcpps`
+/// estimate refined by one Newton step ([`reciprocal_rcp_newton`]). It differs from LiteRT's
+/// in the last bit for some `|x| > 1` (89 of the 4096 GELU outputs of the zoo's `tiny_vit` on
+/// one sample, all equal to TF's interpreter with this).
+pub fn erfc_f32_tf(x_in: f32) -> f32 {
+    erfc_with(x_in, reciprocal_rcp_newton)
+}
+
+/// Eigen's AVX `preciprocal` under `EIGEN_FAST_MATH` without FMA
+/// (`generic_reciprocal_newton_step<Packet8f, 1>` on `_mm256_rcp_ps`): `r = rcp(a)`,
+/// `t = 1 − a·r`, then `r·t + r` (each step rounded), or `r` itself when `t` is NaN (`a` is ±0 or
+/// ±∞). The estimate is the CPU's own (`rcpss`: Intel's and AMD's differ in the last bits of the
+/// estimate, and so TF's results do); without x86 there is none, and the exact quotient stands in.
+pub fn reciprocal_rcp_newton(a: f32) -> f32 {
+    let r = rcp_estimate(a);
+    let t = 1.0 - a * r;
+    if t.is_nan() { r } else { r * t + r }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn rcp_estimate(a: f32) -> f32 {
+    use std::arch::x86_64::{_mm_cvtss_f32, _mm_rcp_ss, _mm_set_ss};
+    // SAFETY: SSE is part of the x86-64 baseline, so these instructions exist on every CPU
+    // this code runs on.
+    unsafe { _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(a))) }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn rcp_estimate(a: f32) -> f32 {
+    1.0 / a
+}
+
+/// [`erfc_f32`]'s formula with `recip` computing `1/x²`.
+#[inline(always)]
+fn erfc_with(x_in: f32, recip: impl Fn(f32) -> f32) -> f32 {
     // Eigen's coefficients, written as their exact float bits.
     const ALPHA: [f32; 6] = [
         f32::from_bits(0x3a13_45ea),
@@ -170,7 +209,7 @@ pub fn erfc_f32(x_in: f32) -> f32 {
     let x2_lo = (f64::from(x) * f64::from(x) - f64::from(x2)) as f32;
     let e = exp_f32(-x2);
     let z = e - e * x2_lo;
-    let q2 = 1.0 / x2;
+    let q2 = recip(x2);
     let r = polevl(q2, &GAMMA) / (x * polevl(q2, &DELTA));
     z * r + if x < 0.0 { 2.0 } else { 0.0 }
 }

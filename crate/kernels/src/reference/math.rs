@@ -28,7 +28,9 @@
 use super::fixedpoint_math::{lut_lookup_int16, rescale, saturating_rounding_multiply_by_pot};
 use super::quantize::QuantInt;
 use crate::fixedpoint::{multiply_by_quantized_multiplier, saturating_rounding_doubling_high_mul};
-use crate::litert_optimized::activations::{erfc_f32 as eigen_erfc, tanh_f32 as eigen_tanh};
+use crate::litert_optimized::activations::{
+    erfc_f32 as eigen_erfc, erfc_f32_tf, tanh_f32 as eigen_tanh,
+};
 
 /// `sqrt(2 / π)` as LiteRT's `gelu_internal::kSqrt2dPi`: the product in double, then float.
 const SQRT_2_OVER_PI: f32 =
@@ -66,6 +68,15 @@ const NEG_SQRT_HALF: f32 = -std::f64::consts::FRAC_1_SQRT_2 as f32;
 pub fn gelu_exact(input: &[f32], output: &mut [f32]) {
     for (o, &x) in output.iter_mut().zip(input) {
         *o = (0.5 * x) * eigen_erfc(x * NEG_SQRT_HALF);
+    }
+}
+
+/// [`gelu_exact`] as TF 2.21's wheel (TF's calibrator) computes it: the same expression with
+/// [`crate::litert_optimized::activations::erfc_f32_tf`], whose `1/x²` is the CPU's reciprocal
+/// estimate refined by a Newton step.
+pub fn gelu_exact_tf(input: &[f32], output: &mut [f32]) {
+    for (o, &x) in output.iter_mut().zip(input) {
+        *o = (0.5 * x) * erfc_f32_tf(x * NEG_SQRT_HALF);
     }
 }
 

@@ -22,7 +22,7 @@ use super::{dims, floats};
 use std::collections::HashMap;
 
 use super::equalize::set_constant;
-use crate::engine::compare::real_values;
+use crate::engine::compare::{real_values, set_input_real};
 use crate::engine::{Interpreter, Limits, TensorId};
 use crate::error::Result;
 use crate::graph::{BuiltinOperator as Op, Model, ShapeOverrides};
@@ -82,7 +82,7 @@ fn input_means(
     let mut fi = Interpreter::with_options(&m, &Limits::default(), CALIBRATION_KERNELS)?;
     for sample in samples {
         for (i, x) in sample.iter().enumerate() {
-            fi.set_input_f32(i, x)?;
+            set_input_real(&mut fi, &m, i, x)?;
         }
         fi.invoke_with(&mut |TensorId(t), view| {
             let Some(&c) = wanted.get(&t) else { return };

@@ -176,7 +176,7 @@ impl Scorer {
         let mut reference = Vec::with_capacity(samples.len());
         for sample in samples {
             for (i, x) in sample.iter().enumerate() {
-                fi.set_input_f32(i, x)?;
+                set_input_real(&mut fi, &float, i, x)?;
             }
             fi.invoke()?;
             reference.push(outputs(&fi, &float)?);
