@@ -12,7 +12,10 @@
 //! golden cases and on random and edge inputs (365 000 per elementwise operator, 102 SOFTMAX
 //! shapes and betas).
 //!
-//! Only IEEE basic operations (and `floor`, which is exact) are used, so wasm and native agree.
+//! Only IEEE basic operations (and `floor`, which is exact) are used, so wasm and native agree,
+//! with one exception: [`erfc_f32_tf`] (TF's exact GELU, for calibration) starts from the CPU's
+//! reciprocal estimate (`rcpss`), which only x86 has and which differs between CPU makers; where
+//! there is none it divides, as LiteRT's [`erfc_f32`] does.
 
 use super::eigen;
 
