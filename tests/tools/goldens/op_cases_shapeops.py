@@ -61,3 +61,11 @@ op_case(
     "LOG_SOFTMAX over 37 logits in [-12, 2] (rows start at different packet alignments; large "
     "negative differences reach the int8 kernel's diff_min cut-off).",
 )
+op_case(
+    "op_log_softmax_wrap", "LOG_SOFTMAX", 7403,
+    [In("x", (7000,), 0.0, 0.5)],
+    lambda x: L.Lambda(lambda t: K.log_softmax(t, axis=-1), name="log_softmax")(x),
+    "LOG_SOFTMAX over 7000 logits in [0, 0.5]: the int8 kernel's sum of exponentials (about 5500) "
+    "passes the 2^12 its Q12.19 accumulator holds and wraps negative, and LiteRT's log of it "
+    "saturates (SaturatingRoundingMultiplyByPOTParam has no right shift).",
+)

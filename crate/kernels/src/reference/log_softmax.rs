@@ -16,7 +16,6 @@
 
 use super::fixedpoint_math::{
     exp_on_negative_values, one_over_one_plus_x_for_x_in_0_1, rescale, rounding_half_sum,
-    saturating_rounding_multiply_by_pot,
 };
 use crate::fixedpoint::{
     multiply_by_quantized_multiplier, rounding_divide_by_pot,
@@ -96,10 +95,24 @@ pub struct LogSoftmaxParams {
     pub diff_min: i32,
 }
 
-/// Gemmlowp's `SaturatingRoundingMultiplyByPOTParam` for a non-negative exponent (a saturating
-/// left shift; 0 returns `x`).
+/// LiteRT's `SaturatingRoundingMultiplyByPOTParam` (`internal/common.h`), a saturating left shift
+/// (0 returns `x`). It has no right-shift branch: a negative exponent — only when the sum of
+/// exponentials wrapped negative, past 2^12 in Q12.19 (a row of tens of thousands of elements
+/// near the maximum) — shifts by what x86's `shl` takes, the count mod 32, so the threshold is
+/// `(1 << 0) − 1 = 0` and every non-zero `x` saturates (LiteRT `BUILTIN_REF` on such a row).
 fn sat_shl(x: i32, exponent: i32) -> i32 {
-    saturating_rounding_multiply_by_pot(x, exponent)
+    if exponent == 0 {
+        return x;
+    }
+    // Shift counts are taken mod 32, as the compiled kernel's `shl` does.
+    let threshold = 1i32.wrapping_shl((31 - exponent) as u32).wrapping_sub(1);
+    if x > threshold {
+        i32::MAX
+    } else if x < threshold.wrapping_neg() {
+        i32::MIN
+    } else {
+        x.wrapping_shl(exponent as u32)
+    }
 }
 
 /// Saturating `i32` addition (`SaturatingAddNonGemmlowp`).
