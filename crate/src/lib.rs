@@ -7,6 +7,7 @@
 //! | module | what lives there |
 //! |---|---|
 //! | [`error`] | the crate's one error enum and `Result` alias |
+//! | [`clock`] | the one wall clock (`Instant` natively, `performance.now()` in the page) and deadlines |
 //! | [`tflite`] | the format: generated schema, `read` (verify + build IR), `write` |
 //! | [`fixedpoint`] | LiteRT's requantization arithmetic (Q31 multipliers, each rounding flavour); in the `zeropoint-kernels` crate (`crate/kernels/`), re-exported |
 //! | [`graph`] | the format-agnostic IR: tensors, operators, buffers, element types (`graph::dtype`), sparse constants, summaries |
@@ -21,6 +22,7 @@
 //!
 //! The CLI (`zeropoint`) lives in `src/bin/zeropoint/` (one file per subcommand) and only calls this library.
 
+pub mod clock;
 pub mod engine;
 pub mod error;
 pub use zeropoint_kernels::fixedpoint;

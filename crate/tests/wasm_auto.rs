@@ -235,3 +235,29 @@ fn the_ranker_scores_each_candidate_against_the_float_model() {
     }
     assert!(message(r.score(0, "int4").expect_err("no such fix")).contains("int16 or float"));
 }
+
+#[wasm_bindgen_test]
+fn a_time_limit_reads_the_pages_clock() {
+    // `timeLimit` as the page sends it: 0 s has passed at once (`performance.now()`: a build
+    // without that clock would never stop), so only the TF-compatible model is scored and it is
+    // written; an hour is never reached and the search runs as without a limit.
+    let cal = calibrated(24, true);
+    let run = |json: &str| {
+        let settings = serde_wasm_bindgen::to_value(&int8()).expect("settings");
+        let auto = js_sys::JSON::parse(json).expect("json");
+        let q = cal
+            .auto_quantize(EXAMPLE, settings, auto, None)
+            .map_err(message)
+            .expect("--auto");
+        let report: serde_json::Value =
+            serde_json::from_str(&q.report_json().expect("json")).expect("report");
+        report["auto"].clone()
+    };
+    let stopped = run(r#"{"budget": 20, "timeLimit": 0}"#);
+    assert_eq!(stopped["time_limit_reached"], true, "{stopped}");
+    assert_eq!(stopped["fell_back"], true, "{stopped}");
+    assert_eq!(stopped["evaluations"], 1, "{stopped}");
+    let free = run(r#"{"budget": 20, "timeLimit": 3600}"#);
+    assert_eq!(free["time_limit_reached"], false, "{free}");
+    assert_eq!(free, run(r#"{"budget": 20}"#));
+}

@@ -36,7 +36,9 @@ Writes tests/quality/results.json and, with --readme, the table between the `qua
 `quality:end` markers of README.md. Rows merge: a run replaces the rows it made in results.json
 and keeps the others, and the README table is made from all of them, so rows can be run
 separately (`--only`). `--no-auto` skips `--auto` (its cells say "not run"), `--auto-timeout S`
-gives it up after S seconds (same cells); `--tensors-only` only counts "tensors = TF" again for
+gives it up after S seconds (same cells), `--auto-time-limit S` passes our CLI's own limit (the search
+stops after about S seconds and what it found by then is judged; the cell says when it stopped);
+`--tensors-only` only counts "tensors = TF" again for
 stored rows; `--table-only` runs nothing (with --readme: rewrites the README table).
 `--calib N` makes a second table of its own (tests/quality/results-calibN.json, README markers
 `quality-calibN:begin` / `:end`): every row calibrated on N samples, TF's and ours alike, and TF's
@@ -187,13 +189,15 @@ def top1(outs: list[np.ndarray], labels: np.ndarray, classes: int) -> float:
 
 
 def ours(exe: Path, float_model: Path, calib: Path, out: Path, auto: bool,
-         timeout: float | None = None) -> tuple[float, dict]:
+         timeout: float | None = None, time_limit: float | None = None) -> tuple[float, dict]:
     """Our quantization of float_model (its wall time, its --report); subprocess.TimeoutExpired
-    past `timeout` seconds."""
+    past `timeout` seconds; with `auto`, `time_limit` is `--auto-time-limit`."""
     args = [str(exe), "quantize", str(float_model), "--mode", "int8", "--io", "float", "--data", str(calib),
             "-o", str(out), "--report", str(out.with_suffix(".json"))]
     if auto:
         args.append("--auto")
+        if time_limit is not None:
+            args += ["--auto-time-limit", str(time_limit)]
     t0 = time.perf_counter()
     p = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
     secs = time.perf_counter() - t0
@@ -561,6 +565,9 @@ def main() -> int:
     ap.add_argument("--no-auto", action="store_true", help="skip `--auto` (its cells say \"not run\")")
     ap.add_argument("--auto-timeout", type=float, default=None,
                     help="give up `--auto` after this many seconds (its cells then say \"not run\")")
+    ap.add_argument("--auto-time-limit", type=float, default=None, metavar="S",
+                    help="`--auto-time-limit S` for our CLI: the search stops after about S seconds and the "
+                         "best found by then is judged (the row says when the limit was reached)")
     ap.add_argument("--tensors-only", action="store_true",
                     help="only count \"tensors = TF\" again for stored rows (quantizes, runs nothing)")
     ap.add_argument("--table-only", action="store_true", help="run nothing: the table of results.json as stored")
@@ -636,7 +643,7 @@ def main() -> int:
             if not args.no_auto:
                 try:
                     auto_s, rep = ours(args.zeropoint, float_model, calib_path, tmp / f"{name}_auto.tflite", True,
-                                       args.auto_timeout)
+                                       args.auto_timeout, args.auto_time_limit)
                     row.update(auto_row(rep, auto_s, sqnr_db(ref, litert_outputs(tmp / f"{name}_auto.tflite",
                                                                                    heldout))))
                     print(f"{name}: auto {row['auto_db']:.2f} dB ({auto_s:.2f} s)", flush=True)
@@ -705,6 +712,8 @@ def auto_row(rep: dict, auto_s: float, auto_db: float) -> dict:
         if a.get("equalized"):
             changed += f", CLE {len(a['equalized'])} pairs"
         changed += f" ({guard})"
+    if a.get("time_limit_reached"):
+        changed += "; stopped by the time limit"
     return dict(auto_db=auto_db, auto_s=auto_s, changed=changed,
                 auto_calib_db=a.get("sqnr_db"), tf_compatible_calib_db=a.get("tf_compatible_sqnr_db"),
                 auto_guard_db=a.get("held_out_sqnr_db"), tf_compatible_guard_db=a.get("held_out_tf_compatible_sqnr_db"),

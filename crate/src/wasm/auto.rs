@@ -51,6 +51,10 @@ pub struct AutoSettings {
     /// (`--auto-budget`; default [`DEFAULT_BUDGET`]).
     #[serde(default)]
     pub budget: Option<usize>,
+    /// Stop searching after about this many seconds and judge the best found by then
+    /// (`--auto-time-limit`; none if absent).
+    #[serde(default)]
+    pub time_limit: Option<f64>,
 }
 
 impl Calibrator {
@@ -174,6 +178,7 @@ impl Calibrator {
             labels,
             label_output: auto.label_output.unwrap_or(0),
             budget: auto.budget.unwrap_or(DEFAULT_BUDGET),
+            time_limit: auto.time_limit,
             ..AutoOptions::default()
         };
         let whole_data = kept.len() == self.inner.samples();

@@ -77,13 +77,6 @@ pub struct BenchStepProfile {
     pub ms: f64,
 }
 
-#[wasm_bindgen]
-extern "C" {
-    /// `performance.now()` (browsers and Node ≥ 16 have a global `performance`).
-    #[wasm_bindgen(js_namespace = performance, js_name = now)]
-    fn performance_now() -> f64;
-}
-
 /// One model prepared for timing with the reference or the fast kernel set, in the reference or
 /// the XNNPACK integer arithmetic.
 #[wasm_bindgen]
@@ -220,7 +213,7 @@ impl BenchSession {
         let mut times = vec![0f64; infos.len()];
         for _ in 0..reps {
             self.interpreter
-                .invoke_timed(&mut performance_now, &mut times)
+                .invoke_timed(&mut crate::clock::now_ms, &mut times)
                 .map_err(js_error)?;
         }
         let reps = f64::from(reps.max(1));

@@ -127,13 +127,6 @@ fn fingerprint(bytes: &[u8]) -> (u64, usize) {
 }
 
 #[wasm_bindgen]
-extern "C" {
-    /// `performance.now()` (window, worker and Node alike).
-    #[wasm_bindgen(js_namespace = performance, js_name = now)]
-    fn performance_now() -> f64;
-}
-
-#[wasm_bindgen]
 impl Calibrator {
     /// Reads a float `.tflite` model and prepares the float engine for it with `limits` (the
     /// engine's size limits; default if absent) and `shapes` (the input shapes for a model with
@@ -247,7 +240,7 @@ impl Calibrator {
     pub fn add_sample_profiled(&mut self) -> Result<(), JsError> {
         let recorded = self
             .inner
-            .add_sample_profiled(&mut performance_now, &mut self.profile);
+            .add_sample_profiled(&mut crate::clock::now_ms, &mut self.profile);
         self.keep_for_errors(recorded)
     }
 

@@ -248,6 +248,27 @@ async function quantizeBeyond(ctx) {
     await page.locator(testId('quant-auto')).uncheck({ timeout: STEP_TIMEOUT_MS });
   });
 
+  await check('quantize --auto with a time limit already reached: the report says so and the TF-compatible model is written, as `--auto-time-limit 0`', async () => {
+    cli(['quantize', floatPath, '--data', calibPath, '--mode', 'int8', '--io', 'int8', '--auto', '--auto-time-limit', '0', '-o', out('cli-limit.tflite'), '--report', out('cli-limit.report.json')]);
+    await showTab(page, 'quantize');
+    await page.locator(testId('quant-auto')).check({ timeout: STEP_TIMEOUT_MS });
+    await page.locator(testId('quant-budget')).fill('400');
+    await page.locator(testId('quant-time-limit')).fill('0');
+    await quantizeOnPage(page);
+    const box = page.locator(testId('quant-auto-report'));
+    await box.waitFor({ timeout: STEP_TIMEOUT_MS });
+    assert((await box.getAttribute('data-fell-back')) === 'true', 'a search stopped at once wrote something else than the TF-compatible model');
+    assert((await box.textContent())?.includes('the time limit stopped the search'), `report: ${String(await box.textContent())}`);
+    assert((await text(page, 'quant-cli')).includes('--auto --auto-time-limit 0 --mode'), `CLI line: ${await text(page, 'quant-cli')}`);
+    const model = await downloadOf(page, 'quant-download-model');
+    assert(Buffer.compare(model.bytes, want.model) === 0, 'the model differs from plain int8 (TF-compatible)');
+    assert(Buffer.compare(model.bytes, readFileSync(out('cli-limit.tflite'))) === 0, 'the model differs from zeropoint quantize --auto --auto-time-limit 0');
+    const report = await downloadOf(page, 'quant-download-report');
+    assert(Buffer.compare(report.bytes, readFileSync(out('cli-limit.report.json'))) === 0, 'the report differs from zeropoint quantize --auto --auto-time-limit 0 --report');
+    await page.locator(testId('quant-time-limit')).fill('');
+    await page.locator(testId('quant-auto')).uncheck({ timeout: STEP_TIMEOUT_MS });
+  });
+
   await check('quantize --auto with an accuracy target: the labels .npy read in the page, file and report equal `--target-accuracy-drop --labels`; a target without labels and a float labels file are refused readably', async () => {
     // One class per calibration sample (32), of the model's 6; a drop of 0 points.
     const samples = 32;

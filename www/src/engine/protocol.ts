@@ -87,6 +87,8 @@ export interface AutoRequest {
   labelOutput?: number | undefined;
   /** Most candidate models scored (the CLI's default when absent). */
   budget?: number | undefined;
+  /** Stop searching after about this many seconds (`--auto-time-limit`; none when absent). */
+  timeLimit?: number | undefined;
   limits: WorkerLimits;
   shapes?: InputShapes | undefined;
 }

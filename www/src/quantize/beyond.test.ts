@@ -98,12 +98,12 @@ describe('autoQuantize', () => {
       engine,
       new Uint8Array(8),
       SETTINGS,
-      { config: { source: { kind: 'random', count: 5, lo: 0, hi: 1, seed: 3 }, method: { kind: 'mse' } }, targetSqnrDb: 45, targetAccuracyDrop: 2, labels: [1, 0, 2, 1, 0], labelOutput: 1, budget: 12, limits: workerLimits(DEFAULT_LIMITS) },
+      { config: { source: { kind: 'random', count: 5, lo: 0, hi: 1, seed: 3 }, method: { kind: 'mse' } }, targetSqnrDb: 45, targetAccuracyDrop: 2, labels: [1, 0, 2, 1, 0], labelOutput: 1, budget: 12, timeLimit: 30, limits: workerLimits(DEFAULT_LIMITS) },
       { decodeImage: () => Promise.reject(new Error('no images')), onProgress: (p) => progress.push(p.done), onScored: (n) => scored.push(n) },
     );
     expect(q).toBe(quantized);
     // The engine is given the --auto options only (not the calibration's config or limits).
-    expect(calls).toEqual(['keep after 0', 'auto int8 {"targetSqnrDb":45,"targetAccuracyDrop":2,"labels":[1,0,2,1,0],"labelOutput":1,"budget":12} after 5', 'errors']);
+    expect(calls).toEqual(['keep after 0', 'auto int8 {"targetSqnrDb":45,"targetAccuracyDrop":2,"labels":[1,0,2,1,0],"labelOutput":1,"budget":12,"timeLimit":30} after 5', 'errors']);
     expect(made).toHaveLength(1);
     expect(made[0]?.freed).toBe(true);
     expect(progress.at(-1)).toBe(5);

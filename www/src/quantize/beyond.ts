@@ -57,8 +57,8 @@ export async function autoQuantize(
   const calibrator = made;
   if (!calibrator || outcome.status !== 'done') throw new Error('--auto: the calibration did not finish');
   try {
-    const { targetSqnrDb, targetAccuracyDrop, labels, labelOutput, budget } = auto;
-    const q = calibrator.autoQuantize(model, settings, { targetSqnrDb, targetAccuracyDrop, labels, labelOutput, budget }, env.onScored);
+    const { targetSqnrDb, targetAccuracyDrop, labels, labelOutput, budget, timeLimit } = auto;
+    const q = calibrator.autoQuantize(model, settings, { targetSqnrDb, targetAccuracyDrop, labels, labelOutput, budget, timeLimit }, env.onScored);
     calibrator.measureErrors?.(model, q);
     return q;
   } finally {

@@ -89,6 +89,9 @@ describe('cliCommand with --auto', () => {
     expect(cliCommand('m.tflite', settings, true, { targetSqnrDb: 42.5, budget: 50 })).toBe(
       'zeropoint quantize m.tflite --data SAMPLES.npy --auto --target-sqnr 42.5 --auto-budget 50 --mode int8 --io int8 --int16-ops 3 -o m_int8.tflite --report m_int8.report.json',
     );
+    expect(cliCommand('m.tflite', settings, true, { targetSqnrDb: undefined, budget: 400, timeLimit: 90 })).toBe(
+      'zeropoint quantize m.tflite --data SAMPLES.npy --auto --auto-time-limit 90 --mode int8 --io int8 --int16-ops 3 -o m_int8.tflite --report m_int8.report.json',
+    );
     expect(cliCommand('m.tflite', settings, true, { targetSqnrDb: undefined, budget: 400 })).toBe(
       'zeropoint quantize m.tflite --data SAMPLES.npy --auto --mode int8 --io int8 --int16-ops 3 -o m_int8.tflite --report m_int8.report.json',
     );

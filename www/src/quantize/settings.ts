@@ -119,7 +119,7 @@ export function cliCommand(
   model: string,
   settings: QuantizeSettings,
   withStats: boolean,
-  auto?: { targetSqnrDb?: number | undefined; targetAccuracyDrop?: number | undefined; labels?: { name: string } | undefined; labelOutput?: number | undefined; budget?: number | undefined },
+  auto?: { targetSqnrDb?: number | undefined; targetAccuracyDrop?: number | undefined; labels?: { name: string } | undefined; labelOutput?: number | undefined; budget?: number | undefined; timeLimit?: number | undefined },
 ): string {
   const out = quantizedFileName(model, settings);
   const args = ['zeropoint', 'quantize', model];
@@ -132,6 +132,7 @@ export function cliCommand(
       if (auto.labelOutput) args.push('--label-output', String(auto.labelOutput));
     }
     if (auto.budget !== undefined && auto.budget !== AUTO_DEFAULT_BUDGET) args.push('--auto-budget', String(auto.budget));
+    if (auto.timeLimit !== undefined) args.push('--auto-time-limit', String(auto.timeLimit));
   } else if (withStats) args.push('--stats', cliStatsFileName(model));
   args.push('--mode', settings.mode, '--io', settings.io);
   if (settings.per_tensor) args.push('--per-tensor');

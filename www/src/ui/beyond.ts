@@ -36,6 +36,8 @@ export interface AutoChoice {
   /** `--label-output` (0 by default). */
   labelOutput: number;
   budget: number | undefined;
+  /** `--auto-time-limit` in seconds (none: the budget alone ends the search). */
+  timeLimit: number | undefined;
 }
 
 const percent = (v: number): string => `${(100 * v).toFixed(1)} %`;
@@ -55,6 +57,7 @@ export class BeyondPanel {
   private readonly autoBox = h('input', { type: 'checkbox', 'data-testid': 'quant-auto' });
   private readonly target = h('input', { type: 'number', step: 'any', min: '0', placeholder: 'none', 'data-testid': 'quant-target' });
   private readonly budget = h('input', { type: 'number', step: '1', min: '1', value: '400', 'data-testid': 'quant-budget' });
+  private readonly timeLimit = h('input', { type: 'number', step: 'any', min: '0', placeholder: 'none', 'data-testid': 'quant-time-limit' });
   private readonly accuracy = h('input', { type: 'number', step: 'any', placeholder: 'none', 'data-testid': 'quant-target-accuracy' });
   private readonly labelsPicker = h('input', { type: 'file', accept: '.npy', 'data-testid': 'quant-labels' });
   private readonly labelOutput = h('input', { type: 'number', step: '1', min: '0', value: '0', 'data-testid': 'quant-label-output' });
@@ -103,13 +106,14 @@ export class BeyondPanel {
         'p',
         { class: 'muted' },
         h('label', { class: 'check' }, this.autoBox, ' ', h('code', {}, '--auto'), ' (int8): '),
-        '\u00a0per tensor the best of min/max, percentile, MSE and KL ranges, bias correction, cross-layer equalization and per-channel weight clipping, each kept only when the measured output error drops on every fold of the calibration samples and on held-out ones, so never below TF’s choices. It calibrates again keeping every sample, then scores up to the budget of candidate models: minutes on large models.',
+        '\u00a0per tensor the best of min/max, percentile, MSE and KL ranges, bias correction, cross-layer equalization and per-channel weight clipping, each kept only when the measured output error drops on every fold of the calibration samples and on held-out ones, so never below TF’s choices. It calibrates again keeping every sample, then scores up to the budget of candidate models: minutes on large models (a time limit stops the search and judges the best found by then).',
       ),
       h(
         'div',
         { class: 'fields' },
         h('label', { class: 'field' }, h('span', {}, 'Target output SQNR, dB (moves layers to int16)'), this.target),
         h('label', { class: 'field' }, h('span', {}, 'Budget (candidate models)'), this.budget),
+        h('label', { class: 'field' }, h('span', {}, 'Time limit, s (then the best found so far is judged)'), this.timeLimit),
       ),
       h(
         'div',
@@ -138,6 +142,7 @@ export class BeyondPanel {
       return v !== undefined && Number.isFinite(v) ? v : undefined;
     };
     const budget = number(this.budget);
+    const limit = number(this.timeLimit);
     const drop = number(this.accuracy);
     const output = number(this.labelOutput);
     return {
@@ -146,6 +151,7 @@ export class BeyondPanel {
       labels: drop === undefined ? undefined : this.labels,
       labelOutput: output !== undefined && Number.isInteger(output) && output >= 0 ? output : 0,
       budget: budget !== undefined && Number.isInteger(budget) && budget > 0 ? budget : undefined,
+      timeLimit: limit !== undefined && limit >= 0 ? limit : undefined,
     };
   }
 
@@ -300,7 +306,7 @@ export function autoReportBox(a: NonNullable<Report['auto']>): HTMLElement {
     ...(a.target_accuracy_drop !== undefined ? [`top-1 accuracy at most ${String(a.target_accuracy_drop)} points below float`] : []),
   ];
   const lines = [
-    `Output SQNR ${db(a.sqnr_db)} against TF-compatible ${db(a.tf_compatible_sqnr_db)} on ${String(a.samples)} search samples (${String(a.folds)} folds); ${String(a.evaluations)} candidate models scored${a.budget_exhausted ? ' (the budget ran out)' : ''}.`,
+    `Output SQNR ${db(a.sqnr_db)} against TF-compatible ${db(a.tf_compatible_sqnr_db)} on ${String(a.samples)} search samples (${String(a.folds)} folds); ${String(a.evaluations)} candidate models scored${a.budget_exhausted ? ' (the budget ran out)' : ''}${a.time_limit_reached ? ' (the time limit stopped the search: the best found by then was judged)' : ''}.`,
     a.held_out_samples > 0 ? `Held out (never used to choose): ${String(a.held_out_samples)} samples${a.cross_validated ? ', cross-validated' : ''}: ${heldOut(a)} against TF-compatible ${db(a.held_out_tf_compatible_sqnr_db)}.` : 'No held-out samples (fewer than 4 given).',
     a.fell_back ? `Nothing held up against TF’s choices on every fold and the held-out samples: the TF-compatible model was written.${hint !== '' ? ` ${hint}` : ''}` : a.guard_dropped_search ? 'The range search did not hold up on the held-out samples and was dropped; equalization and bias correction were kept.' : '',
     `${a.fell_back ? 'What the search found (not written): ' : ''}cross-layer equalization: ${a.equalized.length > 0 ? a.equalized.join(', ') : 'none kept'}; weight clipping: ${(a.weights_clipped ?? []).length > 0 ? `${String((a.weights_clipped ?? []).length)} operators` : 'none kept'}; bias correction: ${a.bias_corrected.length > 0 ? `${String(a.bias_corrected.length)} operators` : 'none kept'}; ranges other than min/max: ${String(a.ranges.length)}.`,

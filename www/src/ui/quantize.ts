@@ -446,7 +446,7 @@ export class QuantizePanel {
     this.status.textContent = auto ? '--auto: calibrating again, keeping every sample…' : `quantizing (${settings.mode}, I/O ${settings.io})…`;
     const onProgress = (p: Progress): void => {
       if (p.total === 0) {
-        // The search: a count, no end known (the budget caps each search).
+        // The search: a count, no end known (the budget, or the time limit, caps each search).
         this.progress.removeAttribute('value');
         this.status.textContent = `--auto: scoring candidate models against the float model: ${String(p.done)} scored (${formatDuration(p.elapsedMs)})…`;
         return;
@@ -461,7 +461,7 @@ export class QuantizePanel {
             model.bytes,
             stats,
             settings,
-            { config: { source, method: { kind: 'minmax' }, tfCaches }, targetSqnrDb: auto.targetSqnrDb, targetAccuracyDrop: auto.targetAccuracyDrop, labels: auto.labels?.classes, labelOutput: auto.labels ? auto.labelOutput : undefined, budget: auto.budget },
+            { config: { source, method: { kind: 'minmax' }, tfCaches }, targetSqnrDb: auto.targetSqnrDb, targetAccuracyDrop: auto.targetAccuracyDrop, labels: auto.labels?.classes, labelOutput: auto.labels ? auto.labelOutput : undefined, budget: auto.budget, timeLimit: auto.timeLimit },
             onProgress,
           )
         : this.deps.quantize(model.bytes, stats, settings);

@@ -96,6 +96,11 @@ pub struct QuantizeArgs {
     /// time that).
     #[arg(long)]
     auto_whole_runs: bool,
+    /// With --auto: stop searching after about SECS seconds and judge the best found by then
+    /// (the guard still runs; cross-validated, each search gets its share). The result then
+    /// depends on the machine's speed; the report says whether the limit was reached.
+    #[arg(long, value_name = "SECS")]
+    auto_time_limit: Option<f64>,
     /// Write a JSON report (per tensor ranges and parameters, per op multipliers); with several
     /// signatures (int8 / int16x8), one section per signature.
     #[arg(long)]
@@ -131,6 +136,7 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
         label_output,
         auto_budget,
         auto_whole_runs,
+        auto_time_limit,
         report,
         output,
         shapes,
@@ -157,6 +163,7 @@ pub fn quantize(args: QuantizeArgs, limits: &UserLimits) -> Result<()> {
             labels,
             label_output: label_output.unwrap_or(0),
             whole_runs: auto_whole_runs,
+            time_limit: auto_time_limit,
         });
     let opts = QuantizeOptions {
         mode: Mode::parse(&mode)?,

@@ -193,6 +193,9 @@ pub(super) fn search_clipping(
     if ops.is_empty() {
         return Ok((current, Vec::new()));
     }
+    if scorer.out_of_time() {
+        return Ok((current, Vec::new()));
+    }
     // Every operator at once.
     let mut all = float.clone();
     (0..ops.len()).for_each(|k| set(&mut all, k, clipped));
@@ -200,8 +203,11 @@ pub(super) fn search_clipping(
         current = all;
         on.iter_mut().for_each(|c| *c = true);
     }
-    // Each operator toggled.
+    // Each operator toggled (until the time limit).
     for (k, is_on) in on.iter_mut().enumerate() {
+        if scorer.out_of_time() {
+            break;
+        }
         let mut m = current.clone();
         set(&mut m, k, if *is_on { float } else { clipped });
         if try_model(&m, scorer, best)? {

@@ -73,10 +73,10 @@ impl Target {
     }
 }
 
-/// Moves operators to int16 until `best` meets `target` (or the candidates or the
-/// `budget` of scored models run out). `float` is the model quantized (bias already corrected,
-/// if it was); `best.ranges` its ranges. Returns every operator ranked and whether the budget
-/// ran out.
+/// Moves operators to int16 until `best` meets `target` (or the candidates, the
+/// `budget` of scored models or the time run out). `float` is the model quantized (bias already
+/// corrected, if it was); `best.ranges` its ranges. Returns every operator ranked and whether
+/// the budget or the time ran out.
 pub(super) fn reach_target(
     float: &Model,
     opts: &QuantizeOptions,
@@ -95,7 +95,7 @@ pub(super) fn reach_target(
             .fold(opts.clone(), |o, &(i, fix)| rank::with_fix(&o, i, fix))
     };
     for c in rank::candidates(float, opts) {
-        if scorer.evaluations() >= budget {
+        if scorer.spent(budget) {
             return Ok((ranked, true));
         }
         let Ok((q, _)) = quantize(float, &best.ranges, &with(&[(c.index, c.fix)])) else {
@@ -116,7 +116,7 @@ pub(super) fn reach_target(
     // previous one (two int16 neighbours avoid the requantization between them).
     let mut best_prefix = 0;
     for k in 1..=ranked.len() {
-        if scorer.evaluations() >= budget {
+        if scorer.spent(budget) {
             mark(&mut ranked, best_prefix);
             return Ok((ranked, true));
         }

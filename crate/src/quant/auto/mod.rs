@@ -64,6 +64,7 @@ mod tests;
 #[cfg(test)]
 mod tests_guard;
 
+use crate::clock::Deadline;
 use crate::error::{Error, Result};
 use crate::graph::{Model, ShapeOverrides};
 use crate::quant::calibrate::{CalibrationStats, Method};
@@ -99,6 +100,11 @@ pub struct AutoOptions {
     /// Score every candidate by a whole run instead of from the last checkpoint before its
     /// first difference ([`resume`]; `--auto-whole-runs`): the same result, slower.
     pub whole_runs: bool,
+    /// Stop searching after about this many seconds (`--auto-time-limit`; `None`: no limit):
+    /// each search gets its share ([`search_deadlines`]) and keeps the best found by then; the
+    /// guard still judges the result, so it is never worse than without a limit in kind, only
+    /// less searched. A time limit makes the result depend on the machine's speed.
+    pub time_limit: Option<f64>,
 }
 
 impl Default for AutoOptions {
@@ -111,6 +117,7 @@ impl Default for AutoOptions {
             labels: Vec::new(),
             label_output: 0,
             whole_runs: false,
+            time_limit: None,
         }
     }
 }
@@ -143,6 +150,24 @@ pub const CV_FOLDS: usize = 4;
 /// Search folds when there are at least [`MIN_SAMPLES_TO_HOLD_OUT`] search samples (fewer: one
 /// fold per sample).
 pub const FOLDS: usize = 2;
+
+/// Of a time limit, the share the searches get: the rest is for the guard's held-out scoring
+/// and the final quantization.
+pub const SEARCH_SHARE: f64 = 0.9;
+
+/// The deadline of each of `searches` searches run one after the other from now within
+/// `time_limit` seconds: search `i` must stop by `SEARCH_SHARE · time_limit · (i + 1) / searches`
+/// (time one leaves unused goes to the next).
+pub fn search_deadlines(time_limit: Option<f64>, searches: usize) -> Vec<Option<Deadline>> {
+    let start = crate::clock::now_ms();
+    (1..=searches)
+        .map(|i| {
+            time_limit.map(|l| {
+                Deadline::at(start + l.max(0.0) * 1e3 * SEARCH_SHARE * i as f64 / searches as f64)
+            })
+        })
+        .collect()
+}
 
 /// Float samples, `[sample][input]` values.
 pub type Samples = Vec<Vec<Vec<f32>>>;
@@ -218,6 +243,12 @@ pub fn auto_quantize(
             reason: format!("{t} is not a finite number of dB"),
         });
     }
+    if let Some(t) = auto.time_limit.filter(|t| !(t.is_finite() && *t >= 0.0)) {
+        return Err(Error::Quantization {
+            what: "--auto-time-limit".into(),
+            reason: format!("{t} is not a number of seconds (finite, 0 or more)"),
+        });
+    }
     if let Some(d) = auto.target_accuracy_drop {
         if !d.is_finite() {
             return Err(Error::Quantization {
@@ -255,11 +286,21 @@ pub fn auto_quantize(
     let (search_samples, held_out) = split_samples(samples);
     let cross_validate = !held_out.is_empty() && search_samples.len() < MIN_SEARCH_SAMPLES_TO_SPLIT;
     let mut recalibrate = recalibrate;
+    let mut deadlines = search_deadlines(
+        auto.time_limit,
+        if cross_validate { CV_FOLDS + 1 } else { 1 },
+    );
+    let last_deadline = deadlines.pop().flatten();
     // With few samples, cross-validation: the search runs once per quarter of the samples
     // without it, and each sample is scored by the result chosen without it.
     let mut cv = None;
     if cross_validate {
-        cv = Some(cross_validated(&start, samples, &mut recalibrate)?);
+        cv = Some(cross_validated(
+            &start,
+            samples,
+            &mut recalibrate,
+            &deadlines,
+        )?);
     }
     let (search_on, search_labels) = if cross_validate {
         (samples.to_vec(), auto.labels.clone())
@@ -273,7 +314,13 @@ pub fn auto_quantize(
         mut final_opts,
         mut rep,
         tf_score,
-    } = search(&start, &search_on, &search_labels, recalibrate)?;
+    } = search(
+        &start,
+        &search_on,
+        &search_labels,
+        recalibrate,
+        last_deadline,
+    )?;
     // The final guard: better than the TF-compatible model on every search fold and, when there
     // are held-out samples, by GUARD_MARGIN_DB on them; first the whole result, then the result
     // without the range search and mixed precision.
@@ -443,12 +490,14 @@ fn target_of(auto: &AutoOptions, float_accuracy: Option<f64>) -> Option<mixed::T
 }
 
 /// Steps 1–5 of the module docs on the search samples `search` (at least 1), labelled by
-/// `labels` (empty: none).
+/// `labels` (empty: none); no step starts and no candidate is scored after `deadline` (the
+/// TF-compatible model's score aside).
 fn search(
     start: &Start<'_>,
     search: &[Vec<Vec<f32>>],
     labels: &[usize],
     recalibrate: Option<Recalibrate<'_>>,
+    deadline: Option<Deadline>,
 ) -> Result<Searched> {
     let (model, opts, auto) = (start.model, start.opts, start.auto);
     let mut minmax = start.minmax.clone();
@@ -457,8 +506,9 @@ fn search(
     } else {
         search.len()
     };
-    let mut scorer =
-        Scorer::new(model, search, &auto.shapes, folds)?.with_labels(labels, auto.label_output)?;
+    let mut scorer = Scorer::new(model, search, &auto.shapes, folds)?
+        .with_labels(labels, auto.label_output)?
+        .with_deadline(deadline);
     if auto.whole_runs {
         scorer = scorer.whole_runs();
     }
@@ -482,7 +532,7 @@ fn search(
     let mut weights = start.plain.clone();
     let mut current = opts.clone();
     // Cross-layer equalization: new weights, the model calibrated again.
-    if let Some(recalibrate) = recalibrate
+    if let Some(recalibrate) = recalibrate.filter(|_| !scorer.out_of_time())
         && let Some((eq, pairs)) = equalize::equalized(&weights)?
     {
         let (eq_minmax, eq_ranges) = minmax_ranges(&eq, &recalibrate(&eq)?)?;
@@ -512,8 +562,9 @@ fn search(
     }
     // Bias correction on the min/max ranges (its means from the search samples).
     let uncorrected = weights.clone();
-    if let Some((corrected, ops)) =
-        bias::bias_corrected(&weights, &weights, search, &auto.shapes, opts.per_tensor)?
+    if !scorer.out_of_time()
+        && let Some((corrected, ops)) =
+            bias::bias_corrected(&weights, &weights, search, &auto.shapes, opts.per_tensor)?
     {
         let bias_opts = start.with_weights(opts, &corrected);
         if let Ok((q, _)) = quantize(model, &best.ranges, &bias_opts) {
@@ -564,7 +615,7 @@ fn search(
     let (choices, out) =
         ranges::search_ranges(model, &minmax, &current, &mut scorer, &mut best, budget)?;
     rep.ranges = choices;
-    rep.budget_exhausted = out;
+    rep.budget_exhausted = out && scorer.evaluations() >= budget;
     let mut final_opts = current.clone();
     if let Some(target) = target_of(auto, scorer.float_accuracy()) {
         let (ranked, out) =
@@ -585,11 +636,12 @@ fn search(
             .float_ops
             .extend(rep.float_ops.iter().map(usize::to_string));
         rep.sensitivity = ranked;
-        rep.budget_exhausted |= out;
+        rep.budget_exhausted |= out && scorer.evaluations() >= budget;
         rep.target_reached = Some(target.met(&best.score));
         rep.accuracy = best.score.accuracy();
     }
     rep.evaluations = scorer.evaluations();
+    rep.time_limit_reached = scorer.out_of_time();
     Ok(Searched {
         best,
         structural,
@@ -609,6 +661,8 @@ struct CrossValidated {
     full: Score,
     /// The result of steps 1–2 of each search.
     structural: Score,
+    /// Whether the time limit stopped any of the searches.
+    time_limit_reached: bool,
 }
 
 impl CrossValidated {
@@ -623,6 +677,7 @@ impl CrossValidated {
     /// ([`AutoReport::whole_held_out_sqnr_db`]).
     fn judge(&self, full_beats: bool, second: Option<bool>, rep: &mut AutoReport) -> (bool, bool) {
         rep.cross_validated = true;
+        rep.time_limit_reached |= self.time_limit_reached;
         rep.held_out_samples = self.tf.noise.len();
         rep.held_out_tf_compatible_sqnr_db = finite(self.tf.total);
         // Reports `h`'s held-out figures and whether they hold up.
@@ -648,13 +703,16 @@ impl CrossValidated {
 /// [`MIN_SAMPLES_TO_HOLD_OUT`] samples), each result scored on the samples it did not see. A
 /// search whose result is not better than the TF-compatible model on every one of its folds
 /// yields the TF-compatible model (as the search on all samples would), so it ties there.
+/// Search `q` stops at `deadlines[q]` (none past the list's end).
 fn cross_validated(
     start: &Start<'_>,
     samples: &[Vec<Vec<f32>>],
     recalibrate: &mut Option<Recalibrate<'_>>,
+    deadlines: &[Option<Deadline>],
 ) -> Result<CrossValidated> {
     let (model, auto) = (start.model, start.auto);
     let (mut signal, mut tf, mut full, mut structural) = (0.0, vec![], vec![], vec![]);
+    let mut time_limit_reached = false;
     for q in 0..CV_FOLDS {
         let held = subset(samples, |k| k % CV_FOLDS == q);
         let fit = subset(samples, |k| k % CV_FOLDS != q);
@@ -664,7 +722,9 @@ fn cross_validated(
             &fit,
             &fit_labels,
             recalibrate.as_mut().map(|r| &mut **r as _),
+            deadlines.get(q).copied().flatten(),
         )?;
+        time_limit_reached |= s.rep.time_limit_reached;
         let mut guard = Scorer::new(model, &held, &auto.shapes, 1)?;
         signal += guard.signal();
         let tf_h = guard.score(start.tf_model)?;
@@ -689,6 +749,7 @@ fn cross_validated(
         tf: per_sample(tf),
         full: per_sample(full),
         structural: per_sample(structural),
+        time_limit_reached,
     })
 }
 

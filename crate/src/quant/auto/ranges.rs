@@ -106,7 +106,8 @@ pub const SWEEPS: usize = 3;
 
 /// The search from `best` (TF's ranges): first one method for every tensor at once (the best of
 /// the uniform choices becomes the start), then greedy per-tensor sweeps. Returns the tensors
-/// whose range is no longer TF's and whether the budget ran out.
+/// whose range is no longer TF's and whether the search stopped early (budget or time limit,
+/// [`Scorer::spent`]).
 pub(super) fn search_ranges(
     model: &Model,
     stats: &CalibrationStats,
@@ -126,7 +127,7 @@ pub(super) fn search_ranges(
     let mut out_of_budget = false;
     // Uniform starts: every tensor with candidate m.
     for m in 1..=CANDIDATE_METHODS.len() {
-        if scorer.evaluations() >= budget {
+        if scorer.spent(budget) {
             out_of_budget = true;
             break;
         }
@@ -158,7 +159,7 @@ pub(super) fn search_ranges(
                     continue;
                 }
                 tried.push((lo, hi));
-                if scorer.evaluations() >= budget {
+                if scorer.spent(budget) {
                     out_of_budget = true;
                     break 'sweeps;
                 }

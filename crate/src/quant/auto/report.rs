@@ -40,6 +40,10 @@ pub struct AutoReport {
     pub evaluations: usize,
     /// Whether the budget stopped the search early.
     pub budget_exhausted: bool,
+    /// Whether the time limit (`--auto-time-limit`) stopped a search early (cross-validated:
+    /// any of the searches).
+    #[serde(default)]
+    pub time_limit_reached: bool,
     /// Equalized operator pairs (`OP #i → OP #j`; empty when equalization did not improve).
     pub equalized: Vec<String>,
     /// Output SQNR in dB with equalization (whether kept or not; `null` without a pair).
@@ -155,6 +159,9 @@ pub fn summary(r: &AutoReport) -> String {
     }
     if r.budget_exhausted {
         s += "; the candidate budget ran out";
+    }
+    if r.time_limit_reached {
+        s += "; the time limit stopped the search (the best found by then was judged)";
     }
     if r.held_out_samples > 0 && r.held_out_sqnr_db.is_some() {
         let whole = match (r.whole_held_out_sqnr_db, r.whole_held_out_better) {

@@ -23,6 +23,7 @@
 use std::sync::Arc;
 
 use super::resume::{self, Checkpoints};
+use crate::clock::Deadline;
 use crate::engine::compare::{per_tensor_params, real_values, set_input_real};
 use crate::engine::{Interpreter, Limits};
 use crate::error::{Error, Result};
@@ -78,6 +79,8 @@ pub struct Scorer {
     last: Option<(Model, Option<usize>)>,
     /// Candidates scored from a checkpoint.
     resumed: usize,
+    /// When the search stops scoring new candidates ([`Scorer::with_deadline`]).
+    deadline: Option<Deadline>,
 }
 
 /// A candidate's output SQNR in dB: over all samples, and per fold.
@@ -208,6 +211,7 @@ impl Scorer {
             checkpoints: None,
             last: None,
             resumed: 0,
+            deadline: None,
         })
     }
 
@@ -321,6 +325,25 @@ impl Scorer {
     /// Number of candidate models scored so far.
     pub fn evaluations(&self) -> usize {
         self.evaluations
+    }
+
+    /// Stops the search at `deadline` (`--auto-time-limit`): from then on [`Scorer::out_of_time`]
+    /// and [`Scorer::spent`] say so, and the searches keep the best found so far. A candidate
+    /// being scored is finished.
+    #[must_use]
+    pub fn with_deadline(mut self, deadline: Option<Deadline>) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    /// Whether the deadline has passed.
+    pub fn out_of_time(&self) -> bool {
+        self.deadline.is_some_and(Deadline::passed)
+    }
+
+    /// Whether the search must stop: `budget` candidates scored, or out of time.
+    pub fn spent(&self, budget: usize) -> bool {
+        self.evaluations >= budget || self.out_of_time()
     }
 
     /// The output SQNR in dB of `quant`, in total and per fold (`f64::INFINITY` when its

@@ -118,16 +118,26 @@ pub(super) fn calibrate(model: &Model, samples: &[Vec<Vec<f32>>]) -> Calibration
     cal.stats(Method::MinMax).expect("stats")
 }
 
+/// One sample of [`add_relu`]'s input: 8 values in [−1, 1].
+pub(super) fn ordinary(k: u32) -> Vec<Vec<f32>> {
+    vec![(0..8).map(|j| 2.0 * unit(k * 8 + j) - 1.0).collect()]
+}
+
+/// [`add_relu`] calibrated on 400 [`ordinary`] samples, one of which holds 1000 in x[3]; and
+/// those samples.
+pub(super) fn outlier_calibrated() -> (Model, CalibrationStats, Samples) {
+    let model = add_relu();
+    let mut calib: Vec<_> = (0..400).map(ordinary).collect();
+    calib[200][0][3] = 1000.0;
+    let stats = calibrate(&model, &calib);
+    (model, stats, calib)
+}
+
 #[test]
 fn an_outlier_makes_a_clipping_range_win_over_min_max() {
     // 400 samples in [−1, 1]; one calibration sample holds 1000 in x. Min/max spends the 256
     // int8 levels of x on [−1, 1000] (step ≈ 3.9: every ordinary value rounds to 0 or ±1 step).
-    let model = add_relu();
-    let ordinary =
-        |k: u32| -> Vec<Vec<f32>> { vec![(0..8).map(|j| 2.0 * unit(k * 8 + j) - 1.0).collect()] };
-    let mut calib: Vec<_> = (0..400).map(ordinary).collect();
-    calib[200][0][3] = 1000.0;
-    let stats = calibrate(&model, &calib);
+    let (model, stats, _) = outlier_calibrated();
     // 24 samples: 18 search samples, enough for a single split (fewer cross-validate).
     let scoring: Vec<_> = (1000..1024).map(ordinary).collect();
     let (q, _, rep) = auto_quantize(

@@ -2,7 +2,7 @@
 //! equalization, each on a model built to need it.
 
 use super::score::{Score, Scorer};
-use super::tests::{add_relu, calibrate, fc_systematic, unit};
+use super::tests::{calibrate, fc_systematic, ordinary, outlier_calibrated, unit};
 use super::*;
 use crate::engine::control_flow_tests::op;
 use crate::graph::{
@@ -73,12 +73,7 @@ fn the_final_guard_wants_a_gain_on_enough_single_samples() {
 /// `add_relu` with x calibrated up to 1000 (one calibration sample) and `n` scoring samples in
 /// [−1, 1], `outliers` of them with x[3] = 900: the calibration statistics and the samples.
 fn clipping_case(n: u32, outliers: &[usize]) -> (Model, CalibrationStats, Samples) {
-    let model = add_relu();
-    let ordinary =
-        |k: u32| -> Vec<Vec<f32>> { vec![(0..8).map(|j| 2.0 * unit(k * 8 + j) - 1.0).collect()] };
-    let mut calib: Vec<_> = (0..400).map(ordinary).collect();
-    calib[200][0][3] = 1000.0;
-    let stats = calibrate(&model, &calib);
+    let (model, stats, _) = outlier_calibrated();
     let mut scoring: Vec<_> = (1000..1000 + n).map(ordinary).collect();
     for &k in outliers {
         scoring[k][0][3] = 900.0;
@@ -182,6 +177,7 @@ fn the_report_keeps_the_held_out_figures_of_the_last_result_judged() {
         tf: tf.clone(),
         full: full.clone(),
         structural: tf.clone(),
+        time_limit_reached: false,
     };
     // The result of steps 1–2 is the TF-compatible model (it did not beat it on the search
     // folds): nothing to judge, and the report says what the whole result did held out, not
@@ -255,12 +251,7 @@ fn the_held_out_guard_keeps_the_tf_compatible_model() {
     // Calibration saw x[3] up to 1000. The search samples stay in [−1, 1], so clipping x's range
     // wins on both folds; the held-out samples (positions 3, 7, …, 23) carry x[3] = 900, which
     // clipping ruins: the guard must write TF's model.
-    let model = add_relu();
-    let ordinary =
-        |k: u32| -> Vec<Vec<f32>> { vec![(0..8).map(|j| 2.0 * unit(k * 8 + j) - 1.0).collect()] };
-    let mut calib: Vec<_> = (0..400).map(ordinary).collect();
-    calib[200][0][3] = 1000.0;
-    let stats = calibrate(&model, &calib);
+    let (model, stats, _) = outlier_calibrated();
     // 24 samples: 18 search samples, a single split (fewer cross-validate).
     let mut scoring: Vec<_> = (1000..1024).map(ordinary).collect();
     for k in (3..24).step_by(4) {
@@ -506,4 +497,71 @@ fn auto_keeps_equalization_when_it_scores_better() {
         scorer.score(&tf_model).expect("runs").total,
     );
     assert!(ours > theirs + 3.0, "{ours} vs {theirs} dB");
+}
+
+#[test]
+fn a_time_limit_stops_the_search_and_the_guard_judges_what_was_found() {
+    // The outlier model of `an_outlier_makes_a_clipping_range_win_over_min_max`: without a
+    // limit the range search wins by > 20 dB.
+    let (model, stats, calib) = outlier_calibrated();
+    let opts = QuantizeOptions::default();
+    let run = |samples: &[Vec<Vec<f32>>], time_limit: Option<f64>| {
+        let auto = AutoOptions {
+            time_limit,
+            ..AutoOptions::default()
+        };
+        auto_quantize(&model, &stats, samples, &opts, &auto, None).expect("quantizes")
+    };
+    let tf = quantize(
+        &model,
+        &Ranges::from_calibration(&model, &stats).expect("ranges"),
+        &opts,
+    )
+    .expect("tf")
+    .0;
+    // 24 samples (a single split) and 8 (cross-validated: five searches, each stopped).
+    for n in [24, 8] {
+        let scoring: Vec<_> = (1000..1000 + n).map(ordinary).collect();
+        let (free, _, free_rep) = run(&scoring, None);
+        assert!(
+            !free_rep.fell_back && !free_rep.time_limit_reached,
+            "{free_rep:?}"
+        );
+        // A limit already passed: only the TF-compatible model is scored, and it is written.
+        let (q, report, rep) = run(&scoring, Some(0.0));
+        assert!(rep.time_limit_reached && rep.fell_back, "{rep:?}");
+        assert_eq!(rep.evaluations, 1);
+        assert_eq!(rep.cross_validated, n == 8);
+        assert_eq!(q, tf);
+        assert!(
+            report.warnings.iter().any(|w| w.contains("time limit")),
+            "{:?}",
+            report.warnings
+        );
+        // A limit never reached: the same model and report as without one.
+        let (q, _, rep) = run(&scoring, Some(3600.0));
+        assert_eq!((q, rep), (free.clone(), free_rep));
+    }
+    for bad in [-1.0, f64::NAN, f64::INFINITY] {
+        let auto = AutoOptions {
+            time_limit: Some(bad),
+            ..AutoOptions::default()
+        };
+        let e = auto_quantize(&model, &stats, &calib[..8], &opts, &auto, None)
+            .expect_err("not a time limit");
+        assert!(e.to_string().contains("--auto-time-limit"), "{e}");
+    }
+}
+
+#[test]
+fn search_deadlines_share_the_limit_in_order() {
+    assert_eq!(search_deadlines(None, 3), vec![None; 3]);
+    let d = search_deadlines(Some(10.0), 5);
+    let ms: Vec<f64> = d.iter().map(|d| d.expect("limited").ms()).collect();
+    // Each a fifth of 90 % of 10 s after the one before.
+    for w in ms.windows(2) {
+        assert!((w[1] - w[0] - 1800.0).abs() < 1e-6, "{ms:?}");
+    }
+    assert!(!d[0].expect("limited").passed());
+    assert!(search_deadlines(Some(0.0), 1)[0].expect("limited").passed());
 }
