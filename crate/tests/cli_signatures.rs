@@ -470,4 +470,54 @@ fn auto_searches_each_signature_on_its_own_samples() {
         }
     }
     assert!(kept > 0, "{said}");
+
+    // A time limit is for the whole command, shared by the signatures: 0 s stops every
+    // signature's search at once, so each writes its TF-compatible model and says why.
+    let limited = scratch("auto64_limit0.tflite");
+    let out = with_data(
+        &[
+            "quantize",
+            &model,
+            "--auto",
+            "--auto-time-limit",
+            "0",
+            "--io",
+            "float",
+            "-o",
+            &limited,
+        ],
+        &data,
+    );
+    let said = text(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    for key in ["decode", "encode", "score"] {
+        let line = said
+            .lines()
+            .find(|l| l.starts_with(&format!("warning: signature '{key}': --auto:")))
+            .unwrap_or_else(|| panic!("no --auto line for {key} in:\n{said}"));
+        assert!(
+            line.contains("the time limit stopped the search")
+                && line.contains("the TF-compatible model was written"),
+            "{line}"
+        );
+    }
+    assert_eq!(std::fs::read(&limited).expect("model"), plain);
+    let out = with_data(
+        &[
+            "quantize",
+            &model,
+            "--auto",
+            "--auto-time-limit",
+            "inf",
+            "-o",
+            &limited,
+        ],
+        &data,
+    );
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("--auto-time-limit: inf is not a number of seconds"),
+        "{}",
+        text(&out.stderr)
+    );
 }

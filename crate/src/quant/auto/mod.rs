@@ -169,6 +169,20 @@ pub fn search_deadlines(time_limit: Option<f64>, searches: usize) -> Vec<Option<
         .collect()
 }
 
+/// Refuses a time limit that is not a number of seconds (finite, 0 or more).
+///
+/// # Errors
+/// [`Error::Quantization`] naming `--auto-time-limit`.
+pub fn check_time_limit(time_limit: Option<f64>) -> Result<()> {
+    match time_limit {
+        Some(t) if !(t.is_finite() && t >= 0.0) => Err(Error::Quantization {
+            what: "--auto-time-limit".into(),
+            reason: format!("{t} is not a number of seconds (finite, 0 or more)"),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Float samples, `[sample][input]` values.
 pub type Samples = Vec<Vec<Vec<f32>>>;
 
@@ -243,12 +257,7 @@ pub fn auto_quantize(
             reason: format!("{t} is not a finite number of dB"),
         });
     }
-    if let Some(t) = auto.time_limit.filter(|t| !(t.is_finite() && *t >= 0.0)) {
-        return Err(Error::Quantization {
-            what: "--auto-time-limit".into(),
-            reason: format!("{t} is not a number of seconds (finite, 0 or more)"),
-        });
-    }
+    check_time_limit(auto.time_limit)?;
     if let Some(d) = auto.target_accuracy_drop {
         if !d.is_finite() {
             return Err(Error::Quantization {
