@@ -15,7 +15,7 @@
 //! function of its two inputs as the reference, so the order in which runs are visited does
 //! not matter. The XNNPACK-arithmetic kernels ([`super::elementwise_xnn`]) share this driver.
 
-use super::requant::ChannelRequant;
+use super::requant::{ChannelRequant, SmallInputRequant};
 use super::v128::V128;
 use crate::reference::elementwise::{QuantAddSub, QuantMul};
 use crate::reference::{MAX_RANK, next_index};
@@ -209,6 +209,10 @@ pub struct AddSubInt8 {
     p: QuantAddSub,
     rq1: ChannelRequant,
     rq2: ChannelRequant,
+    /// The two input stages in 32-bit lanes ([`SmallInputRequant`]) when the offsets, the left
+    /// shift and the input shifts allow (LiteRT's int8 ADD / SUB always do: left shift 20,
+    /// offsets in `[−127, 128]`, input multipliers below one).
+    small: Option<(SmallInputRequant, SmallInputRequant)>,
     rqo: ChannelRequant,
     act: (i8, i8),
 }
@@ -224,6 +228,7 @@ impl AddSubInt8 {
             p: *p,
             rq1: ChannelRequant::new(p.input1_multiplier, p.input1_shift)?,
             rq2: ChannelRequant::new(p.input2_multiplier, p.input2_shift)?,
+            small: small_inputs(p),
             rqo: ChannelRequant::new(p.output_multiplier, p.output_shift)?,
             act: clamp_range(p.act_min, p.act_max)?,
         })
@@ -240,6 +245,19 @@ impl AddSubInt8 {
     }
 }
 
+/// The input stages of `p` without 64-bit products, when `|x + offset| ≤ 256` for every int8
+/// `x` and the shifts are in [`SmallInputRequant`]'s range.
+fn small_inputs(p: &QuantAddSub) -> Option<(SmallInputRequant, SmallInputRequant)> {
+    let fits = |offset: i32| (-128..=128).contains(&offset);
+    if !(fits(p.input1_offset) && fits(p.input2_offset)) {
+        return None;
+    }
+    Some((
+        SmallInputRequant::new(p.input1_multiplier, p.input1_shift, p.left_shift)?,
+        SmallInputRequant::new(p.input2_multiplier, p.input2_shift, p.left_shift)?,
+    ))
+}
+
 impl Lanes16 for AddSubInt8 {
     #[inline(always)]
     fn lanes(&self, x: V128, y: V128) -> V128 {
@@ -253,8 +271,13 @@ impl Lanes16 for AddSubInt8 {
         let shift = p.left_shift as u32;
         let (x, y) = (widen16(x), widen16(y));
         let r = [0, 1, 2, 3].map(|i| {
-            let x = self.rq1.apply(x[i].i32x4_add(o1).i32x4_shl(shift));
-            let y = self.rq2.apply(y[i].i32x4_add(o2).i32x4_shl(shift));
+            let (x, y) = match &self.small {
+                Some((s1, s2)) => (s1.apply(x[i].i32x4_add(o1)), s2.apply(y[i].i32x4_add(o2))),
+                None => (
+                    self.rq1.apply(x[i].i32x4_add(o1).i32x4_shl(shift)),
+                    self.rq2.apply(y[i].i32x4_add(o2).i32x4_shl(shift)),
+                ),
+            };
             let raw = if p.sub {
                 x.i32x4_sub(y)
             } else {

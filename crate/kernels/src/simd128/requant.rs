@@ -90,7 +90,12 @@ impl ChannelRequant {
         } else {
             acc
         };
-        let z = doubling_high_mul(x, V128::load_i32(&self.multiplier));
+        self.divide(doubling_high_mul(x, V128::load_i32(&self.multiplier)))
+    }
+
+    /// `RoundingDivideByPOT(z, right)` of each lane.
+    #[inline(always)]
+    fn divide(&self, z: V128) -> V128 {
         if self.right == 0 {
             return z;
         }
@@ -99,6 +104,70 @@ impl ChannelRequant {
         let threshold = V128::load_i32(&self.half).i32x4_sub(z.i32x4_shr(31));
         // `gt` is −1 where the quotient rounds up.
         q.i32x4_sub(rem.i32x4_gt(threshold))
+    }
+}
+
+/// `MultiplyByQuantizedMultiplier(v · 2^L, m, shift)` for small `v` (`|v| ≤ 256`, an int8
+/// value plus an int8 zero point) and `15 ≤ L ≤ 22`, with `shift ≤ 0`: the input stage of int8
+/// ADD / SUB (`L` = 20), in 32-bit lanes only.
+///
+/// `SaturatingRoundingDoublingHighMul(v · 2^L, m)` is `⌊(v·m·2^L + 2^30) / 2^31⌋` (see the
+/// module documentation; `v · 2^L` is never `i32::MIN`) `= ⌊(v·m + 2^(30−L)) / 2^(31−L)⌋`. With
+/// `m = mh·2^16 + ml` (`mh = m >> 16`, `0 ≤ ml < 2^16`) and `31 − L ≤ 16`, `v·mh·2^16` is a
+/// multiple of `2^(31−L)`, so the quotient is `v·mh·2^(L−15) + ⌊(v·ml + 2^(30−L)) / 2^(31−L)⌋`
+/// exactly: `|v·mh| ≤ 2^23` (shifted: at most `2^30`) and `0 ≤ v·ml + 2^(30−L) < 2^25` in
+/// magnitude fit `i32`, so two `i32x4.mul`s replace the two widening 64-bit multiplies. The
+/// rounding division by `2^-shift` is [`ChannelRequant`]'s. Proven against the scalar reference
+/// for every `v` in `[−256, 256]`, every `L` and shift, on edge and random multipliers (tests).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SmallInputRequant {
+    /// `m >> 16`, in every lane.
+    mh: [i32; 4],
+    /// `m & 0xFFFF`, in every lane.
+    ml: [i32; 4],
+    /// `2^(30−L)`, in every lane.
+    round: [i32; 4],
+    /// `L − 15`.
+    hi_shift: u32,
+    /// `31 − L`.
+    lo_shift: u32,
+    /// The rounding division (its multiplier unused).
+    rq: ChannelRequant,
+}
+
+impl SmallInputRequant {
+    /// Largest `|v|` [`SmallInputRequant::apply`] is exact for.
+    pub const MAX_ABS_INPUT: i32 = 256;
+
+    /// The constants for `v · 2^left` requantized by `(multiplier, shift)`, or `None` outside
+    /// `15 ≤ left ≤ 22` or for `shift > 0` (a left shift the bounds above do not cover).
+    pub fn new(multiplier: i32, shift: i32, left: i32) -> Option<Self> {
+        if !(15..=22).contains(&left) || shift > 0 {
+            return None;
+        }
+        let left = left as u32;
+        Some(SmallInputRequant {
+            mh: [multiplier >> 16; 4],
+            ml: [multiplier & 0xFFFF; 4],
+            round: [1 << (30 - left); 4],
+            hi_shift: left - 15,
+            lo_shift: 31 - left,
+            // The multiplier is not used by `divide`; i32::MIN would be refused there.
+            rq: ChannelRequant::new(0, shift)?,
+        })
+    }
+
+    /// `MultiplyByQuantizedMultiplier(v · 2^L, m, shift)` of each lane; `|v| ≤ 256` in every lane.
+    #[inline(always)]
+    pub fn apply(&self, v: V128) -> V128 {
+        let hi = v
+            .i32x4_mul(V128::load_i32(&self.mh))
+            .i32x4_shl(self.hi_shift);
+        let lo = v
+            .i32x4_mul(V128::load_i32(&self.ml))
+            .i32x4_add(V128::load_i32(&self.round))
+            .i32x4_shr(self.lo_shift);
+        self.rq.divide(hi.i32x4_add(lo))
     }
 }
 
@@ -312,6 +381,52 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn small_inputs_need_no_64_bit_products() {
+        // Every v in [−256, 256], every left shift and right shift the kernel accepts, on edge
+        // multipliers and a seeded spread of others.
+        let mut ms = vec![
+            0,
+            1,
+            -1,
+            0xFFFF,
+            0x1_0000,
+            0x1_0001,
+            1 << 30,
+            i32::MAX,
+            i32::MIN,
+            i32::MIN + 1,
+        ];
+        let mut r = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..40 {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            ms.push(r as i32);
+        }
+        let vs: Vec<i32> = (-256..=256).collect();
+        for &m in &ms {
+            for left in 15..=22 {
+                for shift in -31..=0 {
+                    let k = SmallInputRequant::new(m, shift, left).expect("in range");
+                    for v in vs.chunks(4) {
+                        let xs = [v[0], v[1 % v.len()], v[2 % v.len()], v[3 % v.len()]];
+                        let want =
+                            xs.map(|x| multiply_by_quantized_multiplier(x << left, m, shift));
+                        assert_eq!(
+                            k.apply(V128::from_i32(xs)).to_i32(),
+                            want,
+                            "v {xs:?} m {m} left {left} shift {shift}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(SmallInputRequant::new(1 << 30, 1, 20).is_none());
+        assert!(SmallInputRequant::new(1 << 30, 0, 14).is_none());
+        assert!(SmallInputRequant::new(1 << 30, 0, 23).is_none());
     }
 
     proptest! {

@@ -458,7 +458,12 @@ pub(crate) fn check_elementwise(n: usize, seed: u64) {
     let a = i8s(&mut rng, n);
     let b = i8s(&mut rng, n);
     let shape = Broadcast::new(&[n], &[n]).expect("same shapes");
-    let ((m1, s1), (m2, s2)) = (below_one(&mut rng), below_one(&mut rng));
+    let ((mut m1, mut s1), (m2, s2)) = (below_one(&mut rng), below_one(&mut rng));
+    if rng.u8(0..4) == 0 {
+        // An input multiplier above one (a left shift): the 64-bit input stage, not the
+        // 32-bit one of `SmallInputRequant`.
+        (m1, s1) = quantize_multiplier(1.0 + rng.f64() * 3.0);
+    }
     let (mo, so) = if rng.u8(0..4) == 0 {
         quantize_multiplier(10f64.powf(rng.f64() * 4.0))
     } else {
