@@ -370,6 +370,13 @@ fn heavy_tailed(path: &str, n: usize, dims: &[usize], seed: u64) {
     zeropoint::npy::write(f, zeropoint::npy::Dtype::F32, &shape, &bytes).expect("npy");
 }
 
+/// The `--auto` summary line of signature `key` in the CLI's stderr `said`.
+fn auto_line<'a>(said: &'a str, key: &str) -> &'a str {
+    said.lines()
+        .find(|l| l.starts_with(&format!("warning: signature '{key}': --auto:")))
+        .unwrap_or_else(|| panic!("no --auto line for {key} in:\n{said}"))
+}
+
 #[test]
 fn auto_searches_each_signature_on_its_own_samples() {
     let model = case("model.tflite");
@@ -389,10 +396,7 @@ fn auto_searches_each_signature_on_its_own_samples() {
     let (plain, _) = quantize(&data, false, &scratch("auto_plain8.tflite"));
     let (auto, said) = quantize(&data, true, &scratch("auto8.tflite"));
     for key in ["decode", "encode", "score"] {
-        let line = said
-            .lines()
-            .find(|l| l.starts_with(&format!("warning: signature '{key}': --auto:")))
-            .unwrap_or_else(|| panic!("no --auto line for {key} in:\n{said}"));
+        let line = auto_line(&said, key);
         assert!(
             line.contains("the TF-compatible model was written")
                 && line.ends_with("(with 8 samples a gain is hard to confirm: --auto takes up to 64, 48 to search and 16 to hold out)"),
@@ -455,10 +459,7 @@ fn auto_searches_each_signature_on_its_own_samples() {
     assert_ne!(auto, plain, "some signature's search holds up:\n{said}");
     let mut kept = 0;
     for key in ["decode", "encode", "score"] {
-        let line = said
-            .lines()
-            .find(|l| l.starts_with(&format!("warning: signature '{key}': --auto:")))
-            .unwrap_or_else(|| panic!("no --auto line for {key} in:\n{said}"));
+        let line = auto_line(&said, key);
         let (a, p) = (
             run_signature(&auto_path, key, "auto64"),
             run_signature(&plain_path, key, "plain64"),
@@ -491,10 +492,7 @@ fn auto_searches_each_signature_on_its_own_samples() {
     let said = text(&out.stderr);
     assert!(out.status.success(), "{said}");
     for key in ["decode", "encode", "score"] {
-        let line = said
-            .lines()
-            .find(|l| l.starts_with(&format!("warning: signature '{key}': --auto:")))
-            .unwrap_or_else(|| panic!("no --auto line for {key} in:\n{said}"));
+        let line = auto_line(&said, key);
         assert!(
             line.contains("the time limit stopped the search")
                 && line.contains("the TF-compatible model was written"),

@@ -120,7 +120,8 @@ impl<T: QuantInt + elementwise::BinaryInt> Kernel for IntBinary<T> {
 /// The operation of a fast int8 binary kernel (`kernels::simd128::elementwise_int` /
 /// `elementwise_xnn`).
 enum FastIntOp {
-    AddSub(AddSubInt8),
+    /// Boxed: its two 32-bit input stages make it several times the others' size.
+    AddSub(Box<AddSubInt8>),
     Mul(MulInt8),
     MaxMin(MaxMinInt8),
     XnnAdd(AddXnn),
@@ -151,7 +152,7 @@ impl Kernel for FastIntBinary {
 /// The fast kernel of an int8 binary op, when there is one for `op` and the shapes.
 fn fast_int8(op: &IntOp, a: &[usize], b: &[usize]) -> Option<FastIntBinary> {
     let op = match op {
-        IntOp::AddSub(p) => FastIntOp::AddSub(AddSubInt8::new(p)?),
+        IntOp::AddSub(p) => FastIntOp::AddSub(Box::new(AddSubInt8::new(p)?)),
         IntOp::Mul(p) => FastIntOp::Mul(MulInt8::new(p)?),
         IntOp::MaxMin { maximum } => FastIntOp::MaxMin(MaxMinInt8(*maximum)),
         IntOp::XnnAdd(p) => FastIntOp::XnnAdd(AddXnn::new(p)?),
