@@ -1,6 +1,7 @@
 //! The rule against overfitting (every fold, then the held-out guard) and cross-layer
 //! equalization, each on a model built to need it.
 
+use super::cv::CrossValidated;
 use super::score::{Score, Scorer};
 use super::tests::{calibrate, fc_systematic, ordinary, outlier_calibrated, unit};
 use super::*;
