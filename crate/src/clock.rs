@@ -52,6 +52,11 @@ impl Deadline {
         self.0
     }
 
+    /// Seconds left until it passes (0 once it has; NaN without a clock).
+    pub fn seconds_left(self) -> f64 {
+        ((self.0 - now_ms()) / 1e3).max(0.0)
+    }
+
     /// Whether it has passed (never, without a clock).
     pub fn passed(self) -> bool {
         now_ms() >= self.0
@@ -67,6 +72,9 @@ mod tests {
         assert!(Deadline::after(0.0).passed());
         assert!(Deadline::after(-1.0).passed());
         assert!(!Deadline::after(3600.0).passed());
+        assert_eq!(Deadline::after(-1.0).seconds_left(), 0.0);
+        let left = Deadline::after(3600.0).seconds_left();
+        assert!(left > 3590.0 && left <= 3600.0, "{left}");
         let a = now_ms();
         let b = now_ms();
         assert!(b >= a, "{a} then {b}");

@@ -398,14 +398,11 @@ fn auto_by_signature(
     let sources = setup.signature_sources(samples)?;
     // A time limit is for the whole command: each signature's search gets an equal share of
     // what is left when it starts.
-    let end = auto
-        .time_limit
-        .map(|l| zeropoint::clock::now_ms() + l * 1e3);
+    let end = auto.time_limit.map(zeropoint::clock::Deadline::after);
     let count = sources.len();
     for (i, (key, source)) in sources.into_iter().enumerate() {
         let auto = &AutoOptions {
-            time_limit: end
-                .map(|e| ((e - zeropoint::clock::now_ms()) / 1e3).max(0.0) / (count - i) as f64),
+            time_limit: end.map(|e| e.seconds_left() / (count - i) as f64),
             ..auto.clone()
         };
         let part = signature_model(&setup.model, &key)?;

@@ -190,10 +190,7 @@ pub(super) fn search_clipping(
     };
     let mut current = float.clone();
     let mut on = vec![false; ops.len()];
-    if ops.is_empty() {
-        return Ok((current, Vec::new()));
-    }
-    if scorer.out_of_time() {
+    if ops.is_empty() || scorer.out_of_time() {
         return Ok((current, Vec::new()));
     }
     // Every operator at once.
