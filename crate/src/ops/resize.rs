@@ -2,13 +2,15 @@
 //! RESIZE_NEAREST_NEIGHBOR (any element type). Quantized inputs and outputs must share their
 //! parameters: neither op requantizes.
 
+use super::fast::Fast;
 use super::shape::require_same_quantization;
 use super::{Kernel, Node, OpIo, PrepareCtx, PrepareResult, Prepared, elem_size, options};
 use crate::graph::{BuiltinOperator, TensorType};
 use crate::kernels::reference::bytes;
 use crate::kernels::reference::int_elem::IntElem;
 use crate::kernels::reference::resize::{self, ResizeParams};
-use crate::kernels::{Arithmetic, litert_optimized, xnnpack};
+use crate::kernels::simd128::resize_int::ResizeBilinearInt8;
+use crate::kernels::{Arithmetic, KernelSet, litert_optimized, xnnpack};
 use crate::tflite::schema::{ResizeBilinearOptionsT, ResizeNearestNeighborOptionsT};
 
 struct Bilinear {
@@ -140,17 +142,18 @@ pub fn prepare_resize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         }
         let output = ctx.output(0)?;
         require_same_quantization(ctx, &input, &output)?;
+        let fast = ctx.kernels == KernelSet::Fast;
         // XNNPACK does not requantize: the delegate takes an int8 resize whose input and
         // output parameters are equal (others stay on the reference arithmetic).
         if ctx.arithmetic == Arithmetic::Xnnpack
             && input.dtype == TensorType::INT8
             && ctx.per_tensor_qparams(&input)? == ctx.per_tensor_qparams(&output)?
         {
-            return Ok(Prepared::new(
-                shape,
-                input.dtype,
-                XnnpackBilinear(xnnpack::resize::ResizeBilinear::new(p)),
-            ));
+            let r = xnnpack::resize::ResizeBilinear::new(p);
+            if fast && let Some(k) = ResizeBilinearInt8::xnnpack(&r) {
+                return Ok(Prepared::new(shape, input.dtype, Fast::new(k, ())));
+            }
+            return Ok(Prepared::new(shape, input.dtype, XnnpackBilinear(r)));
         }
         if !resize::resize_bilinear_int_supported(&p) {
             return Err(ctx.unsupported(
@@ -160,6 +163,12 @@ pub fn prepare_resize(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
                     p.out_h, p.out_w
                 ),
             ));
+        }
+        if input.dtype == TensorType::INT8
+            && fast
+            && let Some(k) = ResizeBilinearInt8::litert(&p)
+        {
+            return Ok(Prepared::new(shape, input.dtype, Fast::new(k, ())));
         }
         Ok(if input.dtype == TensorType::INT8 {
             Prepared::new(

@@ -376,6 +376,22 @@ op_case(
     "RESIZE_BILINEAR x2 (UpSampling2D bilinear): half_pixel_centers true, align_corners false.",
 )
 op_case(
+    "op_resize_bilinear_x2_c20", "RESIZE_BILINEAR", 5809,
+    [In("x", (6, 7, 20), -1.0, 1.0)],
+    lambda x: L.UpSampling2D(2, interpolation="bilinear", name="up")(x),
+    "RESIZE_BILINEAR x2 on 20 channels (two 8-channel lane groups of the fast int8 kernel and a "
+    "scalar tail of 4), half_pixel_centers true.",
+)
+op_case(
+    "op_resize_bilinear_legacy_c16", "RESIZE_BILINEAR", 5810,
+    [In("x", (5, 6, 16), -1.0, 1.0)],
+    lambda x: L.Lambda(
+        lambda t: tf.compat.v1.image.resize_bilinear(t, [10, 12], half_pixel_centers=False), name="resize"
+    )(x),
+    "RESIZE_BILINEAR 5x6 -> 10x12 on 16 channels with the legacy coordinates (half-way taps: the "
+    "rounding of exact ties, half away from zero in LiteRT, half up in XNNPACK).",
+)
+op_case(
     "op_resize_bilinear_7x9", "RESIZE_BILINEAR", 5802,
     [In("x", (4, 5, 3), 0.0, 1.0)],
     lambda x: L.Resizing(7, 9, "bilinear", name="resize")(x),

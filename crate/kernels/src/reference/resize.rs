@@ -81,7 +81,7 @@ pub fn resize_bilinear(p: &ResizeParams, input: &[f32], output: &mut [f32]) {
 /// LiteRT's 10-bit fixed-point scale of one axis (`ResizeBilinearInteger`):
 /// `((1 << 10) · in + out / 2) / out`, or with aligned corners (and `out > 1`)
 /// `((1 << 10) · (in − 1) + (out − 1) / 2) / (out − 1)`.
-fn axis_scale_10(input: i64, output: i64, align_corners: bool) -> i64 {
+pub(crate) fn axis_scale_10(input: i64, output: i64, align_corners: bool) -> i64 {
     if align_corners && output > 1 {
         ((1 << 10) * (input - 1) + (output - 1) / 2) / (output - 1)
     } else {
@@ -92,7 +92,12 @@ fn axis_scale_10(input: i64, output: i64, align_corners: bool) -> i64 {
 /// LiteRT's integer `ComputeInterpolationValues`: the source coordinate in 1/1024 units and its
 /// two neighbours (`lower = max(scaled / 1024, 0)`, `upper = min(ceil(scaled / 1024), size − 1)`
 /// with C's truncating division).
-fn interpolation_10(value: i64, scale_10: i64, half_pixel: bool, size: i64) -> (i64, i64, i64) {
+pub(crate) fn interpolation_10(
+    value: i64,
+    scale_10: i64,
+    half_pixel: bool,
+    size: i64,
+) -> (i64, i64, i64) {
     let scaled = if half_pixel {
         value * scale_10 + scale_10 / 2 - (1 << 9)
     } else {

@@ -28,6 +28,7 @@ pub mod pool_int;
 pub mod quantize;
 pub mod reduce_int;
 pub mod requant;
+pub mod resize_int;
 pub mod v128;
 
 #[cfg(test)]

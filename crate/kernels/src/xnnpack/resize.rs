@@ -14,7 +14,7 @@
 use crate::reference::resize::{ResizeParams, axis_scale};
 
 /// One output row or column: the two source indices and the Q11 weight of the second.
-type Tap = (usize, usize, i32);
+pub(crate) type Tap = (usize, usize, i32);
 
 /// One axis: for each output index, its [`Tap`].
 fn axis(out: usize, input: usize, p: &ResizeParams) -> Vec<Tap> {
@@ -59,6 +59,12 @@ impl ResizeBilinear {
             (axis(p.out_h, p.in_h, &p), axis(p.out_w, p.in_w, &p))
         };
         Self { p, ys, xs }
+    }
+
+    /// The row and column tables: for each output row (column) the two source rows (columns)
+    /// and the Q11 weight of the second.
+    pub(crate) fn taps(&self) -> (&[Tap], &[Tap]) {
+        (&self.ys, &self.xs)
     }
 }
 
