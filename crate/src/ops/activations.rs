@@ -20,6 +20,7 @@ use crate::kernels::reference::activations::{
 use crate::kernels::reference::elementwise::{self, Broadcast, QuantPrelu};
 use crate::kernels::reference::fixedpoint_math::{checked_log2, lut_int8, lut_int16};
 use crate::kernels::reference::quantize::{QuantInt, round_to_i32};
+use crate::kernels::simd128::elementwise_float::{ClampF32, PreluF32};
 use crate::kernels::simd128::lut_int::{ByteTable, PreluTable};
 use crate::kernels::xnnpack::unary as xnnpack;
 use crate::kernels::{Arithmetic, KernelSet};
@@ -583,6 +584,12 @@ pub fn prepare_unary(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
         }
         k => k,
     };
+    if let (Unary::Clamp(range), KernelSet::Fast) = (&kernel, ctx.kernels) {
+        return Ok(Prepared::f32(
+            input.shape.to_vec(),
+            Fast::new(ClampF32(*range), ()),
+        ));
+    }
     Ok(Prepared::f32(input.shape.to_vec(), kernel))
 }
 
@@ -717,7 +724,22 @@ pub fn prepare_prelu(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             ),
         )
     })?;
+    if ctx.kernels == KernelSet::Fast
+        && let Some(k) = PreluF32::new(input.shape, alpha.shape)
+    {
+        return Ok(Prepared::f32(shape.dims().to_vec(), FastPreluF32(k)));
+    }
     Ok(Prepared::f32(shape.dims().to_vec(), Prelu { shape }))
+}
+
+/// Float PRELU of the fast kernel set.
+struct FastPreluF32(PreluF32);
+
+impl Kernel for FastPreluF32 {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let (input, alpha) = (io.f32_in(0), io.f32_in(1));
+        self.0.run(input, alpha, io.f32_out());
+    }
 }
 
 #[cfg(test)]

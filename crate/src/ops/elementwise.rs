@@ -13,6 +13,7 @@ use crate::kernels::reference::ActivationRange;
 use crate::kernels::reference::elementwise::{self, BinaryOp, Broadcast, QuantAddSub, QuantMul};
 use crate::kernels::reference::fixedpoint_math::checked_log2;
 use crate::kernels::reference::quantize::{QuantInt, quantized_activation_range};
+use crate::kernels::simd128::elementwise_float::BinaryF32;
 use crate::kernels::simd128::elementwise_int::{AddSubInt8, BinaryRuns, MaxMinInt8, MulInt8};
 use crate::kernels::simd128::elementwise_xnn::{AddXnn, MulXnn};
 use crate::kernels::xnnpack::{self, binary as xnn};
@@ -529,10 +530,25 @@ pub fn prepare_binary(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
             BinaryI32 { op, shape, range },
         ));
     }
+    if ctx.kernels == KernelSet::Fast
+        && let Some(k) = BinaryF32::new(op, act, a.shape, b.shape)
+    {
+        return Ok(Prepared::f32(shape.dims().to_vec(), FastBinaryF32(k)));
+    }
     Ok(Prepared::f32(
         shape.dims().to_vec(),
         Binary { op, shape, act },
     ))
+}
+
+/// Float binary op of the fast kernel set.
+struct FastBinaryF32(BinaryF32);
+
+impl Kernel for FastBinaryF32 {
+    fn eval(&mut self, io: &mut OpIo<'_>) {
+        let (a, b) = (io.f32_in(0), io.f32_in(1));
+        self.0.run(a, b, io.f32_out());
+    }
 }
 
 #[cfg(test)]

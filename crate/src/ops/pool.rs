@@ -10,6 +10,7 @@ use super::{
 use crate::graph::{BuiltinOperator, TensorType};
 use crate::kernels::reference::int_elem::IntElem;
 use crate::kernels::reference::pool::{self, PoolParams};
+use crate::kernels::simd128::pool_float::PoolF32;
 use crate::kernels::simd128::pool_int::PoolInt8;
 use crate::tflite::schema::{ActivationFunctionType, Pool2DOptionsT};
 
@@ -137,6 +138,9 @@ pub fn prepare_pool(ctx: &PrepareCtx<'_>) -> PrepareResult<Prepared> {
     let max = ctx.op.code.op() == BuiltinOperator::MAX_POOL_2D;
     let shape = vec![n, oh, ow, c];
     if input.dtype == TensorType::FLOAT32 {
+        if ctx.kernels == crate::kernels::KernelSet::Fast {
+            return Ok(Prepared::f32(shape, Fast::new(PoolF32::new(&p, max), ())));
+        }
         return Ok(Prepared::f32(shape, Pool { max, p }));
     }
     // LiteRT's pooling.cc expects (DCHECK) equal input and output parameters: the kernels do not

@@ -23,7 +23,7 @@ use crate::reference::fully_connected::FullyConnectedParams;
 /// The fused activation of four lanes, as [`ActivationRange::apply`](crate::reference::ActivationRange::apply): `x < min ? min : x`, then
 /// `max < y ? max : y` (a NaN passes through).
 #[inline(always)]
-fn clamp(x: V128, min: V128, max: V128) -> V128 {
+pub(super) fn clamp(x: V128, min: V128, max: V128) -> V128 {
     let y = min.bitselect(x, x.f32x4_lt(min));
     max.bitselect(y, max.f32x4_lt(y))
 }
@@ -68,6 +68,9 @@ pub(crate) fn store_f32(v: V128, out: &mut [f32], at: usize, n: usize) {
 pub struct Conv2dF32 {
     p: ConvParams,
     k: usize,
+    /// A 1×1 filter whose every tap lies inside the image: an output pixel's im2col row is its
+    /// input pixel's `in_c` values, read in place instead of copied.
+    pointwise: bool,
     weights: Vec<[f32; 4]>,
     bias: Vec<[f32; 4]>,
 }
@@ -102,6 +105,7 @@ impl Conv2dF32 {
             Conv2dF32 {
                 p: *p,
                 k,
+                pointwise: p.filter_h == 1 && p.filter_w == 1 && !has_outside_taps(p),
                 weights: pack_f32(filter, p.out_c, k),
                 bias: pad_bias(bias, p.out_c),
             },
@@ -111,14 +115,21 @@ impl Conv2dF32 {
         ))
     }
 
-    /// Writes the im2col row of output pixel `pix` (outside taps `0.0`).
-    fn im2col_row(&self, input: &[f32], pix: usize, row: &mut [f32]) {
+    /// The batch of output pixel `pix` and the input row and column of its first tap.
+    fn origin(&self, pix: usize) -> (usize, isize, isize) {
         let p = &self.p;
         let ox = pix % p.out_w;
         let oy = (pix / p.out_w) % p.out_h;
         let b = pix / (p.out_w * p.out_h);
         let y0 = (oy * p.stride_h) as isize - p.pad_top as isize;
         let x0 = (ox * p.stride_w) as isize - p.pad_left as isize;
+        (b, y0, x0)
+    }
+
+    /// Writes the im2col row of output pixel `pix` (outside taps `0.0`).
+    fn im2col_row(&self, input: &[f32], pix: usize, row: &mut [f32]) {
+        let p = &self.p;
+        let (b, y0, x0) = self.origin(pix);
         let c = p.in_c;
         let mut at = 0;
         // With dilation 1 a filter row whose taps are all inside the image is one contiguous
@@ -157,53 +168,79 @@ impl PackedKernel for Conv2dF32 {
         let p = &self.p;
         let k = self.k;
         let total = p.batches * p.out_h * p.out_w;
-        let (min, max) = (V128::splat_f32(p.act.min), V128::splat_f32(p.act.max));
-        let blocks = p.out_c.div_ceil(4);
         let mut first = 0;
         while first < total {
             let n = (total - first).min(4);
-            for i in 0..4 {
-                let row = &mut s.rows[i * k..(i + 1) * k];
-                if i < n {
-                    self.im2col_row(input, first + i, row);
-                } else {
-                    row.fill(0.0);
-                }
-            }
-            let (r0, rest) = s.rows.split_at(k);
-            let (r1, rest) = rest.split_at(k);
-            let (r2, r3) = rest.split_at(k);
-            let mut ob = 0;
-            while ob < blocks {
-                let two = ob + 1 < blocks;
-                let wa = &self.weights[ob * k..(ob + 1) * k];
-                let wb = if two {
-                    &self.weights[(ob + 1) * k..(ob + 2) * k]
-                } else {
-                    wa
+            if self.pointwise {
+                // The scratch rows are never written on this path: all 0.0.
+                let zero = &s.rows[..k];
+                let row = |i: usize| {
+                    if i >= n {
+                        return zero;
+                    }
+                    let (b, y, x) = self.origin(first + i);
+                    let at = ((b * p.in_h + y as usize) * p.in_w + x as usize) * p.in_c;
+                    input.get(at..at + k).unwrap_or(zero)
                 };
-                let mut acc = [V128::splat_f32(0.0); 8];
-                for ((((&x0, &x1), &x2), &x3), (wa, wb)) in
-                    r0.iter().zip(r1).zip(r2).zip(r3).zip(wa.iter().zip(wb))
-                {
-                    let (wa, wb) = (V128::load_f32(wa), V128::load_f32(wb));
-                    let x = [x0, x1, x2, x3].map(V128::splat_f32);
-                    for i in 0..4 {
-                        acc[2 * i] = acc[2 * i].f32x4_add(x[i].f32x4_mul(wa));
-                        acc[2 * i + 1] = acc[2 * i + 1].f32x4_add(x[i].f32x4_mul(wb));
+                self.four_pixels([row(0), row(1), row(2), row(3)], first, n, output);
+            } else {
+                for i in 0..4 {
+                    let row = &mut s.rows[i * k..(i + 1) * k];
+                    if i < n {
+                        self.im2col_row(input, first + i, row);
+                    } else {
+                        row.fill(0.0);
                     }
                 }
-                for (i, pair) in acc.chunks_exact(2).enumerate().take(n) {
-                    let at = (first + i) * p.out_c;
-                    for (j, &a) in pair.iter().enumerate().take(if two { 2 } else { 1 }) {
-                        let c0 = (ob + j) * 4;
-                        let v = clamp(a.f32x4_add(V128::load_f32(&self.bias[ob + j])), min, max);
-                        store_f32(v, output, at + c0, (p.out_c - c0).min(4));
-                    }
-                }
-                ob += 2;
+                let (r0, rest) = s.rows.split_at(k);
+                let (r1, rest) = rest.split_at(k);
+                let (r2, r3) = rest.split_at(k);
+                self.four_pixels([r0, r1, r2, r3], first, n, output);
             }
             first += n;
+        }
+    }
+}
+
+impl Conv2dF32 {
+    /// The outputs of pixels `first..first + n` (`n ≤ 4`) from their im2col rows (`rows[i]` for
+    /// `i ≥ n` is ignored), two blocks of four output channels at a time.
+    #[inline(always)]
+    fn four_pixels(&self, rows: [&[f32]; 4], first: usize, n: usize, output: &mut [f32]) {
+        let p = &self.p;
+        let k = self.k;
+        let (min, max) = (V128::splat_f32(p.act.min), V128::splat_f32(p.act.max));
+        let blocks = p.out_c.div_ceil(4);
+        let [r0, r1, r2, r3] = rows;
+        let mut ob = 0;
+        while ob < blocks {
+            let two = ob + 1 < blocks;
+            let wa = &self.weights[ob * k..(ob + 1) * k];
+            let wb = if two {
+                &self.weights[(ob + 1) * k..(ob + 2) * k]
+            } else {
+                wa
+            };
+            let mut acc = [V128::splat_f32(0.0); 8];
+            for ((((&x0, &x1), &x2), &x3), (wa, wb)) in
+                r0.iter().zip(r1).zip(r2).zip(r3).zip(wa.iter().zip(wb))
+            {
+                let (wa, wb) = (V128::load_f32(wa), V128::load_f32(wb));
+                let x = [x0, x1, x2, x3].map(V128::splat_f32);
+                for i in 0..4 {
+                    acc[2 * i] = acc[2 * i].f32x4_add(x[i].f32x4_mul(wa));
+                    acc[2 * i + 1] = acc[2 * i + 1].f32x4_add(x[i].f32x4_mul(wb));
+                }
+            }
+            for (i, pair) in acc.chunks_exact(2).enumerate().take(n) {
+                let at = (first + i) * p.out_c;
+                for (j, &a) in pair.iter().enumerate().take(if two { 2 } else { 1 }) {
+                    let c0 = (ob + j) * 4;
+                    let v = clamp(a.f32x4_add(V128::load_f32(&self.bias[ob + j])), min, max);
+                    store_f32(v, output, at + c0, (p.out_c - c0).min(4));
+                }
+            }
+            ob += 2;
         }
     }
 }

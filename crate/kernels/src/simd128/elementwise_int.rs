@@ -170,12 +170,17 @@ impl BinaryRuns {
         self.len
     }
 
-    /// `out = k(a, b)` over the broadcast (`a`, `b` and `out` of the shapes this was made for).
-    pub(crate) fn apply(&self, k: &impl Lanes16, a: &[i8], b: &[i8], out: &mut [i8]) {
+    /// Whether operand `a`, and operand `b`, is one value along a run (else contiguous).
+    pub(crate) fn constants(&self) -> (bool, bool) {
+        (self.a_constant, self.b_constant)
+    }
+
+    /// Calls `f(a_index, b_index, out_index)` at the start of every run, in output order.
+    #[inline(always)]
+    pub(crate) fn for_each_run(&self, mut f: impl FnMut(usize, usize, usize)) {
         if self.total == 0 {
             return;
         }
-        let n = self.len;
         let mut idx = [0usize; MAX_RANK];
         let dims = &self.outer[..self.outer_rank];
         let mut o = 0usize;
@@ -185,21 +190,29 @@ impl BinaryRuns {
                 ai += x * self.a_strides[d];
                 bi += x * self.b_strides[d];
             }
-            let (na, nb) = (
-                if self.a_constant { 1 } else { n },
-                if self.b_constant { 1 } else { n },
-            );
+            f(ai, bi, o);
+            o += self.len;
+            if !next_index(dims, &mut idx[..self.outer_rank]) {
+                break;
+            }
+        }
+    }
+
+    /// `out = k(a, b)` over the broadcast (`a`, `b` and `out` of the shapes this was made for).
+    pub(crate) fn apply(&self, k: &impl Lanes16, a: &[i8], b: &[i8], out: &mut [i8]) {
+        let n = self.len;
+        let (na, nb) = (
+            if self.a_constant { 1 } else { n },
+            if self.b_constant { 1 } else { n },
+        );
+        self.for_each_run(|ai, bi, o| {
             run_operands(
                 k,
                 (&a[ai..ai + na], self.a_constant),
                 (&b[bi..bi + nb], self.b_constant),
                 &mut out[o..o + n],
             );
-            o += n;
-            if !next_index(dims, &mut idx[..self.outer_rank]) {
-                break;
-            }
-        }
+        });
     }
 }
 

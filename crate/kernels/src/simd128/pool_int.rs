@@ -6,7 +6,8 @@
 //! pixels, so `|sum| < 2^31`), adds `±count/2` by the sum's sign as the reference does, and
 //! divides in `f64`: the quotient of two integers below 2^31 correctly rounded to `f64` never
 //! crosses an integer, so truncating it gives the reference's truncating integer division.
-//! Channels past the last multiple of 16 run the reference's scalar arithmetic.
+//! Eight channels left over after the multiples of 16 take the low half of the lanes; channels
+//! past the last multiple of 8 run the reference's scalar arithmetic.
 
 use super::elementwise_int::widen16;
 use super::v128::V128;
@@ -45,7 +46,6 @@ impl PackedKernel for PoolInt8 {
     fn run(&self, input: &[i8], output: &mut [i8], _: &mut ()) {
         let p = &self.p;
         let c = p.channels;
-        let full = c / 16 * 16;
         let (lo, hi) = (V128::splat_i8(self.act.0), V128::splat_i8(self.act.1));
         for b in 0..p.batches {
             for oy in 0..p.out_h {
@@ -59,13 +59,23 @@ impl PackedKernel for PoolInt8 {
                     let out_at = ((b * p.out_h + oy) * p.out_w + ox) * c;
                     let count = (y1.saturating_sub(y0) * x1.saturating_sub(x0)) as i32;
                     let px = |y: usize, x: usize| ((b * p.in_h + y) * p.in_w + x) * c;
-                    for c0 in (0..full).step_by(16) {
+                    // Sixteen channels at a time, then eight (the low half of the lanes).
+                    let load = |at: usize, wide: bool| {
+                        if wide {
+                            input[at..].first_chunk::<16>().map(V128::load_i8)
+                        } else {
+                            input[at..].first_chunk::<8>().map(V128::load64_zero_i8)
+                        }
+                    };
+                    let mut c0 = 0;
+                    while c0 + 8 <= c {
+                        let wide = c0 + 16 <= c;
                         let v = if self.max {
                             let mut m = V128::splat_i8(i8::MIN);
                             for y in y0..y1 {
                                 for x in x0..x1 {
-                                    if let Some(a) = input[px(y, x) + c0..].first_chunk::<16>() {
-                                        m = m.i8x16_max(V128::load_i8(a));
+                                    if let Some(a) = load(px(y, x) + c0, wide) {
+                                        m = m.i8x16_max(a);
                                     }
                                 }
                             }
@@ -74,8 +84,8 @@ impl PackedKernel for PoolInt8 {
                             let mut s = [V128::zero(); 4];
                             for y in y0..y1 {
                                 for x in x0..x1 {
-                                    if let Some(a) = input[px(y, x) + c0..].first_chunk::<16>() {
-                                        let w = widen16(V128::load_i8(a));
+                                    if let Some(a) = load(px(y, x) + c0, wide) {
+                                        let w = widen16(a);
                                         for i in 0..4 {
                                             s[i] = s[i].i32x4_add(w[i]);
                                         }
@@ -84,11 +94,20 @@ impl PackedKernel for PoolInt8 {
                             }
                             average16(s, count)
                         };
-                        if let Some(o) = output[out_at + c0..].first_chunk_mut::<16>() {
-                            v.i8x16_max(lo).i8x16_min(hi).store_i8(o);
+                        let v = v.i8x16_max(lo).i8x16_min(hi);
+                        if wide {
+                            if let Some(o) = output[out_at + c0..].first_chunk_mut::<16>() {
+                                v.store_i8(o);
+                            }
+                            c0 += 16;
+                        } else {
+                            if let Some(o) = output[out_at + c0..].first_chunk_mut::<8>() {
+                                v.store_low_i8x8(o);
+                            }
+                            c0 += 8;
                         }
                     }
-                    for ch in full..c {
+                    for ch in c0..c {
                         let (mut m, mut s) = (i32::from(i8::MIN), 0i32);
                         for y in y0..y1 {
                             for x in x0..x1 {

@@ -150,6 +150,18 @@ impl V128 {
         }
     }
 
+    /// `f32x4.ge`: all ones where `self >= b` (false for NaN).
+    #[inline(always)]
+    pub fn f32x4_ge(self, b: Self) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::f32x4_ge(self.0, b.0));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        {
+            let (a, b) = (f32s(self), f32s(b));
+            return v([0, 1, 2, 3].map(|i| -i32::from(a[i] >= b[i])));
+        }
+    }
+
     /// `f64x2.convert_low_i32x4_s`: lanes 0 and 1 as `f64`.
     #[inline(always)]
     pub fn f64x2_convert_low_i32x4(self) -> Self {
