@@ -35,8 +35,13 @@ pub struct PoolParams {
     pub act: ActivationRange,
 }
 
-/// Visits each output element with the clipped window `[y0, y1) × [x0, x1)` in input coordinates.
-fn for_each_window(p: &PoolParams, mut f: impl FnMut(usize, usize, usize, usize, usize, usize)) {
+/// Visits each output pixel with its batch, the clipped window `[y0, y1) × [x0, x1)` in input
+/// coordinates and the output offset of its first channel (the reference and fast pools alike).
+#[inline(always)]
+pub(crate) fn for_each_window(
+    p: &PoolParams,
+    mut f: impl FnMut(usize, usize, usize, usize, usize, usize),
+) {
     for b in 0..p.batches {
         for out_y in 0..p.out_h {
             let in_y_origin = (out_y * p.stride_h) as isize - p.pad_top as isize;

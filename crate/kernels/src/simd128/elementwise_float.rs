@@ -179,14 +179,15 @@ impl PackedKernel for ClampF32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::reference::activations;
     use crate::reference::elementwise::{self, Broadcast};
+    use crate::simd128::tests::bits;
 
-    /// NaN, ±inf, ±0, the extremes, and ordinary numbers (the values that tell MAXIMUM,
-    /// MINIMUM, PRELU and the clamp apart from look-alikes).
-    fn value(rng: &mut fastrand::Rng) -> f32 {
+    /// NaN, ±inf, ±0, a denormal, the extremes, and ordinary numbers (the values that tell
+    /// MAXIMUM, MINIMUM, PRELU, the clamps and pooling's max apart from look-alikes).
+    pub(crate) fn value(rng: &mut fastrand::Rng) -> f32 {
         match rng.u8(0..16) {
             0 => f32::NAN,
             1 => f32::INFINITY,
@@ -202,10 +203,6 @@ mod tests {
 
     fn values(rng: &mut fastrand::Rng, n: usize) -> Vec<f32> {
         (0..n).map(|_| value(rng)).collect()
-    }
-
-    fn bits(v: &[f32]) -> Vec<u32> {
-        v.iter().map(|x| x.to_bits()).collect()
     }
 
     /// A random shape pair that broadcasts: a full shape, and one with some dims set to 1 or

@@ -13,7 +13,7 @@
 use super::conv_float::clamp;
 use super::v128::V128;
 use crate::PackedKernel;
-use crate::reference::pool::PoolParams;
+use crate::reference::pool::{PoolParams, for_each_window};
 
 /// A prepared float32 pooling.
 #[derive(Debug, Clone)]
@@ -39,64 +39,53 @@ impl PackedKernel for PoolF32 {
         let c = p.channels;
         let full = c / 4 * 4;
         let (lo, hi) = (V128::splat_f32(p.act.min), V128::splat_f32(p.act.max));
-        for b in 0..p.batches {
-            for oy in 0..p.out_h {
-                let yo = (oy * p.stride_h) as isize - p.pad_top as isize;
-                let y0 = yo.max(0) as usize;
-                let y1 = (yo + p.filter_h as isize).clamp(0, p.in_h as isize) as usize;
-                for ox in 0..p.out_w {
-                    let xo = (ox * p.stride_w) as isize - p.pad_left as isize;
-                    let x0 = xo.max(0) as usize;
-                    let x1 = (xo + p.filter_w as isize).clamp(0, p.in_w as isize) as usize;
-                    let out_at = ((b * p.out_h + oy) * p.out_w + ox) * c;
-                    let count = y1.saturating_sub(y0) * x1.saturating_sub(x0);
-                    let px = |y: usize, x: usize| ((b * p.in_h + y) * p.in_w + x) * c;
-                    let n = V128::splat_f32(count as f32);
-                    for c0 in (0..full).step_by(4) {
-                        let mut acc = V128::splat_f32(if self.max { f32::MIN } else { 0.0 });
-                        for y in y0..y1 {
-                            for x in x0..x1 {
-                                if let Some(a) = input[px(y, x) + c0..].first_chunk::<4>() {
-                                    let v = V128::load_f32(a);
-                                    acc = if self.max {
-                                        acc.f32x4_pmax(v)
-                                    } else {
-                                        acc.f32x4_add(v)
-                                    };
-                                }
-                            }
-                        }
-                        if !self.max {
-                            acc = if count == 0 {
-                                V128::zero()
+        for_each_window(p, |b, y0, y1, x0, x1, out_at| {
+            let count = y1.saturating_sub(y0) * x1.saturating_sub(x0);
+            let px = |y: usize, x: usize| ((b * p.in_h + y) * p.in_w + x) * c;
+            let n = V128::splat_f32(count as f32);
+            for c0 in (0..full).step_by(4) {
+                let mut acc = V128::splat_f32(if self.max { f32::MIN } else { 0.0 });
+                for y in y0..y1 {
+                    for x in x0..x1 {
+                        if let Some(a) = input[px(y, x) + c0..].first_chunk::<4>() {
+                            let v = V128::load_f32(a);
+                            acc = if self.max {
+                                acc.f32x4_pmax(v)
                             } else {
-                                acc.f32x4_div(n)
+                                acc.f32x4_add(v)
                             };
                         }
-                        if let Some(o) = output[out_at + c0..].first_chunk_mut::<4>() {
-                            clamp(acc, lo, hi).store_f32(o);
-                        }
-                    }
-                    for ch in full..c {
-                        let mut acc = if self.max { f32::MIN } else { 0.0 };
-                        for y in y0..y1 {
-                            for x in x0..x1 {
-                                let v = input[px(y, x) + ch];
-                                if !self.max {
-                                    acc += v;
-                                } else if acc < v {
-                                    acc = v;
-                                }
-                            }
-                        }
-                        if !self.max {
-                            acc = if count == 0 { 0.0 } else { acc / count as f32 };
-                        }
-                        output[out_at + ch] = p.act.apply(acc);
                     }
                 }
+                if !self.max {
+                    acc = if count == 0 {
+                        V128::zero()
+                    } else {
+                        acc.f32x4_div(n)
+                    };
+                }
+                if let Some(o) = output[out_at + c0..].first_chunk_mut::<4>() {
+                    clamp(acc, lo, hi).store_f32(o);
+                }
             }
-        }
+            for ch in full..c {
+                let mut acc = if self.max { f32::MIN } else { 0.0 };
+                for y in y0..y1 {
+                    for x in x0..x1 {
+                        let v = input[px(y, x) + ch];
+                        if !self.max {
+                            acc += v;
+                        } else if acc < v {
+                            acc = v;
+                        }
+                    }
+                }
+                if !self.max {
+                    acc = if count == 0 { 0.0 } else { acc / count as f32 };
+                }
+                output[out_at + ch] = p.act.apply(acc);
+            }
+        });
     }
 }
 
@@ -105,6 +94,8 @@ mod tests {
     use super::*;
     use crate::reference::ActivationRange;
     use crate::reference::pool::{average_pool, max_pool};
+    use crate::simd128::elementwise_float::tests::value;
+    use crate::simd128::tests::bits;
 
     /// A random geometry (padding up to the window, sometimes past it: empty windows), input
     /// and clamp from `rng`.
@@ -132,25 +123,6 @@ mod tests {
             pad_left: rng.usize(0..=filter_w),
             act: acts[rng.usize(..acts.len())],
         }
-    }
-
-    /// Values with the specials that tell `max` implementations apart: NaN, ±inf, ±0, the
-    /// extremes, and ordinary numbers.
-    fn value(rng: &mut fastrand::Rng) -> f32 {
-        match rng.u8(0..16) {
-            0 => f32::NAN,
-            1 => f32::INFINITY,
-            2 => f32::NEG_INFINITY,
-            3 => 0.0,
-            4 => -0.0,
-            5 => f32::MIN,
-            6 => f32::MAX,
-            _ => (rng.f32() - 0.5) * 20.0,
-        }
-    }
-
-    fn bits(v: &[f32]) -> Vec<u32> {
-        v.iter().map(|x| x.to_bits()).collect()
     }
 
     #[cfg_attr(not(target_arch = "wasm32"), test)]

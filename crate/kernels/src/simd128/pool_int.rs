@@ -12,7 +12,7 @@
 use super::elementwise_int::widen16;
 use super::v128::V128;
 use crate::PackedKernel;
-use crate::reference::pool::PoolParams;
+use crate::reference::pool::{PoolParams, for_each_window};
 
 /// A prepared int8 pooling.
 #[derive(Debug, Clone)]
@@ -47,90 +47,78 @@ impl PackedKernel for PoolInt8 {
         let p = &self.p;
         let c = p.channels;
         let (lo, hi) = (V128::splat_i8(self.act.0), V128::splat_i8(self.act.1));
-        for b in 0..p.batches {
-            for oy in 0..p.out_h {
-                let yo = (oy * p.stride_h) as isize - p.pad_top as isize;
-                let y0 = yo.max(0) as usize;
-                let y1 = (yo + p.filter_h as isize).clamp(0, p.in_h as isize) as usize;
-                for ox in 0..p.out_w {
-                    let xo = (ox * p.stride_w) as isize - p.pad_left as isize;
-                    let x0 = xo.max(0) as usize;
-                    let x1 = (xo + p.filter_w as isize).clamp(0, p.in_w as isize) as usize;
-                    let out_at = ((b * p.out_h + oy) * p.out_w + ox) * c;
-                    let count = (y1.saturating_sub(y0) * x1.saturating_sub(x0)) as i32;
-                    let px = |y: usize, x: usize| ((b * p.in_h + y) * p.in_w + x) * c;
-                    // Sixteen channels at a time, then eight (the low half of the lanes).
-                    let load = |at: usize, wide: bool| {
-                        if wide {
-                            input[at..].first_chunk::<16>().map(V128::load_i8)
-                        } else {
-                            input[at..].first_chunk::<8>().map(V128::load64_zero_i8)
-                        }
-                    };
-                    let mut c0 = 0;
-                    while c0 + 8 <= c {
-                        let wide = c0 + 16 <= c;
-                        let v = if self.max {
-                            let mut m = V128::splat_i8(i8::MIN);
-                            for y in y0..y1 {
-                                for x in x0..x1 {
-                                    if let Some(a) = load(px(y, x) + c0, wide) {
-                                        m = m.i8x16_max(a);
-                                    }
-                                }
+        for_each_window(p, |b, y0, y1, x0, x1, out_at| {
+            let count = (y1.saturating_sub(y0) * x1.saturating_sub(x0)) as i32;
+            let px = |y: usize, x: usize| ((b * p.in_h + y) * p.in_w + x) * c;
+            // Sixteen channels at a time, then eight (the low half of the lanes).
+            let load = |at: usize, wide: bool| {
+                if wide {
+                    input[at..].first_chunk::<16>().map(V128::load_i8)
+                } else {
+                    input[at..].first_chunk::<8>().map(V128::load64_zero_i8)
+                }
+            };
+            let mut c0 = 0;
+            while c0 + 8 <= c {
+                let wide = c0 + 16 <= c;
+                let v = if self.max {
+                    let mut m = V128::splat_i8(i8::MIN);
+                    for y in y0..y1 {
+                        for x in x0..x1 {
+                            if let Some(a) = load(px(y, x) + c0, wide) {
+                                m = m.i8x16_max(a);
                             }
-                            m
-                        } else {
-                            let mut s = [V128::zero(); 4];
-                            for y in y0..y1 {
-                                for x in x0..x1 {
-                                    if let Some(a) = load(px(y, x) + c0, wide) {
-                                        let w = widen16(a);
-                                        for i in 0..4 {
-                                            s[i] = s[i].i32x4_add(w[i]);
-                                        }
-                                    }
-                                }
-                            }
-                            average16(s, count)
-                        };
-                        let v = v.i8x16_max(lo).i8x16_min(hi);
-                        if wide {
-                            if let Some(o) = output[out_at + c0..].first_chunk_mut::<16>() {
-                                v.store_i8(o);
-                            }
-                            c0 += 16;
-                        } else {
-                            if let Some(o) = output[out_at + c0..].first_chunk_mut::<8>() {
-                                v.store_low_i8x8(o);
-                            }
-                            c0 += 8;
                         }
                     }
-                    for ch in c0..c {
-                        let (mut m, mut s) = (i32::from(i8::MIN), 0i32);
-                        for y in y0..y1 {
-                            for x in x0..x1 {
-                                let v = i32::from(input[px(y, x) + ch]);
-                                m = m.max(v);
-                                s += v;
+                    m
+                } else {
+                    let mut s = [V128::zero(); 4];
+                    for y in y0..y1 {
+                        for x in x0..x1 {
+                            if let Some(a) = load(px(y, x) + c0, wide) {
+                                let w = widen16(a);
+                                for i in 0..4 {
+                                    s[i] = s[i].i32x4_add(w[i]);
+                                }
                             }
                         }
-                        let v = if self.max {
-                            m
-                        } else if count == 0 {
-                            0
-                        } else if s > 0 {
-                            (s + count / 2) / count
-                        } else {
-                            (s - count / 2) / count
-                        };
-                        output[out_at + ch] =
-                            v.clamp(i32::from(self.act.0), i32::from(self.act.1)) as i8;
                     }
+                    average16(s, count)
+                };
+                let v = v.i8x16_max(lo).i8x16_min(hi);
+                if wide {
+                    if let Some(o) = output[out_at + c0..].first_chunk_mut::<16>() {
+                        v.store_i8(o);
+                    }
+                    c0 += 16;
+                } else {
+                    if let Some(o) = output[out_at + c0..].first_chunk_mut::<8>() {
+                        v.store_low_i8x8(o);
+                    }
+                    c0 += 8;
                 }
             }
-        }
+            for ch in c0..c {
+                let (mut m, mut s) = (i32::from(i8::MIN), 0i32);
+                for y in y0..y1 {
+                    for x in x0..x1 {
+                        let v = i32::from(input[px(y, x) + ch]);
+                        m = m.max(v);
+                        s += v;
+                    }
+                }
+                let v = if self.max {
+                    m
+                } else if count == 0 {
+                    0
+                } else if s > 0 {
+                    (s + count / 2) / count
+                } else {
+                    (s - count / 2) / count
+                };
+                output[out_at + ch] = v.clamp(i32::from(self.act.0), i32::from(self.act.1)) as i8;
+            }
+        });
     }
 }
 

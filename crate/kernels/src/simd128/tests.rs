@@ -326,7 +326,7 @@ fn act(rng: &mut fastrand::Rng) -> ActivationRange {
 /// Bit patterns (so −0 differs from +0), every NaN as one canonical pattern: Rust and
 /// WebAssembly leave the sign and payload of a NaN produced by arithmetic unspecified (LLVM may
 /// commute an addition's operands), so "same bits" means NaN in the same places.
-fn bits(v: &[f32]) -> Vec<u32> {
+pub(crate) fn bits(v: &[f32]) -> Vec<u32> {
     v.iter()
         .map(|x| if x.is_nan() { 0x7fc0_0000 } else { x.to_bits() })
         .collect()
