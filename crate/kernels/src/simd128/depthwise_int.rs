@@ -24,7 +24,9 @@
 //! the other 3×3 shapes (dilation, wider strides).
 
 use super::conv_int::{act_range, channel_requants, fp32_clamp};
+use super::depthwise_1x1::Flat1x1;
 use super::depthwise_3x3;
+use super::near::NearLanes;
 use super::requant::{ChannelRq, Fp32Clamp, LaneRequant};
 use super::v128::V128;
 use crate::PackedKernel;
@@ -59,10 +61,13 @@ pub struct DepthwiseInt8 {
     pub(super) bias: Vec<[i32; 4]>,
     pub(super) rq: Vec<LaneRq>,
     pub(super) any_left: bool,
-    /// The clamp of XNNPACK's requantization (unused by [`LaneRq::Fixed`]).
+    /// The clamp of the `f32` requantizations (unused by [`LaneRq::Fixed`]).
     pub(super) clamp: Fp32Clamp,
     pub(super) out_zp: i32,
     pub(super) act: (i8, i8),
+    /// A 1×1 filter at stride 1 with a channel count that tiles sixteen lanes: the flat
+    /// per-channel map of [`super::depthwise_1x1`] (then no scratch image is filled).
+    flat: Option<Flat1x1>,
 }
 
 /// Four channels' requantization, one per lane: LiteRT's reference fixed point or XNNPACK's
@@ -70,13 +75,16 @@ pub struct DepthwiseInt8 {
 #[derive(Debug, Clone, Copy)]
 pub(super) enum LaneRq {
     Fixed(LaneRequant),
+    /// The fixed point read off the certified `f32` form ([`super::near`]) except in vectors
+    /// with a lane near a rounding boundary.
+    Near(LaneRequant, NearLanes),
     Fp32([f32; 4]),
 }
 
 impl LaneRq {
     /// The four channels' constants, or `None` when they mix arithmetics or the fixed-point
     /// lanes cannot be vectorised ([`LaneRequant::from_channels`]).
-    fn new(c: [ChannelRq; 4]) -> Option<Self> {
+    pub(super) fn new(c: [ChannelRq; 4]) -> Option<Self> {
         match c {
             [
                 ChannelRq::Fp32(a),
@@ -89,9 +97,20 @@ impl LaneRq {
                 ChannelRq::Fixed(b),
                 ChannelRq::Fixed(x),
                 ChannelRq::Fixed(y),
-            ] => LaneRequant::from_channels([a, b, x, y]).map(LaneRq::Fixed),
+            ] => {
+                let l = LaneRequant::from_channels([a, b, x, y])?;
+                Some(match NearLanes::new([a, b, x, y]) {
+                    Some(n) => LaneRq::Near(l, n),
+                    None => LaneRq::Fixed(l),
+                })
+            }
             _ => None,
         }
+    }
+
+    /// True when some lane of the fixed point shifts left.
+    pub(super) fn any_left(&self) -> bool {
+        matches!(self, LaneRq::Fixed(l) | LaneRq::Near(l, _) if l.any_left())
     }
 
     /// Requantizes four channels' accumulators, the zero point `zp` added (under XNNPACK's
@@ -101,9 +120,24 @@ impl LaneRq {
     pub(super) fn apply(&self, acc: V128, any_left: bool, clamp: Fp32Clamp, zp: V128) -> V128 {
         match self {
             LaneRq::Fixed(l) => l.apply(acc, any_left).i32x4_add(zp),
+            LaneRq::Near(l, n) => {
+                let (r, near) = n.apply(acc, clamp);
+                if near.any_true() {
+                    fixed_cold(l, acc, any_left).i32x4_add(zp)
+                } else {
+                    r
+                }
+            }
             LaneRq::Fp32(s) => clamp.apply(acc, V128::load_f32(s)),
         }
     }
+}
+
+/// [`LaneRequant::apply`] out of line: the rare vectors [`LaneRq::Near`] hands back (one copy,
+/// not one per kernel path: wasm size).
+#[inline(never)]
+fn fixed_cold(l: &LaneRequant, acc: V128, any_left: bool) -> V128 {
+    l.apply(acc, any_left)
 }
 
 /// Scratch of [`DepthwiseInt8`]: the zero-point-padded input image, `[b][hp][wp][cp]`.
@@ -165,9 +199,7 @@ impl DepthwiseInt8 {
             .chunks_exact(4)
             .map(|c| LaneRq::new([c[0], c[1], c[2], c[3]]))
             .collect::<Option<_>>()?;
-        let any_left = rq
-            .iter()
-            .any(|r| matches!(r, LaneRq::Fixed(l) if l.any_left()));
+        let any_left = rq.iter().any(LaneRq::any_left);
         let blocks = cp / 8;
         let mut weights = vec![[0i16; 8]; taps * blocks];
         let mut sums = vec![0i32; cp];
@@ -213,6 +245,23 @@ impl DepthwiseInt8 {
             let b = bias.map_or(0, |b| b[c]);
             folded[c / 4][c % 4] = b.wrapping_add(q.input_offset.wrapping_mul(sums[c]));
         }
+        let flat = if taps == 1
+            && multiplier == 1
+            && (p.in_h, p.in_w, p.pad_top, p.pad_left) == (p.out_h, p.out_w, 0, 0)
+        {
+            let folded: Vec<i32> = folded.iter().flatten().copied().collect();
+            Flat1x1::new(
+                &filter[..p.out_c],
+                &folded,
+                &padded[..p.out_c],
+                fp32_clamp(q),
+                q.output_offset,
+                act,
+            )
+        } else {
+            None
+        };
+        let size = if flat.is_some() { 0 } else { size };
         Some((
             DepthwiseInt8 {
                 p: *p,
@@ -229,11 +278,18 @@ impl DepthwiseInt8 {
                 clamp: fp32_clamp(q),
                 out_zp: q.output_offset,
                 act,
+                flat,
             },
             DepthwiseScratch {
                 image: vec![zero_point; size],
             },
         ))
+    }
+
+    /// Whether the flat 1×1 map ([`super::depthwise_1x1`]) runs this convolution.
+    #[cfg(test)]
+    pub(super) fn uses_flat(&self) -> bool {
+        self.flat.is_some()
     }
 
     /// Whether the sliding 3×3 path ([`super::depthwise_3x3`]) runs this convolution.
@@ -441,6 +497,11 @@ impl PackedKernel for DepthwiseInt8 {
 
     /// Runs the convolution over NHWC int8 tensors of the prepared shapes.
     fn run(&self, input: &[i8], output: &mut [i8], s: &mut DepthwiseScratch) {
+        if let Some(f) = &self.flat {
+            let n = input.len().min(output.len());
+            f.run(&input[..n], &mut output[..n]);
+            return;
+        }
         self.fill(input, &mut s.image);
         if !self.sliding.is_empty() {
             self.run_sliding(&s.image, &self.sliding, output);

@@ -15,6 +15,7 @@
 //! function of its two inputs as the reference, so the order in which runs are visited does
 //! not matter. The XNNPACK-arithmetic kernels ([`super::elementwise_xnn`]) share this driver.
 
+use super::near::NearAffine2;
 use super::requant::{ChannelRequant, SmallInputRequant};
 use super::v128::V128;
 use crate::reference::elementwise::{QuantAddSub, QuantMul};
@@ -228,6 +229,9 @@ pub struct AddSubInt8 {
     small: Option<(SmallInputRequant, SmallInputRequant)>,
     rqo: ChannelRequant,
     act: (i8, i8),
+    /// The `f32` form with its certified margin ([`super::near`]), where the bounds allow: the
+    /// exact arithmetic above then runs only for vectors with a lane near a rounding boundary.
+    near: Option<NearAffine2>,
 }
 
 impl AddSubInt8 {
@@ -244,7 +248,13 @@ impl AddSubInt8 {
             small: small_inputs(p),
             rqo: ChannelRequant::new(p.output_multiplier, p.output_shift)?,
             act: clamp_range(p.act_min, p.act_max)?,
+            near: NearAffine2::add_sub(p),
         })
+    }
+
+    /// Whether the certified `f32` form is in use (the `simd128::near` module).
+    pub fn uses_f32_form(&self) -> bool {
+        self.near.is_some()
     }
 
     /// `output[i] = a[i] ± b[i]` requantized (all three slices the same length).
@@ -274,6 +284,24 @@ fn small_inputs(p: &QuantAddSub) -> Option<(SmallInputRequant, SmallInputRequant
 impl Lanes16 for AddSubInt8 {
     #[inline(always)]
     fn lanes(&self, x: V128, y: V128) -> V128 {
+        let (lo, hi) = (V128::splat_i8(self.act.0), V128::splat_i8(self.act.1));
+        if let Some(r) = self.near.as_ref().and_then(|n| n.lanes(x, y)) {
+            return narrow16(r, lo, hi);
+        }
+        self.exact_lanes(x, y)
+    }
+
+    // Left to the inliner (not `inline(always)`): only the tails call it (wasm size).
+    fn one(&self, x: i8, y: i8) -> i8 {
+        // In [act_min, act_max] ⊆ int8.
+        self.p.apply(i32::from(x), i32::from(y)) as i8
+    }
+}
+
+impl AddSubInt8 {
+    /// [`Lanes16::lanes`] in the exact fixed-point arithmetic.
+    #[inline(never)]
+    fn exact_lanes(&self, x: V128, y: V128) -> V128 {
         let p = &self.p;
         let (o1, o2) = (
             V128::splat_i32(p.input1_offset),
@@ -299,12 +327,6 @@ impl Lanes16 for AddSubInt8 {
             self.rqo.apply(raw).i32x4_add(zp)
         });
         narrow16(r, lo, hi)
-    }
-
-    // Left to the inliner (not `inline(always)`): only the tails call it (wasm size).
-    fn one(&self, x: i8, y: i8) -> i8 {
-        // In [act_min, act_max] ⊆ int8.
-        self.p.apply(i32::from(x), i32::from(y)) as i8
     }
 }
 

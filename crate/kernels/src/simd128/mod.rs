@@ -17,6 +17,7 @@ mod conv_c4;
 pub mod conv_float;
 pub mod conv_int;
 mod conv_quads;
+mod depthwise_1x1;
 pub mod depthwise_3x3;
 pub mod depthwise_int;
 pub mod dot_scheme;
@@ -25,6 +26,7 @@ pub mod elementwise_int;
 pub mod elementwise_xnn;
 pub mod fully_connected_int;
 pub mod lut_int;
+mod near;
 pub mod pool_float;
 pub mod pool_int;
 pub mod quantize;
@@ -41,3 +43,5 @@ mod tests;
 mod tests_depthwise_pointwise;
 #[cfg(test)]
 mod tests_elementwise;
+#[cfg(test)]
+mod tests_near;

@@ -45,7 +45,7 @@ pub(crate) struct ConvCase {
 }
 
 impl ConvCase {
-    fn params(&self, out_c: usize) -> ConvParams {
+    pub(crate) fn params(&self, out_c: usize) -> ConvParams {
         ConvParams {
             batches: self.batches,
             in_h: self.in_hw.0,

@@ -3,10 +3,12 @@
 //! XNNPACK's `f32` requantization, each forced rather than drawn), over every channel count
 //! modulo 16 (three times over), depth multipliers 1–3, strides 1 and 2 in each direction, VALID,
 //! SAME and one-sided padding, odd image sizes, batches, extreme zero points and clamps; and
-//! pointwise CONV_2D over every small depth (the packing of one-to-one 1×1 convolutions).
+//! pointwise CONV_2D over every small depth (the packing of one-to-one 1×1 convolutions); and
+//! the flat 1×1 depthwise map ([`super::depthwise_1x1`]) over channel counts that tile sixteen
+//! lanes and some that do not, with tails, under both arithmetics.
 
 use super::depthwise_int::DepthwiseInt8;
-use super::tests::{ConvCase, bias, check_conv, i8s, quant};
+use super::tests::{ConvCase, bias, check_conv, check_depthwise, i8s, quant};
 use crate::PackedKernel;
 use crate::reference::ActivationRange;
 use crate::reference::conv::ConvParams;
@@ -226,6 +228,42 @@ fn pointwise_conv_every_small_depth_matches_the_reference() {
                 out_hw: hw,
                 seed: (in_c * 100 + i) as u64,
             });
+        }
+    }
+}
+
+/// A 1×1 stride-1 DEPTHWISE_CONV_2D (depth multiplier 1) with `c` channels.
+fn flat_case(c: usize, rng: &mut fastrand::Rng) -> ConvCase {
+    let hw = (rng.usize(1..=9), rng.usize(1..=9));
+    ConvCase {
+        batches: rng.usize(1..=2),
+        in_hw: hw,
+        in_c: c,
+        out_c_or_mult: 1,
+        filter: (1, 1),
+        stride: (1, 1),
+        dilation: (1, 1),
+        pad: (0, 0),
+        out_hw: hw,
+        seed: rng.u64(..),
+    }
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn flat_1x1_depthwise_matches_the_reference() {
+    let mut rng = fastrand::Rng::with_seed(0x1a1);
+    for c in [1, 2, 4, 8, 16, 32, 48, 3, 12, 24] {
+        for _ in 0..24 {
+            let case = flat_case(c, &mut rng);
+            check_depthwise(&case);
+            // The flat path is the one that ran, where the channels tile sixteen lanes.
+            let p = case.params(c);
+            let q = quant(&mut rng, c);
+            if let Some((k, _)) = DepthwiseInt8::new(&p, 1, &q, &i8s(&mut rng, c), None) {
+                let tiles = 16usize.is_multiple_of(c) || c.is_multiple_of(16);
+                assert_eq!(k.uses_flat(), tiles, "{c} channels");
+            }
         }
     }
 }

@@ -75,7 +75,7 @@ pub fn requantize(acc: i32, scale: f32, zero_point: i32, min: i32, max: i32) -> 
 
 /// `1.5 · 2^23`: added to an `f32` of magnitude below `2^22`, it leaves the value rounded to
 /// nearest even in the low mantissa bits.
-const MAGIC: f32 = 12_582_912.0;
+pub(crate) const MAGIC: f32 = 12_582_912.0;
 /// The bit pattern of [`MAGIC`].
 const MAGIC_BITS: i32 = 0x4B40_0000;
 

@@ -141,6 +141,24 @@ impl V128 {
         return map_i32(self, b, |x, y| x & y);
     }
 
+    /// `v128.or`.
+    #[inline(always)]
+    pub fn or(self, b: Self) -> Self {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return V128(w::v128_or(self.0, b.0));
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return map_i32(self, b, |x, y| x | y);
+    }
+
+    /// `v128.any_true`: whether any bit is set.
+    #[inline(always)]
+    pub fn any_true(self) -> bool {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return w::v128_any_true(self.0);
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        return i32s(self).iter().any(|&x| x != 0);
+    }
+
     /// `v128.xor`.
     #[inline(always)]
     pub fn xor(self, b: Self) -> Self {
