@@ -76,7 +76,7 @@ impl Flat1x1 {
                 *lane = rq[ch];
             }
             for (q, quad) in lanes.as_chunks::<4>().0.iter().enumerate() {
-                p.rq[q] = LaneRq::new(*quad)?;
+                p.rq[q] = LaneRq::new(*quad, out_zp)?;
             }
             patterns.push(p);
         }

@@ -84,7 +84,7 @@ pub(super) enum LaneRq {
 impl LaneRq {
     /// The four channels' constants, or `None` when they mix arithmetics or the fixed-point
     /// lanes cannot be vectorised ([`LaneRequant::from_channels`]).
-    pub(super) fn new(c: [ChannelRq; 4]) -> Option<Self> {
+    pub(super) fn new(c: [ChannelRq; 4], out_zp: i32) -> Option<Self> {
         match c {
             [
                 ChannelRq::Fp32(a),
@@ -99,7 +99,7 @@ impl LaneRq {
                 ChannelRq::Fixed(y),
             ] => {
                 let l = LaneRequant::from_channels([a, b, x, y])?;
-                Some(match NearLanes::new([a, b, x, y]) {
+                Some(match NearLanes::new([a, b, x, y], out_zp) {
                     Some(n) => LaneRq::Near(l, n),
                     None => LaneRq::Fixed(l),
                 })
@@ -197,7 +197,7 @@ impl DepthwiseInt8 {
         padded.resize(cp, padded.last().copied().unwrap_or_default());
         let rq: Vec<LaneRq> = padded
             .chunks_exact(4)
-            .map(|c| LaneRq::new([c[0], c[1], c[2], c[3]]))
+            .map(|c| LaneRq::new([c[0], c[1], c[2], c[3]], q.output_offset))
             .collect::<Option<_>>()?;
         let any_left = rq.iter().any(LaneRq::any_left);
         let blocks = cp / 8;

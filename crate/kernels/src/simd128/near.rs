@@ -31,16 +31,16 @@
 //! most `1/64` (else the form is not used) that is a small fraction of vectors.
 //!
 //! The depthwise convolution's requantization (a channel per lane: [`super::requant::LaneRequant`]
-//! spends four 64-bit multiplies per vector) is the same with one input: `y = acc · ratio_c` (the int32
-//! accumulator is exact), `E = ½·2^−right_c` (or 0), and `t = fl(fl(acc) · C_c)` within
-//! `3.01u·|y|` of `y` ([`NearChannel`], [`NearLanes`]). That bound is used only for `|y| ≤ 384`, so `F = 2^−12`
-//! covers it; outside, both forms saturate to the same end of the int8 clamp: for `y > 384`
-//! the exact value and `rne(t)` both exceed `383 − E`, above 127 with any zero point, and the
-//! magic-bias bits grow with a positive `t` (so saturate too, whatever its size); for
-//! `y < −384`, `t` is raised to `act_min − zp` first (XNNPACK's lower clamp, an integer: it
-//! passes the test) and both give `act_min`. (The GEMM convolution's requantization, one
-//! channel's uniform shift per vector, costs about what this form does: measured, it gained
-//! nothing there, so it keeps the fixed point.)
+//! spends four 64-bit multiplies per vector) is the same with one input: `y = acc · ratio_c` (the
+//! int32 accumulator is exact), `E = ½·2^−right_c` (or 0), and `t = fl(fl(acc) · C_c)` within
+//! `3.01u·|y|` of `y` ([`NearChannel`], [`NearLanes`]). That bound is used only for `|y| ≤ 384`, so
+//! `F = 2^−12` covers it; outside, both forms saturate to the same end of the int8 clamp: for `y >
+//! 384` the exact value and `rne(t)` both exceed `383 − E`, above 127 with any int8 zero point (the
+//! form is refused for others), and the magic-bias bits grow with a positive `t` (so saturate too,
+//! whatever its size); for `y < −384`, `t` is raised to `act_min − zp` first (XNNPACK's lower
+//! clamp, an integer: it passes the test) and both give `act_min`. (The GEMM convolution's
+//! requantization, one channel's uniform shift per vector, costs about what this form does:
+//! measured, it gained nothing there, so it keeps the fixed point.)
 //!
 //! Exhaustive tests over all 65,536 input pairs, on parameters derived from scales the way the
 //! ops layer derives them (including power-of-two ratios, where exact ties are common), check
@@ -222,8 +222,12 @@ pub(crate) struct NearLanes {
 }
 
 impl NearLanes {
-    /// The four channels' forms, or `None` when one has none.
-    pub(crate) fn new(c: [ChannelRequant; 4]) -> Option<Self> {
+    /// The four channels' forms for output zero point `zp`, or `None` when one has none or `zp`
+    /// is outside int8 (the saturation argument above takes `|zp| ≤ 128`).
+    pub(crate) fn new(c: [ChannelRequant; 4], zp: i32) -> Option<Self> {
+        if !(-128..=127).contains(&zp) {
+            return None;
+        }
         let n = [
             NearChannel::new(&c[0])?,
             NearChannel::new(&c[1])?,

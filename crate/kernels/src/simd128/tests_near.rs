@@ -102,7 +102,8 @@ fn the_f32_form_of_add_sub_equals_the_reference_on_every_input_pair() {
 }
 
 /// The bound refuses the form where it cannot certify it: an output scale 2^14 times below
-/// the inputs' (each output step a few raw units: `E` above the margin).
+/// the inputs' (each output step a few raw units: `E` above the margin); for the depthwise
+/// form, a zero point outside int8 or a right shift below 4.
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn the_f32_form_is_refused_where_its_margin_is_too_wide() {
@@ -111,6 +112,12 @@ fn the_f32_form_is_refused_where_its_margin_is_too_wide() {
     assert!(!k.uses_f32_form());
     let p = params(false, [1.0, 1.0, 1.0], [0, 0, 0], (-128, 127));
     assert!(AddSubInt8::new(&p).expect("prepares").uses_f32_form());
+    // The depthwise form: an output zero point outside int8, and a right shift below 4.
+    let c = ChannelRequant::new(1 << 30, -8).expect("a positive multiplier");
+    assert!(NearLanes::new([c; 4], 0).is_some());
+    assert!(NearLanes::new([c; 4], 200).is_none());
+    let c = ChannelRequant::new(1 << 30, -3).expect("a positive multiplier");
+    assert!(NearLanes::new([c; 4], 0).is_none());
 }
 
 /// [`NearLanes`] against `MultiplyByQuantizedMultiplier`, the zero point and the clamp, on
@@ -127,7 +134,8 @@ fn the_f32_form_of_a_channel_equals_the_reference_where_it_is_not_flagged() {
     } {
         let (m, shift) = quantize_multiplier(10f64.powf(-5.0 * rng.f64()) * 0.999);
         let c = ChannelRequant::new(m, shift).expect("a positive multiplier");
-        let Some(n) = NearLanes::new([c; 4]) else {
+        let zp = rng.i32(-128..=127);
+        let Some(n) = NearLanes::new([c; 4], zp) else {
             refused += 1;
             assert!(
                 shift > -4,
@@ -135,7 +143,6 @@ fn the_f32_form_of_a_channel_equals_the_reference_where_it_is_not_flagged() {
             );
             continue;
         };
-        let zp = rng.i32(-128..=127);
         let act = if rng.bool() { (-128, 127) } else { (zp, 127) };
         let clamp = Fp32Clamp::new(act.0, zp);
         let ratio = f64::from(m) * 2f64.powi(shift - 31);
