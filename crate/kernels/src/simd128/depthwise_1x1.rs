@@ -10,11 +10,11 @@
 //! chunk `i` → channels `16·(i mod C/16) ..`); other channel counts keep the general path. The
 //! bytes after the last full chunk run the reference's scalar arithmetic.
 
+use super::conv_int::fp32_clamp;
 use super::depthwise_int::LaneRq;
 use super::requant::{ChannelRq, Fp32Clamp, LaneRequant};
 use super::v128::V128;
-use crate::fixedpoint::multiply_by_quantized_multiplier;
-use crate::xnnpack::requantize;
+use crate::reference::conv_int::RequantParams;
 
 /// The constants of one sixteen-lane channel pattern.
 #[derive(Debug, Clone)]
@@ -30,24 +30,23 @@ struct Pattern {
 #[derive(Debug, Clone)]
 pub(super) struct Flat1x1 {
     patterns: Vec<Pattern>,
-    /// Per channel: weight, folded bias, requantization (the scalar tail).
-    scalar: Vec<(i32, i32, ChannelRq)>,
+    /// Per channel: weight and folded bias (the scalar tail, requantized by `q`).
+    scalar: Vec<(i32, i32)>,
+    q: RequantParams,
     any_left: bool,
     clamp: Fp32Clamp,
-    out_zp: i32,
     act: (i8, i8),
 }
 
 impl Flat1x1 {
-    /// The flat form for `c` channels with weights `w`, folded biases and the channels'
-    /// requantizations, or `None` for a channel count that does not tile sixteen lanes, or
-    /// constants [`LaneRq`] cannot take.
+    /// The flat form for `c` channels with weights `w`, folded biases, the channels'
+    /// requantizations in lanes (`rq`) and as the reference's (`q`), or `None` for a channel
+    /// count that does not tile sixteen lanes, or constants [`LaneRq`] cannot take.
     pub(super) fn new(
         w: &[i8],
         folded: &[i32],
         rq: &[ChannelRq],
-        clamp: Fp32Clamp,
-        out_zp: i32,
+        q: &RequantParams,
         act: (i8, i8),
     ) -> Option<Self> {
         let c = w.len();
@@ -75,21 +74,19 @@ impl Flat1x1 {
                 p.bias[l / 4][l % 4] = folded[ch];
                 *lane = rq[ch];
             }
-            for (q, quad) in lanes.as_chunks::<4>().0.iter().enumerate() {
-                p.rq[q] = LaneRq::new(*quad, out_zp)?;
+            for (j, quad) in lanes.as_chunks::<4>().0.iter().enumerate() {
+                p.rq[j] = LaneRq::new(*quad, q.output_offset)?;
             }
             patterns.push(p);
         }
         let any_left = patterns.iter().any(|p| p.rq.iter().any(LaneRq::any_left));
-        let scalar = (0..c)
-            .map(|i| (i32::from(w[i]), folded[i], rq[i]))
-            .collect();
+        let scalar = (0..c).map(|i| (i32::from(w[i]), folded[i])).collect();
         Some(Flat1x1 {
             patterns,
             scalar,
+            q: q.clone(),
             any_left,
-            clamp,
-            out_zp,
+            clamp: fp32_clamp(q),
             act,
         })
     }
@@ -97,7 +94,7 @@ impl Flat1x1 {
     /// Runs the map over `input` (NHWC, `C` innermost) into `output` of the same length.
     pub(super) fn run(&self, input: &[i8], output: &mut [i8]) {
         let (lo, hi) = (V128::splat_i8(self.act.0), V128::splat_i8(self.act.1));
-        let zp = V128::splat_i32(self.out_zp);
+        let zp = V128::splat_i32(self.q.output_offset);
         let (ic, _) = input.as_chunks::<16>();
         let (oc, ot) = output.as_chunks_mut::<16>();
         for (i, (x, o)) in ic.iter().zip(oc.iter_mut()).enumerate() {
@@ -115,21 +112,10 @@ impl Flat1x1 {
         let c = self.scalar.len();
         for (j, o) in ot.iter_mut().enumerate() {
             let i = full + j;
-            let (w, b, rq) = self.scalar[i % c];
+            let (w, b) = self.scalar[i % c];
             let acc = w.wrapping_mul(i32::from(input[i])).wrapping_add(b);
-            let (min, max) = (i32::from(self.act.0), i32::from(self.act.1));
-            let v = match rq {
-                // `ChannelRequant` keeps LiteRT's shift as `left` and `right`.
-                ChannelRq::Fixed(r) => multiply_by_quantized_multiplier(
-                    acc,
-                    r.multiplier[0],
-                    r.left as i32 - r.right as i32,
-                )
-                .wrapping_add(self.out_zp),
-                ChannelRq::Fp32(scale) => requantize(acc, scale, self.out_zp, min, max),
-            };
-            // Clamped to an int8 range.
-            *o = v.clamp(min, max) as i8;
+            // Clamped to the activation range, inside int8.
+            *o = self.q.finish(acc, i % c) as i8;
         }
     }
 }

@@ -250,14 +250,7 @@ impl DepthwiseInt8 {
             && (p.in_h, p.in_w, p.pad_top, p.pad_left) == (p.out_h, p.out_w, 0, 0)
         {
             let folded: Vec<i32> = folded.iter().flatten().copied().collect();
-            Flat1x1::new(
-                &filter[..p.out_c],
-                &folded,
-                &padded[..p.out_c],
-                fp32_clamp(q),
-                q.output_offset,
-                act,
-            )
+            Flat1x1::new(&filter[..p.out_c], &folded, &padded[..p.out_c], q, act)
         } else {
             None
         };
